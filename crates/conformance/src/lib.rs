@@ -1,0 +1,1 @@
+//! msctp-conformance (under construction).

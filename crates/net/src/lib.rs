@@ -1,0 +1,1 @@
+//! msctp-net (under construction).

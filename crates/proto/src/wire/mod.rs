@@ -1,0 +1,48 @@
+//! The SCTP wire format: the common header and every chunk, parameter and
+//! error cause of RFC 9260 (section 3), RFC 5061 (section 4, ADD-IP) and
+//! RFC 4895 (sections 3 and 4, AUTH).
+//!
+//! Two layers, after smoltcp's `wire` module:
+//! - views (`Packet<T>`, `ChunkView<T>`, `ParamView<T>`) over a byte buffer
+//!   with checked accessors, which never copy and never panic on any input;
+//! - typed representations (`PacketRepr`, [`Chunk`], [`Param`],
+//!   [`ErrorCause`]) with `parse` and `emit`, where payloads are
+//!   [`bytes::Bytes`] slices of the received datagram (no copy of user
+//!   data). For every valid packet, `emit(parse(b)) == b`.
+//!
+//! The parser rejects only what cannot be decoded (truncation, a length
+//! field that does not fit); semantically wrong but decodable content (a
+//! DATA chunk without user data, an unknown parameter) is parsed and left
+//! to the association to answer as the RFC says.
+
+pub mod cause;
+pub mod chunk;
+pub mod crc;
+pub mod packet;
+pub mod param;
+
+pub use cause::ErrorCause;
+pub use chunk::{AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkView, DataChunk, GapBlock, InitChunk, SackChunk};
+pub use packet::{CommonHeader, Packet, PacketRepr};
+pub use param::{Param, ParamView};
+
+/// Why a buffer could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    /// The buffer ends before the structure it must hold.
+    #[error("truncated: need {needed} bytes at offset {offset}, have {available}")]
+    Truncated { offset: usize, needed: usize, available: usize },
+    /// A chunk length field below 4 or beyond the end of the packet.
+    #[error("bad chunk length {length} at offset {offset}")]
+    BadChunkLength { offset: usize, length: u16 },
+    /// A parameter or error-cause length field below 4 or beyond its container.
+    #[error("bad parameter length {length} at offset {offset}")]
+    BadParamLength { offset: usize, length: u16 },
+    /// A fixed-size field or structure has a length its definition forbids
+    /// (e.g. an IPv4 Address parameter whose length is not 8).
+    #[error("bad length {length} for {what}")]
+    BadLength { what: &'static str, length: usize },
+    /// An embedded address parameter is neither IPv4 (5) nor IPv6 (6).
+    #[error("unsupported address parameter type {0:#06x}")]
+    BadAddressType(u16),
+}

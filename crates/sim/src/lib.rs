@@ -1,0 +1,1 @@
+//! msctp-sim (under construction).

@@ -1,0 +1,1 @@
+//! msctp-tcp (under construction).
