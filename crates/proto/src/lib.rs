@@ -6,4 +6,7 @@
 //! and a random seed in, hands received datagrams to it, and polls it for
 //! datagrams to send, timer deadlines and application events.
 
+pub mod time;
 pub mod wire;
+
+pub use time::Time;

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the system packages the test suite needs, if missing: usrsctp
+# (interoperability peer), tshark (independent wire-format check), ns-3
+# (TCP reference), iperf3, iproute2 and capsh (network-namespace tests).
+set -euo pipefail
+need=()
+dpkg -s libusrsctp-dev >/dev/null 2>&1 || need+=(libusrsctp-dev)
+dpkg -s libusrsctp-examples >/dev/null 2>&1 || need+=(libusrsctp-examples)
+dpkg -s tshark >/dev/null 2>&1 || need+=(tshark)
+dpkg -s libns3-dev >/dev/null 2>&1 || need+=(ns3 libns3-dev)
+dpkg -s iperf3 >/dev/null 2>&1 || need+=(iperf3)
+dpkg -s iproute2 >/dev/null 2>&1 || need+=(iproute2)
+dpkg -s libcap2-bin >/dev/null 2>&1 || need+=(libcap2-bin)
+dpkg -s pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+if [ ${#need[@]} -gt 0 ]; then
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    echo "installing: ${need[*]}"
+    $SUDO apt-get update -q
+    echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${need[@]}"
+fi
