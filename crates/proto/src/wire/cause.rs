@@ -2,6 +2,11 @@
 //! RFC 4895 section 4.2.
 
 use bytes::Bytes;
+use std::ops::Range;
+
+use super::WireError;
+use super::field::{backpatch_len, pad, padded, tlv_list_len, u16_at, u32_at};
+use super::param::{ParamIter, ParamView};
 
 /// Cause codes.
 pub mod cause_code {
@@ -30,36 +35,348 @@ pub mod cause_code {
 /// (parameter, chunk, address), it is kept as raw bytes, exactly as sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ErrorCause {
-    InvalidStreamIdentifier { stream_id: u16 },
-    MissingMandatoryParameter { param_types: Vec<u16> },
+    InvalidStreamIdentifier {
+        stream_id: u16,
+    },
+    MissingMandatoryParameter {
+        param_types: Vec<u16>,
+    },
     /// Measure of staleness in microseconds.
-    StaleCookie { staleness_us: u32 },
+    StaleCookie {
+        staleness_us: u32,
+    },
     OutOfResource,
     /// The unresolvable address parameter (TLV) as received.
-    UnresolvableAddress { address: Bytes },
+    UnresolvableAddress {
+        address: Bytes,
+    },
     /// The unrecognised chunk (header and value) as received.
-    UnrecognizedChunkType { chunk: Bytes },
+    UnrecognizedChunkType {
+        chunk: Bytes,
+    },
     InvalidMandatoryParameter,
     /// The unrecognised parameters (TLVs) as received.
-    UnrecognizedParameters { params: Bytes },
-    NoUserData { tsn: u32 },
+    UnrecognizedParameters {
+        params: Bytes,
+    },
+    NoUserData {
+        tsn: u32,
+    },
     CookieReceivedWhileShuttingDown,
     /// The new addresses (TLVs).
-    RestartWithNewAddresses { addresses: Bytes },
-    UserInitiatedAbort { reason: Bytes },
-    ProtocolViolation { info: Bytes },
+    RestartWithNewAddresses {
+        addresses: Bytes,
+    },
+    UserInitiatedAbort {
+        reason: Bytes,
+    },
+    ProtocolViolation {
+        info: Bytes,
+    },
     /// RFC 5061 0x00A0, carrying the refused request parameter (TLV).
-    DeleteLastRemainingAddress { request: Bytes },
+    DeleteLastRemainingAddress {
+        request: Bytes,
+    },
     /// RFC 5061 0x00A1, carrying the refused request parameter (TLV).
-    ResourceShortage { request: Bytes },
+    ResourceShortage {
+        request: Bytes,
+    },
     /// RFC 5061 0x00A2, carrying the refused request parameter (TLV).
-    DeleteSourceAddress { request: Bytes },
+    DeleteSourceAddress {
+        request: Bytes,
+    },
     /// RFC 5061 0x00A3.
     IllegalAsconfAck,
     /// RFC 5061 0x00A4, carrying the refused request parameter (TLV).
-    NoAuthorization { request: Bytes },
+    NoAuthorization {
+        request: Bytes,
+    },
     /// RFC 4895 0x0105.
-    UnsupportedHmacIdentifier { hmac_id: u16 },
+    UnsupportedHmacIdentifier {
+        hmac_id: u16,
+    },
     /// Any other code, kept whole.
-    Unknown { code: u16, info: Bytes },
+    Unknown {
+        code: u16,
+        info: Bytes,
+    },
+}
+
+fn fixed(what: &'static str, info: &[u8], len: usize) -> Result<(), WireError> {
+    if info.len() == len {
+        Ok(())
+    } else {
+        Err(WireError::BadLength {
+            what,
+            length: info.len() + 4,
+        })
+    }
+}
+
+impl ErrorCause {
+    /// The Cause Code this value is sent with.
+    pub fn code(&self) -> u16 {
+        use cause_code as c;
+        match self {
+            ErrorCause::InvalidStreamIdentifier { .. } => c::INVALID_STREAM_IDENTIFIER,
+            ErrorCause::MissingMandatoryParameter { .. } => c::MISSING_MANDATORY_PARAMETER,
+            ErrorCause::StaleCookie { .. } => c::STALE_COOKIE,
+            ErrorCause::OutOfResource => c::OUT_OF_RESOURCE,
+            ErrorCause::UnresolvableAddress { .. } => c::UNRESOLVABLE_ADDRESS,
+            ErrorCause::UnrecognizedChunkType { .. } => c::UNRECOGNIZED_CHUNK_TYPE,
+            ErrorCause::InvalidMandatoryParameter => c::INVALID_MANDATORY_PARAMETER,
+            ErrorCause::UnrecognizedParameters { .. } => c::UNRECOGNIZED_PARAMETERS,
+            ErrorCause::NoUserData { .. } => c::NO_USER_DATA,
+            ErrorCause::CookieReceivedWhileShuttingDown => c::COOKIE_RECEIVED_WHILE_SHUTTING_DOWN,
+            ErrorCause::RestartWithNewAddresses { .. } => c::RESTART_WITH_NEW_ADDRESSES,
+            ErrorCause::UserInitiatedAbort { .. } => c::USER_INITIATED_ABORT,
+            ErrorCause::ProtocolViolation { .. } => c::PROTOCOL_VIOLATION,
+            ErrorCause::DeleteLastRemainingAddress { .. } => c::DELETE_LAST_REMAINING_ADDRESS,
+            ErrorCause::ResourceShortage { .. } => c::RESOURCE_SHORTAGE,
+            ErrorCause::DeleteSourceAddress { .. } => c::DELETE_SOURCE_ADDRESS,
+            ErrorCause::IllegalAsconfAck => c::ILLEGAL_ASCONF_ACK,
+            ErrorCause::NoAuthorization { .. } => c::NO_AUTHORIZATION,
+            ErrorCause::UnsupportedHmacIdentifier { .. } => c::UNSUPPORTED_HMAC_IDENTIFIER,
+            ErrorCause::Unknown { code, .. } => *code,
+        }
+    }
+
+    fn info_len(&self) -> usize {
+        match self {
+            ErrorCause::InvalidStreamIdentifier { .. }
+            | ErrorCause::StaleCookie { .. }
+            | ErrorCause::NoUserData { .. } => 4,
+            ErrorCause::MissingMandatoryParameter { param_types } => {
+                4usize.saturating_add(param_types.len().saturating_mul(2))
+            }
+            ErrorCause::OutOfResource
+            | ErrorCause::InvalidMandatoryParameter
+            | ErrorCause::CookieReceivedWhileShuttingDown
+            | ErrorCause::IllegalAsconfAck => 0,
+            ErrorCause::UnresolvableAddress { address: b }
+            | ErrorCause::UnrecognizedChunkType { chunk: b }
+            | ErrorCause::UnrecognizedParameters { params: b }
+            | ErrorCause::RestartWithNewAddresses { addresses: b }
+            | ErrorCause::UserInitiatedAbort { reason: b }
+            | ErrorCause::ProtocolViolation { info: b }
+            | ErrorCause::DeleteLastRemainingAddress { request: b }
+            | ErrorCause::ResourceShortage { request: b }
+            | ErrorCause::DeleteSourceAddress { request: b }
+            | ErrorCause::NoAuthorization { request: b }
+            | ErrorCause::Unknown { info: b, .. } => b.len(),
+            ErrorCause::UnsupportedHmacIdentifier { .. } => 2,
+        }
+    }
+
+    /// The Cause Length field: header and information, without padding.
+    /// May exceed 65535 for an oversized cause, which cannot be sent.
+    pub fn length(&self) -> usize {
+        self.info_len().saturating_add(4)
+    }
+
+    /// The length rounded up to a multiple of 4: the bytes
+    /// [`ErrorCause::emit`] appends.
+    pub fn padded_len(&self) -> usize {
+        padded(self.length())
+    }
+
+    /// Decodes one error cause; `tlv` starts with the cause's header and may
+    /// continue past its length field (padding), which is ignored.
+    pub fn parse(tlv: &Bytes) -> Result<ErrorCause, WireError> {
+        let view = ParamView::new_checked(&tlv[..])?;
+        Self::parse_at(tlv, 0..usize::from(view.length()))
+    }
+
+    /// Decodes a list of padded error causes (the value of an ABORT or
+    /// ERROR chunk), in order.
+    pub fn parse_list(buf: &Bytes) -> Result<Vec<ErrorCause>, WireError> {
+        Self::parse_list_at(buf, 0..buf.len())
+    }
+
+    /// Decodes the causes in `range` of `buf`; error offsets are positions
+    /// in `buf`.
+    pub(crate) fn parse_list_at(
+        buf: &Bytes,
+        range: Range<usize>,
+    ) -> Result<Vec<ErrorCause>, WireError> {
+        let mut causes = Vec::new();
+        for item in ParamIter::new_in(buf, range) {
+            let (r, _) = item?;
+            causes.push(Self::parse_at(buf, r)?);
+        }
+        Ok(causes)
+    }
+
+    /// Decodes the cause occupying exactly `range` of `buf`.
+    pub(crate) fn parse_at(buf: &Bytes, range: Range<usize>) -> Result<ErrorCause, WireError> {
+        use cause_code as c;
+        let Some(p) = buf.get(range.clone()) else {
+            let available = buf.len().saturating_sub(range.start);
+            return Err(WireError::Truncated {
+                offset: range.start,
+                needed: range.len(),
+                available,
+            });
+        };
+        if p.len() < 4 {
+            return Err(WireError::Truncated {
+                offset: range.start,
+                needed: 4,
+                available: p.len(),
+            });
+        }
+        let info = &p[4..];
+        let slice = || buf.slice(range.start + 4..range.end);
+        let cause = match u16_at(p, 0) {
+            c::INVALID_STREAM_IDENTIFIER => {
+                fixed("Invalid Stream Identifier cause", info, 4)?;
+                ErrorCause::InvalidStreamIdentifier {
+                    stream_id: u16_at(info, 0),
+                }
+            }
+            c::MISSING_MANDATORY_PARAMETER => {
+                let what = "Missing Mandatory Parameter cause";
+                if info.len() < 4 || info.len() % 2 != 0 {
+                    return Err(WireError::BadLength {
+                        what,
+                        length: p.len(),
+                    });
+                }
+                let listed = &info[4..];
+                if u64::from(u32_at(info, 0)) != (listed.len() / 2) as u64 {
+                    return Err(WireError::BadLength {
+                        what,
+                        length: p.len(),
+                    });
+                }
+                let param_types = listed
+                    .chunks_exact(2)
+                    .map(|t| u16::from_be_bytes([t[0], t[1]]))
+                    .collect();
+                ErrorCause::MissingMandatoryParameter { param_types }
+            }
+            c::STALE_COOKIE => {
+                fixed("Stale Cookie cause", info, 4)?;
+                ErrorCause::StaleCookie {
+                    staleness_us: u32_at(info, 0),
+                }
+            }
+            c::OUT_OF_RESOURCE => {
+                fixed("Out of Resource cause", info, 0)?;
+                ErrorCause::OutOfResource
+            }
+            c::UNRESOLVABLE_ADDRESS => ErrorCause::UnresolvableAddress { address: slice() },
+            c::UNRECOGNIZED_CHUNK_TYPE => ErrorCause::UnrecognizedChunkType { chunk: slice() },
+            c::INVALID_MANDATORY_PARAMETER => {
+                fixed("Invalid Mandatory Parameter cause", info, 0)?;
+                ErrorCause::InvalidMandatoryParameter
+            }
+            c::UNRECOGNIZED_PARAMETERS => ErrorCause::UnrecognizedParameters { params: slice() },
+            c::NO_USER_DATA => {
+                fixed("No User Data cause", info, 4)?;
+                ErrorCause::NoUserData {
+                    tsn: u32_at(info, 0),
+                }
+            }
+            c::COOKIE_RECEIVED_WHILE_SHUTTING_DOWN => {
+                fixed("Cookie Received While Shutting Down cause", info, 0)?;
+                ErrorCause::CookieReceivedWhileShuttingDown
+            }
+            c::RESTART_WITH_NEW_ADDRESSES => {
+                ErrorCause::RestartWithNewAddresses { addresses: slice() }
+            }
+            c::USER_INITIATED_ABORT => ErrorCause::UserInitiatedAbort { reason: slice() },
+            c::PROTOCOL_VIOLATION => ErrorCause::ProtocolViolation { info: slice() },
+            c::DELETE_LAST_REMAINING_ADDRESS => {
+                ErrorCause::DeleteLastRemainingAddress { request: slice() }
+            }
+            c::RESOURCE_SHORTAGE => ErrorCause::ResourceShortage { request: slice() },
+            c::DELETE_SOURCE_ADDRESS => ErrorCause::DeleteSourceAddress { request: slice() },
+            c::ILLEGAL_ASCONF_ACK => {
+                fixed("Illegal ASCONF-ACK cause", info, 0)?;
+                ErrorCause::IllegalAsconfAck
+            }
+            c::NO_AUTHORIZATION => ErrorCause::NoAuthorization { request: slice() },
+            c::UNSUPPORTED_HMAC_IDENTIFIER => {
+                fixed("Unsupported HMAC Identifier cause", info, 2)?;
+                ErrorCause::UnsupportedHmacIdentifier {
+                    hmac_id: u16_at(info, 0),
+                }
+            }
+            other => ErrorCause::Unknown {
+                code: other,
+                info: slice(),
+            },
+        };
+        Ok(cause)
+    }
+
+    /// Appends the cause (header, information and zero padding to 4
+    /// bytes). The length field saturates at 65535 for an oversized cause
+    /// (check [`ErrorCause::length`] first).
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        self.emit_unpadded(out);
+        pad(out, start);
+    }
+
+    /// Appends the cause without trailing padding.
+    pub(crate) fn emit_unpadded(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(&self.code().to_be_bytes());
+        out.extend_from_slice(&[0, 0]);
+        match self {
+            ErrorCause::InvalidStreamIdentifier { stream_id } => {
+                out.extend_from_slice(&stream_id.to_be_bytes());
+                out.extend_from_slice(&[0, 0]);
+            }
+            ErrorCause::MissingMandatoryParameter { param_types } => {
+                let count = u32::try_from(param_types.len()).unwrap_or(u32::MAX);
+                out.extend_from_slice(&count.to_be_bytes());
+                for t in param_types {
+                    out.extend_from_slice(&t.to_be_bytes());
+                }
+            }
+            ErrorCause::StaleCookie { staleness_us: v } | ErrorCause::NoUserData { tsn: v } => {
+                out.extend_from_slice(&v.to_be_bytes())
+            }
+            ErrorCause::OutOfResource
+            | ErrorCause::InvalidMandatoryParameter
+            | ErrorCause::CookieReceivedWhileShuttingDown
+            | ErrorCause::IllegalAsconfAck => {}
+            ErrorCause::UnresolvableAddress { address: b }
+            | ErrorCause::UnrecognizedChunkType { chunk: b }
+            | ErrorCause::UnrecognizedParameters { params: b }
+            | ErrorCause::RestartWithNewAddresses { addresses: b }
+            | ErrorCause::UserInitiatedAbort { reason: b }
+            | ErrorCause::ProtocolViolation { info: b }
+            | ErrorCause::DeleteLastRemainingAddress { request: b }
+            | ErrorCause::ResourceShortage { request: b }
+            | ErrorCause::DeleteSourceAddress { request: b }
+            | ErrorCause::NoAuthorization { request: b }
+            | ErrorCause::Unknown { info: b, .. } => out.extend_from_slice(b),
+            ErrorCause::UnsupportedHmacIdentifier { hmac_id } => {
+                out.extend_from_slice(&hmac_id.to_be_bytes())
+            }
+        }
+        backpatch_len(out, start);
+    }
+
+    /// Appends `causes` each padded except the last (RFC 9260 section 3.2:
+    /// the enclosing length does not count the last one's padding).
+    pub(crate) fn emit_list(causes: &[ErrorCause], out: &mut Vec<u8>) {
+        let last = causes.len().saturating_sub(1);
+        for (i, c) in causes.iter().enumerate() {
+            if i == last {
+                c.emit_unpadded(out)
+            } else {
+                c.emit(out)
+            }
+        }
+    }
+
+    /// Bytes [`ErrorCause::emit_list`] appends.
+    pub(crate) fn list_len(causes: &[ErrorCause]) -> usize {
+        tlv_list_len(causes.iter().map(ErrorCause::length))
+    }
 }

@@ -3,9 +3,12 @@
 
 use bytes::Bytes;
 use std::net::IpAddr;
+use std::ops::Range;
 
+use super::WireError;
 use super::cause::ErrorCause;
-use super::param::Param;
+use super::field::{backpatch_len, pad, padded, u8_at, u16_at, u32_at};
+use super::param::{Param, ParamIter, address_param_len, emit_address, parse_address};
 
 /// Chunk type codes (RFC 9260 section 3.2, RFC 4895, RFC 5061, RFC 3758).
 pub mod chunk_type {
@@ -130,30 +133,644 @@ pub enum Chunk {
     InitAck(InitChunk),
     Sack(SackChunk),
     /// HEARTBEAT carrying the value of its Heartbeat Info parameter.
-    Heartbeat { info: Bytes },
+    Heartbeat {
+        info: Bytes,
+    },
     /// HEARTBEAT ACK echoing the Heartbeat Info value.
-    HeartbeatAck { info: Bytes },
+    HeartbeatAck {
+        info: Bytes,
+    },
     /// ABORT; `t_bit` set when the verification tag is reflected.
-    Abort { t_bit: bool, causes: Vec<ErrorCause> },
-    Shutdown { cum_tsn_ack: u32 },
+    Abort {
+        t_bit: bool,
+        causes: Vec<ErrorCause>,
+    },
+    Shutdown {
+        cum_tsn_ack: u32,
+    },
     ShutdownAck,
-    Error { causes: Vec<ErrorCause> },
-    CookieEcho { cookie: Bytes },
+    Error {
+        causes: Vec<ErrorCause>,
+    },
+    CookieEcho {
+        cookie: Bytes,
+    },
     CookieAck,
-    ShutdownComplete { t_bit: bool },
+    ShutdownComplete {
+        t_bit: bool,
+    },
     Auth(AuthChunk),
     Asconf(AsconfChunk),
     AsconfAck(AsconfAckChunk),
     /// FORWARD TSN (RFC 3758 section 3.2): parsed so it can be recognised;
     /// this stack does not negotiate PR-SCTP.
-    ForwardTsn { new_cum_tsn: u32, streams: Vec<(u16, u16)> },
+    ForwardTsn {
+        new_cum_tsn: u32,
+        streams: Vec<(u16, u16)>,
+    },
     /// Any other type, kept whole so it can be reported (Unrecognized Chunk
     /// Type) and re-emitted byte for byte.
-    Unknown { chunk_type: u8, flags: u8, value: Bytes },
+    Unknown {
+        chunk_type: u8,
+        flags: u8,
+        value: Bytes,
+    },
 }
 
 /// A zero-copy view of one chunk (header and value, without padding).
 #[derive(Debug, Clone)]
 pub struct ChunkView<T: AsRef<[u8]>> {
     buffer: T,
+}
+
+impl<T: AsRef<[u8]>> ChunkView<T> {
+    /// Chunk Type, Chunk Flags, Chunk Length: RFC 9260 section 3.2.
+    pub const HEADER_LEN: usize = 4;
+
+    /// Wraps a buffer without any check. Accessors never panic: fields
+    /// beyond the end of a short buffer read as zero.
+    pub fn new_unchecked(buffer: T) -> Self {
+        ChunkView { buffer }
+    }
+
+    /// Wraps a buffer that starts with one chunk: it must hold the 4-byte
+    /// header, and the length field must be at least 4 and fit the buffer
+    /// ([`WireError::BadChunkLength`] otherwise). The buffer may continue
+    /// past the chunk: accessors stop at the length field.
+    pub fn new_checked(buffer: T) -> Result<Self, WireError> {
+        let view = ChunkView { buffer };
+        let available = view.buffer.as_ref().len();
+        if available < Self::HEADER_LEN {
+            return Err(WireError::Truncated {
+                offset: 0,
+                needed: Self::HEADER_LEN,
+                available,
+            });
+        }
+        let length = view.length();
+        if usize::from(length) < Self::HEADER_LEN || usize::from(length) > available {
+            return Err(WireError::BadChunkLength { offset: 0, length });
+        }
+        Ok(view)
+    }
+
+    /// The Chunk Type field.
+    pub fn chunk_type(&self) -> u8 {
+        u8_at(self.buffer.as_ref(), 0)
+    }
+
+    /// The Chunk Flags field.
+    pub fn flags(&self) -> u8 {
+        u8_at(self.buffer.as_ref(), 1)
+    }
+
+    /// The Chunk Length field: header and value, without padding.
+    pub fn length(&self) -> u16 {
+        u16_at(self.buffer.as_ref(), 2)
+    }
+
+    /// The value: the bytes after the 4-byte header up to the length field
+    /// (clamped to the buffer).
+    pub fn value(&self) -> &[u8] {
+        let buf = self.buffer.as_ref();
+        let end = usize::from(self.length()).min(buf.len());
+        buf.get(Self::HEADER_LEN..end).unwrap_or_default()
+    }
+
+    /// The length rounded up to a multiple of 4 (RFC 9260 section 3.2).
+    pub fn padded_len(&self) -> usize {
+        padded(usize::from(self.length()))
+    }
+
+    /// What RFC 9260 section 3.2 says to do if this chunk's type is not
+    /// understood.
+    pub fn unknown_action(&self) -> UnknownChunkAction {
+        UnknownChunkAction::from_type(self.chunk_type())
+    }
+
+    /// The wrapped buffer.
+    pub fn into_inner(self) -> T {
+        self.buffer
+    }
+}
+
+impl UnknownChunkAction {
+    /// The action encoded in the two high bits of a chunk type (RFC 9260
+    /// section 3.2).
+    pub fn from_type(chunk_type: u8) -> Self {
+        match chunk_type >> 6 {
+            0 => UnknownChunkAction::Stop,
+            1 => UnknownChunkAction::StopAndReport,
+            2 => UnknownChunkAction::Skip,
+            _ => UnknownChunkAction::SkipAndReport,
+        }
+    }
+
+    /// True for the actions that ask for an Unrecognized Chunk Type report.
+    pub fn reports(self) -> bool {
+        matches!(
+            self,
+            UnknownChunkAction::StopAndReport | UnknownChunkAction::SkipAndReport
+        )
+    }
+
+    /// True for the actions that discard the rest of the packet.
+    pub fn stops(self) -> bool {
+        matches!(
+            self,
+            UnknownChunkAction::Stop | UnknownChunkAction::StopAndReport
+        )
+    }
+}
+
+/// DATA chunk flag bits (RFC 9260 section 3.3.1, RFC 7053 for I).
+pub mod data_flags {
+    /// E: last fragment.
+    pub const END: u8 = 0x01;
+    /// B: first fragment.
+    pub const BEGIN: u8 = 0x02;
+    /// U: unordered.
+    pub const UNORDERED: u8 = 0x04;
+    /// I: SACK immediately (RFC 7053).
+    pub const IMMEDIATE: u8 = 0x08;
+}
+
+/// The T bit of ABORT and SHUTDOWN COMPLETE (RFC 9260 sections 3.3.7 and
+/// 3.3.13): the verification tag is reflected.
+pub const T_BIT: u8 = 0x01;
+
+impl DataChunk {
+    /// Bytes before the user data: chunk header, TSN, Stream Identifier,
+    /// Stream Sequence Number, Payload Protocol Identifier.
+    pub const HEADER_LEN: usize = 16;
+}
+
+impl AuthChunk {
+    /// Offset of the HMAC field from the start of the AUTH chunk (chunk
+    /// header, Shared Key Identifier, HMAC Identifier: RFC 4895 section
+    /// 4.1).
+    pub const HMAC_OFFSET: usize = 8;
+}
+
+/// The byte range of the HMAC field of an AUTH chunk whose bytes (header
+/// and value, without padding) occupy `chunk` in the packet, as
+/// [`Packet::chunks`](super::Packet::chunks) yields it. RFC 4895 section
+/// 6.2: the HMAC is computed over the AUTH chunk, with this field set to
+/// zero, and every chunk after it as they appear in the packet (padding
+/// included), so with the packet `p` and `h = auth_hmac_range(r)` the input
+/// is `p[r.start..h.start]`, `h.len()` zero bytes, then `p[h.end..]`.
+/// A range too short to hold an AUTH header gives an empty range at its
+/// end; this never panics.
+pub fn auth_hmac_range(chunk: Range<usize>) -> Range<usize> {
+    let start = chunk
+        .start
+        .saturating_add(AuthChunk::HMAC_OFFSET)
+        .min(chunk.end);
+    start.max(chunk.start)..chunk.end.max(chunk.start)
+}
+
+/// The largest value the 16-bit Chunk Length field can hold.
+pub const MAX_CHUNK_LEN: usize = u16::MAX as usize;
+
+fn bad(what: &'static str, length: usize) -> WireError {
+    WireError::BadLength { what, length }
+}
+
+impl Chunk {
+    /// The Chunk Type this value is sent with.
+    pub fn chunk_type(&self) -> u8 {
+        use chunk_type as t;
+        match self {
+            Chunk::Data(_) => t::DATA,
+            Chunk::Init(_) => t::INIT,
+            Chunk::InitAck(_) => t::INIT_ACK,
+            Chunk::Sack(_) => t::SACK,
+            Chunk::Heartbeat { .. } => t::HEARTBEAT,
+            Chunk::HeartbeatAck { .. } => t::HEARTBEAT_ACK,
+            Chunk::Abort { .. } => t::ABORT,
+            Chunk::Shutdown { .. } => t::SHUTDOWN,
+            Chunk::ShutdownAck => t::SHUTDOWN_ACK,
+            Chunk::Error { .. } => t::ERROR,
+            Chunk::CookieEcho { .. } => t::COOKIE_ECHO,
+            Chunk::CookieAck => t::COOKIE_ACK,
+            Chunk::ShutdownComplete { .. } => t::SHUTDOWN_COMPLETE,
+            Chunk::Auth(_) => t::AUTH,
+            Chunk::Asconf(_) => t::ASCONF,
+            Chunk::AsconfAck(_) => t::ASCONF_ACK,
+            Chunk::ForwardTsn { .. } => t::FORWARD_TSN,
+            Chunk::Unknown { chunk_type, .. } => *chunk_type,
+        }
+    }
+
+    /// The Chunk Flags this value is sent with (reserved bits zero).
+    pub fn flags(&self) -> u8 {
+        match self {
+            Chunk::Data(d) => {
+                let mut f = 0;
+                if d.end {
+                    f |= data_flags::END;
+                }
+                if d.begin {
+                    f |= data_flags::BEGIN;
+                }
+                if d.unordered {
+                    f |= data_flags::UNORDERED;
+                }
+                if d.immediate {
+                    f |= data_flags::IMMEDIATE;
+                }
+                f
+            }
+            Chunk::Abort { t_bit, .. } | Chunk::ShutdownComplete { t_bit } => {
+                if *t_bit {
+                    T_BIT
+                } else {
+                    0
+                }
+            }
+            Chunk::Unknown { flags, .. } => *flags,
+            _ => 0,
+        }
+    }
+
+    fn value_len(&self) -> usize {
+        match self {
+            Chunk::Data(d) => 12usize.saturating_add(d.payload.len()),
+            Chunk::Init(i) | Chunk::InitAck(i) => {
+                16usize.saturating_add(Param::list_len(&i.params))
+            }
+            Chunk::Sack(s) => {
+                let n = s.gap_blocks.len().saturating_add(s.dup_tsns.len());
+                12usize.saturating_add(n.saturating_mul(4))
+            }
+            Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => {
+                4usize.saturating_add(info.len())
+            }
+            Chunk::Abort { causes, .. } | Chunk::Error { causes } => ErrorCause::list_len(causes),
+            Chunk::Shutdown { .. } => 4,
+            Chunk::ShutdownAck | Chunk::CookieAck | Chunk::ShutdownComplete { .. } => 0,
+            Chunk::CookieEcho { cookie } => cookie.len(),
+            Chunk::Auth(a) => 4usize.saturating_add(a.hmac.len()),
+            // The address parameter is 8 or 20 bytes: never padded.
+            Chunk::Asconf(a) => {
+                (4 + address_param_len(&a.address)).saturating_add(Param::list_len(&a.params))
+            }
+            Chunk::AsconfAck(a) => 4usize.saturating_add(Param::list_len(&a.params)),
+            Chunk::ForwardTsn { streams, .. } => {
+                4usize.saturating_add(streams.len().saturating_mul(4))
+            }
+            Chunk::Unknown { value, .. } => value.len(),
+        }
+    }
+
+    /// The Chunk Length field: header and value, without the chunk's own
+    /// padding (RFC 9260 section 3.2). May exceed [`MAX_CHUNK_LEN`] for an
+    /// oversized value, which cannot be sent.
+    pub fn length(&self) -> usize {
+        self.value_len()
+            .saturating_add(ChunkView::<&[u8]>::HEADER_LEN)
+    }
+
+    /// The length rounded up to a multiple of 4: the bytes
+    /// [`Chunk::emit`] appends.
+    pub fn padded_len(&self) -> usize {
+        padded(self.length())
+    }
+
+    /// Decodes one chunk. `chunk` starts with the chunk header and holds at
+    /// least the bytes its length field counts (e.g. `buf.slice(range)` with
+    /// a range from [`Packet::chunks`](super::Packet::chunks)); anything
+    /// after them is ignored. Payloads are slices of `chunk` (no copy).
+    pub fn parse(chunk: &Bytes) -> Result<Chunk, WireError> {
+        let view = ChunkView::new_checked(&chunk[..])?;
+        Self::parse_at(chunk, 0..usize::from(view.length()))
+    }
+
+    /// Decodes the chunk occupying exactly `range` of `buf` (header and
+    /// value, unpadded); error offsets are positions in `buf`.
+    pub(crate) fn parse_at(buf: &Bytes, range: Range<usize>) -> Result<Chunk, WireError> {
+        use chunk_type as t;
+        let Some(c) = buf.get(range.clone()) else {
+            let available = buf.len().saturating_sub(range.start);
+            return Err(WireError::Truncated {
+                offset: range.start,
+                needed: range.len(),
+                available,
+            });
+        };
+        let len = c.len();
+        if len < 4 {
+            return Err(WireError::Truncated {
+                offset: range.start,
+                needed: 4,
+                available: len,
+            });
+        }
+        let flags = c[1];
+        let v = range.start + 4;
+        let chunk = match c[0] {
+            t::DATA => {
+                if len < DataChunk::HEADER_LEN {
+                    return Err(bad("DATA chunk", len));
+                }
+                Chunk::Data(DataChunk {
+                    tsn: u32_at(c, 4),
+                    stream_id: u16_at(c, 8),
+                    ssn: u16_at(c, 10),
+                    ppid: u32_at(c, 12),
+                    unordered: flags & data_flags::UNORDERED != 0,
+                    begin: flags & data_flags::BEGIN != 0,
+                    end: flags & data_flags::END != 0,
+                    immediate: flags & data_flags::IMMEDIATE != 0,
+                    payload: buf.slice(range.start + DataChunk::HEADER_LEN..range.end),
+                })
+            }
+            t::INIT | t::INIT_ACK => {
+                if len < 20 {
+                    return Err(bad(
+                        if c[0] == t::INIT {
+                            "INIT chunk"
+                        } else {
+                            "INIT ACK chunk"
+                        },
+                        len,
+                    ));
+                }
+                let init = InitChunk {
+                    initiate_tag: u32_at(c, 4),
+                    a_rwnd: u32_at(c, 8),
+                    outbound_streams: u16_at(c, 12),
+                    inbound_streams: u16_at(c, 14),
+                    initial_tsn: u32_at(c, 16),
+                    params: Param::parse_list_at(buf, range.start + 20..range.end)?,
+                };
+                if c[0] == t::INIT {
+                    Chunk::Init(init)
+                } else {
+                    Chunk::InitAck(init)
+                }
+            }
+            t::SACK => {
+                if len < 16 {
+                    return Err(bad("SACK chunk", len));
+                }
+                let gaps = usize::from(u16_at(c, 12));
+                let dups = usize::from(u16_at(c, 14));
+                if len != 16 + 4 * (gaps + dups) {
+                    return Err(bad("SACK chunk", len));
+                }
+                let blocks = &c[16..16 + 4 * gaps];
+                let gap_blocks = blocks
+                    .chunks_exact(4)
+                    .map(|b| GapBlock {
+                        start: u16_at(b, 0),
+                        end: u16_at(b, 2),
+                    })
+                    .collect();
+                let dup_tsns = c[16 + 4 * gaps..]
+                    .chunks_exact(4)
+                    .map(|d| u32_at(d, 0))
+                    .collect();
+                Chunk::Sack(SackChunk {
+                    cum_tsn_ack: u32_at(c, 4),
+                    a_rwnd: u32_at(c, 8),
+                    gap_blocks,
+                    dup_tsns,
+                })
+            }
+            t::HEARTBEAT | t::HEARTBEAT_ACK => {
+                let info = Self::parse_heartbeat_info(buf, v..range.end, c[0])?;
+                if c[0] == t::HEARTBEAT {
+                    Chunk::Heartbeat { info }
+                } else {
+                    Chunk::HeartbeatAck { info }
+                }
+            }
+            t::ABORT => Chunk::Abort {
+                t_bit: flags & T_BIT != 0,
+                causes: ErrorCause::parse_list_at(buf, v..range.end)?,
+            },
+            t::SHUTDOWN => {
+                if len != 8 {
+                    return Err(bad("SHUTDOWN chunk", len));
+                }
+                Chunk::Shutdown {
+                    cum_tsn_ack: u32_at(c, 4),
+                }
+            }
+            t::SHUTDOWN_ACK => {
+                if len != 4 {
+                    return Err(bad("SHUTDOWN ACK chunk", len));
+                }
+                Chunk::ShutdownAck
+            }
+            t::ERROR => Chunk::Error {
+                causes: ErrorCause::parse_list_at(buf, v..range.end)?,
+            },
+            t::COOKIE_ECHO => Chunk::CookieEcho {
+                cookie: buf.slice(v..range.end),
+            },
+            t::COOKIE_ACK => {
+                if len != 4 {
+                    return Err(bad("COOKIE ACK chunk", len));
+                }
+                Chunk::CookieAck
+            }
+            t::SHUTDOWN_COMPLETE => {
+                if len != 4 {
+                    return Err(bad("SHUTDOWN COMPLETE chunk", len));
+                }
+                Chunk::ShutdownComplete {
+                    t_bit: flags & T_BIT != 0,
+                }
+            }
+            t::AUTH => {
+                if len < AuthChunk::HMAC_OFFSET {
+                    return Err(bad("AUTH chunk", len));
+                }
+                Chunk::Auth(AuthChunk {
+                    shared_key_id: u16_at(c, 4),
+                    hmac_id: u16_at(c, 6),
+                    hmac: buf.slice(range.start + AuthChunk::HMAC_OFFSET..range.end),
+                })
+            }
+            t::ASCONF => {
+                if len < 12 {
+                    return Err(bad("ASCONF chunk", len));
+                }
+                let mut tlvs = ParamIter::new_in(buf, range.start + 8..range.end);
+                let address = match tlvs.next() {
+                    Some(Ok((r, _))) => parse_address(buf.get(r).unwrap_or_default())?,
+                    Some(Err(e)) => return Err(e),
+                    None => return Err(bad("ASCONF chunk", len)),
+                };
+                let mut params = Vec::new();
+                for item in tlvs {
+                    let (r, _) = item?;
+                    params.push(Param::parse_at(buf, r)?);
+                }
+                Chunk::Asconf(AsconfChunk {
+                    serial: u32_at(c, 4),
+                    address,
+                    params,
+                })
+            }
+            t::ASCONF_ACK => {
+                if len < 8 {
+                    return Err(bad("ASCONF-ACK chunk", len));
+                }
+                let params = Param::parse_list_at(buf, range.start + 8..range.end)?;
+                Chunk::AsconfAck(AsconfAckChunk {
+                    serial: u32_at(c, 4),
+                    params,
+                })
+            }
+            t::FORWARD_TSN => {
+                if len < 8 || len % 4 != 0 {
+                    return Err(bad("FORWARD TSN chunk", len));
+                }
+                let streams = c[8..]
+                    .chunks_exact(4)
+                    .map(|s| (u16_at(s, 0), u16_at(s, 2)))
+                    .collect();
+                Chunk::ForwardTsn {
+                    new_cum_tsn: u32_at(c, 4),
+                    streams,
+                }
+            }
+            other => Chunk::Unknown {
+                chunk_type: other,
+                flags,
+                value: buf.slice(v..range.end),
+            },
+        };
+        Ok(chunk)
+    }
+
+    /// The value of a HEARTBEAT or HEARTBEAT ACK: one Heartbeat Info TLV
+    /// (RFC 9260 sections 3.3.5 and 3.3.6), possibly followed by its
+    /// padding. Its type is not checked: the receiver echoes the
+    /// information unchanged (section 8.3), and re-emits it as type 1.
+    fn parse_heartbeat_info(
+        buf: &Bytes,
+        value: Range<usize>,
+        kind: u8,
+    ) -> Result<Bytes, WireError> {
+        let what = if kind == chunk_type::HEARTBEAT {
+            "HEARTBEAT chunk"
+        } else {
+            "HEARTBEAT ACK chunk"
+        };
+        let chunk_len = value.len() + 4;
+        let mut tlvs = ParamIter::new_in(buf, value.clone());
+        let (r, _) = match tlvs.next() {
+            Some(item) => item?,
+            None => return Err(bad(what, chunk_len)),
+        };
+        if tlvs.next().is_some() {
+            return Err(bad(what, chunk_len));
+        }
+        Ok(buf.slice(r.start + 4..r.end))
+    }
+
+    /// Appends the chunk: header, value and zero padding to a multiple of 4
+    /// bytes (RFC 9260 section 3.2). Inner parameters and error causes are
+    /// padded, and the length field counts all padding but the last inner
+    /// TLV's. The length field saturates at 65535 for an oversized chunk
+    /// (see [`Chunk::try_emit`] for the checked form).
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(&[self.chunk_type(), self.flags(), 0, 0]);
+        match self {
+            Chunk::Data(d) => {
+                out.extend_from_slice(&d.tsn.to_be_bytes());
+                out.extend_from_slice(&d.stream_id.to_be_bytes());
+                out.extend_from_slice(&d.ssn.to_be_bytes());
+                out.extend_from_slice(&d.ppid.to_be_bytes());
+                out.extend_from_slice(&d.payload);
+            }
+            Chunk::Init(i) | Chunk::InitAck(i) => {
+                out.extend_from_slice(&i.initiate_tag.to_be_bytes());
+                out.extend_from_slice(&i.a_rwnd.to_be_bytes());
+                out.extend_from_slice(&i.outbound_streams.to_be_bytes());
+                out.extend_from_slice(&i.inbound_streams.to_be_bytes());
+                out.extend_from_slice(&i.initial_tsn.to_be_bytes());
+                Param::emit_list(&i.params, out);
+            }
+            Chunk::Sack(s) => {
+                out.extend_from_slice(&s.cum_tsn_ack.to_be_bytes());
+                out.extend_from_slice(&s.a_rwnd.to_be_bytes());
+                let gaps = u16::try_from(s.gap_blocks.len()).unwrap_or(u16::MAX);
+                let dups = u16::try_from(s.dup_tsns.len()).unwrap_or(u16::MAX);
+                out.extend_from_slice(&gaps.to_be_bytes());
+                out.extend_from_slice(&dups.to_be_bytes());
+                for g in &s.gap_blocks {
+                    out.extend_from_slice(&g.start.to_be_bytes());
+                    out.extend_from_slice(&g.end.to_be_bytes());
+                }
+                for d in &s.dup_tsns {
+                    out.extend_from_slice(&d.to_be_bytes());
+                }
+            }
+            Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => {
+                Param::HeartbeatInfo(info.clone()).emit_unpadded(out);
+            }
+            Chunk::Abort { causes, .. } | Chunk::Error { causes } => {
+                ErrorCause::emit_list(causes, out)
+            }
+            Chunk::Shutdown { cum_tsn_ack } => out.extend_from_slice(&cum_tsn_ack.to_be_bytes()),
+            Chunk::ShutdownAck | Chunk::CookieAck | Chunk::ShutdownComplete { .. } => {}
+            Chunk::CookieEcho { cookie } => out.extend_from_slice(cookie),
+            Chunk::Auth(a) => {
+                out.extend_from_slice(&a.shared_key_id.to_be_bytes());
+                out.extend_from_slice(&a.hmac_id.to_be_bytes());
+                out.extend_from_slice(&a.hmac);
+            }
+            Chunk::Asconf(a) => {
+                out.extend_from_slice(&a.serial.to_be_bytes());
+                emit_address(&a.address, out);
+                Param::emit_list(&a.params, out);
+            }
+            Chunk::AsconfAck(a) => {
+                out.extend_from_slice(&a.serial.to_be_bytes());
+                Param::emit_list(&a.params, out);
+            }
+            Chunk::ForwardTsn {
+                new_cum_tsn,
+                streams,
+            } => {
+                out.extend_from_slice(&new_cum_tsn.to_be_bytes());
+                for (sid, ssn) in streams {
+                    out.extend_from_slice(&sid.to_be_bytes());
+                    out.extend_from_slice(&ssn.to_be_bytes());
+                }
+            }
+            Chunk::Unknown { value, .. } => out.extend_from_slice(value),
+        }
+        backpatch_len(out, start);
+        pad(out, start);
+    }
+
+    /// Like [`Chunk::emit`], but refuses (appending nothing) a chunk whose
+    /// length or a count field (SACK gap blocks and duplicate TSNs) cannot
+    /// be represented on the wire.
+    pub fn try_emit(&self, out: &mut Vec<u8>) -> Result<(), WireError> {
+        self.check_emittable()?;
+        self.emit(out);
+        Ok(())
+    }
+
+    /// Checks that every length and count field of this chunk fits its
+    /// wire field. Inner parameters and causes are no longer than the
+    /// chunk, so checking the chunk length covers them.
+    pub fn check_emittable(&self) -> Result<(), WireError> {
+        let length = self.length();
+        if length > MAX_CHUNK_LEN {
+            return Err(WireError::TooLong {
+                what: "chunk",
+                length,
+            });
+        }
+        Ok(())
+    }
 }

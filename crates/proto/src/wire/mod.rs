@@ -18,20 +18,28 @@
 pub mod cause;
 pub mod chunk;
 pub mod crc;
+mod field;
 pub mod packet;
 pub mod param;
 
 pub use cause::ErrorCause;
-pub use chunk::{AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkView, DataChunk, GapBlock, InitChunk, SackChunk};
-pub use packet::{CommonHeader, Packet, PacketRepr};
-pub use param::{Param, ParamView};
+pub use chunk::{
+    AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkView, DataChunk, GapBlock, InitChunk,
+    SackChunk, UnknownChunkAction, auth_hmac_range,
+};
+pub use packet::{ChunkIter, CommonHeader, Packet, PacketRepr};
+pub use param::{Param, ParamIter, ParamView, UnknownParamAction};
 
 /// Why a buffer could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WireError {
     /// The buffer ends before the structure it must hold.
     #[error("truncated: need {needed} bytes at offset {offset}, have {available}")]
-    Truncated { offset: usize, needed: usize, available: usize },
+    Truncated {
+        offset: usize,
+        needed: usize,
+        available: usize,
+    },
     /// A chunk length field below 4 or beyond the end of the packet.
     #[error("bad chunk length {length} at offset {offset}")]
     BadChunkLength { offset: usize, length: u16 },
@@ -45,4 +53,7 @@ pub enum WireError {
     /// An embedded address parameter is neither IPv4 (5) nor IPv6 (6).
     #[error("unsupported address parameter type {0:#06x}")]
     BadAddressType(u16),
+    /// On emit: a structure too long for its 16-bit length field.
+    #[error("{what} of {length} bytes is too long to encode")]
+    TooLong { what: &'static str, length: usize },
 }

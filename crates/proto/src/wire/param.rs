@@ -3,8 +3,11 @@
 
 use bytes::Bytes;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::ops::Range;
 
+use super::WireError;
 use super::cause::ErrorCause;
+use super::field::{backpatch_len, pad, padded, tlv_list_len, u16_at, u32_at};
 
 /// Parameter type codes.
 pub mod param_type {
@@ -64,15 +67,29 @@ pub enum Param {
     /// Forward-TSN Supported (0xC000, RFC 3758).
     ForwardTsnSupported,
     /// RFC 5061 section 4.2.1. `address` may be unspecified (0.0.0.0 / ::).
-    AddIpAddress { correlation_id: u32, address: IpAddr },
+    AddIpAddress {
+        correlation_id: u32,
+        address: IpAddr,
+    },
     /// RFC 5061 section 4.2.2.
-    DeleteIpAddress { correlation_id: u32, address: IpAddr },
+    DeleteIpAddress {
+        correlation_id: u32,
+        address: IpAddr,
+    },
     /// RFC 5061 section 4.2.4.
-    SetPrimaryAddress { correlation_id: u32, address: IpAddr },
+    SetPrimaryAddress {
+        correlation_id: u32,
+        address: IpAddr,
+    },
     /// RFC 5061 section 4.2.3 (correlation id, then error causes).
-    ErrorCauseIndication { correlation_id: u32, causes: Vec<ErrorCause> },
+    ErrorCauseIndication {
+        correlation_id: u32,
+        causes: Vec<ErrorCause>,
+    },
     /// RFC 5061 section 4.2.5.
-    SuccessIndication { correlation_id: u32 },
+    SuccessIndication {
+        correlation_id: u32,
+    },
     /// RFC 5061 section 4.2.6.
     AdaptationLayerIndication(u32),
     /// RFC 5061 section 4.2.7: chunk types the sender supports.
@@ -84,11 +101,548 @@ pub enum Param {
     /// RFC 4895 section 3.3: HMAC identifiers in order of preference.
     HmacAlgo(Vec<u16>),
     /// Any other type, kept whole.
-    Unknown { param_type: u16, value: Bytes },
+    Unknown {
+        param_type: u16,
+        value: Bytes,
+    },
 }
 
 /// A zero-copy view of one parameter TLV (without padding).
+///
+/// The same layout serves error causes (RFC 9260 section 3.3.10: Cause
+/// Code, Cause Length, Cause-Specific Information), so causes are walked
+/// with this view and [`ParamIter`] too.
 #[derive(Debug, Clone)]
 pub struct ParamView<T: AsRef<[u8]>> {
     buffer: T,
+}
+
+impl<T: AsRef<[u8]>> ParamView<T> {
+    /// Type and Length: RFC 9260 section 3.2.1.
+    pub const HEADER_LEN: usize = 4;
+
+    /// Wraps a buffer without any check. Accessors never panic: fields
+    /// beyond the end of a short buffer read as zero.
+    pub fn new_unchecked(buffer: T) -> Self {
+        ParamView { buffer }
+    }
+
+    /// Wraps a buffer that starts with one TLV: it must hold the 4-byte
+    /// header and the length field must be at least 4 and fit the buffer
+    /// ([`WireError::BadParamLength`] otherwise, so that a length of 0 is
+    /// recognisable). The buffer may continue past the TLV (padding, the
+    /// next TLV): accessors stop at the length field.
+    pub fn new_checked(buffer: T) -> Result<Self, WireError> {
+        let view = ParamView { buffer };
+        let available = view.buffer.as_ref().len();
+        if available < Self::HEADER_LEN {
+            return Err(WireError::Truncated {
+                offset: 0,
+                needed: Self::HEADER_LEN,
+                available,
+            });
+        }
+        let length = view.length();
+        if usize::from(length) < Self::HEADER_LEN || usize::from(length) > available {
+            return Err(WireError::BadParamLength { offset: 0, length });
+        }
+        Ok(view)
+    }
+
+    /// The Parameter Type (or Cause Code) field.
+    pub fn param_type(&self) -> u16 {
+        u16_at(self.buffer.as_ref(), 0)
+    }
+
+    /// The Parameter Length (or Cause Length) field: header and value,
+    /// without padding.
+    pub fn length(&self) -> u16 {
+        u16_at(self.buffer.as_ref(), 2)
+    }
+
+    /// The value: the bytes after the header up to the length field
+    /// (clamped to the buffer).
+    pub fn value(&self) -> &[u8] {
+        let buf = self.buffer.as_ref();
+        let end = usize::from(self.length()).min(buf.len());
+        buf.get(Self::HEADER_LEN..end).unwrap_or_default()
+    }
+
+    /// The length rounded up to a multiple of 4 (RFC 9260 section 3.2.1).
+    pub fn padded_len(&self) -> usize {
+        padded(usize::from(self.length()))
+    }
+
+    /// What to do if this parameter's type is not understood.
+    pub fn unknown_action(&self) -> UnknownParamAction {
+        UnknownParamAction::from_type(self.param_type())
+    }
+
+    /// The wrapped buffer.
+    pub fn into_inner(self) -> T {
+        self.buffer
+    }
+}
+
+/// Walks a list of parameter (or error-cause) TLVs, each padded to 4 bytes
+/// (RFC 9260 section 3.2.1); the padding of the last one may be missing,
+/// since a chunk's length does not count it (section 3.2).
+///
+/// Yields each TLV's byte range (header and value, without padding) within
+/// the buffer given to [`ParamIter::new`], and a view of it. After an error
+/// (fewer than 4 bytes left, a length field below 4 or past the end of the
+/// list) it yields nothing more.
+#[derive(Debug, Clone)]
+pub struct ParamIter<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    end: usize,
+    done: bool,
+}
+
+impl<'a> ParamIter<'a> {
+    /// Walks the whole of `buf`.
+    pub fn new(buf: &'a [u8]) -> Self {
+        ParamIter {
+            buf,
+            pos: 0,
+            end: buf.len(),
+            done: false,
+        }
+    }
+
+    /// Walks `range` of `buf` (clamped to `buf`); the ranges yielded and the
+    /// offsets in errors are positions in `buf`.
+    pub fn new_in(buf: &'a [u8], range: Range<usize>) -> Self {
+        let end = range.end.min(buf.len());
+        ParamIter {
+            buf,
+            pos: range.start,
+            end,
+            done: range.start >= end,
+        }
+    }
+}
+
+impl<'a> Iterator for ParamIter<'a> {
+    type Item = Result<(Range<usize>, ParamView<&'a [u8]>), WireError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.pos >= self.end {
+            self.done = true;
+            return None;
+        }
+        let offset = self.pos;
+        let available = self.end - offset;
+        if available < ParamView::<&[u8]>::HEADER_LEN {
+            self.done = true;
+            return Some(Err(WireError::Truncated {
+                offset,
+                needed: 4,
+                available,
+            }));
+        }
+        let length = u16_at(self.buf, offset + 2);
+        let len = usize::from(length);
+        if len < ParamView::<&[u8]>::HEADER_LEN || len > available {
+            self.done = true;
+            return Some(Err(WireError::BadParamLength { offset, length }));
+        }
+        let range = offset..offset + len;
+        self.pos = offset.saturating_add(padded(len)).min(self.end);
+        let view = ParamView::new_unchecked(self.buf.get(range.clone()).unwrap_or_default());
+        Some(Ok((range, view)))
+    }
+}
+
+impl UnknownParamAction {
+    /// The action encoded in the two high bits of a parameter type (RFC
+    /// 9260 section 3.2.1).
+    pub fn from_type(param_type: u16) -> Self {
+        match param_type >> 14 {
+            0 => UnknownParamAction::Stop,
+            1 => UnknownParamAction::StopAndReport,
+            2 => UnknownParamAction::Skip,
+            _ => UnknownParamAction::SkipAndReport,
+        }
+    }
+
+    /// True for the actions that ask for an Unrecognized Parameter report.
+    pub fn reports(self) -> bool {
+        matches!(
+            self,
+            UnknownParamAction::StopAndReport | UnknownParamAction::SkipAndReport
+        )
+    }
+
+    /// True for the actions that stop processing the chunk's parameters.
+    pub fn stops(self) -> bool {
+        matches!(
+            self,
+            UnknownParamAction::Stop | UnknownParamAction::StopAndReport
+        )
+    }
+}
+
+/// Length of an IPv4 Address parameter (RFC 9260 section 3.3.2.1).
+pub const IPV4_ADDRESS_LEN: usize = 8;
+/// Length of an IPv6 Address parameter (RFC 9260 section 3.3.2.1).
+pub const IPV6_ADDRESS_LEN: usize = 20;
+
+/// Length of the IPv4 or IPv6 Address parameter that carries `address`.
+pub fn address_param_len(address: &IpAddr) -> usize {
+    match address {
+        IpAddr::V4(_) => IPV4_ADDRESS_LEN,
+        IpAddr::V6(_) => IPV6_ADDRESS_LEN,
+    }
+}
+
+/// Appends the IPv4 or IPv6 Address parameter for `address` (8 or 20
+/// bytes, never padded).
+pub(crate) fn emit_address(address: &IpAddr, out: &mut Vec<u8>) {
+    match address {
+        IpAddr::V4(a) => {
+            out.extend_from_slice(&param_type::IPV4_ADDRESS.to_be_bytes());
+            out.extend_from_slice(&8u16.to_be_bytes());
+            out.extend_from_slice(&a.octets());
+        }
+        IpAddr::V6(a) => {
+            out.extend_from_slice(&param_type::IPV6_ADDRESS.to_be_bytes());
+            out.extend_from_slice(&20u16.to_be_bytes());
+            out.extend_from_slice(&a.octets());
+        }
+    }
+}
+
+/// Decodes `tlv`, which must be exactly one IPv4 or IPv6 Address parameter
+/// (the form RFC 5061 sections 4.1.1 and 4.2 embed in ASCONF chunks and
+/// their request parameters).
+pub(crate) fn parse_address(tlv: &[u8]) -> Result<IpAddr, WireError> {
+    if tlv.len() < 4 {
+        return Err(WireError::Truncated {
+            offset: 0,
+            needed: 4,
+            available: tlv.len(),
+        });
+    }
+    let kind = u16_at(tlv, 0);
+    let field = usize::from(u16_at(tlv, 2));
+    match kind {
+        param_type::IPV4_ADDRESS => match tlv.get(4..) {
+            Some(&[a, b, c, d]) if field == IPV4_ADDRESS_LEN => {
+                Ok(IpAddr::V4(Ipv4Addr::new(a, b, c, d)))
+            }
+            _ => Err(WireError::BadLength {
+                what: "IPv4 Address parameter",
+                length: field.max(tlv.len()),
+            }),
+        },
+        param_type::IPV6_ADDRESS => {
+            let octets: Option<[u8; 16]> = tlv.get(4..).and_then(|v| v.try_into().ok());
+            match octets {
+                Some(o) if field == IPV6_ADDRESS_LEN => Ok(IpAddr::V6(Ipv6Addr::from(o))),
+                _ => Err(WireError::BadLength {
+                    what: "IPv6 Address parameter",
+                    length: field.max(tlv.len()),
+                }),
+            }
+        }
+        other => Err(WireError::BadAddressType(other)),
+    }
+}
+
+fn exact(what: &'static str, value: &[u8], len: usize) -> Result<(), WireError> {
+    if value.len() == len {
+        Ok(())
+    } else {
+        Err(WireError::BadLength {
+            what,
+            length: value.len() + 4,
+        })
+    }
+}
+
+fn u16_list(what: &'static str, value: &[u8]) -> Result<Vec<u16>, WireError> {
+    if value.len() % 2 != 0 {
+        return Err(WireError::BadLength {
+            what,
+            length: value.len() + 4,
+        });
+    }
+    Ok(value
+        .chunks_exact(2)
+        .map(|p| u16::from_be_bytes([p[0], p[1]]))
+        .collect())
+}
+
+impl Param {
+    /// The Parameter Type this value is sent with.
+    pub fn param_type(&self) -> u16 {
+        use param_type as t;
+        match self {
+            Param::HeartbeatInfo(_) => t::HEARTBEAT_INFO,
+            Param::Ipv4Address(_) => t::IPV4_ADDRESS,
+            Param::Ipv6Address(_) => t::IPV6_ADDRESS,
+            Param::StateCookie(_) => t::STATE_COOKIE,
+            Param::UnrecognizedParameter(_) => t::UNRECOGNIZED_PARAMETER,
+            Param::CookiePreservative(_) => t::COOKIE_PRESERVATIVE,
+            Param::HostNameAddress(_) => t::HOST_NAME_ADDRESS,
+            Param::SupportedAddressTypes(_) => t::SUPPORTED_ADDRESS_TYPES,
+            Param::EcnCapable => t::ECN_CAPABLE,
+            Param::ForwardTsnSupported => t::FORWARD_TSN_SUPPORTED,
+            Param::AddIpAddress { .. } => t::ADD_IP_ADDRESS,
+            Param::DeleteIpAddress { .. } => t::DELETE_IP_ADDRESS,
+            Param::SetPrimaryAddress { .. } => t::SET_PRIMARY_ADDRESS,
+            Param::ErrorCauseIndication { .. } => t::ERROR_CAUSE_INDICATION,
+            Param::SuccessIndication { .. } => t::SUCCESS_INDICATION,
+            Param::AdaptationLayerIndication(_) => t::ADAPTATION_LAYER_INDICATION,
+            Param::SupportedExtensions(_) => t::SUPPORTED_EXTENSIONS,
+            Param::Random(_) => t::RANDOM,
+            Param::Chunks(_) => t::CHUNKS,
+            Param::HmacAlgo(_) => t::HMAC_ALGO,
+            Param::Unknown { param_type, .. } => *param_type,
+        }
+    }
+
+    fn value_len(&self) -> usize {
+        match self {
+            Param::HeartbeatInfo(b)
+            | Param::StateCookie(b)
+            | Param::UnrecognizedParameter(b)
+            | Param::HostNameAddress(b)
+            | Param::Random(b)
+            | Param::Unknown { value: b, .. } => b.len(),
+            Param::Ipv4Address(_) => 4,
+            Param::Ipv6Address(_) => 16,
+            Param::CookiePreservative(_)
+            | Param::AdaptationLayerIndication(_)
+            | Param::SuccessIndication { .. } => 4,
+            Param::SupportedAddressTypes(v) | Param::HmacAlgo(v) => v.len().saturating_mul(2),
+            Param::EcnCapable | Param::ForwardTsnSupported => 0,
+            Param::AddIpAddress { address, .. }
+            | Param::DeleteIpAddress { address, .. }
+            | Param::SetPrimaryAddress { address, .. } => 4 + address_param_len(address),
+            Param::ErrorCauseIndication { causes, .. } => {
+                4usize.saturating_add(ErrorCause::list_len(causes))
+            }
+            Param::SupportedExtensions(v) | Param::Chunks(v) => v.len(),
+        }
+    }
+
+    /// The Parameter Length field: header and value, without padding. May
+    /// exceed 65535 for an oversized value, which cannot be sent.
+    pub fn length(&self) -> usize {
+        self.value_len()
+            .saturating_add(ParamView::<&[u8]>::HEADER_LEN)
+    }
+
+    /// The length rounded up to a multiple of 4: the bytes [`Param::emit`]
+    /// appends.
+    pub fn padded_len(&self) -> usize {
+        padded(self.length())
+    }
+
+    /// Decodes one parameter; `tlv` starts with the parameter's header and
+    /// may continue past its length field (padding), which is ignored.
+    pub fn parse(tlv: &Bytes) -> Result<Param, WireError> {
+        let view = ParamView::new_checked(&tlv[..])?;
+        Self::parse_at(tlv, 0..usize::from(view.length()))
+    }
+
+    /// Decodes a list of padded parameters, such as the variable part of an
+    /// INIT or ASCONF chunk, in order.
+    pub fn parse_list(buf: &Bytes) -> Result<Vec<Param>, WireError> {
+        Self::parse_list_at(buf, 0..buf.len())
+    }
+
+    /// Decodes the list of parameters in `range` of `buf`; payloads are
+    /// slices of `buf` and error offsets are positions in `buf`.
+    pub(crate) fn parse_list_at(buf: &Bytes, range: Range<usize>) -> Result<Vec<Param>, WireError> {
+        let mut params = Vec::new();
+        for item in ParamIter::new_in(buf, range) {
+            let (r, _) = item?;
+            params.push(Self::parse_at(buf, r)?);
+        }
+        Ok(params)
+    }
+
+    /// Decodes the parameter occupying exactly `range` of `buf` (its length
+    /// field is taken to be `range.len()`).
+    pub(crate) fn parse_at(buf: &Bytes, range: Range<usize>) -> Result<Param, WireError> {
+        use param_type as t;
+        let Some(p) = buf.get(range.clone()) else {
+            let available = buf.len().saturating_sub(range.start);
+            return Err(WireError::Truncated {
+                offset: range.start,
+                needed: range.len(),
+                available,
+            });
+        };
+        if p.len() < 4 {
+            return Err(WireError::Truncated {
+                offset: range.start,
+                needed: 4,
+                available: p.len(),
+            });
+        }
+        let value = &p[4..];
+        let slice = || buf.slice(range.start + 4..range.end);
+        let param = match u16_at(p, 0) {
+            t::HEARTBEAT_INFO => Param::HeartbeatInfo(slice()),
+            t::IPV4_ADDRESS | t::IPV6_ADDRESS => match parse_address(p)? {
+                IpAddr::V4(a) => Param::Ipv4Address(a),
+                IpAddr::V6(a) => Param::Ipv6Address(a),
+            },
+            t::STATE_COOKIE => Param::StateCookie(slice()),
+            t::UNRECOGNIZED_PARAMETER => Param::UnrecognizedParameter(slice()),
+            t::COOKIE_PRESERVATIVE => {
+                exact("Cookie Preservative parameter", value, 4)?;
+                Param::CookiePreservative(u32_at(value, 0))
+            }
+            t::HOST_NAME_ADDRESS => Param::HostNameAddress(slice()),
+            t::SUPPORTED_ADDRESS_TYPES => {
+                Param::SupportedAddressTypes(u16_list("Supported Address Types parameter", value)?)
+            }
+            t::ECN_CAPABLE => Param::EcnCapable,
+            t::FORWARD_TSN_SUPPORTED => Param::ForwardTsnSupported,
+            t::ADD_IP_ADDRESS | t::DELETE_IP_ADDRESS | t::SET_PRIMARY_ADDRESS => {
+                if value.len() < 8 {
+                    return Err(WireError::BadLength {
+                        what: "ADD-IP request parameter",
+                        length: p.len(),
+                    });
+                }
+                let correlation_id = u32_at(value, 0);
+                let address = parse_address(&value[4..])?;
+                match u16_at(p, 0) {
+                    t::ADD_IP_ADDRESS => Param::AddIpAddress {
+                        correlation_id,
+                        address,
+                    },
+                    t::DELETE_IP_ADDRESS => Param::DeleteIpAddress {
+                        correlation_id,
+                        address,
+                    },
+                    _ => Param::SetPrimaryAddress {
+                        correlation_id,
+                        address,
+                    },
+                }
+            }
+            t::ERROR_CAUSE_INDICATION => {
+                if value.len() < 4 {
+                    return Err(WireError::BadLength {
+                        what: "Error Cause Indication parameter",
+                        length: p.len(),
+                    });
+                }
+                let causes = ErrorCause::parse_list_at(buf, range.start + 8..range.end)?;
+                Param::ErrorCauseIndication {
+                    correlation_id: u32_at(value, 0),
+                    causes,
+                }
+            }
+            t::SUCCESS_INDICATION => {
+                exact("Success Indication parameter", value, 4)?;
+                Param::SuccessIndication {
+                    correlation_id: u32_at(value, 0),
+                }
+            }
+            t::ADAPTATION_LAYER_INDICATION => {
+                exact("Adaptation Layer Indication parameter", value, 4)?;
+                Param::AdaptationLayerIndication(u32_at(value, 0))
+            }
+            t::SUPPORTED_EXTENSIONS => Param::SupportedExtensions(value.to_vec()),
+            t::RANDOM => Param::Random(slice()),
+            t::CHUNKS => Param::Chunks(value.to_vec()),
+            t::HMAC_ALGO => Param::HmacAlgo(u16_list("HMAC-ALGO parameter", value)?),
+            other => Param::Unknown {
+                param_type: other,
+                value: slice(),
+            },
+        };
+        Ok(param)
+    }
+
+    /// Appends the parameter (header, value and zero padding to 4 bytes).
+    /// The length field saturates at 65535 for an oversized value (check
+    /// [`Param::length`] first; the chunk emitters refuse such chunks in
+    /// their checked forms).
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        self.emit_unpadded(out);
+        pad(out, start);
+    }
+
+    /// Appends the parameter without trailing padding.
+    pub(crate) fn emit_unpadded(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(&self.param_type().to_be_bytes());
+        out.extend_from_slice(&[0, 0]);
+        match self {
+            Param::HeartbeatInfo(b)
+            | Param::StateCookie(b)
+            | Param::UnrecognizedParameter(b)
+            | Param::HostNameAddress(b)
+            | Param::Random(b)
+            | Param::Unknown { value: b, .. } => out.extend_from_slice(b),
+            Param::Ipv4Address(a) => out.extend_from_slice(&a.octets()),
+            Param::Ipv6Address(a) => out.extend_from_slice(&a.octets()),
+            Param::CookiePreservative(v) | Param::AdaptationLayerIndication(v) => {
+                out.extend_from_slice(&v.to_be_bytes())
+            }
+            Param::SuccessIndication { correlation_id } => {
+                out.extend_from_slice(&correlation_id.to_be_bytes())
+            }
+            Param::SupportedAddressTypes(v) | Param::HmacAlgo(v) => {
+                for x in v {
+                    out.extend_from_slice(&x.to_be_bytes());
+                }
+            }
+            Param::EcnCapable | Param::ForwardTsnSupported => {}
+            Param::AddIpAddress {
+                correlation_id,
+                address,
+            }
+            | Param::DeleteIpAddress {
+                correlation_id,
+                address,
+            }
+            | Param::SetPrimaryAddress {
+                correlation_id,
+                address,
+            } => {
+                out.extend_from_slice(&correlation_id.to_be_bytes());
+                emit_address(address, out);
+            }
+            Param::ErrorCauseIndication {
+                correlation_id,
+                causes,
+            } => {
+                out.extend_from_slice(&correlation_id.to_be_bytes());
+                ErrorCause::emit_list(causes, out);
+            }
+            Param::SupportedExtensions(v) | Param::Chunks(v) => out.extend_from_slice(v),
+        }
+        backpatch_len(out, start);
+    }
+
+    /// Appends `params` each padded except the last (RFC 9260 section 3.2:
+    /// the enclosing length does not count the last parameter's padding;
+    /// the enclosing structure pads itself).
+    pub(crate) fn emit_list(params: &[Param], out: &mut Vec<u8>) {
+        let last = params.len().saturating_sub(1);
+        for (i, p) in params.iter().enumerate() {
+            if i == last {
+                p.emit_unpadded(out)
+            } else {
+                p.emit(out)
+            }
+        }
+    }
+
+    /// Bytes [`Param::emit_list`] appends.
+    pub(crate) fn list_len(params: &[Param]) -> usize {
+        tlv_list_len(params.iter().map(Param::length))
+    }
 }
