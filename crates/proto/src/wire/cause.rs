@@ -236,7 +236,7 @@ impl ErrorCause {
             }
             c::MISSING_MANDATORY_PARAMETER => {
                 let what = "Missing Mandatory Parameter cause";
-                if info.len() < 4 || info.len() % 2 != 0 {
+                if info.len() < 4 || !info.len().is_multiple_of(2) {
                     return Err(WireError::BadLength {
                         what,
                         length: p.len(),
@@ -378,5 +378,239 @@ impl ErrorCause {
     /// Bytes [`ErrorCause::emit_list`] appends.
     pub(crate) fn list_len(causes: &[ErrorCause]) -> usize {
         tlv_list_len(causes.iter().map(ErrorCause::length))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(hex_str: &str) -> Bytes {
+        let clean: String = hex_str.chars().filter(|c| c.is_ascii_hexdigit()).collect();
+        Bytes::from(hex::decode(clean).expect("test hex"))
+    }
+
+    fn roundtrip(hex_str: &str) -> ErrorCause {
+        let b = bytes(hex_str);
+        let c = ErrorCause::parse(&b).expect("parse");
+        let mut out = Vec::new();
+        c.emit(&mut out);
+        assert_eq!(
+            hex::encode(&out),
+            hex::encode(&b),
+            "emit(parse(b)) != b for {c:?}"
+        );
+        assert_eq!(c.length(), usize::from(u16::from_be_bytes([b[2], b[3]])));
+        assert_eq!(c.padded_len(), b.len());
+        assert_eq!(c.code(), u16::from_be_bytes([b[0], b[1]]));
+        c
+    }
+
+    fn parse_err(hex_str: &str) -> WireError {
+        ErrorCause::parse(&bytes(hex_str)).expect_err("must not parse")
+    }
+
+    #[test]
+    fn rfc9260_causes() {
+        use ErrorCause as E;
+        assert_eq!(
+            roundtrip("0001 0008 0005 0000"),
+            E::InvalidStreamIdentifier { stream_id: 5 }
+        );
+        assert_eq!(
+            roundtrip("0002 000c 00000002 0007 0009"),
+            E::MissingMandatoryParameter {
+                param_types: vec![7, 9]
+            }
+        );
+        assert_eq!(
+            roundtrip("0002 000a 00000001 0007 0000"),
+            E::MissingMandatoryParameter {
+                param_types: vec![7]
+            }
+        );
+        assert_eq!(
+            roundtrip("0003 0008 000186a0"),
+            E::StaleCookie {
+                staleness_us: 100_000
+            }
+        );
+        assert_eq!(roundtrip("0004 0004"), E::OutOfResource);
+        assert_eq!(
+            roundtrip("0005 000c 0005 0008 c0000201"),
+            E::UnresolvableAddress {
+                address: bytes("0005 0008 c0000201")
+            }
+        );
+        assert_eq!(
+            roundtrip("0006 0009 4f000005 ff 000000"),
+            E::UnrecognizedChunkType {
+                chunk: bytes("4f000005 ff")
+            }
+        );
+        assert_eq!(roundtrip("0007 0004"), E::InvalidMandatoryParameter);
+        assert_eq!(
+            roundtrip("0008 0008 ff770004"),
+            E::UnrecognizedParameters {
+                params: bytes("ff770004")
+            }
+        );
+        assert_eq!(roundtrip("0009 0008 00000011"), E::NoUserData { tsn: 17 });
+        assert_eq!(roundtrip("000a 0004"), E::CookieReceivedWhileShuttingDown);
+        assert_eq!(
+            roundtrip("000b 000c 0005 0008 c0000202"),
+            E::RestartWithNewAddresses {
+                addresses: bytes("0005 0008 c0000202")
+            }
+        );
+        assert_eq!(
+            roundtrip("000c 0007 627965 00"),
+            E::UserInitiatedAbort {
+                reason: bytes("627965")
+            }
+        );
+        assert_eq!(
+            roundtrip("000c 0004"),
+            E::UserInitiatedAbort {
+                reason: Bytes::new()
+            }
+        );
+        assert_eq!(
+            roundtrip("000d 0009 6f6f70730a 000000"),
+            E::ProtocolViolation {
+                info: bytes("6f6f70730a")
+            }
+        );
+    }
+
+    #[test]
+    fn rfc5061_and_rfc4895_causes() {
+        use ErrorCause as E;
+        let request = "c002 0010 00000001 0005 0008 c0000201";
+        assert_eq!(
+            roundtrip(&format!("00a0 0014 {request}")),
+            E::DeleteLastRemainingAddress {
+                request: bytes(request)
+            }
+        );
+        assert_eq!(
+            roundtrip(&format!("00a1 0014 {request}")),
+            E::ResourceShortage {
+                request: bytes(request)
+            }
+        );
+        assert_eq!(
+            roundtrip(&format!("00a2 0014 {request}")),
+            E::DeleteSourceAddress {
+                request: bytes(request)
+            }
+        );
+        assert_eq!(roundtrip("00a3 0004"), E::IllegalAsconfAck);
+        assert_eq!(
+            roundtrip(&format!("00a4 0014 {request}")),
+            E::NoAuthorization {
+                request: bytes(request)
+            }
+        );
+        assert_eq!(
+            roundtrip("0105 0006 0002 0000"),
+            E::UnsupportedHmacIdentifier { hmac_id: 2 }
+        );
+        assert_eq!(
+            roundtrip("1234 0005 ff 000000"),
+            E::Unknown {
+                code: 0x1234,
+                info: bytes("ff")
+            }
+        );
+    }
+
+    #[test]
+    fn fixed_size_causes_with_wrong_lengths() {
+        let cases = [
+            ("0001 0006 0005 0000", "Invalid Stream Identifier cause", 6),
+            (
+                "0002 000c 00000003 0007 0009",
+                "Missing Mandatory Parameter cause",
+                12,
+            ),
+            (
+                "0002 0006 0000 0000",
+                "Missing Mandatory Parameter cause",
+                6,
+            ),
+            (
+                "0002 0009 00000000 00 000000",
+                "Missing Mandatory Parameter cause",
+                9,
+            ),
+            ("0003 000c 000186a0 00000000", "Stale Cookie cause", 12),
+            ("0004 0008 00000000", "Out of Resource cause", 8),
+            (
+                "0007 0005 00 000000",
+                "Invalid Mandatory Parameter cause",
+                5,
+            ),
+            ("0009 0004", "No User Data cause", 4),
+            (
+                "000a 0008 00000000",
+                "Cookie Received While Shutting Down cause",
+                8,
+            ),
+            ("00a3 0008 00000000", "Illegal ASCONF-ACK cause", 8),
+            (
+                "0105 0008 0001 0002",
+                "Unsupported HMAC Identifier cause",
+                8,
+            ),
+        ];
+        for (hex_str, what, length) in cases {
+            assert_eq!(
+                parse_err(hex_str),
+                WireError::BadLength { what, length },
+                "{hex_str}"
+            );
+        }
+        assert_eq!(
+            parse_err("0001 0000"),
+            WireError::BadParamLength {
+                offset: 0,
+                length: 0
+            }
+        );
+        assert_eq!(
+            parse_err("00"),
+            WireError::Truncated {
+                offset: 0,
+                needed: 4,
+                available: 1
+            }
+        );
+    }
+
+    #[test]
+    fn cause_lists() {
+        let b = bytes("000c 0005 aa 000000 0004 0004");
+        let causes = ErrorCause::parse_list(&b).unwrap();
+        assert_eq!(
+            causes,
+            vec![
+                ErrorCause::UserInitiatedAbort {
+                    reason: bytes("aa")
+                },
+                ErrorCause::OutOfResource
+            ]
+        );
+        assert_eq!(ErrorCause::list_len(&causes), 12);
+        let mut out = Vec::new();
+        ErrorCause::emit_list(&causes, &mut out);
+        assert_eq!(&out[..], &b[..]);
+        assert_eq!(
+            ErrorCause::parse_list(&bytes("0004 0004 0004 0000")).unwrap_err(),
+            WireError::BadParamLength {
+                offset: 4,
+                length: 0
+            }
+        );
     }
 }

@@ -262,3 +262,238 @@ impl PacketRepr {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::chunk::DataChunk;
+
+    fn bytes(hex_str: &str) -> Vec<u8> {
+        let clean: String = hex_str.chars().filter(|c| c.is_ascii_hexdigit()).collect();
+        hex::decode(clean).expect("test hex")
+    }
+
+    /// COOKIE ACK, then a DATA chunk with 5 bytes of user data whose
+    /// padding is missing (allowed for the last chunk).
+    const PACKET: &str = "1389 138a 0000abcd 00000000 | 0b 00 0004 | 00 03 0015 00000001 0000 0000 00000000 68656c6c6f";
+
+    #[test]
+    fn header_fields_and_chunk_walk() {
+        let mut buf = bytes(PACKET);
+        crc::fill(&mut buf);
+        let p = Packet::new_checked(&buf[..]).unwrap();
+        assert_eq!(
+            p.header(),
+            CommonHeader {
+                src_port: 5001,
+                dst_port: 5002,
+                verification_tag: 0xabcd
+            }
+        );
+        assert!(p.verify_checksum());
+        assert_eq!(p.checksum(), crc::checksum(&buf));
+        assert_eq!(p.payload().len(), buf.len() - 12);
+        let walked: Vec<_> = p.chunks().map(|c| c.unwrap()).collect();
+        assert_eq!(walked.len(), 2);
+        assert_eq!(walked[0].0, 12..16);
+        assert_eq!(walked[1].0, 16..37);
+        assert_eq!(walked[1].1.value().len(), 17);
+        assert_eq!(walked[1].1.chunk_type(), 0);
+    }
+
+    #[test]
+    fn parse_then_emit_adds_only_the_missing_padding() {
+        let mut buf = bytes(PACKET);
+        crc::fill(&mut buf);
+        let repr = PacketRepr::parse(&Bytes::from(buf.clone())).unwrap();
+        assert_eq!(repr.chunks.len(), 2);
+        assert_eq!(repr.chunks[0], Chunk::CookieAck);
+        let Chunk::Data(DataChunk {
+            payload,
+            begin,
+            end,
+            ..
+        }) = &repr.chunks[1]
+        else {
+            panic!()
+        };
+        assert_eq!(&payload[..], b"hello");
+        assert!(*begin && *end);
+        let out = repr.emit();
+        assert_eq!(out.len(), buf.len() + 3);
+        assert_eq!(&out[12..buf.len()], &buf[12..]);
+        assert_eq!(&out[buf.len()..], &[0, 0, 0]);
+        assert!(crc::verify(&out));
+        assert_eq!(repr.buffer_len(), out.len());
+        assert_eq!(PacketRepr::parse(&Bytes::from(out)).unwrap(), repr);
+    }
+
+    #[test]
+    fn emit_into_appends_and_checksums_only_its_packet() {
+        let repr = PacketRepr {
+            header: CommonHeader {
+                src_port: 1,
+                dst_port: 2,
+                verification_tag: 3,
+            },
+            chunks: vec![Chunk::ShutdownAck],
+        };
+        let mut out = vec![0xee; 5];
+        repr.emit_into(&mut out);
+        assert_eq!(&out[..5], &[0xee; 5]);
+        assert!(crc::verify(&out[5..]));
+        assert_eq!(out.len(), 5 + 16);
+        let mut p = Packet::new_checked(&mut out[5..]).unwrap();
+        p.set_verification_tag(0x0102_0304);
+        p.set_src_port(7);
+        p.set_dst_port(8);
+        assert!(!p.verify_checksum());
+        p.fill_checksum();
+        assert!(p.verify_checksum());
+        assert_eq!(
+            p.header(),
+            CommonHeader {
+                src_port: 7,
+                dst_port: 8,
+                verification_tag: 0x0102_0304
+            }
+        );
+    }
+
+    #[test]
+    fn try_emit_into_refuses_oversized_chunks() {
+        let repr = PacketRepr {
+            header: CommonHeader {
+                src_port: 1,
+                dst_port: 2,
+                verification_tag: 3,
+            },
+            chunks: vec![Chunk::CookieEcho {
+                cookie: Bytes::from(vec![0; 70_000]),
+            }],
+        };
+        let mut out = Vec::new();
+        assert_eq!(
+            repr.try_emit_into(&mut out),
+            Err(WireError::TooLong {
+                what: "chunk",
+                length: 70_004
+            })
+        );
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn walk_errors() {
+        let hdr = "1389 138a 00000000 00000000";
+        // Header only: no chunks, no error.
+        assert_eq!(
+            Packet::new_checked(&bytes(hdr)[..])
+                .unwrap()
+                .chunks()
+                .count(),
+            0
+        );
+        assert_eq!(
+            PacketRepr::parse(&Bytes::from(bytes(hdr))).unwrap().chunks,
+            vec![]
+        );
+        let cases = [
+            (
+                format!("{hdr} 0b00"),
+                WireError::Truncated {
+                    offset: 12,
+                    needed: 4,
+                    available: 2,
+                },
+            ),
+            (
+                format!("{hdr} 0b000004 0b00"),
+                WireError::Truncated {
+                    offset: 16,
+                    needed: 4,
+                    available: 2,
+                },
+            ),
+            (
+                format!("{hdr} 0b000000"),
+                WireError::BadChunkLength {
+                    offset: 12,
+                    length: 0,
+                },
+            ),
+            (
+                format!("{hdr} 0b000003"),
+                WireError::BadChunkLength {
+                    offset: 12,
+                    length: 3,
+                },
+            ),
+            (
+                format!("{hdr} 0b000008 0000"),
+                WireError::BadChunkLength {
+                    offset: 12,
+                    length: 8,
+                },
+            ),
+        ];
+        for (hex_str, err) in cases {
+            let b = bytes(&hex_str);
+            let p = Packet::new_checked(&b[..]).unwrap();
+            let items: Vec<_> = p.chunks().collect();
+            assert_eq!(
+                items.last().unwrap().as_ref().unwrap_err(),
+                &err,
+                "{hex_str}"
+            );
+            assert_eq!(PacketRepr::parse(&Bytes::from(b)).unwrap_err(), err);
+        }
+        // An unparsable chunk fails the whole packet, the walk still goes on.
+        let b = bytes(&format!("{hdr} 07000004 0b000004"));
+        assert_eq!(
+            PacketRepr::parse(&Bytes::from(b.clone())).unwrap_err(),
+            WireError::BadLength {
+                what: "SHUTDOWN chunk",
+                length: 4
+            }
+        );
+        assert_eq!(
+            Packet::new_unchecked(&b[..])
+                .chunks()
+                .filter(Result::is_ok)
+                .count(),
+            2
+        );
+    }
+
+    #[test]
+    fn short_buffers() {
+        for len in 0..12 {
+            let b = vec![0xffu8; len];
+            assert_eq!(
+                Packet::new_checked(&b[..]).unwrap_err(),
+                WireError::Truncated {
+                    offset: 0,
+                    needed: 12,
+                    available: len
+                }
+            );
+            let p = Packet::new_unchecked(&b[..]);
+            let _ = (
+                p.src_port(),
+                p.dst_port(),
+                p.verification_tag(),
+                p.checksum(),
+                p.verify_checksum(),
+            );
+            let mut it = p.chunks();
+            assert!(matches!(it.next(), Some(Err(WireError::Truncated { .. }))));
+            assert!(it.next().is_none());
+            assert!(PacketRepr::parse(&Bytes::from(b.clone())).is_err());
+            let mut m = b.clone();
+            let mut p = Packet::new_unchecked(&mut m[..]);
+            p.set_verification_tag(1);
+            p.fill_checksum();
+        }
+    }
+}

@@ -327,6 +327,9 @@ pub(crate) fn parse_address(tlv: &[u8]) -> Result<IpAddr, WireError> {
     }
     let kind = u16_at(tlv, 0);
     let field = usize::from(u16_at(tlv, 2));
+    // The length to report: the length field if it is wrong, else the
+    // number of bytes the parameter really occupies.
+    let wrong = |field: usize, expected: usize| if field != expected { field } else { tlv.len() };
     match kind {
         param_type::IPV4_ADDRESS => match tlv.get(4..) {
             Some(&[a, b, c, d]) if field == IPV4_ADDRESS_LEN => {
@@ -334,7 +337,7 @@ pub(crate) fn parse_address(tlv: &[u8]) -> Result<IpAddr, WireError> {
             }
             _ => Err(WireError::BadLength {
                 what: "IPv4 Address parameter",
-                length: field.max(tlv.len()),
+                length: wrong(field, IPV4_ADDRESS_LEN),
             }),
         },
         param_type::IPV6_ADDRESS => {
@@ -343,7 +346,7 @@ pub(crate) fn parse_address(tlv: &[u8]) -> Result<IpAddr, WireError> {
                 Some(o) if field == IPV6_ADDRESS_LEN => Ok(IpAddr::V6(Ipv6Addr::from(o))),
                 _ => Err(WireError::BadLength {
                     what: "IPv6 Address parameter",
-                    length: field.max(tlv.len()),
+                    length: wrong(field, IPV6_ADDRESS_LEN),
                 }),
             }
         }
@@ -363,7 +366,7 @@ fn exact(what: &'static str, value: &[u8], len: usize) -> Result<(), WireError> 
 }
 
 fn u16_list(what: &'static str, value: &[u8]) -> Result<Vec<u16>, WireError> {
-    if value.len() % 2 != 0 {
+    if !value.len().is_multiple_of(2) {
         return Err(WireError::BadLength {
             what,
             length: value.len() + 4,
@@ -644,5 +647,402 @@ impl Param {
     /// Bytes [`Param::emit_list`] appends.
     pub(crate) fn list_len(params: &[Param]) -> usize {
         tlv_list_len(params.iter().map(Param::length))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::cause::ErrorCause;
+
+    fn bytes(hex_str: &str) -> Bytes {
+        let clean: String = hex_str.chars().filter(|c| c.is_ascii_hexdigit()).collect();
+        Bytes::from(hex::decode(clean).expect("test hex"))
+    }
+
+    /// Parses one padded parameter, checks `emit` gives the same bytes.
+    fn roundtrip(hex_str: &str) -> Param {
+        let b = bytes(hex_str);
+        let p = Param::parse(&b).expect("parse");
+        let mut out = Vec::new();
+        p.emit(&mut out);
+        assert_eq!(
+            hex::encode(&out),
+            hex::encode(&b),
+            "emit(parse(b)) != b for {p:?}"
+        );
+        assert_eq!(p.length(), usize::from(u16::from_be_bytes([b[2], b[3]])));
+        assert_eq!(p.padded_len(), b.len());
+        assert_eq!(p.param_type(), u16::from_be_bytes([b[0], b[1]]));
+        p
+    }
+
+    fn parse_err(hex_str: &str) -> WireError {
+        Param::parse(&bytes(hex_str)).expect_err("must not parse")
+    }
+
+    #[test]
+    fn base_parameters() {
+        assert_eq!(
+            roundtrip("0001 0007 616263 00"),
+            Param::HeartbeatInfo(Bytes::from_static(b"abc"))
+        );
+        assert_eq!(
+            roundtrip("0005 0008 c0000201"),
+            Param::Ipv4Address(Ipv4Addr::new(192, 0, 2, 1))
+        );
+        assert_eq!(
+            roundtrip("0006 0014 20010db8 00000000 00000000 0000ffff"),
+            Param::Ipv6Address("2001:db8::ffff".parse().unwrap())
+        );
+        assert_eq!(
+            roundtrip("0007 0006 6b6b 0000"),
+            Param::StateCookie(Bytes::from_static(b"kk"))
+        );
+        assert_eq!(
+            roundtrip("0008 0008 ff770004"),
+            Param::UnrecognizedParameter(Bytes::from_static(&[0xff, 0x77, 0, 4]))
+        );
+        assert_eq!(
+            roundtrip("0009 0008 00002710"),
+            Param::CookiePreservative(10_000)
+        );
+        assert_eq!(
+            roundtrip("000b 000b 6578616d706c65 00"),
+            Param::HostNameAddress(Bytes::from_static(b"example"))
+        );
+        assert_eq!(
+            roundtrip("000c 0006 0005 0000"),
+            Param::SupportedAddressTypes(vec![5])
+        );
+        assert_eq!(
+            roundtrip("000c 0008 0006 0005"),
+            Param::SupportedAddressTypes(vec![6, 5])
+        );
+        assert_eq!(roundtrip("8000 0004"), Param::EcnCapable);
+        assert_eq!(roundtrip("c000 0004"), Param::ForwardTsnSupported);
+        assert_eq!(
+            roundtrip("abcd 0006 0102 0000"),
+            Param::Unknown {
+                param_type: 0xabcd,
+                value: Bytes::from_static(&[1, 2])
+            }
+        );
+    }
+
+    #[test]
+    fn auth_parameters() {
+        let random = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+        assert_eq!(
+            roundtrip(&format!("8002 0024 {random}")),
+            Param::Random(bytes(random))
+        );
+        assert_eq!(
+            roundtrip("8003 0006 c180 0000"),
+            Param::Chunks(vec![0xc1, 0x80])
+        );
+        assert_eq!(
+            roundtrip("8004 0008 0003 0001"),
+            Param::HmacAlgo(vec![3, 1])
+        );
+        assert_eq!(
+            parse_err("8004 0007 0003 00 00"),
+            WireError::BadLength {
+                what: "HMAC-ALGO parameter",
+                length: 7
+            }
+        );
+    }
+
+    #[test]
+    fn add_ip_parameters() {
+        assert_eq!(
+            roundtrip("8008 0005 c1 000000"),
+            Param::SupportedExtensions(vec![0xc1])
+        );
+        assert_eq!(
+            roundtrip("c001 0010 0000000a 0005 0008 00000000"),
+            Param::AddIpAddress {
+                correlation_id: 10,
+                address: IpAddr::from([0, 0, 0, 0])
+            }
+        );
+        assert_eq!(
+            roundtrip("c002 001c 0000000b 0006 0014 00000000 00000000 00000000 00000000"),
+            Param::DeleteIpAddress {
+                correlation_id: 11,
+                address: "::".parse().unwrap()
+            }
+        );
+        assert_eq!(
+            roundtrip("c004 0010 0000000c 0005 0008 c6336401"),
+            Param::SetPrimaryAddress {
+                correlation_id: 12,
+                address: IpAddr::from([198, 51, 100, 1])
+            }
+        );
+        assert_eq!(
+            roundtrip("c005 0008 0000000d"),
+            Param::SuccessIndication { correlation_id: 13 }
+        );
+        assert_eq!(
+            roundtrip("c006 0008 01020304"),
+            Param::AdaptationLayerIndication(0x0102_0304)
+        );
+        assert_eq!(
+            roundtrip("c003 0018 0000000e 00a3 0004 0105 0006 0002 0000 0004 0004"),
+            Param::ErrorCauseIndication {
+                correlation_id: 14,
+                causes: vec![
+                    ErrorCause::IllegalAsconfAck,
+                    ErrorCause::UnsupportedHmacIdentifier { hmac_id: 2 },
+                    ErrorCause::OutOfResource,
+                ],
+            }
+        );
+        assert_eq!(
+            roundtrip("c003 0008 0000000f"),
+            Param::ErrorCauseIndication {
+                correlation_id: 15,
+                causes: vec![]
+            }
+        );
+    }
+
+    #[test]
+    fn fixed_size_parameters_with_wrong_lengths() {
+        assert_eq!(
+            parse_err("0005 0007 c00002 00"),
+            WireError::BadLength {
+                what: "IPv4 Address parameter",
+                length: 7
+            }
+        );
+        assert_eq!(
+            parse_err("0006 0008 20010db8"),
+            WireError::BadLength {
+                what: "IPv6 Address parameter",
+                length: 8
+            }
+        );
+        assert_eq!(
+            parse_err("0009 000c 00002710 00000000"),
+            WireError::BadLength {
+                what: "Cookie Preservative parameter",
+                length: 12
+            }
+        );
+        assert_eq!(
+            parse_err("000c 0007 0005 00 00"),
+            WireError::BadLength {
+                what: "Supported Address Types parameter",
+                length: 7
+            }
+        );
+        assert_eq!(
+            parse_err("c005 0004"),
+            WireError::BadLength {
+                what: "Success Indication parameter",
+                length: 4
+            }
+        );
+        assert_eq!(
+            parse_err("c006 000c 00000001 00000000"),
+            WireError::BadLength {
+                what: "Adaptation Layer Indication parameter",
+                length: 12
+            }
+        );
+        assert_eq!(
+            parse_err("c001 000a 00000001 0005 0000"),
+            WireError::BadLength {
+                what: "ADD-IP request parameter",
+                length: 10
+            }
+        );
+        assert_eq!(
+            parse_err("c001 000c 00000001 0005 0004"),
+            WireError::BadLength {
+                what: "IPv4 Address parameter",
+                length: 4
+            }
+        );
+        assert_eq!(
+            parse_err("c001 0010 00000001 0005 000c c0000201"),
+            WireError::BadLength {
+                what: "IPv4 Address parameter",
+                length: 12
+            }
+        );
+        assert_eq!(
+            parse_err("c002 0010 00000001 000b 0008 61626364"),
+            WireError::BadAddressType(0x000b)
+        );
+        assert_eq!(
+            parse_err("c003 0006 0000"),
+            WireError::BadLength {
+                what: "Error Cause Indication parameter",
+                length: 6
+            }
+        );
+        assert_eq!(
+            parse_err("c003 000c 00000001 0001 0000"),
+            WireError::BadParamLength {
+                offset: 8,
+                length: 0
+            }
+        );
+        // ECN Capable and Forward-TSN Supported: value ignored.
+        assert_eq!(
+            Param::parse(&bytes("8000 0008 00000000")).unwrap(),
+            Param::EcnCapable
+        );
+        assert_eq!(
+            Param::parse(&bytes("c000 0005 01 000000")).unwrap(),
+            Param::ForwardTsnSupported
+        );
+    }
+
+    #[test]
+    fn view_and_header_errors() {
+        assert_eq!(
+            parse_err("0005 0000"),
+            WireError::BadParamLength {
+                offset: 0,
+                length: 0
+            }
+        );
+        assert_eq!(
+            parse_err("0005 0003"),
+            WireError::BadParamLength {
+                offset: 0,
+                length: 3
+            }
+        );
+        assert_eq!(
+            parse_err("0005 0009 c0000201"),
+            WireError::BadParamLength {
+                offset: 0,
+                length: 9
+            }
+        );
+        assert_eq!(
+            parse_err("0005 00"),
+            WireError::Truncated {
+                offset: 0,
+                needed: 4,
+                available: 3
+            }
+        );
+        let b = bytes("0001 0006 abcd 0000");
+        let v = ParamView::new_checked(&b[..]).unwrap();
+        assert_eq!(
+            (v.param_type(), v.length(), v.value(), v.padded_len()),
+            (1, 6, &[0xab, 0xcd][..], 8)
+        );
+        assert_eq!(v.unknown_action(), UnknownParamAction::Stop);
+        let v = ParamView::new_unchecked(&b[..5]);
+        assert_eq!(v.value(), &[0xab][..]);
+        let v = ParamView::new_unchecked(&b[..1]);
+        assert_eq!((v.param_type(), v.length(), v.value()), (0, 0, &[][..]));
+        assert_eq!(v.into_inner(), &[0u8][..]);
+    }
+
+    #[test]
+    fn list_walk_and_padding() {
+        // The last parameter's padding may be missing or present.
+        let without = bytes("0001 0005 aa 000000 0001 0006 bbcc");
+        let with = bytes("0001 0005 aa 000000 0001 0006 bbcc 0000");
+        for b in [&without, &with] {
+            let ranges: Vec<_> = ParamIter::new(b).map(|r| r.unwrap().0).collect();
+            assert_eq!(ranges, vec![0..5, 8..14]);
+            assert_eq!(
+                Param::parse_list(b).unwrap(),
+                vec![
+                    Param::HeartbeatInfo(Bytes::from_static(&[0xaa])),
+                    Param::HeartbeatInfo(Bytes::from_static(&[0xbb, 0xcc])),
+                ]
+            );
+        }
+        assert_eq!(Param::list_len(&Param::parse_list(&with).unwrap()), 14);
+        // Stray bytes after the last parameter.
+        let mut it = ParamIter::new(&[0, 1, 0, 4, 9, 9][..]);
+        assert!(it.next().unwrap().is_ok());
+        assert_eq!(
+            it.next().unwrap().unwrap_err(),
+            WireError::Truncated {
+                offset: 4,
+                needed: 4,
+                available: 2
+            }
+        );
+        assert!(it.next().is_none());
+        // A zero length stops the walk with an error the engine can match.
+        let b = bytes("0001 0004 0005 0000 0001 0004");
+        let mut it = ParamIter::new(&b);
+        assert!(it.next().unwrap().is_ok());
+        assert_eq!(
+            it.next().unwrap().unwrap_err(),
+            WireError::BadParamLength {
+                offset: 4,
+                length: 0
+            }
+        );
+        assert!(it.next().is_none());
+        assert_eq!(
+            Param::parse_list(&b).unwrap_err(),
+            WireError::BadParamLength {
+                offset: 4,
+                length: 0
+            }
+        );
+        // Sub-ranges: offsets are positions in the whole buffer.
+        let ranges: Vec<_> = ParamIter::new_in(&b, 4..8).collect();
+        assert_eq!(ranges.len(), 1);
+        assert_eq!(
+            ranges[0].as_ref().unwrap_err(),
+            &WireError::BadParamLength {
+                offset: 4,
+                length: 0
+            }
+        );
+        assert_eq!(ParamIter::new_in(&b, Range { start: 9, end: 4 }).count(), 0);
+        assert_eq!(ParamIter::new_in(&b, 8..100).count(), 1);
+        assert!(Param::parse_list(&Bytes::new()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn unknown_param_action_from_high_bits() {
+        assert_eq!(
+            UnknownParamAction::from_type(0x3fff),
+            UnknownParamAction::Stop
+        );
+        assert_eq!(
+            UnknownParamAction::from_type(0x4000),
+            UnknownParamAction::StopAndReport
+        );
+        assert_eq!(
+            UnknownParamAction::from_type(param_type::ECN_CAPABLE),
+            UnknownParamAction::Skip
+        );
+        assert_eq!(
+            UnknownParamAction::from_type(param_type::ADD_IP_ADDRESS),
+            UnknownParamAction::SkipAndReport
+        );
+        assert!(
+            UnknownParamAction::StopAndReport.reports()
+                && UnknownParamAction::StopAndReport.stops()
+        );
+        assert!(!UnknownParamAction::Skip.reports() && !UnknownParamAction::Skip.stops());
+    }
+
+    #[test]
+    fn oversized_parameter_saturates_its_length_field() {
+        let p = Param::StateCookie(Bytes::from(vec![0u8; 70_000]));
+        assert_eq!(p.length(), 70_004);
+        let mut out = Vec::new();
+        p.emit(&mut out);
+        assert_eq!(out.len(), 70_004);
+        assert_eq!(&out[2..4], &[0xff, 0xff]);
     }
 }
