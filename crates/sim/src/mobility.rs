@@ -23,7 +23,7 @@ mod point;
 mod trajectory;
 
 pub use crossing::{CircleCrossings, Crossing, CrossingKind};
-pub use e1::{E1Geometry, e1_trajectory};
+pub use e1::{E1Geometry, e1_handoff_times, e1_trajectory};
 pub use error::MobilityError;
 pub use patterns::{RandomWaypointParams, cross_over, random_waypoint};
 pub use point::Point;

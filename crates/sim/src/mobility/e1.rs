@@ -116,6 +116,23 @@ impl E1Geometry {
     }
 }
 
+/// The exact handoff times `h_i = start + i * floor(len / (n + 1))`,
+/// i = 1..=n, that [`e1_trajectory`] produces (e.g. to build the handover
+/// windows of the metrics). Saturates at [`Time::MAX`].
+pub fn e1_handoff_times(handoffs: u32, window_start: Time, window_len: Duration) -> Vec<Time> {
+    let len = u64::try_from(window_len.as_nanos()).unwrap_or(u64::MAX);
+    let spacing = len / (u64::from(handoffs) + 1);
+    (1..=u64::from(handoffs))
+        .map(|i| {
+            Time::from_nanos(
+                spacing
+                    .saturating_mul(i)
+                    .saturating_add(window_start.as_nanos()),
+            )
+        })
+        .collect()
+}
+
 /// The E1 trajectory with exactly `handoffs` crossings of the WLAN cell
 /// boundary in `[window_start, window_start + window_len)`, at the times
 /// given in the module documentation; the MN never leaves UMTS coverage.
@@ -135,7 +152,7 @@ pub fn e1_trajectory(
     let inside = leg - reach;
     let len = u64::try_from(window_len.as_nanos()).map_err(|_| MobilityError::TimeOverflow)?;
     let spacing = len / (u64::from(handoffs) + 1);
-    let needed = 2 * reach.max(inside);
+    let needed = reach.max(inside).saturating_mul(2);
     if spacing < needed {
         return Err(MobilityError::HandoffsDoNotFit {
             handoffs,

@@ -131,7 +131,9 @@ pub fn random_waypoint<R: RngCore + ?Sized>(
         let dest = Point::new(lo.x + ux * (hi.x - lo.x), lo.y + uy * (hi.y - lo.y));
         let speed = vmin + us * (vmax - vmin);
         b.move_to(dest, speed)?;
-        let pause = pmin + (up * (pmax - pmin) as f64) as u64;
+        let pause = pmin
+            .saturating_add((up * (pmax - pmin) as f64) as u64)
+            .min(pmax);
         b.pause(Duration::from_nanos(pause))?;
     }
     Ok(b.build())
