@@ -5,8 +5,26 @@
 //! threads, clocks or random sources: the caller passes the current time
 //! and a random seed in, hands received datagrams to it, and polls it for
 //! datagrams to send, timer deadlines and application events.
+//!
+//! Entry point: [`Endpoint`]. Modules follow the protocol: [`wire`] (the
+//! packet format), [`endpoint`] (demultiplexing, cookies), [`association`],
+//! [`path`] (RTO, error counters, heartbeats), [`congestion`], [`asconf`],
+//! [`auth`], [`policy`] (handover decisions).
 
+pub mod asconf;
+pub mod association;
+pub mod auth;
+pub mod config;
+pub mod congestion;
+pub mod endpoint;
+pub mod path;
 pub mod time;
+pub mod tsn;
 pub mod wire;
 
+pub use association::{
+    Association, CloseReason, Event, Message, PrimaryReason, SendError, State, Transmit,
+};
+pub use config::{AssociationConfig, EndpointConfig, Limits};
+pub use endpoint::{AssocId, Endpoint};
 pub use time::Time;

@@ -36,7 +36,11 @@ impl Time {
             return Time::ZERO;
         }
         let ns = (s * 1e9).round();
-        if ns >= u64::MAX as f64 { Time::MAX } else { Time(ns as u64) }
+        if ns >= u64::MAX as f64 {
+            Time::MAX
+        } else {
+            Time(ns as u64)
+        }
     }
     pub const fn as_nanos(self) -> u64 {
         self.0
@@ -89,7 +93,12 @@ impl Sub<Time> for Time {
 
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{:09}s", self.0 / 1_000_000_000, self.0 % 1_000_000_000)
+        write!(
+            f,
+            "{}.{:09}s",
+            self.0 / 1_000_000_000,
+            self.0 % 1_000_000_000
+        )
     }
 }
 
@@ -101,11 +110,17 @@ mod tests {
     fn arithmetic_is_exact_and_saturating() {
         let t = Time::from_millis(1500);
         assert_eq!(t.as_nanos(), 1_500_000_000);
-        assert_eq!(t + Duration::from_micros(1), Time::from_nanos(1_500_001_000));
+        assert_eq!(
+            t + Duration::from_micros(1),
+            Time::from_nanos(1_500_001_000)
+        );
         assert_eq!(Time::MAX + Duration::from_secs(1), Time::MAX);
         assert_eq!(Time::ZERO - Duration::from_secs(1), Time::ZERO);
         assert_eq!(Time::from_secs(1) - Time::from_secs(3), Duration::ZERO);
-        assert_eq!(Time::from_secs(3) - Time::from_secs(1), Duration::from_secs(2));
+        assert_eq!(
+            Time::from_secs(3) - Time::from_secs(1),
+            Duration::from_secs(2)
+        );
         assert_eq!(Time::from_secs_f64(0.0000000015), Time::from_nanos(2));
         assert_eq!(Time::from_secs_f64(-1.0), Time::ZERO);
         assert_eq!(Time::from_secs_f64(f64::NAN), Time::ZERO);

@@ -1,0 +1,445 @@
+//! The association's start: what an INIT or INIT ACK tells us about the
+//! peer (RFC 9260 sections 3.3.2, 3.3.3 and 5.1; RFC 5061 section 4.2.7;
+//! RFC 4895 section 3), and the INIT / INIT ACK we send.
+
+use std::net::IpAddr;
+
+use bytes::Bytes;
+
+use crate::auth::{AuthParamError, AuthParams, RANDOM_LEN};
+use crate::config::AssociationConfig;
+use crate::wire::chunk::chunk_type;
+use crate::wire::param::UnknownParamAction;
+use crate::wire::{InitChunk, Param};
+
+/// What the peer announced in its INIT or INIT ACK.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeerInit {
+    pub initiate_tag: u32,
+    pub a_rwnd: u32,
+    pub outbound_streams: u16,
+    pub inbound_streams: u16,
+    pub initial_tsn: u32,
+    /// Addresses listed (the packet's source is added by the caller).
+    pub addresses: Vec<IpAddr>,
+    /// Supported Address Types, if sent.
+    pub address_types: Option<Vec<u16>>,
+    pub cookie: Option<Bytes>,
+    pub cookie_preservative: Option<u32>,
+    /// RANDOM / CHUNKS / HMAC-ALGO, when RANDOM and HMAC-ALGO were both sent.
+    pub auth: Option<AuthParams>,
+    /// Supported Extensions lists ASCONF and ASCONF-ACK.
+    pub supports_asconf: bool,
+    pub adaptation: Option<u32>,
+    /// Unrecognized parameters to report (raw TLVs).
+    pub unrecognized: Vec<Bytes>,
+    /// A Host Name Address was present (deprecated: refused).
+    pub host_name: bool,
+}
+
+/// Why an INIT or INIT ACK is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InitError {
+    #[error("initiate tag is zero")]
+    ZeroTag,
+    #[error("zero outbound or inbound stream count")]
+    ZeroStreams,
+    #[error("AUTH parameters: {0}")]
+    Auth(AuthParamError),
+    #[error("state cookie missing from INIT ACK")]
+    MissingCookie,
+    #[error("host name address is not supported")]
+    HostName,
+}
+
+fn tlv(ty: u16, value: &[u8]) -> Bytes {
+    let mut v = Vec::with_capacity(4 + value.len());
+    v.extend_from_slice(&ty.to_be_bytes());
+    v.extend_from_slice(&((value.len() + 4) as u16).to_be_bytes());
+    v.extend_from_slice(value);
+    Bytes::from(v)
+}
+
+impl PeerInit {
+    /// Reads the fixed part and the parameters of an INIT or INIT ACK,
+    /// handling unknown parameters by their high bits (RFC 9260 section
+    /// 3.2.1). Structural errors were caught by the wire parser; this
+    /// checks the protocol rules.
+    pub fn from_chunk(init: &InitChunk, is_ack: bool) -> Result<PeerInit, InitError> {
+        if init.initiate_tag == 0 {
+            return Err(InitError::ZeroTag);
+        }
+        if init.outbound_streams == 0 || init.inbound_streams == 0 {
+            return Err(InitError::ZeroStreams);
+        }
+        let mut p = PeerInit {
+            initiate_tag: init.initiate_tag,
+            a_rwnd: init.a_rwnd,
+            outbound_streams: init.outbound_streams,
+            inbound_streams: init.inbound_streams,
+            initial_tsn: init.initial_tsn,
+            addresses: Vec::new(),
+            address_types: None,
+            cookie: None,
+            cookie_preservative: None,
+            auth: None,
+            supports_asconf: false,
+            adaptation: None,
+            unrecognized: Vec::new(),
+            host_name: false,
+        };
+        let mut randoms: Vec<Bytes> = Vec::new();
+        let mut chunks: Vec<Vec<u8>> = Vec::new();
+        let mut hmacs: Vec<Vec<u16>> = Vec::new();
+        for param in &init.params {
+            match param {
+                Param::Ipv4Address(a) => push_unique(&mut p.addresses, IpAddr::V4(*a)),
+                Param::Ipv6Address(a) => push_unique(&mut p.addresses, IpAddr::V6(*a)),
+                Param::StateCookie(c) if is_ack => p.cookie = Some(c.clone()),
+                Param::CookiePreservative(ms) if !is_ack => p.cookie_preservative = Some(*ms),
+                Param::HostNameAddress(_) => p.host_name = true,
+                Param::SupportedAddressTypes(t) if !is_ack => p.address_types = Some(t.clone()),
+                Param::SupportedExtensions(list) => {
+                    p.supports_asconf = list.contains(&chunk_type::ASCONF)
+                        && list.contains(&chunk_type::ASCONF_ACK);
+                }
+                Param::Random(r) => randoms.push(r.clone()),
+                Param::Chunks(c) => chunks.push(c.clone()),
+                Param::HmacAlgo(h) => hmacs.push(h.clone()),
+                Param::AdaptationLayerIndication(v) => p.adaptation = Some(*v),
+                // Known parameters that carry nothing we act on.
+                Param::EcnCapable
+                | Param::ForwardTsnSupported
+                | Param::UnrecognizedParameter(_) => {}
+                Param::Unknown { param_type, value } => {
+                    let raw = tlv(*param_type, value);
+                    match UnknownParamAction::from_type(*param_type) {
+                        UnknownParamAction::Stop => break,
+                        UnknownParamAction::StopAndReport => {
+                            p.unrecognized.push(raw);
+                            break;
+                        }
+                        UnknownParamAction::Skip => {}
+                        UnknownParamAction::SkipAndReport => p.unrecognized.push(raw),
+                    }
+                }
+                // Parameters that do not belong in an INIT / INIT ACK are
+                // ignored (e.g. a cookie in an INIT).
+                _ => {}
+            }
+        }
+        if is_ack && p.cookie.is_none() {
+            return Err(InitError::MissingCookie);
+        }
+        if p.host_name {
+            return Err(InitError::HostName);
+        }
+        // AUTH is in use only when the peer sent RANDOM and HMAC-ALGO
+        // (RFC 4895 section 6.1); malformed sets are a protocol violation.
+        if !randoms.is_empty() || !hmacs.is_empty() || !chunks.is_empty() {
+            if randoms.len() != 1 {
+                return Err(InitError::Auth(AuthParamError::RandomCount));
+            }
+            if hmacs.len() != 1 {
+                return Err(InitError::Auth(AuthParamError::HmacAlgoCount));
+            }
+            if chunks.len() > 1 {
+                return Err(InitError::Auth(AuthParamError::BadChunks));
+            }
+            if randoms[0].len() != RANDOM_LEN {
+                return Err(InitError::Auth(AuthParamError::RandomLength(
+                    randoms[0].len(),
+                )));
+            }
+            if !hmacs[0].contains(&1) {
+                return Err(InitError::Auth(AuthParamError::NoSha1));
+            }
+            p.auth = Some(AuthParams {
+                random: randoms[0].to_vec(),
+                chunks: chunks.pop(),
+                hmac_ids: hmacs.remove(0),
+            });
+        }
+        Ok(p)
+    }
+
+    /// Does the peer accept addresses of this family (Supported Address
+    /// Types, RFC 9260 section 3.3.2.1.4; absent means both).
+    pub fn accepts_family(&self, addr: &IpAddr) -> bool {
+        match &self.address_types {
+            None => true,
+            Some(t) => t.contains(if addr.is_ipv4() { &5 } else { &6 }),
+        }
+    }
+}
+
+fn push_unique(v: &mut Vec<IpAddr>, a: IpAddr) {
+    if !v.contains(&a) {
+        v.push(a);
+    }
+}
+
+/// Our AUTH parameters for an INIT / INIT ACK.
+pub fn local_auth_params(cfg: &AssociationConfig, random: &[u8; RANDOM_LEN]) -> AuthParams {
+    let mut chunks = cfg.auth_chunks.clone();
+    if cfg.asconf {
+        for c in [chunk_type::ASCONF, chunk_type::ASCONF_ACK] {
+            if !chunks.contains(&c) {
+                chunks.push(c);
+            }
+        }
+    }
+    let mut hmac_ids: Vec<u16> = Vec::new();
+    for a in &cfg.hmac_algorithms {
+        if !hmac_ids.contains(&a.id()) {
+            hmac_ids.push(a.id());
+        }
+    }
+    if !hmac_ids.contains(&1) {
+        hmac_ids.push(1);
+    }
+    AuthParams {
+        random: random.to_vec(),
+        chunks: if chunks.is_empty() {
+            None
+        } else {
+            Some(chunks)
+        },
+        hmac_ids,
+    }
+}
+
+/// The optional parameters we put in an INIT or INIT ACK (before the
+/// cookie, which the caller adds to an INIT ACK).
+pub fn local_params(
+    cfg: &AssociationConfig,
+    local_addrs: &[IpAddr],
+    auth: Option<&AuthParams>,
+    is_ack: bool,
+) -> Vec<Param> {
+    let mut params = Vec::new();
+    // Addresses are listed when there is more than one (with a single
+    // address the packet's source says it all, RFC 9260 section 3.3.2.1).
+    if local_addrs.len() > 1 {
+        for a in local_addrs {
+            params.push(match a {
+                IpAddr::V4(v4) => Param::Ipv4Address(*v4),
+                IpAddr::V6(v6) => Param::Ipv6Address(*v6),
+            });
+        }
+    }
+    if !is_ack && !local_addrs.is_empty() {
+        let mut types = Vec::new();
+        if local_addrs.iter().any(|a| a.is_ipv4()) {
+            types.push(5);
+        }
+        if local_addrs.iter().any(|a| a.is_ipv6()) {
+            types.push(6);
+        }
+        params.push(Param::SupportedAddressTypes(types));
+    }
+    let mut ext = Vec::new();
+    if cfg.asconf {
+        ext.extend([chunk_type::ASCONF, chunk_type::ASCONF_ACK]);
+    }
+    if cfg.auth {
+        ext.push(chunk_type::AUTH);
+    }
+    if !ext.is_empty() {
+        params.push(Param::SupportedExtensions(ext));
+    }
+    if let Some(a) = auth {
+        params.push(Param::Random(Bytes::from(a.random.clone())));
+        if let Some(c) = &a.chunks {
+            params.push(Param::Chunks(c.clone()));
+        }
+        params.push(Param::HmacAlgo(a.hmac_ids.clone()));
+    }
+    if let Some(ind) = cfg.adaptation_indication {
+        params.push(Param::AdaptationLayerIndication(ind));
+    }
+    params
+}
+
+/// Everything an INIT ACK needs (RFC 9260 section 5.1 step B, and the
+/// collision cases of section 5.2 with their tie-tags).
+pub struct InitAckSpec<'a> {
+    pub cfg: &'a AssociationConfig,
+    pub local_addrs: &'a [IpAddr],
+    pub secret: &'a [u8],
+    pub now: crate::Time,
+    /// The peer's INIT chunk, whole.
+    pub peer_init_raw: Bytes,
+    pub peer: &'a PeerInit,
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub local_port: u16,
+    pub peer_port: u16,
+    pub local_tag: u32,
+    pub local_initial_tsn: u32,
+    pub local_tie_tag: u32,
+    pub peer_tie_tag: u32,
+    pub local_random: Option<[u8; RANDOM_LEN]>,
+}
+
+/// Builds the INIT ACK with its signed State Cookie.
+pub fn build_init_ack(spec: InitAckSpec<'_>) -> crate::wire::Chunk {
+    let cfg = spec.cfg;
+    let mut lifespan = cfg.valid_cookie_life;
+    // Cookie Preservative (section 5.2.6): honour a bounded increment.
+    if let Some(ms) = spec.peer.cookie_preservative {
+        lifespan += std::time::Duration::from_millis(ms.min(60_000) as u64);
+    }
+    let cookie = crate::endpoint::cookie::CookieState {
+        created: spec.now,
+        lifespan,
+        local_tag: spec.local_tag,
+        peer_tag: spec.peer.initiate_tag,
+        local_initial_tsn: spec.local_initial_tsn,
+        local_tie_tag: spec.local_tie_tag,
+        peer_tie_tag: spec.peer_tie_tag,
+        local_port: spec.local_port,
+        peer_port: spec.peer_port,
+        init_src: spec.src,
+        init_dst: spec.dst,
+        local_random: spec.local_random,
+        peer_init: spec.peer_init_raw,
+    }
+    .seal(spec.secret);
+    let auth = spec.local_random.map(|r| local_auth_params(cfg, &r));
+    let mut params = vec![Param::StateCookie(cookie)];
+    params.extend(local_params(cfg, spec.local_addrs, auth.as_ref(), true));
+    for raw in &spec.peer.unrecognized {
+        params.push(Param::UnrecognizedParameter(raw.clone()));
+    }
+    crate::wire::Chunk::InitAck(InitChunk {
+        initiate_tag: spec.local_tag,
+        a_rwnd: cfg.receive_window,
+        outbound_streams: cfg.outbound_streams,
+        inbound_streams: cfg.max_inbound_streams,
+        initial_tsn: spec.local_initial_tsn,
+        params,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn init(params: Vec<Param>) -> InitChunk {
+        InitChunk {
+            initiate_tag: 7,
+            a_rwnd: 1500,
+            outbound_streams: 1,
+            inbound_streams: 1,
+            initial_tsn: 3,
+            params,
+        }
+    }
+
+    #[test]
+    fn reads_addresses_extensions_and_auth() {
+        let p = PeerInit::from_chunk(
+            &init(vec![
+                Param::Ipv4Address("10.0.0.1".parse().unwrap()),
+                Param::Ipv4Address("10.0.0.1".parse().unwrap()),
+                Param::Ipv6Address("2001:db8::1".parse().unwrap()),
+                Param::SupportedExtensions(vec![0xc1, 0x80]),
+                Param::Random(Bytes::from(vec![5u8; 32])),
+                Param::HmacAlgo(vec![3, 1]),
+            ]),
+            false,
+        )
+        .unwrap();
+        assert_eq!(p.addresses.len(), 2);
+        assert!(p.supports_asconf);
+        let a = p.auth.unwrap();
+        assert_eq!(a.hmac_ids, vec![3, 1]);
+        assert_eq!(a.chunks, None);
+    }
+
+    #[test]
+    fn unknown_parameters_follow_their_high_bits() {
+        let unk = |t: u16| Param::Unknown {
+            param_type: t,
+            value: Bytes::from_static(b"abcd"),
+        };
+        let addr = Param::Ipv4Address("10.0.0.9".parse().unwrap());
+        // 10: skip; 11: skip and report.
+        let p = PeerInit::from_chunk(&init(vec![unk(0x8123), unk(0xC123), addr.clone()]), false)
+            .unwrap();
+        assert_eq!(p.unrecognized.len(), 1);
+        assert_eq!(&p.unrecognized[0][..4], &[0xC1, 0x23, 0, 8]);
+        assert_eq!(p.addresses.len(), 1);
+        // 00: stop; 01: stop and report — later parameters are not read.
+        let p = PeerInit::from_chunk(&init(vec![unk(0x0123), addr.clone()]), false).unwrap();
+        assert!(p.addresses.is_empty() && p.unrecognized.is_empty());
+        let p = PeerInit::from_chunk(&init(vec![unk(0x4123), addr]), false).unwrap();
+        assert!(p.addresses.is_empty());
+        assert_eq!(p.unrecognized.len(), 1);
+    }
+
+    #[test]
+    fn protocol_rules_are_enforced() {
+        let mut i = init(vec![]);
+        i.initiate_tag = 0;
+        assert_eq!(PeerInit::from_chunk(&i, false), Err(InitError::ZeroTag));
+        let mut i = init(vec![]);
+        i.inbound_streams = 0;
+        assert_eq!(PeerInit::from_chunk(&i, false), Err(InitError::ZeroStreams));
+        assert_eq!(
+            PeerInit::from_chunk(&init(vec![]), true),
+            Err(InitError::MissingCookie)
+        );
+        let bad_random = init(vec![
+            Param::Random(Bytes::from(vec![1u8; 16])),
+            Param::HmacAlgo(vec![1]),
+        ]);
+        assert_eq!(
+            PeerInit::from_chunk(&bad_random, false),
+            Err(InitError::Auth(AuthParamError::RandomLength(16)))
+        );
+        let no_sha1 = init(vec![
+            Param::Random(Bytes::from(vec![1u8; 32])),
+            Param::HmacAlgo(vec![3]),
+        ]);
+        assert_eq!(
+            PeerInit::from_chunk(&no_sha1, false),
+            Err(InitError::Auth(AuthParamError::NoSha1))
+        );
+        let no_hmac = init(vec![Param::Random(Bytes::from(vec![1u8; 32]))]);
+        assert_eq!(
+            PeerInit::from_chunk(&no_hmac, false),
+            Err(InitError::Auth(AuthParamError::HmacAlgoCount))
+        );
+        let host = init(vec![Param::HostNameAddress(Bytes::from_static(
+            b"example.org\0",
+        ))]);
+        assert_eq!(PeerInit::from_chunk(&host, false), Err(InitError::HostName));
+    }
+
+    #[test]
+    fn local_parameters_announce_extensions() {
+        let cfg = AssociationConfig::default();
+        let a = local_auth_params(&cfg, &[9; 32]);
+        assert_eq!(a.chunks, Some(vec![0xc1, 0x80]));
+        assert_eq!(a.hmac_ids, vec![3, 1]);
+        let addrs: Vec<IpAddr> = vec!["10.0.0.1".parse().unwrap(), "10.1.0.1".parse().unwrap()];
+        let params = local_params(&cfg, &addrs, Some(&a), false);
+        assert!(params.contains(&Param::SupportedExtensions(vec![0xc1, 0x80, 0x0f])));
+        assert!(params.contains(&Param::SupportedAddressTypes(vec![5])));
+        assert_eq!(
+            params
+                .iter()
+                .filter(|p| matches!(p, Param::Ipv4Address(_)))
+                .count(),
+            2
+        );
+        let off = AssociationConfig {
+            asconf: false,
+            auth: false,
+            ..Default::default()
+        };
+        assert!(local_params(&off, &addrs[..1], None, true).is_empty());
+    }
+}

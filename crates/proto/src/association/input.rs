@@ -1,0 +1,1261 @@
+//! Processing of received packets: verification tags (RFC 9260 section
+//! 8.5), chunk authentication (RFC 4895 section 6.3), and every chunk type.
+
+use std::net::IpAddr;
+use std::ops::Range;
+
+use bytes::Bytes;
+
+use super::handshake::{InitAckSpec, build_init_ack};
+use super::recv::DataOutcome;
+use super::{Association, CloseReason, Directed, Event, PeerInit, PrimaryReason, State};
+use crate::Time;
+use crate::asconf::{LocalAddrState, Request, is_unusable_peer_address, is_wildcard};
+use crate::congestion::Congestion;
+use crate::endpoint::cookie::CookieState;
+use crate::path::{Path, RtoEstimator};
+use crate::wire::chunk::{UnknownChunkAction, chunk_type};
+use crate::wire::param::UnknownParamAction;
+use crate::wire::{
+    AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ErrorCause, InitChunk, Packet, Param, SackChunk,
+};
+
+/// Bound on queued control replies (heartbeat acks, errors): a peer cannot
+/// make the association hold more.
+const MAX_CTRL_QUEUE: usize = 256;
+
+/// Outcome of a chunk handler: go on with the next chunk or stop.
+#[derive(PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Stop,
+}
+
+/// Why an AUTH chunk did not authenticate what follows.
+enum AuthFailure {
+    /// Silently discard the rest of the packet.
+    Discard,
+    /// Discard and report an unsupported HMAC identifier.
+    UnsupportedHmac(u16),
+}
+
+fn addr_tlv(a: IpAddr) -> Bytes {
+    let mut v = Vec::with_capacity(20);
+    match a {
+        IpAddr::V4(v4) => {
+            v.extend_from_slice(&[0, 5, 0, 8]);
+            v.extend_from_slice(&v4.octets());
+        }
+        IpAddr::V6(v6) => {
+            v.extend_from_slice(&[0, 6, 0, 20]);
+            v.extend_from_slice(&v6.octets());
+        }
+    }
+    Bytes::from(v)
+}
+
+fn param_tlv(p: &Param) -> Bytes {
+    let mut v = Vec::new();
+    p.emit(&mut v);
+    v.truncate(p.length());
+    Bytes::from(v)
+}
+
+impl Association {
+    /// Handles a packet the endpoint routed here. The checksum was verified;
+    /// `cookie` is the validated State Cookie if the packet carried a
+    /// COOKIE ECHO.
+    pub(crate) fn handle_packet(
+        &mut self,
+        now: Time,
+        src: IpAddr,
+        dst: IpAddr,
+        packet: &Bytes,
+        cookie: Option<&CookieState>,
+    ) {
+        let view = Packet::new_unchecked(&packet[..]);
+        let vtag = view.verification_tag();
+        let mut chunks: Vec<(Range<usize>, u8, u8)> = Vec::new();
+        for item in view.chunks() {
+            match item {
+                Ok((range, c)) => chunks.push((range, c.chunk_type(), c.flags())),
+                Err(_) => {
+                    self.stats.malformed_chunks += 1;
+                    break;
+                }
+            }
+        }
+        let Some(&(_, first, first_flags)) = chunks.first() else {
+            return;
+        };
+        self.stats.packets_received += 1;
+
+        // Verification tag rules (section 8.5 and 8.5.1).
+        let has = |t: u8| chunks.iter().any(|c| c.1 == t);
+        if has(chunk_type::INIT) {
+            if vtag != 0 || chunks.len() > 1 {
+                self.stats.bad_vtag += 1;
+                return;
+            }
+        } else if first == chunk_type::COOKIE_ECHO
+            || (first == chunk_type::AUTH
+                && chunks
+                    .get(1)
+                    .is_some_and(|c| c.1 == chunk_type::COOKIE_ECHO))
+        {
+            // Checked against the cookie (section 5.2.4).
+        } else if first == chunk_type::ABORT || first == chunk_type::SHUTDOWN_COMPLETE {
+            let t_bit = first_flags & 1 != 0;
+            let ok = (!t_bit && vtag == self.local_tag)
+                || (t_bit && vtag == self.peer_tag && self.peer_tag != 0);
+            if !ok {
+                self.stats.bad_vtag += 1;
+                return;
+            }
+        } else if first == chunk_type::SHUTDOWN_ACK
+            && matches!(self.state, State::CookieWait | State::CookieEchoed)
+        {
+            // Treated as out of the blue (section 8.4 rule 5).
+            self.ctrl_push(Directed {
+                dest: src,
+                source: Some(dst),
+                reflect: Some(vtag),
+                chunk: Chunk::ShutdownComplete { t_bit: true },
+            });
+            return;
+        } else if vtag != self.local_tag {
+            self.stats.bad_vtag += 1;
+            return;
+        }
+
+        if let Some(i) = self.path_index(src) {
+            let p = &mut self.paths[i];
+            p.last_heard = Some(now);
+            p.learned_source = Some(dst);
+            p.stats.packets_received += 1;
+        }
+        self.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+
+        let had_gaps = self.receiver.has_gaps();
+        let mut data_seen = false;
+        let mut immediate = false;
+        let mut authenticated = false;
+        let readable_before = self.receiver.readable();
+
+        for (range, ty, _) in chunks.iter().cloned() {
+            if self.state == State::Closed && cookie.is_none() {
+                break;
+            }
+            let raw = packet.slice(range.clone());
+            let chunk = match Chunk::parse(&raw) {
+                Ok(c) => c,
+                Err(e) => {
+                    self.stats.malformed_chunks += 1;
+                    if matches!(e, crate::wire::WireError::BadParamLength { .. })
+                        && matches!(
+                            ty,
+                            chunk_type::ASCONF | chunk_type::ASCONF_ACK | chunk_type::INIT_ACK
+                        )
+                    {
+                        self.protocol_violation("malformed parameter", src);
+                    }
+                    break;
+                }
+            };
+            if let Chunk::Auth(a) = &chunk {
+                match self.verify_auth(packet, range.start, a) {
+                    Ok(()) => {
+                        authenticated = true;
+                        continue;
+                    }
+                    Err(AuthFailure::Discard) => {
+                        self.stats.auth_failures += 1;
+                        self.push_event(Event::AuthenticationFailure);
+                        break;
+                    }
+                    Err(AuthFailure::UnsupportedHmac(id)) => {
+                        self.stats.auth_failures += 1;
+                        let chunk = Chunk::Error {
+                            causes: vec![ErrorCause::UnsupportedHmacIdentifier { hmac_id: id }],
+                        };
+                        self.ctrl_push(Directed {
+                            dest: src,
+                            source: Some(dst),
+                            reflect: None,
+                            chunk,
+                        });
+                        break;
+                    }
+                }
+            }
+            if !authenticated && self.requires_auth(ty) {
+                self.stats.auth_failures += 1;
+                continue;
+            }
+            let flow = match chunk {
+                Chunk::Data(d) => {
+                    data_seen = true;
+                    immediate |= d.immediate;
+                    self.on_data(d, src, dst)
+                }
+                Chunk::Sack(s) => self.on_sack(now, &s, src),
+                Chunk::Init(i) => self.on_init(now, &i, raw.clone(), src, dst),
+                Chunk::InitAck(i) => self.on_init_ack(now, &i, src, dst),
+                Chunk::CookieEcho { .. } => match cookie {
+                    Some(c) => self.on_cookie_echo(now, c, src, dst),
+                    None => Flow::Stop,
+                },
+                Chunk::CookieAck => self.on_cookie_ack(now),
+                Chunk::Heartbeat { info } => {
+                    if self.state != State::Closed {
+                        self.ctrl_push(Directed {
+                            dest: src,
+                            source: Some(dst),
+                            reflect: None,
+                            chunk: Chunk::HeartbeatAck { info },
+                        });
+                    }
+                    Flow::Continue
+                }
+                Chunk::HeartbeatAck { info } => self.on_heartbeat_ack(now, &info),
+                Chunk::Abort { causes, .. } => {
+                    let reason = if matches!(self.state, State::CookieWait | State::CookieEchoed) {
+                        CloseReason::Refused
+                    } else {
+                        CloseReason::PeerAbort { causes }
+                    };
+                    self.close(reason);
+                    Flow::Stop
+                }
+                Chunk::Shutdown { cum_tsn_ack } => self.on_shutdown(now, cum_tsn_ack, src),
+                Chunk::ShutdownAck => self.on_shutdown_ack(src, dst),
+                Chunk::ShutdownComplete { .. } => {
+                    if self.state == State::ShutdownAckSent {
+                        self.close(CloseReason::Shutdown);
+                    }
+                    Flow::Stop
+                }
+                Chunk::Error { causes } => self.on_error(now, causes),
+                Chunk::Asconf(a) => self.on_asconf(now, a, src, dst),
+                Chunk::AsconfAck(a) => self.on_asconf_ack(&a),
+                Chunk::Auth(_) => Flow::Continue,
+                Chunk::ForwardTsn { .. } | Chunk::Unknown { .. } => {
+                    self.on_unknown_chunk(ty, raw, src, dst)
+                }
+            };
+            if flow == Flow::Stop {
+                break;
+            }
+        }
+
+        if data_seen && self.state != State::Closed {
+            self.after_data(now, src, had_gaps, immediate);
+        }
+        if !readable_before && self.receiver.readable() {
+            self.push_event(Event::Readable);
+        }
+        self.maybe_progress_shutdown(now);
+        if self.send_blocked && self.send_capacity() > 0 {
+            self.send_blocked = false;
+            self.push_event(Event::Writable);
+        }
+    }
+
+    fn ctrl_push(&mut self, d: Directed) {
+        if self.ctrl.len() < MAX_CTRL_QUEUE {
+            self.ctrl.push_back(d);
+        }
+    }
+
+    /// Must this received chunk type have been authenticated?
+    fn requires_auth(&self, ty: u8) -> bool {
+        match &self.auth {
+            Some(a) => {
+                a.requires_authentication(ty)
+                    || (self.cfg.asconf
+                        && matches!(ty, chunk_type::ASCONF | chunk_type::ASCONF_ACK))
+            }
+            // Without AUTH, ASCONF is never accepted (RFC 5061 section 4.1.1).
+            None => matches!(ty, chunk_type::ASCONF | chunk_type::ASCONF_ACK) && self.cfg.asconf,
+        }
+    }
+
+    /// RFC 4895 section 6.3.
+    fn verify_auth(&self, packet: &Bytes, start: usize, a: &AuthChunk) -> Result<(), AuthFailure> {
+        let Some(st) = &self.auth else {
+            return Err(AuthFailure::Discard);
+        };
+        let Some(alg) = st.accepts(a.hmac_id) else {
+            return Err(AuthFailure::UnsupportedHmac(a.hmac_id));
+        };
+        if a.shared_key_id != 0 || a.hmac.len() != alg.mac_len() {
+            return Err(AuthFailure::Discard);
+        }
+        let mut data = packet[start..].to_vec();
+        let field = 8..8 + alg.mac_len();
+        if data.len() < field.end {
+            return Err(AuthFailure::Discard);
+        }
+        data[field].fill(0);
+        if st.verify(alg, &data, &a.hmac) {
+            Ok(())
+        } else {
+            Err(AuthFailure::Discard)
+        }
+    }
+
+    fn on_data(&mut self, d: crate::wire::DataChunk, src: IpAddr, dst: IpAddr) -> Flow {
+        if !matches!(
+            self.state,
+            State::Established | State::ShutdownPending | State::ShutdownSent
+        ) {
+            return Flow::Continue;
+        }
+        if d.payload.is_empty() {
+            // Section 6.2: a DATA chunk without user data aborts.
+            self.stats.protocol_violations += 1;
+            self.send_abort(vec![ErrorCause::NoUserData { tsn: d.tsn }], Some(src));
+            self.close(CloseReason::ProtocolViolation(
+                "DATA chunk without user data",
+            ));
+            return Flow::Stop;
+        }
+        let stream = d.stream_id;
+        match self.receiver.on_data(d) {
+            DataOutcome::Accepted => {}
+            DataOutcome::Duplicate | DataOutcome::Dropped => self.sack_now = true,
+            DataOutcome::InvalidStream => {
+                let chunk = Chunk::Error {
+                    causes: vec![ErrorCause::InvalidStreamIdentifier { stream_id: stream }],
+                };
+                self.ctrl_push(Directed {
+                    dest: src,
+                    source: Some(dst),
+                    reflect: None,
+                    chunk,
+                });
+                self.sack_now = true;
+            }
+            DataOutcome::MessageTooLarge => {
+                self.send_abort(vec![ErrorCause::OutOfResource], Some(src));
+                self.close(CloseReason::ProtocolViolation(
+                    "message exceeds the maximum size",
+                ));
+                return Flow::Stop;
+            }
+        }
+        self.sack_dest = Some(src);
+        Flow::Continue
+    }
+
+    /// SACK scheduling after a packet with DATA (section 6.2).
+    fn after_data(&mut self, now: Time, src: IpAddr, had_gaps: bool, immediate: bool) {
+        self.receiver.packets_since_sack += 1;
+        if self.state == State::ShutdownSent {
+            // Section 9.2: answer each packet with DATA with a SHUTDOWN, and
+            // a SACK too if the SHUTDOWN cannot say everything.
+            self.shutdown.due = true;
+            if self.receiver.has_gaps() || self.receiver.has_dups() {
+                self.sack_now = true;
+            }
+            return;
+        }
+        self.sack_dest = Some(src);
+        let gaps = self.receiver.has_gaps();
+        if immediate
+            || gaps
+            || had_gaps
+            || self.receiver.has_dups()
+            || self.cfg.sack_delay.is_none()
+            || self.receiver.packets_since_sack >= self.cfg.sack_frequency
+        {
+            self.sack_now = true;
+            self.sack_deadline = None;
+        } else if self.sack_deadline.is_none() {
+            self.sack_deadline = self.cfg.sack_delay.map(|d| now + d);
+        }
+    }
+
+    fn on_sack(&mut self, now: Time, s: &SackChunk, src: IpAddr) -> Flow {
+        if !self.state.is_established() {
+            return Flow::Continue;
+        }
+        self.stats.sacks_received += 1;
+        let o = self.sender.on_sack(s, now, &mut self.paths);
+        if o.acks_unsent {
+            self.protocol_violation("SACK acknowledges a TSN that was not sent", src);
+            return Flow::Stop;
+        }
+        if o.stale {
+            return Flow::Continue;
+        }
+        if !o.acked_paths.is_empty() {
+            self.error_count = 0;
+        }
+        for p in o.acked_paths {
+            if self.paths[p].record_success() {
+                self.path_recovered(p);
+            }
+        }
+        if o.fast_retransmits > 0 {
+            self.fast_rtx_pending = true;
+        }
+        Flow::Continue
+    }
+
+    fn on_heartbeat_ack(&mut self, now: Time, info: &Bytes) -> Flow {
+        let Some((addr, nonce)) = decode_heartbeat_info(info) else {
+            return Flow::Continue;
+        };
+        let Some(i) = self.path_index(addr) else {
+            return Flow::Continue;
+        };
+        let interval = self.cfg.heartbeat_interval;
+        let p = &mut self.paths[i];
+        let Some(probe) = p.heartbeat else {
+            return Flow::Continue;
+        };
+        if probe.nonce != nonce {
+            return Flow::Continue;
+        }
+        p.heartbeat = None;
+        p.stats.heartbeat_acks_received += 1;
+        if !probe.timed_out {
+            p.rto.sample(now.saturating_since(probe.sent_at));
+        }
+        let newly_confirmed = !p.confirmed;
+        p.confirmed = true;
+        let recovered = p.record_success();
+        let rto = p.rto.rto();
+        self.error_count = 0;
+        let next = interval.map(|iv| now + self.heartbeat_period(rto, iv));
+        self.paths[i].heartbeat_deadline = next;
+        if newly_confirmed {
+            self.push_event(Event::PathConfirmed { addr });
+        }
+        if recovered {
+            self.path_recovered(i);
+        }
+        Flow::Continue
+    }
+
+    /// An INIT for an existing association (section 5.2.1 and 5.2.2).
+    fn on_init(
+        &mut self,
+        now: Time,
+        init: &InitChunk,
+        raw: Bytes,
+        src: IpAddr,
+        dst: IpAddr,
+    ) -> Flow {
+        let peer = match PeerInit::from_chunk(init, false) {
+            Ok(p) => p,
+            Err(_) => return Flow::Stop,
+        };
+        let (local_tag, local_tsn, tie_local, tie_peer, random) = match self.state {
+            State::Closed => return Flow::Stop,
+            State::ShutdownAckSent => {
+                // Section 9.2: discard and retransmit the SHUTDOWN ACK.
+                self.shutdown.due = true;
+                return Flow::Stop;
+            }
+            State::CookieWait | State::CookieEchoed => {
+                // Section 5.2.1: same parameters as our INIT.
+                let Some(st) = &self.init else {
+                    return Flow::Stop;
+                };
+                let tie_peer = if self.state == State::CookieEchoed {
+                    self.peer_tag
+                } else {
+                    0
+                };
+                let random = self
+                    .local_auth
+                    .as_ref()
+                    .and_then(|a| a.random.as_slice().try_into().ok());
+                (
+                    st.chunk.initiate_tag,
+                    st.chunk.initial_tsn,
+                    self.local_tag,
+                    tie_peer,
+                    random,
+                )
+            }
+            _ => {
+                // Section 5.2.2: a new tag, tie-tags of this association.
+                // New addresses would be a restart with new addresses.
+                let mut listed = peer.addresses.clone();
+                listed.push(src);
+                let new: Vec<IpAddr> = listed
+                    .into_iter()
+                    .filter(|a| self.path_index(*a).is_none())
+                    .collect();
+                if !new.is_empty() {
+                    let addresses: Vec<u8> =
+                        new.iter().flat_map(|a| addr_tlv(*a).to_vec()).collect();
+                    let chunk = Chunk::Abort {
+                        t_bit: false,
+                        causes: vec![ErrorCause::RestartWithNewAddresses {
+                            addresses: Bytes::from(addresses),
+                        }],
+                    };
+                    self.ctrl_push(Directed {
+                        dest: src,
+                        source: Some(dst),
+                        reflect: Some(peer.initiate_tag),
+                        chunk,
+                    });
+                    return Flow::Stop;
+                }
+                let tag = super::nonzero(&mut self.rng);
+                let tsn = rand_core::RngCore::next_u32(&mut self.rng);
+                let random = if self.cfg.auth {
+                    let mut r = [0u8; crate::auth::RANDOM_LEN];
+                    rand_core::RngCore::fill_bytes(&mut self.rng, &mut r);
+                    Some(r)
+                } else {
+                    None
+                };
+                (tag, tsn, self.local_tag, self.peer_tag, random)
+            }
+        };
+        let addrs: Vec<IpAddr> = self.local.iter().map(|l| l.addr).collect();
+        let chunk = build_init_ack(InitAckSpec {
+            cfg: &self.cfg,
+            local_addrs: &addrs,
+            secret: &self.secret,
+            now,
+            peer_init_raw: raw,
+            peer: &peer,
+            src,
+            dst,
+            local_port: self.local_port,
+            peer_port: self.peer_port,
+            local_tag,
+            local_initial_tsn: local_tsn,
+            local_tie_tag: tie_local,
+            peer_tie_tag: tie_peer,
+            local_random: random,
+        });
+        self.ctrl_push(Directed {
+            dest: src,
+            source: Some(dst),
+            reflect: Some(peer.initiate_tag),
+            chunk,
+        });
+        Flow::Stop
+    }
+
+    fn on_init_ack(&mut self, now: Time, init: &InitChunk, src: IpAddr, dst: IpAddr) -> Flow {
+        if self.state != State::CookieWait {
+            // Section 5.2.3: unexpected INIT ACK, discard.
+            return Flow::Stop;
+        }
+        let peer = match PeerInit::from_chunk(init, true) {
+            Ok(p) => p,
+            Err(e) => {
+                let cause = super::init_error_cause(&e, init);
+                if init.initiate_tag != 0 {
+                    self.ctrl_push(Directed {
+                        dest: src,
+                        source: Some(dst),
+                        reflect: Some(init.initiate_tag),
+                        chunk: Chunk::Abort {
+                            t_bit: false,
+                            causes: vec![cause],
+                        },
+                    });
+                }
+                self.close(CloseReason::Refused);
+                return Flow::Stop;
+            }
+        };
+        let Some(st) = self.init.as_ref() else {
+            return Flow::Stop;
+        };
+        let dest = st.dest;
+        let rtt = if st.retransmits == 0 {
+            st.deadline
+                .map(|d| st.rto.rto().saturating_sub(d.saturating_since(now)))
+        } else {
+            None
+        };
+        if let Err(why) = self.setup_peer(&peer, src, dest, now) {
+            self.ctrl_push(Directed {
+                dest: src,
+                source: Some(dst),
+                reflect: Some(peer.initiate_tag),
+                chunk: Chunk::Abort {
+                    t_bit: false,
+                    causes: vec![ErrorCause::ProtocolViolation {
+                        info: Bytes::from_static(why.as_bytes()),
+                    }],
+                },
+            });
+            self.close(CloseReason::Refused);
+            return Flow::Stop;
+        }
+        if let Some(r) = rtt
+            && let Some(i) = self.path_index(dest)
+        {
+            self.paths[i].rto.sample(r);
+        }
+        let rto = self.path_index(dest).map(|i| self.paths[i].rto.clone());
+        let st = self.init.as_mut().expect("checked above");
+        st.cookie = peer.cookie.clone();
+        st.cookie_bundle.clear();
+        if !peer.unrecognized.is_empty() {
+            let params: Vec<u8> = peer.unrecognized.iter().flat_map(|b| b.to_vec()).collect();
+            st.cookie_bundle.push(Chunk::Error {
+                causes: vec![ErrorCause::UnrecognizedParameters {
+                    params: Bytes::from(params),
+                }],
+            });
+        }
+        st.retransmits = 0;
+        st.due = true;
+        st.deadline = None;
+        if let Some(r) = rto {
+            st.rto = r;
+        }
+        self.state = State::CookieEchoed;
+        if let Some(ind) = peer.adaptation {
+            self.push_event(Event::Adaptation { indication: ind });
+        }
+        Flow::Stop
+    }
+
+    /// COOKIE ECHO for an existing association (section 5.2.4).
+    fn on_cookie_echo(&mut self, now: Time, c: &CookieState, src: IpAddr, dst: IpAddr) -> Flow {
+        let peer_init = match Chunk::parse(&c.peer_init) {
+            Ok(Chunk::Init(i)) => i,
+            _ => return Flow::Stop,
+        };
+        let Ok(peer) = PeerInit::from_chunk(&peer_init, false) else {
+            return Flow::Stop;
+        };
+        let my_match = c.local_tag == self.local_tag;
+        let peer_match = c.peer_tag == self.peer_tag;
+        let ties_match = c.local_tie_tag == self.local_tag
+            && c.peer_tie_tag == self.peer_tag
+            && c.local_tie_tag != 0;
+        if !my_match && !peer_match && ties_match {
+            // A: the peer restarted.
+            if self.state == State::ShutdownAckSent {
+                self.ctrl_push(Directed {
+                    dest: src,
+                    source: Some(dst),
+                    reflect: None,
+                    chunk: Chunk::ShutdownAck,
+                });
+                let chunk = Chunk::Error {
+                    causes: vec![ErrorCause::CookieReceivedWhileShuttingDown],
+                };
+                self.ctrl_push(Directed {
+                    dest: src,
+                    source: Some(dst),
+                    reflect: None,
+                    chunk,
+                });
+                return Flow::Stop;
+            }
+            let addrs: Vec<IpAddr> = self.local.iter().map(|l| l.addr).collect();
+            let mut seed = [0u8; 32];
+            rand_core::RngCore::fill_bytes(&mut self.rng, &mut seed);
+            let secret = self.secret;
+            match Association::from_cookie(self.cfg.clone(), now, seed, c, &peer, &addrs) {
+                Ok(mut fresh) => {
+                    fresh.secret = secret;
+                    let old_unsent = self.sender.drain_unsent();
+                    let mut events = std::mem::take(&mut self.events);
+                    *self = fresh;
+                    // Keep earlier events, replace "Connected" by "Restarted".
+                    self.events.retain(|e| *e != Event::Connected);
+                    events.extend(self.events.drain(..));
+                    self.events = events;
+                    self.push_event(Event::Restarted);
+                    for (stream, ppid, data) in old_unsent {
+                        self.push_event(Event::SendFailed { stream, ppid, data });
+                    }
+                    self.ctrl_push(Directed {
+                        dest: src,
+                        source: Some(dst),
+                        reflect: None,
+                        chunk: Chunk::CookieAck,
+                    });
+                }
+                Err(_) => return Flow::Stop,
+            }
+            return Flow::Continue;
+        }
+        if my_match && !peer_match {
+            // B: INIT collision; adopt the peer's parameters from the cookie.
+            if self.setup_peer(&peer, c.init_src, c.init_src, now).is_err() {
+                return Flow::Stop;
+            }
+            self.establish(now);
+            self.ctrl_push(Directed {
+                dest: src,
+                source: Some(dst),
+                reflect: None,
+                chunk: Chunk::CookieAck,
+            });
+            return Flow::Continue;
+        }
+        if !my_match && peer_match && c.local_tie_tag == 0 && c.peer_tie_tag == 0 {
+            // C: a late cookie; discard.
+            return Flow::Stop;
+        }
+        if my_match && peer_match {
+            // D: duplicate or our own crossing COOKIE ECHO.
+            if matches!(self.state, State::CookieWait | State::CookieEchoed) {
+                if self.state == State::CookieWait
+                    && self.setup_peer(&peer, c.init_src, c.init_src, now).is_err()
+                {
+                    return Flow::Stop;
+                }
+                self.establish(now);
+            }
+            self.ctrl_push(Directed {
+                dest: src,
+                source: Some(dst),
+                reflect: None,
+                chunk: Chunk::CookieAck,
+            });
+            return Flow::Continue;
+        }
+        Flow::Stop
+    }
+
+    fn establish(&mut self, _now: Time) {
+        if !matches!(self.state, State::CookieWait | State::CookieEchoed) {
+            return;
+        }
+        self.init = None;
+        self.state = State::Established;
+        self.push_event(Event::Connected);
+    }
+
+    fn on_cookie_ack(&mut self, now: Time) -> Flow {
+        if self.state == State::CookieEchoed {
+            if let Some(st) = &self.init
+                && st.retransmits == 0
+                && let (Some(d), Some(i)) = (st.deadline, self.path_index(st.dest))
+            {
+                let rtt = st.rto.rto().saturating_sub(d.saturating_since(now));
+                self.paths[i].rto.sample(rtt);
+            }
+            self.establish(now);
+        }
+        Flow::Continue
+    }
+
+    fn on_shutdown(&mut self, now: Time, cum: u32, src: IpAddr) -> Flow {
+        match self.state {
+            State::Established | State::ShutdownPending | State::ShutdownReceived => {
+                let o = self.sender.on_shutdown_cum_ack(cum, now, &mut self.paths);
+                if o.acks_unsent {
+                    self.protocol_violation("SHUTDOWN acknowledges a TSN that was not sent", src);
+                    return Flow::Stop;
+                }
+                if self.state != State::ShutdownReceived {
+                    self.state = State::ShutdownReceived;
+                }
+            }
+            State::ShutdownSent => {
+                // Both sides shut down at once: answer with SHUTDOWN ACK.
+                self.sender.on_shutdown_cum_ack(cum, now, &mut self.paths);
+                self.state = State::ShutdownAckSent;
+                self.shutdown.due = true;
+                self.shutdown.retransmits = 0;
+            }
+            State::ShutdownAckSent => self.shutdown.due = true,
+            _ => {}
+        }
+        Flow::Continue
+    }
+
+    fn on_shutdown_ack(&mut self, src: IpAddr, dst: IpAddr) -> Flow {
+        if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
+            self.ctrl_push(Directed {
+                dest: src,
+                source: Some(dst),
+                reflect: None,
+                chunk: Chunk::ShutdownComplete { t_bit: false },
+            });
+            self.close(CloseReason::Shutdown);
+            return Flow::Stop;
+        }
+        Flow::Continue
+    }
+
+    fn on_error(&mut self, now: Time, causes: Vec<ErrorCause>) -> Flow {
+        for c in &causes {
+            match c {
+                ErrorCause::StaleCookie { staleness_us } if self.state == State::CookieEchoed => {
+                    // Section 5.2.6: retry with a Cookie Preservative.
+                    if let Some(st) = self.init.as_mut() {
+                        st.retransmits += 1;
+                        if st.retransmits > self.cfg.max_init_retrans {
+                            self.close(CloseReason::InitFailed);
+                            return Flow::Stop;
+                        }
+                        let ms = (staleness_us / 1000).saturating_mul(2).max(1);
+                        st.chunk
+                            .params
+                            .retain(|p| !matches!(p, Param::CookiePreservative(_)));
+                        st.chunk.params.push(Param::CookiePreservative(ms));
+                        st.cookie = None;
+                        st.due = true;
+                        st.deadline = None;
+                        self.state = State::CookieWait;
+                    }
+                    let _ = now;
+                    return Flow::Stop;
+                }
+                ErrorCause::UnrecognizedChunkType { chunk }
+                    if chunk.first() == Some(&chunk_type::ASCONF) =>
+                {
+                    for r in self.asconf.disable() {
+                        self.fail_request(r, vec![c.clone()]);
+                    }
+                    self.push_event(Event::AsconfUnsupported);
+                }
+                _ => {}
+            }
+        }
+        self.push_event(Event::PeerError { causes });
+        Flow::Continue
+    }
+
+    fn on_unknown_chunk(&mut self, ty: u8, raw: Bytes, src: IpAddr, dst: IpAddr) -> Flow {
+        self.stats.unknown_chunks += 1;
+        let action = UnknownChunkAction::from_type(ty);
+        if matches!(
+            action,
+            UnknownChunkAction::StopAndReport | UnknownChunkAction::SkipAndReport
+        ) {
+            let chunk = Chunk::Error {
+                causes: vec![ErrorCause::UnrecognizedChunkType { chunk: raw }],
+            };
+            self.ctrl_push(Directed {
+                dest: src,
+                source: Some(dst),
+                reflect: None,
+                chunk,
+            });
+        }
+        match action {
+            UnknownChunkAction::Stop | UnknownChunkAction::StopAndReport => Flow::Stop,
+            _ => Flow::Continue,
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // ADD-IP, receiver side (RFC 5061 section 5.2)
+    // ---------------------------------------------------------------
+
+    fn on_asconf(&mut self, now: Time, a: AsconfChunk, src: IpAddr, dst: IpAddr) -> Flow {
+        if !self.asconf.enabled || !self.state.is_established() {
+            return Flow::Continue;
+        }
+        self.stats.asconfs_received += 1;
+        let expected = self.asconf.peer_serial.wrapping_add(1);
+        if a.serial == self.asconf.peer_serial {
+            // A retransmission: resend the cached answer, or discard.
+            if let Some(ack) = self.asconf.cached_ack.clone() {
+                self.ctrl_push(Directed {
+                    dest: src,
+                    source: Some(dst),
+                    reflect: None,
+                    chunk: Chunk::AsconfAck(ack),
+                });
+            }
+            return Flow::Continue;
+        }
+        if a.serial != expected {
+            return Flow::Continue;
+        }
+        let mut responses: Vec<Param> = Vec::new();
+        let mut successes: Vec<Param> = Vec::new();
+        for param in &a.params {
+            let result = match param {
+                Param::AddIpAddress {
+                    correlation_id,
+                    address,
+                } => Some((*correlation_id, self.peer_add(now, *address, src, param))),
+                Param::DeleteIpAddress {
+                    correlation_id,
+                    address,
+                } => Some((*correlation_id, self.peer_delete(now, *address, src, param))),
+                Param::SetPrimaryAddress {
+                    correlation_id,
+                    address,
+                } => Some((*correlation_id, self.peer_set_primary(*address, src))),
+                Param::AdaptationLayerIndication(v) => {
+                    self.push_event(Event::Adaptation { indication: *v });
+                    None
+                }
+                Param::Unknown { param_type, value } => {
+                    let action = UnknownParamAction::from_type(*param_type);
+                    let report = matches!(
+                        action,
+                        UnknownParamAction::StopAndReport | UnknownParamAction::SkipAndReport
+                    );
+                    if report {
+                        let cid = if value.len() >= 4 {
+                            u32::from_be_bytes([value[0], value[1], value[2], value[3]])
+                        } else {
+                            0
+                        };
+                        let cause = ErrorCause::UnrecognizedParameters {
+                            params: param_tlv(param),
+                        };
+                        responses.push(Param::ErrorCauseIndication {
+                            correlation_id: cid,
+                            causes: vec![cause],
+                        });
+                    }
+                    if matches!(
+                        action,
+                        UnknownParamAction::Stop | UnknownParamAction::StopAndReport
+                    ) {
+                        break;
+                    }
+                    None
+                }
+                _ => None,
+            };
+            if let Some((cid, r)) = result {
+                match r {
+                    Ok(()) => successes.push(Param::SuccessIndication {
+                        correlation_id: cid,
+                    }),
+                    Err(cause) => responses.push(Param::ErrorCauseIndication {
+                        correlation_id: cid,
+                        causes: vec![cause],
+                    }),
+                }
+            }
+            if self.state == State::Closed {
+                return Flow::Stop;
+            }
+        }
+        // Successes are implicit; they are spelled out only next to errors.
+        if !responses.is_empty() {
+            responses.extend(successes);
+        }
+        let ack = AsconfAckChunk {
+            serial: a.serial,
+            params: responses,
+        };
+        self.asconf.peer_serial = a.serial;
+        self.asconf.cached_ack = Some(ack.clone());
+        self.ctrl_push(Directed {
+            dest: src,
+            source: Some(dst),
+            reflect: None,
+            chunk: Chunk::AsconfAck(ack),
+        });
+        // An ASCONF proves the peer reached us: count it as life.
+        self.error_count = 0;
+        Flow::Continue
+    }
+
+    /// Families in use by the association's peer addresses.
+    fn uses_family(&self, a: &IpAddr) -> bool {
+        self.paths.iter().any(|p| p.remote.is_ipv4() == a.is_ipv4())
+    }
+
+    fn peer_add(
+        &mut self,
+        now: Time,
+        address: IpAddr,
+        src: IpAddr,
+        param: &Param,
+    ) -> Result<(), ErrorCause> {
+        let addr = if is_wildcard(&address) { src } else { address };
+        if is_unusable_peer_address(&addr) || !self.uses_family(&addr) {
+            return Err(ErrorCause::UnresolvableAddress {
+                address: addr_tlv(address),
+            });
+        }
+        if self.path_index(addr).is_some() {
+            return Ok(());
+        }
+        if self.paths.len() >= self.cfg.limits.max_peer_addresses {
+            return Err(ErrorCause::ResourceShortage {
+                request: param_tlv(param),
+            });
+        }
+        let mtu = self.cfg.path_mtu;
+        let confirmed = self.cfg.confirm_asconf_source && addr == src;
+        let mut p = Path::new(
+            addr,
+            RtoEstimator::new(self.cfg.rto_initial, self.cfg.rto_min, self.cfg.rto_max),
+            Congestion::new(
+                mtu,
+                self.cfg.initial_cwnd_for(mtu),
+                self.sender.peer_rwnd.max(mtu as u32),
+            ),
+            confirmed,
+        );
+        p.heartbeat_deadline = Some(if confirmed {
+            now + self
+                .cfg
+                .heartbeat_interval
+                .unwrap_or(std::time::Duration::MAX)
+        } else {
+            now
+        });
+        self.paths.push(p);
+        self.push_event(Event::PeerAddressAdded { addr });
+        if confirmed {
+            self.push_event(Event::PathConfirmed { addr });
+        }
+        Ok(())
+    }
+
+    fn peer_delete(
+        &mut self,
+        now: Time,
+        address: IpAddr,
+        src: IpAddr,
+        param: &Param,
+    ) -> Result<(), ErrorCause> {
+        if is_wildcard(&address) {
+            // Delete every address but the source.
+            let doomed: Vec<IpAddr> = self
+                .paths
+                .iter()
+                .map(|p| p.remote)
+                .filter(|a| *a != src)
+                .collect();
+            if self.path_index(src).is_none() {
+                return Err(ErrorCause::DeleteSourceAddress {
+                    request: param_tlv(param),
+                });
+            }
+            for a in doomed {
+                self.remove_path(a, src, now);
+            }
+            return Ok(());
+        }
+        if is_unusable_peer_address(&address) {
+            return Err(ErrorCause::UnresolvableAddress {
+                address: addr_tlv(address),
+            });
+        }
+        if self.path_index(address).is_none() {
+            return Err(ErrorCause::UnresolvableAddress {
+                address: addr_tlv(address),
+            });
+        }
+        if self.paths.len() == 1 {
+            return Err(ErrorCause::DeleteLastRemainingAddress {
+                request: param_tlv(param),
+            });
+        }
+        if address == src {
+            return Err(ErrorCause::DeleteSourceAddress {
+                request: param_tlv(param),
+            });
+        }
+        self.remove_path(address, src, now);
+        Ok(())
+    }
+
+    /// Removes a peer address: its outstanding data moves to the path of
+    /// `prefer` (the ASCONF's source) or the data path.
+    fn remove_path(&mut self, addr: IpAddr, prefer: IpAddr, now: Time) {
+        let Some(i) = self.path_index(addr) else {
+            return;
+        };
+        if self.paths.len() <= 1 {
+            return;
+        }
+        let to = self
+            .path_index(prefer)
+            .filter(|&t| t != i)
+            .or_else(|| (0..self.paths.len()).find(|&t| t != i && self.paths[t].usable()))
+            .unwrap_or(if i == 0 { 1 } else { 0 });
+        self.sender.rehome(i, to, &mut self.paths);
+        // Re-homed data is protected by the new path's T3-rtx timer.
+        if self.paths[to].flight_size > 0 && self.paths[to].t3_deadline.is_none() {
+            let rto = self.paths[to].rto.rto();
+            self.paths[to].t3_deadline = Some(now + rto);
+        }
+        let was_primary = i == self.primary;
+        self.paths.remove(i);
+        self.sender.path_removed(i);
+        let to_after = if to > i { to - 1 } else { to };
+        if self.primary > i {
+            self.primary -= 1;
+        } else if was_primary {
+            self.primary = to_after;
+        }
+        if let Some(o) = self.asconf.outstanding.as_mut() {
+            if o.path == i {
+                o.path = to_after;
+            } else if o.path > i {
+                o.path -= 1;
+            }
+        }
+        self.push_event(Event::PeerAddressRemoved { addr });
+        if was_primary {
+            let a = self.paths[self.primary].remote;
+            self.push_event(Event::PrimaryChanged {
+                addr: a,
+                reason: PrimaryReason::Deleted,
+            });
+        }
+    }
+
+    fn peer_set_primary(&mut self, address: IpAddr, src: IpAddr) -> Result<(), ErrorCause> {
+        let addr = if is_wildcard(&address) { src } else { address };
+        let Some(i) = self.path_index(addr) else {
+            return Err(ErrorCause::UnresolvableAddress {
+                address: addr_tlv(address),
+            });
+        };
+        if i != self.primary {
+            self.primary = i;
+            self.push_event(Event::PrimaryChanged {
+                addr,
+                reason: PrimaryReason::PeerRequest,
+            });
+        }
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------
+    // ADD-IP, sender side (RFC 5061 section 5.3)
+    // ---------------------------------------------------------------
+
+    fn on_asconf_ack(&mut self, a: &AsconfAckChunk) -> Flow {
+        let path = self.asconf.outstanding.as_ref().map(|o| o.path);
+        let Some(results) = self.asconf.on_ack(a) else {
+            return Flow::Continue;
+        };
+        self.error_count = 0;
+        if let Some(p) = path.filter(|&p| p < self.paths.len())
+            && self.paths[p].record_success()
+        {
+            self.path_recovered(p);
+        }
+        for (r, res) in results {
+            match res {
+                Ok(()) => self.complete_request(r),
+                Err(causes) => self.fail_request(r, causes),
+            }
+        }
+        Flow::Continue
+    }
+
+    fn complete_request(&mut self, r: Request) {
+        match r {
+            Request::Add(addr) => {
+                if let Some(l) = self.local.iter_mut().find(|l| l.addr == addr)
+                    && l.state == LocalAddrState::AddPending
+                {
+                    l.state = LocalAddrState::Available;
+                }
+                self.push_event(Event::LocalAddressAdded { addr });
+            }
+            Request::Delete(addr) => {
+                self.local.retain(|l| l.addr != addr);
+                for p in self.paths.iter_mut() {
+                    if p.learned_source == Some(addr) {
+                        p.learned_source = None;
+                    }
+                    if p.source == Some(addr) {
+                        p.source = None;
+                    }
+                }
+                self.push_event(Event::LocalAddressRemoved { addr });
+            }
+            Request::SetPrimary(addr) => self.push_event(Event::PeerPrimaryRequest {
+                addr,
+                accepted: true,
+            }),
+        }
+    }
+
+    fn fail_request(&mut self, r: Request, causes: Vec<ErrorCause>) {
+        match r {
+            Request::Add(addr) => {
+                if causes
+                    .iter()
+                    .any(|c| matches!(c, ErrorCause::UnrecognizedParameters { .. }))
+                {
+                    self.asconf.add_refused = true;
+                }
+                self.local
+                    .retain(|l| !(l.addr == addr && l.state == LocalAddrState::AddPending));
+                self.push_event(Event::LocalAddressAddFailed { addr, causes });
+            }
+            Request::Delete(addr) => {
+                if let Some(l) = self.local.iter_mut().find(|l| l.addr == addr) {
+                    l.state = LocalAddrState::Available;
+                }
+                self.push_event(Event::LocalAddressRemoveFailed { addr, causes });
+            }
+            Request::SetPrimary(addr) => self.push_event(Event::PeerPrimaryRequest {
+                addr,
+                accepted: false,
+            }),
+        }
+    }
+}
+
+/// Heartbeat Info we send: address family, address, nonce.
+pub(super) fn encode_heartbeat_info(addr: IpAddr, nonce: u64) -> Bytes {
+    let mut v = Vec::with_capacity(25);
+    match addr {
+        IpAddr::V4(a) => {
+            v.push(4);
+            v.extend_from_slice(&a.octets());
+        }
+        IpAddr::V6(a) => {
+            v.push(6);
+            v.extend_from_slice(&a.octets());
+        }
+    }
+    v.extend_from_slice(&nonce.to_be_bytes());
+    Bytes::from(v)
+}
+
+fn decode_heartbeat_info(info: &[u8]) -> Option<(IpAddr, u64)> {
+    let (addr, rest) = match info.first()? {
+        4 if info.len() == 13 => {
+            let mut a = [0u8; 4];
+            a.copy_from_slice(&info[1..5]);
+            (IpAddr::from(a), &info[5..])
+        }
+        6 if info.len() == 25 => {
+            let mut a = [0u8; 16];
+            a.copy_from_slice(&info[1..17]);
+            (IpAddr::from(a), &info[17..])
+        }
+        _ => return None,
+    };
+    let mut n = [0u8; 8];
+    n.copy_from_slice(rest);
+    Some((addr, u64::from_be_bytes(n)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heartbeat_info_round_trip() {
+        for a in ["10.1.2.3", "2001:db8::7"] {
+            let addr: IpAddr = a.parse().unwrap();
+            let info = encode_heartbeat_info(addr, 0xdead_beef_0123);
+            assert_eq!(decode_heartbeat_info(&info), Some((addr, 0xdead_beef_0123)));
+        }
+        assert_eq!(decode_heartbeat_info(b"\x04abc"), None);
+        assert_eq!(decode_heartbeat_info(b""), None);
+    }
+}

@@ -1,0 +1,1146 @@
+//! One SCTP association: its state machine (RFC 9260 section 4), data
+//! transfer, multi-homing, address reconfiguration (RFC 5061) and chunk
+//! authentication (RFC 4895).
+//!
+//! The association is driven by its [`Endpoint`](crate::endpoint::Endpoint),
+//! which demultiplexes packets to it and collects its output; the
+//! application talks to it through the methods below.
+
+mod handshake;
+mod input;
+mod output;
+pub mod recv;
+pub mod send;
+mod timers;
+
+use std::collections::VecDeque;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use rand_chacha::ChaCha8Rng;
+use rand_core::{RngCore, SeedableRng};
+
+pub use handshake::{InitError, PeerInit, local_auth_params, local_params};
+
+/// The INIT ACK the endpoint sends statelessly (section 5.1 step B).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_init_ack_for_endpoint(
+    cfg: &AssociationConfig,
+    local_addrs: &[IpAddr],
+    secret: &[u8],
+    now: Time,
+    peer_init_raw: Bytes,
+    peer: &PeerInit,
+    (src, dst): (IpAddr, IpAddr),
+    (local_port, peer_port): (u16, u16),
+    (local_tag, local_initial_tsn): (u32, u32),
+    local_random: Option<[u8; RANDOM_LEN]>,
+) -> Chunk {
+    handshake::build_init_ack(handshake::InitAckSpec {
+        cfg,
+        local_addrs,
+        secret,
+        now,
+        peer_init_raw,
+        peer,
+        src,
+        dst,
+        local_port,
+        peer_port,
+        local_tag,
+        local_initial_tsn,
+        local_tie_tag: 0,
+        peer_tie_tag: 0,
+        local_random,
+    })
+}
+
+/// The error cause of the ABORT refusing an INIT or INIT ACK.
+pub(crate) fn init_error_cause(e: &InitError, init: &InitChunk) -> ErrorCause {
+    use crate::wire::Param;
+    match e {
+        InitError::ZeroStreams => ErrorCause::InvalidMandatoryParameter,
+        InitError::MissingCookie => ErrorCause::MissingMandatoryParameter {
+            param_types: vec![7],
+        },
+        InitError::HostName => {
+            let address = init
+                .params
+                .iter()
+                .find(|p| matches!(p, Param::HostNameAddress(_)))
+                .map(|p| {
+                    let mut v = Vec::new();
+                    p.emit(&mut v);
+                    v.truncate(p.length());
+                    Bytes::from(v)
+                })
+                .unwrap_or_default();
+            ErrorCause::UnresolvableAddress { address }
+        }
+        other => ErrorCause::ProtocolViolation {
+            info: Bytes::from(other.to_string()),
+        },
+    }
+}
+pub use recv::Message;
+
+use crate::Time;
+use crate::asconf::{AsconfError, AsconfState, LocalAddr, LocalAddrState, Request};
+use crate::auth::{AuthParams, AuthState, RANDOM_LEN};
+use crate::config::AssociationConfig;
+use crate::congestion::Congestion;
+use crate::path::{Path, PathStats, RtoEstimator};
+use crate::wire::{Chunk, ErrorCause, InitChunk};
+use recv::Receiver;
+use send::Sender;
+
+/// Association states (RFC 9260 section 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    CookieWait,
+    CookieEchoed,
+    Established,
+    ShutdownPending,
+    ShutdownSent,
+    ShutdownReceived,
+    ShutdownAckSent,
+    Closed,
+}
+
+impl State {
+    /// States in which user data flows (or drains).
+    pub fn is_established(self) -> bool {
+        matches!(
+            self,
+            State::Established
+                | State::ShutdownPending
+                | State::ShutdownSent
+                | State::ShutdownReceived
+                | State::ShutdownAckSent
+        )
+    }
+}
+
+/// Why an association ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CloseReason {
+    /// Graceful shutdown completed.
+    Shutdown,
+    /// The peer sent an ABORT.
+    PeerAbort { causes: Vec<ErrorCause> },
+    /// The application aborted.
+    Aborted,
+    /// INIT or COOKIE ECHO went unanswered Max.Init.Retransmits times.
+    InitFailed,
+    /// The peer refused the association (ABORT or bad INIT ACK).
+    Refused,
+    /// Association.Max.Retrans consecutive errors: the peer is unreachable.
+    PeerUnreachable,
+    /// The peer violated the protocol and we aborted.
+    ProtocolViolation(&'static str),
+    /// The peer restarted with new tags; this association's state is gone.
+    Restarted,
+}
+
+/// Something the application should know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// The association is established.
+    Connected,
+    /// The association ended; no more events follow except `SendFailed`.
+    Closed { reason: CloseReason },
+    /// The peer restarted the association (RFC 9260 section 5.2.4 A).
+    Restarted,
+    /// At least one message is ready for [`Association::recv`].
+    Readable,
+    /// The send buffer has room again after [`SendError::BufferFull`].
+    Writable,
+    /// A peer address became reachable again (or first confirmed).
+    PathUp { addr: IpAddr },
+    /// A peer address exceeded Path.Max.Retrans.
+    PathDown { addr: IpAddr },
+    /// A peer address was verified by a HEARTBEAT ACK (section 5.4).
+    PathConfirmed { addr: IpAddr },
+    /// The peer added one of its addresses (ASCONF).
+    PeerAddressAdded { addr: IpAddr },
+    /// The peer deleted one of its addresses (ASCONF).
+    PeerAddressRemoved { addr: IpAddr },
+    /// The destination for new data changed (locally, by the peer's Set
+    /// Primary, or by failover).
+    PrimaryChanged { addr: IpAddr, reason: PrimaryReason },
+    /// Our Add IP was acknowledged: the address can now be a source.
+    LocalAddressAdded { addr: IpAddr },
+    /// Our Add IP was refused.
+    LocalAddressAddFailed {
+        addr: IpAddr,
+        causes: Vec<ErrorCause>,
+    },
+    /// Our Delete IP was acknowledged.
+    LocalAddressRemoved { addr: IpAddr },
+    /// Our Delete IP was refused; the address stays in the association.
+    LocalAddressRemoveFailed {
+        addr: IpAddr,
+        causes: Vec<ErrorCause>,
+    },
+    /// Our Set Primary request was answered.
+    PeerPrimaryRequest { addr: IpAddr, accepted: bool },
+    /// The peer does not support ADD-IP; queued requests failed.
+    AsconfUnsupported,
+    /// The peer's Adaptation Layer Indication.
+    Adaptation { indication: u32 },
+    /// The peer reported errors in an ERROR chunk.
+    PeerError { causes: Vec<ErrorCause> },
+    /// A packet failed authentication and was discarded (RFC 4895 6.3).
+    AuthenticationFailure,
+    /// Data that was not delivered when the association ended, returned to
+    /// the application (no data is silently lost).
+    SendFailed { stream: u16, ppid: u32, data: Bytes },
+}
+
+/// Why the destination for new data changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrimaryReason {
+    /// The application chose it.
+    Local,
+    /// The peer asked for it (Set Primary Address).
+    PeerRequest,
+    /// The old primary became inactive.
+    Failover,
+    /// The old primary was deleted by the peer.
+    Deleted,
+}
+
+/// Why a message could not be queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    #[error("the association is not established")]
+    NotConnected,
+    #[error("the association is shutting down")]
+    ShuttingDown,
+    #[error("stream {0} does not exist")]
+    InvalidStream(u16),
+    #[error("message of {0} bytes exceeds the configured maximum")]
+    TooLarge(usize),
+    #[error("empty message")]
+    Empty,
+    #[error("send buffer full")]
+    BufferFull,
+}
+
+/// Why an address operation was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AddressError {
+    #[error("address is already part of the association")]
+    AlreadyPresent,
+    #[error("address is not part of the association")]
+    Unknown,
+    #[error("the address limit is reached")]
+    Limit,
+    #[error(transparent)]
+    Asconf(#[from] AsconfError),
+}
+
+/// A datagram to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transmit {
+    /// Local address to send from; `None` lets the host choose.
+    pub source: Option<IpAddr>,
+    pub destination: IpAddr,
+    /// The SCTP packet (common header and chunks).
+    pub payload: Vec<u8>,
+}
+
+/// Counters of one association.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AssociationStats {
+    pub packets_received: u64,
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    /// Packets dropped for a wrong verification tag.
+    pub bad_vtag: u64,
+    /// AUTH failures and unauthenticated chunks that required AUTH.
+    pub auth_failures: u64,
+    /// Chunks that could not be decoded.
+    pub malformed_chunks: u64,
+    /// Unknown chunk types seen.
+    pub unknown_chunks: u64,
+    pub protocol_violations: u64,
+    pub data_chunks_received: u64,
+    pub duplicate_tsns_received: u64,
+    pub data_dropped_no_buffer: u64,
+    pub sacks_sent: u64,
+    pub sacks_received: u64,
+    pub asconfs_sent: u64,
+    pub asconf_retransmissions: u64,
+    pub asconfs_received: u64,
+    pub events_dropped: u64,
+    pub t3_expirations: u64,
+    pub fast_retransmissions: u64,
+    pub retransmitted_chunks: u64,
+    pub messages_delivered: u64,
+}
+
+/// The handshake of the side that sent the INIT.
+#[derive(Debug, Clone)]
+struct InitState {
+    chunk: InitChunk,
+    /// Peer address the INIT goes to.
+    dest: IpAddr,
+    cookie: Option<Bytes>,
+    /// Chunks to bundle after the COOKIE ECHO (an ERROR reporting
+    /// unrecognized INIT ACK parameters).
+    cookie_bundle: Vec<Chunk>,
+    retransmits: u32,
+    deadline: Option<Time>,
+    /// The INIT / COOKIE ECHO must be (re)sent now.
+    due: bool,
+    rto: RtoEstimator,
+}
+
+/// Graceful shutdown progress (section 9.2).
+#[derive(Debug, Clone, Default)]
+struct ShutdownState {
+    /// SHUTDOWN or SHUTDOWN ACK must be (re)sent.
+    due: bool,
+    deadline: Option<Time>,
+    retransmits: u32,
+    /// T5-shutdown-guard.
+    guard: Option<Time>,
+}
+
+/// A control chunk addressed to a specific peer address (replies go back
+/// to where the request came from).
+#[derive(Debug, Clone)]
+struct Directed {
+    dest: IpAddr,
+    source: Option<IpAddr>,
+    /// Send alone with this verification tag (INIT ACK and ABORT answering
+    /// an INIT, SHUTDOWN COMPLETE with the T bit).
+    reflect: Option<u32>,
+    chunk: Chunk,
+}
+
+/// An SCTP association.
+#[derive(Debug)]
+pub struct Association {
+    cfg: AssociationConfig,
+    state: State,
+    local_port: u16,
+    peer_port: u16,
+    /// Our verification tag (the peer's packets carry it).
+    local_tag: u32,
+    /// The peer's verification tag (our packets carry it).
+    peer_tag: u32,
+    local_initial_tsn: u32,
+    rng: ChaCha8Rng,
+    local: Vec<LocalAddr>,
+    /// Our preferred source address.
+    local_primary: Option<IpAddr>,
+    paths: Vec<Path>,
+    primary: usize,
+    /// Association error counter (section 8.1).
+    error_count: u32,
+    sender: Sender,
+    receiver: Receiver,
+    auth: Option<AuthState>,
+    local_auth: Option<AuthParams>,
+    asconf: AsconfState,
+    init: Option<InitState>,
+    shutdown: ShutdownState,
+    ctrl: VecDeque<Directed>,
+    /// A SACK must go out with the next packet, or at this deadline.
+    sack_now: bool,
+    sack_deadline: Option<Time>,
+    /// Where SACKs go: the source of the last DATA received.
+    sack_dest: Option<IpAddr>,
+    /// DATA packets still allowed before the next input (Max.Burst).
+    burst_budget: u32,
+    /// Fast retransmissions were just marked: the next packet of them
+    /// ignores cwnd (section 7.2.4 step 3).
+    fast_rtx_pending: bool,
+    /// The endpoint's cookie secret (INIT ACKs for collisions).
+    secret: [u8; 32],
+    /// `Event::Closed` was emitted.
+    closed_reported: bool,
+    send_blocked: bool,
+    events: VecDeque<Event>,
+    stats: AssociationStats,
+}
+
+impl Association {
+    fn blank(
+        cfg: AssociationConfig,
+        seed: [u8; 32],
+        local_port: u16,
+        peer_port: u16,
+        local_addrs: &[IpAddr],
+    ) -> Self {
+        let mut rng = ChaCha8Rng::from_seed(seed);
+        let local_tag = nonzero(&mut rng);
+        let local_initial_tsn = rng.next_u32();
+        let mut secret = [0u8; 32];
+        rng.fill_bytes(&mut secret);
+        let max_pending = cfg.limits.max_pending_asconf_params;
+        let sender = Sender::new(local_initial_tsn, cfg.outbound_streams, 0);
+        let receiver = Receiver::new(
+            0,
+            1,
+            cfg.receive_window,
+            cfg.max_message_size,
+            cfg.limits.max_gap_blocks,
+            cfg.limits.max_dup_tsns,
+        );
+        let local = local_addrs
+            .iter()
+            .take(cfg.limits.max_local_addresses)
+            .map(|&addr| LocalAddr {
+                addr,
+                state: LocalAddrState::Available,
+            })
+            .collect();
+        Association {
+            burst_budget: cfg.max_burst.unwrap_or(u32::MAX),
+            fast_rtx_pending: false,
+            secret,
+            closed_reported: false,
+            cfg,
+            state: State::Closed,
+            local_port,
+            peer_port,
+            local_tag,
+            peer_tag: 0,
+            local_initial_tsn,
+            rng,
+            local,
+            local_primary: None,
+            paths: Vec::new(),
+            primary: 0,
+            error_count: 0,
+            sender,
+            receiver,
+            auth: None,
+            local_auth: None,
+            asconf: AsconfState::new(false, local_initial_tsn, 0, max_pending),
+            init: None,
+            shutdown: ShutdownState::default(),
+            ctrl: VecDeque::new(),
+            sack_now: false,
+            sack_deadline: None,
+            sack_dest: None,
+            send_blocked: false,
+            events: VecDeque::new(),
+            stats: AssociationStats::default(),
+        }
+    }
+
+    /// Starts an association towards `peer_addrs` (the first is the
+    /// initial destination): state COOKIE-WAIT, INIT ready to send.
+    pub fn connect(
+        cfg: AssociationConfig,
+        now: Time,
+        seed: [u8; 32],
+        local_port: u16,
+        peer_port: u16,
+        local_addrs: &[IpAddr],
+        peer_addrs: &[IpAddr],
+    ) -> Option<Self> {
+        let dest = *peer_addrs.first()?;
+        let mut a = Association::blank(cfg, seed, local_port, peer_port, local_addrs);
+        let local_auth = if a.cfg.auth {
+            let mut random = [0u8; RANDOM_LEN];
+            a.rng.fill_bytes(&mut random);
+            Some(local_auth_params(&a.cfg, &random))
+        } else {
+            None
+        };
+        let addrs: Vec<IpAddr> = a.local.iter().map(|l| l.addr).collect();
+        let chunk = InitChunk {
+            initiate_tag: a.local_tag,
+            a_rwnd: a.cfg.receive_window,
+            outbound_streams: a.cfg.outbound_streams,
+            inbound_streams: a.cfg.max_inbound_streams,
+            initial_tsn: a.local_initial_tsn,
+            params: local_params(&a.cfg, &addrs, local_auth.as_ref(), false),
+        };
+        a.local_auth = local_auth;
+        let rto = RtoEstimator::new(a.cfg.rto_initial, a.cfg.rto_min, a.cfg.rto_max);
+        a.init = Some(InitState {
+            chunk,
+            dest,
+            cookie: None,
+            cookie_bundle: Vec::new(),
+            retransmits: 0,
+            deadline: None,
+            due: true,
+            rto,
+        });
+        a.state = State::CookieWait;
+        let _ = now;
+        Some(a)
+    }
+
+    /// Creates the association from a valid cookie (the passive side,
+    /// RFC 9260 section 5.1 step D): state ESTABLISHED.
+    pub(crate) fn from_cookie(
+        cfg: AssociationConfig,
+        now: Time,
+        seed: [u8; 32],
+        cookie: &crate::endpoint::cookie::CookieState,
+        peer: &PeerInit,
+        local_addrs: &[IpAddr],
+    ) -> Result<Self, &'static str> {
+        let mut a = Association::blank(cfg, seed, cookie.local_port, cookie.peer_port, local_addrs);
+        a.local_tag = cookie.local_tag;
+        a.local_initial_tsn = cookie.local_initial_tsn;
+        a.local_auth = cookie.local_random.map(|r| local_auth_params(&a.cfg, &r));
+        a.setup_peer(peer, cookie.init_src, cookie.init_src, now)?;
+        if a.local.is_empty() {
+            a.local_primary = None;
+        }
+        a.state = State::Established;
+        a.push_event(Event::Connected);
+        if let Some(ind) = peer.adaptation {
+            a.push_event(Event::Adaptation { indication: ind });
+        }
+        Ok(a)
+    }
+
+    /// Sets up everything that depends on the peer's INIT / INIT ACK.
+    fn setup_peer(
+        &mut self,
+        peer: &PeerInit,
+        src: IpAddr,
+        confirmed: IpAddr,
+        now: Time,
+    ) -> Result<(), &'static str> {
+        self.peer_tag = peer.initiate_tag;
+        let mut addrs = vec![src];
+        if confirmed != src {
+            addrs.push(confirmed);
+        }
+        for a in &peer.addresses {
+            if !addrs.contains(a)
+                && !crate::asconf::is_unusable_peer_address(a)
+                && !a.is_unspecified()
+            {
+                addrs.push(*a);
+            }
+        }
+        addrs.truncate(self.cfg.limits.max_peer_addresses);
+        let mtu = self.cfg.path_mtu;
+        let icwnd = self.cfg.initial_cwnd_for(mtu);
+        self.paths = addrs
+            .iter()
+            .map(|&addr| {
+                let rto =
+                    RtoEstimator::new(self.cfg.rto_initial, self.cfg.rto_min, self.cfg.rto_max);
+                Path::new(
+                    addr,
+                    rto,
+                    Congestion::new(mtu, icwnd, peer.a_rwnd.max(1)),
+                    addr == confirmed,
+                )
+            })
+            .collect();
+        self.primary = self
+            .paths
+            .iter()
+            .position(|p| p.remote == confirmed)
+            .unwrap_or(0);
+        let os = self.cfg.outbound_streams.min(peer.inbound_streams);
+        let is = self.cfg.max_inbound_streams.min(peer.outbound_streams);
+        self.sender = Sender::new(self.local_initial_tsn, os, peer.a_rwnd);
+        self.receiver = Receiver::new(
+            peer.initial_tsn,
+            is,
+            self.cfg.receive_window,
+            self.cfg.max_message_size,
+            self.cfg.limits.max_gap_blocks,
+            self.cfg.limits.max_dup_tsns,
+        );
+        self.auth = match (&self.local_auth, &peer.auth) {
+            (Some(local), Some(remote)) if self.cfg.auth => Some(
+                AuthState::new(&self.cfg.shared_key, local, remote)
+                    .map_err(|_| "invalid AUTH parameters")?,
+            ),
+            _ => None,
+        };
+        let asconf_on = self.cfg.asconf && peer.supports_asconf && self.auth.is_some();
+        self.asconf = AsconfState::new(
+            asconf_on,
+            self.local_initial_tsn,
+            peer.initial_tsn,
+            self.cfg.limits.max_pending_asconf_params,
+        );
+        // Unconfirmed addresses are probed at once (section 5.4).
+        for p in self.paths.iter_mut() {
+            p.heartbeat_deadline = Some(if p.confirmed {
+                now + self.cfg.heartbeat_interval.unwrap_or(Duration::MAX)
+            } else {
+                now
+            });
+        }
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------
+    // Application interface
+    // ---------------------------------------------------------------
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.state == State::Closed
+    }
+
+    /// Closed, nothing left to send, no unread messages or events: the
+    /// endpoint may forget it.
+    pub fn is_finished(&self) -> bool {
+        self.state == State::Closed
+            && self.ctrl.is_empty()
+            && self.events.is_empty()
+            && !self.receiver.readable()
+    }
+
+    pub(crate) fn set_secret(&mut self, secret: [u8; 32]) {
+        self.secret = secret;
+    }
+
+    pub fn local_port(&self) -> u16 {
+        self.local_port
+    }
+
+    pub fn peer_port(&self) -> u16 {
+        self.peer_port
+    }
+
+    /// Our verification tag (peers put it in every packet to us).
+    pub fn local_tag(&self) -> u32 {
+        self.local_tag
+    }
+
+    pub fn peer_tag(&self) -> u32 {
+        self.peer_tag
+    }
+
+    pub fn config(&self) -> &AssociationConfig {
+        &self.cfg
+    }
+
+    /// Queues a user message on `stream` (section 6.1 with fragmentation,
+    /// section 6.9).
+    pub fn send(
+        &mut self,
+        stream: u16,
+        ppid: u32,
+        data: Bytes,
+        unordered: bool,
+    ) -> Result<(), SendError> {
+        match self.state {
+            State::Established => {}
+            State::CookieWait | State::CookieEchoed => return Err(SendError::NotConnected),
+            State::Closed => return Err(SendError::NotConnected),
+            _ => return Err(SendError::ShuttingDown),
+        }
+        if stream >= self.sender.outbound_streams() {
+            return Err(SendError::InvalidStream(stream));
+        }
+        if data.is_empty() {
+            return Err(SendError::Empty);
+        }
+        if data.len() > self.cfg.max_message_size {
+            return Err(SendError::TooLarge(data.len()));
+        }
+        if self.sender.buffered() + data.len() > self.cfg.send_buffer {
+            self.send_blocked = true;
+            return Err(SendError::BufferFull);
+        }
+        if !self.sender.has_outstanding() {
+            self.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+        }
+        self.sender.push(stream, ppid, unordered, data);
+        Ok(())
+    }
+
+    /// Room left in the send buffer, in bytes.
+    pub fn send_capacity(&self) -> usize {
+        self.cfg.send_buffer.saturating_sub(self.sender.buffered())
+    }
+
+    /// Bytes queued or unacknowledged.
+    pub fn send_buffered(&self) -> usize {
+        self.sender.buffered()
+    }
+
+    /// The next complete message, in order per stream.
+    pub fn recv(&mut self) -> Option<Message> {
+        let before = self.receiver.a_rwnd();
+        let m = self.receiver.read()?;
+        self.stats.messages_delivered += 1;
+        // Window update (section 6.2): tell the peer when the window opened
+        // by a large step since the last SACK.
+        let after = self.receiver.a_rwnd();
+        let mtu = self.cfg.path_mtu as u32;
+        if after > before
+            && after.saturating_sub(self.receiver.last_advertised)
+                >= (self.cfg.receive_window / 4).max(mtu)
+        {
+            self.sack_now = true;
+        }
+        Some(m)
+    }
+
+    pub fn readable(&self) -> bool {
+        self.receiver.readable()
+    }
+
+    /// Starts a graceful shutdown (section 9.2): queued data is still sent.
+    pub fn shutdown(&mut self, now: Time) {
+        match self.state {
+            State::Established => {
+                self.state = State::ShutdownPending;
+                self.maybe_progress_shutdown(now);
+            }
+            State::CookieWait | State::CookieEchoed => self.abort(None),
+            _ => {}
+        }
+    }
+
+    /// Aborts the association (section 9.1), sending an ABORT with a User
+    /// Initiated Abort cause carrying `reason` if given.
+    pub fn abort(&mut self, reason: Option<Bytes>) {
+        if self.state == State::Closed {
+            return;
+        }
+        let causes = reason
+            .map(|r| vec![ErrorCause::UserInitiatedAbort { reason: r }])
+            .unwrap_or_default();
+        if self.state != State::CookieWait {
+            self.send_abort(causes, None);
+        }
+        self.close(CloseReason::Aborted);
+    }
+
+    /// Peer addresses and their state.
+    pub fn paths(&self) -> Vec<PathStats> {
+        self.paths.iter().map(|p| p.snapshot()).collect()
+    }
+
+    /// Statistics of the path to `addr`.
+    pub fn path_stats(&self, addr: IpAddr) -> Option<PathStats> {
+        self.paths
+            .iter()
+            .find(|p| p.remote == addr)
+            .map(|p| p.snapshot())
+    }
+
+    /// The primary destination address.
+    pub fn primary(&self) -> Option<IpAddr> {
+        self.paths.get(self.primary).map(|p| p.remote)
+    }
+
+    /// Where new data goes now (the primary unless it failed).
+    pub fn data_destination(&self) -> Option<IpAddr> {
+        self.data_path().map(|i| self.paths[i].remote)
+    }
+
+    pub fn local_addresses(&self) -> &[LocalAddr] {
+        &self.local
+    }
+
+    pub fn local_primary(&self) -> Option<IpAddr> {
+        self.local_primary
+    }
+
+    pub fn stats(&self) -> AssociationStats {
+        let mut s = self.stats;
+        s.retransmitted_chunks = self.sender.stats.retransmitted_chunks;
+        s.fast_retransmissions = self.sender.stats.fast_retransmitted_chunks;
+        s.data_chunks_received = self.receiver.data_chunks_received;
+        s.duplicate_tsns_received = self.receiver.duplicates_received;
+        s.data_dropped_no_buffer = self.receiver.dropped_for_window;
+        s
+    }
+
+    /// Chooses the primary destination (RFC 9260 section 8.2 / the
+    /// application's choice). The address must be a peer address.
+    pub fn set_primary(&mut self, addr: IpAddr) -> Result<(), AddressError> {
+        let i = self
+            .paths
+            .iter()
+            .position(|p| p.remote == addr)
+            .ok_or(AddressError::Unknown)?;
+        if i != self.primary {
+            self.primary = i;
+            self.push_event(Event::PrimaryChanged {
+                addr,
+                reason: PrimaryReason::Local,
+            });
+        }
+        Ok(())
+    }
+
+    /// Chooses the local address to send from (for a multi-homed host whose
+    /// interfaces reach the peer through different networks).
+    pub fn set_local_primary(&mut self, addr: Option<IpAddr>) -> Result<(), AddressError> {
+        if let Some(a) = addr
+            && !self.local.iter().any(|l| l.addr == a)
+        {
+            return Err(AddressError::Unknown);
+        }
+        self.local_primary = addr;
+        Ok(())
+    }
+
+    /// Fixes the local address used for the path to `peer` (`None`: the
+    /// association chooses).
+    pub fn set_path_source(
+        &mut self,
+        peer: IpAddr,
+        source: Option<IpAddr>,
+    ) -> Result<(), AddressError> {
+        let p = self
+            .paths
+            .iter_mut()
+            .find(|p| p.remote == peer)
+            .ok_or(AddressError::Unknown)?;
+        p.source = source;
+        Ok(())
+    }
+
+    /// Adds a local address (RFC 5061 Add IP Address). It becomes a source
+    /// only when the peer acknowledges it ([`Event::LocalAddressAdded`]).
+    pub fn add_local_address(&mut self, addr: IpAddr) -> Result<(), AddressError> {
+        if self
+            .local
+            .iter()
+            .any(|l| l.addr == addr && l.state != LocalAddrState::DeletePending)
+        {
+            return Err(AddressError::AlreadyPresent);
+        }
+        if self.local.len() >= self.cfg.limits.max_local_addresses {
+            return Err(AddressError::Limit);
+        }
+        if self.asconf.add_refused {
+            return Err(AsconfError::NotSupported.into());
+        }
+        self.asconf.queue(Request::Add(addr))?;
+        match self.local.iter_mut().find(|l| l.addr == addr) {
+            Some(l) => l.state = LocalAddrState::AddPending,
+            None => self.local.push(LocalAddr {
+                addr,
+                state: LocalAddrState::AddPending,
+            }),
+        }
+        Ok(())
+    }
+
+    /// Deletes a local address (RFC 5061 Delete IP Address). The address
+    /// stops being used as a source at once (the host is losing it) but
+    /// packets to it are accepted until the peer acknowledges.
+    pub fn remove_local_address(&mut self, addr: IpAddr) -> Result<(), AddressError> {
+        let idx = self
+            .local
+            .iter()
+            .position(|l| l.addr == addr)
+            .ok_or(AddressError::Unknown)?;
+        if self.local[idx].state == LocalAddrState::AddPending {
+            // Never announced: withdraw the request if still queued.
+            let queued = self.asconf.pending().any(|r| *r == Request::Add(addr));
+            if queued {
+                self.asconf.cancel_pending(|r| r.address() == addr);
+                self.local.remove(idx);
+                return Ok(());
+            }
+        }
+        let others = self
+            .local
+            .iter()
+            .filter(|l| l.addr != addr && l.state != LocalAddrState::DeletePending)
+            .count();
+        if others == 0 {
+            return Err(AsconfError::LastAddress.into());
+        }
+        self.asconf.queue(Request::Delete(addr))?;
+        self.local[idx].state = LocalAddrState::DeletePending;
+        if self.local_primary == Some(addr) {
+            self.local_primary = None;
+        }
+        Ok(())
+    }
+
+    /// Asks the peer to send to `addr` (one of ours) from now on (RFC 5061
+    /// Set Primary Address). The address may be one being added in the
+    /// same request.
+    pub fn request_peer_primary(&mut self, addr: IpAddr) -> Result<(), AddressError> {
+        if !self
+            .local
+            .iter()
+            .any(|l| l.addr == addr && l.state != LocalAddrState::DeletePending)
+        {
+            return Err(AddressError::Unknown);
+        }
+        self.asconf.queue(Request::SetPrimary(addr))?;
+        Ok(())
+    }
+
+    /// ADD-IP is usable with this peer.
+    pub fn asconf_enabled(&self) -> bool {
+        self.asconf.enabled
+    }
+
+    /// An ASCONF is waiting for its ASCONF-ACK, or requests are queued.
+    pub fn asconf_busy(&self) -> bool {
+        self.asconf.outstanding.is_some() || self.asconf.has_pending()
+    }
+
+    /// AUTH is in use.
+    pub fn auth_enabled(&self) -> bool {
+        self.auth.is_some()
+    }
+
+    /// Sets the congestion window of the path to `addr` from a bandwidth
+    /// estimate (bandwidth-aware start after a handover, SYSTEMS.md 3).
+    pub fn set_path_cwnd_from_bdp(
+        &mut self,
+        addr: IpAddr,
+        bdp_bytes: u64,
+    ) -> Result<(), AddressError> {
+        let icwnd = self.cfg.initial_cwnd_for(self.cfg.path_mtu);
+        let p = self
+            .paths
+            .iter_mut()
+            .find(|p| p.remote == addr)
+            .ok_or(AddressError::Unknown)?;
+        p.cc.set_from_bdp(bdp_bytes, icwnd);
+        Ok(())
+    }
+
+    /// Enables split fast retransmit (CMT, SYSTEMS.md section 3).
+    pub fn set_split_fast_retransmit(&mut self, on: bool) {
+        self.sender.split_fast_retransmit = on;
+    }
+
+    /// Next application event.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    // ---------------------------------------------------------------
+    // Internal helpers
+    // ---------------------------------------------------------------
+
+    fn push_event(&mut self, e: Event) {
+        if self.events.len() >= self.cfg.limits.max_pending_events {
+            self.events.pop_front();
+            self.stats.events_dropped += 1;
+        }
+        self.events.push_back(e);
+    }
+
+    /// Ends the association: timers stop, undelivered data is returned.
+    fn close(&mut self, reason: CloseReason) {
+        if self.closed_reported {
+            return;
+        }
+        self.closed_reported = true;
+        self.state = State::Closed;
+        self.init = None;
+        self.shutdown = ShutdownState::default();
+        self.sack_now = false;
+        self.sack_deadline = None;
+        for p in self.paths.iter_mut() {
+            p.t3_deadline = None;
+            p.heartbeat_deadline = None;
+            p.heartbeat = None;
+        }
+        self.asconf.outstanding = None;
+        self.push_event(Event::Closed { reason });
+        for (stream, ppid, data) in self.sender.drain_unsent() {
+            self.push_event(Event::SendFailed { stream, ppid, data });
+        }
+    }
+
+    /// Queues an ABORT to the primary (or `dest`).
+    fn send_abort(&mut self, causes: Vec<ErrorCause>, dest: Option<IpAddr>) {
+        let Some(dest) = dest
+            .or_else(|| self.paths.get(self.primary).map(|p| p.remote))
+            .or(self.init.as_ref().map(|i| i.dest))
+        else {
+            return;
+        };
+        let source = self.source_for_addr(dest);
+        self.ctrl.push_back(Directed {
+            dest,
+            source,
+            reflect: None,
+            chunk: Chunk::Abort {
+                t_bit: false,
+                causes,
+            },
+        });
+    }
+
+    /// Aborts because the peer broke the rules.
+    fn protocol_violation(&mut self, what: &'static str, dest: IpAddr) {
+        self.stats.protocol_violations += 1;
+        self.send_abort(
+            vec![ErrorCause::ProtocolViolation {
+                info: Bytes::from_static(what.as_bytes()),
+            }],
+            Some(dest),
+        );
+        self.close(CloseReason::ProtocolViolation(what));
+    }
+
+    /// Index of the path that carries new data: the primary if usable,
+    /// otherwise the usable path with the fewest errors, otherwise the
+    /// primary anyway (RFC 9260 section 6.4.1).
+    fn data_path(&self) -> Option<usize> {
+        if self.paths.is_empty() {
+            return None;
+        }
+        if self.paths[self.primary].usable() {
+            return Some(self.primary);
+        }
+        self.paths
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.usable())
+            .min_by_key(|(_, p)| p.error_count)
+            .map(|(i, _)| i)
+            .or_else(|| {
+                // Nothing usable: the confirmed path with the fewest errors.
+                self.paths
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| p.confirmed)
+                    .min_by_key(|(_, p)| p.error_count)
+                    .map(|(i, _)| i)
+            })
+            .or(Some(self.primary))
+    }
+
+    /// Local address usable as a source (not being added or deleted).
+    fn local_usable(&self, a: IpAddr) -> bool {
+        self.local
+            .iter()
+            .any(|l| l.addr == a && l.state == LocalAddrState::Available)
+    }
+
+    /// The source address for packets to `path`: the path's fixed source,
+    /// then the local primary, then the address at which we last heard
+    /// from that peer address, then any available address, and as a last
+    /// resort an address being added (single-homed handover: the only
+    /// address left) or being deleted.
+    fn source_for(&self, path: usize) -> Option<IpAddr> {
+        let p = &self.paths[path];
+        let candidates = [p.source, self.local_primary, p.learned_source];
+        for c in candidates.into_iter().flatten() {
+            if self.local_usable(c) && c.is_ipv4() == p.remote.is_ipv4() {
+                return Some(c);
+            }
+        }
+        let family = |l: &&LocalAddr| l.addr.is_ipv4() == p.remote.is_ipv4();
+        self.local
+            .iter()
+            .filter(family)
+            .find(|l| l.state == LocalAddrState::Available)
+            .or_else(|| {
+                self.local
+                    .iter()
+                    .filter(family)
+                    .find(|l| l.state == LocalAddrState::AddPending)
+            })
+            .or_else(|| self.local.iter().find(family))
+            .map(|l| l.addr)
+    }
+
+    fn source_for_addr(&self, dest: IpAddr) -> Option<IpAddr> {
+        match self.paths.iter().position(|p| p.remote == dest) {
+            Some(i) => self.source_for(i),
+            None => self
+                .local
+                .iter()
+                .filter(|l| l.addr.is_ipv4() == dest.is_ipv4())
+                .find(|l| l.state == LocalAddrState::Available)
+                .or_else(|| self.local.first())
+                .map(|l| l.addr),
+        }
+    }
+
+    fn path_index(&self, addr: IpAddr) -> Option<usize> {
+        self.paths.iter().position(|p| p.remote == addr)
+    }
+
+    /// A path stopped being usable: announce it and move data away.
+    fn path_failed(&mut self, i: usize) {
+        let addr = self.paths[i].remote;
+        self.push_event(Event::PathDown { addr });
+        if i == self.primary
+            && let Some(alt) = self.data_path().filter(|&d| d != i)
+        {
+            let alt_addr = self.paths[alt].remote;
+            if !self.cfg.return_to_primary {
+                self.primary = alt;
+            }
+            self.push_event(Event::PrimaryChanged {
+                addr: alt_addr,
+                reason: PrimaryReason::Failover,
+            });
+        }
+    }
+
+    /// A path is reachable again.
+    fn path_recovered(&mut self, i: usize) {
+        let addr = self.paths[i].remote;
+        self.push_event(Event::PathUp { addr });
+        if i == self.primary && self.cfg.return_to_primary {
+            self.push_event(Event::PrimaryChanged {
+                addr,
+                reason: PrimaryReason::Failover,
+            });
+        }
+    }
+
+    /// Counts an error against the association (section 8.1); aborts when
+    /// Association.Max.Retrans is exceeded. Returns true if it closed.
+    fn association_error(&mut self) -> bool {
+        self.error_count += 1;
+        if self.error_count > self.cfg.assoc_max_retrans {
+            self.send_abort(vec![], None);
+            self.close(CloseReason::PeerUnreachable);
+            return true;
+        }
+        false
+    }
+
+    fn random_u64(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+
+    /// A jittered heartbeat period: RTO + HB.interval, the RTO part
+    /// varied by +-50% (section 8.3).
+    fn heartbeat_period(&mut self, rto: Duration, interval: Duration) -> Duration {
+        let nanos = rto.as_nanos().min(u64::MAX as u128) as u64;
+        let jitter = if nanos > 1 {
+            self.rng.next_u64() % nanos
+        } else {
+            0
+        };
+        interval + Duration::from_nanos(nanos / 2 + jitter)
+    }
+}
+
+/// A random non-zero 32-bit value (verification tags must not be 0).
+fn nonzero(rng: &mut ChaCha8Rng) -> u32 {
+    loop {
+        let v = rng.next_u32();
+        if v != 0 {
+            return v;
+        }
+    }
+}

@@ -1,0 +1,547 @@
+//! Building packets: what goes out next, to which address, bundled how
+//! (RFC 9260 sections 6.1, 6.10; RFC 5061 section 4.1 for ASCONF in front of
+//! DATA; RFC 4895 section 6.2 for AUTH).
+
+use std::net::IpAddr;
+
+use super::{Association, Directed, State, Transmit};
+use crate::Time;
+use crate::asconf::LocalAddrState;
+use crate::wire::chunk::chunk_type;
+use crate::wire::{AuthChunk, Chunk, crc};
+
+const COMMON_HEADER: usize = 12;
+const DATA_HEADER: usize = 16;
+
+fn pad4(n: usize) -> usize {
+    (n + 3) & !3
+}
+
+/// A packet being filled for one destination.
+struct Bundle {
+    dest: IpAddr,
+    source: Option<IpAddr>,
+    chunks: Vec<Chunk>,
+    /// Bytes of chunks so far (padded).
+    size: usize,
+    /// Room for chunks (MTU minus the common header).
+    room: usize,
+    /// Size of the AUTH chunk if one is needed.
+    auth_overhead: usize,
+    needs_auth: bool,
+}
+
+impl Bundle {
+    fn fits(&self, len: usize, needs_auth: bool) -> bool {
+        let auth = if self.needs_auth || needs_auth {
+            self.auth_overhead
+        } else {
+            0
+        };
+        self.size + pad4(len) + auth <= self.room
+    }
+
+    fn push(&mut self, c: Chunk, needs_auth: bool) {
+        self.size += c.padded_len();
+        self.needs_auth |= needs_auth;
+        self.chunks.push(c);
+    }
+}
+
+impl Association {
+    fn must_authenticate(&self, ty: u8) -> bool {
+        match &self.auth {
+            Some(a) => {
+                a.must_authenticate(ty) || matches!(ty, chunk_type::ASCONF | chunk_type::ASCONF_ACK)
+            }
+            None => false,
+        }
+    }
+
+    fn auth_overhead(&self) -> usize {
+        self.auth
+            .as_ref()
+            .map_or(0, |a| pad4(8 + a.send_algorithm.mac_len()))
+    }
+
+    /// Largest DATA payload that fits one packet (fragmentation size).
+    pub(crate) fn max_data_payload(&self) -> usize {
+        let auth = if self.must_authenticate(chunk_type::DATA) {
+            self.auth_overhead()
+        } else {
+            0
+        };
+        (self.cfg.path_mtu - COMMON_HEADER - DATA_HEADER - auth) & !3
+    }
+
+    fn new_bundle(&self, dest: IpAddr, source: Option<IpAddr>) -> Bundle {
+        Bundle {
+            dest,
+            source,
+            chunks: Vec::new(),
+            size: 0,
+            room: self.cfg.path_mtu - COMMON_HEADER,
+            auth_overhead: self.auth_overhead(),
+            needs_auth: false,
+        }
+    }
+
+    /// The next datagram to send, if any.
+    pub(crate) fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        // Replies with a reflected or special tag go alone.
+        if let Some(front) = self.ctrl.front()
+            && let Some(tag) = front.reflect
+        {
+            let d = self.ctrl.pop_front()?;
+            return Some(self.emit_raw(d.dest, d.source, tag, vec![d.chunk], false));
+        }
+        if let Some(t) = self.poll_handshake(now) {
+            return Some(t);
+        }
+        if self.state == State::Closed && self.ctrl.is_empty() {
+            return None;
+        }
+        let dest = self.choose_destination(now)?;
+        let source = self.source_for_addr(dest);
+        let mut b = self.new_bundle(dest, source);
+
+        // 1. Control replies for this destination, in order.
+        let mut i = 0;
+        while i < self.ctrl.len() {
+            if self.ctrl[i].dest == dest && self.ctrl[i].reflect.is_none() {
+                let len = self.ctrl[i].chunk.padded_len();
+                let auth = self.must_authenticate(self.ctrl[i].chunk.chunk_type());
+                if !b.fits(len, auth) {
+                    break;
+                }
+                let d = self.ctrl.remove(i).expect("index checked");
+                if b.source.is_none() {
+                    b.source = d.source;
+                }
+                b.push(d.chunk, auth);
+            } else {
+                i += 1;
+            }
+        }
+        if self.state == State::Closed {
+            return self.finish(b, now);
+        }
+        let data_path = self.data_path();
+        let is_data_dest = data_path.is_some_and(|p| self.paths[p].remote == dest);
+
+        // 2. SHUTDOWN / SHUTDOWN ACK.
+        if self.shutdown.due && is_data_dest {
+            let c = match self.state {
+                State::ShutdownSent => Some(Chunk::Shutdown {
+                    cum_tsn_ack: self.receiver.cum_tsn(),
+                }),
+                State::ShutdownAckSent => Some(Chunk::ShutdownAck),
+                _ => None,
+            };
+            if let Some(c) = c
+                && b.fits(c.padded_len(), false)
+            {
+                let ty = c.chunk_type();
+                b.push(c, self.must_authenticate(ty));
+                self.shutdown.due = false;
+                let rto = data_path
+                    .map(|p| self.paths[p].rto.rto())
+                    .unwrap_or(self.cfg.rto_initial);
+                self.shutdown.deadline = Some(now + rto);
+            }
+        }
+
+        // 3. SACK: when due, and piggy-backed whenever something goes out.
+        let sack_pending = self.sack_now || self.sack_deadline.is_some();
+        if sack_pending
+            && self.state.is_established()
+            && (self.state != State::ShutdownSent || self.sack_now)
+        {
+            let auth = self.must_authenticate(chunk_type::SACK);
+            let max_blocks = self.cfg.limits.max_gap_blocks;
+            // Gap blocks beyond the room are left for a later SACK.
+            let room_blocks = b
+                .room
+                .saturating_sub(b.size + 16 + if auth { b.auth_overhead } else { 0 })
+                / 4;
+            let sack = self.receiver.build_sack(
+                max_blocks.min(room_blocks.saturating_sub(self.cfg.limits.max_dup_tsns)),
+            );
+            let c = Chunk::Sack(sack);
+            if b.fits(c.padded_len(), auth) {
+                b.push(c, auth);
+                self.sack_now = false;
+                self.sack_deadline = None;
+                self.stats.sacks_sent += 1;
+            }
+        }
+
+        // 4. ASCONF, in front of any DATA (RFC 5061).
+        self.maybe_start_asconf();
+        if let Some(o) = self.asconf.outstanding.as_ref() {
+            let due = o.deadline.is_none();
+            if due && self.paths.get(o.path).is_some_and(|p| p.remote == dest) {
+                let c = Chunk::Asconf(o.chunk.clone());
+                if b.fits(c.padded_len(), true) {
+                    b.push(c, true);
+                    let rto = self.paths[o.path].rto.rto();
+                    let o = self.asconf.outstanding.as_mut().expect("checked");
+                    o.deadline = Some(now + rto);
+                    o.transmissions += 1;
+                    o.source = b.source;
+                    if o.transmissions > 1 {
+                        self.stats.asconf_retransmissions += 1;
+                    } else {
+                        self.stats.asconfs_sent += 1;
+                    }
+                }
+            }
+        }
+
+        // 5. Retransmissions, then 6. new data.
+        if self.state.is_established()
+            && let Some(p) = self.path_index(dest)
+        {
+            self.bundle_retransmissions(&mut b, p, now);
+            if is_data_dest && self.may_send_new_data() {
+                self.bundle_new_data(&mut b, p, now);
+            }
+        }
+        self.finish(b, now)
+    }
+
+    /// INIT and COOKIE ECHO (re)transmissions.
+    fn poll_handshake(&mut self, now: Time) -> Option<Transmit> {
+        let state = self.state;
+        let st = self.init.as_mut()?;
+        if !st.due {
+            return None;
+        }
+        st.due = false;
+        st.deadline = Some(now + st.rto.rto());
+        let dest = st.dest;
+        match state {
+            State::CookieWait => {
+                let chunk = Chunk::Init(st.chunk.clone());
+                let source = self.source_for_addr(dest);
+                Some(self.emit_raw(dest, source, 0, vec![chunk], false))
+            }
+            State::CookieEchoed => {
+                let cookie = st.cookie.clone()?;
+                let mut chunks = vec![Chunk::CookieEcho { cookie }];
+                chunks.extend(st.cookie_bundle.iter().cloned());
+                let source = self.source_for_addr(dest);
+                let tag = self.peer_tag;
+                let auth = chunks
+                    .iter()
+                    .any(|c| self.must_authenticate(c.chunk_type()));
+                Some(self.emit_raw(dest, source, tag, chunks, auth))
+            }
+            _ => None,
+        }
+    }
+
+    /// Picks the destination of the next packet.
+    fn choose_destination(&mut self, now: Time) -> Option<IpAddr> {
+        if let Some(d) = self.ctrl.front() {
+            return Some(d.dest);
+        }
+        if !self.state.is_established() {
+            return None;
+        }
+        let data_path = self.data_path()?;
+        let data_dest = self.paths[data_path].remote;
+        if self.shutdown.due && matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
+            return Some(data_dest);
+        }
+        self.maybe_start_asconf();
+        if let Some(o) = &self.asconf.outstanding
+            && o.deadline.is_none()
+        {
+            return self.paths.get(o.path).map(|p| p.remote);
+        }
+        if let Some(idx) = self.sender.first_marked() {
+            let dest = self.retransmit_path(idx);
+            let p = &self.paths[dest];
+            if self.fast_rtx_pending || p.flight_size < p.cc.cwnd || p.flight_size == 0 {
+                return Some(p.remote);
+            }
+        }
+        if self.sender.has_queued() && self.may_send_new_data() {
+            let p = &self.paths[data_path];
+            if p.flight_size < p.cc.cwnd && self.rwnd_allows() {
+                return Some(data_dest);
+            }
+        }
+        if self.sack_now {
+            return Some(
+                self.sack_dest
+                    .filter(|d| self.path_index(*d).is_some())
+                    .unwrap_or(data_dest),
+            );
+        }
+        let _ = now;
+        None
+    }
+
+    fn may_send_new_data(&self) -> bool {
+        matches!(
+            self.state,
+            State::Established | State::ShutdownPending | State::ShutdownReceived
+        ) && self.burst_budget > 0
+    }
+
+    /// The peer's window admits the next chunk, or nothing is in flight
+    /// (zero window probe, section 6.1 rule A).
+    fn rwnd_allows(&self) -> bool {
+        let len = self
+            .sender
+            .peek_chunk_len(self.max_data_payload())
+            .unwrap_or(0) as u32;
+        self.sender.peer_rwnd >= len || self.paths.iter().all(|p| p.flight_size == 0)
+    }
+
+    /// Where a marked chunk goes: after a timeout, to an active alternate
+    /// destination if there is one (section 6.4); otherwise the data path.
+    fn retransmit_path(&self, idx: usize) -> usize {
+        let c = self.sender.chunk(idx);
+        let data_path = self.data_path().unwrap_or(0);
+        if c.marked == Some(super::send::Retransmit::Timeout) {
+            if data_path != c.path && self.paths[data_path].usable() {
+                return data_path;
+            }
+            if let Some(alt) =
+                (0..self.paths.len()).find(|&i| i != c.path && self.paths[i].usable())
+            {
+                return alt;
+            }
+        }
+        data_path
+    }
+
+    fn bundle_retransmissions(&mut self, b: &mut Bundle, path: usize, now: Time) {
+        let auth = self.must_authenticate(chunk_type::DATA);
+        let ignore_cwnd = std::mem::take(&mut self.fast_rtx_pending);
+        let mut sent_any = false;
+        for idx in self.sender.marked_indices() {
+            if self.retransmit_path(idx) != path {
+                continue;
+            }
+            let p = &self.paths[path];
+            // The first chunk may go out on an empty path regardless of cwnd.
+            let first_on_idle_path = p.flight_size == 0 && !sent_any;
+            if !ignore_cwnd && p.flight_size >= p.cc.cwnd && !first_on_idle_path {
+                break;
+            }
+            let c = Chunk::Data(self.sender.chunk(idx).data.clone());
+            if !b.fits(c.padded_len(), auth) {
+                break;
+            }
+            b.push(c, auth);
+            self.sender.retransmitted(idx, path, now, &mut self.paths);
+            self.paths[path].stats.retransmissions += 1;
+            self.note_data_sent(path, now);
+            sent_any = true;
+        }
+    }
+
+    fn bundle_new_data(&mut self, b: &mut Bundle, path: usize, now: Time) {
+        let auth = self.must_authenticate(chunk_type::DATA);
+        let max = self.max_data_payload();
+        self.apply_idle_decay(path, now);
+        let mut sent_any = false;
+        while let Some(len) = self.sender.peek_chunk_len(max) {
+            let p = &self.paths[path];
+            if p.flight_size >= p.cc.cwnd {
+                break;
+            }
+            let probe = self.paths.iter().all(|p| p.flight_size == 0);
+            // A zero window probe: one chunk when nothing is in flight.
+            let zero_window_probe = probe && !sent_any;
+            if self.sender.peer_rwnd < len as u32 && !zero_window_probe {
+                break;
+            }
+            if !b.fits(DATA_HEADER + len, auth) {
+                break;
+            }
+            let Some(sent) = self.sender.next_chunk(max, path, now) else {
+                break;
+            };
+            let c = Chunk::Data(sent.data.clone());
+            let tsn = sent.data.tsn;
+            let n = sent.payload_len();
+            b.push(c, auth);
+            self.sender.peer_rwnd = self.sender.peer_rwnd.saturating_sub(n);
+            let p = &mut self.paths[path];
+            p.flight_size += n;
+            if p.rtt_probe.is_none() {
+                p.rtt_probe = Some((tsn, now));
+            }
+            self.note_data_sent(path, now);
+            sent_any = true;
+        }
+        if sent_any {
+            self.burst_budget = self.burst_budget.saturating_sub(1);
+        }
+    }
+
+    /// Section 7.2.1: cwnd decays while a destination sends no data.
+    fn apply_idle_decay(&mut self, path: usize, now: Time) {
+        let p = &mut self.paths[path];
+        if p.flight_size > 0 {
+            return;
+        }
+        if let Some(last) = p.last_data_sent {
+            let rto = p.rto.rto().max(std::time::Duration::from_nanos(1));
+            let idle = now.saturating_since(last);
+            let periods = (idle.as_nanos() / rto.as_nanos()).min(16);
+            for _ in 0..periods {
+                p.cc.on_idle();
+            }
+            if periods > 0 {
+                p.last_data_sent = Some(now);
+            }
+        }
+    }
+
+    /// Timers that follow a DATA transmission on `path` (section 6.3.2 R1
+    /// and the heartbeat idle rule of section 8.3).
+    fn note_data_sent(&mut self, path: usize, now: Time) {
+        let interval = self.cfg.heartbeat_interval;
+        let p = &mut self.paths[path];
+        p.last_data_sent = Some(now);
+        p.stats.data_chunks_sent += 1;
+        if p.t3_deadline.is_none() {
+            p.t3_deadline = Some(now + p.rto.rto());
+        }
+        if p.confirmed
+            && let Some(iv) = interval
+        {
+            let next = now + iv + p.rto.rto();
+            if p.heartbeat.is_none() && p.heartbeat_deadline.is_none_or(|d| d < next) {
+                p.heartbeat_deadline = Some(next);
+            }
+        }
+    }
+
+    /// Starts the next ASCONF if none is outstanding.
+    fn maybe_start_asconf(&mut self) {
+        if !self.asconf.enabled
+            || self.asconf.outstanding.is_some()
+            || !self.asconf.has_pending()
+            || !self.state.is_established()
+        {
+            return;
+        }
+        // The Address Parameter: an address the peer knows (available, or
+        // being deleted: still valid until acknowledged).
+        let known = self
+            .local
+            .iter()
+            .find(|l| l.state == LocalAddrState::Available)
+            .or_else(|| {
+                self.local
+                    .iter()
+                    .find(|l| l.state == LocalAddrState::DeletePending)
+            })
+            .map(|l| l.addr);
+        let address = known.unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
+        let max_params = (self.cfg.path_mtu - 200) / 32;
+        let path = self.data_path().unwrap_or(0);
+        if let Some(_o) = self.asconf.start_next(address, max_params)
+            && let Some(o) = self.asconf.outstanding.as_mut()
+        {
+            o.path = path;
+        }
+    }
+
+    /// Accounting and emission of a filled bundle.
+    fn finish(&mut self, b: Bundle, _now: Time) -> Option<Transmit> {
+        if b.chunks.is_empty() {
+            return None;
+        }
+        let tag = self.peer_tag;
+        let Bundle {
+            dest,
+            source,
+            chunks,
+            needs_auth,
+            ..
+        } = b;
+        let t = self.emit_raw(dest, source, tag, chunks, needs_auth);
+        if let Some(i) = self.path_index(dest) {
+            let p = &mut self.paths[i];
+            p.stats.packets_sent += 1;
+            p.stats.bytes_sent += t.payload.len() as u64;
+        }
+        Some(t)
+    }
+
+    /// Serialises chunks after a common header with `tag`, inserting an
+    /// AUTH chunk first when `auth` (RFC 4895 section 6.2), and fills the
+    /// checksum.
+    pub(super) fn emit_raw(
+        &mut self,
+        dest: IpAddr,
+        source: Option<IpAddr>,
+        tag: u32,
+        chunks: Vec<Chunk>,
+        auth: bool,
+    ) -> Transmit {
+        let mut buf = Vec::with_capacity(self.cfg.path_mtu);
+        buf.extend_from_slice(&self.local_port.to_be_bytes());
+        buf.extend_from_slice(&self.peer_port.to_be_bytes());
+        buf.extend_from_slice(&tag.to_be_bytes());
+        buf.extend_from_slice(&[0; 4]);
+        let auth_state = if auth { self.auth.as_ref() } else { None };
+        let auth_start = buf.len();
+        if let Some(st) = auth_state {
+            let alg = st.send_algorithm;
+            Chunk::Auth(AuthChunk {
+                shared_key_id: 0,
+                hmac_id: alg.id(),
+                hmac: vec![0u8; alg.mac_len()].into(),
+            })
+            .emit(&mut buf);
+        }
+        for c in &chunks {
+            c.emit(&mut buf);
+        }
+        if let Some(st) = auth_state {
+            let alg = st.send_algorithm;
+            let mac = st.mac(alg, &buf[auth_start..]);
+            buf[auth_start + 8..auth_start + 8 + alg.mac_len()].copy_from_slice(&mac);
+        }
+        crc::fill(&mut buf);
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += buf.len() as u64;
+        Transmit {
+            source,
+            destination: dest,
+            payload: buf,
+        }
+    }
+
+    /// Queues a HEARTBEAT to path `i` (section 8.3 or 5.4).
+    pub(super) fn queue_heartbeat(&mut self, i: usize, now: Time) {
+        let nonce = self.random_u64();
+        let p = &mut self.paths[i];
+        let rto = p.rto.rto();
+        p.heartbeat = Some(crate::path::HeartbeatProbe {
+            nonce,
+            sent_at: now,
+            timeout: now + rto,
+            timed_out: false,
+        });
+        p.stats.heartbeats_sent += 1;
+        let dest = p.remote;
+        let info = super::input::encode_heartbeat_info(dest, nonce);
+        let source = self.source_for(i);
+        self.ctrl.push_back(Directed {
+            dest,
+            source,
+            reflect: None,
+            chunk: Chunk::Heartbeat { info },
+        });
+    }
+}

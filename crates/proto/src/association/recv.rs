@@ -1,0 +1,545 @@
+//! The receiving half of an association: which TSNs arrived (for SACKs,
+//! RFC 9260 section 6.2), duplicate detection, the receiver window, and
+//! reassembly of fragmented messages with ordered and unordered delivery
+//! per stream (sections 6.5, 6.6 and 6.9).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use bytes::{Bytes, BytesMut};
+
+use crate::tsn::Unwrapper;
+use crate::wire::{DataChunk, GapBlock, SackChunk};
+
+/// A user message reassembled and ready for the application.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub stream: u16,
+    pub ppid: u32,
+    pub unordered: bool,
+    pub data: Bytes,
+}
+
+/// What happened to one received DATA chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataOutcome {
+    /// New data, accepted.
+    Accepted,
+    /// Already received (reported in the next SACK).
+    Duplicate,
+    /// Not accepted (no buffer space or too many gaps); not acknowledged,
+    /// the sender will retransmit.
+    Dropped,
+    /// Stream identifier beyond the negotiated count: acknowledged and
+    /// discarded; the caller reports Invalid Stream Identifier.
+    InvalidStream,
+    /// A message grew beyond the configured maximum size; the caller
+    /// aborts (Out of Resource) rather than lose data silently.
+    MessageTooLarge,
+}
+
+#[derive(Debug, Clone, Default)]
+struct InStream {
+    next_ssn: u16,
+    /// Complete ordered messages waiting for their turn, by SSN.
+    waiting: HashMap<u16, Message>,
+}
+
+/// Receiver state.
+#[derive(Debug)]
+pub struct Receiver {
+    unwrap: Unwrapper,
+    /// Unwrapped cumulative TSN (everything up to it has arrived).
+    cum: u64,
+    /// Received TSN blocks above `cum + 1`, sorted, disjoint, not adjacent.
+    ranges: Vec<(u64, u64)>,
+    max_ranges: usize,
+    dups: Vec<u32>,
+    max_dups: usize,
+    highest: u64,
+    /// Fragments of messages not yet complete, by unwrapped TSN.
+    fragments: BTreeMap<u64, DataChunk>,
+    streams: Vec<InStream>,
+    ready: VecDeque<Message>,
+    /// Bytes held (fragments, waiting and ready messages).
+    buffered: usize,
+    window: u32,
+    max_message: usize,
+    /// Bytes of the partially reassembled message per (stream, unordered)
+    /// are checked against `max_message` at completion time; this bound
+    /// stops a message from growing without limit before then.
+    pub data_chunks_received: u64,
+    pub duplicates_received: u64,
+    pub dropped_for_window: u64,
+    /// Packets with DATA since the last SACK.
+    pub packets_since_sack: u32,
+    /// The a_rwnd value in the last SACK sent.
+    pub last_advertised: u32,
+}
+
+impl Receiver {
+    /// `peer_initial_tsn`: the Initial TSN of the peer's INIT / INIT ACK.
+    pub fn new(
+        peer_initial_tsn: u32,
+        inbound_streams: u16,
+        window: u32,
+        max_message: usize,
+        max_ranges: usize,
+        max_dups: usize,
+    ) -> Self {
+        let cum32 = peer_initial_tsn.wrapping_sub(1);
+        let unwrap = Unwrapper::new(cum32);
+        let cum = unwrap.unwrap(cum32);
+        Receiver {
+            unwrap,
+            cum,
+            ranges: Vec::new(),
+            max_ranges: max_ranges.max(1) * 4,
+            dups: Vec::new(),
+            max_dups,
+            highest: cum,
+            fragments: BTreeMap::new(),
+            streams: vec![InStream::default(); inbound_streams as usize],
+            ready: VecDeque::new(),
+            buffered: 0,
+            window,
+            max_message,
+            data_chunks_received: 0,
+            duplicates_received: 0,
+            dropped_for_window: 0,
+            packets_since_sack: 0,
+            last_advertised: window,
+        }
+    }
+
+    pub fn inbound_streams(&self) -> u16 {
+        self.streams.len() as u16
+    }
+
+    /// The cumulative TSN ack point.
+    pub fn cum_tsn(&self) -> u32 {
+        Unwrapper::wrap(self.cum)
+    }
+
+    /// Are there holes (received TSNs above the cumulative point)?
+    pub fn has_gaps(&self) -> bool {
+        !self.ranges.is_empty()
+    }
+
+    pub fn has_dups(&self) -> bool {
+        !self.dups.is_empty()
+    }
+
+    /// Highest TSN received.
+    pub fn highest_tsn(&self) -> u32 {
+        Unwrapper::wrap(self.highest)
+    }
+
+    /// Current advertised receiver window.
+    pub fn a_rwnd(&self) -> u32 {
+        (self.window as usize).saturating_sub(self.buffered) as u32
+    }
+
+    pub fn buffered(&self) -> usize {
+        self.buffered
+    }
+
+    fn is_received(&self, t: u64) -> bool {
+        t <= self.cum || self.ranges.iter().any(|&(s, e)| s <= t && t <= e)
+    }
+
+    /// Records TSN `t` (known new). Returns false if it cannot be tracked
+    /// (too many gap blocks).
+    fn mark(&mut self, t: u64) -> bool {
+        if t == self.cum + 1 {
+            self.cum = t;
+            // Absorb a leading range that is now contiguous.
+            if let Some(&(s, e)) = self.ranges.first()
+                && s == self.cum + 1
+            {
+                self.cum = e;
+                self.ranges.remove(0);
+            }
+            self.unwrap.advance(Unwrapper::wrap(self.cum));
+            return true;
+        }
+        let i = self.ranges.partition_point(|&(_, e)| e + 1 < t);
+        let joins_prev = i < self.ranges.len() && self.ranges[i].1 + 1 == t;
+        let next = if joins_prev { i + 1 } else { i };
+        let joins_next = next < self.ranges.len() && self.ranges[next].0 == t + 1;
+        match (joins_prev, joins_next) {
+            (true, true) => {
+                self.ranges[i].1 = self.ranges[next].1;
+                self.ranges.remove(next);
+            }
+            (true, false) => self.ranges[i].1 = t,
+            (false, true) => self.ranges[next].0 = t,
+            (false, false) => {
+                if self.ranges.len() >= self.max_ranges {
+                    return false;
+                }
+                self.ranges.insert(i, (t, t));
+            }
+        }
+        true
+    }
+
+    /// Processes one DATA chunk (already checked for non-empty payload).
+    pub fn on_data(&mut self, chunk: DataChunk) -> DataOutcome {
+        let t = self.unwrap.unwrap(chunk.tsn);
+        if self.is_received(t) {
+            self.duplicates_received += 1;
+            if self.dups.len() < self.max_dups {
+                self.dups.push(chunk.tsn);
+            }
+            return DataOutcome::Duplicate;
+        }
+        // Window check: new data beyond the highest TSN is dropped when the
+        // buffer is full; data filling a hole is always taken (its space was
+        // advertised when the later data was accepted).
+        if t > self.highest && self.buffered + chunk.payload.len() > self.window as usize {
+            self.dropped_for_window += 1;
+            return DataOutcome::Dropped;
+        }
+        if !self.mark(t) {
+            self.dropped_for_window += 1;
+            return DataOutcome::Dropped;
+        }
+        self.highest = self.highest.max(t);
+        self.data_chunks_received += 1;
+        if chunk.stream_id as usize >= self.streams.len() {
+            return DataOutcome::InvalidStream;
+        }
+        if chunk.payload.len() > self.max_message {
+            return DataOutcome::MessageTooLarge;
+        }
+        self.buffered += chunk.payload.len();
+        if chunk.begin && chunk.end {
+            let msg = Message {
+                stream: chunk.stream_id,
+                ppid: chunk.ppid,
+                unordered: chunk.unordered,
+                data: chunk.payload,
+            };
+            self.deliver(msg, chunk.ssn);
+            return DataOutcome::Accepted;
+        }
+        self.fragments.insert(t, chunk);
+        self.try_reassemble(t)
+    }
+
+    /// Looks for a complete message containing fragment `t`.
+    fn try_reassemble(&mut self, t: u64) -> DataOutcome {
+        let (stream, unordered, ssn) = match self.fragments.get(&t) {
+            Some(c) => (c.stream_id, c.unordered, c.ssn),
+            None => return DataOutcome::Accepted,
+        };
+        let same_message = |c: &DataChunk| {
+            c.stream_id == stream && c.unordered == unordered && (unordered || c.ssn == ssn)
+        };
+        // Walk back to the B fragment.
+        let mut first = t;
+        let mut size = 0usize;
+        loop {
+            let c = &self.fragments[&first];
+            size += c.payload.len();
+            if c.begin {
+                break;
+            }
+            match self.fragments.get(&(first - 1)) {
+                Some(p) if same_message(p) && !p.end => first -= 1,
+                _ => return self.check_partial_size(size),
+            }
+        }
+        // Walk forward to the E fragment.
+        let mut last = t;
+        loop {
+            let c = &self.fragments[&last];
+            if c.end {
+                break;
+            }
+            match self.fragments.get(&(last + 1)) {
+                Some(n) if same_message(n) && !n.begin => {
+                    last += 1;
+                    size += n.payload.len();
+                }
+                _ => return self.check_partial_size(size),
+            }
+        }
+        if size > self.max_message {
+            return DataOutcome::MessageTooLarge;
+        }
+        let mut data = BytesMut::with_capacity(size);
+        let mut ppid = 0;
+        for k in first..=last {
+            if let Some(c) = self.fragments.remove(&k) {
+                if k == first {
+                    ppid = c.ppid;
+                }
+                data.extend_from_slice(&c.payload);
+            }
+        }
+        self.deliver(
+            Message {
+                stream,
+                ppid,
+                unordered,
+                data: data.freeze(),
+            },
+            ssn,
+        );
+        DataOutcome::Accepted
+    }
+
+    fn check_partial_size(&self, size: usize) -> DataOutcome {
+        if size > self.max_message {
+            DataOutcome::MessageTooLarge
+        } else {
+            DataOutcome::Accepted
+        }
+    }
+
+    /// Hands a complete message to the ready queue, in SSN order for
+    /// ordered messages.
+    fn deliver(&mut self, msg: Message, ssn: u16) {
+        if msg.unordered {
+            self.ready.push_back(msg);
+            return;
+        }
+        let s = &mut self.streams[msg.stream as usize];
+        if ssn != s.next_ssn {
+            s.waiting.insert(ssn, msg);
+            return;
+        }
+        self.ready.push_back(msg);
+        s.next_ssn = s.next_ssn.wrapping_add(1);
+        while let Some(m) = s.waiting.remove(&s.next_ssn) {
+            self.ready.push_back(m);
+            s.next_ssn = s.next_ssn.wrapping_add(1);
+        }
+    }
+
+    /// Next message for the application, freeing its buffer space.
+    pub fn read(&mut self) -> Option<Message> {
+        let m = self.ready.pop_front()?;
+        self.buffered -= m.data.len();
+        Some(m)
+    }
+
+    pub fn readable(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
+    /// Builds a SACK reflecting the current state and clears the duplicate
+    /// list (section 6.4). Gap blocks whose offsets do not fit in 16 bits
+    /// and blocks beyond `max_blocks` are left out (the sender learns of
+    /// them in a later SACK).
+    pub fn build_sack(&mut self, max_blocks: usize) -> SackChunk {
+        let mut gap_blocks = Vec::with_capacity(self.ranges.len().min(max_blocks));
+        for &(s, e) in &self.ranges {
+            if gap_blocks.len() >= max_blocks {
+                break;
+            }
+            let (so, eo) = (s - self.cum, e - self.cum);
+            if eo > u16::MAX as u64 {
+                break;
+            }
+            gap_blocks.push(GapBlock {
+                start: so as u16,
+                end: eo as u16,
+            });
+        }
+        let a_rwnd = self.a_rwnd();
+        self.last_advertised = a_rwnd;
+        self.packets_since_sack = 0;
+        SackChunk {
+            cum_tsn_ack: self.cum_tsn(),
+            a_rwnd,
+            gap_blocks,
+            dup_tsns: std::mem::take(&mut self.dups),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(
+        tsn: u32,
+        stream: u16,
+        ssn: u16,
+        b: bool,
+        e: bool,
+        unordered: bool,
+        payload: &'static [u8],
+    ) -> DataChunk {
+        DataChunk {
+            tsn,
+            stream_id: stream,
+            ssn,
+            ppid: 7,
+            unordered,
+            begin: b,
+            end: e,
+            immediate: false,
+            payload: Bytes::from_static(payload),
+        }
+    }
+
+    fn rx(initial: u32) -> Receiver {
+        Receiver::new(initial, 4, 10_000, 1000, 16, 8)
+    }
+
+    #[test]
+    fn in_order_single_chunk_messages_are_delivered_at_once() {
+        let mut r = rx(100);
+        assert_eq!(r.cum_tsn(), 99);
+        assert_eq!(
+            r.on_data(data(100, 0, 0, true, true, false, b"a")),
+            DataOutcome::Accepted
+        );
+        assert_eq!(
+            r.on_data(data(101, 0, 1, true, true, false, b"b")),
+            DataOutcome::Accepted
+        );
+        assert_eq!(r.cum_tsn(), 101);
+        assert_eq!(r.read().unwrap().data, &b"a"[..]);
+        assert_eq!(r.read().unwrap().data, &b"b"[..]);
+        assert!(r.read().is_none());
+    }
+
+    #[test]
+    fn gaps_and_duplicates_are_reported_in_the_sack() {
+        let mut r = rx(1);
+        r.on_data(data(1, 0, 0, true, true, true, b"x"));
+        r.on_data(data(3, 0, 0, true, true, true, b"x"));
+        r.on_data(data(4, 0, 0, true, true, true, b"x"));
+        r.on_data(data(7, 0, 0, true, true, true, b"x"));
+        assert_eq!(
+            r.on_data(data(3, 0, 0, true, true, true, b"x")),
+            DataOutcome::Duplicate
+        );
+        assert_eq!(
+            r.on_data(data(1, 0, 0, true, true, true, b"x")),
+            DataOutcome::Duplicate
+        );
+        let s = r.build_sack(16);
+        assert_eq!(s.cum_tsn_ack, 1);
+        assert_eq!(
+            s.gap_blocks,
+            vec![GapBlock { start: 2, end: 3 }, GapBlock { start: 6, end: 6 }]
+        );
+        assert_eq!(s.dup_tsns, vec![3, 1]);
+        assert!(
+            r.build_sack(16).dup_tsns.is_empty(),
+            "duplicates are reported once"
+        );
+        r.on_data(data(2, 0, 0, true, true, true, b"x"));
+        let s = r.build_sack(16);
+        assert_eq!(s.cum_tsn_ack, 4);
+        assert_eq!(s.gap_blocks, vec![GapBlock { start: 3, end: 3 }]);
+        assert_eq!(r.build_sack(0).gap_blocks, vec![], "block limit respected");
+    }
+
+    #[test]
+    fn ordered_messages_wait_for_their_turn() {
+        let mut r = rx(10);
+        r.on_data(data(11, 1, 1, true, true, false, b"second"));
+        assert!(r.read().is_none());
+        r.on_data(data(10, 1, 0, true, true, false, b"first"));
+        assert_eq!(r.read().unwrap().data, &b"first"[..]);
+        assert_eq!(r.read().unwrap().data, &b"second"[..]);
+    }
+
+    #[test]
+    fn unordered_messages_bypass_ordering() {
+        let mut r = rx(10);
+        r.on_data(data(11, 1, 0, true, true, true, b"u"));
+        assert_eq!(r.read().unwrap().data, &b"u"[..]);
+    }
+
+    #[test]
+    fn fragments_reassemble_in_any_arrival_order() {
+        let mut r = rx(0);
+        r.on_data(data(2, 2, 0, false, true, false, b"C"));
+        r.on_data(data(0, 2, 0, true, false, false, b"A"));
+        assert!(r.read().is_none());
+        r.on_data(data(1, 2, 0, false, false, false, b"B"));
+        let m = r.read().unwrap();
+        assert_eq!(m.data, &b"ABC"[..]);
+        assert_eq!(m.stream, 2);
+        assert_eq!(r.buffered(), 0);
+    }
+
+    #[test]
+    fn wraparound_of_tsn_and_ssn() {
+        let mut r = rx(u32::MAX);
+        r.streams[0].next_ssn = u16::MAX;
+        r.on_data(data(u32::MAX, 0, u16::MAX, true, false, false, b"A"));
+        r.on_data(data(1, 0, 0, true, true, false, b"C"));
+        assert!(r.read().is_none(), "SSN 0 waits for SSN 65535");
+        r.on_data(data(0, 0, u16::MAX, false, true, false, b"B"));
+        assert_eq!(r.cum_tsn(), 1);
+        assert_eq!(r.read().unwrap().data, &b"AB"[..]);
+        assert_eq!(r.read().unwrap().data, &b"C"[..]);
+    }
+
+    #[test]
+    fn window_limits_new_data_but_not_hole_filling() {
+        let mut r = Receiver::new(0, 1, 1500, 1500, 16, 8);
+        let big = &[0u8; 1000][..];
+        let big: &'static [u8] = Box::leak(big.to_vec().into_boxed_slice());
+        assert_eq!(
+            r.on_data(data(1, 0, 1, true, true, false, big)),
+            DataOutcome::Accepted
+        );
+        assert_eq!(r.a_rwnd(), 500);
+        assert_eq!(
+            r.on_data(data(2, 0, 2, true, true, false, big)),
+            DataOutcome::Dropped
+        );
+        assert_eq!(
+            r.on_data(data(0, 0, 0, true, true, false, big)),
+            DataOutcome::Accepted,
+            "fills the hole"
+        );
+        assert_eq!(r.cum_tsn(), 1);
+        r.read();
+        r.read();
+        assert_eq!(r.a_rwnd(), 1500);
+    }
+
+    #[test]
+    fn invalid_stream_is_acknowledged_but_not_delivered() {
+        let mut r = rx(5);
+        assert_eq!(
+            r.on_data(data(5, 9, 0, true, true, false, b"x")),
+            DataOutcome::InvalidStream
+        );
+        assert_eq!(r.cum_tsn(), 5);
+        assert!(r.read().is_none());
+    }
+
+    #[test]
+    fn oversized_messages_are_flagged() {
+        let mut r = Receiver::new(0, 1, 100_000, 4, 16, 8);
+        r.on_data(data(0, 0, 0, true, false, false, b"abc"));
+        assert_eq!(
+            r.on_data(data(1, 0, 0, false, false, false, b"def")),
+            DataOutcome::MessageTooLarge
+        );
+    }
+
+    #[test]
+    fn gap_tracking_is_bounded() {
+        let mut r = Receiver::new(0, 1, 1 << 20, 1 << 20, 1, 8);
+        let mut dropped = 0;
+        for k in 0..20u32 {
+            if r.on_data(data(2 + 2 * k, 0, 0, true, true, true, b"x")) == DataOutcome::Dropped {
+                dropped += 1;
+            }
+        }
+        assert_eq!(r.ranges.len(), 4);
+        assert_eq!(dropped, 16);
+    }
+}

@@ -1,0 +1,745 @@
+//! The sending half of an association: user messages waiting to be sent,
+//! their fragmentation into DATA chunks (RFC 9260 section 6.9), the
+//! retransmission queue of chunks sent but not cumulatively acknowledged,
+//! and the processing of SACKs: RTT measurement, congestion window updates,
+//! missing reports and fast retransmit (sections 6.2.1, 6.3 and 7.2).
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use crate::Time;
+use crate::path::Path;
+use crate::tsn;
+use crate::wire::{DataChunk, SackChunk};
+
+/// A user message queued for sending.
+#[derive(Debug, Clone)]
+struct OutMessage {
+    stream: u16,
+    ssn: u16,
+    ppid: u32,
+    unordered: bool,
+    data: Bytes,
+    /// Bytes already cut into chunks.
+    offset: usize,
+}
+
+/// Why a chunk is waiting for retransmission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retransmit {
+    /// Three missing reports (section 7.2.4).
+    Fast,
+    /// T3-rtx expiry on the destination it was sent to (section 6.3.3).
+    Timeout,
+    /// Its destination was deleted by the peer (RFC 5061).
+    Rehome,
+}
+
+/// A DATA chunk that has a TSN and is not yet cumulatively acknowledged.
+#[derive(Debug, Clone)]
+pub struct SentChunk {
+    pub data: DataChunk,
+    /// Index of the path it was last sent on.
+    pub path: usize,
+    pub sent_at: Time,
+    pub transmissions: u32,
+    /// Acknowledged by a gap block (can be reneged).
+    pub gap_acked: bool,
+    /// Counted in its path's flight size.
+    pub in_flight: bool,
+    pub marked: Option<Retransmit>,
+    pub missing_reports: u32,
+    pub fast_retransmitted: bool,
+}
+
+impl SentChunk {
+    /// Bytes of user data.
+    pub fn payload_len(&self) -> u32 {
+        self.data.payload.len() as u32
+    }
+}
+
+/// What a SACK did, for the association to act on.
+#[derive(Debug, Default)]
+pub struct SackOutcome {
+    /// The SACK was older than the current cumulative ack point and was
+    /// ignored.
+    pub stale: bool,
+    /// The SACK acknowledged a TSN never sent: protocol violation.
+    pub acks_unsent: bool,
+    pub cum_advanced: bool,
+    /// Bytes newly acknowledged (cumulatively or by gap blocks).
+    pub bytes_acked: u64,
+    /// Chunks newly marked for fast retransmission.
+    pub fast_retransmits: u32,
+    /// Paths that had data acknowledged (their error counters reset).
+    pub acked_paths: Vec<usize>,
+    /// Paths that entered fast recovery.
+    pub entered_fast_recovery: Vec<usize>,
+}
+
+/// Sender state.
+#[derive(Debug)]
+pub struct Sender {
+    queue: VecDeque<OutMessage>,
+    /// Bytes of messages not yet cut into chunks.
+    queued_bytes: usize,
+    next_ssn: Vec<u16>,
+    /// TSN-ordered: `outstanding[i].data.tsn == cum_ack + 1 + i`.
+    outstanding: VecDeque<SentChunk>,
+    /// Peer's cumulative TSN ack point.
+    pub cum_ack: u32,
+    pub next_tsn: u32,
+    /// Peer receive window as last computed (section 6.2.1).
+    pub peer_rwnd: u32,
+    /// Payload bytes in the retransmission queue.
+    outstanding_bytes: usize,
+    /// Chunks currently marked for retransmission.
+    marked: usize,
+    /// Split fast retransmit for CMT (SYSTEMS.md section 3): a missing
+    /// report counts only when a later chunk sent on the same path is newly
+    /// acknowledged.
+    pub split_fast_retransmit: bool,
+    pub stats: SenderCounters,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SenderCounters {
+    pub messages_queued: u64,
+    pub data_chunks_sent: u64,
+    pub retransmitted_chunks: u64,
+    pub fast_retransmitted_chunks: u64,
+    pub bytes_acked: u64,
+}
+
+impl Sender {
+    pub fn new(initial_tsn: u32, outbound_streams: u16, peer_rwnd: u32) -> Self {
+        Sender {
+            queue: VecDeque::new(),
+            queued_bytes: 0,
+            next_ssn: vec![0; outbound_streams as usize],
+            outstanding: VecDeque::new(),
+            cum_ack: initial_tsn.wrapping_sub(1),
+            next_tsn: initial_tsn,
+            peer_rwnd,
+            outstanding_bytes: 0,
+            marked: 0,
+            split_fast_retransmit: false,
+            stats: SenderCounters::default(),
+        }
+    }
+
+    pub fn outbound_streams(&self) -> u16 {
+        self.next_ssn.len() as u16
+    }
+
+    /// Bytes the send buffer holds (queued plus unacknowledged).
+    pub fn buffered(&self) -> usize {
+        self.queued_bytes + self.outstanding_bytes
+    }
+
+    /// Nothing queued and nothing unacknowledged.
+    pub fn is_idle(&self) -> bool {
+        self.queue.is_empty() && self.outstanding.is_empty()
+    }
+
+    pub fn has_queued(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    pub fn has_outstanding(&self) -> bool {
+        !self.outstanding.is_empty()
+    }
+
+    pub fn has_marked(&self) -> bool {
+        self.marked > 0
+    }
+
+    pub fn outstanding(&self) -> impl Iterator<Item = &SentChunk> {
+        self.outstanding.iter()
+    }
+
+    /// Queues a message; the caller checked stream validity and buffer room.
+    pub fn push(&mut self, stream: u16, ppid: u32, unordered: bool, data: Bytes) {
+        let ssn = if unordered {
+            0
+        } else {
+            let s = &mut self.next_ssn[stream as usize];
+            let v = *s;
+            *s = s.wrapping_add(1);
+            v
+        };
+        self.queued_bytes += data.len();
+        self.stats.messages_queued += 1;
+        self.queue.push_back(OutMessage {
+            stream,
+            ssn,
+            ppid,
+            unordered,
+            data,
+            offset: 0,
+        });
+    }
+
+    /// Cuts the next DATA chunk (at most `max_payload` bytes of user data)
+    /// from the head of the queue and gives it the next TSN. The chunk is
+    /// appended to the retransmission queue as sent on `path` at `now`.
+    pub fn next_chunk(&mut self, max_payload: usize, path: usize, now: Time) -> Option<&SentChunk> {
+        let msg = self.queue.front_mut()?;
+        let remaining = msg.data.len() - msg.offset;
+        let take = remaining.min(max_payload.max(1));
+        let payload = msg.data.slice(msg.offset..msg.offset + take);
+        let begin = msg.offset == 0;
+        msg.offset += take;
+        let end = msg.offset == msg.data.len();
+        let chunk = DataChunk {
+            tsn: self.next_tsn,
+            stream_id: msg.stream,
+            ssn: msg.ssn,
+            ppid: msg.ppid,
+            unordered: msg.unordered,
+            begin,
+            end,
+            immediate: false,
+            payload,
+        };
+        if end {
+            self.queue.pop_front();
+        }
+        self.queued_bytes -= take;
+        self.outstanding_bytes += take;
+        self.next_tsn = self.next_tsn.wrapping_add(1);
+        self.stats.data_chunks_sent += 1;
+        self.outstanding.push_back(SentChunk {
+            data: chunk,
+            path,
+            sent_at: now,
+            transmissions: 1,
+            gap_acked: false,
+            in_flight: true,
+            marked: None,
+            missing_reports: 0,
+            fast_retransmitted: false,
+        });
+        self.outstanding.back()
+    }
+
+    /// Size of the next chunk `next_chunk` would produce.
+    pub fn peek_chunk_len(&self, max_payload: usize) -> Option<usize> {
+        let msg = self.queue.front()?;
+        Some((msg.data.len() - msg.offset).min(max_payload.max(1)))
+    }
+
+    /// Index of the lowest-TSN chunk marked for retransmission.
+    pub fn first_marked(&self) -> Option<usize> {
+        if self.marked == 0 {
+            return None;
+        }
+        self.outstanding.iter().position(|c| c.marked.is_some())
+    }
+
+    pub fn chunk(&self, idx: usize) -> &SentChunk {
+        &self.outstanding[idx]
+    }
+
+    /// Indices of marked chunks, lowest TSN first.
+    pub fn marked_indices(&self) -> Vec<usize> {
+        if self.marked == 0 {
+            return Vec::new();
+        }
+        self.outstanding
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.marked.is_some())
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Records the retransmission of chunk `idx` on `path`.
+    pub fn retransmitted(
+        &mut self,
+        idx: usize,
+        path: usize,
+        now: Time,
+        paths: &mut [Path],
+    ) -> &SentChunk {
+        let c = &mut self.outstanding[idx];
+        if c.marked.take().is_some() {
+            self.marked -= 1;
+        }
+        c.path = path;
+        c.sent_at = now;
+        c.transmissions += 1;
+        c.missing_reports = 0;
+        if !c.in_flight {
+            c.in_flight = true;
+            paths[path].flight_size += c.data.payload.len() as u32;
+        }
+        self.stats.retransmitted_chunks += 1;
+        c
+    }
+
+    fn mark(&mut self, idx: usize, why: Retransmit, paths: &mut [Path]) {
+        let c = &mut self.outstanding[idx];
+        if c.gap_acked {
+            return;
+        }
+        if c.marked.is_none() {
+            self.marked += 1;
+        }
+        c.marked = Some(why);
+        if c.in_flight {
+            c.in_flight = false;
+            let p = &mut paths[c.path];
+            p.flight_size = p.flight_size.saturating_sub(c.data.payload.len() as u32);
+        }
+    }
+
+    /// T3-rtx expired on `path`: every chunk in flight there is marked for
+    /// retransmission (section 6.3.3 E3). Returns how many.
+    pub fn mark_path_for_timeout(&mut self, path: usize, paths: &mut [Path]) -> usize {
+        let idx: Vec<usize> = self
+            .outstanding
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.path == path && c.in_flight)
+            .map(|(i, _)| i)
+            .collect();
+        for &i in &idx {
+            self.mark(i, Retransmit::Timeout, paths);
+        }
+        idx.len()
+    }
+
+    /// A destination was removed: its in-flight chunks are re-homed on
+    /// `to` and keep counting there (they are not retransmitted unless the
+    /// T3-rtx timer of `to` expires or missing reports say so).
+    pub fn rehome(&mut self, from: usize, to: usize, paths: &mut [Path]) {
+        for c in self.outstanding.iter_mut() {
+            if c.path == from {
+                if c.in_flight {
+                    paths[to].flight_size += c.data.payload.len() as u32;
+                }
+                c.path = to;
+            }
+        }
+        paths[from].flight_size = 0;
+    }
+
+    /// After a path at index `removed` is deleted from the path vector,
+    /// indices above it shift down by one.
+    pub fn path_removed(&mut self, removed: usize) {
+        for c in self.outstanding.iter_mut() {
+            if c.path > removed {
+                c.path -= 1;
+            }
+        }
+    }
+
+    /// Processes a SACK (section 6.2.1 and 7.2).
+    pub fn on_sack(&mut self, sack: &SackChunk, now: Time, paths: &mut [Path]) -> SackOutcome {
+        let mut out = SackOutcome::default();
+        if tsn::lt(sack.cum_tsn_ack, self.cum_ack) {
+            out.stale = true;
+            return out;
+        }
+        let highest_sent = self.next_tsn.wrapping_sub(1);
+        if tsn::gt(sack.cum_tsn_ack, highest_sent) {
+            out.acks_unsent = true;
+            return out;
+        }
+        for b in &sack.gap_blocks {
+            if b.start > b.end || tsn::gt(sack.cum_tsn_ack.wrapping_add(b.end as u32), highest_sent)
+            {
+                out.acks_unsent = true;
+                return out;
+            }
+        }
+        let n_paths = paths.len();
+        let flight_before: Vec<u32> = paths.iter().map(|p| p.flight_size).collect();
+        let mut acked_bytes = vec![0u32; n_paths];
+        // Highest TSN newly acked per path (split fast retransmit) and overall.
+        let mut htna: Option<u32> = None;
+        let mut htna_path: Vec<Option<u32>> = vec![None; n_paths];
+        let mut rtt_samples: Vec<(usize, Duration)> = Vec::new();
+        // Earliest outstanding TSN per path before the SACK, for the T3 rule R3.
+        let mut earliest: Vec<Option<u32>> = vec![None; n_paths];
+        for c in self.outstanding.iter().filter(|c| c.in_flight) {
+            if c.path < n_paths && earliest[c.path].is_none() {
+                earliest[c.path] = Some(c.data.tsn);
+            }
+        }
+        let mut earliest_acked = vec![false; n_paths];
+
+        let mut ack_chunk = |c: &mut SentChunk, marked: &mut usize, paths: &mut [Path]| {
+            let len = c.data.payload.len() as u32;
+            let p = c.path.min(n_paths - 1);
+            if c.in_flight {
+                c.in_flight = false;
+                paths[p].flight_size = paths[p].flight_size.saturating_sub(len);
+            }
+            if c.marked.take().is_some() {
+                *marked -= 1;
+            }
+            acked_bytes[p] += len;
+            if earliest[p] == Some(c.data.tsn) {
+                earliest_acked[p] = true;
+            }
+            if htna.is_none_or(|h| tsn::gt(c.data.tsn, h)) {
+                htna = Some(c.data.tsn);
+            }
+            if htna_path[p].is_none_or(|h| tsn::gt(c.data.tsn, h)) {
+                htna_path[p] = Some(c.data.tsn);
+            }
+            if c.transmissions == 1
+                && let Some((t, at)) = paths[p].rtt_probe
+                && t == c.data.tsn
+            {
+                rtt_samples.push((p, now.saturating_since(at)));
+                paths[p].rtt_probe = None;
+            }
+        };
+
+        // Cumulative part.
+        let n_cum = sack.cum_tsn_ack.wrapping_sub(self.cum_ack) as usize;
+        if n_cum > 0 {
+            out.cum_advanced = true;
+            for _ in 0..n_cum.min(self.outstanding.len()) {
+                let Some(mut c) = self.outstanding.pop_front() else {
+                    break;
+                };
+                if !c.gap_acked {
+                    ack_chunk(&mut c, &mut self.marked, paths);
+                } else if c.marked.take().is_some() {
+                    self.marked -= 1;
+                }
+                self.outstanding_bytes -= c.data.payload.len();
+            }
+            self.cum_ack = sack.cum_tsn_ack;
+        }
+        // Gap blocks, and reneging of blocks no longer reported.
+        let mut covered = vec![false; self.outstanding.len()];
+        for b in &sack.gap_blocks {
+            for off in b.start..=b.end {
+                // Index relative to the new cumulative point.
+                let idx = off as usize - 1;
+                if idx < covered.len() {
+                    covered[idx] = true;
+                }
+            }
+        }
+        for (i, c) in self.outstanding.iter_mut().enumerate() {
+            if covered[i] {
+                if !c.gap_acked {
+                    c.gap_acked = true;
+                    ack_chunk(c, &mut self.marked, paths);
+                }
+            } else if c.gap_acked {
+                // Reneged (section 6.2.1): treat as not received; the T3-rtx
+                // timer recovers it.
+                c.gap_acked = false;
+            }
+        }
+
+        // Missing reports (HTNA, section 7.2.4; split fast retransmit for CMT).
+        if let Some(h) = htna {
+            let mut newly_marked = Vec::new();
+            for (i, c) in self.outstanding.iter_mut().enumerate() {
+                if c.gap_acked || c.marked.is_some() {
+                    continue;
+                }
+                let limit = if self.split_fast_retransmit {
+                    htna_path.get(c.path).copied().flatten()
+                } else {
+                    Some(h)
+                };
+                let Some(limit) = limit else { continue };
+                if !tsn::lt(c.data.tsn, limit) {
+                    continue;
+                }
+                // In fast recovery, only chunks above the recovery point are
+                // candidates again once they were fast-retransmitted.
+                c.missing_reports += 1;
+                if c.missing_reports >= 3 && !c.fast_retransmitted {
+                    newly_marked.push(i);
+                }
+            }
+            for i in newly_marked {
+                let p = self.outstanding[i].path;
+                self.mark(i, Retransmit::Fast, paths);
+                self.outstanding[i].fast_retransmitted = true;
+                self.stats.fast_retransmitted_chunks += 1;
+                out.fast_retransmits += 1;
+                let path = &mut paths[p];
+                if path.fast_recovery_exit.is_none() {
+                    path.cc.on_fast_retransmit();
+                    path.fast_recovery_exit = Some(highest_sent);
+                    path.stats.fast_retransmissions += 1;
+                    out.entered_fast_recovery.push(p);
+                }
+            }
+        }
+
+        // Fast recovery exit, congestion windows, error counters, T3 timers.
+        for (p, path) in paths.iter_mut().enumerate() {
+            if let Some(exit) = path.fast_recovery_exit
+                && tsn::ge(self.cum_ack, exit)
+            {
+                path.fast_recovery_exit = None;
+            }
+            if acked_bytes[p] > 0 {
+                let in_fr = path.fast_recovery_exit.is_some();
+                path.cc
+                    .on_ack(acked_bytes[p], flight_before[p], out.cum_advanced, in_fr);
+                out.acked_paths.push(p);
+                out.bytes_acked += acked_bytes[p] as u64;
+            }
+            if path.flight_size == 0 {
+                path.t3_deadline = None;
+                if acked_bytes[p] > 0 {
+                    path.cc.on_all_acked();
+                }
+            } else if earliest_acked[p] {
+                path.t3_deadline = Some(now + path.rto.rto());
+            }
+        }
+        for (p, r) in rtt_samples {
+            paths[p].rto.sample(r);
+        }
+        self.stats.bytes_acked += out.bytes_acked;
+        let in_flight: u32 = paths.iter().map(|p| p.flight_size).sum();
+        self.peer_rwnd = sack.a_rwnd.saturating_sub(in_flight);
+        out
+    }
+
+    /// A SHUTDOWN carries a cumulative TSN ack (section 9.2): processed as
+    /// a SACK without gap blocks, keeping the last known window.
+    pub fn on_shutdown_cum_ack(&mut self, cum: u32, now: Time, paths: &mut [Path]) -> SackOutcome {
+        let in_flight: u32 = paths.iter().map(|p| p.flight_size).sum();
+        let sack = SackChunk {
+            cum_tsn_ack: cum,
+            a_rwnd: self.peer_rwnd.saturating_add(in_flight),
+            gap_blocks: vec![],
+            dup_tsns: vec![],
+        };
+        self.on_sack(&sack, now, paths)
+    }
+
+    /// Everything still unsent or unacknowledged, for the application when
+    /// the association ends (no data is silently lost).
+    pub fn drain_unsent(&mut self) -> Vec<(u16, u32, Bytes)> {
+        let mut out: Vec<(u16, u32, Bytes)> = Vec::new();
+        // Unacknowledged chunks, re-joined per message where possible.
+        for c in self.outstanding.drain(..) {
+            out.push((c.data.stream_id, c.data.ppid, c.data.payload));
+        }
+        for m in self.queue.drain(..) {
+            out.push((m.stream, m.ppid, m.data.slice(m.offset..)));
+        }
+        self.queued_bytes = 0;
+        self.outstanding_bytes = 0;
+        self.marked = 0;
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::congestion::Congestion;
+    use crate::path::RtoEstimator;
+    use crate::wire::GapBlock;
+
+    fn paths(n: usize) -> Vec<Path> {
+        (0..n)
+            .map(|i| {
+                Path::new(
+                    format!("10.0.0.{}", i + 1).parse().unwrap(),
+                    RtoEstimator::new(
+                        Duration::from_secs(1),
+                        Duration::from_millis(100),
+                        Duration::from_secs(60),
+                    ),
+                    Congestion::new(1000, 100_000, 1_000_000),
+                    true,
+                )
+            })
+            .collect()
+    }
+
+    fn send_n(s: &mut Sender, paths: &mut [Path], n: usize, path: usize, now: Time) {
+        for _ in 0..n {
+            s.push(0, 0, false, Bytes::from(vec![0u8; 100]));
+            let len = s.next_chunk(1000, path, now).unwrap().payload_len();
+            paths[path].flight_size += len;
+        }
+    }
+
+    fn sack(cum: u32, gaps: &[(u16, u16)]) -> SackChunk {
+        SackChunk {
+            cum_tsn_ack: cum,
+            a_rwnd: 100_000,
+            gap_blocks: gaps
+                .iter()
+                .map(|&(start, end)| GapBlock { start, end })
+                .collect(),
+            dup_tsns: vec![],
+        }
+    }
+
+    #[test]
+    fn fragmentation_sets_begin_and_end() {
+        let mut s = Sender::new(10, 2, 10_000);
+        s.push(1, 9, false, Bytes::from(vec![1u8; 2500]));
+        let now = Time::ZERO;
+        let a = s.next_chunk(1000, 0, now).unwrap().data.clone();
+        let b = s.next_chunk(1000, 0, now).unwrap().data.clone();
+        let c = s.next_chunk(1000, 0, now).unwrap().data.clone();
+        assert!(s.next_chunk(1000, 0, now).is_none());
+        assert_eq!(
+            (a.tsn, a.begin, a.end, a.payload.len()),
+            (10, true, false, 1000)
+        );
+        assert_eq!((b.tsn, b.begin, b.end), (11, false, false));
+        assert_eq!(
+            (c.tsn, c.begin, c.end, c.payload.len()),
+            (12, false, true, 500)
+        );
+        assert_eq!(a.ssn, c.ssn);
+        assert_eq!(s.buffered(), 2500);
+    }
+
+    #[test]
+    fn cumulative_ack_frees_buffer_and_samples_rtt() {
+        let mut p = paths(1);
+        let mut s = Sender::new(1, 1, 100_000);
+        send_n(&mut s, &mut p, 3, 0, Time::ZERO);
+        p[0].rtt_probe = Some((1, Time::ZERO));
+        p[0].t3_deadline = Some(Time::from_secs(1));
+        let o = s.on_sack(&sack(3, &[]), Time::from_millis(50), &mut p);
+        assert!(o.cum_advanced);
+        assert_eq!(o.bytes_acked, 300);
+        assert_eq!(s.buffered(), 0);
+        assert_eq!(p[0].flight_size, 0);
+        assert_eq!(p[0].t3_deadline, None, "T3 stops when all acked");
+        assert_eq!(p[0].rto.srtt(), Some(Duration::from_millis(50)));
+    }
+
+    #[test]
+    fn stale_and_impossible_sacks() {
+        let mut p = paths(1);
+        let mut s = Sender::new(100, 1, 100_000);
+        send_n(&mut s, &mut p, 5, 0, Time::ZERO);
+        s.on_sack(&sack(102, &[]), Time::ZERO, &mut p);
+        assert!(s.on_sack(&sack(101, &[]), Time::ZERO, &mut p).stale);
+        assert!(s.on_sack(&sack(105, &[]), Time::ZERO, &mut p).acks_unsent);
+        assert!(
+            s.on_sack(&sack(102, &[(1, 9)]), Time::ZERO, &mut p)
+                .acks_unsent
+        );
+    }
+
+    #[test]
+    fn three_missing_reports_trigger_one_fast_retransmit() {
+        let mut p = paths(1);
+        let mut s = Sender::new(1, 1, 100_000);
+        send_n(&mut s, &mut p, 6, 0, Time::ZERO);
+        // TSN 1 lost; 2..4 arrive one by one.
+        assert_eq!(
+            s.on_sack(&sack(0, &[(2, 2)]), Time::ZERO, &mut p)
+                .fast_retransmits,
+            0
+        );
+        assert_eq!(
+            s.on_sack(&sack(0, &[(2, 3)]), Time::ZERO, &mut p)
+                .fast_retransmits,
+            0
+        );
+        let o = s.on_sack(&sack(0, &[(2, 4)]), Time::ZERO, &mut p);
+        assert_eq!(o.fast_retransmits, 1);
+        assert_eq!(o.entered_fast_recovery, vec![0]);
+        assert_eq!(p[0].cc.cwnd, 50_000);
+        assert_eq!(s.first_marked(), Some(0));
+        assert_eq!(
+            p[0].flight_size, 200,
+            "TSN 1 left the flight; 5 and 6 remain"
+        );
+        s.retransmitted(0, 0, Time::ZERO, &mut p);
+        // More reports do not mark it again.
+        assert_eq!(
+            s.on_sack(&sack(0, &[(2, 5)]), Time::ZERO, &mut p)
+                .fast_retransmits,
+            0
+        );
+        assert_eq!(
+            s.on_sack(&sack(0, &[(2, 6)]), Time::ZERO, &mut p)
+                .fast_retransmits,
+            0
+        );
+        // Recovery ends when the cumulative ack passes the exit point.
+        s.on_sack(&sack(6, &[]), Time::ZERO, &mut p);
+        assert_eq!(p[0].fast_recovery_exit, None);
+    }
+
+    #[test]
+    fn split_fast_retransmit_ignores_reports_from_other_paths() {
+        let mut p = paths(2);
+        let mut s = Sender::new(1, 1, 100_000);
+        s.split_fast_retransmit = true;
+        send_n(&mut s, &mut p, 1, 0, Time::ZERO); // TSN 1 on the slow path 0
+        send_n(&mut s, &mut p, 4, 1, Time::ZERO); // TSN 2..5 on the fast path 1
+        for k in 2..=5u16 {
+            let o = s.on_sack(&sack(0, &[(2, k)]), Time::ZERO, &mut p);
+            assert_eq!(o.fast_retransmits, 0, "reordering across paths is not loss");
+        }
+        s.split_fast_retransmit = false;
+        send_n(&mut s, &mut p, 3, 1, Time::ZERO); // TSN 6..8
+        let mut total = 0;
+        for k in 6..=8u16 {
+            total += s
+                .on_sack(&sack(0, &[(2, k)]), Time::ZERO, &mut p)
+                .fast_retransmits;
+        }
+        assert_eq!(total, 1, "without SFR the same pattern is a loss");
+    }
+
+    #[test]
+    fn timeout_marks_flight_of_that_path_only() {
+        let mut p = paths(2);
+        let mut s = Sender::new(1, 1, 100_000);
+        send_n(&mut s, &mut p, 2, 0, Time::ZERO);
+        send_n(&mut s, &mut p, 1, 1, Time::ZERO);
+        assert_eq!(s.mark_path_for_timeout(0, &mut p), 2);
+        assert_eq!(p[0].flight_size, 0);
+        assert_eq!(p[1].flight_size, 100);
+        assert_eq!(s.marked_indices(), vec![0, 1]);
+        s.retransmitted(0, 1, Time::ZERO, &mut p);
+        assert_eq!(p[1].flight_size, 200);
+        assert_eq!(s.marked_indices(), vec![1]);
+    }
+
+    #[test]
+    fn reneged_gap_acks_are_forgotten() {
+        let mut p = paths(1);
+        let mut s = Sender::new(1, 1, 100_000);
+        send_n(&mut s, &mut p, 3, 0, Time::ZERO);
+        s.on_sack(&sack(0, &[(2, 3)]), Time::ZERO, &mut p);
+        assert!(s.outstanding().nth(2).unwrap().gap_acked);
+        s.on_sack(&sack(0, &[]), Time::ZERO, &mut p);
+        assert!(!s.outstanding().nth(2).unwrap().gap_acked);
+    }
+
+    #[test]
+    fn drain_returns_everything_unacknowledged() {
+        let mut p = paths(1);
+        let mut s = Sender::new(1, 1, 100_000);
+        send_n(&mut s, &mut p, 2, 0, Time::ZERO);
+        s.push(0, 5, false, Bytes::from_static(b"queued"));
+        let d = s.drain_unsent();
+        assert_eq!(d.len(), 3);
+        assert_eq!(d[2].2, &b"queued"[..]);
+        assert_eq!(s.buffered(), 0);
+    }
+}

@@ -1,0 +1,241 @@
+//! The association's timers: T1-init and T1-cookie (RFC 9260 section 5.1),
+//! T3-rtx (section 6.3), delayed SACK (section 6.2), heartbeats and path
+//! verification (sections 8.3 and 5.4), T2-shutdown and T5-shutdown-guard
+//! (section 9.2), and T4-RTO for ASCONF (RFC 5061 section 5.1).
+
+use super::{Association, CloseReason, State};
+use crate::Time;
+
+impl Association {
+    /// The earliest deadline of any running timer.
+    pub(crate) fn poll_timeout(&self) -> Option<Time> {
+        let mut t: Option<Time> = None;
+        let mut consider = |d: Option<Time>| {
+            if let Some(d) = d {
+                t = Some(t.map_or(d, |x| x.min(d)));
+            }
+        };
+        if let Some(st) = &self.init
+            && !st.due
+        {
+            consider(st.deadline);
+        }
+        if self.state == State::Closed {
+            return t;
+        }
+        consider(self.sack_deadline);
+        if !self.shutdown.due {
+            consider(self.shutdown.deadline);
+        }
+        consider(self.shutdown.guard);
+        if let Some(o) = &self.asconf.outstanding {
+            consider(o.deadline);
+        }
+        for p in &self.paths {
+            consider(p.t3_deadline);
+            consider(p.heartbeat_deadline);
+            if let Some(h) = &p.heartbeat
+                && !h.timed_out
+            {
+                consider(Some(h.timeout));
+            }
+        }
+        t
+    }
+
+    /// Runs every timer whose deadline is at or before `now`.
+    pub(crate) fn handle_timeout(&mut self, now: Time) {
+        self.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+        self.t1(now);
+        if self.state == State::Closed {
+            return;
+        }
+        if self.sack_deadline.is_some_and(|d| d <= now) {
+            self.sack_deadline = None;
+            self.sack_now = true;
+        }
+        for i in 0..self.paths.len() {
+            if self.state == State::Closed {
+                return;
+            }
+            if self.paths[i].t3_deadline.is_some_and(|d| d <= now) {
+                self.t3_expired(i, now);
+            }
+        }
+        for i in 0..self.paths.len() {
+            if self.state == State::Closed {
+                return;
+            }
+            self.heartbeat_timers(i, now);
+        }
+        if self.state == State::Closed {
+            return;
+        }
+        self.t4(now);
+        if self.state == State::Closed {
+            return;
+        }
+        self.t2(now);
+    }
+
+    fn t1(&mut self, now: Time) {
+        let Some(st) = self.init.as_mut() else { return };
+        if st.due || st.deadline.is_none_or(|d| d > now) {
+            return;
+        }
+        st.retransmits += 1;
+        if st.retransmits > self.cfg.max_init_retrans {
+            self.close(CloseReason::InitFailed);
+            return;
+        }
+        st.rto.back_off();
+        st.due = true;
+    }
+
+    /// Section 6.3.3.
+    fn t3_expired(&mut self, i: usize, now: Time) {
+        self.stats.t3_expirations += 1;
+        let pmr = self.cfg.path_max_retrans;
+        let p = &mut self.paths[i];
+        p.t3_deadline = None;
+        p.stats.t3_expirations += 1;
+        p.cc.on_timeout();
+        p.rto.back_off();
+        p.fast_recovery_exit = None;
+        p.rtt_probe = None;
+        let failed = p.record_error(pmr);
+        self.sender.mark_path_for_timeout(i, &mut self.paths);
+        if failed {
+            self.path_failed(i);
+        }
+        if self.association_error() {
+            return;
+        }
+        let _ = now;
+    }
+
+    fn heartbeat_timers(&mut self, i: usize, now: Time) {
+        let pmr = self.cfg.path_max_retrans;
+        // An unanswered probe counts as an error one RTO after it left.
+        if let Some(h) = self.paths[i].heartbeat.as_mut()
+            && !h.timed_out
+            && h.timeout <= now
+        {
+            h.timed_out = true;
+            let p = &mut self.paths[i];
+            p.rto.back_off();
+            let failed = p.record_error(pmr);
+            let confirmed = p.confirmed;
+            if failed && confirmed {
+                self.path_failed(i);
+            }
+            // Path verification failures do not count against the
+            // association (the address was never part of it).
+            if confirmed && self.association_error() {
+                return;
+            }
+        }
+        let p = &self.paths[i];
+        if p.heartbeat_deadline.is_none_or(|d| d > now) {
+            return;
+        }
+        let confirmed = p.confirmed;
+        let outstanding = p.heartbeat.is_some_and(|h| !h.timed_out);
+        let rto = p.rto.rto();
+        match (confirmed, self.cfg.heartbeat_interval) {
+            (true, None) => {
+                self.paths[i].heartbeat_deadline = None;
+            }
+            (true, Some(iv)) => {
+                if !outstanding {
+                    self.queue_heartbeat(i, now);
+                }
+                let period = self.heartbeat_period(rto, iv);
+                self.paths[i].heartbeat_deadline = Some(now + period);
+            }
+            (false, _) => {
+                // Path verification: one probe per RTO (section 5.4).
+                if !outstanding {
+                    self.queue_heartbeat(i, now);
+                }
+                let rto = self.paths[i].rto.rto();
+                self.paths[i].heartbeat_deadline = Some(now + rto);
+            }
+        }
+    }
+
+    /// RFC 5061 section 5.1 rules B1-B5: ASCONF retransmission.
+    fn t4(&mut self, now: Time) {
+        let Some(o) = self.asconf.outstanding.as_ref() else {
+            return;
+        };
+        if o.deadline.is_none_or(|d| d > now) {
+            return;
+        }
+        let i = o.path.min(self.paths.len().saturating_sub(1));
+        if self.paths.is_empty() {
+            return;
+        }
+        let pmr = self.cfg.path_max_retrans;
+        let p = &mut self.paths[i];
+        p.rto.back_off();
+        if p.record_error(pmr) {
+            self.path_failed(i);
+        }
+        if self.association_error() {
+            return;
+        }
+        // Retransmit, to an alternate destination if one is usable.
+        let alt = (0..self.paths.len())
+            .find(|&k| k != i && self.paths[k].usable())
+            .unwrap_or(i);
+        if let Some(o) = self.asconf.outstanding.as_mut() {
+            o.path = alt;
+            o.deadline = None;
+        }
+    }
+
+    fn t2(&mut self, now: Time) {
+        if self.shutdown.guard.is_some_and(|g| g <= now) {
+            self.send_abort(vec![], None);
+            self.close(CloseReason::PeerUnreachable);
+            return;
+        }
+        if self.shutdown.due || self.shutdown.deadline.is_none_or(|d| d > now) {
+            return;
+        }
+        self.shutdown.deadline = None;
+        self.shutdown.retransmits += 1;
+        if let Some(p) = self.data_path() {
+            let pmr = self.cfg.path_max_retrans;
+            let path = &mut self.paths[p];
+            path.rto.back_off();
+            if path.record_error(pmr) {
+                self.path_failed(p);
+            }
+        }
+        if self.association_error() {
+            return;
+        }
+        self.shutdown.due = true;
+    }
+
+    /// Moves a graceful shutdown on once all data is acknowledged
+    /// (section 9.2).
+    pub(super) fn maybe_progress_shutdown(&mut self, now: Time) {
+        match self.state {
+            State::ShutdownPending if self.sender.is_idle() => {
+                self.state = State::ShutdownSent;
+                self.shutdown.due = true;
+                self.shutdown.retransmits = 0;
+                self.shutdown.guard = Some(now + self.cfg.rto_max * 5);
+            }
+            State::ShutdownReceived if self.sender.is_idle() => {
+                self.state = State::ShutdownAckSent;
+                self.shutdown.due = true;
+                self.shutdown.retransmits = 0;
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,403 @@
+//! Authenticated chunks, RFC 4895.
+//!
+//! Each endpoint announces a RANDOM (32 bytes), the chunk types it wants
+//! authenticated (CHUNKS) and the HMAC algorithms it supports (HMAC-ALGO).
+//! Both sides derive the same association shared key (section 6.1) and use
+//! it to authenticate the chunks that follow an AUTH chunk (section 6.2).
+
+use hmac::{Hmac, Mac};
+use sha1::Sha1;
+use sha2::Sha256;
+
+use crate::wire::chunk::chunk_type;
+use crate::wire::param::param_type;
+
+/// The HMAC algorithms of RFC 4895 section 3.3 / 8.3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HmacAlgorithm {
+    /// HMAC-SHA-1, identifier 1 (mandatory to support).
+    Sha1,
+    /// HMAC-SHA-256, identifier 3.
+    Sha256,
+}
+
+impl HmacAlgorithm {
+    pub const fn id(self) -> u16 {
+        match self {
+            HmacAlgorithm::Sha1 => 1,
+            HmacAlgorithm::Sha256 => 3,
+        }
+    }
+
+    pub fn from_id(id: u16) -> Option<Self> {
+        match id {
+            1 => Some(HmacAlgorithm::Sha1),
+            3 => Some(HmacAlgorithm::Sha256),
+            _ => None,
+        }
+    }
+
+    /// Length of the MAC in bytes (20 for SHA-1, 32 for SHA-256).
+    pub const fn mac_len(self) -> usize {
+        match self {
+            HmacAlgorithm::Sha1 => 20,
+            HmacAlgorithm::Sha256 => 32,
+        }
+    }
+
+    /// HMAC of the concatenation of `parts` under `key`.
+    pub fn mac(self, key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
+        // `new_from_slice` accepts keys of any length for HMAC.
+        match self {
+            HmacAlgorithm::Sha1 => {
+                let mut m =
+                    <Hmac<Sha1> as Mac>::new_from_slice(key).expect("HMAC takes any key length");
+                for p in parts {
+                    m.update(p);
+                }
+                m.finalize().into_bytes().to_vec()
+            }
+            HmacAlgorithm::Sha256 => {
+                let mut m =
+                    <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes any key length");
+                for p in parts {
+                    m.update(p);
+                }
+                m.finalize().into_bytes().to_vec()
+            }
+        }
+    }
+}
+
+/// Length of the RANDOM value this stack sends and requires (RFC 4895
+/// section 6.1: "MUST contain a 32-byte Random Number").
+pub const RANDOM_LEN: usize = 32;
+
+/// What one endpoint announced in its INIT or INIT ACK.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthParams {
+    pub random: Vec<u8>,
+    /// `None` when the CHUNKS parameter was absent (allowed when empty).
+    pub chunks: Option<Vec<u8>>,
+    pub hmac_ids: Vec<u16>,
+}
+
+impl AuthParams {
+    /// The key vector of RFC 4895 section 6.1: the RANDOM, CHUNKS and
+    /// HMAC-ALGO parameters as sent (type, length and value, padding
+    /// omitted), concatenated; a parameter not sent is omitted.
+    pub fn key_vector(&self) -> Vec<u8> {
+        let mut v =
+            Vec::with_capacity(4 + self.random.len() + 4 + 64 + 4 + 2 * self.hmac_ids.len());
+        push_tlv(&mut v, param_type::RANDOM, &self.random);
+        if let Some(chunks) = &self.chunks {
+            push_tlv(&mut v, param_type::CHUNKS, chunks);
+        }
+        let ids: Vec<u8> = self
+            .hmac_ids
+            .iter()
+            .flat_map(|id| id.to_be_bytes())
+            .collect();
+        push_tlv(&mut v, param_type::HMAC_ALGO, &ids);
+        v
+    }
+}
+
+fn push_tlv(out: &mut Vec<u8>, ty: u16, value: &[u8]) {
+    out.extend_from_slice(&ty.to_be_bytes());
+    out.extend_from_slice(&((value.len() + 4) as u16).to_be_bytes());
+    out.extend_from_slice(value);
+}
+
+/// Compares two key vectors as big-endian numbers of their lengths (the
+/// shorter left-padded with zeros); equal values order by length.
+fn key_vector_order(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let n = a.len().max(b.len());
+    let byte = |v: &[u8], i: usize| {
+        if i < n - v.len() {
+            0
+        } else {
+            v[i - (n - v.len())]
+        }
+    };
+    (0..n)
+        .map(|i| byte(a, i).cmp(&byte(b, i)))
+        .find(|o| o.is_ne())
+        .unwrap_or_else(|| a.len().cmp(&b.len()))
+}
+
+/// The association shared key of RFC 4895 section 6.1: the endpoint-pair
+/// shared key, then the smaller key vector, then the larger one.
+pub fn association_key(shared_key: &[u8], local: &AuthParams, peer: &AuthParams) -> Vec<u8> {
+    let l = local.key_vector();
+    let p = peer.key_vector();
+    let (first, second) = if key_vector_order(&l, &p).is_le() {
+        (l, p)
+    } else {
+        (p, l)
+    };
+    let mut key = Vec::with_capacity(shared_key.len() + first.len() + second.len());
+    key.extend_from_slice(shared_key);
+    key.extend_from_slice(&first);
+    key.extend_from_slice(&second);
+    key
+}
+
+/// Why the peer's AUTH parameters are unacceptable (answered with an ABORT
+/// carrying a Protocol Violation cause, RFC 4895 section 6.1).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthParamError {
+    #[error("RANDOM parameter missing or repeated")]
+    RandomCount,
+    #[error("RANDOM parameter is {0} bytes, not 32")]
+    RandomLength(usize),
+    #[error("HMAC-ALGO parameter missing or repeated")]
+    HmacAlgoCount,
+    #[error("HMAC-ALGO does not list SHA-1")]
+    NoSha1,
+    #[error("CHUNKS parameter repeated or longer than 260 bytes")]
+    BadChunks,
+}
+
+/// Negotiated AUTH state of one association.
+#[derive(Debug, Clone)]
+pub struct AuthState {
+    /// Chunk types the peer wants us to authenticate (from its CHUNKS).
+    send_required: [bool; 256],
+    /// Chunk types we require authenticated on receipt (our CHUNKS).
+    recv_required: [bool; 256],
+    /// Algorithm we use when sending: the first of the peer's list that we
+    /// support (section 6.1).
+    pub send_algorithm: HmacAlgorithm,
+    /// Algorithms we announced (and therefore accept).
+    accepted: Vec<HmacAlgorithm>,
+    key: Vec<u8>,
+}
+
+/// Chunk types that are never authenticated even if listed (RFC 4895
+/// section 3.2).
+fn never_authenticated(ty: u8) -> bool {
+    matches!(
+        ty,
+        chunk_type::INIT | chunk_type::INIT_ACK | chunk_type::SHUTDOWN_COMPLETE | chunk_type::AUTH
+    )
+}
+
+impl AuthState {
+    /// Builds the state from what both sides announced. `local_algorithms`
+    /// is our HMAC-ALGO list in order.
+    pub fn new(
+        shared_key: &[u8],
+        local: &AuthParams,
+        peer: &AuthParams,
+    ) -> Result<AuthState, AuthParamError> {
+        if peer.random.len() != RANDOM_LEN {
+            return Err(AuthParamError::RandomLength(peer.random.len()));
+        }
+        if !peer.hmac_ids.contains(&HmacAlgorithm::Sha1.id()) {
+            return Err(AuthParamError::NoSha1);
+        }
+        let accepted: Vec<HmacAlgorithm> = local
+            .hmac_ids
+            .iter()
+            .filter_map(|&id| HmacAlgorithm::from_id(id))
+            .collect();
+        let send_algorithm = peer
+            .hmac_ids
+            .iter()
+            .filter_map(|&id| HmacAlgorithm::from_id(id))
+            .find(|a| accepted.contains(a))
+            .unwrap_or(HmacAlgorithm::Sha1);
+        let table = |list: &Option<Vec<u8>>| {
+            let mut t = [false; 256];
+            for &c in list.iter().flatten() {
+                if !never_authenticated(c) {
+                    t[c as usize] = true;
+                }
+            }
+            t
+        };
+        Ok(AuthState {
+            send_required: table(&peer.chunks),
+            recv_required: table(&local.chunks),
+            send_algorithm,
+            accepted,
+            key: association_key(shared_key, local, peer),
+        })
+    }
+
+    /// Must a chunk of this type be sent after an AUTH chunk?
+    pub fn must_authenticate(&self, ty: u8) -> bool {
+        self.send_required[ty as usize]
+    }
+
+    /// Must a received chunk of this type have been authenticated?
+    pub fn requires_authentication(&self, ty: u8) -> bool {
+        self.recv_required[ty as usize]
+    }
+
+    /// Do we accept this HMAC identifier in a received AUTH chunk?
+    pub fn accepts(&self, hmac_id: u16) -> Option<HmacAlgorithm> {
+        HmacAlgorithm::from_id(hmac_id).filter(|a| self.accepted.contains(a))
+    }
+
+    /// MAC over `data` (the AUTH chunk with a zeroed HMAC field followed by
+    /// the authenticated chunks, section 6.2).
+    pub fn mac(&self, algorithm: HmacAlgorithm, data: &[u8]) -> Vec<u8> {
+        algorithm.mac(&self.key, &[data])
+    }
+
+    /// Checks a received MAC in constant time.
+    pub fn verify(&self, algorithm: HmacAlgorithm, data: &[u8], mac: &[u8]) -> bool {
+        let expected = self.mac(algorithm, data);
+        expected.len() == mac.len()
+            && expected
+                .iter()
+                .zip(mac)
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                == 0
+    }
+
+    /// The association shared key (for tests and diagnostics).
+    pub fn key(&self) -> &[u8] {
+        &self.key
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    /// RFC 2202 test cases 1, 2 and 6 for HMAC-SHA-1.
+    #[test]
+    fn hmac_sha1_rfc2202() {
+        let a = HmacAlgorithm::Sha1;
+        assert_eq!(
+            a.mac(&[0x0b; 20], &[b"Hi There"]),
+            hex("b617318655057264e28bc0b6fb378c8ef146be00")
+        );
+        assert_eq!(
+            a.mac(b"Jefe", &[b"what do ya want ", b"for nothing?"]),
+            hex("effcdf6ae5eb2fa2d27416d5f184df9c259a7c79")
+        );
+        assert_eq!(
+            a.mac(
+                &[0xaa; 80],
+                &[b"Test Using Larger Than Block-Size Key - Hash Key First"]
+            ),
+            hex("aa4ae5e15272d00e95705637ce8a3b55ed402112")
+        );
+    }
+
+    /// RFC 4231 test cases 1, 2 and 6 for HMAC-SHA-256.
+    #[test]
+    fn hmac_sha256_rfc4231() {
+        let a = HmacAlgorithm::Sha256;
+        assert_eq!(
+            a.mac(&[0x0b; 20], &[b"Hi There"]),
+            hex("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
+        );
+        assert_eq!(
+            a.mac(b"Jefe", &[b"what do ya want for nothing?"]),
+            hex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        );
+        assert_eq!(
+            a.mac(
+                &[0xaa; 131],
+                &[b"Test Using Larger Than Block-Size Key - Hash Key First"]
+            ),
+            hex("60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+        );
+    }
+
+    fn params(random_byte: u8, chunks: Option<Vec<u8>>, ids: Vec<u16>) -> AuthParams {
+        AuthParams {
+            random: vec![random_byte; 32],
+            chunks,
+            hmac_ids: ids,
+        }
+    }
+
+    #[test]
+    fn key_vector_is_tlvs_without_padding() {
+        let p = params(0xab, Some(vec![0xc1, 0x80, 0x03]), vec![3, 1]);
+        let v = p.key_vector();
+        // RANDOM TLV (36) + CHUNKS TLV (4 + 3, no padding) + HMAC-ALGO TLV (4 + 4).
+        assert_eq!(v.len(), 36 + 7 + 8);
+        assert_eq!(&v[0..4], &[0x80, 0x02, 0x00, 36]);
+        assert_eq!(&v[36..43], &[0x80, 0x03, 0x00, 7, 0xc1, 0x80, 0x03]);
+        assert_eq!(&v[43..], &[0x80, 0x04, 0x00, 8, 0, 3, 0, 1]);
+        // An absent CHUNKS parameter is omitted.
+        assert_eq!(params(1, None, vec![1]).key_vector().len(), 36 + 6);
+    }
+
+    #[test]
+    fn association_key_orders_vectors_by_value_then_length() {
+        let small = params(0x01, None, vec![1]);
+        let big = params(0x02, None, vec![1]);
+        let k1 = association_key(b"sk", &small, &big);
+        let k2 = association_key(b"sk", &big, &small);
+        assert_eq!(k1, k2, "both sides derive the same key");
+        assert_eq!(&k1[..2], b"sk");
+        assert_eq!(&k1[2..2 + 42], &small.key_vector()[..]);
+        // Numeric comparison: a shorter vector is left-padded with zeros.
+        assert!(key_vector_order(&[0xff], &[0x01, 0x00]).is_lt());
+        assert!(key_vector_order(&[0x00, 0x05], &[0x05]).is_gt());
+    }
+
+    #[test]
+    fn negotiation_picks_first_common_algorithm_and_ignores_forbidden_chunks() {
+        let local = params(
+            1,
+            Some(vec![chunk_type::ASCONF, chunk_type::ASCONF_ACK]),
+            vec![3, 1],
+        );
+        let peer = params(
+            2,
+            Some(vec![
+                chunk_type::INIT,
+                chunk_type::AUTH,
+                chunk_type::ASCONF,
+                chunk_type::SACK,
+            ]),
+            vec![1, 3],
+        );
+        let st = AuthState::new(b"", &local, &peer).unwrap();
+        assert_eq!(st.send_algorithm, HmacAlgorithm::Sha1);
+        assert!(st.must_authenticate(chunk_type::ASCONF));
+        assert!(st.must_authenticate(chunk_type::SACK));
+        assert!(!st.must_authenticate(chunk_type::INIT));
+        assert!(!st.must_authenticate(chunk_type::AUTH));
+        assert!(st.requires_authentication(chunk_type::ASCONF_ACK));
+        assert!(!st.requires_authentication(chunk_type::DATA));
+        assert_eq!(st.accepts(3), Some(HmacAlgorithm::Sha256));
+        assert_eq!(st.accepts(2), None);
+        let mac = st.mac(HmacAlgorithm::Sha1, b"data");
+        assert!(st.verify(HmacAlgorithm::Sha1, b"data", &mac));
+        assert!(!st.verify(HmacAlgorithm::Sha1, b"datA", &mac));
+        assert!(!st.verify(HmacAlgorithm::Sha1, b"data", &mac[..19]));
+    }
+
+    #[test]
+    fn peer_params_are_validated() {
+        let local = params(1, None, vec![1]);
+        let mut peer = params(2, None, vec![3]);
+        assert_eq!(
+            AuthState::new(b"", &local, &peer).unwrap_err(),
+            AuthParamError::NoSha1
+        );
+        peer.hmac_ids = vec![1];
+        peer.random.truncate(16);
+        assert_eq!(
+            AuthState::new(b"", &local, &peer).unwrap_err(),
+            AuthParamError::RandomLength(16)
+        );
+    }
+}

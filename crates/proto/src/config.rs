@@ -1,0 +1,290 @@
+//! Configuration of endpoints and associations: every protocol parameter of
+//! RFC 9260 section 16 and every limit the engine enforces, with defaults.
+
+use std::time::Duration;
+
+use crate::auth::HmacAlgorithm;
+
+/// Parameters of one association (RFC 9260 section 16 "Suggested SCTP
+/// Protocol Parameter Values", plus the extensions and the resource limits).
+#[derive(Debug, Clone)]
+pub struct AssociationConfig {
+    /// RTO.Initial (RFC 9260 section 16: 1 s).
+    pub rto_initial: Duration,
+    /// RTO.Min (RFC 9260: 1 s; mobility studies use e.g. 20 ms).
+    pub rto_min: Duration,
+    /// RTO.Max (RFC 9260: 60 s).
+    pub rto_max: Duration,
+    /// Max.Burst: packets sent at once in response to one event (RFC 9260
+    /// section 6.1 rule D; 4). `None` disables the limit.
+    pub max_burst: Option<u32>,
+    /// Association.Max.Retrans (10).
+    pub assoc_max_retrans: u32,
+    /// Path.Max.Retrans, PMR (5). A path becomes inactive after PMR+1
+    /// consecutive unanswered retransmissions or heartbeats.
+    pub path_max_retrans: u32,
+    /// Max.Init.Retransmits (8).
+    pub max_init_retrans: u32,
+    /// HB.interval (30 s); `None` disables heartbeats on confirmed paths
+    /// (unconfirmed addresses are still probed).
+    pub heartbeat_interval: Option<Duration>,
+    /// Valid.Cookie.Life (60 s).
+    pub valid_cookie_life: Duration,
+    /// Delayed SACK timeout (200 ms, at most 500 ms). `None`: SACK every
+    /// packet that carries DATA at once.
+    pub sack_delay: Option<Duration>,
+    /// Send a SACK at least every this many packets with DATA (2).
+    pub sack_frequency: u32,
+    /// Advertised receiver window: bytes of received data the association
+    /// buffers before the application reads them (a_rwnd).
+    pub receive_window: u32,
+    /// Bytes of user messages the association accepts from the application
+    /// before `send` reports a full buffer (queued plus in flight).
+    pub send_buffer: usize,
+    /// Outbound streams requested (OS in INIT).
+    pub outbound_streams: u16,
+    /// Maximum inbound streams accepted (MIS in INIT).
+    pub max_inbound_streams: u16,
+    /// Largest user message accepted for sending and for reassembly.
+    pub max_message_size: usize,
+    /// Path MTU assumed for every path (bytes of the SCTP packet, i.e. the
+    /// IP MTU minus IP and, over UDP, UDP headers).
+    pub path_mtu: usize,
+    /// Initial cwnd in bytes; `None` uses RFC 9260 section 7.2.1:
+    /// min(4*MTU, max(2*MTU, 4380)).
+    pub initial_cwnd: Option<u32>,
+    /// Announce and accept ADD-IP (RFC 5061). Requires `auth` for the peer
+    /// to accept ASCONF (RFC 5061 section 4.1.1).
+    pub asconf: bool,
+    /// Announce and use AUTH (RFC 4895).
+    pub auth: bool,
+    /// HMAC algorithms offered, in order of preference (SHA-1 is always
+    /// added last if missing, as RFC 4895 section 6.1 requires).
+    pub hmac_algorithms: Vec<HmacAlgorithm>,
+    /// Chunk types we require the peer to authenticate (beyond ASCONF and
+    /// ASCONF-ACK, which are always required when ADD-IP is on).
+    pub auth_chunks: Vec<u8>,
+    /// Endpoint-pair shared key (RFC 4895 section 6.1); empty by default.
+    pub shared_key: Vec<u8>,
+    /// Adaptation Layer Indication to announce (RFC 5061 section 4.2.6).
+    pub adaptation_indication: Option<u32>,
+    /// Accept an address added by the peer as confirmed when the ASCONF
+    /// that adds it arrived, authenticated, from that very address (the
+    /// single-homed handover of SYSTEMS.md 1.2). Otherwise new peer
+    /// addresses are verified by a HEARTBEAT before data goes there.
+    pub confirm_asconf_source: bool,
+    /// Return to the primary path when it becomes active again after a
+    /// failover (RFC 9260 section 8.2 leaves the choice to the
+    /// implementation).
+    pub return_to_primary: bool,
+    /// Limits.
+    pub limits: Limits,
+}
+
+/// Bounds on what a peer can make the association hold.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Peer transport addresses kept per association.
+    pub max_peer_addresses: usize,
+    /// Local addresses per association.
+    pub max_local_addresses: usize,
+    /// Gap Ack Blocks reported in one SACK.
+    pub max_gap_blocks: usize,
+    /// Duplicate TSNs reported in one SACK.
+    pub max_dup_tsns: usize,
+    /// Queued ASCONF parameters waiting for the outstanding request.
+    pub max_pending_asconf_params: usize,
+    /// Application events queued before the oldest are dropped (counted).
+    pub max_pending_events: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_peer_addresses: 16,
+            max_local_addresses: 16,
+            max_gap_blocks: 64,
+            max_dup_tsns: 32,
+            max_pending_asconf_params: 32,
+            max_pending_events: 4096,
+        }
+    }
+}
+
+impl Default for AssociationConfig {
+    fn default() -> Self {
+        AssociationConfig {
+            rto_initial: Duration::from_secs(1),
+            rto_min: Duration::from_secs(1),
+            rto_max: Duration::from_secs(60),
+            max_burst: Some(4),
+            assoc_max_retrans: 10,
+            path_max_retrans: 5,
+            max_init_retrans: 8,
+            heartbeat_interval: Some(Duration::from_secs(30)),
+            valid_cookie_life: Duration::from_secs(60),
+            sack_delay: Some(Duration::from_millis(200)),
+            sack_frequency: 2,
+            receive_window: 1 << 20,
+            send_buffer: 1 << 20,
+            outbound_streams: 10,
+            max_inbound_streams: 65535,
+            max_message_size: 1 << 20,
+            path_mtu: 1452,
+            initial_cwnd: None,
+            asconf: true,
+            auth: true,
+            hmac_algorithms: vec![HmacAlgorithm::Sha256, HmacAlgorithm::Sha1],
+            auth_chunks: Vec::new(),
+            shared_key: Vec::new(),
+            adaptation_indication: None,
+            confirm_asconf_source: true,
+            return_to_primary: true,
+            limits: Limits::default(),
+        }
+    }
+}
+
+impl AssociationConfig {
+    /// Checks the values against each other; the message names the field.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |field: &'static str, why: &'static str| Err(ConfigError { field, why });
+        if self.rto_min.is_zero() {
+            return bad("rto_min", "must be positive");
+        }
+        if self.rto_min > self.rto_max {
+            return bad("rto_min", "must not exceed rto_max");
+        }
+        if self.rto_initial < self.rto_min || self.rto_initial > self.rto_max {
+            return bad("rto_initial", "must lie between rto_min and rto_max");
+        }
+        if let Some(d) = self.sack_delay
+            && d > Duration::from_millis(500)
+        {
+            return bad(
+                "sack_delay",
+                "must not exceed 500 ms (RFC 9260 section 6.2)",
+            );
+        }
+        if self.sack_frequency == 0 {
+            return bad("sack_frequency", "must be at least 1");
+        }
+        if self.path_mtu < 508 || self.path_mtu > 65_535 {
+            return bad("path_mtu", "must lie between 508 and 65535");
+        }
+        if self.outbound_streams == 0 || self.max_inbound_streams == 0 {
+            return bad("outbound_streams", "stream counts must be at least 1");
+        }
+        if self.receive_window < 1500 {
+            return bad(
+                "receive_window",
+                "must be at least 1500 bytes (RFC 9260 section 3.3.2)",
+            );
+        }
+        if self.send_buffer == 0 || self.max_message_size == 0 {
+            return bad("send_buffer", "buffers must be positive");
+        }
+        if self.asconf && !self.auth {
+            return bad("asconf", "ADD-IP requires AUTH (RFC 5061 section 4.1.1)");
+        }
+        if self.limits.max_peer_addresses == 0 || self.limits.max_local_addresses == 0 {
+            return bad("limits", "address limits must be at least 1");
+        }
+        if self.auth_chunks.len() > 260 {
+            return bad(
+                "auth_chunks",
+                "at most 260 chunk types (RFC 4895 section 3.2)",
+            );
+        }
+        Ok(())
+    }
+
+    /// RFC 9260 section 7.2.1 initial cwnd for a given MTU.
+    pub fn initial_cwnd_for(&self, mtu: usize) -> u32 {
+        self.initial_cwnd
+            .unwrap_or_else(|| (4 * mtu).min((2 * mtu).max(4380)) as u32)
+    }
+}
+
+/// Parameters of an endpoint (one SCTP port).
+#[derive(Debug, Clone)]
+pub struct EndpointConfig {
+    /// The local SCTP port.
+    pub port: u16,
+    /// Accept incoming associations.
+    pub listen: bool,
+    /// Associations accepted or created at most.
+    pub max_associations: usize,
+    /// Defaults for every association of this endpoint.
+    pub association: AssociationConfig,
+}
+
+impl EndpointConfig {
+    pub fn new(port: u16) -> Self {
+        EndpointConfig {
+            port,
+            listen: false,
+            max_associations: 1024,
+            association: AssociationConfig::default(),
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.port == 0 {
+            return Err(ConfigError {
+                field: "port",
+                why: "must not be 0",
+            });
+        }
+        if self.max_associations == 0 {
+            return Err(ConfigError {
+                field: "max_associations",
+                why: "must be at least 1",
+            });
+        }
+        self.association.validate()
+    }
+}
+
+/// A configuration value that cannot work, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid configuration: {field} {why}")]
+pub struct ConfigError {
+    pub field: &'static str,
+    pub why: &'static str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_follow_rfc_9260() {
+        let c = AssociationConfig::default();
+        c.validate().unwrap();
+        assert_eq!(c.rto_initial, Duration::from_secs(1));
+        assert_eq!(c.rto_max, Duration::from_secs(60));
+        assert_eq!(c.path_max_retrans, 5);
+        assert_eq!(c.assoc_max_retrans, 10);
+        assert_eq!(c.initial_cwnd_for(1452), 4380);
+        assert_eq!(c.initial_cwnd_for(500), 2000);
+        assert_eq!(c.initial_cwnd_for(9000), 18000);
+    }
+
+    #[test]
+    fn inconsistent_values_name_the_field() {
+        let mut c = AssociationConfig {
+            rto_min: Duration::from_secs(2),
+            rto_max: Duration::from_secs(1),
+            ..Default::default()
+        };
+        assert_eq!(c.validate().unwrap_err().field, "rto_min");
+        c.rto_min = Duration::from_millis(20);
+        c.rto_max = Duration::from_secs(60);
+        c.sack_delay = Some(Duration::from_secs(1));
+        assert_eq!(c.validate().unwrap_err().field, "sack_delay");
+        c.sack_delay = None;
+        c.auth = false;
+        assert_eq!(c.validate().unwrap_err().field, "asconf");
+    }
+}

@@ -1,0 +1,188 @@
+//! Per-destination congestion control, RFC 9260 section 7.2: slow start,
+//! congestion avoidance, fast retransmit / fast recovery and the reaction to
+//! retransmission timeouts, plus the hook for a bandwidth-aware start after
+//! a handover (SYSTEMS.md section 3).
+
+/// Congestion state of one destination.
+#[derive(Debug, Clone)]
+pub struct Congestion {
+    mtu: u32,
+    /// Congestion window in bytes.
+    pub cwnd: u32,
+    /// Slow-start threshold in bytes.
+    pub ssthresh: u32,
+    partial_bytes_acked: u32,
+}
+
+/// Which phase the window is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    SlowStart,
+    CongestionAvoidance,
+}
+
+impl Congestion {
+    /// A new destination: cwnd as given (RFC 9260 section 7.2.1), ssthresh
+    /// arbitrarily high (the peer's receiver window, at most u32::MAX).
+    pub fn new(mtu: usize, initial_cwnd: u32, ssthresh: u32) -> Self {
+        Congestion {
+            mtu: mtu as u32,
+            cwnd: initial_cwnd,
+            ssthresh,
+            partial_bytes_acked: 0,
+        }
+    }
+
+    pub fn mtu(&self) -> u32 {
+        self.mtu
+    }
+
+    pub fn phase(&self) -> Phase {
+        if self.cwnd <= self.ssthresh {
+            Phase::SlowStart
+        } else {
+            Phase::CongestionAvoidance
+        }
+    }
+
+    /// New data acknowledged on this destination (section 7.2.1 and 7.2.2).
+    ///
+    /// `bytes_acked`: bytes of DATA newly acknowledged that were sent to this
+    /// destination; `flight_before`: its flight size before the SACK;
+    /// `cum_advanced`: the SACK moved the Cumulative TSN Ack Point;
+    /// `in_fast_recovery`: the association is in fast recovery for this
+    /// destination.
+    pub fn on_ack(
+        &mut self,
+        bytes_acked: u32,
+        flight_before: u32,
+        cum_advanced: bool,
+        in_fast_recovery: bool,
+    ) {
+        if bytes_acked == 0 {
+            return;
+        }
+        // "Fully utilised": the sender could not have sent another full
+        // packet under this window.
+        let fully_utilised = flight_before.saturating_add(self.mtu) > self.cwnd;
+        match self.phase() {
+            Phase::SlowStart => {
+                if fully_utilised && cum_advanced && !in_fast_recovery {
+                    self.cwnd = self.cwnd.saturating_add(bytes_acked.min(self.mtu));
+                }
+            }
+            Phase::CongestionAvoidance => {
+                if !cum_advanced {
+                    return;
+                }
+                self.partial_bytes_acked = self.partial_bytes_acked.saturating_add(bytes_acked);
+                if self.partial_bytes_acked >= self.cwnd && fully_utilised {
+                    self.partial_bytes_acked -= self.cwnd;
+                    self.cwnd = self.cwnd.saturating_add(self.mtu);
+                }
+            }
+        }
+    }
+
+    /// All data sent to this destination is acknowledged: partial_bytes_acked
+    /// resets (section 7.2.2).
+    pub fn on_all_acked(&mut self) {
+        self.partial_bytes_acked = 0;
+    }
+
+    /// Entering fast recovery after three missing reports (section 7.2.4):
+    /// ssthresh = max(cwnd/2, 4*MTU), cwnd = ssthresh.
+    pub fn on_fast_retransmit(&mut self) {
+        self.ssthresh = (self.cwnd / 2).max(4 * self.mtu);
+        self.cwnd = self.ssthresh;
+        self.partial_bytes_acked = 0;
+    }
+
+    /// T3-rtx expiry (section 7.2.3): ssthresh = max(cwnd/2, 4*MTU),
+    /// cwnd = 1 MTU.
+    pub fn on_timeout(&mut self) {
+        self.ssthresh = (self.cwnd / 2).max(4 * self.mtu);
+        self.cwnd = self.mtu;
+        self.partial_bytes_acked = 0;
+    }
+
+    /// No data sent for one RTO (section 7.2.1): cwnd = max(cwnd/2, 4*MTU).
+    pub fn on_idle(&mut self) {
+        self.cwnd = (self.cwnd / 2).max(4 * self.mtu);
+    }
+
+    /// Bandwidth-aware start (SYSTEMS.md section 3): the window of a path
+    /// that becomes primary is set from its estimated bandwidth-delay
+    /// product instead of slow start, never below the initial window.
+    pub fn set_from_bdp(&mut self, bdp_bytes: u64, initial_cwnd: u32) {
+        let w = bdp_bytes.min(u32::MAX as u64) as u32;
+        self.cwnd = w.max(initial_cwnd);
+        self.ssthresh = self.ssthresh.max(self.cwnd);
+        self.partial_bytes_acked = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MTU: usize = 1000;
+
+    #[test]
+    fn slow_start_grows_by_at_most_one_mtu_per_ack_when_window_is_full() {
+        let mut c = Congestion::new(MTU, 3000, u32::MAX);
+        c.on_ack(2000, 3000, true, false);
+        assert_eq!(c.cwnd, 4000, "increase capped at one MTU");
+        c.on_ack(500, 4000, true, false);
+        assert_eq!(c.cwnd, 4500, "increase by bytes acked when smaller");
+        c.on_ack(1000, 1000, true, false);
+        assert_eq!(c.cwnd, 4500, "no growth when the window was not used");
+        c.on_ack(1000, 4500, false, false);
+        assert_eq!(c.cwnd, 4500, "no growth without cumulative progress");
+        c.on_ack(1000, 4500, true, true);
+        assert_eq!(c.cwnd, 4500, "no growth in fast recovery");
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_mtu_per_window() {
+        let mut c = Congestion::new(MTU, 4000, 3000);
+        assert_eq!(c.phase(), Phase::CongestionAvoidance);
+        for _ in 0..3 {
+            c.on_ack(1000, 4000, true, false);
+        }
+        assert_eq!(c.cwnd, 4000);
+        c.on_ack(1000, 4000, true, false);
+        assert_eq!(c.cwnd, 5000);
+    }
+
+    #[test]
+    fn losses_halve_or_collapse_the_window() {
+        let mut c = Congestion::new(MTU, 20_000, u32::MAX);
+        c.on_fast_retransmit();
+        assert_eq!((c.cwnd, c.ssthresh), (10_000, 10_000));
+        c.on_timeout();
+        assert_eq!((c.cwnd, c.ssthresh), (1000, 5000));
+        c.on_timeout();
+        assert_eq!(
+            (c.cwnd, c.ssthresh),
+            (1000, 4000),
+            "ssthresh floor is 4 MTU"
+        );
+        let mut idle = Congestion::new(MTU, 20_000, u32::MAX);
+        idle.on_idle();
+        assert_eq!(idle.cwnd, 10_000);
+        idle.on_idle();
+        idle.on_idle();
+        assert_eq!(idle.cwnd, 4000);
+    }
+
+    #[test]
+    fn bandwidth_aware_start_sets_window_from_bdp() {
+        let mut c = Congestion::new(MTU, 4000, 8000);
+        c.set_from_bdp(50_000, 4000);
+        assert_eq!(c.cwnd, 50_000);
+        assert!(c.ssthresh >= 50_000);
+        c.set_from_bdp(10, 4000);
+        assert_eq!(c.cwnd, 4000);
+    }
+}

@@ -1,0 +1,287 @@
+//! Destinations ("paths") of an association: one per peer transport
+//! address, each with its own RTT/RTO estimate (RFC 9260 section 6.3), error
+//! counter and reachability state (section 8.2), heartbeat schedule
+//! (section 8.3), path verification (section 5.4) and congestion state
+//! (section 7).
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use crate::Time;
+use crate::congestion::Congestion;
+
+/// RTT measurement and retransmission timeout of one destination
+/// (RFC 9260 section 6.3.1), in integer nanoseconds.
+#[derive(Debug, Clone)]
+pub struct RtoEstimator {
+    srtt: Option<Duration>,
+    rttvar: Duration,
+    rto: Duration,
+    min: Duration,
+    max: Duration,
+}
+
+impl RtoEstimator {
+    pub fn new(initial: Duration, min: Duration, max: Duration) -> Self {
+        RtoEstimator {
+            srtt: None,
+            rttvar: Duration::ZERO,
+            rto: initial.clamp(min, max),
+            min,
+            max,
+        }
+    }
+
+    /// Feeds one RTT measurement R (rules C2 and C3: alpha = 1/8,
+    /// beta = 1/4, RTO = SRTT + 4 * RTTVAR, clamped to [RTO.Min, RTO.Max]).
+    pub fn sample(&mut self, r: Duration) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2;
+            }
+            Some(srtt) => {
+                let diff = srtt.abs_diff(r);
+                self.rttvar = (self.rttvar * 3 + diff) / 4;
+                self.srtt = Some((srtt * 7 + r) / 8);
+            }
+        }
+        let srtt = self.srtt.unwrap_or(r);
+        // A zero RTTVAR is replaced by the clock granularity G (1 ns here).
+        let var = self.rttvar.max(Duration::from_nanos(1));
+        self.rto = (srtt + var * 4).clamp(self.min, self.max);
+    }
+
+    /// Exponential back-off after a timeout (rule E2):
+    /// RTO = min(max(2 * RTO, RTO.Min), RTO.Max).
+    pub fn back_off(&mut self) {
+        self.rto = (self.rto * 2).max(self.min).min(self.max);
+    }
+
+    pub fn rto(&self) -> Duration {
+        self.rto
+    }
+
+    pub fn srtt(&self) -> Option<Duration> {
+        self.srtt
+    }
+
+    pub fn rttvar(&self) -> Duration {
+        self.rttvar
+    }
+}
+
+/// Reachability of a destination (RFC 9260 section 8.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathState {
+    Active,
+    /// More than PMR consecutive errors: no new data goes here; heartbeats
+    /// continue so the path can come back.
+    Inactive,
+}
+
+/// A HEARTBEAT in flight on a path.
+#[derive(Debug, Clone, Copy)]
+pub struct HeartbeatProbe {
+    pub nonce: u64,
+    pub sent_at: Time,
+    /// When an unanswered probe counts as an error (one RTO after sending).
+    pub timeout: Time,
+    /// The timeout passed and the error was counted; a late answer still
+    /// proves reachability.
+    pub timed_out: bool,
+}
+
+/// One destination of the association.
+#[derive(Debug, Clone)]
+pub struct Path {
+    /// The peer's transport address.
+    pub remote: IpAddr,
+    pub state: PathState,
+    /// Verified by a HEARTBEAT ACK (or by the handshake) per section 5.4.
+    pub confirmed: bool,
+    pub rto: RtoEstimator,
+    /// Consecutive unanswered retransmissions and heartbeats.
+    pub error_count: u32,
+    pub cc: Congestion,
+    /// Bytes of DATA outstanding (sent, not acknowledged) to this address.
+    pub flight_size: u32,
+    /// T3-rtx deadline.
+    pub t3_deadline: Option<Time>,
+    /// Next HEARTBEAT (or path-verification probe) deadline.
+    pub heartbeat_deadline: Option<Time>,
+    pub heartbeat: Option<HeartbeatProbe>,
+    /// The TSN being timed for an RTT measurement and when it was sent
+    /// (one measurement per round trip, Karn's rule: never a
+    /// retransmitted chunk).
+    pub rtt_probe: Option<(u32, Time)>,
+    /// Last time DATA was sent to this address (idle cwnd decay).
+    pub last_data_sent: Option<Time>,
+    /// Last time anything was received from this address.
+    pub last_heard: Option<Time>,
+    /// Local address to send from, if fixed by the application.
+    pub source: Option<IpAddr>,
+    /// The local address at which we last received from this address.
+    pub learned_source: Option<IpAddr>,
+    /// Fast recovery on this destination: exits when the cumulative ack
+    /// reaches this TSN (RFC 9260 section 7.2.4).
+    pub fast_recovery_exit: Option<u32>,
+    pub stats: PathCounters,
+}
+
+/// Counters of one path.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PathCounters {
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    pub data_chunks_sent: u64,
+    pub retransmissions: u64,
+    pub fast_retransmissions: u64,
+    pub t3_expirations: u64,
+    pub heartbeats_sent: u64,
+    pub heartbeat_acks_received: u64,
+    pub packets_received: u64,
+}
+
+impl Path {
+    pub fn new(remote: IpAddr, rto: RtoEstimator, cc: Congestion, confirmed: bool) -> Self {
+        Path {
+            remote,
+            state: PathState::Active,
+            confirmed,
+            rto,
+            error_count: 0,
+            cc,
+            flight_size: 0,
+            t3_deadline: None,
+            heartbeat_deadline: None,
+            heartbeat: None,
+            rtt_probe: None,
+            last_data_sent: None,
+            last_heard: None,
+            source: None,
+            learned_source: None,
+            fast_recovery_exit: None,
+            stats: PathCounters::default(),
+        }
+    }
+
+    /// Can new DATA go here?
+    pub fn usable(&self) -> bool {
+        self.state == PathState::Active && self.confirmed
+    }
+
+    /// Room in the congestion window for more bytes.
+    pub fn cwnd_room(&self) -> u32 {
+        self.cc.cwnd.saturating_sub(self.flight_size)
+    }
+
+    /// Counts one error (T3 expiry or unanswered heartbeat). Returns true
+    /// when this error made the path inactive (error count now above PMR).
+    pub fn record_error(&mut self, pmr: u32) -> bool {
+        self.error_count = self.error_count.saturating_add(1);
+        if self.state == PathState::Active && self.error_count > pmr {
+            self.state = PathState::Inactive;
+            return true;
+        }
+        false
+    }
+
+    /// Something sent to this address was acknowledged. Returns true when
+    /// this brought an inactive path back.
+    pub fn record_success(&mut self) -> bool {
+        self.error_count = 0;
+        if self.state == PathState::Inactive {
+            self.state = PathState::Active;
+            return true;
+        }
+        false
+    }
+
+    /// A snapshot of the path for the application.
+    pub fn snapshot(&self) -> PathStats {
+        PathStats {
+            remote: self.remote,
+            state: self.state,
+            confirmed: self.confirmed,
+            cwnd: self.cc.cwnd,
+            ssthresh: self.cc.ssthresh,
+            srtt: self.rto.srtt(),
+            rttvar: self.rto.rttvar(),
+            rto: self.rto.rto(),
+            flight_size: self.flight_size,
+            error_count: self.error_count,
+            counters: self.stats,
+        }
+    }
+}
+
+/// Statistics of one path, readable at any time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathStats {
+    pub remote: IpAddr,
+    pub state: PathState,
+    pub confirmed: bool,
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub srtt: Option<Duration>,
+    pub rttvar: Duration,
+    pub rto: Duration,
+    /// Bytes in flight.
+    pub flight_size: u32,
+    pub error_count: u32,
+    pub counters: PathCounters,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    #[test]
+    fn rto_follows_rfc_9260_section_6_3_1() {
+        let mut e = RtoEstimator::new(ms(1000), ms(20), ms(60_000));
+        assert_eq!(e.rto(), ms(1000));
+        e.sample(ms(100));
+        // SRTT = 100, RTTVAR = 50, RTO = 300.
+        assert_eq!(e.srtt(), Some(ms(100)));
+        assert_eq!(e.rto(), ms(300));
+        e.sample(ms(200));
+        // RTTVAR = 3/4*50 + 1/4*100 = 62.5; SRTT = 7/8*100 + 1/8*200 = 112.5
+        assert_eq!(e.srtt(), Some(Duration::from_micros(112_500)));
+        assert_eq!(e.rttvar(), Duration::from_micros(62_500));
+        assert_eq!(e.rto(), Duration::from_micros(362_500));
+    }
+
+    #[test]
+    fn rto_is_clamped_and_backs_off() {
+        let mut e = RtoEstimator::new(ms(1000), ms(1000), ms(4000));
+        e.sample(ms(1));
+        assert_eq!(e.rto(), ms(1000), "RTO.Min applies");
+        e.back_off();
+        assert_eq!(e.rto(), ms(2000));
+        e.back_off();
+        e.back_off();
+        assert_eq!(e.rto(), ms(4000), "RTO.Max applies");
+    }
+
+    #[test]
+    fn path_goes_inactive_after_pmr_plus_one_errors() {
+        let mut p = Path::new(
+            "10.0.0.1".parse().unwrap(),
+            RtoEstimator::new(ms(1000), ms(1000), ms(60_000)),
+            Congestion::new(1000, 4000, u32::MAX),
+            true,
+        );
+        assert!(!p.record_error(2));
+        assert!(!p.record_error(2));
+        assert!(p.record_error(2), "third error exceeds PMR = 2");
+        assert!(!p.usable());
+        assert!(p.record_success());
+        assert!(p.usable());
+        assert_eq!(p.error_count, 0);
+    }
+}

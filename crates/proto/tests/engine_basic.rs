@@ -1,0 +1,187 @@
+//! Association set-up, data transfer and shutdown between two engines.
+
+mod common;
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use common::*;
+use msctp_proto::wire::chunk::chunk_type;
+use msctp_proto::{CloseReason, EndpointConfig, Event, State, Time};
+
+fn net(seed: u64) -> Net {
+    Net::new(
+        EndpointConfig::new(5000),
+        &[ip("10.0.0.1")],
+        EndpointConfig::new(6000),
+        &[ip("10.0.1.1")],
+        Link::new(Duration::from_millis(10)),
+        seed,
+    )
+}
+
+#[test]
+fn handshake_uses_four_packets_and_negotiates_auth_and_asconf() {
+    let mut n = net(1);
+    let (a, b) = n.connect(Duration::from_secs(1));
+    let kinds: Vec<Vec<u8>> = n.seen.iter().map(|s| s.chunks.clone()).collect();
+    assert_eq!(kinds[0], vec![chunk_type::INIT]);
+    assert_eq!(kinds[1], vec![chunk_type::INIT_ACK]);
+    assert_eq!(kinds[2], vec![chunk_type::COOKIE_ECHO]);
+    assert_eq!(kinds[3], vec![chunk_type::COOKIE_ACK]);
+    // Established after one RTT and a half.
+    assert_eq!(
+        n.events_b
+            .iter()
+            .find(|e| e.2 == Event::Connected)
+            .unwrap()
+            .0,
+        Time::from_millis(30)
+    );
+    let aa = n.a.association(a).unwrap();
+    let bb = n.b.association(b).unwrap();
+    assert_eq!(aa.state(), State::Established);
+    assert!(aa.auth_enabled() && bb.auth_enabled());
+    assert!(aa.asconf_enabled() && bb.asconf_enabled());
+    assert_eq!(aa.peer_tag(), bb.local_tag());
+    assert_eq!(bb.peer_tag(), aa.local_tag());
+    // The listener kept no state before the COOKIE ECHO.
+    assert_eq!(n.b.stats().inits_answered, 1);
+}
+
+#[test]
+fn messages_arrive_in_order_and_intact() {
+    let mut n = net(2);
+    let (a, b) = n.connect(Duration::from_secs(1));
+    let msgs: Vec<Vec<u8>> = (0..50).map(|i| pattern(i * 1000, 1 + i * 97)).collect();
+    for m in &msgs {
+        n.a.association_mut(a)
+            .unwrap()
+            .send(1, 42, Bytes::from(m.clone()), false)
+            .unwrap();
+    }
+    n.run_for(Duration::from_secs(2));
+    let bb = n.b.association_mut(b).unwrap();
+    for m in &msgs {
+        let got = bb.recv().expect("message missing");
+        assert_eq!(got.stream, 1);
+        assert_eq!(got.ppid, 42);
+        assert_eq!(&got.data[..], &m[..]);
+    }
+    assert!(bb.recv().is_none());
+    assert_eq!(
+        n.a.association(a).unwrap().send_buffered(),
+        0,
+        "everything acknowledged"
+    );
+}
+
+#[test]
+fn large_message_is_fragmented_and_reassembled() {
+    let mut n = net(3);
+    let (a, b) = n.connect(Duration::from_secs(1));
+    let m = pattern(0, 100_000);
+    n.a.association_mut(a)
+        .unwrap()
+        .send(0, 0, Bytes::from(m.clone()), false)
+        .unwrap();
+    n.run_for(Duration::from_secs(3));
+    let got = n.b.association_mut(b).unwrap().recv().unwrap();
+    assert_eq!(&got.data[..], &m[..]);
+    let data_packets = n
+        .seen
+        .iter()
+        .filter(|s| s.chunks.contains(&chunk_type::DATA))
+        .count();
+    assert!(
+        data_packets >= 100_000 / 1452,
+        "fragmented into {data_packets} packets"
+    );
+}
+
+#[test]
+fn graceful_shutdown_delivers_everything_first() {
+    let mut n = net(4);
+    let (a, b) = n.connect(Duration::from_secs(1));
+    let m = pattern(0, 20_000);
+    let now = n.now;
+    let aa = n.a.association_mut(a).unwrap();
+    aa.send(0, 0, Bytes::from(m.clone()), false).unwrap();
+    aa.shutdown(now);
+    n.run_for(Duration::from_secs(3));
+    assert!(n.events_a.iter().any(|e| e.1 == a
+        && e.2
+            == Event::Closed {
+                reason: CloseReason::Shutdown
+            }));
+    assert!(n.events_b.iter().any(|e| e.1 == b
+        && e.2
+            == Event::Closed {
+                reason: CloseReason::Shutdown
+            }));
+    let kinds: Vec<u8> = n.seen.iter().flat_map(|s| s.chunks.clone()).collect();
+    for t in [
+        chunk_type::SHUTDOWN,
+        chunk_type::SHUTDOWN_ACK,
+        chunk_type::SHUTDOWN_COMPLETE,
+    ] {
+        assert!(kinds.contains(&t), "missing chunk type {t}");
+    }
+    // The data read after the close is still there.
+    let got = n.b.association_mut(b).map(|x| x.recv().unwrap().data);
+    assert_eq!(got.as_deref(), Some(&m[..]));
+}
+
+#[test]
+fn abort_returns_unsent_data_to_the_application() {
+    let mut n = net(5);
+    let (a, b) = n.connect(Duration::from_secs(1));
+    n.set_up(ip("10.0.0.1"), ip("10.0.1.1"), false);
+    let aa = n.a.association_mut(a).unwrap();
+    aa.send(0, 7, Bytes::from_static(b"never arrives"), false)
+        .unwrap();
+    n.run_for(Duration::from_millis(100));
+    n.set_up(ip("10.0.0.1"), ip("10.0.1.1"), true);
+    n.a.association_mut(a)
+        .unwrap()
+        .abort(Some(Bytes::from_static(b"bye")));
+    n.run_for(Duration::from_millis(100));
+    assert!(n.events_a.iter().any(|e| e.2
+        == Event::SendFailed {
+            stream: 0,
+            ppid: 7,
+            data: Bytes::from_static(b"never arrives")
+        }));
+    assert!(n.events_b.iter().any(|e| e.1 == b
+        && matches!(
+            &e.2,
+            Event::Closed {
+                reason: CloseReason::PeerAbort { .. }
+            }
+        )));
+}
+
+#[test]
+fn unanswered_init_gives_up_after_max_init_retransmits() {
+    let mut n = net(6);
+    n.set_up(ip("10.0.0.1"), ip("10.0.1.1"), false);
+    let port = n.b.port();
+    let id = n.a.connect(Time::ZERO, &[ip("10.0.1.1")], port).unwrap();
+    n.run_for(Duration::from_secs(600));
+    let inits = n
+        .seen
+        .iter()
+        .filter(|s| s.chunks == vec![chunk_type::INIT])
+        .count();
+    assert_eq!(inits, 9, "first INIT plus Max.Init.Retransmits = 8");
+    assert!(n.events_a.iter().any(|e| e.1 == id
+        && e.2
+            == Event::Closed {
+                reason: CloseReason::InitFailed
+            }));
+    // RTO doubles: 1, 2, 4, ... 60 s capped.
+    let times: Vec<f64> = n.seen.iter().map(|s| s.time.as_secs_f64()).collect();
+    assert!((times[1] - times[0] - 1.0).abs() < 1e-6);
+    assert!((times[2] - times[1] - 2.0).abs() < 1e-6);
+    assert!((times[8] - times[7] - 60.0).abs() < 1e-6);
+}
