@@ -186,13 +186,16 @@ fn every_packet_decodes_verifies_and_reencodes() {
     }
 }
 
+/// TSN, stream, SSN, PPID, flags U/B/E/I, user data length.
+type DataFields = (u32, u16, u16, u32, [bool; 4], usize);
+
 /// `tshark -e sctp.data_tsn_raw -e sctp.data_sid -e sctp.data_ssn
 /// -e sctp.data_payload_proto_id -e sctp.data_[ubei]_bit`, and the user
 /// data length (chunk length - 16).
 #[test]
 fn data_chunks() {
     #[rustfmt::skip]
-    let expected: [(u32, &[(u32, u16, u16, u32, [bool; 4], usize)]); 14] = [
+    let expected: [(u32, &[DataFields]); 14] = [
         (7, &[(1833212554, 0, 0, 51, [false, true, true, false], 5)]),
         (9, &[(1145309040, 0, 0, 0, [false, true, true, false], 5)]),
         (11, &[(1833212555, 1, 0, 51, [true, true, true, false], 100)]),
