@@ -808,6 +808,9 @@ fn tshark_decodes_emitted_packets() {
         return;
     }
     let mut reprs = realistic_packets();
+    for r in &reprs {
+        assert_eq!(&PacketRepr::parse(&Bytes::from(r.emit())).unwrap(), r);
+    }
     // Plus arbitrary packets, made acceptable to tshark's expert checks.
     let mut runner = TestRunner::new_with_rng(
         Config::default(),
