@@ -23,7 +23,8 @@
 //!   every inner TLV but the last, whose padding is the container's own. On
 //!   receipt the last chunk's (or TLV's) padding may be missing, and a
 //!   length that counts the last inner padding is accepted too; emitting
-//!   always follows the rule above, which is what usrsctp and Linux send.
+//!   always follows the rule above, as usrsctp does (see the captured INIT
+//!   in `testdata/usrsctp`).
 //! - Lengths: `length()` is the value of the 16-bit length field (no
 //!   padding) and `padded_len()` the bytes `emit` appends, both as `usize`.
 //!   A value too long for its length field is emitted with the field
