@@ -11,9 +11,29 @@
 //!   data). For every valid packet, `emit(parse(b)) == b`.
 //!
 //! The parser rejects only what cannot be decoded (truncation, a length
-//! field that does not fit); semantically wrong but decodable content (a
-//! DATA chunk without user data, an unknown parameter) is parsed and left
-//! to the association to answer as the RFC says.
+//! field that does not fit, a fixed-size structure of the wrong size, an
+//! embedded address that is neither IPv4 nor IPv6); semantically wrong but
+//! decodable content (a DATA chunk without user data, an unknown chunk or
+//! parameter, a chunk bundled where it should not be) is parsed and left to
+//! the association to answer as the RFC says.
+//!
+//! Conventions:
+//! - Padding (RFC 9260 section 3.2): every chunk, parameter and error cause
+//!   is padded to 4 bytes. A container's length field counts the padding of
+//!   every inner TLV but the last, whose padding is the container's own. On
+//!   receipt the last chunk's (or TLV's) padding may be missing, and a
+//!   length that counts the last inner padding is accepted too; emitting
+//!   always follows the rule above, as usrsctp does (see the captured INIT
+//!   in `testdata/usrsctp`).
+//! - Lengths: `length()` is the value of the 16-bit length field (no
+//!   padding) and `padded_len()` the bytes `emit` appends, both as `usize`.
+//!   A value too long for its length field is emitted with the field
+//!   saturated; `Chunk::try_emit` and `PacketRepr::try_emit_into` refuse it
+//!   with [`WireError::TooLong`] instead.
+//! - Checksum (RFC 9260 appendix A): [`crc::checksum`] returns the CRC32c
+//!   value, which the packet holds least significant byte first; see
+//!   [`Packet::checksum`].
+//! - Reserved bits and fields are ignored on receipt and sent as zero.
 
 pub mod cause;
 pub mod chunk;

@@ -4,13 +4,18 @@
  * encapsulation, RFC 6951) as test data for the msctp wire codec.
  *
  *   capture_peer server        UDP port 9899, SCTP port 5001, echoes
- *                              every message, serves two associations.
+ *                              every message, serves three associations.
  *   capture_peer client        UDP port 9900 -> 9899, from 127.0.0.1:
  *     association 1 (SCTP port 5002): handshake; DATA (odd size, unordered,
  *       I bit, fragmented); ASCONF Add-IP 127.0.0.2; ASCONF Set-Primary
  *       127.0.0.2; ASCONF Delete-IP 127.0.0.2; heartbeats on idle paths;
  *       graceful shutdown.
- *     association 2 (SCTP port 5003): handshake, one DATA, ABORT (linger 0).
+ *     association 2 (SCTP port 5003): handshake, one DATA, ASCONF Add-IP
+ *       127.0.0.2, then ASCONF Delete-IP 127.0.0.1, the packets' own source
+ *       address, which the server refuses (Error Cause Indication, Delete
+ *       Source Address); its ASCONF-ACK then reaches an address the client
+ *       no longer owns, and the client answers it with an ABORT (T bit).
+ *     association 3 (SCTP port 5004): handshake, one DATA, ABORT (linger 0).
  *
  * Both run inside one network namespace whose loopback holds 127.0.0.1 and
  * 127.0.0.2. Built by scripts/capture-usrsctp.sh, not by cargo.
@@ -64,7 +69,7 @@ static int run_server(void)
 		die("bind");
 	if (usrsctp_listen(ls, 1) < 0)
 		die("listen");
-	for (served = 0; served < 2; served++) {
+	for (served = 0; served < 3; served++) {
 		struct socket *s = usrsctp_accept(ls, NULL, NULL);
 		if (s == NULL)
 			die("accept");
@@ -199,8 +204,20 @@ static int run_client(void)
 	sleep(1);
 	usrsctp_close(s);
 
-	/* Association 2, aborted. */
+	/* Association 2: a refused Delete-IP. */
 	s = connect_from(5003);
+	exchange(s, 12, 0, 0);
+	bindx(s, "127.0.0.2", SCTP_BINDX_ADD_ADDR, "bindx add");
+	bindx(s, "127.0.0.1", SCTP_BINDX_REM_ADDR, "bindx remove");
+	sleep(1);
+	lg.l_onoff = 1;
+	lg.l_linger = 0;
+	if (usrsctp_setsockopt(s, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) < 0)
+		perror("SO_LINGER");
+	usrsctp_close(s);
+
+	/* Association 3, aborted. */
+	s = connect_from(5004);
 	exchange(s, 12, 0, 0);
 	lg.l_onoff = 1;
 	lg.l_linger = 0;
