@@ -90,7 +90,10 @@ pub trait Agent: AsAny {
 
     /// Interceptors only: any packet before routing. Return it to let it
     /// continue, `None` when taken (tunnelled, buffered, dropped with
-    /// [`Ctx::drop_packet`]).
+    /// [`Ctx::drop_packet`]). A transit packet is seen before the node
+    /// decrements its TTL: an agent that forwards it in a tunnel decrements
+    /// the inner TTL itself if it wants RFC 2003 section 3.1 behaviour
+    /// ([`IpPacket::decrement_ttl`]).
     fn on_intercept(
         &mut self,
         _ctx: &mut Ctx<'_>,

@@ -68,5 +68,5 @@ mod tests {
         assert_eq!(first, PINNED_FIRST_DRAW);
     }
 
-    const PINNED_FIRST_DRAW: u64 = 0;
+    const PINNED_FIRST_DRAW: u64 = 9_007_417_629_783_536_699;
 }

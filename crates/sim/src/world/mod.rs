@@ -287,3 +287,6 @@ pub struct World {
     pub(crate) core: Core,
     pub(crate) agents: Vec<AgentSlot>,
 }
+
+#[cfg(test)]
+mod tests;
