@@ -4,9 +4,46 @@
 //! it carries. Timestamps in microseconds (magic `a1b2c3d4`) or nanoseconds
 //! (magic `a1b23c4d`), written little-endian.
 
+use std::cell::RefCell;
 use std::io::{self, Write};
+use std::rc::Rc;
 
 use crate::Time;
+
+/// An in-memory sink that stays readable while a world writes into it
+/// (clone it, hand one clone to [`World::capture`](crate::World::capture),
+/// read the other). Memory is bounded by the capture's `max_bytes`.
+#[derive(Debug, Clone, Default)]
+pub struct SharedBuffer(Rc<RefCell<Vec<u8>>>);
+
+impl SharedBuffer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A copy of the bytes written so far.
+    pub fn contents(&self) -> Vec<u8> {
+        self.0.borrow().clone()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.borrow().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.borrow().is_empty()
+    }
+}
+
+impl Write for SharedBuffer {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
 
 /// `LINKTYPE_RAW`: raw IPv4/IPv6.
 pub const LINKTYPE_RAW: u32 = 101;
