@@ -292,20 +292,38 @@ fn v6_at(b: &[u8], at: usize) -> Ipv6Addr {
     Ipv6Addr::from(o)
 }
 
+/// One's complement sum (RFC 1071) of `data` as big-endian 16-bit words
+/// (an odd last byte padded with zero), added to `acc`, unfolded. Eight
+/// bytes are added per step: the one's complement sum may be computed on
+/// any word size and folded at the end (RFC 1071 section 2 (B)).
+pub fn ones_complement_add(mut acc: u64, data: &[u8]) -> u64 {
+    let mut chunks = data.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // Add the two 32-bit halves: no overflow before 2^32 steps.
+        acc += (w >> 32) + (w & 0xffff_ffff);
+    }
+    let mut rest = chunks.remainder().chunks_exact(2);
+    for c in &mut rest {
+        acc += u64::from(u16::from_be_bytes([c[0], c[1]]));
+    }
+    if let [last] = rest.remainder() {
+        acc += u64::from(*last) << 8;
+    }
+    acc
+}
+
+/// Folds an unfolded sum to 16 bits and complements it.
+pub fn fold_checksum(mut acc: u64) -> u16 {
+    while acc > 0xffff {
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    !(acc as u16)
+}
+
 /// Internet checksum (RFC 1071) of `data`, folded and complemented.
 pub fn internet_checksum(data: &[u8]) -> u16 {
-    let mut sum: u32 = 0;
-    let mut chunks = data.chunks_exact(2);
-    for c in &mut chunks {
-        sum += u32::from(u16::from_be_bytes([c[0], c[1]]));
-    }
-    if let [last] = chunks.remainder() {
-        sum += u32::from(*last) << 8;
-    }
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
+    fold_checksum(ones_complement_add(0, data))
 }
 
 fn validate(b: &[u8]) -> Result<(), PacketError> {
@@ -382,6 +400,23 @@ mod tests {
             .to_header();
         assert_eq!(h.header_checksum, h.calc_header_checksum());
         assert_eq!(internet_checksum(&p.as_bytes()[..20]), 0);
+    }
+
+    #[test]
+    fn wide_checksum_equals_word_by_word() {
+        fn reference(d: &[u8]) -> u16 {
+            let mut sum: u32 = 0;
+            for c in d.chunks(2) {
+                sum += u32::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]));
+                sum = (sum & 0xffff) + (sum >> 16);
+            }
+            !(sum as u16)
+        }
+        for len in 0..100usize {
+            let d: Vec<u8> = (0..len).map(|i| (i * 151 + 7) as u8 ^ 0xa5).collect();
+            assert_eq!(internet_checksum(&d), reference(&d), "len {len}");
+        }
+        assert_eq!(internet_checksum(&[0xff; 4096]), reference(&[0xff; 4096]));
     }
 
     #[test]

@@ -3,9 +3,7 @@
 
 use std::net::IpAddr;
 
-use etherparse::UdpHeader;
-
-use crate::ip::{IpPacket, PacketError, proto};
+use crate::ip::{IpPacket, PacketError, fold_checksum, ones_complement_add, proto};
 
 /// Length of the UDP header.
 pub const UDP_HEADER_LEN: usize = 8;
@@ -19,27 +17,51 @@ pub fn build(
     ttl: u8,
     payload: &[u8],
 ) -> Result<IpPacket, PacketError> {
-    let total = UDP_HEADER_LEN + payload.len();
+    build_with(src, dst, src_port, dst_port, ttl, payload.len(), |b| {
+        b.copy_from_slice(payload)
+    })
+}
+
+/// Like [`build`], with the `payload_len` payload bytes written by `fill`
+/// straight into the packet; the checksum (over the IPv4 or IPv6
+/// pseudo-header, RFC 768 / RFC 8200 section 8.1) is computed in place.
+pub fn build_with(
+    src: IpAddr,
+    dst: IpAddr,
+    src_port: u16,
+    dst_port: u16,
+    ttl: u8,
+    payload_len: usize,
+    fill: impl FnOnce(&mut [u8]),
+) -> Result<IpPacket, PacketError> {
+    let total = UDP_HEADER_LEN + payload_len;
     let udp_len = u16::try_from(total).map_err(|_| PacketError::TooLarge(total))?;
-    let mut h = UdpHeader {
-        source_port: src_port,
-        destination_port: dst_port,
-        length: udp_len,
-        checksum: 0,
-    };
-    h.checksum = match (src, dst) {
-        (IpAddr::V4(s), IpAddr::V4(d)) => h
-            .calc_checksum_ipv4_raw(s.octets(), d.octets(), payload)
-            .map_err(|_| PacketError::TooLarge(total))?,
-        (IpAddr::V6(s), IpAddr::V6(d)) => h
-            .calc_checksum_ipv6_raw(s.octets(), d.octets(), payload)
-            .map_err(|_| PacketError::TooLarge(total))?,
+    let pseudo = match (src, dst) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => {
+            let acc = ones_complement_add(0, &s.octets());
+            ones_complement_add(acc, &d.octets())
+        }
+        (IpAddr::V6(s), IpAddr::V6(d)) => {
+            let acc = ones_complement_add(0, &s.octets());
+            ones_complement_add(acc, &d.octets())
+        }
         _ => return Err(PacketError::FamilyMismatch),
     };
-    IpPacket::build_with(src, dst, proto::UDP, ttl, total, |b| {
-        b[..UDP_HEADER_LEN].copy_from_slice(&h.to_bytes());
-        b[UDP_HEADER_LEN..].copy_from_slice(payload);
-    })
+    let pseudo = pseudo + u64::from(proto::UDP) + u64::from(udp_len);
+    let mut pkt = IpPacket::build_with(src, dst, proto::UDP, ttl, total, |b| {
+        b[0..2].copy_from_slice(&src_port.to_be_bytes());
+        b[2..4].copy_from_slice(&dst_port.to_be_bytes());
+        b[4..6].copy_from_slice(&udp_len.to_be_bytes());
+        fill(&mut b[UDP_HEADER_LEN..]);
+    })?;
+    let d = pkt.payload_mut();
+    let mut sum = fold_checksum(ones_complement_add(pseudo, d));
+    // RFC 768: a computed zero is sent as all ones (zero means "none").
+    if sum == 0 {
+        sum = 0xffff;
+    }
+    d[6..8].copy_from_slice(&sum.to_be_bytes());
+    Ok(pkt)
 }
 
 /// A parsed view of the UDP datagram inside a packet.
@@ -111,6 +133,25 @@ mod tests {
             u.to_header().calc_checksum_ipv4(&ip, u.payload()).unwrap()
         );
         assert_ne!(u.checksum(), 0);
+    }
+
+    #[test]
+    fn checksums_match_etherparse_for_many_sizes() {
+        let s: IpAddr = "192.0.2.200".parse().unwrap();
+        let d: IpAddr = "198.51.100.3".parse().unwrap();
+        for len in 0..70usize {
+            let payload: Vec<u8> = (0..len).map(|i| (i * 31 + len) as u8).collect();
+            let p = build(s, d, 40_000 + len as u16, 53, 64, &payload).unwrap();
+            let u = etherparse::UdpSlice::from_slice(&p.as_bytes()[20..]).unwrap();
+            let ip = etherparse::Ipv4HeaderSlice::from_slice(p.as_bytes())
+                .unwrap()
+                .to_header();
+            assert_eq!(
+                u.checksum(),
+                u.to_header().calc_checksum_ipv4(&ip, u.payload()).unwrap(),
+                "len {len}"
+            );
+        }
     }
 
     #[test]
