@@ -98,13 +98,13 @@ impl RoutingTable {
             dest: route.dest.trunc(),
             ..route
         };
-        if let Some(gw) = route.gateway {
-            if gw.is_ipv4() != route.dest.addr().is_ipv4() {
-                return Err(RouteError::FamilyMismatch {
-                    dest: route.dest,
-                    gateway: gw,
-                });
-            }
+        if let Some(gw) = route.gateway
+            && gw.is_ipv4() != route.dest.addr().is_ipv4()
+        {
+            return Err(RouteError::FamilyMismatch {
+                dest: route.dest,
+                gateway: gw,
+            });
         }
         if let Some(pos) = self
             .routes

@@ -54,13 +54,13 @@ impl World {
     /// skipping interfaces that are down.
     fn route_local(&self, node: NodeId, src: IpAddr, dst: IpAddr) -> Option<(IfaceId, IpAddr)> {
         let n = &self.core.nodes[node.index()];
-        if n.kind == NodeKind::Host {
-            if let Some(i) = n.iface_of_addr(src) {
-                return n
-                    .routes
-                    .lookup_on(dst, i)
-                    .map(|r| (r.iface, r.next_hop(dst)));
-            }
+        if n.kind == NodeKind::Host
+            && let Some(i) = n.iface_of_addr(src)
+        {
+            return n
+                .routes
+                .lookup_on(dst, i)
+                .map(|r| (r.iface, r.next_hop(dst)));
         }
         n.routes
             .lookup(dst, |i| n.ifaces[i.index()].up)

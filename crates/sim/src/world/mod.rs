@@ -273,10 +273,10 @@ impl Core {
         }
         for &c in caps {
             let cap = &mut self.captures[c];
-            if cap.error.is_none() {
-                if let Err(e) = cap.writer.write_packet(self.now, pkt.as_bytes()) {
-                    cap.error = Some(e);
-                }
+            if cap.error.is_none()
+                && let Err(e) = cap.writer.write_packet(self.now, pkt.as_bytes())
+            {
+                cap.error = Some(e);
             }
         }
     }

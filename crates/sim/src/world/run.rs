@@ -117,17 +117,12 @@ impl World {
         id: AgentId,
         f: impl FnOnce(&mut T, &mut Ctx<'_>) -> R,
     ) -> Option<R> {
-        if self
-            .agents
+        self.agents
             .get(id.index())?
             .agent
             .as_ref()
             .as_any()
-            .downcast_ref::<T>()
-            .is_none()
-        {
-            return None;
-        }
+            .downcast_ref::<T>()?;
         let r = self.call_agent(id, |agent, ctx| {
             agent.as_any_mut().downcast_mut::<T>().map(|a| f(a, ctx))
         });

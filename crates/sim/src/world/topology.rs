@@ -732,13 +732,12 @@ impl World {
                 purged.push((DOWN, p));
                 n += 1;
             }
-            if let Some(tx) = m.in_service.as_mut() {
-                if tx.slot == slot {
-                    if let Some(p) = tx.pkt.take() {
-                        purged.push((tx.dir, p));
-                        n += 1;
-                    }
-                }
+            if let Some(tx) = m.in_service.as_mut()
+                && tx.slot == slot
+                && let Some(p) = tx.pkt.take()
+            {
+                purged.push((tx.dir, p));
+                n += 1;
             }
             for (d, _, p) in m.pipe.extract_if(|(_, s, _)| *s == slot) {
                 purged.push((d, p));
