@@ -40,7 +40,7 @@ use crate::ip::IpPacket;
 use crate::node::Node;
 use crate::notification::Notification;
 use crate::rng::SimRng;
-use crate::routing::{Route, RouteError};
+use crate::routing::Route;
 use crate::timer::TimerId;
 use crate::trace::TraceKind;
 use crate::world::{Core, Outgoing, PendingNote, TopologyError, Via};
@@ -111,6 +111,8 @@ pub trait Agent: AsAny {
 /// Why a send was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SendError {
+    #[error("no node {0}")]
+    UnknownNode(NodeId),
     #[error("node has no interface {0}")]
     UnknownIface(IfaceId),
     #[error("too many packets sent in one instant (bound {0}); dropped")]
@@ -160,8 +162,11 @@ impl Ctx<'_> {
         self.core.remove_address(self.node, iface, addr)
     }
 
-    pub fn add_route(&mut self, route: Route) -> Result<(), RouteError> {
-        self.core.nodes[self.node.index()].routes.add(route)
+    /// Adds (or replaces) a route of the node.
+    pub fn add_route(&mut self, route: Route) -> Result<(), TopologyError> {
+        self.core.check_iface(self.node, route.iface)?;
+        self.core.nodes[self.node.index()].routes.add(route)?;
+        Ok(())
     }
 
     /// Removes routes to `dest` (through `iface` if given).

@@ -53,7 +53,7 @@
 //!   samples, link going down) raised with [`World::notify`]; agents of a
 //!   node talk through `Custom` notifications.
 //! - **Outputs**: every drop is counted with its [`DropReason`] and logged
-//!   (bounded) with the packet's identity ([`drop`]); a structured trace
+//!   (bounded) with the packet's identity ([`drop`](mod@drop)); a structured trace
 //!   ([`trace`]) becomes CSV; per-link, per-station and per-node counters.
 //! - **Applications** ([`app`]): UDP CBR, Pareto ON/OFF (ns-2 semantics)
 //!   and a sink that records arrivals.

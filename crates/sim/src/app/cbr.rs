@@ -98,3 +98,32 @@ impl Agent for UdpCbr {
         self.schedule_next(ctx);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn send_times_do_not_drift() {
+        let a = "10.0.0.1".parse().unwrap();
+        let cfg = CbrConfig {
+            flow: UdpFlow::new(a, 1, a, 2),
+            packet_size: 1500,
+            rate_bps: 11_000_000,
+            start: Time::from_secs(1),
+            stop: None,
+            max_packets: None,
+        };
+        let c = UdpCbr::new(cfg).unwrap();
+        assert_eq!(c.send_time(0), Time::from_secs(1));
+        assert_eq!(c.send_time(1), Time::from_nanos(1_001_090_909));
+        // 11000 packets of 12000 bits at 11 Mb/s: exactly 12 s later.
+        assert_eq!(c.send_time(11_000), Time::from_secs(13));
+        let mut bad = cfg;
+        bad.rate_bps = 0;
+        assert!(UdpCbr::new(bad).is_err());
+        let mut bad = cfg;
+        bad.flow.dst = "::1".parse().unwrap();
+        assert!(UdpCbr::new(bad).is_err());
+    }
+}

@@ -147,3 +147,90 @@ impl Agent for ParetoOnOff {
         self.schedule(ctx, now);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::{SinkConfig, UdpSink};
+    use crate::{World, WorldConfig};
+    use std::time::Duration;
+
+    /// Source and sink on one node (loopback delivery keeps send times).
+    fn run(cfg: ParetoConfig, until: Time) -> (World, crate::AgentId, crate::AgentId) {
+        let mut w = World::new(WorldConfig::with_seed(5));
+        let n = w.add_host("n").unwrap();
+        let i = w.add_iface(n, "lo").unwrap();
+        w.add_address(n, i, "10.0.0.1/32".parse().unwrap()).unwrap();
+        let src = w
+            .add_agent(n, "pareto", Box::new(ParetoOnOff::new(cfg).unwrap()))
+            .unwrap();
+        let sink = w
+            .add_agent(n, "sink", Box::new(UdpSink::new(SinkConfig::new(9))))
+            .unwrap();
+        w.run_until(until);
+        (w, src, sink)
+    }
+
+    fn config() -> ParetoConfig {
+        let a = "10.0.0.1".parse().unwrap();
+        ParetoConfig {
+            flow: UdpFlow::new(a, 9, a, 9),
+            packet_size: 100,
+            rate_bps: 80_000,
+            mean_on: Duration::from_millis(500),
+            mean_off: Duration::from_millis(500),
+            shape: 2.5,
+            start: Time::from_secs(1),
+            stop: None,
+        }
+    }
+
+    #[test]
+    fn bursts_idle_times_and_long_run_rate() {
+        let secs = 2000;
+        let (w, src, sink) = run(config(), Time::from_secs(secs));
+        let p = w.agent::<ParetoOnOff>(src).unwrap();
+        let s = w.agent::<UdpSink>(sink).unwrap();
+        assert_eq!(s.packets(), p.sent());
+        // Packets per burst: mean 500 ms / 10 ms = 50.
+        let per_burst = p.sent() as f64 / p.bursts() as f64;
+        assert!((per_burst - 50.0).abs() < 5.0, "{per_burst}");
+        // Long-run rate: 80 kb/s * on / (on + off), the 10 ms gap after each
+        // burst's last packet counted in the off time.
+        let rate = s.bytes() as f64 * 8.0 / (secs - 1) as f64;
+        let want = 80_000.0 * 0.5 / (0.5 + 0.5 + 0.01);
+        assert!((rate - want).abs() < 0.1 * want, "{rate} vs {want}");
+        // Inside a burst packets are exactly one interval apart; between
+        // bursts the gap is longer.
+        let a = s.arrivals();
+        assert!(
+            a[0].at > Time::from_millis(1010),
+            "first packet after interval + idle"
+        );
+        let gaps: Vec<u64> = a
+            .windows(2)
+            .map(|x| (x[1].at - x[0].at).as_nanos() as u64)
+            .collect();
+        assert!(gaps.iter().all(|g| *g >= 10_000_000));
+        let exact = gaps.iter().filter(|g| **g == 10_000_000).count() as u64;
+        assert_eq!(exact + p.bursts() - 1, gaps.len() as u64);
+    }
+
+    #[test]
+    fn stop_and_bad_parameters() {
+        let mut cfg = config();
+        cfg.stop = Some(Time::from_secs(20));
+        let (w, _, sink) = run(cfg, Time::from_secs(40));
+        let s = w.agent::<UdpSink>(sink).unwrap();
+        assert!(s.last_at().unwrap() < Time::from_secs(20));
+        let mut bad = config();
+        bad.shape = 1.0;
+        assert!(ParetoOnOff::new(bad).is_err());
+        let mut bad = config();
+        bad.mean_off = Duration::ZERO;
+        assert!(ParetoOnOff::new(bad).is_err());
+        let mut bad = config();
+        bad.packet_size = 20;
+        assert!(ParetoOnOff::new(bad).is_err());
+    }
+}

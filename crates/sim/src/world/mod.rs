@@ -87,6 +87,8 @@ pub enum TopologyError {
     AlreadyAttached(NodeId, IfaceId),
     #[error("interface {0}/{1} is not attached to cell {2}")]
     NotAttached(NodeId, IfaceId, CellId),
+    #[error("interface {0}/{1} is not attached to any cell")]
+    NotAStation(NodeId, IfaceId),
     #[error("interface {0}/{1} already has address {2}")]
     AddressExists(NodeId, IfaceId, IpAddr),
     #[error("interface {0}/{1} has no address {2}")]

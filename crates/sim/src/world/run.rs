@@ -153,6 +153,9 @@ impl World {
     /// Sends a packet from `node` as if an agent had sent it (routed like
     /// [`Ctx::send`]).
     pub fn inject(&mut self, node: NodeId, pkt: IpPacket) -> Result<(), SendError> {
+        if node.index() >= self.core.nodes.len() {
+            return Err(SendError::UnknownNode(node));
+        }
         self.core.enqueue_outgoing(Outgoing {
             node,
             from: None,
@@ -172,6 +175,9 @@ impl World {
         next_hop: Option<IpAddr>,
         pkt: IpPacket,
     ) -> Result<(), SendError> {
+        if self.core.check_iface(node, iface).is_err() {
+            return Err(SendError::UnknownIface(iface));
+        }
         self.core.enqueue_outgoing(Outgoing {
             node,
             from: None,

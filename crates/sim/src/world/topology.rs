@@ -713,7 +713,7 @@ impl World {
         let Attachment::CellStation { cell, slot } =
             self.core.nodes[node.index()].ifaces[iface.index()].attachment
         else {
-            return Err(TopologyError::NotAttached(node, iface, CellId(u32::MAX)));
+            return Err(TopologyError::NotAStation(node, iface));
         };
         self.core.nodes[node.index()].ifaces[iface.index()].attachment = Attachment::None;
         let site = DropSite::Cell { cell, node, iface };
