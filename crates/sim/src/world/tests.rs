@@ -763,3 +763,35 @@ fn bad_topology_requests_are_errors() {
     w.remove_address(a, i, ip("10.0.0.1")).unwrap();
     assert!(w.node(a).unwrap().routes().is_empty());
 }
+
+#[test]
+fn cell_rate_and_delay_change_at_run_time() {
+    let mut w = World::new(WorldConfig::default());
+    let ap = w.add_router("ap").unwrap();
+    let (cell, api) = w
+        .add_cell(
+            "umts",
+            ap,
+            "u0",
+            CellConfig::new(1_000_000, Duration::from_millis(10), Sharing::Dedicated),
+        )
+        .unwrap();
+    w.add_address(ap, api, net("10.0.0.1/24")).unwrap();
+    let mn = w.add_host("mn").unwrap();
+    let mi = w.add_iface(mn, "u").unwrap();
+    w.add_address(mn, mi, net("10.0.0.2/24")).unwrap();
+    w.attach(mn, mi, cell).unwrap();
+    let rec = recorder(&mut w, mn);
+    w.run_until(Time::ZERO);
+    w.inject(ap, pkt("10.0.0.1", "10.0.0.2", 1000)).unwrap();
+    w.at(ms(50), move |w| {
+        w.set_cell_rate_delay(cell, 2_000_000, Duration::from_millis(1))
+            .unwrap();
+        w.inject(ap, pkt("10.0.0.1", "10.0.0.2", 1000)).unwrap();
+    });
+    w.run();
+    let times: Vec<u64> = got(&w, rec).iter().map(|g| g.0.as_nanos()).collect();
+    // 8 ms + 10 ms; then at 50 ms: 4 ms + 1 ms.
+    assert_eq!(times, [18_000_000, 55_000_000]);
+    assert!(w.set_cell_rate_delay(cell, 0, Duration::ZERO).is_err());
+}

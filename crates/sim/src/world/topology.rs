@@ -769,6 +769,34 @@ impl World {
         Ok(())
     }
 
+    /// Changes a cell's rate and delay at run time (all stations, both
+    /// directions): a new rate applies from the next packet that starts
+    /// serialising, a new delay from the next that finishes (no reordering).
+    pub fn set_cell_rate_delay(
+        &mut self,
+        cell: CellId,
+        rate_bps: u64,
+        delay: Duration,
+    ) -> Result<(), TopologyError> {
+        if rate_bps == 0 {
+            return Err(crate::link::LinkConfigError::ZeroRate.into());
+        }
+        let c = self
+            .core
+            .cells
+            .get_mut(cell.index())
+            .ok_or(TopologyError::UnknownCell(cell))?;
+        c.cfg.rate_bps = rate_bps;
+        c.cfg.delay = delay;
+        for s in &mut c.slots {
+            for ch in &mut s.ch {
+                ch.rate_bps = rate_bps;
+                ch.delay = delay;
+            }
+        }
+        Ok(())
+    }
+
     /// Replaces a station's error models in a cell (e.g. as its signal
     /// fades); the random streams go on.
     pub fn set_station_error(
