@@ -18,6 +18,7 @@ pub mod config;
 pub mod congestion;
 pub mod endpoint;
 pub mod path;
+pub mod policy;
 pub mod time;
 pub mod tsn;
 pub mod wire;

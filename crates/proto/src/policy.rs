@@ -1,0 +1,381 @@
+//! Handover policies (SYSTEMS.md section 3): who decides when a mobile
+//! host adds an address to its associations, makes one primary, and
+//! deletes one.
+//!
+//! A policy is fed link-layer and IP-layer events about the host's
+//! interfaces ([`LinkEvent`], from the simulator's radio model or from the
+//! real interface monitor) and may look at the association's path
+//! statistics; it answers with [`Decision`]s, which [`apply`] carries out
+//! on an association (ASCONF Add IP / Set Primary / Delete IP plus the
+//! local source-address choice).
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use crate::Time;
+use crate::asconf::LocalAddrState;
+use crate::association::{AddressError, Association, Event};
+
+/// A local network interface, numbered by the host.
+pub type IfaceId = u32;
+
+/// What the link and IP layers report about a local interface.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LinkEvent {
+    /// Beacons of a new access point are heard (after the decision latency).
+    BeaconDetected { iface: IfaceId },
+    /// Beacons stopped (after the decision latency).
+    BeaconLost { iface: IfaceId },
+    /// Received power of the serving access point, in watts.
+    SignalSample { iface: IfaceId, power_w: f64 },
+    LinkUp { iface: IfaceId },
+    /// The link layer expects the link to fail soon.
+    LinkGoingDown { iface: IfaceId },
+    LinkDown { iface: IfaceId },
+    /// The interface got an address (router discovery, DHCP, ... done).
+    AddressObtained { iface: IfaceId, addr: IpAddr },
+    AddressLost { iface: IfaceId, addr: IpAddr },
+}
+
+/// What a policy asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Add a local address to the association (ASCONF Add IP).
+    Add(IpAddr),
+    /// Make a local address the one data travels on: the peer is asked to
+    /// send to it (ASCONF Set Primary) and we send from it.
+    MakePrimary(IpAddr),
+    /// Delete a local address (ASCONF Delete IP).
+    Delete(IpAddr),
+}
+
+/// A handover policy.
+pub trait HandoverPolicy {
+    /// A short name for reports.
+    fn name(&self) -> &'static str;
+
+    /// A link- or IP-layer event about one of the host's interfaces.
+    fn on_link_event(&mut self, now: Time, event: &LinkEvent, assoc: &Association) -> Vec<Decision>;
+
+    /// An association event (path down, address confirmed, ...).
+    fn on_association_event(&mut self, _now: Time, _event: &Event, _assoc: &Association) -> Vec<Decision> {
+        Vec::new()
+    }
+}
+
+/// What a policy knows about each interface.
+#[derive(Debug, Clone, Default)]
+struct IfaceInfo {
+    addr: Option<IpAddr>,
+    power_w: Option<f64>,
+    link_up: bool,
+}
+
+/// Bookkeeping shared by the policies: interface addresses and signal, and
+/// an address lost while it was the association's only one (the
+/// single-homed move of SYSTEMS.md 1.2: it is deleted in the same ASCONF
+/// that adds the new address).
+#[derive(Debug, Clone, Default)]
+struct Tracker {
+    ifaces: BTreeMap<IfaceId, IfaceInfo>,
+    orphaned: Vec<IpAddr>,
+}
+
+impl Tracker {
+    fn update(&mut self, ev: &LinkEvent) {
+        match *ev {
+            LinkEvent::SignalSample { iface, power_w } => self.ifaces.entry(iface).or_default().power_w = Some(power_w),
+            LinkEvent::LinkUp { iface } => self.ifaces.entry(iface).or_default().link_up = true,
+            LinkEvent::LinkDown { iface } => {
+                let i = self.ifaces.entry(iface).or_default();
+                i.link_up = false;
+                i.power_w = None;
+            }
+            LinkEvent::AddressObtained { iface, addr } => self.ifaces.entry(iface).or_default().addr = Some(addr),
+            LinkEvent::AddressLost { iface, addr } => {
+                let i = self.ifaces.entry(iface).or_default();
+                if i.addr == Some(addr) {
+                    i.addr = None;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn iface_of(&self, addr: IpAddr) -> Option<IfaceId> {
+        self.ifaces.iter().find(|(_, i)| i.addr == Some(addr)).map(|(k, _)| *k)
+    }
+
+    fn power_of(&self, addr: IpAddr) -> Option<f64> {
+        self.iface_of(addr).and_then(|k| self.ifaces[&k].power_w)
+    }
+
+    /// Deletion of a lost address: now if another address remains,
+    /// otherwise after the next address is added.
+    fn lost(&mut self, addr: IpAddr, assoc: &Association) -> Vec<Decision> {
+        if !in_association(assoc, addr) {
+            return Vec::new();
+        }
+        let others = assoc.local_addresses().iter().filter(|l| l.addr != addr && l.state != LocalAddrState::DeletePending).count();
+        if others > 0 {
+            vec![Decision::Delete(addr)]
+        } else {
+            self.orphaned.push(addr);
+            Vec::new()
+        }
+    }
+
+    /// After an Add: delete what was orphaned.
+    fn flush_orphans(&mut self) -> Vec<Decision> {
+        self.orphaned.drain(..).map(Decision::Delete).collect()
+    }
+}
+
+fn in_association(assoc: &Association, addr: IpAddr) -> bool {
+    assoc.local_addresses().iter().any(|l| l.addr == addr && l.state != LocalAddrState::DeletePending)
+}
+
+/// Standard SCTP: addresses follow the interfaces (added when obtained,
+/// deleted when lost) but the primary never changes by policy; data moves
+/// only when path failure detection fails over (PMR + 1 timeouts).
+#[derive(Debug, Default)]
+pub struct FailoverOnly {
+    t: Tracker,
+}
+
+impl HandoverPolicy for FailoverOnly {
+    fn name(&self) -> &'static str {
+        "failover-only"
+    }
+
+    fn on_link_event(&mut self, _now: Time, ev: &LinkEvent, assoc: &Association) -> Vec<Decision> {
+        self.t.update(ev);
+        match *ev {
+            LinkEvent::AddressObtained { addr, .. } if !in_association(assoc, addr) => {
+                let mut d = vec![Decision::Add(addr)];
+                let orphans = self.t.flush_orphans();
+                if !orphans.is_empty() {
+                    // Single-homed: the new address is the only one left.
+                    d.extend(orphans);
+                    d.push(Decision::MakePrimary(addr));
+                }
+                d
+            }
+            LinkEvent::AddressLost { addr, .. } => self.t.lost(addr, assoc),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// "Make primary as soon as the new address exists": every new address is
+/// added and made primary at once; lost addresses are deleted.
+#[derive(Debug, Default)]
+pub struct NewestAddress {
+    t: Tracker,
+}
+
+impl HandoverPolicy for NewestAddress {
+    fn name(&self) -> &'static str {
+        "newest-address"
+    }
+
+    fn on_link_event(&mut self, _now: Time, ev: &LinkEvent, assoc: &Association) -> Vec<Decision> {
+        self.t.update(ev);
+        match *ev {
+            LinkEvent::AddressObtained { addr, .. } if !in_association(assoc, addr) => {
+                let mut d = vec![Decision::Add(addr)];
+                d.extend(self.t.flush_orphans());
+                d.push(Decision::MakePrimary(addr));
+                d
+            }
+            LinkEvent::AddressLost { addr, .. } => self.t.lost(addr, assoc),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Aggressive or conservative, for the Add-IP rule of Koh, Chang and Lee.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddRule {
+    /// Add a new address as soon as its signal exceeds the Add-IP threshold.
+    Aggressive,
+    /// Add it only when its signal exceeds that of every current address.
+    Conservative,
+}
+
+/// The signal-strength rules of SYSTEMS.md section 3 (Koh, Chang and Lee):
+/// Add-IP by threshold (aggressive) or by comparison (conservative);
+/// delete an address whose signal falls below the Add-IP threshold;
+/// change primary, to the address with the best signal, when the
+/// primary's signal falls below the Primary-Change threshold (a higher
+/// threshold switches earlier: "aggressive").
+#[derive(Debug)]
+pub struct SignalStrength {
+    pub add_rule: AddRule,
+    /// Add-IP threshold in watts (also the minimum for data).
+    pub add_threshold_w: f64,
+    /// Primary-Change threshold in watts.
+    pub primary_threshold_w: f64,
+    t: Tracker,
+    primary: Option<IpAddr>,
+}
+
+impl SignalStrength {
+    pub fn new(add_rule: AddRule, add_threshold_w: f64, primary_threshold_w: f64) -> Self {
+        SignalStrength { add_rule, add_threshold_w, primary_threshold_w, t: Tracker::default(), primary: None }
+    }
+
+    fn evaluate(&mut self, assoc: &Association) -> Vec<Decision> {
+        let mut out = Vec::new();
+        let members: Vec<IpAddr> =
+            assoc.local_addresses().iter().filter(|l| l.state != LocalAddrState::DeletePending).map(|l| l.addr).collect();
+        if self.primary.is_none_or(|p| !members.contains(&p)) {
+            self.primary = assoc.local_primary().or_else(|| members.first().copied());
+        }
+        let best_member_power = members.iter().filter_map(|a| self.t.power_of(*a)).fold(f64::NEG_INFINITY, f64::max);
+        // Add rule.
+        for info in self.t.ifaces.values() {
+            let (Some(addr), Some(p)) = (info.addr, info.power_w) else { continue };
+            if members.contains(&addr) || out.contains(&Decision::Add(addr)) {
+                continue;
+            }
+            let add = match self.add_rule {
+                AddRule::Aggressive => p > self.add_threshold_w,
+                AddRule::Conservative => p > self.add_threshold_w && p > best_member_power,
+            };
+            if add {
+                out.push(Decision::Add(addr));
+            }
+        }
+        let added: Vec<IpAddr> = out.iter().filter_map(|d| if let Decision::Add(a) = d { Some(*a) } else { None }).collect();
+        // Primary change.
+        let candidates: Vec<IpAddr> = members.iter().chain(added.iter()).copied().collect();
+        let primary_power = self.primary.and_then(|p| self.t.power_of(p));
+        if primary_power.is_none_or(|p| p < self.primary_threshold_w) {
+            let best = candidates
+                .iter()
+                .filter_map(|a| self.t.power_of(*a).map(|p| (*a, p)))
+                .filter(|(a, _)| Some(*a) != self.primary)
+                .max_by(|x, y| x.1.total_cmp(&y.1));
+            if let Some((a, p)) = best {
+                if primary_power.is_none_or(|pp| p > pp) && p >= self.add_threshold_w {
+                    out.push(Decision::MakePrimary(a));
+                    self.primary = Some(a);
+                }
+            }
+        }
+        // Delete rule: members whose signal fell below the Add-IP threshold
+        // (never the last one, never the primary).
+        let mut remaining = candidates.len();
+        for a in &members {
+            let weak = self.t.power_of(*a).is_none_or(|p| p < self.add_threshold_w);
+            if weak && Some(*a) != self.primary && remaining > 1 {
+                out.push(Decision::Delete(*a));
+                remaining -= 1;
+            }
+        }
+        out
+    }
+}
+
+impl HandoverPolicy for SignalStrength {
+    fn name(&self) -> &'static str {
+        "signal-strength"
+    }
+
+    fn on_link_event(&mut self, _now: Time, ev: &LinkEvent, assoc: &Association) -> Vec<Decision> {
+        self.t.update(ev);
+        match ev {
+            LinkEvent::SignalSample { .. } | LinkEvent::AddressObtained { .. } | LinkEvent::LinkDown { .. } => self.evaluate(assoc),
+            LinkEvent::AddressLost { addr, .. } => {
+                let mut d = self.t.lost(*addr, assoc);
+                if self.primary == Some(*addr) {
+                    self.primary = None;
+                    d.extend(self.evaluate(assoc).into_iter().filter(|x| !matches!(x, Decision::Delete(_))));
+                }
+                d
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Link-layer triggered, fastest network first (SYSTEMS.md section 3):
+/// moving to a faster network, add and make primary as soon as the address
+/// exists; moving to a slower one, add it but stay on the fast link until
+/// its link layer says it is going down, then switch before failover would.
+#[derive(Debug)]
+pub struct FastestFirst {
+    /// Nominal rate of each interface's network, bits per second.
+    pub rates: BTreeMap<IfaceId, u64>,
+    t: Tracker,
+}
+
+impl FastestFirst {
+    pub fn new(rates: BTreeMap<IfaceId, u64>) -> Self {
+        FastestFirst { rates, t: Tracker::default() }
+    }
+
+    fn rate_of(&self, addr: IpAddr) -> u64 {
+        self.t.iface_of(addr).and_then(|i| self.rates.get(&i).copied()).unwrap_or(0)
+    }
+}
+
+impl HandoverPolicy for FastestFirst {
+    fn name(&self) -> &'static str {
+        "fastest-first"
+    }
+
+    fn on_link_event(&mut self, _now: Time, ev: &LinkEvent, assoc: &Association) -> Vec<Decision> {
+        self.t.update(ev);
+        match *ev {
+            LinkEvent::AddressObtained { addr, .. } if !in_association(assoc, addr) => {
+                let mut d = vec![Decision::Add(addr)];
+                let orphans = self.t.flush_orphans();
+                let current = assoc.local_primary().or_else(|| assoc.local_addresses().first().map(|l| l.addr));
+                let faster = current.is_none_or(|c| self.rate_of(addr) > self.rate_of(c));
+                let alone = !orphans.is_empty();
+                d.extend(orphans);
+                if faster || alone {
+                    d.push(Decision::MakePrimary(addr));
+                }
+                d
+            }
+            LinkEvent::LinkGoingDown { iface } | LinkEvent::LinkDown { iface } => {
+                let Some(addr) = self.t.ifaces.get(&iface).and_then(|i| i.addr) else { return Vec::new() };
+                let current = assoc.local_primary().or_else(|| assoc.local_addresses().first().map(|l| l.addr));
+                if current != Some(addr) {
+                    return Vec::new();
+                }
+                // Switch to the fastest other address whose link is up.
+                let best = assoc
+                    .local_addresses()
+                    .iter()
+                    .filter(|l| l.addr != addr && l.state != LocalAddrState::DeletePending)
+                    .filter(|l| self.t.iface_of(l.addr).is_some_and(|i| self.t.ifaces[&i].link_up))
+                    .max_by_key(|l| self.rate_of(l.addr))
+                    .map(|l| l.addr);
+                best.map(|b| vec![Decision::MakePrimary(b)]).unwrap_or_default()
+            }
+            LinkEvent::AddressLost { addr, .. } => self.t.lost(addr, assoc),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Carries decisions out on an association, in order. Errors (e.g. the
+/// peer lacks ADD-IP, the address is already present) are returned per
+/// decision; the rest still run.
+pub fn apply(assoc: &mut Association, decisions: &[Decision]) -> Vec<Result<(), AddressError>> {
+    decisions
+        .iter()
+        .map(|d| match *d {
+            Decision::Add(a) => assoc.add_local_address(a),
+            Decision::Delete(a) => assoc.remove_local_address(a),
+            Decision::MakePrimary(a) => {
+                assoc.request_peer_primary(a)?;
+                assoc.set_local_primary(Some(a))
+            }
+        })
+        .collect()
+}
