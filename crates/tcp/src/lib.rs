@@ -1,1 +1,3 @@
-//! msctp-tcp (under construction).
+//! msctp-tcp: a sans-I/O TCP NewReno model.
+pub mod seq;
+pub mod wire;
