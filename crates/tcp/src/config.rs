@@ -128,7 +128,7 @@ impl TcpConfig {
     /// (values read from the 3.37 attribute defaults): segment size 1448
     /// (the scenarios' choice; ns-3's own default is 536), initial window
     /// 10 segments, minimum RTO 1 s, RTO cap 60 s, clock granularity 1 ms,
-    /// SYN timeout 3 s (`ConnTimeout`) with 6 tries, 6 data retries,
+    /// SYN timeout 3 s (`ConnTimeout`) with 6 SYNs in all, 6 data retries,
     /// delayed ACK every 2nd segment or 200 ms, limited transmit on, Nagle
     /// off, 131072-byte send and receive buffers, window scaling on, backed
     /// off RTO recomputed on each new ACK. ns-3 turns SACK and timestamps
@@ -142,7 +142,8 @@ impl TcpConfig {
             syn_rto: Duration::from_secs(3),
             keep_backoff_until_sample: false,
             max_retransmissions: 6,
-            syn_retries: 6,
+            // ConnCount = 6 SYNs in all: the first and 5 retries.
+            syn_retries: 5,
             time_wait: Duration::from_secs(240),
             ..TcpConfig::default()
         }

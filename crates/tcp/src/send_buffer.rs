@@ -91,7 +91,7 @@ impl SendBuffer {
     /// from the buffer those from `seq` on, keeping the ones before it.
     pub fn take_from(&mut self, seq: SeqNum) -> Vec<u8> {
         let keep = if seq.le(self.head) { 0 } else { (seq.since(self.head) as usize).min(self.data.len()) };
-        let mut out: Vec<u8> = self.data.iter().copied().collect();
+        let out: Vec<u8> = self.data.iter().copied().collect();
         self.data.truncate(keep);
         out
     }
