@@ -67,6 +67,13 @@ pub struct TcpConfig {
     /// Limited transmit (RFC 3042): one new segment on each of the first
     /// two duplicate ACKs.
     pub limited_transmit: bool,
+    /// At fast retransmit, halve ns-3's estimate of the bytes in flight
+    /// instead of RFC 5681's FlightSize: with SACK the RFC 6675 pipe (the
+    /// SACKed and lost segments left out), without SACK the outstanding
+    /// data less one segment per duplicate ACK
+    /// (`TcpSocketBase::EnterRecovery` in ns-3 3.37). A smaller ssthresh
+    /// than the RFC's by one to a few segments.
+    pub ssthresh_from_pipe: bool,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dup_ack_threshold: u32,
     /// Send buffer (bytes the application may queue, sent or not, unacked).
@@ -111,6 +118,7 @@ impl Default for TcpConfig {
             timestamps: false,
             window_scaling: true,
             limited_transmit: true,
+            ssthresh_from_pipe: false,
             dup_ack_threshold: 3,
             send_buffer: 131_072,
             recv_buffer: 131_072,
@@ -131,7 +139,9 @@ impl TcpConfig {
     /// SYN timeout 3 s (`ConnTimeout`) with 6 SYNs in all, 6 data retries,
     /// delayed ACK every 2nd segment or 200 ms, limited transmit on, Nagle
     /// off, 131072-byte send and receive buffers, window scaling on, backed
-    /// off RTO recomputed on each new ACK. ns-3 turns SACK and timestamps
+    /// off RTO recomputed on each new ACK, ssthresh at fast retransmit from
+    /// ns-3's bytes-in-flight estimate (see `ssthresh_from_pipe`). ns-3
+    /// turns SACK and timestamps
     /// on by default; the reference programs turn them off (and choose
     /// classic NewReno recovery instead of PRR) so that both sides run
     /// RFC 6582 NewReno; set `sack = true` for the SACK runs.
@@ -141,6 +151,7 @@ impl TcpConfig {
             initial_window_segments: Some(10),
             syn_rto: Duration::from_secs(3),
             keep_backoff_until_sample: false,
+            ssthresh_from_pipe: true,
             max_retransmissions: 6,
             // ConnCount = 6 SYNs in all: the first and 5 retries.
             syn_retries: 5,

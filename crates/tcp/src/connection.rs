@@ -25,6 +25,10 @@ use crate::seq::SeqNum;
 use crate::stats::TcpStats;
 use crate::wire::{self, Flags, SackBlock, SegmentHeader, TcpOptions, Timestamps};
 
+/// Bound on duplicate ACKs owed at once (one per out-of-order segment
+/// handled between two polls).
+const MAX_OWED_ACKS: u32 = 64;
+
 /// A segment to put on the network: IP addresses and the TCP bytes
 /// (header, options, payload; checksum filled in).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,6 +122,8 @@ pub struct TcpConnection {
     recover: SeqNum,
     recover_active: bool,
     dup_acks: u32,
+    /// New data sent beyond cwnd by limited transmit since the last new ACK.
+    limited_tx_bytes: u32,
     partial_ack_seen: bool,
     retransmit_now: bool,
     consecutive_timeouts: u32,
@@ -129,6 +135,10 @@ pub struct TcpConnection {
     peer_fin_at: Option<u64>,
     peer_fin_done: bool,
     ack_due: AckDue,
+    /// Immediate ACKs owed beyond the one `ack_due` stands for: every
+    /// out-of-order segment gets its own duplicate ACK even when several
+    /// are handled before the next poll.
+    extra_acks: u32,
     ack_is_dup: bool,
     delack_segments: u32,
     first_data_acked: bool,
@@ -190,6 +200,7 @@ impl TcpConnection {
             recover: iss,
             recover_active: false,
             dup_acks: 0,
+            limited_tx_bytes: 0,
             partial_ack_seen: false,
             retransmit_now: false,
             consecutive_timeouts: 0,
@@ -199,6 +210,7 @@ impl TcpConnection {
             peer_fin_at: None,
             peer_fin_done: false,
             ack_due: AckDue::None,
+            extra_acks: 0,
             ack_is_dup: false,
             delack_segments: 0,
             first_data_acked: false,
@@ -663,7 +675,8 @@ impl TcpConnection {
         if h.flags.ack {
             self.snd_una = h.ack;
             self.send_buf.set_head(h.ack);
-            self.snd_wnd = u32::from(h.window) << self.snd_shift;
+            // The window of a SYN is never scaled (RFC 7323 section 2.2).
+            self.snd_wnd = u32::from(h.window);
             self.max_snd_wnd = self.snd_wnd;
             self.snd_wl1 = h.seq;
             self.snd_wl2 = h.ack;
@@ -808,10 +821,13 @@ impl TcpConnection {
             let is_dup = if self.sack_ok {
                 newly_sacked > 0
             } else {
+                // RFC 5681 section 2 (a)-(e); a zero window means the ACK
+                // answers a window probe, not a loss.
                 payload_len == 0
                     && !h.flags.syn
                     && !h.flags.fin
                     && window == self.snd_wnd
+                    && window > 0
                     && self.snd_max.gt(self.snd_una)
                     && !self.board.is_empty()
             };
@@ -889,6 +905,7 @@ impl TcpConnection {
             self.dup_acks = 0;
             self.cc.on_ack(data_acked);
         }
+        self.limited_tx_bytes = 0;
         if self.recover_active && ack.ge(self.recover) {
             self.recover_active = false;
         }
@@ -931,12 +948,27 @@ impl TcpConnection {
         self.partial_ack_seen = false;
         self.recover = self.snd_max;
         self.recover_active = true;
-        let flight = self.snd_max.since(self.snd_una);
-        self.cc.enter_fast_recovery(flight, self.config.dup_ack_threshold, !self.sack_ok);
+        let outstanding = self.snd_max.since(self.snd_una);
         self.board.mark_head_lost();
         if self.sack_ok {
             self.board.mark_lost_by_sack(self.config.dup_ack_threshold, self.smss);
         }
+        let flight = if !self.config.ssthresh_from_pipe {
+            // RFC 5681 section 3.2 step 2: data sent by limited transmit is
+            // not part of the FlightSize that sets ssthresh.
+            outstanding.saturating_sub(self.limited_tx_bytes)
+        } else if self.sack_ok {
+            // ns-3 (TcpSocketBase::EnterRecovery): its RFC 6675 pipe.
+            self.board.pipe()
+        } else {
+            // ns-3 without SACK: each duplicate ACK that limited transmit
+            // (or the fast retransmit) saw counts as one segment out of the
+            // pipe; the lost head is out too but counted back in.
+            let reno_sacked = if self.config.limited_transmit { self.dup_acks } else { 1 };
+            outstanding.saturating_sub(reno_sacked.saturating_mul(self.smss))
+        };
+        self.limited_tx_bytes = 0;
+        self.cc.enter_fast_recovery(flight, self.config.dup_ack_threshold, !self.sack_ok);
         self.retransmit_now = true;
     }
 
@@ -986,6 +1018,9 @@ impl TcpConnection {
         if arrival.out_of_order || arrival.duplicate || arrival.dropped {
             // RFC 5681 section 4.2: an out-of-order segment is acknowledged
             // at once (a duplicate ACK).
+            if self.ack_due == AckDue::Now {
+                self.extra_acks = (self.extra_acks + 1).min(MAX_OWED_ACKS);
+            }
             self.ack_due = AckDue::Now;
             self.ack_is_dup = arrival.delivered == 0;
         } else if arrival.filled_gap || self.reasm.has_out_of_order() {
@@ -1067,6 +1102,7 @@ impl TcpConnection {
         self.time_wait_at = None;
         self.syn_pending = false;
         self.ack_due = AckDue::None;
+        self.extra_acks = 0;
         self.push_event(TcpEvent::Closed(reason));
     }
 
@@ -1211,8 +1247,13 @@ impl TcpConnection {
         if self.ack_is_dup && payload.is_empty() {
             self.counters.dup_acks_sent += 1;
         }
-        self.ack_is_dup = false;
-        self.ack_due = AckDue::None;
+        if self.extra_acks > 0 {
+            self.extra_acks -= 1;
+            self.ack_due = AckDue::Now;
+        } else {
+            self.ack_is_dup = false;
+            self.ack_due = AckDue::None;
+        }
         self.delack_at = None;
         self.delack_segments = 0;
         self.last_adv_window = win;
@@ -1324,6 +1365,9 @@ impl TcpConnection {
             self.fin_sent = true;
         }
         self.counters.data_segments_sent += u64::from(len > 0);
+        if pipe.saturating_add(len) > self.cc.cwnd && self.dup_acks > 0 && !self.in_recovery {
+            self.limited_tx_bytes = self.limited_tx_bytes.saturating_add(len);
+        }
         if self.rto_at.is_none() || probing {
             self.restart_rto(now);
         }

@@ -144,8 +144,10 @@ pub struct Harness {
     pub client: TcpConnection,
     pub listener: TcpListener,
     pub server: Option<TcpConnection>,
-    pub forward: Link,
-    pub reverse: Link,
+    /// Hops from client to server (a chain of links).
+    pub forward: Vec<Link>,
+    /// Hops from server to client.
+    pub reverse: Vec<Link>,
     pub to_send: Vec<u8>,
     pub written: usize,
     pub received: Vec<u8>,
@@ -159,6 +161,18 @@ pub struct Harness {
 
 impl Harness {
     pub fn new(client_cfg: TcpConfig, server_cfg: TcpConfig, forward: LinkConfig, reverse: LinkConfig, seed: u64) -> Self {
+        Self::with_hops(client_cfg, server_cfg, vec![forward], vec![reverse], seed)
+    }
+
+    /// A chain of hops each way; `forward[0]` leaves the client,
+    /// `reverse[0]` leaves the server.
+    pub fn with_hops(
+        client_cfg: TcpConfig,
+        server_cfg: TcpConfig,
+        forward: Vec<LinkConfig>,
+        reverse: Vec<LinkConfig>,
+        seed: u64,
+    ) -> Self {
         let now = Time::ZERO;
         let client = TcpConnection::connect(
             client_cfg,
@@ -174,8 +188,16 @@ impl Harness {
             client,
             listener,
             server: None,
-            forward: Link::new(forward, seed.wrapping_add(1)),
-            reverse: Link::new(reverse, seed.wrapping_add(2)),
+            forward: forward
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| Link::new(c, seed.wrapping_add(1 + 2 * i as u64)))
+                .collect(),
+            reverse: reverse
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| Link::new(c, seed.wrapping_add(2 + 2 * i as u64)))
+                .collect(),
             to_send: Vec::new(),
             written: 0,
             received: Vec::new(),
@@ -189,10 +211,24 @@ impl Harness {
 
     /// Symmetric link, same config both ways (losses only forward).
     pub fn symmetric(cfg: TcpConfig, link: LinkConfig, seed: u64) -> Self {
-        let mut rev = link.clone();
-        rev.loss = 0.0;
-        rev.drop_data.clear();
-        Harness::new(cfg.clone(), cfg, link, rev, seed)
+        Self::chain(cfg, vec![link], seed)
+    }
+
+    /// A symmetric chain of links (the reverse path crosses the same hops
+    /// backwards, without losses).
+    pub fn chain(cfg: TcpConfig, hops: Vec<LinkConfig>, seed: u64) -> Self {
+        let reverse = hops
+            .iter()
+            .rev()
+            .map(|c| {
+                let mut r = c.clone();
+                r.loss = 0.0;
+                r.drop_data.clear();
+                r.blackhole_from = None;
+                r
+            })
+            .collect();
+        Self::with_hops(cfg.clone(), cfg, hops, reverse, seed)
     }
 
     fn record(&mut self, forward: bool, sent: bool, seg: &Segment) {
@@ -238,7 +274,7 @@ impl Harness {
         }
         while let Some(seg) = self.client.poll_transmit(self.now) {
             self.record(true, true, &seg);
-            self.forward.send(self.now, seg);
+            self.forward[0].send(self.now, seg);
         }
         let mut out = Vec::new();
         if let Some(s) = self.server.as_mut() {
@@ -248,7 +284,7 @@ impl Harness {
         }
         for seg in out {
             self.record(false, true, &seg);
-            self.reverse.send(self.now, seg);
+            self.reverse[0].send(self.now, seg);
         }
     }
 
@@ -260,22 +296,19 @@ impl Harness {
             }
             None => match self.listener.handle_segment(self.now, seg.src_ip, seg.dst_ip, &seg.bytes) {
                 Ok(ListenOutcome::Accepted(c)) => self.server = Some(*c),
-                Ok(ListenOutcome::Reset(r)) => self.reverse.send(self.now, r),
+                Ok(ListenOutcome::Reset(r)) => self.reverse[0].send(self.now, r),
                 _ => {}
             },
         }
     }
 
     fn next_event(&self) -> Option<Time> {
-        [
-            self.forward.next_arrival(),
-            self.reverse.next_arrival(),
-            self.client.poll_timeout(),
-            self.server.as_ref().and_then(|s| s.poll_timeout()),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        let links = self.forward.iter().chain(self.reverse.iter()).filter_map(|l| l.next_arrival());
+        [self.client.poll_timeout(), self.server.as_ref().and_then(|s| s.poll_timeout())]
+            .into_iter()
+            .flatten()
+            .chain(links)
+            .min()
     }
 
     /// Runs until `until` or until nothing is left to happen.
@@ -286,12 +319,24 @@ impl Harness {
                 break;
             }
             self.now = t.max(self.now);
-            while let Some(seg) = self.forward.take_arrival(self.now) {
-                self.deliver_to_server(seg);
+            for i in 0..self.forward.len() {
+                while let Some(seg) = self.forward[i].take_arrival(self.now) {
+                    if i + 1 < self.forward.len() {
+                        self.forward[i + 1].send(self.now, seg);
+                    } else {
+                        self.deliver_to_server(seg);
+                    }
+                }
             }
-            while let Some(seg) = self.reverse.take_arrival(self.now) {
-                self.record(false, false, &seg);
-                let _ = self.client.handle_segment(self.now, seg.src_ip, seg.dst_ip, &seg.bytes);
+            for i in 0..self.reverse.len() {
+                while let Some(seg) = self.reverse[i].take_arrival(self.now) {
+                    if i + 1 < self.reverse.len() {
+                        self.reverse[i + 1].send(self.now, seg);
+                    } else {
+                        self.record(false, false, &seg);
+                        let _ = self.client.handle_segment(self.now, seg.src_ip, seg.dst_ip, &seg.bytes);
+                    }
+                }
             }
             if self.client.poll_timeout().is_some_and(|d| d <= self.now) {
                 self.client.handle_timeout(self.now);
@@ -303,7 +348,7 @@ impl Harness {
             }
             self.pump();
         }
-        self.now = self.now.max(until.min(self.now.max(until)));
+        self.now = self.now.max(until);
     }
 
     /// Runs until the whole byte string has been received or `limit`.
