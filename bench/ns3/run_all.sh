@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds the ns-3 reference programs and runs the scenarios of README.md,
 # printing one JSON line per run. Usage: run_all.sh [BUILD_DIR] [RUNS]
-# (RUNS: seeds 1..RUNS for the scenarios with random loss; default 5).
+# (RUNS: seeds 1..RUNS for the scenarios with random loss; default 20).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="${1:-$here/build}"
-runs="${2:-5}"
+runs="${2:-20}"
 "$here/build.sh" "$bin"
 p="$bin/tcp_bulk"
 for sack in 0 1; do

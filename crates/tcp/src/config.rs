@@ -15,7 +15,11 @@ pub enum ConfigError {
     #[error("send buffer must not be empty")]
     SendBuffer,
     #[error("RTO bounds inconsistent: min {min:?}, initial {initial:?}, max {max:?}")]
-    RtoBounds { min: Duration, initial: Duration, max: Duration },
+    RtoBounds {
+        min: Duration,
+        initial: Duration,
+        max: Duration,
+    },
     #[error("{0} must be at least 1")]
     Zero(&'static str),
 }
@@ -177,14 +181,27 @@ impl TcpConfig {
             || self.syn_rto.is_zero()
             || self.initial_rto.is_zero()
         {
-            return Err(ConfigError::RtoBounds { min: self.min_rto, initial: self.initial_rto, max: self.max_rto });
+            return Err(ConfigError::RtoBounds {
+                min: self.min_rto,
+                initial: self.initial_rto,
+                max: self.max_rto,
+            });
         }
         let nonzero = [
             (self.delayed_ack_count, "delayed_ack_count"),
             (self.dup_ack_threshold, "dup_ack_threshold"),
-            (self.initial_window_segments.unwrap_or(1), "initial_window_segments"),
-            (u32::try_from(self.max_out_of_order_ranges).unwrap_or(u32::MAX), "max_out_of_order_ranges"),
-            (u32::try_from(self.event_queue_limit).unwrap_or(u32::MAX), "event_queue_limit"),
+            (
+                self.initial_window_segments.unwrap_or(1),
+                "initial_window_segments",
+            ),
+            (
+                u32::try_from(self.max_out_of_order_ranges).unwrap_or(u32::MAX),
+                "max_out_of_order_ranges",
+            ),
+            (
+                u32::try_from(self.event_queue_limit).unwrap_or(u32::MAX),
+                "event_queue_limit",
+            ),
         ];
         for (v, name) in nonzero {
             if v == 0 {
@@ -228,19 +245,34 @@ mod tests {
         assert_eq!(c.initial_window_bytes(1460), 4380);
         assert_eq!(c.initial_window_bytes(536), 2144);
         assert_eq!(c.initial_window_bytes(4000), 8000);
-        assert_eq!(TcpConfig::ns3_compatible().initial_window_bytes(1448), 14480);
+        assert_eq!(
+            TcpConfig::ns3_compatible().initial_window_bytes(1448),
+            14480
+        );
         assert_eq!(c.window_shift(), 2); // 131072 >> 1 = 65536 does not fit
     }
 
     #[test]
     fn bad_values_are_refused() {
-        let c = TcpConfig { mss: 10, ..TcpConfig::default() };
+        let c = TcpConfig {
+            mss: 10,
+            ..TcpConfig::default()
+        };
         assert_eq!(c.validate(), Err(ConfigError::Mss(10)));
-        let c = TcpConfig { recv_buffer: 100, ..TcpConfig::default() };
+        let c = TcpConfig {
+            recv_buffer: 100,
+            ..TcpConfig::default()
+        };
         assert_eq!(c.validate(), Err(ConfigError::RecvBuffer(100)));
-        let c = TcpConfig { min_rto: Duration::from_secs(100), ..TcpConfig::default() };
+        let c = TcpConfig {
+            min_rto: Duration::from_secs(100),
+            ..TcpConfig::default()
+        };
         assert!(matches!(c.validate(), Err(ConfigError::RtoBounds { .. })));
-        let c = TcpConfig { dup_ack_threshold: 0, ..TcpConfig::default() };
+        let c = TcpConfig {
+            dup_ack_threshold: 0,
+            ..TcpConfig::default()
+        };
         assert_eq!(c.validate(), Err(ConfigError::Zero("dup_ack_threshold")));
     }
 }

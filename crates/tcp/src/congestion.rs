@@ -12,7 +12,11 @@ pub struct Congestion {
 
 impl Congestion {
     pub fn new(cwnd: u32, ssthresh: u32, smss: u32) -> Self {
-        Congestion { cwnd, ssthresh, smss }
+        Congestion {
+            cwnd,
+            ssthresh,
+            smss,
+        }
     }
 
     pub fn in_slow_start(&self) -> bool {
@@ -48,7 +52,8 @@ impl Congestion {
     pub fn enter_fast_recovery(&mut self, flight: u32, dup_acks: u32, inflate: bool) {
         self.ssthresh = self.loss_ssthresh(flight);
         self.cwnd = if inflate {
-            self.ssthresh.saturating_add(dup_acks.saturating_mul(self.smss))
+            self.ssthresh
+                .saturating_add(dup_acks.saturating_mul(self.smss))
         } else {
             self.ssthresh
         };

@@ -166,11 +166,22 @@ pub struct TcpConnection {
 }
 
 impl TcpConnection {
-    fn new(config: TcpConfig, now: Time, local: SocketAddr, remote: SocketAddr, iss: u32) -> Result<Self, TcpError> {
+    fn new(
+        config: TcpConfig,
+        now: Time,
+        local: SocketAddr,
+        remote: SocketAddr,
+        iss: u32,
+    ) -> Result<Self, TcpError> {
         config.validate()?;
         let smss = u32::from(config.mss);
         let iss = SeqNum(iss);
-        let rtt = RttEstimator::new(config.initial_rto, config.min_rto, config.max_rto, config.clock_granularity);
+        let rtt = RttEstimator::new(
+            config.initial_rto,
+            config.min_rto,
+            config.max_rto,
+            config.clock_granularity,
+        );
         Ok(TcpConnection {
             local,
             remote,
@@ -178,7 +189,7 @@ impl TcpConnection {
             epoch: now,
             iss,
             snd_una: iss,
-            snd_max: iss.add(1),
+            snd_max: iss.wrapping_add(1),
             snd_wnd: 0,
             snd_wl1: SeqNum(0),
             snd_wl2: iss,
@@ -186,11 +197,15 @@ impl TcpConnection {
             snd_shift: 0,
             rcv_shift: 0,
             smss,
-            send_buf: SendBuffer::new(config.send_buffer, iss.add(1)),
+            send_buf: SendBuffer::new(config.send_buffer, iss.wrapping_add(1)),
             fin_queued: false,
             fin_sent: false,
             board: Scoreboard::default(),
-            cc: Congestion::new(config.initial_window_bytes(smss), config.initial_ssthresh, smss),
+            cc: Congestion::new(
+                config.initial_window_bytes(smss),
+                config.initial_ssthresh,
+                smss,
+            ),
             rtt,
             sack_ok: false,
             ts_ok: false,
@@ -296,7 +311,11 @@ impl TcpConnection {
     }
     /// Bytes the application may still write.
     pub fn send_capacity(&self) -> usize {
-        if self.fin_queued { 0 } else { self.send_buf.free() }
+        if self.fin_queued {
+            0
+        } else {
+            self.send_buf.free()
+        }
     }
     /// Bytes written and not yet acknowledged (sent or not).
     pub fn unacked_len(&self) -> usize {
@@ -404,7 +423,10 @@ impl TcpConnection {
             return;
         }
         if self.is_synchronized() || self.state == TcpState::SynReceived {
-            self.rst_pending = Some(RstToSend { seq: self.snd_max, ack: None });
+            self.rst_pending = Some(RstToSend {
+                seq: self.snd_max,
+                ack: None,
+            });
         }
         self.terminate(CloseReason::Aborted);
     }
@@ -496,7 +518,10 @@ impl TcpConnection {
         if self.frozen {
             return None;
         }
-        [self.rto_at, self.delack_at, self.time_wait_at].into_iter().flatten().min()
+        [self.rto_at, self.delack_at, self.time_wait_at]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Runs the timers that are due at `now`.
@@ -535,7 +560,8 @@ impl TcpConnection {
                     return;
                 }
                 self.syn_retries_left -= 1;
-                self.syn_timeout = (self.syn_timeout * 2).min(self.config.max_rto.max(self.config.syn_rto));
+                self.syn_timeout =
+                    (self.syn_timeout * 2).min(self.config.max_rto.max(self.config.syn_rto));
                 self.syn_pending = true;
                 self.syn_retransmitted = true;
                 return;
@@ -582,7 +608,8 @@ impl TcpConnection {
     }
 
     fn window_closed_with_data(&self) -> bool {
-        let unsent = self.send_buf.available_from(self.snd_max) > 0 || (self.fin_queued && !self.fin_sent);
+        let unsent =
+            self.send_buf.available_from(self.snd_max) > 0 || (self.fin_queued && !self.fin_sent);
         unsent && self.snd_wnd == 0
     }
 
@@ -598,7 +625,13 @@ impl TcpConnection {
     // ----- input -----
 
     /// Processes a segment that arrived from `src_ip` for `dst_ip`.
-    pub fn handle_segment(&mut self, now: Time, src_ip: IpAddr, dst_ip: IpAddr, bytes: &[u8]) -> Result<(), TcpError> {
+    pub fn handle_segment(
+        &mut self,
+        now: Time,
+        src_ip: IpAddr,
+        dst_ip: IpAddr,
+        bytes: &[u8],
+    ) -> Result<(), TcpError> {
         if src_ip != self.remote.ip() || dst_ip != self.local.ip() {
             return Err(TcpError::NotForThisConnection);
         }
@@ -657,7 +690,10 @@ impl TcpConnection {
         // RFC 9293 section 3.10.7.3.
         if h.flags.ack && (h.ack.le(self.iss) || h.ack.gt(self.snd_max)) {
             if !h.flags.rst {
-                self.rst_pending = Some(RstToSend { seq: h.ack, ack: None });
+                self.rst_pending = Some(RstToSend {
+                    seq: h.ack,
+                    ack: None,
+                });
             }
             return;
         }
@@ -700,11 +736,16 @@ impl TcpConnection {
     }
 
     fn is_synchronized(&self) -> bool {
-        !matches!(self.state, TcpState::Closed | TcpState::SynSent | TcpState::SynReceived)
+        !matches!(
+            self.state,
+            TcpState::Closed | TcpState::SynSent | TcpState::SynReceived
+        )
     }
 
     fn rcv_nxt(&self) -> SeqNum {
-        self.irs.add(1).add(self.reasm.next() as u32)
+        self.irs
+            .wrapping_add(1)
+            .wrapping_add(self.reasm.next() as u32)
     }
 
     fn rcv_wnd(&self) -> u32 {
@@ -716,18 +757,22 @@ impl TcpConnection {
         let seg_len = h.seg_len(payload_len);
         let rcv_nxt = self.rcv_nxt();
         let wnd = self.rcv_wnd().max(self.last_adv_window);
-        let in_window = |s: SeqNum| s.ge(rcv_nxt) && s.lt(rcv_nxt.add(wnd));
+        let in_window = |s: SeqNum| s.ge(rcv_nxt) && s.lt(rcv_nxt.wrapping_add(wnd));
         match (seg_len, wnd) {
             (0, 0) => h.seq == rcv_nxt,
             (0, _) => in_window(h.seq),
             (_, 0) => false,
-            (n, _) => in_window(h.seq) || in_window(h.seq.add(n - 1)),
+            (n, _) => in_window(h.seq) || in_window(h.seq.wrapping_add(n - 1)),
         }
     }
 
     fn on_segment_synchronized(&mut self, now: Time, h: &SegmentHeader, payload: &[u8]) {
         let rcv_nxt = self.rcv_nxt();
-        if self.state == TcpState::SynReceived && h.flags.syn && !h.flags.ack && h.seq.add(1) == rcv_nxt {
+        if self.state == TcpState::SynReceived
+            && h.flags.syn
+            && !h.flags.ack
+            && h.seq.wrapping_add(1) == rcv_nxt
+        {
             // Our SYN-ACK was lost: the peer repeats its SYN.
             self.syn_pending = true;
             return;
@@ -760,12 +805,10 @@ impl TcpConnection {
         if !h.flags.ack {
             return;
         }
-        if self.ts_ok {
-            if let Some(ts) = h.options.timestamps {
-                if h.seq.le(self.last_ack_sent) {
-                    self.ts_recent = ts.value;
-                }
-            }
+        if let (true, Some(ts)) = (self.ts_ok, h.options.timestamps)
+            && h.seq.le(self.last_ack_sent)
+        {
+            self.ts_recent = ts.value;
         }
         if self.state == TcpState::SynReceived {
             if h.ack.gt(self.snd_una) && h.ack.le(self.snd_max) {
@@ -780,10 +823,17 @@ impl TcpConnection {
                 self.snd_wl2 = h.ack;
                 self.syn_pending = false;
                 self.rto_at = None;
-                self.state = if self.fin_queued { TcpState::FinWait1 } else { TcpState::Established };
+                self.state = if self.fin_queued {
+                    TcpState::FinWait1
+                } else {
+                    TcpState::Established
+                };
                 self.push_event(TcpEvent::Connected);
             } else {
-                self.rst_pending = Some(RstToSend { seq: h.ack, ack: None });
+                self.rst_pending = Some(RstToSend {
+                    seq: h.ack,
+                    ack: None,
+                });
                 return;
             }
         }
@@ -850,7 +900,8 @@ impl TcpConnection {
             }
         }
         if self.sack_ok && self.in_recovery {
-            self.board.mark_lost_by_sack(self.config.dup_ack_threshold, self.smss);
+            self.board
+                .mark_lost_by_sack(self.config.dup_ack_threshold, self.smss);
         }
     }
 
@@ -867,9 +918,9 @@ impl TcpConnection {
         // otherwise the earliest newly acknowledged segment unless it was
         // retransmitted (Karn's rule, RFC 6298 section 3).
         let ts_sample = match (self.ts_ok, h.options.timestamps) {
-            (true, Some(ts)) if ts.echo != 0 => {
-                Some(Duration::from_millis(u64::from(self.ts_now(now).wrapping_sub(ts.echo))))
-            }
+            (true, Some(ts)) if ts.echo != 0 => Some(Duration::from_millis(u64::from(
+                self.ts_now(now).wrapping_sub(ts.echo),
+            ))),
             _ => None,
         };
         let sample = ts_sample.or(match res.earliest {
@@ -934,7 +985,10 @@ impl TcpConnection {
         self.dup_acks += 1;
         let may_enter = !self.recover_active || self.snd_una.ge(self.recover);
         let threshold = self.dup_acks >= self.config.dup_ack_threshold;
-        let sack_lost = self.sack_ok && self.board.head_is_lost(self.config.dup_ack_threshold, self.smss);
+        let sack_lost = self.sack_ok
+            && self
+                .board
+                .head_is_lost(self.config.dup_ack_threshold, self.smss);
         if may_enter && (threshold || sack_lost) {
             self.enter_fast_recovery();
         }
@@ -951,7 +1005,8 @@ impl TcpConnection {
         let outstanding = self.snd_max.since(self.snd_una);
         self.board.mark_head_lost();
         if self.sack_ok {
-            self.board.mark_lost_by_sack(self.config.dup_ack_threshold, self.smss);
+            self.board
+                .mark_lost_by_sack(self.config.dup_ack_threshold, self.smss);
         }
         let flight = if !self.config.ssthresh_from_pipe {
             // RFC 5681 section 3.2 step 2: data sent by limited transmit is
@@ -964,11 +1019,16 @@ impl TcpConnection {
             // ns-3 without SACK: each duplicate ACK that limited transmit
             // (or the fast retransmit) saw counts as one segment out of the
             // pipe; the lost head is out too but counted back in.
-            let reno_sacked = if self.config.limited_transmit { self.dup_acks } else { 1 };
+            let reno_sacked = if self.config.limited_transmit {
+                self.dup_acks
+            } else {
+                1
+            };
             outstanding.saturating_sub(reno_sacked.saturating_mul(self.smss))
         };
         self.limited_tx_bytes = 0;
-        self.cc.enter_fast_recovery(flight, self.config.dup_ack_threshold, !self.sack_ok);
+        self.cc
+            .enter_fast_recovery(flight, self.config.dup_ack_threshold, !self.sack_ok);
         self.retransmit_now = true;
     }
 
@@ -998,13 +1058,18 @@ impl TcpConnection {
         if payload.is_empty() {
             return;
         }
-        if !matches!(self.state, TcpState::Established | TcpState::FinWait1 | TcpState::FinWait2) {
+        if !matches!(
+            self.state,
+            TcpState::Established | TcpState::FinWait1 | TcpState::FinWait2
+        ) {
             return;
         }
         let rcv_nxt = self.rcv_nxt();
         let at = self.reasm.next() as i64 + i64::from(h.seq.diff(rcv_nxt));
         let (at, data) = if at < 0 {
-            let cut = usize::try_from(-at).unwrap_or(usize::MAX).min(payload.len());
+            let cut = usize::try_from(-at)
+                .unwrap_or(usize::MAX)
+                .min(payload.len());
             (self.reasm.next(), &payload[cut..])
         } else {
             (at as u64, payload)
@@ -1056,7 +1121,9 @@ impl TcpConnection {
             }
             return;
         }
-        let Some(fin_at) = self.peer_fin_at else { return };
+        let Some(fin_at) = self.peer_fin_at else {
+            return;
+        };
         if self.peer_fin_done || self.reasm.next() != fin_at {
             return;
         }
@@ -1088,7 +1155,9 @@ impl TcpConnection {
     }
 
     fn push_event(&mut self, e: TcpEvent) {
-        if self.events.len() >= self.config.event_queue_limit && matches!(e, TcpEvent::RttSample { .. }) {
+        if self.events.len() >= self.config.event_queue_limit
+            && matches!(e, TcpEvent::RttSample { .. })
+        {
             self.counters.events_dropped += 1;
             return;
         }
@@ -1109,9 +1178,15 @@ impl TcpConnection {
     fn queue_rst_for(&mut self, h: &SegmentHeader, payload_len: usize) {
         // RFC 9293 section 3.10.7.1.
         self.rst_pending = Some(if h.flags.ack {
-            RstToSend { seq: h.ack, ack: None }
+            RstToSend {
+                seq: h.ack,
+                ack: None,
+            }
         } else {
-            RstToSend { seq: SeqNum(0), ack: Some(h.seq.add(h.seg_len(payload_len))) }
+            RstToSend {
+                seq: SeqNum(0),
+                ack: Some(h.seq.wrapping_add(h.seg_len(payload_len))),
+            }
         });
     }
 
@@ -1148,13 +1223,21 @@ impl TcpConnection {
             }
             _ => {}
         }
-        if self.is_synchronized() {
-            if let Some(seg) = self.emit_data(now) {
-                return Some(seg);
-            }
+        if self.is_synchronized()
+            && let Some(seg) = self.emit_data(now)
+        {
+            return Some(seg);
         }
         if self.ack_due == AckDue::Now && self.state != TcpState::SynReceived {
-            return self.emit_flags(now, self.snd_max, Flags { ack: true, ..Flags::default() }, &[]);
+            return self.emit_flags(
+                now,
+                self.snd_max,
+                Flags {
+                    ack: true,
+                    ..Flags::default()
+                },
+                &[],
+            );
         }
         None
     }
@@ -1172,7 +1255,10 @@ impl TcpConnection {
             sack_permitted: self.config.sack && (!passive || self.sack_ok),
             sack_blocks: Vec::new(),
             timestamps: if self.config.timestamps && (!passive || self.ts_ok) {
-                Some(Timestamps { value: self.ts_now(now), echo: if passive { self.ts_recent } else { 0 } })
+                Some(Timestamps {
+                    value: self.ts_now(now),
+                    echo: if passive { self.ts_recent } else { 0 },
+                })
             } else {
                 None
             },
@@ -1182,7 +1268,11 @@ impl TcpConnection {
             dst_port: self.remote.port(),
             seq: self.iss,
             ack: if passive { self.rcv_nxt() } else { SeqNum(0) },
-            flags: Flags { syn: true, ack: passive, ..Flags::default() },
+            flags: Flags {
+                syn: true,
+                ack: passive,
+                ..Flags::default()
+            },
             window: u16::try_from(self.rcv_wnd().min(65535)).unwrap_or(u16::MAX),
             urgent: 0,
             options,
@@ -1204,7 +1294,11 @@ impl TcpConnection {
             dst_port: self.remote.port(),
             seq: rst.seq,
             ack: rst.ack.unwrap_or(SeqNum(0)),
-            flags: Flags { rst: true, ack: rst.ack.is_some(), ..Flags::default() },
+            flags: Flags {
+                rst: true,
+                ack: rst.ack.is_some(),
+                ..Flags::default()
+            },
             ..SegmentHeader::default()
         };
         self.counters.segments_sent += 1;
@@ -1214,12 +1308,21 @@ impl TcpConnection {
     /// Builds a segment with ACK (and whatever `flags` adds), carrying the
     /// current window, timestamps and SACK blocks, and records that an ACK
     /// went out.
-    fn emit_flags(&mut self, now: Time, seq: SeqNum, flags: Flags, payload: &[u8]) -> Option<Segment> {
+    fn emit_flags(
+        &mut self,
+        now: Time,
+        seq: SeqNum,
+        flags: Flags,
+        payload: &[u8],
+    ) -> Option<Segment> {
         let rcv_nxt = self.rcv_nxt();
         let win = self.adv_window_bytes();
         let mut options = TcpOptions::default();
         if self.ts_ok {
-            options.timestamps = Some(Timestamps { value: self.ts_now(now), echo: self.ts_recent });
+            options.timestamps = Some(Timestamps {
+                value: self.ts_now(now),
+                echo: self.ts_recent,
+            });
         }
         if self.sack_ok && self.reasm.has_out_of_order() {
             let max_blocks = if self.ts_ok { 3 } else { 4 };
@@ -1229,8 +1332,8 @@ impl TcpConnection {
                 .sack_ranges(max_blocks)
                 .into_iter()
                 .map(|(s, e)| SackBlock {
-                    left: rcv_nxt.add((s - base) as u32),
-                    right: rcv_nxt.add((e - base) as u32),
+                    left: rcv_nxt.wrapping_add((s - base) as u32),
+                    right: rcv_nxt.wrapping_add((e - base) as u32),
                 })
                 .collect();
         }
@@ -1264,7 +1367,11 @@ impl TcpConnection {
 
     fn build(&mut self, header: &SegmentHeader, payload: &[u8]) -> Option<Segment> {
         match wire::emit(header, payload, self.local.ip(), self.remote.ip()) {
-            Ok(bytes) => Some(Segment { src_ip: self.local.ip(), dst_ip: self.remote.ip(), bytes }),
+            Ok(bytes) => Some(Segment {
+                src_ip: self.local.ip(),
+                dst_ip: self.remote.ip(),
+                bytes,
+            }),
             // Only an address-family mix (caller's addresses) can fail here;
             // there is nothing to send then.
             Err(_) => None,
@@ -1284,7 +1391,8 @@ impl TcpConnection {
         if let Some(i) = self.board.first_lost() {
             let pipe = self.board.pipe();
             let seg = self.board.get(i)?.clone();
-            let allowed = self.retransmit_now || pipe.saturating_add(seg.len.max(1)) <= self.cc.cwnd;
+            let allowed =
+                self.retransmit_now || pipe.saturating_add(seg.len.max(1)) <= self.cc.cwnd;
             if !allowed {
                 return None;
             }
@@ -1302,7 +1410,12 @@ impl TcpConnection {
             if self.rto_at.is_none() {
                 self.restart_rto(now);
             }
-            let flags = Flags { ack: true, fin: seg.fin, psh: seg.fin, ..Flags::default() };
+            let flags = Flags {
+                ack: true,
+                fin: seg.fin,
+                psh: seg.fin,
+                ..Flags::default()
+            };
             return self.emit_flags(now, seg.seq, flags, &payload);
         }
         // 2. New data (and the FIN after it).
@@ -1318,8 +1431,12 @@ impl TcpConnection {
             cwnd = cwnd.saturating_add(self.dup_acks.min(2) * self.smss);
         }
         let usable_cwnd = cwnd.saturating_sub(pipe);
-        let right_edge = self.snd_una.add(self.snd_wnd);
-        let mut usable_rwnd = if right_edge.gt(self.snd_max) { right_edge.since(self.snd_max) } else { 0 };
+        let right_edge = self.snd_una.wrapping_add(self.snd_wnd);
+        let mut usable_rwnd = if right_edge.gt(self.snd_max) {
+            right_edge.since(self.snd_max)
+        } else {
+            0
+        };
         let probing = self.probe_zero_window && self.retransmit_now;
         if probing {
             usable_rwnd = usable_rwnd.max(1);
@@ -1360,7 +1477,7 @@ impl TcpConnection {
             rtx_in_episode: false,
             state: SegmentState::InFlight,
         });
-        self.snd_max = seq.add(len + u32::from(fin));
+        self.snd_max = seq.wrapping_add(len + u32::from(fin));
         if fin {
             self.fin_sent = true;
         }
@@ -1371,7 +1488,12 @@ impl TcpConnection {
         if self.rto_at.is_none() || probing {
             self.restart_rto(now);
         }
-        let flags = Flags { ack: true, fin, psh: len > 0 && len == unsent, ..Flags::default() };
+        let flags = Flags {
+            ack: true,
+            fin,
+            psh: len > 0 && len == unsent,
+            ..Flags::default()
+        };
         self.emit_flags(now, seq, flags, &payload)
     }
 }

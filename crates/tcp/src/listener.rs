@@ -36,7 +36,11 @@ impl TcpListener {
     /// not the keyed hash RFC 6528 asks of a real host).
     pub fn new(config: TcpConfig, port: u16, isn_seed: u64) -> Result<Self, TcpError> {
         config.validate()?;
-        Ok(TcpListener { config, port, isn_state: isn_seed })
+        Ok(TcpListener {
+            config,
+            port,
+            isn_state: isn_seed,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -74,11 +78,18 @@ impl TcpListener {
                 src_port: self.port,
                 dst_port: h.src_port,
                 seq: h.ack,
-                flags: Flags { rst: true, ..Flags::default() },
+                flags: Flags {
+                    rst: true,
+                    ..Flags::default()
+                },
                 ..SegmentHeader::default()
             };
             let bytes = wire::emit(&rst, &[], dst_ip, src_ip)?;
-            return Ok(ListenOutcome::Reset(Segment { src_ip: dst_ip, dst_ip: src_ip, bytes }));
+            return Ok(ListenOutcome::Reset(Segment {
+                src_ip: dst_ip,
+                dst_ip: src_ip,
+                bytes,
+            }));
         }
         if !h.flags.syn {
             return Ok(ListenOutcome::Ignored);

@@ -40,7 +40,14 @@ pub struct Reassembly {
 
 impl Reassembly {
     pub fn new(capacity: usize, max_ranges: usize) -> Self {
-        Reassembly { readable: VecDeque::new(), capacity, next: 0, ooo: BTreeMap::new(), max_ranges, clock: 0 }
+        Reassembly {
+            readable: VecDeque::new(),
+            capacity,
+            next: 0,
+            ooo: BTreeMap::new(),
+            max_ranges,
+            clock: 0,
+        }
     }
 
     /// Offset of the next byte expected in order (RCV.NXT).
@@ -71,7 +78,10 @@ impl Reassembly {
 
     /// Offset after the highest byte held out of order.
     pub fn highest_out_of_order(&self) -> Option<u64> {
-        self.ooo.iter().next_back().map(|(s, r)| s + r.data.len() as u64)
+        self.ooo
+            .iter()
+            .next_back()
+            .map(|(s, r)| s + r.data.len() as u64)
     }
 
     /// Stores the bytes of a segment starting at stream offset `at`.
@@ -102,7 +112,9 @@ impl Reassembly {
                 if s > self.next {
                     break;
                 }
-                let Some((s, r)) = self.ooo.pop_first() else { break };
+                let Some((s, r)) = self.ooo.pop_first() else {
+                    break;
+                };
                 let r_end = s + r.data.len() as u64;
                 if r_end > self.next {
                     let skip = (self.next - s) as usize;
@@ -116,8 +128,12 @@ impl Reassembly {
         }
         a.out_of_order = true;
         // Merge with every range that overlaps or touches [start, end).
-        let touching: Vec<u64> =
-            self.ooo.range(..=end).filter(|(s, r)| *s + r.data.len() as u64 >= start).map(|(s, _)| *s).collect();
+        let touching: Vec<u64> = self
+            .ooo
+            .range(..=end)
+            .filter(|(s, r)| *s + r.data.len() as u64 >= start)
+            .map(|(s, _)| *s)
+            .collect();
         if touching.is_empty() && self.ooo.len() >= self.max_ranges {
             a.out_of_order = false;
             a.dropped = true;
@@ -146,7 +162,13 @@ impl Reassembly {
         }
         let off = (start - new_start) as usize;
         merged[off..off + data.len()].copy_from_slice(data);
-        self.ooo.insert(new_start, Range { data: merged, stamp: self.clock });
+        self.ooo.insert(
+            new_start,
+            Range {
+                data: merged,
+                stamp: self.clock,
+            },
+        );
         a
     }
 
@@ -163,9 +185,12 @@ impl Reassembly {
     /// changed first (RFC 2018 section 4: the first block reports the most
     /// recently received segment), at most `n`.
     pub fn sack_ranges(&self, n: usize) -> Vec<(u64, u64)> {
-        let mut v: Vec<(u64, u64, u64)> =
-            self.ooo.iter().map(|(s, r)| (r.stamp, *s, *s + r.data.len() as u64)).collect();
-        v.sort_by(|a, b| b.0.cmp(&a.0));
+        let mut v: Vec<(u64, u64, u64)> = self
+            .ooo
+            .iter()
+            .map(|(s, r)| (r.stamp, *s, *s + r.data.len() as u64))
+            .collect();
+        v.sort_by_key(|r| std::cmp::Reverse(r.0));
         v.into_iter().take(n).map(|(_, s, e)| (s, e)).collect()
     }
 }

@@ -46,7 +46,7 @@ impl SentSegment {
         self.len + u32::from(self.fin)
     }
     pub fn end(&self) -> SeqNum {
-        self.seq.add(self.space())
+        self.seq.wrapping_add(self.space())
     }
 }
 
@@ -125,7 +125,11 @@ impl Scoreboard {
                 continue;
             }
             for s in self.segs.iter_mut() {
-                if s.state != SegmentState::Sacked && s.seq.ge(b.left) && s.end().le(b.right) && s.len > 0 {
+                if s.state != SegmentState::Sacked
+                    && s.seq.ge(b.left)
+                    && s.end().le(b.right)
+                    && s.len > 0
+                {
                     s.state = SegmentState::Sacked;
                     newly += s.len;
                 }
@@ -136,11 +140,19 @@ impl Scoreboard {
 
     /// Bytes in flight (RFC 6675 pipe).
     pub fn pipe(&self) -> u32 {
-        self.segs.iter().filter(|s| s.state == SegmentState::InFlight).map(|s| s.len).sum()
+        self.segs
+            .iter()
+            .filter(|s| s.state == SegmentState::InFlight)
+            .map(|s| s.len)
+            .sum()
     }
 
     pub fn sacked_bytes(&self) -> u32 {
-        self.segs.iter().filter(|s| s.state == SegmentState::Sacked).map(|s| s.len).sum()
+        self.segs
+            .iter()
+            .filter(|s| s.state == SegmentState::Sacked)
+            .map(|s| s.len)
+            .sum()
     }
 
     /// The first segment waiting for retransmission.
@@ -151,7 +163,11 @@ impl Scoreboard {
     /// Marks the first unacknowledged, un-SACKed segment lost (fast
     /// retransmit; a NewReno partial ACK).
     pub fn mark_head_lost(&mut self) {
-        if let Some(s) = self.segs.iter_mut().find(|s| s.state != SegmentState::Sacked) {
+        if let Some(s) = self
+            .segs
+            .iter_mut()
+            .find(|s| s.state != SegmentState::Sacked)
+        {
             s.state = SegmentState::Lost;
             s.rtx_in_episode = false;
         }
@@ -183,11 +199,11 @@ impl Scoreboard {
                     count += 1;
                     bytes += u64::from(s.len);
                 }
-                SegmentState::InFlight if !s.rtx_in_episode => {
-                    if count >= dup_thresh || bytes > limit {
-                        s.state = SegmentState::Lost;
-                        marked += 1;
-                    }
+                SegmentState::InFlight
+                    if !s.rtx_in_episode && (count >= dup_thresh || bytes > limit) =>
+                {
+                    s.state = SegmentState::Lost;
+                    marked += 1;
                 }
                 _ => {}
             }
@@ -198,7 +214,9 @@ impl Scoreboard {
     /// RFC 6675 IsLost(HighACK + 1): whether the first segment is lost by
     /// the SACK rule.
     pub fn head_is_lost(&self, dup_thresh: u32, smss: u32) -> bool {
-        let Some(head) = self.segs.front() else { return false };
+        let Some(head) = self.segs.front() else {
+            return false;
+        };
         if head.state == SegmentState::Sacked {
             return false;
         }
@@ -255,8 +273,20 @@ mod tests {
     fn sack_marks_and_rfc6675_loss_rule() {
         let mut b = board(6);
         // Segments 1, 2, 3 SACKed above a hole at 0.
-        assert_eq!(b.apply_sack(&[SackBlock { left: SeqNum(100), right: SeqNum(400) }]), 300);
-        assert_eq!(b.apply_sack(&[SackBlock { left: SeqNum(100), right: SeqNum(400) }]), 0);
+        assert_eq!(
+            b.apply_sack(&[SackBlock {
+                left: SeqNum(100),
+                right: SeqNum(400)
+            }]),
+            300
+        );
+        assert_eq!(
+            b.apply_sack(&[SackBlock {
+                left: SeqNum(100),
+                right: SeqNum(400)
+            }]),
+            0
+        );
         assert!(b.head_is_lost(3, 100));
         assert_eq!(b.pipe(), 300);
         assert_eq!(b.mark_lost_by_sack(3, 100), 1);
@@ -264,7 +294,10 @@ mod tests {
         assert_eq!(b.pipe(), 200);
         // Two SACKed segments of 100 bytes: 200 > (3-1)*100 is false, count 2 < 3.
         let mut b = board(4);
-        b.apply_sack(&[SackBlock { left: SeqNum(200), right: SeqNum(400) }]);
+        b.apply_sack(&[SackBlock {
+            left: SeqNum(200),
+            right: SeqNum(400),
+        }]);
         assert!(!b.head_is_lost(3, 100));
         assert_eq!(b.mark_lost_by_sack(3, 100), 0);
     }
@@ -272,7 +305,10 @@ mod tests {
     #[test]
     fn timeout_marks_everything_not_sacked() {
         let mut b = board(4);
-        b.apply_sack(&[SackBlock { left: SeqNum(300), right: SeqNum(400) }]);
+        b.apply_sack(&[SackBlock {
+            left: SeqNum(300),
+            right: SeqNum(400),
+        }]);
         b.mark_all_lost();
         assert_eq!(b.pipe(), 0);
         assert_eq!(b.first_lost(), Some(0));

@@ -16,7 +16,11 @@ pub struct SendBuffer {
 
 impl SendBuffer {
     pub fn new(capacity: usize, head: SeqNum) -> Self {
-        SendBuffer { data: VecDeque::new(), capacity, head }
+        SendBuffer {
+            data: VecDeque::new(),
+            capacity,
+            head,
+        }
     }
 
     /// Sets the sequence number of the first byte (once the ISN is known).
@@ -30,7 +34,7 @@ impl SendBuffer {
 
     /// Sequence number after the last buffered byte.
     pub fn end(&self) -> SeqNum {
-        self.head.add(self.len_u32())
+        self.head.wrapping_add(self.len_u32())
     }
 
     pub fn len(&self) -> usize {
@@ -59,7 +63,11 @@ impl SendBuffer {
     /// Bytes buffered from `seq` on (0 when `seq` is outside).
     pub fn available_from(&self, seq: SeqNum) -> u32 {
         let end = self.end();
-        if seq.lt(self.head) || seq.ge(end) { 0 } else { end.since(seq) }
+        if seq.lt(self.head) || seq.ge(end) {
+            0
+        } else {
+            end.since(seq)
+        }
     }
 
     /// Copies up to `len` bytes starting at `seq`.
@@ -83,14 +91,18 @@ impl SendBuffer {
         }
         let n = (ack.since(self.head) as usize).min(self.data.len());
         self.data.drain(..n);
-        self.head = self.head.add(n as u32);
+        self.head = self.head.wrapping_add(n as u32);
         n
     }
 
     /// Returns every buffered byte (from the head to the end) and removes
     /// from the buffer those from `seq` on, keeping the ones before it.
     pub fn take_from(&mut self, seq: SeqNum) -> Vec<u8> {
-        let keep = if seq.le(self.head) { 0 } else { (seq.since(self.head) as usize).min(self.data.len()) };
+        let keep = if seq.le(self.head) {
+            0
+        } else {
+            (seq.since(self.head) as usize).min(self.data.len())
+        };
         let out: Vec<u8> = self.data.iter().copied().collect();
         self.data.truncate(keep);
         out

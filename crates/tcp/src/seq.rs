@@ -9,7 +9,7 @@ pub struct SeqNum(pub u32);
 
 impl SeqNum {
     /// The sequence number `n` octets after this one.
-    pub fn add(self, n: u32) -> SeqNum {
+    pub fn wrapping_add(self, n: u32) -> SeqNum {
         SeqNum(self.0.wrapping_add(n))
     }
 
@@ -60,7 +60,7 @@ mod tests {
     #[test]
     fn comparisons_wrap_around() {
         let a = SeqNum(u32::MAX - 10);
-        let b = a.add(20);
+        let b = a.wrapping_add(20);
         assert_eq!(b, SeqNum(9));
         assert!(a.lt(b) && b.gt(a) && a.le(a) && a.ge(a));
         assert_eq!(b.since(a), 20);

@@ -101,17 +101,22 @@ impl SegmentHeader {
     /// one for FIN (RFC 9293 section 3.4, SEG.LEN).
     pub fn seg_len(&self, payload_len: usize) -> u32 {
         let len = u32::try_from(payload_len).unwrap_or(u32::MAX);
-        len.saturating_add(u32::from(self.flags.syn)).saturating_add(u32::from(self.flags.fin))
+        len.saturating_add(u32::from(self.flags.syn))
+            .saturating_add(u32::from(self.flags.fin))
     }
 }
 
 /// Decodes a segment received from `src` for `dst`, verifying its checksum.
 /// Returns the header and the payload.
 pub fn parse(src: IpAddr, dst: IpAddr, bytes: &[u8]) -> Result<(SegmentHeader, &[u8]), WireError> {
-    let (h, payload) = TcpHeader::from_slice(bytes).map_err(|e| WireError::Header(e.to_string()))?;
+    let (h, payload) =
+        TcpHeader::from_slice(bytes).map_err(|e| WireError::Header(e.to_string()))?;
     let computed = checksum(&h, src, dst, payload)?;
     if computed != h.checksum {
-        return Err(WireError::BadChecksum { carried: h.checksum, computed });
+        return Err(WireError::BadChecksum {
+            carried: h.checksum,
+            computed,
+        });
     }
     let options = parse_options(h.options.as_slice())?;
     let header = SegmentHeader {
@@ -137,8 +142,18 @@ pub fn parse(src: IpAddr, dst: IpAddr, bytes: &[u8]) -> Result<(SegmentHeader, &
 }
 
 /// Encodes a segment sent from `src` to `dst`, with its checksum.
-pub fn emit(header: &SegmentHeader, payload: &[u8], src: IpAddr, dst: IpAddr) -> Result<Vec<u8>, WireError> {
-    let mut h = TcpHeader::new(header.src_port, header.dst_port, header.seq.0, header.window);
+pub fn emit(
+    header: &SegmentHeader,
+    payload: &[u8],
+    src: IpAddr,
+    dst: IpAddr,
+) -> Result<Vec<u8>, WireError> {
+    let mut h = TcpHeader::new(
+        header.src_port,
+        header.dst_port,
+        header.seq.0,
+        header.window,
+    );
     h.acknowledgment_number = header.ack.0;
     h.fin = header.flags.fin;
     h.syn = header.flags.syn;
@@ -215,7 +230,10 @@ fn option_elements(o: &TcpOptions) -> Result<Vec<TcpOptionElement>, WireError> {
         }
         v.push(TcpOptionElement::Noop);
         v.push(TcpOptionElement::Noop);
-        v.push(TcpOptionElement::SelectiveAcknowledgement((first.left.0, first.right.0), more));
+        v.push(TcpOptionElement::SelectiveAcknowledgement(
+            (first.left.0, first.right.0),
+            more,
+        ));
     }
     Ok(v)
 }
@@ -242,11 +260,15 @@ fn parse_options(mut b: &[u8]) -> Result<TcpOptions, WireError> {
         let body = &b[2..l];
         match kind {
             2 => {
-                let v: [u8; 2] = body.try_into().map_err(|_| WireError::BadOption { kind, len })?;
+                let v: [u8; 2] = body
+                    .try_into()
+                    .map_err(|_| WireError::BadOption { kind, len })?;
                 o.mss = Some(u16::from_be_bytes(v));
             }
             3 => {
-                let v: [u8; 1] = body.try_into().map_err(|_| WireError::BadOption { kind, len })?;
+                let v: [u8; 1] = body
+                    .try_into()
+                    .map_err(|_| WireError::BadOption { kind, len })?;
                 o.window_scale = Some(v[0]);
             }
             4 => {
@@ -256,7 +278,7 @@ fn parse_options(mut b: &[u8]) -> Result<TcpOptions, WireError> {
                 o.sack_permitted = true;
             }
             5 => {
-                if body.is_empty() || body.len() % 8 != 0 || body.len() > 32 {
+                if body.is_empty() || !body.len().is_multiple_of(8) || body.len() > 32 {
                     return Err(WireError::BadOption { kind, len });
                 }
                 o.sack_blocks = body
@@ -289,7 +311,10 @@ mod tests {
     use std::net::{Ipv4Addr, Ipv6Addr};
 
     fn v4() -> (IpAddr, IpAddr) {
-        (IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)), IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)))
+        (
+            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
+            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
+        )
     }
 
     fn syn_header() -> SegmentHeader {
@@ -298,7 +323,10 @@ mod tests {
             dst_port: 80,
             seq: SeqNum(1000),
             ack: SeqNum(0),
-            flags: Flags { syn: true, ..Flags::default() },
+            flags: Flags {
+                syn: true,
+                ..Flags::default()
+            },
             window: 65535,
             urgent: 0,
             options: TcpOptions {
@@ -324,12 +352,25 @@ mod tests {
         let s6 = IpAddr::V6(Ipv6Addr::LOCALHOST);
         let d6 = IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1));
         let mut h2 = h.clone();
-        h2.flags = Flags { ack: true, psh: true, ..Flags::default() };
+        h2.flags = Flags {
+            ack: true,
+            psh: true,
+            ..Flags::default()
+        };
         h2.options = TcpOptions {
             sack_blocks: vec![
-                SackBlock { left: SeqNum(10), right: SeqNum(20) },
-                SackBlock { left: SeqNum(30), right: SeqNum(40) },
-                SackBlock { left: SeqNum(50), right: SeqNum(60) },
+                SackBlock {
+                    left: SeqNum(10),
+                    right: SeqNum(20),
+                },
+                SackBlock {
+                    left: SeqNum(30),
+                    right: SeqNum(40),
+                },
+                SackBlock {
+                    left: SeqNum(50),
+                    right: SeqNum(60),
+                },
             ],
             timestamps: Some(Timestamps { value: 9, echo: 7 }),
             ..TcpOptions::default()
@@ -346,10 +387,16 @@ mod tests {
         let mut bytes = emit(&syn_header(), b"data", s, d).unwrap();
         // Wrong destination address: the pseudo-header differs.
         let other = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 3));
-        assert!(matches!(parse(s, other, &bytes), Err(WireError::BadChecksum { .. })));
+        assert!(matches!(
+            parse(s, other, &bytes),
+            Err(WireError::BadChecksum { .. })
+        ));
         let last = bytes.len() - 1;
         bytes[last] ^= 0x40;
-        assert!(matches!(parse(s, d, &bytes), Err(WireError::BadChecksum { .. })));
+        assert!(matches!(
+            parse(s, d, &bytes),
+            Err(WireError::BadChecksum { .. })
+        ));
         assert_eq!(
             parse(s, IpAddr::V6(Ipv6Addr::LOCALHOST), &bytes),
             Err(WireError::AddressFamilyMismatch)
@@ -368,14 +415,20 @@ mod tests {
             src_port: 49152,
             dst_port: 80,
             seq: SeqNum(1),
-            flags: Flags { syn: true, ..Flags::default() },
+            flags: Flags {
+                syn: true,
+                ..Flags::default()
+            },
             window: 8192,
             ..SegmentHeader::default()
         };
         let bytes = emit(&h, b"", s, d).unwrap();
-        let words: u32 = [0xc0a8u32, 0x0001, 0xc0a8, 0x0002, 0x0006, 0x0014, 0xc000, 0x0050, 0x0001, 0x5002, 0x2000]
-            .iter()
-            .sum();
+        let words: u32 = [
+            0xc0a8u32, 0x0001, 0xc0a8, 0x0002, 0x0006, 0x0014, 0xc000, 0x0050, 0x0001, 0x5002,
+            0x2000,
+        ]
+        .iter()
+        .sum();
         let folded = (words & 0xffff) + (words >> 16);
         let expected = !(folded as u16);
         assert_eq!(u16::from_be_bytes([bytes[16], bytes[17]]), expected);
@@ -383,12 +436,32 @@ mod tests {
 
     #[test]
     fn unknown_options_are_skipped_and_bad_lengths_rejected() {
-        assert_eq!(parse_options(&[1, 30, 4, 0xaa, 0xbb, 2, 4, 5, 0xb4, 0]).unwrap().mss, Some(1460));
-        assert_eq!(parse_options(&[2, 3, 5]), Err(WireError::BadOption { kind: 2, len: 3 }));
-        assert_eq!(parse_options(&[30, 0]), Err(WireError::BadOption { kind: 30, len: 0 }));
-        assert_eq!(parse_options(&[30, 9, 1]), Err(WireError::BadOption { kind: 30, len: 9 }));
-        assert_eq!(parse_options(&[5, 6, 0, 0, 0, 0]), Err(WireError::BadOption { kind: 5, len: 6 }));
-        assert_eq!(parse_options(&[30]), Err(WireError::BadOption { kind: 30, len: 0 }));
+        assert_eq!(
+            parse_options(&[1, 30, 4, 0xaa, 0xbb, 2, 4, 5, 0xb4, 0])
+                .unwrap()
+                .mss,
+            Some(1460)
+        );
+        assert_eq!(
+            parse_options(&[2, 3, 5]),
+            Err(WireError::BadOption { kind: 2, len: 3 })
+        );
+        assert_eq!(
+            parse_options(&[30, 0]),
+            Err(WireError::BadOption { kind: 30, len: 0 })
+        );
+        assert_eq!(
+            parse_options(&[30, 9, 1]),
+            Err(WireError::BadOption { kind: 30, len: 9 })
+        );
+        assert_eq!(
+            parse_options(&[5, 6, 0, 0, 0, 0]),
+            Err(WireError::BadOption { kind: 5, len: 6 })
+        );
+        assert_eq!(
+            parse_options(&[30]),
+            Err(WireError::BadOption { kind: 30, len: 0 })
+        );
     }
 
     #[test]

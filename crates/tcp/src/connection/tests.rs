@@ -29,7 +29,8 @@ fn drain(c: &mut TcpConnection, now: Time) -> Vec<Segment> {
 
 fn deliver(c: &mut TcpConnection, now: Time, segs: &[Segment]) {
     for s in segs {
-        c.handle_segment(now, s.src_ip, s.dst_ip, &s.bytes).expect("accepted");
+        c.handle_segment(now, s.src_ip, s.dst_ip, &s.bytes)
+            .expect("accepted");
     }
 }
 
@@ -43,13 +44,21 @@ fn events(c: &mut TcpConnection) -> Vec<TcpEvent> {
 
 /// A connected pair after a handshake with a 100 ms RTT.
 fn pair(cfg: TcpConfig) -> (TcpConnection, TcpConnection, Time) {
-    let mut c =
-        TcpConnection::connect(cfg.clone(), Time::ZERO, SocketAddr::new(C_IP, 1000), SocketAddr::new(S_IP, 80), 100)
-            .expect("config");
+    let mut c = TcpConnection::connect(
+        cfg.clone(),
+        Time::ZERO,
+        SocketAddr::new(C_IP, 1000),
+        SocketAddr::new(S_IP, 80),
+        100,
+    )
+    .expect("config");
     // The server's window fits 16 bits unscaled, so the SYN-ACK announces
     // the same window as every later ACK and the first duplicate ACK is not
     // mistaken for a window update (RFC 5681 section 2, condition (e)).
-    let server_cfg = TcpConfig { recv_buffer: 65_535, ..cfg };
+    let server_cfg = TcpConfig {
+        recv_buffer: 65_535,
+        ..cfg
+    };
     let mut l = TcpListener::new(server_cfg, 80, 9).expect("config");
     let syn = drain(&mut c, Time::ZERO);
     assert_eq!(syn.len(), 1);
@@ -65,15 +74,26 @@ fn pair(cfg: TcpConfig) -> (TcpConnection, TcpConnection, Time) {
     assert_eq!(ack.len(), 1);
     let t3 = Time::from_millis(150);
     deliver(&mut s, t3, &ack);
-    assert_eq!((c.state(), s.state()), (TcpState::Established, TcpState::Established));
-    let connected = |v: Vec<TcpEvent>| v.into_iter().filter(|e| !matches!(e, TcpEvent::RttSample { .. })).collect::<Vec<_>>();
+    assert_eq!(
+        (c.state(), s.state()),
+        (TcpState::Established, TcpState::Established)
+    );
+    let connected = |v: Vec<TcpEvent>| {
+        v.into_iter()
+            .filter(|e| !matches!(e, TcpEvent::RttSample { .. }))
+            .collect::<Vec<_>>()
+    };
     assert_eq!(connected(events(&mut c)), vec![TcpEvent::Connected]);
     assert_eq!(connected(events(&mut s)), vec![TcpEvent::Connected]);
     (c, s, t3)
 }
 
 fn no_delack() -> TcpConfig {
-    TcpConfig { delayed_ack: false, initial_window_segments: Some(10), ..TcpConfig::default() }
+    TcpConfig {
+        delayed_ack: false,
+        initial_window_segments: Some(10),
+        ..TcpConfig::default()
+    }
 }
 
 #[test]
@@ -90,9 +110,18 @@ fn handshake_takes_rtt_sample_and_options() {
 
 #[test]
 fn syn_is_retransmitted_with_back_off_then_gives_up() {
-    let cfg = TcpConfig { syn_retries: 2, ..TcpConfig::default() };
-    let mut c =
-        TcpConnection::connect(cfg, Time::ZERO, SocketAddr::new(C_IP, 1000), SocketAddr::new(S_IP, 80), 1).unwrap();
+    let cfg = TcpConfig {
+        syn_retries: 2,
+        ..TcpConfig::default()
+    };
+    let mut c = TcpConnection::connect(
+        cfg,
+        Time::ZERO,
+        SocketAddr::new(C_IP, 1000),
+        SocketAddr::new(S_IP, 80),
+        1,
+    )
+    .unwrap();
     assert_eq!(drain(&mut c, Time::ZERO).len(), 1);
     let mut deadlines = Vec::new();
     while let Some(t) = c.poll_timeout() {
@@ -101,14 +130,23 @@ fn syn_is_retransmitted_with_back_off_then_gives_up() {
         let out = drain(&mut c, t);
         assert!(out.iter().all(|s| parse(s).0.flags.syn));
     }
-    assert_eq!(deadlines, vec![Time::from_secs(1), Time::from_secs(3), Time::from_secs(7)]);
-    assert_eq!(events(&mut c), vec![TcpEvent::Closed(CloseReason::TimedOut)]);
+    assert_eq!(
+        deadlines,
+        vec![Time::from_secs(1), Time::from_secs(3), Time::from_secs(7)]
+    );
+    assert_eq!(
+        events(&mut c),
+        vec![TcpEvent::Closed(CloseReason::TimedOut)]
+    );
 }
 
 #[test]
 fn fast_retransmit_on_exactly_the_third_duplicate_ack() {
     for limited_transmit in [false, true] {
-        let (mut c, mut s, t) = pair(TcpConfig { limited_transmit, ..no_delack() });
+        let (mut c, mut s, t) = pair(TcpConfig {
+            limited_transmit,
+            ..no_delack()
+        });
         c.write(&vec![7u8; 20 * 1460]).unwrap();
         let data = drain(&mut c, t);
         assert_eq!(data.len(), 10);
@@ -118,7 +156,11 @@ fn fast_retransmit_on_exactly_the_third_duplicate_ack() {
         deliver(&mut s, t, &data[1..]);
         let dupacks = drain(&mut s, t);
         assert_eq!(dupacks.len(), 9);
-        assert!(dupacks.iter().all(|a| parse(a).0.ack == parse(&data[0]).0.seq));
+        assert!(
+            dupacks
+                .iter()
+                .all(|a| parse(a).0.ack == parse(&data[0]).0.seq)
+        );
         assert_eq!(s.stats().dup_acks_sent, 9);
         let t = t + ms(50);
         for (i, a) in dupacks.iter().take(3).enumerate() {
@@ -132,12 +174,19 @@ fn fast_retransmit_on_exactly_the_third_duplicate_ack() {
                 assert!(seqs.iter().all(|&q| q != parse(&data[0]).0.seq.0));
                 assert_eq!(c.stats().fast_retransmits, 0);
             } else {
-                assert_eq!(seqs.first(), Some(&parse(&data[0]).0.seq.0), "retransmits the hole first");
+                assert_eq!(
+                    seqs.first(),
+                    Some(&parse(&data[0]).0.seq.0),
+                    "retransmits the hole first"
+                );
                 assert_eq!(c.stats().fast_retransmits, 1);
             }
         }
         let st = c.stats();
-        assert_eq!((st.dup_acks_received, st.segments_retransmitted, st.timeouts), (3, 1, 0));
+        assert_eq!(
+            (st.dup_acks_received, st.segments_retransmitted, st.timeouts),
+            (3, 1, 0)
+        );
         assert!(st.in_recovery);
         // ssthresh = max(FlightSize / 2, 2 SMSS), FlightSize without the
         // limited-transmit segments: 10 segments.
@@ -147,14 +196,22 @@ fn fast_retransmit_on_exactly_the_third_duplicate_ack() {
 
 #[test]
 fn newreno_two_losses_in_one_window_take_one_recovery() {
-    let (mut c, mut s, t) = pair(TcpConfig { limited_transmit: false, ..no_delack() });
+    let (mut c, mut s, t) = pair(TcpConfig {
+        limited_transmit: false,
+        ..no_delack()
+    });
     c.write(&vec![1u8; 10 * 1460]).unwrap();
     let data = drain(&mut c, t);
     assert_eq!(data.len(), 10);
     let seq = |i: usize| parse(&data[i]).0.seq;
     // Segments 0 and 4 are lost.
     let t = t + ms(50);
-    let arrived: Vec<Segment> = data.iter().enumerate().filter(|(i, _)| *i != 0 && *i != 4).map(|(_, d)| d.clone()).collect();
+    let arrived: Vec<Segment> = data
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 0 && *i != 4)
+        .map(|(_, d)| d.clone())
+        .collect();
     deliver(&mut s, t, &arrived);
     let dupacks = drain(&mut s, t);
     let t = t + ms(50);
@@ -163,7 +220,11 @@ fn newreno_two_losses_in_one_window_take_one_recovery() {
     assert_eq!(parse(&out[0]).0.seq, seq(0));
     assert_eq!(c.stats().fast_retransmits, 1);
     let cwnd_in_recovery = c.stats().cwnd;
-    assert_eq!(cwnd_in_recovery, 5 * 1460 + 3 * 1460 + 5 * 1460, "ssthresh + 3 + one per further dup ACK");
+    assert_eq!(
+        cwnd_in_recovery,
+        5 * 1460 + 3 * 1460 + 5 * 1460,
+        "ssthresh + 3 + one per further dup ACK"
+    );
     // The retransmission repairs the first hole; the ACK is partial: it
     // stops at segment 4.
     let t = t + ms(50);
@@ -173,16 +234,23 @@ fn newreno_two_losses_in_one_window_take_one_recovery() {
     let t = t + ms(50);
     deliver(&mut c, t, &partial);
     let out2 = drain(&mut c, t);
-    assert_eq!(parse(&out2[0]).0.seq, seq(4), "partial ACK retransmits the next hole at once");
+    assert_eq!(
+        parse(&out2[0]).0.seq,
+        seq(4),
+        "partial ACK retransmits the next hole at once"
+    );
     let st = c.stats();
-    assert_eq!((st.fast_retransmits, st.timeouts, st.segments_retransmitted), (1, 0, 2));
+    assert_eq!(
+        (st.fast_retransmits, st.timeouts, st.segments_retransmitted),
+        (1, 0, 2)
+    );
     assert!(st.in_recovery);
     // Deflation: 4 segments acknowledged, one SMSS added back.
     assert_eq!(st.cwnd, cwnd_in_recovery - 4 * 1460 + 1460);
     let t = t + ms(50);
     deliver(&mut s, t, &out2[..1]);
     let full = drain(&mut s, t);
-    assert_eq!(parse(full.last().unwrap()).0.ack, seq(9).add(1460));
+    assert_eq!(parse(full.last().unwrap()).0.ack, seq(9).wrapping_add(1460));
     let t = t + ms(50);
     deliver(&mut c, t, &full);
     let st = c.stats();
@@ -193,7 +261,11 @@ fn newreno_two_losses_in_one_window_take_one_recovery() {
 
 #[test]
 fn rto_backs_off_doubling_up_to_the_maximum_then_gives_up() {
-    let cfg = TcpConfig { max_rto: Duration::from_secs(8), max_retransmissions: 5, ..no_delack() };
+    let cfg = TcpConfig {
+        max_rto: Duration::from_secs(8),
+        max_retransmissions: 5,
+        ..no_delack()
+    };
     let (mut c, _s, t) = pair(cfg);
     c.write(b"hello").unwrap();
     assert_eq!(drain(&mut c, t).len(), 1);
@@ -234,7 +306,10 @@ fn karn_rule_no_sample_from_a_retransmission_and_backoff_kept() {
     let ack = drain(&mut s, t2);
     deliver(&mut c, t2 + ms(10), &ack);
     let st = c.stats();
-    assert_eq!(st.rtt_samples, samples, "no RTT sample from retransmitted data");
+    assert_eq!(
+        st.rtt_samples, samples,
+        "no RTT sample from retransmitted data"
+    );
     assert_eq!(st.srtt, Some(ms(100)));
     assert_eq!(st.rto, ms(2000), "backed-off RTO kept until a valid sample");
     // New data gives a valid sample, which ends the back-off.
@@ -249,7 +324,10 @@ fn karn_rule_no_sample_from_a_retransmission_and_backoff_kept() {
     assert_eq!(st.rto, ms(1000));
 
     // ns-3's behaviour: the back-off ends with the next new ACK.
-    let (mut c, mut s, t) = pair(TcpConfig { delayed_ack: false, ..TcpConfig::ns3_compatible() });
+    let (mut c, mut s, t) = pair(TcpConfig {
+        delayed_ack: false,
+        ..TcpConfig::ns3_compatible()
+    });
     c.write(&[5u8; 100]).unwrap();
     let first = drain(&mut c, t);
     let t_rto = c.poll_timeout().unwrap();
@@ -263,7 +341,10 @@ fn karn_rule_no_sample_from_a_retransmission_and_backoff_kept() {
 
 #[test]
 fn delayed_ack_every_second_segment_or_after_200_ms() {
-    let (mut c, mut s, t) = pair(TcpConfig { initial_window_segments: Some(10), ..TcpConfig::default() });
+    let (mut c, mut s, t) = pair(TcpConfig {
+        initial_window_segments: Some(10),
+        ..TcpConfig::default()
+    });
     c.write(&vec![3u8; 5 * 1460]).unwrap();
     let data = drain(&mut c, t);
     assert_eq!(data.len(), 5);
@@ -280,7 +361,10 @@ fn delayed_ack_every_second_segment_or_after_200_ms() {
     deliver(&mut s, t2, &data[2..3]);
     let acks = drain(&mut s, t2);
     assert_eq!(acks.len(), 1);
-    assert_eq!(parse(&acks[0]).0.ack, parse(&data[2]).0.seq.add(1460));
+    assert_eq!(
+        parse(&acks[0]).0.ack,
+        parse(&data[2]).0.seq.wrapping_add(1460)
+    );
     assert_eq!(s.poll_timeout(), None);
     // A lone segment is acknowledged when the timer fires, 200 ms later.
     let t3 = t2 + ms(10);
@@ -291,12 +375,18 @@ fn delayed_ack_every_second_segment_or_after_200_ms() {
     s.handle_timeout(due);
     let acks = drain(&mut s, due);
     assert_eq!(acks.len(), 1);
-    assert_eq!(parse(&acks[0]).0.ack, parse(&data[3]).0.seq.add(1460));
+    assert_eq!(
+        parse(&acks[0]).0.ack,
+        parse(&data[3]).0.seq.wrapping_add(1460)
+    );
 }
 
 #[test]
 fn out_of_order_segments_get_immediate_duplicate_acks_with_sack_blocks() {
-    let cfg = TcpConfig { sack: true, ..no_delack() };
+    let cfg = TcpConfig {
+        sack: true,
+        ..no_delack()
+    };
     let (mut c, mut s, t) = pair(cfg);
     assert!(c.sack_enabled() && s.sack_enabled());
     c.write(&vec![9u8; 4 * 1460]).unwrap();
@@ -308,21 +398,36 @@ fn out_of_order_segments_get_immediate_duplicate_acks_with_sack_blocks() {
     let (h, _) = parse(acks.last().unwrap());
     assert_eq!(h.ack, parse(&data[0]).0.seq);
     let left = parse(&data[1]).0.seq;
-    assert_eq!(h.options.sack_blocks, vec![SackBlock { left, right: left.add(2 * 1460) }]);
+    assert_eq!(
+        h.options.sack_blocks,
+        vec![SackBlock {
+            left,
+            right: left.wrapping_add(2 * 1460)
+        }]
+    );
     assert!(s.stats().dup_acks_sent >= 1);
     deliver(&mut s, t, &data[0..1]);
     let (h, _) = parse(drain(&mut s, t).last().unwrap());
-    assert_eq!(h.ack, parse(&data[2]).0.seq.add(1460));
+    assert_eq!(h.ack, parse(&data[2]).0.seq.wrapping_add(1460));
     assert!(h.options.sack_blocks.is_empty());
 }
 
 #[test]
 fn sack_recovery_retransmits_only_the_holes() {
-    let cfg = TcpConfig { sack: true, limited_transmit: false, ..no_delack() };
+    let cfg = TcpConfig {
+        sack: true,
+        limited_transmit: false,
+        ..no_delack()
+    };
     let (mut c, mut s, t) = pair(cfg);
     c.write(&vec![2u8; 10 * 1460]).unwrap();
     let data = drain(&mut c, t);
-    let keep: Vec<Segment> = data.iter().enumerate().filter(|(i, _)| ![1, 5].contains(i)).map(|(_, d)| d.clone()).collect();
+    let keep: Vec<Segment> = data
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| ![1, 5].contains(i))
+        .map(|(_, d)| d.clone())
+        .collect();
     // Deliver one by one so that each ACK reports the SACK state then.
     let mut acks = Vec::new();
     for d in &keep {
@@ -335,7 +440,11 @@ fn sack_recovery_retransmits_only_the_holes() {
         deliver(&mut c, t, std::slice::from_ref(a));
         rtx.extend(drain(&mut c, t));
     }
-    let rseqs: Vec<SeqNum> = rtx.iter().map(|x| parse(x).0.seq).filter(|q| q.lt(c.snd_max)).collect();
+    let rseqs: Vec<SeqNum> = rtx
+        .iter()
+        .map(|x| parse(x).0.seq)
+        .filter(|q| q.lt(c.snd_max))
+        .collect();
     assert!(rseqs.contains(&parse(&data[1]).0.seq));
     assert!(rseqs.contains(&parse(&data[5]).0.seq));
     let st = c.stats();
@@ -344,7 +453,10 @@ fn sack_recovery_retransmits_only_the_holes() {
 
 #[test]
 fn fin_exchange_closes_both_sides_and_time_wait_ends() {
-    let cfg = TcpConfig { time_wait: Duration::from_secs(4), ..no_delack() };
+    let cfg = TcpConfig {
+        time_wait: Duration::from_secs(4),
+        ..no_delack()
+    };
     let (mut c, mut s, t) = pair(cfg);
     c.write(b"last words").unwrap();
     c.close();
@@ -352,7 +464,10 @@ fn fin_exchange_closes_both_sides_and_time_wait_ends() {
     assert_eq!(c.write(b"more"), Err(TcpError::SendClosed));
     let out = drain(&mut c, t);
     let (h, p) = parse(&out[0]);
-    assert!(h.flags.fin && p == b"last words", "FIN rides on the last data");
+    assert!(
+        h.flags.fin && p == b"last words",
+        "FIN rides on the last data"
+    );
     deliver(&mut s, t, &out);
     assert_eq!(s.state(), TcpState::CloseWait);
     let mut buf = [0u8; 32];
@@ -399,7 +514,7 @@ fn an_out_of_window_reset_is_ignored_with_a_challenge_ack() {
     c.abort();
     rst.extend(drain(&mut c, t));
     let (mut h, _) = parse(&rst[0]);
-    h.seq = h.seq.add(5); // in the window but not RCV.NXT
+    h.seq = h.seq.wrapping_add(5); // in the window but not RCV.NXT
     let bytes = wire::emit(&h, &[], C_IP, S_IP).unwrap();
     s.handle_segment(t, C_IP, S_IP, &bytes).unwrap();
     assert_eq!(s.state(), TcpState::Established);
@@ -415,11 +530,20 @@ fn bad_segments_are_refused_without_effect() {
     let n = d.bytes.len();
     d.bytes[n - 1] ^= 1;
     let r = s.handle_segment(t, d.src_ip, d.dst_ip, &d.bytes);
-    assert!(matches!(r, Err(TcpError::Wire(wire::WireError::BadChecksum { .. }))));
+    assert!(matches!(
+        r,
+        Err(TcpError::Wire(wire::WireError::BadChecksum { .. }))
+    ));
     assert_eq!(s.stats().bad_segments, 1);
-    assert!(matches!(s.handle_segment(t, C_IP, S_IP, &[1, 2, 3]), Err(TcpError::Wire(_))));
+    assert!(matches!(
+        s.handle_segment(t, C_IP, S_IP, &[1, 2, 3]),
+        Err(TcpError::Wire(_))
+    ));
     let other = IpAddr::V4(Ipv4Addr::new(203, 0, 113, 9));
-    assert_eq!(s.handle_segment(t, other, S_IP, &d.bytes), Err(TcpError::NotForThisConnection));
+    assert_eq!(
+        s.handle_segment(t, other, S_IP, &d.bytes),
+        Err(TcpError::NotForThisConnection)
+    );
     assert!(drain(&mut s, t).is_empty());
     assert_eq!(s.stats().bytes_received, 0);
 }
@@ -445,7 +569,11 @@ fn freeze_stops_everything_until_thaw() {
 
 #[test]
 fn take_unacked_returns_sent_then_unsent_bytes() {
-    let (mut c, mut s, t) = pair(TcpConfig { initial_window_segments: Some(2), mss: 100, ..no_delack() });
+    let (mut c, mut s, t) = pair(TcpConfig {
+        initial_window_segments: Some(2),
+        mss: 100,
+        ..no_delack()
+    });
     let data: Vec<u8> = (0..=255u8).collect();
     c.write(&data).unwrap();
     let out = drain(&mut c, t);
@@ -459,7 +587,10 @@ fn take_unacked_returns_sent_then_unsent_bytes() {
     // Nothing new is left to send; what was sent stays retransmittable.
     assert_eq!(c.send_buf.available_from(c.snd_max), 0);
     assert!(c.unacked_len() > 0);
-    assert_eq!(c.send_capacity(), TcpConfig::default().send_buffer - c.unacked_len());
+    assert_eq!(
+        c.send_capacity(),
+        TcpConfig::default().send_buffer - c.unacked_len()
+    );
 }
 
 #[test]
@@ -482,12 +613,19 @@ fn handoff_hooks_set_window_and_move_addresses() {
     let acks = drain(&mut s, t);
     assert_eq!(acks[0].dst_ip, new_c);
     deliver(&mut c, t + ms(30), &acks);
-    assert_eq!(c.stats().srtt, Some(ms(30)), "a fresh estimate on the new path");
+    assert_eq!(
+        c.stats().srtt,
+        Some(ms(30)),
+        "a fresh estimate on the new path"
+    );
 }
 
 #[test]
 fn zero_window_is_probed_and_transfer_resumes() {
-    let small = TcpConfig { recv_buffer: 4 * 1460, ..no_delack() };
+    let small = TcpConfig {
+        recv_buffer: 4 * 1460,
+        ..no_delack()
+    };
     let (mut c, mut s, t) = {
         let mut c = TcpConnection::connect(
             no_delack(),
@@ -499,7 +637,9 @@ fn zero_window_is_probed_and_transfer_resumes() {
         .unwrap();
         let mut l = TcpListener::new(small, 80, 9).unwrap();
         let syn = drain(&mut c, Time::ZERO);
-        let Ok(ListenOutcome::Accepted(s)) = l.handle_segment(Time::ZERO, C_IP, S_IP, &syn[0].bytes) else {
+        let Ok(ListenOutcome::Accepted(s)) =
+            l.handle_segment(Time::ZERO, C_IP, S_IP, &syn[0].bytes)
+        else {
             panic!("not accepted")
         };
         let mut s = *s;
@@ -549,14 +689,20 @@ fn zero_window_is_probed_and_transfer_resumes() {
 
 #[test]
 fn rtt_samples_are_reported_when_asked() {
-    let (mut c, mut s, t) = pair(TcpConfig { report_rtt_samples: true, ..no_delack() });
+    let (mut c, mut s, t) = pair(TcpConfig {
+        report_rtt_samples: true,
+        ..no_delack()
+    });
     c.write(b"x").unwrap();
     let d = drain(&mut c, t);
     deliver(&mut s, t + ms(20), &d);
     let a = drain(&mut s, t + ms(20));
     deliver(&mut c, t + ms(40), &a);
     let ev = events(&mut c);
-    assert!(ev.iter().any(|e| matches!(e, TcpEvent::RttSample { rtt, .. } if *rtt == ms(40))));
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, TcpEvent::RttSample { rtt, .. } if *rtt == ms(40)))
+    );
 }
 
 #[test]
@@ -567,7 +713,10 @@ fn listener_resets_stray_ack_and_ignores_reset() {
         dst_port: 80,
         seq: SeqNum(5),
         ack: SeqNum(77),
-        flags: Flags { ack: true, ..Flags::default() },
+        flags: Flags {
+            ack: true,
+            ..Flags::default()
+        },
         ..SegmentHeader::default()
     };
     let bytes = wire::emit(&h, &[], C_IP, S_IP).unwrap();
@@ -578,7 +727,16 @@ fn listener_resets_stray_ack_and_ignores_reset() {
         }
         other => panic!("{other:?}"),
     }
-    let h = SegmentHeader { flags: Flags { rst: true, ..Flags::default() }, ..h };
+    let h = SegmentHeader {
+        flags: Flags {
+            rst: true,
+            ..Flags::default()
+        },
+        ..h
+    };
     let bytes = wire::emit(&h, &[], C_IP, S_IP).unwrap();
-    assert!(matches!(l.handle_segment(Time::ZERO, C_IP, S_IP, &bytes).unwrap(), ListenOutcome::Ignored));
+    assert!(matches!(
+        l.handle_segment(Time::ZERO, C_IP, S_IP, &bytes).unwrap(),
+        ListenOutcome::Ignored
+    ));
 }

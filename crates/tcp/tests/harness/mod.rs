@@ -42,7 +42,15 @@ pub struct LinkConfig {
 
 impl LinkConfig {
     pub fn new(rate_bps: u64, delay: Duration, queue: usize) -> Self {
-        LinkConfig { rate_bps, delay, queue, overhead: 22, loss: 0.0, drop_data: Vec::new(), blackhole_from: None }
+        LinkConfig {
+            rate_bps,
+            delay,
+            queue,
+            overhead: 22,
+            loss: 0.0,
+            drop_data: Vec::new(),
+            blackhole_from: None,
+        }
     }
 }
 
@@ -99,7 +107,11 @@ impl Link {
         let tx_start = self.busy_until.max(now);
         self.busy_until = tx_start + tx;
         let arrival = self.busy_until + self.config.delay;
-        self.pending.push_back(InFlight { tx_start, arrival, seg });
+        self.pending.push_back(InFlight {
+            tx_start,
+            arrival,
+            seg,
+        });
     }
 
     fn next_arrival(&self) -> Option<Time> {
@@ -160,7 +172,13 @@ pub struct Harness {
 }
 
 impl Harness {
-    pub fn new(client_cfg: TcpConfig, server_cfg: TcpConfig, forward: LinkConfig, reverse: LinkConfig, seed: u64) -> Self {
+    pub fn new(
+        client_cfg: TcpConfig,
+        server_cfg: TcpConfig,
+        forward: LinkConfig,
+        reverse: LinkConfig,
+        seed: u64,
+    ) -> Self {
         Self::with_hops(client_cfg, server_cfg, vec![forward], vec![reverse], seed)
     }
 
@@ -236,16 +254,22 @@ impl Harness {
             return;
         }
         if let Ok((h, p)) = wire::parse(seg.src_ip, seg.dst_ip, &seg.bytes) {
-            self.trace.push(TraceEntry { time: self.now, forward, sent, header: h, len: p.len() });
+            self.trace.push(TraceEntry {
+                time: self.now,
+                forward,
+                sent,
+                header: h,
+                len: p.len(),
+            });
         }
     }
 
     fn pump(&mut self) {
         // Application: bulk writer and greedy reader.
-        if self.written < self.to_send.len() {
-            if let Ok(n) = self.client.write(&self.to_send[self.written..]) {
-                self.written += n;
-            }
+        if self.written < self.to_send.len()
+            && let Ok(n) = self.client.write(&self.to_send[self.written..])
+        {
+            self.written += n;
         }
         if self.close_when_done && self.written == self.to_send.len() {
             self.client.close();
@@ -294,7 +318,10 @@ impl Harness {
             Some(s) => {
                 let _ = s.handle_segment(self.now, seg.src_ip, seg.dst_ip, &seg.bytes);
             }
-            None => match self.listener.handle_segment(self.now, seg.src_ip, seg.dst_ip, &seg.bytes) {
+            None => match self
+                .listener
+                .handle_segment(self.now, seg.src_ip, seg.dst_ip, &seg.bytes)
+            {
                 Ok(ListenOutcome::Accepted(c)) => self.server = Some(*c),
                 Ok(ListenOutcome::Reset(r)) => self.reverse[0].send(self.now, r),
                 _ => {}
@@ -303,12 +330,19 @@ impl Harness {
     }
 
     fn next_event(&self) -> Option<Time> {
-        let links = self.forward.iter().chain(self.reverse.iter()).filter_map(|l| l.next_arrival());
-        [self.client.poll_timeout(), self.server.as_ref().and_then(|s| s.poll_timeout())]
-            .into_iter()
-            .flatten()
-            .chain(links)
-            .min()
+        let links = self
+            .forward
+            .iter()
+            .chain(self.reverse.iter())
+            .filter_map(|l| l.next_arrival());
+        [
+            self.client.poll_timeout(),
+            self.server.as_ref().and_then(|s| s.poll_timeout()),
+        ]
+        .into_iter()
+        .flatten()
+        .chain(links)
+        .min()
     }
 
     /// Runs until `until` or until nothing is left to happen.
@@ -334,17 +368,19 @@ impl Harness {
                         self.reverse[i + 1].send(self.now, seg);
                     } else {
                         self.record(false, false, &seg);
-                        let _ = self.client.handle_segment(self.now, seg.src_ip, seg.dst_ip, &seg.bytes);
+                        let _ = self
+                            .client
+                            .handle_segment(self.now, seg.src_ip, seg.dst_ip, &seg.bytes);
                     }
                 }
             }
             if self.client.poll_timeout().is_some_and(|d| d <= self.now) {
                 self.client.handle_timeout(self.now);
             }
-            if let Some(s) = self.server.as_mut() {
-                if s.poll_timeout().is_some_and(|d| d <= self.now) {
-                    s.handle_timeout(self.now);
-                }
+            if let Some(s) = self.server.as_mut()
+                && s.poll_timeout().is_some_and(|d| d <= self.now)
+            {
+                s.handle_timeout(self.now);
             }
             self.pump();
         }
@@ -371,7 +407,11 @@ impl Harness {
 
     /// Data segments sent by the client (time, seq, len), in order.
     pub fn data_sent(&self) -> Vec<(Time, u32, usize)> {
-        self.trace.iter().filter(|e| e.forward && e.sent && e.len > 0).map(|e| (e.time, e.header.seq.0, e.len)).collect()
+        self.trace
+            .iter()
+            .filter(|e| e.forward && e.sent && e.len > 0)
+            .map(|e| (e.time, e.header.seq.0, e.len))
+            .collect()
     }
 
     /// ACKs delivered to the client (time, ack number).
