@@ -560,8 +560,10 @@ impl TcpConnection {
                     return;
                 }
                 self.syn_retries_left -= 1;
-                self.syn_timeout =
-                    (self.syn_timeout * 2).min(self.config.max_rto.max(self.config.syn_rto));
+                self.syn_timeout = self
+                    .syn_timeout
+                    .saturating_mul(2)
+                    .min(self.config.max_rto.max(self.config.syn_rto));
                 self.syn_pending = true;
                 self.syn_retransmitted = true;
                 return;

@@ -42,8 +42,8 @@ impl RttEstimator {
             Some(srtt) => {
                 let err = srtt.abs_diff(r);
                 // RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'| ; SRTT <- 7/8 SRTT + 1/8 R'
-                self.rttvar = (self.rttvar * 3 + err) / 4;
-                self.srtt = Some((srtt * 7 + r) / 8);
+                self.rttvar = (self.rttvar.saturating_mul(3).saturating_add(err)) / 4;
+                self.srtt = Some((srtt.saturating_mul(7).saturating_add(r)) / 8);
             }
         }
         self.latest = Some(r);
@@ -56,14 +56,14 @@ impl RttEstimator {
     fn computed(&self) -> Duration {
         match self.srtt {
             None => self.initial,
-            Some(srtt) => srtt + self.granularity.max(self.rttvar * 4),
+            Some(srtt) => srtt.saturating_add(self.granularity.max(self.rttvar.saturating_mul(4))),
         }
         .clamp(self.min, self.max)
     }
 
     /// Doubles the RTO after a timeout (RFC 6298 (5.5)), up to the maximum.
     pub fn back_off(&mut self) {
-        self.rto = (self.rto * 2).min(self.max);
+        self.rto = self.rto.saturating_mul(2).min(self.max);
         self.backed_off = true;
     }
 

@@ -740,3 +740,104 @@ fn listener_resets_stray_ack_and_ignores_reset() {
         ListenOutcome::Ignored
     ));
 }
+
+/// A tiny deterministic generator for the robustness test (no dependency
+/// needed in the library's unit tests).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) as u32
+    }
+}
+
+#[test]
+fn arbitrary_well_formed_segments_never_panic() {
+    // Random flags, sequence and acknowledgment numbers (near and far from
+    // the expected ones), windows, options and payloads, all with valid
+    // checksums, thrown at connections in every state reached on the way.
+    for round in 0..40u64 {
+        let cfg = TcpConfig {
+            sack: round % 2 == 0,
+            timestamps: round % 3 == 0,
+            recv_buffer: 8 * 1460,
+            ..no_delack()
+        };
+        let (mut c, mut s, mut now) = pair(cfg);
+        let mut rng = Lcg(round + 1);
+        c.write(&vec![1u8; 20_000]).unwrap();
+        for step in 0..400 {
+            now += ms(u64::from(rng.next() % 50));
+            let base_seq = s.rcv_nxt().0;
+            let base_ack = s.snd_una.0;
+            let near = |r: &mut Lcg, base: u32| match r.next() % 4 {
+                0 => r.next(),
+                _ => base.wrapping_add(r.next() % 40_000).wrapping_sub(10_000),
+            };
+            let bits = rng.next();
+            let flags = Flags {
+                fin: bits & 1 != 0 && bits & 6 == 0,
+                syn: bits & 8 != 0 && bits & 0x30 == 0,
+                rst: bits & 0x40 != 0 && bits & 0x180 == 0,
+                psh: bits & 0x200 != 0,
+                ack: bits & 0x400 == 0,
+                urg: false,
+                ece: false,
+                cwr: false,
+            };
+            let mut options = TcpOptions::default();
+            if rng.next() % 3 == 0 {
+                let l = near(&mut rng, base_ack);
+                options.sack_blocks = vec![SackBlock {
+                    left: SeqNum(l),
+                    right: SeqNum(l.wrapping_add(rng.next() % 5000)),
+                }];
+            }
+            if rng.next() % 4 == 0 {
+                options.timestamps = Some(Timestamps {
+                    value: rng.next(),
+                    echo: rng.next(),
+                });
+            }
+            let h = SegmentHeader {
+                src_port: 1000,
+                dst_port: 80,
+                seq: SeqNum(near(&mut rng, base_seq)),
+                ack: SeqNum(near(&mut rng, base_ack)),
+                flags,
+                window: (rng.next() % 65536) as u16,
+                urgent: 0,
+                options,
+            };
+            let payload = vec![7u8; (rng.next() % 1600) as usize];
+            let bytes = wire::emit(&h, &payload, C_IP, S_IP).unwrap();
+            let _ = s.handle_segment(now, C_IP, S_IP, &bytes);
+            // The genuine peer keeps talking too.
+            let from_c = drain(&mut c, now);
+            for seg in &from_c {
+                let _ = s.handle_segment(now, seg.src_ip, seg.dst_ip, &seg.bytes);
+            }
+            let from_s = drain(&mut s, now);
+            for seg in &from_s {
+                let _ = c.handle_segment(now, seg.src_ip, seg.dst_ip, &seg.bytes);
+            }
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf);
+            for conn in [&mut c, &mut s] {
+                if let Some(t) = conn.poll_timeout()
+                    && t <= now
+                {
+                    conn.handle_timeout(now);
+                }
+            }
+            if step == 200 {
+                s.close();
+            }
+            let _ = (events(&mut c), events(&mut s), c.stats(), s.stats());
+        }
+    }
+}
