@@ -1282,6 +1282,7 @@ impl TcpConnection {
         if self.syn_sent_at.is_none() {
             self.syn_sent_at = Some(now);
         }
+        self.last_adv_window = u32::from(header.window);
         self.rto_at = Some(now + self.syn_timeout);
         self.counters.segments_sent += 1;
         if passive {

@@ -45,6 +45,8 @@ fn three_way_handshake_negotiates_options() {
         .expect("syn-ack");
     assert!(synack.header.flags.syn && synack.header.flags.ack);
     assert_eq!(synack.header.ack, syn.header.seq.wrapping_add(1));
+    // Three segments in all: no extra ACK or window update.
+    assert_eq!(h.trace.iter().filter(|e| e.sent).count(), 3);
     // The handshake gave the first RTT sample: 2 * (10 ms + serialisation).
     let srtt = h.client.stats().srtt.expect("sampled");
     assert!(srtt > ms(20) && srtt < ms(21), "{srtt:?}");
