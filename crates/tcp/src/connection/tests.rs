@@ -790,14 +790,14 @@ fn arbitrary_well_formed_segments_never_panic() {
                 cwr: false,
             };
             let mut options = TcpOptions::default();
-            if rng.next() % 3 == 0 {
+            if rng.next().is_multiple_of(3) {
                 let l = near(&mut rng, base_ack);
                 options.sack_blocks = vec![SackBlock {
                     left: SeqNum(l),
                     right: SeqNum(l.wrapping_add(rng.next() % 5000)),
                 }];
             }
-            if rng.next() % 4 == 0 {
+            if rng.next().is_multiple_of(4) {
                 options.timestamps = Some(Timestamps {
                     value: rng.next(),
                     echo: rng.next(),
