@@ -464,6 +464,22 @@ impl TcpConnection {
         self.rtt.reset();
     }
 
+    /// Treats every unacknowledged segment as lost: they are sent again
+    /// from SND.UNA on, the first at once and the others as the congestion
+    /// window allows (after a handoff, whatever was in flight on the old
+    /// path is gone). Neither cwnd nor ssthresh changes and no timeout is
+    /// counted; an ongoing fast recovery ends.
+    pub fn retransmit_unacked(&mut self) {
+        if self.board.is_empty() {
+            return;
+        }
+        self.board.mark_all_lost();
+        self.retransmit_now = true;
+        self.in_recovery = false;
+        self.dup_acks = 0;
+        self.consecutive_timeouts = 0;
+    }
+
     /// Stops the connection: nothing is sent and no timer runs until
     /// [`Self::thaw`]. Received segments are still processed; what they
     /// call for is sent after the thaw.

@@ -23,6 +23,17 @@
 //! SACK-based loss recovery, optional), RFC 7323 timestamps (optional; no
 //! PAWS). [`TcpConfig::ns3_compatible`] matches ns-3 3.37's TCP as used by
 //! the reference programs in `bench/ns3/`.
+//!
+//! Hooks for the handoff baselines (SYSTEMS.md 2.3, 2.4):
+//! [`TcpConnection::set_local_ip`] / [`TcpConnection::set_remote_ip`],
+//! [`TcpConnection::set_cwnd`] / [`TcpConnection::set_ssthresh`],
+//! [`TcpConnection::reset_rtt`], [`TcpConnection::freeze`] /
+//! [`TcpConnection::thaw`], [`TcpConnection::retransmit_unacked`],
+//! [`TcpConnection::take_unacked`], and per-ACK RTT samples as
+//! [`TcpEvent::RttSample`] (with `report_rtt_samples`).
+//!
+//! Not implemented: urgent data, PAWS, ECN, D-SACK, SACK NextSeg rules 3
+//! and 4 of RFC 6675, TCP Fast Open, keep-alives, path MTU discovery.
 
 pub mod config;
 pub mod congestion;

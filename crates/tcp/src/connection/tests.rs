@@ -568,6 +568,40 @@ fn freeze_stops_everything_until_thaw() {
 }
 
 #[test]
+fn retransmit_unacked_resends_the_flight_after_a_handoff() {
+    let (mut c, mut s, t) = pair(no_delack());
+    c.write(&vec![8u8; 4 * 1460]).unwrap();
+    let lost = drain(&mut c, t);
+    assert_eq!(lost.len(), 4);
+    // The path breaks: everything in flight is lost; the connection is
+    // frozen during the handoff and moved to a new address.
+    c.freeze();
+    let new_c = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 99));
+    c.set_local_ip(new_c);
+    s.set_remote_ip(new_c);
+    let t2 = t + Duration::from_millis(700);
+    c.thaw(t2);
+    c.set_cwnd(10 * 1460);
+    c.retransmit_unacked();
+    let again = drain(&mut c, t2);
+    let seqs: Vec<SeqNum> = again.iter().map(|x| parse(x).0.seq).collect();
+    let orig: Vec<SeqNum> = lost.iter().map(|x| parse(x).0.seq).collect();
+    assert_eq!(
+        seqs, orig,
+        "all four resent at once, in order, from the new address"
+    );
+    assert!(again.iter().all(|x| x.src_ip == new_c));
+    let st = c.stats();
+    assert_eq!(
+        (st.timeouts, st.segments_retransmitted, st.cwnd),
+        (0, 4, 10 * 1460)
+    );
+    deliver(&mut s, t2, &again);
+    let mut buf = vec![0u8; 8000];
+    assert_eq!(s.read(&mut buf), 4 * 1460);
+}
+
+#[test]
 fn take_unacked_returns_sent_then_unsent_bytes() {
     let (mut c, mut s, t) = pair(TcpConfig {
         initial_window_segments: Some(2),
