@@ -23,18 +23,37 @@ pub type IfaceId = u32;
 #[derive(Debug, Clone, PartialEq)]
 pub enum LinkEvent {
     /// Beacons of a new access point are heard (after the decision latency).
-    BeaconDetected { iface: IfaceId },
+    BeaconDetected {
+        iface: IfaceId,
+    },
     /// Beacons stopped (after the decision latency).
-    BeaconLost { iface: IfaceId },
+    BeaconLost {
+        iface: IfaceId,
+    },
     /// Received power of the serving access point, in watts.
-    SignalSample { iface: IfaceId, power_w: f64 },
-    LinkUp { iface: IfaceId },
+    SignalSample {
+        iface: IfaceId,
+        power_w: f64,
+    },
+    LinkUp {
+        iface: IfaceId,
+    },
     /// The link layer expects the link to fail soon.
-    LinkGoingDown { iface: IfaceId },
-    LinkDown { iface: IfaceId },
+    LinkGoingDown {
+        iface: IfaceId,
+    },
+    LinkDown {
+        iface: IfaceId,
+    },
     /// The interface got an address (router discovery, DHCP, ... done).
-    AddressObtained { iface: IfaceId, addr: IpAddr },
-    AddressLost { iface: IfaceId, addr: IpAddr },
+    AddressObtained {
+        iface: IfaceId,
+        addr: IpAddr,
+    },
+    AddressLost {
+        iface: IfaceId,
+        addr: IpAddr,
+    },
 }
 
 /// What a policy asks for.
@@ -55,10 +74,16 @@ pub trait HandoverPolicy {
     fn name(&self) -> &'static str;
 
     /// A link- or IP-layer event about one of the host's interfaces.
-    fn on_link_event(&mut self, now: Time, event: &LinkEvent, assoc: &Association) -> Vec<Decision>;
+    fn on_link_event(&mut self, now: Time, event: &LinkEvent, assoc: &Association)
+    -> Vec<Decision>;
 
     /// An association event (path down, address confirmed, ...).
-    fn on_association_event(&mut self, _now: Time, _event: &Event, _assoc: &Association) -> Vec<Decision> {
+    fn on_association_event(
+        &mut self,
+        _now: Time,
+        _event: &Event,
+        _assoc: &Association,
+    ) -> Vec<Decision> {
         Vec::new()
     }
 }
@@ -84,14 +109,18 @@ struct Tracker {
 impl Tracker {
     fn update(&mut self, ev: &LinkEvent) {
         match *ev {
-            LinkEvent::SignalSample { iface, power_w } => self.ifaces.entry(iface).or_default().power_w = Some(power_w),
+            LinkEvent::SignalSample { iface, power_w } => {
+                self.ifaces.entry(iface).or_default().power_w = Some(power_w)
+            }
             LinkEvent::LinkUp { iface } => self.ifaces.entry(iface).or_default().link_up = true,
             LinkEvent::LinkDown { iface } => {
                 let i = self.ifaces.entry(iface).or_default();
                 i.link_up = false;
                 i.power_w = None;
             }
-            LinkEvent::AddressObtained { iface, addr } => self.ifaces.entry(iface).or_default().addr = Some(addr),
+            LinkEvent::AddressObtained { iface, addr } => {
+                self.ifaces.entry(iface).or_default().addr = Some(addr)
+            }
             LinkEvent::AddressLost { iface, addr } => {
                 let i = self.ifaces.entry(iface).or_default();
                 if i.addr == Some(addr) {
@@ -103,7 +132,10 @@ impl Tracker {
     }
 
     fn iface_of(&self, addr: IpAddr) -> Option<IfaceId> {
-        self.ifaces.iter().find(|(_, i)| i.addr == Some(addr)).map(|(k, _)| *k)
+        self.ifaces
+            .iter()
+            .find(|(_, i)| i.addr == Some(addr))
+            .map(|(k, _)| *k)
     }
 
     fn power_of(&self, addr: IpAddr) -> Option<f64> {
@@ -116,7 +148,11 @@ impl Tracker {
         if !in_association(assoc, addr) {
             return Vec::new();
         }
-        let others = assoc.local_addresses().iter().filter(|l| l.addr != addr && l.state != LocalAddrState::DeletePending).count();
+        let others = assoc
+            .local_addresses()
+            .iter()
+            .filter(|l| l.addr != addr && l.state != LocalAddrState::DeletePending)
+            .count();
         if others > 0 {
             vec![Decision::Delete(addr)]
         } else {
@@ -132,7 +168,10 @@ impl Tracker {
 }
 
 fn in_association(assoc: &Association, addr: IpAddr) -> bool {
-    assoc.local_addresses().iter().any(|l| l.addr == addr && l.state != LocalAddrState::DeletePending)
+    assoc
+        .local_addresses()
+        .iter()
+        .any(|l| l.addr == addr && l.state != LocalAddrState::DeletePending)
 }
 
 /// Standard SCTP: addresses follow the interfaces (added when obtained,
@@ -222,20 +261,35 @@ pub struct SignalStrength {
 
 impl SignalStrength {
     pub fn new(add_rule: AddRule, add_threshold_w: f64, primary_threshold_w: f64) -> Self {
-        SignalStrength { add_rule, add_threshold_w, primary_threshold_w, t: Tracker::default(), primary: None }
+        SignalStrength {
+            add_rule,
+            add_threshold_w,
+            primary_threshold_w,
+            t: Tracker::default(),
+            primary: None,
+        }
     }
 
     fn evaluate(&mut self, assoc: &Association) -> Vec<Decision> {
         let mut out = Vec::new();
-        let members: Vec<IpAddr> =
-            assoc.local_addresses().iter().filter(|l| l.state != LocalAddrState::DeletePending).map(|l| l.addr).collect();
+        let members: Vec<IpAddr> = assoc
+            .local_addresses()
+            .iter()
+            .filter(|l| l.state != LocalAddrState::DeletePending)
+            .map(|l| l.addr)
+            .collect();
         if self.primary.is_none_or(|p| !members.contains(&p)) {
             self.primary = assoc.local_primary().or_else(|| members.first().copied());
         }
-        let best_member_power = members.iter().filter_map(|a| self.t.power_of(*a)).fold(f64::NEG_INFINITY, f64::max);
+        let best_member_power = members
+            .iter()
+            .filter_map(|a| self.t.power_of(*a))
+            .fold(f64::NEG_INFINITY, f64::max);
         // Add rule.
         for info in self.t.ifaces.values() {
-            let (Some(addr), Some(p)) = (info.addr, info.power_w) else { continue };
+            let (Some(addr), Some(p)) = (info.addr, info.power_w) else {
+                continue;
+            };
             if members.contains(&addr) || out.contains(&Decision::Add(addr)) {
                 continue;
             }
@@ -247,7 +301,16 @@ impl SignalStrength {
                 out.push(Decision::Add(addr));
             }
         }
-        let added: Vec<IpAddr> = out.iter().filter_map(|d| if let Decision::Add(a) = d { Some(*a) } else { None }).collect();
+        let added: Vec<IpAddr> = out
+            .iter()
+            .filter_map(|d| {
+                if let Decision::Add(a) = d {
+                    Some(*a)
+                } else {
+                    None
+                }
+            })
+            .collect();
         // Primary change.
         let candidates: Vec<IpAddr> = members.iter().chain(added.iter()).copied().collect();
         let primary_power = self.primary.and_then(|p| self.t.power_of(p));
@@ -257,11 +320,12 @@ impl SignalStrength {
                 .filter_map(|a| self.t.power_of(*a).map(|p| (*a, p)))
                 .filter(|(a, _)| Some(*a) != self.primary)
                 .max_by(|x, y| x.1.total_cmp(&y.1));
-            if let Some((a, p)) = best {
-                if primary_power.is_none_or(|pp| p > pp) && p >= self.add_threshold_w {
-                    out.push(Decision::MakePrimary(a));
-                    self.primary = Some(a);
-                }
+            if let Some((a, p)) = best
+                && primary_power.is_none_or(|pp| p > pp)
+                && p >= self.add_threshold_w
+            {
+                out.push(Decision::MakePrimary(a));
+                self.primary = Some(a);
             }
         }
         // Delete rule: members whose signal fell below the Add-IP threshold
@@ -286,12 +350,18 @@ impl HandoverPolicy for SignalStrength {
     fn on_link_event(&mut self, _now: Time, ev: &LinkEvent, assoc: &Association) -> Vec<Decision> {
         self.t.update(ev);
         match ev {
-            LinkEvent::SignalSample { .. } | LinkEvent::AddressObtained { .. } | LinkEvent::LinkDown { .. } => self.evaluate(assoc),
+            LinkEvent::SignalSample { .. }
+            | LinkEvent::AddressObtained { .. }
+            | LinkEvent::LinkDown { .. } => self.evaluate(assoc),
             LinkEvent::AddressLost { addr, .. } => {
                 let mut d = self.t.lost(*addr, assoc);
                 if self.primary == Some(*addr) {
                     self.primary = None;
-                    d.extend(self.evaluate(assoc).into_iter().filter(|x| !matches!(x, Decision::Delete(_))));
+                    d.extend(
+                        self.evaluate(assoc)
+                            .into_iter()
+                            .filter(|x| !matches!(x, Decision::Delete(_))),
+                    );
                 }
                 d
             }
@@ -313,11 +383,17 @@ pub struct FastestFirst {
 
 impl FastestFirst {
     pub fn new(rates: BTreeMap<IfaceId, u64>) -> Self {
-        FastestFirst { rates, t: Tracker::default() }
+        FastestFirst {
+            rates,
+            t: Tracker::default(),
+        }
     }
 
     fn rate_of(&self, addr: IpAddr) -> u64 {
-        self.t.iface_of(addr).and_then(|i| self.rates.get(&i).copied()).unwrap_or(0)
+        self.t
+            .iface_of(addr)
+            .and_then(|i| self.rates.get(&i).copied())
+            .unwrap_or(0)
     }
 }
 
@@ -332,7 +408,9 @@ impl HandoverPolicy for FastestFirst {
             LinkEvent::AddressObtained { addr, .. } if !in_association(assoc, addr) => {
                 let mut d = vec![Decision::Add(addr)];
                 let orphans = self.t.flush_orphans();
-                let current = assoc.local_primary().or_else(|| assoc.local_addresses().first().map(|l| l.addr));
+                let current = assoc
+                    .local_primary()
+                    .or_else(|| assoc.local_addresses().first().map(|l| l.addr));
                 let faster = current.is_none_or(|c| self.rate_of(addr) > self.rate_of(c));
                 let alone = !orphans.is_empty();
                 d.extend(orphans);
@@ -342,8 +420,12 @@ impl HandoverPolicy for FastestFirst {
                 d
             }
             LinkEvent::LinkGoingDown { iface } | LinkEvent::LinkDown { iface } => {
-                let Some(addr) = self.t.ifaces.get(&iface).and_then(|i| i.addr) else { return Vec::new() };
-                let current = assoc.local_primary().or_else(|| assoc.local_addresses().first().map(|l| l.addr));
+                let Some(addr) = self.t.ifaces.get(&iface).and_then(|i| i.addr) else {
+                    return Vec::new();
+                };
+                let current = assoc
+                    .local_primary()
+                    .or_else(|| assoc.local_addresses().first().map(|l| l.addr));
                 if current != Some(addr) {
                     return Vec::new();
                 }
@@ -352,10 +434,15 @@ impl HandoverPolicy for FastestFirst {
                     .local_addresses()
                     .iter()
                     .filter(|l| l.addr != addr && l.state != LocalAddrState::DeletePending)
-                    .filter(|l| self.t.iface_of(l.addr).is_some_and(|i| self.t.ifaces[&i].link_up))
+                    .filter(|l| {
+                        self.t
+                            .iface_of(l.addr)
+                            .is_some_and(|i| self.t.ifaces[&i].link_up)
+                    })
                     .max_by_key(|l| self.rate_of(l.addr))
                     .map(|l| l.addr);
-                best.map(|b| vec![Decision::MakePrimary(b)]).unwrap_or_default()
+                best.map(|b| vec![Decision::MakePrimary(b)])
+                    .unwrap_or_default()
             }
             LinkEvent::AddressLost { addr, .. } => self.t.lost(addr, assoc),
             _ => Vec::new(),

@@ -14,7 +14,11 @@ const MSG: usize = 16 * 1024;
 
 fn config(port: u16) -> EndpointConfig {
     let mut c = EndpointConfig::new(port);
-    c.association = AssociationConfig { rto_min: Duration::from_millis(100), rto_initial: Duration::from_millis(500), ..Default::default() };
+    c.association = AssociationConfig {
+        rto_min: Duration::from_millis(100),
+        rto_initial: Duration::from_millis(500),
+        ..Default::default()
+    };
     c
 }
 
@@ -29,7 +33,8 @@ fn transfer(n: &mut Net, a: AssocId, b: AssocId, limit: Duration) -> (Vec<u8>, T
         if let Some(aa) = n.a.association_mut(a) {
             while sent < TOTAL && aa.send_capacity() >= MSG {
                 let len = MSG.min(TOTAL - sent);
-                aa.send(0, 0, Bytes::from(pattern(sent, len)), false).unwrap();
+                aa.send(0, 0, Bytes::from(pattern(sent, len)), false)
+                    .unwrap();
                 sent += len;
             }
         }
@@ -48,10 +53,27 @@ fn transfer(n: &mut Net, a: AssocId, b: AssocId, limit: Duration) -> (Vec<u8>, T
 #[test]
 fn ten_megabytes_with_five_percent_loss_on_the_primary_path() {
     let (a1, b1, b2) = (ip("10.0.0.1"), ip("10.0.1.1"), ip("10.0.2.1"));
-    let mut n = Net::new(config(5000), &[a1], config(6000), &[b1, b2], Link::new(Duration::from_millis(10)), 11);
+    let mut n = Net::new(
+        config(5000),
+        &[a1],
+        config(6000),
+        &[b1, b2],
+        Link::new(Duration::from_millis(10)),
+        11,
+    );
     n.record = false;
-    n.set_path(a1, b1, Link::new(Duration::from_millis(10)).rate(20_000_000, 100).loss(0.05));
-    n.set_path(a1, b2, Link::new(Duration::from_millis(20)).rate(20_000_000, 100));
+    n.set_path(
+        a1,
+        b1,
+        Link::new(Duration::from_millis(10))
+            .rate(20_000_000, 100)
+            .loss(0.05),
+    );
+    n.set_path(
+        a1,
+        b2,
+        Link::new(Duration::from_millis(20)).rate(20_000_000, 100),
+    );
     let (a, b) = n.connect(Duration::from_secs(5));
     let (got, at) = transfer(&mut n, a, b, Duration::from_secs(600));
     assert!(got == pattern(0, TOTAL), "data corrupted");
@@ -62,8 +84,14 @@ fn ten_megabytes_with_five_percent_loss_on_the_primary_path() {
         "10 MB over 5% loss in {at}: {} retransmitted chunks, {} fast retransmits, {} T3 expirations, path errors {}",
         st.retransmitted_chunks, st.fast_retransmissions, st.t3_expirations, p1.error_count
     );
-    assert!(st.retransmitted_chunks > 0, "losses must have caused retransmissions");
-    assert!(st.fast_retransmissions > 0, "most losses are repaired by fast retransmit");
+    assert!(
+        st.retransmitted_chunks > 0,
+        "losses must have caused retransmissions"
+    );
+    assert!(
+        st.fast_retransmissions > 0,
+        "most losses are repaired by fast retransmit"
+    );
     assert_eq!(aa.primary(), Some(b1));
 }
 
@@ -80,7 +108,10 @@ fn ten_megabytes_with_reordering_and_duplication() {
     let (got, at) = transfer(&mut n, a, b, Duration::from_secs(600));
     assert!(got == pattern(0, TOTAL), "data corrupted");
     let sb = n.b.association(b).unwrap().stats();
-    eprintln!("10 MB with reordering and duplication in {at}; {} duplicate TSNs seen", sb.duplicate_tsns_received);
+    eprintln!(
+        "10 MB with reordering and duplication in {at}; {} duplicate TSNs seen",
+        sb.duplicate_tsns_received
+    );
     assert!(sb.duplicate_tsns_received > 0, "duplicates were injected");
 }
 

@@ -105,6 +105,7 @@ pub mod app;
 pub mod cell;
 pub mod drop;
 pub mod error_model;
+pub mod flow;
 pub mod ids;
 pub mod ip;
 pub mod link;

@@ -4,6 +4,8 @@
 //! - [`UdpCbr`]: constant bit rate (ns-2 `Application/Traffic/CBR`).
 //! - [`ParetoOnOff`]: Pareto ON/OFF (ns-2 `Application/Traffic/Pareto`).
 //! - [`UdpSink`]: records every arrival on a port.
+//! - [`Source`]: the traffic above a reliable transport (bulk, file, CBR,
+//!   Pareto), shared by the SCTP and TCP agents.
 //!
 //! Sizes follow ns-2: `packet_size` is the size of the whole IP packet on
 //! the link (ns-2 agents send packets of exactly `packetSize_` bytes), and
@@ -14,11 +16,13 @@
 mod cbr;
 mod pareto;
 mod sink;
+mod source;
 mod stamp;
 
 pub use cbr::{CbrConfig, UdpCbr};
 pub use pareto::{ParetoConfig, ParetoOnOff};
 pub use sink::{Arrival, SinkConfig, UdpSink};
+pub use source::{Source, Traffic};
 pub use stamp::{STAMP_LEN, Stamp};
 
 use std::net::IpAddr;
