@@ -1,1 +1,56 @@
-fn main() {}
+//! `msctp`: mobile SCTP on real networks and in the simulator.
+
+mod commands;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "msctp", version, about = "Mobile SCTP: a real stack, and the lab that proves it")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run packetdrill-style conformance scripts against the engine.
+    Conformance(commands::conformance::Args),
+    /// Accept associations over UDP (RFC 6951) and report them.
+    Listen(commands::net::ListenArgs),
+    /// Send a file over an association.
+    Send(commands::net::SendArgs),
+    /// Receive files.
+    Recv(commands::net::RecvArgs),
+    /// Measure throughput and handovers (iperf-like).
+    Perf(commands::net::PerfArgs),
+    /// Run one simulation scenario.
+    Run(commands::lab::RunArgs),
+    /// Sweep scenario parameters with repetitions.
+    Sweep(commands::lab::SweepArgs),
+    /// Reproduce the published studies.
+    Reproduce(commands::lab::ReproduceArgs),
+    /// Benchmarks with ratios against references measured in the same run.
+    Bench(commands::bench::Args),
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Conformance(a) => commands::conformance::run(a),
+        Command::Listen(a) => commands::net::listen(a),
+        Command::Send(a) => commands::net::send(a),
+        Command::Recv(a) => commands::net::recv(a),
+        Command::Perf(a) => commands::net::perf(a),
+        Command::Run(a) => commands::lab::run(a),
+        Command::Sweep(a) => commands::lab::sweep(a),
+        Command::Reproduce(a) => commands::lab::reproduce(a),
+        Command::Bench(a) => commands::bench::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("msctp: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! One module per command family.
+
+pub mod bench;
+pub mod conformance;
+pub mod lab;
+pub mod net;
