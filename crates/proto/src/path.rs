@@ -119,6 +119,8 @@ pub struct Path {
     pub last_data_sent: Option<Time>,
     /// Last time anything was received from this address.
     pub last_heard: Option<Time>,
+    /// Last time a SACK acknowledged data sent to this address.
+    pub last_ack: Option<Time>,
     /// Local address to send from, if fixed by the application.
     pub source: Option<IpAddr>,
     /// The local address at which we last received from this address.
@@ -159,6 +161,7 @@ impl Path {
             rtt_probe: None,
             last_data_sent: None,
             last_heard: None,
+            last_ack: None,
             source: None,
             learned_source: None,
             fast_recovery_exit: None,

@@ -13,7 +13,10 @@ fn frames() -> Vec<(u32, Bytes)> {
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| {
             let (n, hex) = l.split_once('\t').expect("frame<TAB>hex");
-            (n.trim().parse().unwrap(), Bytes::from(hex::decode(hex.trim()).unwrap()))
+            (
+                n.trim().parse().unwrap(),
+                Bytes::from(hex::decode(hex.trim()).unwrap()),
+            )
         })
         .collect()
 }
@@ -39,17 +42,35 @@ fn auth_params(init: &InitChunk) -> AuthParams {
             _ => {}
         }
     }
-    AuthParams { random: random.expect("RANDOM"), chunks, hmac_ids: hmacs.expect("HMAC-ALGO") }
+    AuthParams {
+        random: random.expect("RANDOM"),
+        chunks,
+        hmac_ids: hmacs.expect("HMAC-ALGO"),
+    }
 }
 
 /// Verifies every AUTH chunk in `frames` with the key of the association
 /// whose INIT / INIT ACK are frames `init` / `init_ack`; returns how many.
-fn verify(all: &[(u32, Bytes)], init: u32, init_ack: u32, range: std::ops::RangeInclusive<u32>) -> usize {
-    let get = |n: u32| all.iter().find(|(f, _)| *f == n).map(|(_, b)| b.clone()).unwrap();
+fn verify(
+    all: &[(u32, Bytes)],
+    init: u32,
+    init_ack: u32,
+    range: std::ops::RangeInclusive<u32>,
+) -> usize {
+    let get = |n: u32| {
+        all.iter()
+            .find(|(f, _)| *f == n)
+            .map(|(_, b)| b.clone())
+            .unwrap()
+    };
     let client = auth_params(&init_of(&get(init)));
     let server = auth_params(&init_of(&get(init_ack)));
     let key = association_key(b"", &client, &server);
-    assert_eq!(key, association_key(b"", &server, &client), "both ends derive the same key");
+    assert_eq!(
+        key,
+        association_key(b"", &server, &client),
+        "both ends derive the same key"
+    );
     let mut verified = 0;
     for (n, bytes) in all.iter().filter(|(n, _)| range.contains(n)) {
         let pkt = Packet::new_checked(&bytes[..]).unwrap();
@@ -58,12 +79,18 @@ fn verify(all: &[(u32, Bytes)], init: u32, init_ack: u32, range: std::ops::Range
             if view.chunk_type() != 15 {
                 continue;
             }
-            let Chunk::Auth(a) = Chunk::parse(&bytes.slice(r.clone())).unwrap() else { unreachable!() };
+            let Chunk::Auth(a) = Chunk::parse(&bytes.slice(r.clone())).unwrap() else {
+                unreachable!()
+            };
             let alg = HmacAlgorithm::from_id(a.hmac_id).expect("known HMAC");
             let mut data = bytes[r.start..].to_vec();
             data[8..8 + alg.mac_len()].fill(0);
             let mac = alg.mac(&key, &[&data]);
-            assert_eq!(&mac[..], &a.hmac[..], "frame {n}: usrsctp's HMAC does not verify with our key");
+            assert_eq!(
+                &mac[..],
+                &a.hmac[..],
+                "frame {n}: usrsctp's HMAC does not verify with our key"
+            );
             // And a single flipped bit in an authenticated chunk breaks it.
             let last = data.len() - 1;
             data[last] ^= 1;

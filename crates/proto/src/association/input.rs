@@ -147,23 +147,17 @@ impl Association {
                 break;
             }
             let raw = packet.slice(range.clone());
-            let chunk = match Chunk::parse(&raw) {
-                Ok(c) => c,
-                Err(e) => {
-                    self.stats.malformed_chunks += 1;
-                    if matches!(e, crate::wire::WireError::BadParamLength { .. })
-                        && matches!(
-                            ty,
-                            chunk_type::ASCONF | chunk_type::ASCONF_ACK | chunk_type::INIT_ACK
-                        )
-                    {
-                        self.protocol_violation("malformed parameter", src);
+            if ty == chunk_type::AUTH {
+                let a = match Chunk::parse(&raw) {
+                    Ok(Chunk::Auth(a)) => a,
+                    _ => {
+                        // An AUTH shorter than its header or otherwise
+                        // undecodable: discard what follows (RFC 4895 6.3).
+                        self.stats.auth_failures += 1;
+                        break;
                     }
-                    break;
-                }
-            };
-            if let Chunk::Auth(a) = &chunk {
-                match self.verify_auth(packet, range.start, a) {
+                };
+                match self.verify_auth(packet, range.start, &a) {
                     Ok(()) => {
                         authenticated = true;
                         continue;
@@ -188,10 +182,28 @@ impl Association {
                     }
                 }
             }
+            // A chunk that must be authenticated and is not is discarded
+            // before anything else looks at it (RFC 4895 6.3): a forged or
+            // malformed ASCONF must not be able to abort the association.
             if !authenticated && self.requires_auth(ty) {
                 self.stats.auth_failures += 1;
                 continue;
             }
+            let chunk = match Chunk::parse(&raw) {
+                Ok(c) => c,
+                Err(e) => {
+                    self.stats.malformed_chunks += 1;
+                    if matches!(e, crate::wire::WireError::BadParamLength { .. })
+                        && matches!(
+                            ty,
+                            chunk_type::ASCONF | chunk_type::ASCONF_ACK | chunk_type::INIT_ACK
+                        )
+                    {
+                        self.protocol_violation("malformed parameter", src);
+                    }
+                    break;
+                }
+            };
             let flow = match chunk {
                 Chunk::Data(d) => {
                     data_seen = true;
@@ -1080,11 +1092,7 @@ impl Association {
             .or_else(|| (0..self.paths.len()).find(|&t| t != i && self.paths[t].usable()))
             .unwrap_or(if i == 0 { 1 } else { 0 });
         self.sender.rehome(i, to, &mut self.paths);
-        // Re-homed data is protected by the new path's T3-rtx timer.
-        if self.paths[to].flight_size > 0 && self.paths[to].t3_deadline.is_none() {
-            let rto = self.paths[to].rto.rto();
-            self.paths[to].t3_deadline = Some(now + rto);
-        }
+        let _ = now;
         let was_primary = i == self.primary;
         self.paths.remove(i);
         self.sender.path_removed(i);

@@ -12,6 +12,8 @@ use crate::wire::{AuthChunk, Chunk, crc};
 
 const COMMON_HEADER: usize = 12;
 const DATA_HEADER: usize = 16;
+/// Smallest fragment cut to fit the room left behind control chunks.
+const MIN_FRAGMENT: usize = 256;
 
 fn pad4(n: usize) -> usize {
     (n + 3) & !3
@@ -101,8 +103,20 @@ impl Association {
         if self.state == State::Closed && self.ctrl.is_empty() {
             return None;
         }
+        self.maybe_start_asconf();
         let dest = self.choose_destination(now)?;
         let source = self.source_for_addr(dest);
+        // An address not yet acknowledged by the peer carries nothing but
+        // the packet with the ASCONF that adds it (the single-homed move):
+        // anything else from it would reach the peer as out of the blue.
+        let pending_source = source.is_some_and(|s| {
+            self.local
+                .iter()
+                .any(|l| l.addr == s && l.state == LocalAddrState::AddPending)
+        });
+        if pending_source && !self.asconf_due_to(dest, now) {
+            return None;
+        }
         let mut b = self.new_bundle(dest, source);
 
         // 1. Control replies for this destination, in order.
@@ -178,9 +192,10 @@ impl Association {
 
         // 4. ASCONF, in front of any DATA (RFC 5061).
         self.maybe_start_asconf();
-        if let Some(o) = self.asconf.outstanding.as_ref() {
-            let due = o.deadline.is_none();
-            if due && self.paths.get(o.path).is_some_and(|p| p.remote == dest) {
+        if self.asconf_due_to(dest, now)
+            && let Some(o) = self.asconf.outstanding.as_ref()
+        {
+            {
                 let c = Chunk::Asconf(o.chunk.clone());
                 if b.fits(c.padded_len(), true) {
                     b.push(c, true);
@@ -284,6 +299,44 @@ impl Association {
         None
     }
 
+    /// The outstanding ASCONF should go out now, to `dest`.
+    ///
+    /// It waits (at most until the next SACK) while data is queued but the
+    /// congestion or receiver window stops it, so that it leaves in front
+    /// of DATA in the same packet and adds no packet of its own (SYSTEMS.md
+    /// 1.4). It waits only while SACKs are flowing (one arrived within the
+    /// path's RTO), and never when it must leave from an address being
+    /// added (the single-homed move: the old path is gone).
+    fn asconf_due_to(&self, dest: IpAddr, now: Time) -> bool {
+        let Some(o) = &self.asconf.outstanding else {
+            return false;
+        };
+        if o.deadline.is_some() {
+            return false;
+        }
+        let Some(p) = self.paths.get(o.path) else {
+            return false;
+        };
+        if p.remote != dest {
+            return false;
+        }
+        let window_full = p.flight_size > 0 && (p.flight_size >= p.cc.cwnd || !self.rwnd_allows());
+        let acks_flowing = p
+            .last_ack
+            .is_some_and(|t| now.saturating_since(t) < p.rto.rto());
+        let from_new_address = self.source_for(o.path).is_some_and(|s| {
+            self.local
+                .iter()
+                .any(|l| l.addr == s && l.state == LocalAddrState::AddPending)
+        });
+        let wait = self.sender.has_queued()
+            && window_full
+            && acks_flowing
+            && !from_new_address
+            && self.data_path() == Some(o.path);
+        !wait
+    }
+
     fn may_send_new_data(&self) -> bool {
         matches!(
             self.state,
@@ -350,7 +403,27 @@ impl Association {
         let max = self.max_data_payload();
         self.apply_idle_decay(path, now);
         let mut sent_any = false;
-        while let Some(len) = self.sender.peek_chunk_len(max) {
+        loop {
+            // Fragments are cut to the room left in this packet, so data
+            // rides behind control chunks (an ASCONF in front of DATA)
+            // instead of waiting for the next packet; a sliver of room is
+            // not worth a fragment.
+            let auth_cost = if auth && !b.needs_auth {
+                b.auth_overhead
+            } else {
+                0
+            };
+            let room = b.room.saturating_sub(b.size + DATA_HEADER + auth_cost) & !3;
+            let Some(full) = self.sender.peek_chunk_len(max) else {
+                break;
+            };
+            let here = if full <= room {
+                full
+            } else if room >= MIN_FRAGMENT {
+                room
+            } else {
+                break;
+            };
             let p = &self.paths[path];
             if p.flight_size >= p.cc.cwnd {
                 break;
@@ -358,13 +431,10 @@ impl Association {
             let probe = self.paths.iter().all(|p| p.flight_size == 0);
             // A zero window probe: one chunk when nothing is in flight.
             let zero_window_probe = probe && !sent_any;
-            if self.sender.peer_rwnd < len as u32 && !zero_window_probe {
+            if self.sender.peer_rwnd < here as u32 && !zero_window_probe {
                 break;
             }
-            if !b.fits(DATA_HEADER + len, auth) {
-                break;
-            }
-            let Some(sent) = self.sender.next_chunk(max, path, now) else {
+            let Some(sent) = self.sender.next_chunk(here, path, now) else {
                 break;
             };
             let c = Chunk::Data(sent.data.clone());

@@ -313,15 +313,23 @@ impl Sender {
         idx.len()
     }
 
-    /// A destination was removed: its in-flight chunks are re-homed on
-    /// `to` and keep counting there (they are not retransmitted unless the
-    /// T3-rtx timer of `to` expires or missing reports say so).
+    /// A destination is being removed (the peer deleted the address):
+    /// its chunks now belong to `to`, and those still in flight are marked
+    /// for retransmission at once (the peer deletes an address it can no
+    /// longer use, so what is in flight to it is presumed lost).
     pub fn rehome(&mut self, from: usize, to: usize, paths: &mut [Path]) {
+        let idx: Vec<usize> = self
+            .outstanding
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.path == from && c.in_flight)
+            .map(|(i, _)| i)
+            .collect();
+        for i in idx {
+            self.mark(i, Retransmit::Rehome, paths);
+        }
         for c in self.outstanding.iter_mut() {
             if c.path == from {
-                if c.in_flight {
-                    paths[to].flight_size += c.data.payload.len() as u32;
-                }
                 c.path = to;
             }
         }
@@ -490,6 +498,7 @@ impl Sender {
                 path.fast_recovery_exit = None;
             }
             if acked_bytes[p] > 0 {
+                path.last_ack = Some(now);
                 let in_fr = path.fast_recovery_exit.is_some();
                 path.cc
                     .on_ack(acked_bytes[p], flight_before[p], out.cum_advanced, in_fr);

@@ -133,6 +133,9 @@ pub struct Net {
     pub events_a: Vec<(Time, AssocId, Event)>,
     pub events_b: Vec<(Time, AssocId, Event)>,
     pub filter: Option<Filter>,
+    /// Call the application at least this often (scripted actions at exact
+    /// times even when the network is quiet).
+    pub tick: Option<Duration>,
 }
 
 impl Net {
@@ -170,6 +173,7 @@ impl Net {
             events_a: Vec::new(),
             events_b: Vec::new(),
             filter: None,
+            tick: None,
         }
     }
 
@@ -321,7 +325,8 @@ impl Net {
             app(self);
             self.flush();
             let next_pkt = self.queue.peek().map(|r| r.0.at);
-            let next = [next_pkt, self.a.poll_timeout(), self.b.poll_timeout()]
+            let tick = self.tick.map(|d| self.now + d);
+            let next = [next_pkt, self.a.poll_timeout(), self.b.poll_timeout(), tick]
                 .into_iter()
                 .flatten()
                 .min();

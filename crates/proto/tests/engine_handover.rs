@@ -1,0 +1,452 @@
+//! mSCTP handovers between two engines (SYSTEMS.md 1.2 and 1.4): soft
+//! handover of a dual-homed mobile, and the single-homed move where the
+//! ASCONF comes from the new address.
+
+mod common;
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use common::*;
+use msctp_proto::policy::{self, HandoverPolicy, LinkEvent, NewestAddress};
+use msctp_proto::wire::chunk::chunk_type;
+use msctp_proto::wire::{Chunk, PacketRepr, Param};
+use msctp_proto::{AssocId, AssociationConfig, EndpointConfig, Event, Time};
+
+const MN1: &str = "10.1.0.2";
+const MN2: &str = "10.2.0.2";
+const CN: &str = "10.9.0.1";
+const MSG: usize = 4000;
+
+fn config(port: u16, receive_window: u32) -> EndpointConfig {
+    let mut c = EndpointConfig::new(port);
+    c.association = AssociationConfig {
+        rto_min: Duration::from_millis(200),
+        rto_initial: Duration::from_millis(500),
+        receive_window,
+        ..Default::default()
+    };
+    c
+}
+
+/// A mobile (side A) that owns MN1 and MN2 at the IP level but starts its
+/// association with MN1 only, and a correspondent (side B) with one address.
+fn network(seed: u64) -> Net {
+    let (m1, m2, cn) = (ip(MN1), ip(MN2), ip(CN));
+    // Receive windows (128 kB at the mobile, 64 kB at the correspondent)
+    // bound what each direction can queue: far below the 1000-packet link
+    // queues, so congestion cannot drop anything (every loss or
+    // retransmission would be the handover's), and queueing delay stays
+    // near 200 ms at most.
+    let mut n = Net::new(
+        config(5000, 128 * 1024),
+        &[m1, m2],
+        config(6000, 64 * 1024),
+        &[cn],
+        Link::new(Duration::from_millis(10)),
+        seed,
+    );
+    n.a.set_local_addresses(&[m1]);
+    n.set_path(
+        m1,
+        cn,
+        Link::new(Duration::from_millis(20)).rate(5_000_000, 1000),
+    );
+    n.set_path(
+        m2,
+        cn,
+        Link::new(Duration::from_millis(10)).rate(5_000_000, 1000),
+    );
+    n.tick = Some(Duration::from_millis(1));
+    n
+}
+
+/// Both ends keep their send buffers full of a known byte stream (greedy,
+/// both directions) and read everything.
+struct Bulk {
+    sent_a: usize,
+    sent_b: usize,
+    got_a: BytesMut,
+    got_b: BytesMut,
+    stop_at: Time,
+}
+
+impl Bulk {
+    fn new(stop_at: Time) -> Self {
+        Bulk {
+            sent_a: 0,
+            sent_b: 0,
+            got_a: BytesMut::new(),
+            got_b: BytesMut::new(),
+            stop_at,
+        }
+    }
+
+    fn step(&mut self, n: &mut Net, a: AssocId, b: AssocId) {
+        let now = n.now;
+        if let Some(x) = n.a.association_mut(a) {
+            while now < self.stop_at && x.send_capacity() >= MSG {
+                x.send(0, 0, Bytes::from(pattern(self.sent_a, MSG)), false)
+                    .unwrap();
+                self.sent_a += MSG;
+            }
+            while let Some(m) = x.recv() {
+                self.got_a.extend_from_slice(&m.data);
+            }
+        }
+        if let Some(x) = n.b.association_mut(b) {
+            while now < self.stop_at && x.send_capacity() >= MSG {
+                x.send(0, 0, Bytes::from(pattern(self.sent_b, MSG)), false)
+                    .unwrap();
+                self.sent_b += MSG;
+            }
+            while let Some(m) = x.recv() {
+                self.got_b.extend_from_slice(&m.data);
+            }
+        }
+    }
+
+    fn check_complete(&self) {
+        assert_eq!(self.got_b.len(), self.sent_a, "uplink bytes");
+        assert_eq!(self.got_a.len(), self.sent_b, "downlink bytes");
+        assert!(
+            self.got_b[..] == pattern(0, self.sent_a)[..],
+            "uplink data corrupted"
+        );
+        assert!(
+            self.got_a[..] == pattern(0, self.sent_b)[..],
+            "downlink data corrupted"
+        );
+    }
+}
+
+fn parse(s: &Seen) -> PacketRepr {
+    PacketRepr::parse(&s.bytes).expect("valid packet")
+}
+
+fn has(s: &Seen, t: u8) -> bool {
+    s.chunks.contains(&t)
+}
+
+/// Runs the soft handover script; `sfr` turns split fast retransmit on at
+/// both ends.
+fn soft_handover(sfr: bool) -> (Net, AssocId, AssocId) {
+    let (m1, m2, cn) = (ip(MN1), ip(MN2), ip(CN));
+    let mut n = network(21);
+    let (a, b) = n.connect(Duration::from_secs(2));
+    n.a.association_mut(a)
+        .unwrap()
+        .set_split_fast_retransmit(sfr);
+    n.b.association_mut(b)
+        .unwrap()
+        .set_split_fast_retransmit(sfr);
+    let mut bulk = Bulk::new(Time::from_secs(12));
+    // The handover script: Add-IP at 3 s; Set-Primary once the address is
+    // acknowledged; Delete-IP one second after the peer took the new
+    // primary; the old link dies half a second after the deletion.
+    let mut stage = 0;
+    let mut t_cut = None;
+    n.run_with(Time::from_secs(16), &mut |n| {
+        bulk.step(n, a, b);
+        let now = n.now;
+        match stage {
+            0 if now >= Time::from_secs(3) => {
+                n.a.association_mut(a)
+                    .unwrap()
+                    .add_local_address(m2)
+                    .unwrap();
+                stage = 1;
+            }
+            1 if n
+                .events_a
+                .iter()
+                .any(|e| e.2 == Event::LocalAddressAdded { addr: m2 }) =>
+            {
+                let x = n.a.association_mut(a).unwrap();
+                x.request_peer_primary(m2).unwrap();
+                x.set_local_primary(Some(m2)).unwrap();
+                stage = 2;
+            }
+            2 if n.events_a.iter().any(|e| {
+                e.2 == Event::PeerPrimaryRequest {
+                    addr: m2,
+                    accepted: true,
+                }
+            }) =>
+            {
+                stage = 3;
+                t_cut = Some(now + Duration::from_secs(1));
+            }
+            3 if t_cut.is_some_and(|t| now >= t) => {
+                n.a.association_mut(a)
+                    .unwrap()
+                    .remove_local_address(m1)
+                    .unwrap();
+                stage = 4;
+            }
+            4 if n
+                .events_a
+                .iter()
+                .any(|e| e.2 == Event::LocalAddressRemoved { addr: m1 }) =>
+            {
+                t_cut = Some(now + Duration::from_millis(500));
+                stage = 5;
+            }
+            5 if t_cut.is_some_and(|t| now >= t) => {
+                n.set_up(m1, cn, false);
+                stage = 6;
+            }
+            _ => {}
+        }
+    });
+    assert_eq!(stage, 6, "handover script did not complete");
+    bulk.check_complete();
+    assert!(
+        bulk.sent_a > 2_000_000 && bulk.sent_b > 4_000_000,
+        "traffic flowed both ways: {} {}",
+        bulk.sent_a,
+        bulk.sent_b
+    );
+    (n, a, b)
+}
+
+#[test]
+fn soft_handover_is_seamless_and_signalled_inside_data_packets() {
+    let (m1, m2) = (ip(MN1), ip(MN2));
+    let (n, a, b) = soft_handover(true);
+
+    // Zero loss: no packet was dropped, nothing timed out, and with split
+    // fast retransmit nothing was retransmitted either.
+    assert_eq!(
+        n.seen.iter().filter(|s| s.dropped).count(),
+        0,
+        "packets lost"
+    );
+    let (sa, sb) = (
+        n.a.association(a).unwrap().stats(),
+        n.b.association(b).unwrap().stats(),
+    );
+    assert_eq!((sa.t3_expirations, sb.t3_expirations), (0, 0));
+    assert_eq!((sa.retransmitted_chunks, sb.retransmitted_chunks), (0, 0));
+
+    // Three ASCONFs, each bundled in front of DATA; each answered by an
+    // ASCONF-ACK bundled with a SACK.
+    let asconfs: Vec<&Seen> = n
+        .seen
+        .iter()
+        .filter(|s| s.from == Side::A && has(s, chunk_type::ASCONF))
+        .collect();
+    assert_eq!(asconfs.len(), 3, "one ASCONF per step, none retransmitted");
+    for s in &asconfs {
+        let kinds = &s.chunks;
+        let pos = kinds.iter().position(|&c| c == chunk_type::ASCONF).unwrap();
+        assert_eq!(kinds[0], chunk_type::AUTH, "ASCONF is authenticated");
+        assert!(
+            kinds[pos + 1..].contains(&chunk_type::DATA),
+            "ASCONF without DATA behind it: {kinds:?}"
+        );
+    }
+    let acks: Vec<&Seen> = n
+        .seen
+        .iter()
+        .filter(|s| s.from == Side::B && has(s, chunk_type::ASCONF_ACK))
+        .collect();
+    assert_eq!(acks.len(), 3);
+    for s in &acks {
+        assert!(
+            has(s, chunk_type::SACK),
+            "ASCONF-ACK without SACK: {:?}",
+            s.chunks
+        );
+    }
+
+    // The correspondent sends new data to MN2 only after acknowledging
+    // the Set Primary request (the second ASCONF).
+    let set_primary_ack = acks[1].time;
+    let first_data_to_m2 = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::B && s.dst == m2 && has(s, chunk_type::DATA))
+        .unwrap()
+        .time;
+    assert!(
+        first_data_to_m2 >= set_primary_ack,
+        "data to MN2 at {first_data_to_m2} before the ACK at {set_primary_ack}"
+    );
+
+    // Handoff delay zero: arrivals on the new address start before the
+    // last arrival on the old one (the paths overlap).
+    let arrivals = |addr: IpAddr| {
+        n.seen.iter().filter(move |s| {
+            s.from == Side::B && s.dst == addr && !s.dropped && has(s, chunk_type::DATA)
+        })
+    };
+    // Arrival = send time + propagation (queueing only delays old-path
+    // packets further, which favours overlap; this bound is conservative).
+    let last_old = arrivals(m1)
+        .map(|s| s.time + Duration::from_millis(20))
+        .max()
+        .unwrap();
+    let first_new = arrivals(m2)
+        .map(|s| s.time + Duration::from_millis(10))
+        .min()
+        .unwrap();
+    assert!(
+        first_new <= last_old,
+        "gap between old ({last_old}) and new ({first_new}) arrivals"
+    );
+
+    // The association now lives on MN2 alone.
+    let locals: Vec<IpAddr> =
+        n.a.association(a)
+            .unwrap()
+            .local_addresses()
+            .iter()
+            .map(|l| l.addr)
+            .collect();
+    assert_eq!(locals, vec![m2]);
+    let peer_paths: Vec<IpAddr> =
+        n.b.association(b)
+            .unwrap()
+            .paths()
+            .iter()
+            .map(|p| p.remote)
+            .collect();
+    assert_eq!(peer_paths, vec![m2]);
+}
+
+/// Without split fast retransmit (plain RFC 9260), moving the primary to a
+/// path with a shorter delay makes new data overtake data still queued on
+/// the old path; the receiver's gap reports trigger fast retransmissions
+/// of chunks that were never lost (EXPERIMENTS.md E2).
+#[test]
+fn primary_change_to_a_faster_path_causes_spurious_fast_retransmits_without_sfr() {
+    let (n, _a, b) = soft_handover(false);
+    assert_eq!(
+        n.seen.iter().filter(|s| s.dropped).count(),
+        0,
+        "nothing was lost"
+    );
+    let sb = n.b.association(b).unwrap().stats();
+    assert!(
+        sb.retransmitted_chunks > 0,
+        "reordering at the primary change"
+    );
+    assert_eq!(sb.t3_expirations, 0);
+}
+
+#[test]
+fn single_homed_move_sends_asconf_from_the_new_address() {
+    let (m1, m2, cn) = (ip(MN1), ip(MN2), ip(CN));
+    let mut n = network(22);
+    let (a, b) = n.connect(Duration::from_secs(2));
+    let mut bulk = Bulk::new(Time::from_secs(8));
+    let mut policy = NewestAddress::default();
+    let mut stage = 0;
+    let lost_at = Time::from_secs(3);
+    let obtained_at = Time::from_millis(3300);
+    n.run_with(Time::from_secs(14), &mut |n| {
+        bulk.step(n, a, b);
+        let now = n.now;
+        let mut feed = |n: &mut Net, ev: LinkEvent| {
+            let x = n.a.association_mut(a).unwrap();
+            let d = policy.on_link_event(now, &ev, x);
+            for r in policy::apply(x, &d) {
+                r.unwrap();
+            }
+        };
+        if stage == 0 && now >= lost_at {
+            // The mobile leaves cell 1: its only address is gone.
+            n.set_up(m1, cn, false);
+            feed(n, LinkEvent::AddressLost { iface: 1, addr: m1 });
+            stage = 1;
+        } else if stage == 1 && now >= obtained_at {
+            feed(n, LinkEvent::AddressObtained { iface: 2, addr: m2 });
+            stage = 2;
+        }
+    });
+    assert_eq!(stage, 2);
+    bulk.check_complete();
+
+    // The first packet from the new address carries the ASCONF: Add(new),
+    // Delete(old), Set-Primary(new), located by the old address.
+    let first = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::A && s.src == m2)
+        .unwrap();
+    let pkt = parse(first);
+    let asconf = pkt
+        .chunks
+        .iter()
+        .find_map(|c| {
+            if let Chunk::Asconf(x) = c {
+                Some(x.clone())
+            } else {
+                None
+            }
+        })
+        .expect("ASCONF first");
+    assert_eq!(asconf.address, m1);
+    let params: Vec<(&str, IpAddr)> = asconf
+        .params
+        .iter()
+        .map(|p| match p {
+            Param::AddIpAddress { address, .. } => ("add", *address),
+            Param::DeleteIpAddress { address, .. } => ("delete", *address),
+            Param::SetPrimaryAddress { address, .. } => ("set-primary", *address),
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        params,
+        vec![("add", m2), ("delete", m1), ("set-primary", m2)]
+    );
+    // Nothing else left the new address before the ASCONF-ACK came back.
+    let ack_time = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::B && has(s, chunk_type::ASCONF_ACK))
+        .unwrap()
+        .time;
+    let before_ack = n
+        .seen
+        .iter()
+        .filter(|s| s.from == Side::A && s.src == m2 && s.time < ack_time)
+        .count();
+    assert_eq!(
+        before_ack, 1,
+        "only the ASCONF packet used the unacknowledged address"
+    );
+    // The correspondent accepted every request and never aborted.
+    let ack = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::B && has(s, chunk_type::ASCONF_ACK))
+        .map(parse)
+        .unwrap();
+    let errors = ack.chunks.iter().any(|c| matches!(c, Chunk::AsconfAck(x) if x.params.iter().any(|p| matches!(p, Param::ErrorCauseIndication { .. }))));
+    assert!(!errors, "requests refused: {ack:?}");
+    assert!(!n.seen.iter().any(|s| has(s, chunk_type::ABORT)));
+    let peer_paths: Vec<IpAddr> =
+        n.b.association(b)
+            .unwrap()
+            .paths()
+            .iter()
+            .map(|p| p.remote)
+            .collect();
+    assert_eq!(peer_paths, vec![m2]);
+    // Data resumes on the new address within a few round trips.
+    let resumed = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::B && s.dst == m2 && has(s, chunk_type::DATA))
+        .unwrap()
+        .time;
+    assert!(
+        resumed - obtained_at < Duration::from_millis(200),
+        "downlink resumed after {:?}",
+        resumed - obtained_at
+    );
+}
