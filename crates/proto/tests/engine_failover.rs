@@ -31,7 +31,14 @@ fn config(port: u16, pmr: u32) -> EndpointConfig {
 /// Returns (measured failover time, RTO of the primary at the break).
 fn failover(pmr: u32) -> (Duration, Duration) {
     let (a1, b1, b2) = (ip("10.0.0.1"), ip("10.1.0.1"), ip("10.2.0.1"));
-    let mut n = Net::new(config(5000, pmr), &[a1], config(6000, pmr), &[b1, b2], Link::new(RTT / 2), 30 + pmr as u64);
+    let mut n = Net::new(
+        config(5000, pmr),
+        &[a1],
+        config(6000, pmr),
+        &[b1, b2],
+        Link::new(RTT / 2),
+        30 + pmr as u64,
+    );
     n.tick = Some(Duration::from_millis(1));
     let (a, _b) = n.connect(Duration::from_secs(2));
     assert_eq!(n.a.association(a).unwrap().primary(), Some(b1));
@@ -42,7 +49,10 @@ fn failover(pmr: u32) -> (Duration, Duration) {
     n.run_with(break_at + Duration::from_secs(30), &mut |n| {
         if n.now >= next {
             next += Duration::from_millis(10);
-            let _ = n.a.association_mut(a).unwrap().send(0, 0, Bytes::from(vec![1u8; 1000]), false);
+            let _ =
+                n.a.association_mut(a)
+                    .unwrap()
+                    .send(0, 0, Bytes::from(vec![1u8; 1000]), false);
         }
         if rto_at_break.is_none() && n.now >= break_at {
             rto_at_break = n.a.association(a).unwrap().path_stats(b1).map(|p| p.rto);
@@ -54,7 +64,13 @@ fn failover(pmr: u32) -> (Duration, Duration) {
         .iter()
         .filter(|s| s.time < break_at && s.from == Side::A)
         .flat_map(|s| PacketRepr::parse(&s.bytes).unwrap().chunks)
-        .filter_map(|c| if let Chunk::Data(d) = c { Some(d.tsn) } else { None })
+        .filter_map(|c| {
+            if let Chunk::Data(d) = c {
+                Some(d.tsn)
+            } else {
+                None
+            }
+        })
         .max()
         .unwrap();
     let first_new_on_alternate = n
@@ -71,7 +87,9 @@ fn failover(pmr: u32) -> (Duration, Duration) {
         .expect("no new data on the alternate path")
         .time;
     assert!(
-        n.events_a.iter().any(|e| e.2 == Event::PathDown { addr: b1 }),
+        n.events_a
+            .iter()
+            .any(|e| e.2 == Event::PathDown { addr: b1 }),
         "the primary must be declared down"
     );
     assert!(n.events_a.iter().any(|e| matches!(e.2, Event::PrimaryChanged { addr, reason: PrimaryReason::Failover } if addr == b2)));
@@ -80,9 +98,16 @@ fn failover(pmr: u32) -> (Duration, Duration) {
 
 /// Was this TSN sent to the primary before (then it is a retransmission)?
 fn sent_before_on_b1(n: &Net, tsn: u32) -> bool {
-    n.seen.iter().filter(|s| s.from == Side::A && s.dst == ip("10.1.0.1")).any(|s| {
-        PacketRepr::parse(&s.bytes).unwrap().chunks.iter().any(|c| matches!(c, Chunk::Data(d) if d.tsn == tsn))
-    })
+    n.seen
+        .iter()
+        .filter(|s| s.from == Side::A && s.dst == ip("10.1.0.1"))
+        .any(|s| {
+            PacketRepr::parse(&s.bytes)
+                .unwrap()
+                .chunks
+                .iter()
+                .any(|c| matches!(c, Chunk::Data(d) if d.tsn == tsn))
+        })
 }
 
 #[test]
@@ -91,8 +116,15 @@ fn failover_time_follows_the_exponential_backoff_formula() {
         let (measured, rto) = failover(pmr);
         assert_eq!(rto, RTO_MIN, "the light load keeps the RTO at RTO.Min");
         let expected = rto * ((1u32 << (pmr + 1)) - 1);
-        let err = if measured > expected { measured - expected } else { expected - measured };
+        let err = if measured > expected {
+            measured - expected
+        } else {
+            expected - measured
+        };
         eprintln!("PMR {pmr}: failover {measured:?}, formula {expected:?}, difference {err:?}");
-        assert!(err <= RTT, "PMR {pmr}: measured {measured:?} vs formula {expected:?}");
+        assert!(
+            err <= RTT,
+            "PMR {pmr}: measured {measured:?} vs formula {expected:?}"
+        );
     }
 }

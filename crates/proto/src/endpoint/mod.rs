@@ -49,6 +49,8 @@ pub struct EndpointStats {
     pub datagrams_received: u64,
     pub bad_checksum: u64,
     pub truncated: u64,
+    /// Packets whose first chunk could not be delimited.
+    pub malformed: u64,
     pub wrong_port: u64,
     pub out_of_the_blue: u64,
     pub inits_answered: u64,
@@ -286,6 +288,8 @@ impl Endpoint {
             }
         }
         if types.is_empty() {
+            // Not even the first chunk header is sound.
+            self.stats.malformed += 1;
             return;
         }
         // Non-unicast sources are never answered (section 8.4 rule 1).
@@ -486,8 +490,32 @@ impl Endpoint {
 
     /// Section 5.1 step B: INIT ACK with a cookie, no state kept.
     fn answer_init(&mut self, now: Time, src: IpAddr, dst: IpAddr, sport: u16, raw: Bytes) {
-        let Ok(Chunk::Init(init)) = Chunk::parse(&raw) else {
-            return;
+        let init = match Chunk::parse(&raw) {
+            Ok(Chunk::Init(init)) => init,
+            Err(crate::wire::WireError::BadParamLength { .. }) if raw.len() >= 20 => {
+                // The fixed part is readable but a parameter is malformed
+                // (e.g. its length is zero): refuse with a Protocol
+                // Violation, tagged with the Initiate Tag.
+                let tag = u32::from_be_bytes([raw[4], raw[5], raw[6], raw[7]]);
+                if tag != 0 {
+                    self.stats.inits_refused += 1;
+                    let cause = ErrorCause::ProtocolViolation {
+                        info: Bytes::from_static(b"malformed INIT parameter"),
+                    };
+                    self.reply(
+                        dst,
+                        src,
+                        sport,
+                        tag,
+                        vec![Chunk::Abort {
+                            t_bit: false,
+                            causes: vec![cause],
+                        }],
+                    );
+                }
+                return;
+            }
+            _ => return,
         };
         if init.initiate_tag == 0 {
             return;
