@@ -5,7 +5,11 @@ mod commands;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "msctp", version, about = "Mobile SCTP: a real stack, and the lab that proves it")]
+#[command(
+    name = "msctp",
+    version,
+    about = "Mobile SCTP: a real stack, and the lab that proves it"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -116,11 +116,7 @@ fn failover_time_follows_the_exponential_backoff_formula() {
         let (measured, rto) = failover(pmr);
         assert_eq!(rto, RTO_MIN, "the light load keeps the RTO at RTO.Min");
         let expected = rto * ((1u32 << (pmr + 1)) - 1);
-        let err = if measured > expected {
-            measured - expected
-        } else {
-            expected - measured
-        };
+        let err = measured.abs_diff(expected);
         eprintln!("PMR {pmr}: failover {measured:?}, formula {expected:?}, difference {err:?}");
         assert!(
             err <= RTT,
