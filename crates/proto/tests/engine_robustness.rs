@@ -106,7 +106,7 @@ impl Est {
         let mut p = self.data_pkt[..12].to_vec();
         for c in chunks {
             p.extend_from_slice(c);
-            while p.len() % 4 != 0 {
+            while !p.len().is_multiple_of(4) {
                 p.push(0);
             }
         }
