@@ -185,3 +185,75 @@ fn unanswered_init_gives_up_after_max_init_retransmits() {
     assert!((times[2] - times[1] - 2.0).abs() < 1e-6);
     assert!((times[8] - times[7] - 60.0).abs() < 1e-6);
 }
+
+#[test]
+fn simultaneous_open_yields_one_association_on_each_side() {
+    // Both ends send an INIT at the same instant (RFC 9260 section 5.2.1).
+    let mut a_cfg = EndpointConfig::new(5000);
+    a_cfg.listen = true;
+    let mut n = Net::new(
+        a_cfg,
+        &[ip("10.0.0.1")],
+        EndpointConfig::new(6000),
+        &[ip("10.0.1.1")],
+        Link::new(Duration::from_millis(10)),
+        7,
+    );
+    let ia = n.a.connect(Time::ZERO, &[ip("10.0.1.1")], 6000).unwrap();
+    let ib = n.b.connect(Time::ZERO, &[ip("10.0.0.1")], 5000).unwrap();
+    n.run_for(Duration::from_secs(2));
+    assert_eq!(n.a.associations(), vec![ia], "no second association at A");
+    assert_eq!(n.b.associations(), vec![ib], "no second association at B");
+    let (x, y) = (n.a.association(ia).unwrap(), n.b.association(ib).unwrap());
+    assert_eq!(
+        (x.state(), y.state()),
+        (State::Established, State::Established)
+    );
+    assert_eq!(x.peer_tag(), y.local_tag());
+    assert_eq!(y.peer_tag(), x.local_tag());
+    // And data flows over it.
+    n.a.association_mut(ia)
+        .unwrap()
+        .send(0, 1, Bytes::from_static(b"after the collision"), false)
+        .unwrap();
+    n.run_for(Duration::from_secs(1));
+    assert_eq!(
+        &n.b.association_mut(ib).unwrap().recv().unwrap().data[..],
+        b"after the collision"
+    );
+}
+
+#[test]
+fn peer_restart_is_detected_and_reported() {
+    let mut n = net(8);
+    let (_a, b) = n.connect(Duration::from_secs(1));
+    let old_tag = n.b.association(b).unwrap().peer_tag();
+    // A crashes and comes back on the same address and port with no memory
+    // of the association, and connects again (section 5.2.4 case A).
+    let mut seed = [0u8; 32];
+    seed[0] = 99;
+    n.a = msctp_proto::Endpoint::new(EndpointConfig::new(5000), seed).unwrap();
+    n.a.set_local_addresses(&[ip("10.0.0.1")]);
+    let a2 = n.a.connect(n.now, &[ip("10.0.1.1")], 6000).unwrap();
+    n.run_for(Duration::from_secs(2));
+    assert!(
+        n.events_b
+            .iter()
+            .any(|e| e.1 == b && e.2 == Event::Restarted),
+        "B reports the restart: {:?}",
+        n.events_b
+    );
+    let bb = n.b.association(b).unwrap();
+    assert_eq!(bb.state(), State::Established);
+    assert_ne!(bb.peer_tag(), old_tag);
+    assert_eq!(bb.peer_tag(), n.a.association(a2).unwrap().local_tag());
+    n.a.association_mut(a2)
+        .unwrap()
+        .send(0, 1, Bytes::from_static(b"reborn"), false)
+        .unwrap();
+    n.run_for(Duration::from_secs(1));
+    assert_eq!(
+        &n.b.association_mut(b).unwrap().recv().unwrap().data[..],
+        b"reborn"
+    );
+}
