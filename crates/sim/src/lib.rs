@@ -103,6 +103,7 @@ pub mod radio_driver;
 
 pub mod agent;
 pub mod app;
+pub mod bench;
 pub mod cell;
 pub mod drop;
 pub mod error_model;

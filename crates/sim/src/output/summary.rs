@@ -246,10 +246,11 @@ mod tests {
     #[test]
     fn handovers_need_a_stable_new_path() {
         // Interleaving during a soft handover, then path 1 for good.
-        let arr: Vec<Arrival> = [0, 0, 1, 0, 0, 1, 1, 1, 1, 1]
-            .iter()
+        let arr: Vec<Arrival> = [0, 0, 1, 0, 0]
+            .into_iter()
+            .chain(std::iter::repeat_n(1, 300))
             .enumerate()
-            .map(|(i, p)| a(i as u64 * 10, *p))
+            .map(|(i, p)| a(i as u64 * 10, p))
             .collect();
         let h = detect_handovers(&arr);
         assert_eq!(h.len(), 1);

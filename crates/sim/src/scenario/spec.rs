@@ -536,11 +536,12 @@ impl Default for TrafficSpec {
 }
 
 /// The handover policy of the mobile's end.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PolicySpec {
     None,
     FailoverOnly,
+    #[default]
     NewestAddress,
     SignalStrength {
         /// "aggressive" or "conservative".
@@ -554,12 +555,6 @@ pub enum PolicySpec {
         #[serde(default)]
         rates: BTreeMap<String, u64>,
     },
-}
-
-impl Default for PolicySpec {
-    fn default() -> Self {
-        PolicySpec::NewestAddress
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
