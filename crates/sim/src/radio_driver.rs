@@ -1,9 +1,9 @@
 //! The radio driver: turns a mobile station's [`crate::radio`] timeline
 //! into events of a [`World`].
 //!
-//! A station is a node with one radio interface per access network; each
-//! interface serves exactly one cell (a dual- or multi-homed mobile, cases
-//! C and D of SYSTEMS.md section 4). For each interface and its cell:
+//! A station is a node with radio interfaces. An interface that serves one
+//! cell is a dedicated radio (dual- or multi-homed mobile, cases C and D of
+//! SYSTEMS.md section 4); for each such interface and its cell:
 //!
 //! - **Physical link**: the interface is attached to the cell
 //!   ([`World::attach`]) when the station enters the region where the
@@ -25,16 +25,18 @@
 //!   the address and the route are removed. The World raises
 //!   `AddressAdded` / `AddressRemoved`.
 //!
-//! At equal times: attach first, then the radio events in timeline order,
-//! then detach. The plan is computed once for the run window
+//! An interface that serves several cells is one radio moving between
+//! them (a single-homed mobile, case B, or an access point change within
+//! one subnet, case A): it is attached to one cell at a time and its
+//! address follows the attachment; the rules are in [`shared_radio`]'s
+//! documentation. Its link-layer notifications are those of every cell.
+//!
+//! At equal times: attach first (with a shared radio's own sequence of
+//! detach, attach and address changes), then the radio events in timeline
+//! order, then detach. The plan is computed once for the run window
 //! ([`plan`], pure and testable) and replayed in the World one instant at a
 //! time ([`install`]). Failures of World calls (which a valid plan does not
 //! cause) are recorded in the [`DriverLog`], never panics.
-//!
-//! Not modelled here: one radio moving between several cells (a
-//! single-homed mobile, case B, or an AP change without an address change,
-//! case A) — an interface that serves two cells is refused with
-//! [`RadioDriverError::SharedInterface`].
 
 use std::cell::RefCell;
 use std::net::IpAddr;
@@ -95,6 +97,13 @@ pub enum RadioAction {
         iface: IfaceId,
         addr: IpNet,
     },
+    /// Adds (or removes) a host route at the cell's access point to the
+    /// station's address through the cell (a shared radio).
+    StationRoute {
+        cell: CellId,
+        addr: IpAddr,
+        add: bool,
+    },
     Notify(Notification),
 }
 
@@ -108,8 +117,6 @@ pub struct PlannedAction {
 /// Why a station's radio cannot be driven.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RadioDriverError {
-    #[error("interface {0} serves more than one cell (one radio per cell is supported)")]
-    SharedInterface(IfaceId),
     #[error("address {addr} and gateway {gateway} are of different families")]
     FamilyMismatch { addr: IpNet, gateway: IpAddr },
     #[error(transparent)]
@@ -122,10 +129,7 @@ pub fn plan(
     start: Time,
     end: Time,
 ) -> Result<Vec<PlannedAction>, RadioDriverError> {
-    for (i, l) in station.links.iter().enumerate() {
-        if station.links[..i].iter().any(|o| o.iface == l.iface) {
-            return Err(RadioDriverError::SharedInterface(l.iface));
-        }
+    for l in &station.links {
         if l.address.addr().is_ipv4() != l.gateway.is_ipv4() {
             return Err(RadioDriverError::FamilyMismatch {
                 addr: l.address,
@@ -142,29 +146,49 @@ pub fn plan(
             ..l.radio.clone()
         })
         .collect();
-    // (time, class, order, action): class 0 attach, 1 radio, 2 detach.
-    let mut rows: Vec<(Time, u8, usize, RadioAction)> = Vec::new();
-    for (l, cell) in station.links.iter().zip(&cells) {
+    let timeline = generate_timeline(&station.trajectory, &cells, start, end, &station.config)?;
+    let mut coverage = Vec::with_capacity(cells.len());
+    for cell in &cells {
         let cov = coverage_intervals(&station.trajectory, cell, cell.thresholds.data_w)?;
-        for (from, until) in cov {
-            if from > end || until.is_some_and(|u| u <= start) {
-                continue;
-            }
-            rows.push((
-                from.max(start),
-                0,
-                rows.len(),
-                RadioAction::Attach {
-                    iface: l.iface,
+        coverage.push(
+            cov.into_iter()
+                .filter(|(from, until)| *from <= end && until.is_none_or(|u| u > start))
+                .map(|(from, until)| (from.max(start), until.filter(|u| *u <= end)))
+                .collect::<Vec<_>>(),
+        );
+    }
+    // (time, class, order, action): class 0 attach (and a shared radio's
+    // own sequence), 1 radio events, 2 detach.
+    let mut rows: Vec<(Time, u8, usize, RadioAction)> = Vec::new();
+    let mut ifaces: Vec<IfaceId> = Vec::new();
+    for l in &station.links {
+        if !ifaces.contains(&l.iface) {
+            ifaces.push(l.iface);
+        }
+    }
+    for iface in ifaces {
+        let members: Vec<usize> = (0..station.links.len())
+            .filter(|&k| station.links[k].iface == iface)
+            .collect();
+        if let [k] = members[..] {
+            let l = &station.links[k];
+            for &(from, until) in &coverage[k] {
+                let attach = RadioAction::Attach {
+                    iface,
                     cell: l.cell,
-                },
-            ));
-            if let Some(u) = until.filter(|u| *u <= end) {
-                rows.push((u, 2, rows.len(), RadioAction::Detach { iface: l.iface }));
+                };
+                rows.push((from, 0, rows.len(), attach));
+                if let Some(u) = until {
+                    rows.push((u, 2, rows.len(), RadioAction::Detach { iface }));
+                }
+            }
+        } else {
+            for (t, a) in shared_radio(station, &members, &coverage, &timeline, end) {
+                rows.push((t, 0, rows.len(), a));
             }
         }
     }
-    let timeline = generate_timeline(&station.trajectory, &cells, start, end, &station.config)?;
+    let shared = |iface: IfaceId| station.links.iter().filter(|l| l.iface == iface).count() > 1;
     for e in timeline.events() {
         let Some(l) = station.links.get(e.event.cell().0 as usize) else {
             continue;
@@ -194,6 +218,12 @@ pub fn plan(
             RadioEvent::LinkDown { .. } => {
                 RadioAction::Notify(Notification::LinkLost { iface, cell })
             }
+            // A shared radio's addresses follow its attachments instead.
+            RadioEvent::AddressObtained { .. } | RadioEvent::AddressLost { .. }
+                if shared(iface) =>
+            {
+                continue;
+            }
             RadioEvent::AddressObtained { .. } => RadioAction::AddAddress {
                 iface,
                 addr: l.address,
@@ -211,6 +241,173 @@ pub fn plan(
         .into_iter()
         .map(|(time, _, _, action)| PlannedAction { time, action })
         .collect())
+}
+
+/// What moves a shared radio: physical coverage and the link-layer
+/// decisions of its cells, and address acquisitions coming due. At equal
+/// times in this order (a link lost before one gained; an address due at
+/// the instant the link goes is not obtained).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Edge {
+    CoverageEnd(usize),
+    Down(usize),
+    CoverageStart(usize),
+    Up(usize),
+    AddressDue(usize, u64),
+}
+
+/// The attachments and addresses of one radio that serves several cells
+/// (cases A and B of SYSTEMS.md section 4): it is attached to at most one
+/// cell at a time.
+///
+/// - It attaches to a cell when it is free, the cell covers it physically
+///   and its link layer has declared the cell up (a re-association); among
+///   several such cells, to the one declared up first (then the first
+///   listed).
+/// - It detaches when the cell's coverage ends or its link layer declares
+///   the cell down, and attaches at once to another candidate if there is
+///   one (a link-layer handoff).
+/// - Its address is the attached cell's: on attaching to a cell whose
+///   address it already holds (same subnet: case A) nothing changes;
+///   otherwise the old address is removed at once (the station left that
+///   subnet) and the new one added after the cell's acquisition latency, if
+///   the radio is still attached to the cell then (case B). An address kept
+///   after a detach without re-attach goes when its cell is declared down.
+/// - The cell's access point gets a host route to the station's address
+///   for as long as the radio is attached, so two cells of one subnet
+///   deliver to the one the station is in.
+fn shared_radio(
+    station: &StationRadio,
+    members: &[usize],
+    coverage: &[Vec<(Time, Option<Time>)>],
+    timeline: &radio::RadioTimeline,
+    end: Time,
+) -> Vec<(Time, RadioAction)> {
+    let mut edges: Vec<(Time, Edge)> = Vec::new();
+    for &k in members {
+        for &(from, until) in &coverage[k] {
+            edges.push((from, Edge::CoverageStart(k)));
+            if let Some(u) = until {
+                edges.push((u, Edge::CoverageEnd(k)));
+            }
+        }
+    }
+    for e in timeline.events() {
+        let k = e.event.cell().0 as usize;
+        if !members.contains(&k) {
+            continue;
+        }
+        match e.event {
+            RadioEvent::LinkUp { .. } => edges.push((e.time, Edge::Up(k))),
+            RadioEvent::LinkDown { .. } => edges.push((e.time, Edge::Down(k))),
+            _ => {}
+        }
+    }
+    edges.sort();
+    let mut queue: std::collections::BinaryHeap<std::cmp::Reverse<(Time, Edge)>> =
+        edges.into_iter().map(std::cmp::Reverse).collect();
+    let n = station.links.len();
+    let mut covered = vec![false; n];
+    let mut up_since: Vec<Option<Time>> = vec![None; n];
+    let mut attached: Option<(usize, u64)> = None;
+    let mut generation = 0u64;
+    // (address, the cell it was obtained in).
+    let mut held: Option<(IpNet, usize)> = None;
+    let mut out = Vec::new();
+    let links = &station.links;
+    let iface = links[members[0]].iface;
+    while let Some(std::cmp::Reverse((t, edge))) = queue.pop() {
+        let mut lost = None;
+        match edge {
+            Edge::CoverageStart(k) => covered[k] = true,
+            Edge::Up(k) => up_since[k] = Some(t),
+            Edge::CoverageEnd(k) => {
+                covered[k] = false;
+                lost = Some(k);
+            }
+            Edge::Down(k) => {
+                up_since[k] = None;
+                lost = Some(k);
+                if let Some((a, _)) = held
+                    && a == links[k].address
+                    && attached.is_none_or(|(c, _)| links[c].address != a)
+                {
+                    out.push((t, RadioAction::RemoveAddress { iface, addr: a }));
+                    held = None;
+                }
+            }
+            Edge::AddressDue(k, g) => {
+                if attached == Some((k, g)) && held.is_none() {
+                    let l = &links[k];
+                    out.push((
+                        t,
+                        RadioAction::AddAddress {
+                            iface,
+                            addr: l.address,
+                            gateway: l.gateway,
+                        },
+                    ));
+                    held = Some((l.address, k));
+                }
+            }
+        }
+        if let (Some(k), Some((c, _))) = (lost, attached)
+            && k == c
+        {
+            out.push((t, RadioAction::Detach { iface }));
+            out.push((
+                t,
+                RadioAction::StationRoute {
+                    cell: links[c].cell,
+                    addr: links[c].address.addr(),
+                    add: false,
+                },
+            ));
+            attached = None;
+        }
+        if attached.is_some() {
+            continue;
+        }
+        let best = members
+            .iter()
+            .copied()
+            .filter(|&k| covered[k])
+            .filter_map(|k| up_since[k].map(|u| (u, k)))
+            .min();
+        let Some((_, k)) = best else { continue };
+        generation += 1;
+        attached = Some((k, generation));
+        let l = &links[k];
+        out.push((
+            t,
+            RadioAction::Attach {
+                iface,
+                cell: l.cell,
+            },
+        ));
+        out.push((
+            t,
+            RadioAction::StationRoute {
+                cell: l.cell,
+                addr: l.address.addr(),
+                add: true,
+            },
+        ));
+        match held {
+            Some((a, _)) if a == l.address => held = Some((a, k)),
+            other => {
+                if let Some((a, _)) = other {
+                    out.push((t, RadioAction::RemoveAddress { iface, addr: a }));
+                    held = None;
+                }
+                let due = t + l.radio.acquisition.total();
+                if due <= end {
+                    queue.push(std::cmp::Reverse((due, Edge::AddressDue(k, generation))));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// What the driver did: one line per action (bounded), and World calls that
@@ -299,6 +496,17 @@ fn apply(w: &mut World, d: &Driver, a: &RadioAction) {
             let any = default_route(*addr, *iface, addr.addr()).dest;
             r.and_then(|_| w.remove_route(node, any, Some(*iface)).map(|_| ()))
         }
+        RadioAction::StationRoute { cell, addr, add } => match w.cell_ap(*cell) {
+            Some((ap, ap_if)) => {
+                let host = IpNet::from(*addr);
+                if *add {
+                    w.add_route(ap, Route::direct(host, ap_if))
+                } else {
+                    w.remove_route(ap, host, Some(ap_if)).map(|_| ())
+                }
+            }
+            None => Err(crate::world::TopologyError::UnknownCell(*cell)),
+        },
         RadioAction::Notify(n) => w.notify(node, n.clone()),
     };
     let mut log = d.log.borrow_mut();
@@ -326,6 +534,15 @@ pub fn describe(a: &RadioAction) -> (String, String) {
         RadioAction::RemoveAddress { iface, addr } => {
             ("address-removed".into(), format!("{iface} {addr}"))
         }
+        RadioAction::StationRoute { cell, addr, add } => (
+            if *add {
+                "station-route-added"
+            } else {
+                "station-route-removed"
+            }
+            .into(),
+            format!("{cell} {addr}"),
+        ),
         RadioAction::Notify(n) => {
             let text = format!("{n:?}");
             match text.split_once('(') {
@@ -453,12 +670,6 @@ mod tests {
     #[test]
     fn bad_stations_are_refused() {
         let mut s = station();
-        s.links[1].iface = IfaceId(0);
-        assert_eq!(
-            plan(&s, Time::ZERO, Time::from_secs(1)).unwrap_err(),
-            RadioDriverError::SharedInterface(IfaceId(0))
-        );
-        let mut s = station();
         s.links[0].gateway = "::1".parse().unwrap();
         assert!(matches!(
             plan(&s, Time::ZERO, Time::from_secs(1)),
@@ -469,5 +680,70 @@ mod tests {
             plan(&s, Time::from_secs(2), Time::from_secs(1)),
             Err(RadioDriverError::Radio(RadioError::BadWindow))
         ));
+    }
+
+    fn kinds(p: &[PlannedAction]) -> Vec<(f64, String)> {
+        p.iter()
+            .filter(|a| !matches!(a.action, RadioAction::Notify(_)))
+            .map(|a| (a.time.as_secs_f64(), describe(&a.action).0))
+            .collect()
+    }
+
+    #[test]
+    fn one_radio_moves_between_two_subnets() {
+        // Case B: one interface for both cells, a 1 s acquisition each.
+        let mut s = station();
+        s.links[1].iface = IfaceId(0);
+        for l in &mut s.links {
+            l.radio.acquisition.dhcp = std::time::Duration::from_secs(1);
+        }
+        let p = plan(&s, Time::ZERO, Time::from_secs(40)).unwrap();
+        let k = kinds(&p);
+        let at = |name: &str| -> Vec<f64> {
+            k.iter()
+                .filter(|(_, n)| n == name)
+                .map(|(t, _)| *t)
+                .collect()
+        };
+        // Attached to ap1 from the start, address after 1 s; it stays on
+        // ap1 (no re-association while attached) until leaving it at 20 s,
+        // then ap2 at once (declared up since 12 s): the old address goes
+        // at once, the new one comes 1 s later.
+        assert_eq!(at("attach").len(), 2);
+        assert_eq!(at("attach")[0], 0.0);
+        assert!((at("attach")[1] - 20.0).abs() < 1e-6, "{k:?}");
+        assert!((at("detach")[0] - 20.0).abs() < 1e-6);
+        let added = at("address-added");
+        assert_eq!(added.len(), 2);
+        assert_eq!(added[0], 1.0);
+        assert!((added[1] - 21.0).abs() < 1e-6);
+        assert!((at("address-removed")[0] - 20.0).abs() < 1e-6);
+        assert_eq!(at("station-route-added").len(), 2);
+        assert_eq!(at("station-route-removed").len(), 1);
+        // Exactly one attachment at a time.
+        let mut attached = 0i32;
+        for a in &p {
+            match a.action {
+                RadioAction::Attach { .. } => attached += 1,
+                RadioAction::Detach { .. } => attached -= 1,
+                _ => {}
+            }
+            assert!((0..=1).contains(&attached));
+        }
+    }
+
+    #[test]
+    fn one_radio_same_subnet_keeps_its_address() {
+        // Case A: two access points of one subnet.
+        let mut s = station();
+        s.links[1].iface = IfaceId(0);
+        s.links[1].address = s.links[0].address;
+        s.links[1].gateway = s.links[0].gateway;
+        let p = plan(&s, Time::ZERO, Time::from_secs(40)).unwrap();
+        let k = kinds(&p);
+        let n = |name: &str| k.iter().filter(|(_, x)| x == name).count();
+        assert_eq!(n("attach"), 2);
+        assert_eq!(n("address-added"), 1, "{k:?}");
+        assert_eq!(n("address-removed"), 0, "{k:?}");
     }
 }

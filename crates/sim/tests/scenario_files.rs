@@ -84,11 +84,13 @@ fn bad_references_are_named() {
         e.contains("flows[bulk].fixed") && e.contains("nobody"),
         "{e}"
     );
-    let e = err(&with(
-        "{ name = \"wlan2\", cell = \"ap2\" }",
-        "{ name = \"wlan2\", cell = \"ap9\" }",
-    ));
-    assert!(e.contains("ap9"), "{e}");
+    let e = err(&with("cells = [\"ap2\"]", "cells = [\"ap9\"]"));
+    assert!(
+        e.contains("mobiles[mn].ifaces[1].cells[0]") && e.contains("ap9"),
+        "{e}"
+    );
+    let e = err(&with("cells = [\"ap2\"]", "cells = [\"ap1\"]"));
+    assert!(e.contains("listed twice"), "{e}");
     let e = err(&with("pcap = [\"mn:wlan1\"", "pcap = [\"mx:wlan1\""));
     assert!(e.contains("output.pcap[0]"), "{e}");
     let e = err(&with("name = \"ar2\"", "name = \"ar1\""));

@@ -279,26 +279,30 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
             let iface = w
                 .add_iface(node, &i.name)
                 .map_err(|e| ScenarioError::model(&key, e))?;
-            let (cell, ap) = names.cells[&i.cell];
-            let spec = s
-                .cells
-                .iter()
-                .find(|c| c.name == i.cell)
-                .ok_or_else(|| ScenarioError::reference(&key, "cell vanished"))?;
-            let address = host_in(ap, m.host_id).ok_or_else(|| {
-                ScenarioError::model(
-                    format!("{key}.host_id"),
-                    format!("does not fit the prefix of cell {:?}", i.cell),
-                )
-            })?;
-            rlinks.push(RadioLink {
-                iface,
-                cell,
-                radio: radio_cell(s, spec)?,
-                address,
-                gateway: gateway_of(ap),
-            });
-            addrs.push((i.name.clone(), address.addr()));
+            for cell_name in &i.cells {
+                let (cell, ap) = names.cells[cell_name];
+                let spec = s
+                    .cells
+                    .iter()
+                    .find(|c| &c.name == cell_name)
+                    .ok_or_else(|| ScenarioError::reference(&key, "cell vanished"))?;
+                let address = host_in(ap, m.host_id).ok_or_else(|| {
+                    ScenarioError::model(
+                        format!("{key}.host_id"),
+                        format!("does not fit the prefix of cell {cell_name:?}"),
+                    )
+                })?;
+                rlinks.push(RadioLink {
+                    iface,
+                    cell,
+                    radio: radio_cell(s, spec)?,
+                    address,
+                    gateway: gateway_of(ap),
+                });
+                if !addrs.iter().any(|(_, a)| *a == address.addr()) {
+                    addrs.push((i.name.clone(), address.addr()));
+                }
+            }
         }
         let sample_mode = match s.radio.samples {
             SampleName::EveryBeacon => SampleMode::EveryBeacon,
@@ -693,7 +697,7 @@ fn build_flow(
                 let rate = rates.get(&i.name).copied().or_else(|| {
                     s.cells
                         .iter()
-                        .find(|c| c.name == i.cell)
+                        .find(|c| i.cells.first() == Some(&c.name))
                         .map(|c| c.rate_bps)
                 });
                 if let (Some(id), Some(r)) = (id, rate) {

@@ -391,7 +391,7 @@ pub struct MobileSpec {
     /// Host part of the mobile's address in every cell.
     #[serde(default = "d_host_id")]
     pub host_id: u32,
-    /// Required: one radio interface per cell.
+    /// Required: the radio interfaces.
     pub ifaces: Vec<MobileIfaceSpec>,
     #[serde(default)]
     pub mobility: MobilitySpec,
@@ -402,8 +402,10 @@ pub struct MobileSpec {
 pub struct MobileIfaceSpec {
     /// Required, unique on the mobile.
     pub name: String,
-    /// Required: the cell this radio uses.
-    pub cell: String,
+    /// Required: the cells this radio uses. One cell: a dedicated radio
+    /// (multi-homed mobile); several: one radio attached to one of them at
+    /// a time (single-homed mobile, or access points of one subnet).
+    pub cells: Vec<String>,
 }
 
 /// How a mobile moves.

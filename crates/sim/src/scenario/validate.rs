@@ -291,32 +291,41 @@ impl Scenario {
                 m.ifaces.iter().map(|i| i.name.as_str()),
             )?;
             for (k, i) in m.ifaces.iter().enumerate() {
-                let ikey = format!("{key}.ifaces[{k}].cell");
-                let Some(c) = self.cells.iter().find(|c| c.name == i.cell) else {
+                if i.cells.is_empty() {
                     return Err(ScenarioError::reference(
-                        ikey,
-                        format!("no cell {:?}", i.cell),
-                    ));
-                };
-                if m.ifaces[..k].iter().any(|o| o.cell == i.cell) {
-                    return Err(ScenarioError::reference(
-                        ikey,
-                        format!("cell {:?} is served by two interfaces", i.cell),
+                        format!("{key}.ifaces[{k}].cells"),
+                        "an interface needs at least one cell",
                     ));
                 }
-                let ap = net("ap_addr", &c.ap_addr)?;
-                let host_bits = ap.max_prefix_len() - ap.prefix_len();
-                let max_host = if host_bits >= 32 {
-                    u64::from(u32::MAX) - 1
-                } else {
-                    (1u64 << host_bits).saturating_sub(2)
-                };
-                range_u(
-                    &format!("{key}.host_id"),
-                    u64::from(m.host_id),
-                    1,
-                    max_host.max(1),
-                )?;
+                for (j, cell) in i.cells.iter().enumerate() {
+                    let ikey = format!("{key}.ifaces[{k}].cells[{j}]");
+                    let Some(c) = self.cells.iter().find(|c| &c.name == cell) else {
+                        return Err(ScenarioError::reference(ikey, format!("no cell {cell:?}")));
+                    };
+                    let before = m.ifaces[..k]
+                        .iter()
+                        .flat_map(|o| o.cells.iter())
+                        .chain(i.cells[..j].iter());
+                    if before.into_iter().any(|o| o == cell) {
+                        return Err(ScenarioError::reference(
+                            ikey,
+                            format!("cell {cell:?} is listed twice"),
+                        ));
+                    }
+                    let ap = net("ap_addr", &c.ap_addr)?;
+                    let host_bits = ap.max_prefix_len() - ap.prefix_len();
+                    let max_host = if host_bits >= 32 {
+                        u64::from(u32::MAX) - 1
+                    } else {
+                        (1u64 << host_bits).saturating_sub(2)
+                    };
+                    range_u(
+                        &format!("{key}.host_id"),
+                        u64::from(m.host_id),
+                        1,
+                        max_host.max(1),
+                    )?;
+                }
             }
         }
         for (k, f) in self.flows.iter().enumerate() {
