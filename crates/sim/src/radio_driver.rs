@@ -28,7 +28,7 @@
 //! An interface that serves several cells is one radio moving between
 //! them (a single-homed mobile, case B, or an access point change within
 //! one subnet, case A): it is attached to one cell at a time and its
-//! address follows the attachment; the rules are in [`shared_radio`]'s
+//! address follows the attachment; the rules are in `shared_radio`'s
 //! documentation. Its link-layer notifications are those of every cell.
 //!
 //! At equal times: attach first (with a shared radio's own sequence of

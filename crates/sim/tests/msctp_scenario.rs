@@ -3,7 +3,9 @@
 //! same path break handled by failover only.
 
 use msctp_sim::output::{EventRow, RunResult};
-use msctp_sim::scenario::{self, DirectionSpec, MobileIfaceSpec, PolicySpec, REFERENCE, Scenario};
+use msctp_sim::scenario::{
+    self, AddRuleSpec, DirectionSpec, MobileIfaceSpec, PolicySpec, REFERENCE, Scenario,
+};
 
 fn reference() -> Scenario {
     scenario::parse(REFERENCE).expect("the reference scenario is valid")
@@ -209,4 +211,51 @@ fn access_point_change_without_address_change_needs_no_asconf() {
         .sum::<f64>()
         / 100.0;
     assert!(late > 1.5e6, "goodput after the move {late}");
+}
+
+/// Koh, Chang and Lee's rules through the whole pipeline (radio samples,
+/// mobility manager, ASCONF): with aggressive Add-IP the new address is
+/// added when it is obtained; the primary changes when ap1's power falls
+/// below the Primary-Change threshold: 6.8e-10 W (aggressive) at 162.2 m
+/// from ap1, 4.7e-10 W (conservative) at 177.7 m. The mobile starts at
+/// x = 50 m at 2 s and drives at 10 m/s, so about 13.2 s and 14.8 s, at
+/// the next 100 ms beacon.
+#[test]
+fn signal_strength_primary_change_follows_the_threshold() {
+    let mut times = Vec::new();
+    for threshold in [6.8e-10, 4.7e-10] {
+        let mut s = reference();
+        s.flows[0].policy = PolicySpec::SignalStrength {
+            add: AddRuleSpec::Aggressive,
+            add_threshold_w: 3.6e-10,
+            primary_threshold_w: threshold,
+        };
+        s.duration_s = 18.0;
+        s.output.pcap.clear();
+        let r = scenario::run_scenario(&s, 1).unwrap();
+        let d: Vec<_> = events(&r, "sctp/bulk/mobile", "decision")
+            .into_iter()
+            .map(|e| (e.time.as_secs_f64(), e.detail.clone()))
+            .collect();
+        let add = d.iter().find(|(_, x)| x.starts_with("Add(10.2.0.10)"));
+        assert!(add.is_some_and(|(t, _)| (8.0..8.2).contains(t)), "{d:?}");
+        let primary = d
+            .iter()
+            .find(|(_, x)| x.starts_with("MakePrimary(10.2.0.10)"))
+            .expect("a primary change");
+        times.push(primary.0);
+        let f = &r.summary.flows[0];
+        assert_eq!(f.lost_data_packets, 0, "{threshold}");
+        assert_eq!(f.handovers.len(), 1);
+    }
+    assert!(
+        (13.2..13.35).contains(&times[0]),
+        "aggressive at {}",
+        times[0]
+    );
+    assert!(
+        (14.75..14.9).contains(&times[1]),
+        "conservative at {}",
+        times[1]
+    );
 }

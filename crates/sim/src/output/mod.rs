@@ -65,7 +65,7 @@ pub struct PathRow {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventRow {
     pub time: Time,
-    /// "radio/<mobile>", "network", "sctp/<flow>/<side>".
+    /// `radio/<mobile>`, `network`, `sctp/<flow>/<side>`.
     pub source: String,
     pub kind: String,
     pub detail: String,
