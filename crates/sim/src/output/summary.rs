@@ -98,6 +98,9 @@ pub struct FlowSummary {
     pub asconfs_sent: u64,
     pub asconf_retransmissions: u64,
     pub policy_decisions: u64,
+    /// Datagrams the hosts refused to send: from an address the node no
+    /// longer holds, or with no source address at all.
+    pub datagrams_refused: u64,
     /// Records beyond the flow log's bound (measures are then partial).
     pub records_dropped: u64,
 }

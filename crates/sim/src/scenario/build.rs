@@ -727,6 +727,7 @@ fn build_flow(
     mcfg.policy = policy;
     mcfg.sample_interval = sample;
     mcfg.limits.max_events = s.limits.agent_events;
+    mcfg.limits.max_data_uids = s.limits.data_uids;
     let mut fcfg = SctpAgentConfig::new(fixed_port, Role::Listen);
     fcfg.association = assoc;
     fcfg.split_fast_retransmit = mcfg.split_fast_retransmit;
@@ -734,6 +735,7 @@ fn build_flow(
     fcfg.path_addrs = path_addrs.clone();
     fcfg.sample_interval = sample;
     fcfg.limits.max_events = s.limits.agent_events;
+    fcfg.limits.max_data_uids = s.limits.data_uids;
     if downlink {
         fcfg.source = Some(source);
         mcfg.expect_bytes = expect;

@@ -162,6 +162,7 @@ fn flow_outputs(
         asconfs_sent: 0,
         asconf_retransmissions: 0,
         policy_decisions: 0,
+        datagrams_refused: 0,
         records_dropped: 0,
     };
     fill_from_log(&mut sum, &log, start, end.max(start), file_bytes);
@@ -170,6 +171,7 @@ fn flow_outputs(
     let mut uids: Vec<u64> = Vec::new();
     for a in [mobile, fixed].into_iter().flatten() {
         sum.data_packets_sent += a.counters().data_packets_out;
+        sum.datagrams_refused += a.counters().unowned_source + a.counters().send_failures;
         uids.extend_from_slice(a.data_uids());
         if a.counters().data_uids_dropped > 0 {
             warnings.push(format!(
@@ -291,6 +293,12 @@ fn flow_outputs(
             });
         }
         for e in a.events() {
+            if matches!(e.kind, "config-error" | "connect-failed") {
+                warnings.push(format!(
+                    "flow {} ({side}) at {}: {} {}",
+                    spec.name, e.time, e.kind, e.detail
+                ));
+            }
             events.push(EventRow {
                 time: e.time,
                 source: format!("sctp/{}/{side}", spec.name),
@@ -305,10 +313,10 @@ fn flow_outputs(
                 spec.name, c.events_dropped, c.samples_dropped
             ));
         }
-        if c.send_failures > 0 {
+        if c.no_endpoint > 0 {
             warnings.push(format!(
-                "flow {} ({side}): {} datagrams could not be sent (no source address)",
-                spec.name, c.send_failures
+                "flow {} ({side}): {} packets for an agent without endpoint",
+                spec.name, c.no_endpoint
             ));
         }
     }

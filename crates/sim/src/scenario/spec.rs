@@ -105,6 +105,8 @@ pub struct LimitsSpec {
     pub radio_log: usize,
     /// Radio events generated per mobile.
     pub radio_events: usize,
+    /// Uids of DATA packets kept per SCTP agent (to count lost data).
+    pub data_uids: usize,
 }
 
 impl Default for LimitsSpec {
@@ -116,6 +118,7 @@ impl Default for LimitsSpec {
             agent_events: 100_000,
             radio_log: 100_000,
             radio_events: 2_000_000,
+            data_uids: 4_000_000,
         }
     }
 }

@@ -183,6 +183,7 @@ impl Scenario {
             ("limits.agent_events", l.agent_events),
             ("limits.radio_log", l.radio_log),
             ("limits.radio_events", l.radio_events),
+            ("limits.data_uids", l.data_uids),
         ] {
             range_u(k, v as u64, 1, 1_000_000_000)?;
         }

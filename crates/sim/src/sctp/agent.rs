@@ -105,7 +105,7 @@ impl Default for AgentLimits {
         AgentLimits {
             max_events: 100_000,
             max_samples: 1_000_000,
-            max_data_uids: 20_000_000,
+            max_data_uids: 4_000_000,
             max_messages_per_call: 100_000,
             max_transmits_per_call: 100_000,
         }
@@ -208,6 +208,13 @@ pub struct AgentCounters {
     /// Transmits dropped because the node had no source address or the
     /// packet could not be built or sent.
     pub send_failures: u64,
+    /// Transmits from an address the node no longer holds, refused as an
+    /// operating system refuses to send from an address it does not have
+    /// (e.g. a mobile without a handover policy keeps using a lost one).
+    pub unowned_source: u64,
+    /// Packets for the agent's port while it has no endpoint (its
+    /// configuration was refused), dropped.
+    pub no_endpoint: u64,
     pub data_packets_out: u64,
     pub messages_sent: u64,
     pub messages_received: u64,
@@ -549,6 +556,10 @@ impl SctpAgent {
             self.counters.send_failures += 1;
             return;
         };
+        if !ctx.node().owns(src) {
+            self.counters.unowned_source += 1;
+            return;
+        }
         let carries_data = self.observe_tx(now, src, t.destination, &t.payload);
         let pkt = match IpPacket::build(
             src,
@@ -824,7 +835,11 @@ impl Agent for SctpAgent {
         {
             return Some(pkt);
         }
-        self.endpoint.as_ref()?;
+        if self.endpoint.is_none() {
+            self.counters.no_endpoint += 1;
+            ctx.drop_packet(pkt, "SCTP agent without endpoint");
+            return None;
+        }
         self.counters.packets_in += 1;
         let now = ctx.now();
         let (src, dst) = (pkt.src(), pkt.dst());
