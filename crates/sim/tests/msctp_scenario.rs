@@ -4,7 +4,7 @@
 
 use msctp_sim::output::{EventRow, RunResult};
 use msctp_sim::scenario::{
-    self, AddRuleSpec, DirectionSpec, MobileIfaceSpec, PolicySpec, REFERENCE, Scenario,
+    self, AddRuleSpec, DirectionSpec, MobileIfaceSpec, PolicySpec, REFERENCE, Scenario, TrafficSpec,
 };
 
 fn reference() -> Scenario {
@@ -258,4 +258,58 @@ fn signal_strength_primary_change_follows_the_threshold() {
         "conservative at {}",
         times[1]
     );
+}
+
+/// The other applications over mSCTP, each through the handover: a file
+/// (its delivery time), CBR (its rate), Pareto ON/OFF (on for 2/3 of the
+/// time on average, so about 2/3 of the peak rate).
+#[test]
+fn file_cbr_and_pareto_flows() {
+    let run = |traffic: TrafficSpec| {
+        let mut s = reference();
+        s.flows[0].traffic = traffic;
+        s.output.pcap.clear();
+        scenario::run_scenario(&s, 1).unwrap().summary.flows[0].clone()
+    };
+    let f = run(TrafficSpec::File {
+        bytes: 3_000_000,
+        message_bytes: 1400,
+    });
+    assert_eq!(f.bytes_delivered, 3_000_000);
+    let t = f.file_delivery_time_s.expect("delivered");
+    // 3 MB at under 2 Mbit/s: at least 12 s; the handover costs nothing.
+    assert!(t > 12.0 && t < 14.5, "{t}");
+    // The 64 KiB window fits the 50-packet cell queue with 1400-byte
+    // messages (with 1000-byte ones it does not, and the queue drops).
+    assert_eq!(f.lost_data_packets, 0, "{f:?}");
+
+    let f = run(TrafficSpec::Cbr {
+        message_bytes: 200,
+        rate_bps: 400_000,
+    });
+    let expected = 400_000.0;
+    assert!(
+        (f.goodput_bps - expected).abs() / expected < 0.01,
+        "{}",
+        f.goodput_bps
+    );
+    // Without a backlog on the old path the paths do not overlap at the
+    // receiver: the handoff delay is one inter-packet time (4 ms), the
+    // "about one inter-packet time" of EXPERIMENTS.md E2.
+    assert_eq!(f.handovers.len(), 1);
+    let h = &f.handovers[0];
+    assert!(h.handoff_delay_s.is_some_and(|d| d <= 0.0045), "{h:?}");
+    assert!(h.handoff_latency_s <= 0.0045, "{h:?}");
+    assert_eq!(f.lost_data_packets, 0);
+
+    let f = run(TrafficSpec::Pareto {
+        message_bytes: 200,
+        rate_bps: 400_000,
+        mean_on_ms: 200.0,
+        mean_off_ms: 100.0,
+        shape: 1.5,
+    });
+    let ratio = f.goodput_bps / 400_000.0;
+    assert!(ratio > 0.4 && ratio < 0.9, "{ratio}");
+    assert_eq!(f.lost_data_packets, 0);
 }
