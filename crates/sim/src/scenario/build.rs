@@ -101,6 +101,24 @@ pub(crate) fn association_config(s: &SctpSpec) -> AssociationConfig {
     if let Some(v) = s.return_to_primary {
         c.return_to_primary = v;
     }
+    if let Some(v) = s.valid_cookie_life_ms {
+        c.valid_cookie_life = ms(v);
+    }
+    if let Some(v) = s.outbound_streams {
+        c.outbound_streams = v;
+    }
+    if let Some(v) = s.max_inbound_streams {
+        c.max_inbound_streams = v;
+    }
+    if let Some(v) = s.max_message_size {
+        c.max_message_size = v;
+    }
+    if let Some(v) = s.max_gap_blocks {
+        c.limits.max_gap_blocks = v;
+    }
+    if let Some(v) = s.max_dup_tsns {
+        c.limits.max_dup_tsns = v;
+    }
     c
 }
 

@@ -643,6 +643,16 @@ pub struct SctpSpec {
     pub return_to_primary: Option<bool>,
     /// Split fast retransmit (CMT; false).
     pub split_fast_retransmit: Option<bool>,
+    /// Valid.Cookie.Life (ms, 60000).
+    pub valid_cookie_life_ms: Option<f64>,
+    /// Outbound streams requested (10) and inbound streams accepted (65535).
+    pub outbound_streams: Option<u16>,
+    pub max_inbound_streams: Option<u16>,
+    /// Largest message sent or reassembled (bytes, 1 MiB).
+    pub max_message_size: Option<usize>,
+    /// Gap-ack blocks (64) and duplicate TSNs (32) reported per SACK.
+    pub max_gap_blocks: Option<usize>,
+    pub max_dup_tsns: Option<usize>,
 }
 
 /// A scheduled change of the network.

@@ -552,6 +552,24 @@ impl Scenario {
                 range_u(&sk(n), u64::from(v), 0, 1000)?;
             }
         }
+        if let Some(v) = s.valid_cookie_life_ms {
+            range_f(&sk("valid_cookie_life_ms"), v, 1.0, MAX_MS)?;
+        }
+        if let Some(v) = s.outbound_streams {
+            range_u(&sk("outbound_streams"), u64::from(v), 1, 65_535)?;
+        }
+        if let Some(v) = s.max_inbound_streams {
+            range_u(&sk("max_inbound_streams"), u64::from(v), 1, 65_535)?;
+        }
+        if let Some(v) = s.max_message_size {
+            range_u(&sk("max_message_size"), v as u64, 1, 1 << 30)?;
+        }
+        if let Some(v) = s.max_gap_blocks {
+            range_u(&sk("max_gap_blocks"), v as u64, 1, 4096)?;
+        }
+        if let Some(v) = s.max_dup_tsns {
+            range_u(&sk("max_dup_tsns"), v as u64, 0, 4096)?;
+        }
         if let Some(v) = s.max_burst {
             range_u(&sk("max_burst"), u64::from(v), 0, 1_000_000)?;
         }
