@@ -70,6 +70,10 @@ fn bad_values_name_the_key_and_the_range() {
         "ap_addr = \"10.1.0.254\"",
     ));
     assert!(e.contains("cells[ap1].ap_addr"), "{e}");
+    let e = err(&with("speed_mps = 10.0 }", "speed_mps = -1.0 }"));
+    assert!(e.contains("mobiles[mn].mobility.legs[0].speed_mps"), "{e}");
+    let e = err(&with("start_s = 2.0", "start_s = inf"));
+    assert!(e.contains("mobiles[mn].mobility.start_s"), "{e}");
     let e = err(&with(
         "queue_packets = 50               # drop-tail",
         "queue_packets = 0 #",
@@ -99,4 +103,41 @@ fn bad_references_are_named() {
     let s = scenario::parse(&with("pcap = [\"mn:wlan1\"", "pcap = [\"mn:wlan7\"")).unwrap();
     let e = scenario::run_scenario(&s, 1).unwrap_err().to_string();
     assert!(e.contains("wlan7"), "{e}");
+}
+
+/// Every number of the reference replaced by extreme values: parsing,
+/// validation and a short run never panic (an error or a run).
+#[test]
+fn extreme_values_never_panic() {
+    let lines: Vec<&str> = REFERENCE.lines().collect();
+    let mut tried = 0;
+    let mut refused = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let Some((key, rest)) = line.split_once(" = ") else {
+            continue;
+        };
+        if key.trim_start().starts_with('#') {
+            continue;
+        }
+        let value = rest.split('#').next().unwrap_or("").trim();
+        if value.parse::<f64>().is_err() {
+            continue;
+        }
+        for bad in ["0", "-1", "1e300", "nan", "inf", "0.5", "4294967296"] {
+            let mut l = lines.clone();
+            let replaced = format!("{key} = {bad}");
+            l[i] = &replaced;
+            let text = l.join("\n");
+            tried += 1;
+            match scenario::parse(&text) {
+                Err(_) => refused += 1,
+                Ok(mut s) => {
+                    s.duration_s = s.duration_s.min(2.5);
+                    let _ = scenario::run_scenario(&s, 1);
+                }
+            }
+        }
+    }
+    assert!(tried > 300, "{tried}");
+    assert!(refused > tried / 3, "{refused} of {tried}");
 }

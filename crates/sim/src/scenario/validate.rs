@@ -171,6 +171,95 @@ fn acquisition(key: &str, a: &AcquisitionSpec) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+fn point(key: &str, (x, y): (f64, f64)) -> Result<(), ScenarioError> {
+    range_f(&format!("{key}[0]"), x, -1e7, 1e7)?;
+    range_f(&format!("{key}[1]"), y, -1e7, 1e7)
+}
+
+/// Times and positions of a movement (speeds and shapes are checked by the
+/// mobility model itself, whose errors name the mobility key).
+fn mobility(key: &str, m: &MobilitySpec) -> Result<(), ScenarioError> {
+    match m {
+        MobilitySpec::Stationary { x_m, y_m } => point(key, (*x_m, *y_m)),
+        MobilitySpec::Waypoints {
+            start,
+            start_s,
+            legs,
+        } => {
+            point(&format!("{key}.start"), *start)?;
+            range_f(&format!("{key}.start_s"), *start_s, 0.0, MAX_S)?;
+            for (i, l) in legs.iter().enumerate() {
+                point(&format!("{key}.legs[{i}].to"), l.to)?;
+                if let Some(v) = l.speed_mps {
+                    positive_f(&format!("{key}.legs[{i}].speed_mps"), v, 1e6)?;
+                }
+                if let Some(p) = l.pause_s {
+                    range_f(&format!("{key}.legs[{i}].pause_s"), p, 0.0, MAX_S)?;
+                }
+            }
+            Ok(())
+        }
+        MobilitySpec::CrossOver {
+            a,
+            b,
+            speed_mps,
+            pause_s,
+            start_s,
+            legs,
+        } => {
+            point(&format!("{key}.a"), *a)?;
+            point(&format!("{key}.b"), *b)?;
+            positive_f(&format!("{key}.speed_mps"), *speed_mps, 1e6)?;
+            range_f(&format!("{key}.pause_s"), *pause_s, 0.0, MAX_S)?;
+            range_f(&format!("{key}.start_s"), *start_s, 0.0, MAX_S)?;
+            range_u(&format!("{key}.legs"), *legs as u64, 0, 1_000_000)
+        }
+        MobilitySpec::RandomWaypoint {
+            min,
+            max,
+            start,
+            start_s,
+            speed_min_mps,
+            speed_max_mps,
+            pause_min_s,
+            pause_max_s,
+        } => {
+            point(&format!("{key}.min"), *min)?;
+            point(&format!("{key}.max"), *max)?;
+            point(&format!("{key}.start"), *start)?;
+            range_f(&format!("{key}.start_s"), *start_s, 0.0, MAX_S)?;
+            positive_f(&format!("{key}.speed_min_mps"), *speed_min_mps, 1e6)?;
+            range_f(
+                &format!("{key}.speed_max_mps"),
+                *speed_max_mps,
+                *speed_min_mps,
+                1e6,
+            )?;
+            range_f(&format!("{key}.pause_min_s"), *pause_min_s, 0.0, MAX_S)?;
+            range_f(
+                &format!("{key}.pause_max_s"),
+                *pause_max_s,
+                *pause_min_s,
+                MAX_S,
+            )
+        }
+        MobilitySpec::E1 {
+            handoffs,
+            window_start_s,
+            window_s,
+        } => {
+            range_u(&format!("{key}.handoffs"), u64::from(*handoffs), 0, 100_000)?;
+            range_f(
+                &format!("{key}.window_start_s"),
+                *window_start_s,
+                0.0,
+                MAX_S,
+            )?;
+            range_f(&format!("{key}.window_s"), *window_s, 0.0, MAX_S)
+        }
+    }
+}
+
 impl Scenario {
     /// Checks every value's range and every name reference.
     pub fn validate(&self) -> Result<(), ScenarioError> {
@@ -291,6 +380,7 @@ impl Scenario {
                 &format!("{key}.ifaces"),
                 m.ifaces.iter().map(|i| i.name.as_str()),
             )?;
+            mobility(&format!("{key}.mobility"), &m.mobility)?;
             for (k, i) in m.ifaces.iter().enumerate() {
                 if i.cells.is_empty() {
                     return Err(ScenarioError::reference(
