@@ -546,7 +546,10 @@ pub fn describe(a: &RadioAction) -> (String, String) {
         RadioAction::Notify(n) => {
             let text = format!("{n:?}");
             match text.split_once('(') {
-                Some((k, rest)) => (k.to_string(), rest.trim_end_matches(')').to_string()),
+                Some((k, rest)) => (
+                    k.to_string(),
+                    rest.strip_suffix(')').unwrap_or(rest).to_string(),
+                ),
                 None => (text, String::new()),
             }
         }

@@ -313,3 +313,42 @@ fn file_cbr_and_pareto_flows() {
     assert!(ratio > 0.4 && ratio < 0.9, "{ratio}");
     assert_eq!(f.lost_data_packets, 0);
 }
+
+/// Link-layer triggered, fastest first: ap2 is slower, so its address is
+/// added but data stays on ap1 until ap1's link layer warns that the link
+/// is going down (power below 4.7e-10 W, 177.7 m from ap1: about 14.8 s),
+/// then moves before anything is lost.
+#[test]
+fn fastest_first_switches_on_link_going_down() {
+    let mut s = reference();
+    s.radio.going_down_w = Some(4.7e-10);
+    s.cells[1].rate_bps = 1_000_000;
+    s.flows[0].policy = PolicySpec::FastestFirst {
+        rates: Default::default(),
+    };
+    s.output.pcap.clear();
+    let r = scenario::run_scenario(&s, 1).unwrap();
+    let d: Vec<_> = events(&r, "sctp/bulk/mobile", "decision")
+        .into_iter()
+        .map(|e| (e.time.as_secs_f64(), e.detail.clone()))
+        .collect();
+    assert!(
+        d[0].1.starts_with("Add(10.2.0.10)") && (8.0..8.2).contains(&d[0].0),
+        "{d:?}"
+    );
+    let warn = events(&r, "radio/mn", "LinkGoingDown");
+    let first_warn = warn
+        .iter()
+        .find(|e| e.detail.starts_with("if0"))
+        .expect("ap1 warns");
+    let switch = d
+        .iter()
+        .find(|(_, x)| x.starts_with("MakePrimary(10.2.0.10)"))
+        .expect("a switch");
+    assert_eq!(switch.0, first_warn.time.as_secs_f64());
+    assert!((14.75..14.9).contains(&switch.0), "{switch:?}");
+    let f = &r.summary.flows[0];
+    assert_eq!(f.lost_data_packets, 0);
+    assert_eq!(f.handovers.len(), 1);
+    assert!(f.handovers[0].time_s > 14.7, "{:?}", f.handovers);
+}
