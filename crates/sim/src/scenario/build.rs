@@ -259,7 +259,7 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
         names.cells.insert(c.name.clone(), (cell, ap));
         owned.push((router, ap.trunc()));
     }
-    install_routes(&mut w, s, &names, &ends, &owned)?;
+    install_routes(&mut w, &names, &ends, &owned)?;
     let network_log: Rc<RefCell<Vec<(Time, String)>>> = Rc::new(RefCell::new(Vec::new()));
     for e in &s.events {
         let Some(&id) = links.get(&e.link) else {
@@ -391,12 +391,10 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
 /// the links in declaration order).
 fn install_routes(
     w: &mut World,
-    s: &Scenario,
     names: &Names,
     ends: &[(NodeId, IfaceId, IpNet, LinkId)],
     owned: &[(NodeId, IpNet)],
 ) -> Result<(), ScenarioError> {
-    let _ = s;
     for &src in names.nodes.values() {
         // first[node] = (iface at src, gateway address) of the first hop.
         let mut first: BTreeMap<NodeId, (IfaceId, IpAddr)> = BTreeMap::new();

@@ -419,8 +419,8 @@ impl Scenario {
                 }
             }
         }
-        for (k, f) in self.flows.iter().enumerate() {
-            self.validate_flow(k, f)?;
+        for f in &self.flows {
+            self.validate_flow(f)?;
         }
         for (k, e) in self.events.iter().enumerate() {
             let key = format!("events[{k}]");
@@ -518,7 +518,7 @@ impl Scenario {
         Ok(())
     }
 
-    fn validate_flow(&self, k: usize, f: &FlowSpec) -> Result<(), ScenarioError> {
+    fn validate_flow(&self, f: &FlowSpec) -> Result<(), ScenarioError> {
         let key = format!("flows[{}]", f.name);
         let Some(m) = self.mobiles.iter().find(|m| m.name == f.mobile) else {
             return Err(ScenarioError::reference(
@@ -532,7 +532,6 @@ impl Scenario {
                 format!("no fixed node {:?}", f.fixed),
             ));
         }
-        let _ = k;
         range_f(&format!("{key}.start_s"), f.start_s, 0.0, self.duration_s)?;
         if let Some(s) = f.stop_s {
             range_f(&format!("{key}.stop_s"), s, f.start_s, MAX_S)?;
