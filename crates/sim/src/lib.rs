@@ -117,6 +117,7 @@ pub mod queue;
 pub mod rng;
 pub mod routing;
 pub mod scheduler;
+pub mod tcp;
 pub mod timer;
 pub mod trace;
 pub mod tunnel;
