@@ -96,6 +96,7 @@ pub use msctp_proto::Time;
 
 // Radio and mobility models, link-layer event generation, metrics.
 pub mod metrics;
+pub mod mip;
 pub mod mobility;
 pub mod propagation;
 pub mod radio;
