@@ -107,6 +107,7 @@ pub mod cell;
 pub mod drop;
 pub mod error_model;
 pub mod flow;
+pub mod fmip;
 pub mod ids;
 pub mod ip;
 pub mod link;

@@ -26,7 +26,7 @@ mod advert;
 mod foreign_agent;
 mod home_agent;
 mod mobile_node;
-// pub mod v6;
+pub mod v6;
 pub mod wire4;
 
 use std::net::{IpAddr, Ipv4Addr};
