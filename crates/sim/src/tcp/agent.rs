@@ -145,6 +145,12 @@ impl TcpAgent {
         self.endpoints.get(i)
     }
 
+    /// The connections, for a scheme that changes their addresses (the
+    /// single-connection handoff's correspondent side).
+    pub fn endpoints_mut(&mut self) -> &mut [TcpEndpoint] {
+        &mut self.endpoints
+    }
+
     /// The first connection (the one the source writes to).
     pub fn connection(&self) -> Option<&TcpConnection> {
         self.endpoints.first().map(|e| e.connection())
@@ -264,7 +270,11 @@ impl Agent for TcpAgent {
         };
         let src = pkt.src();
         let now = ctx.now();
-        if let Some(ep) = self.endpoints.iter_mut().find(|e| e.matches(src, &h)) {
+        if let Some(ep) = self
+            .endpoints
+            .iter_mut()
+            .find(|e| e.matches(src, pkt.dst(), &h))
+        {
             ep.on_packet(now, &pkt, rx);
             self.drive(ctx);
             return None;

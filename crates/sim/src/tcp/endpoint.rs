@@ -196,12 +196,12 @@ impl TcpEndpoint {
         self.rejected
     }
 
-    /// True if `pkt` (a TCP packet) belongs to this connection: ports and
-    /// the peer's address match.
-    pub fn matches(&self, src: IpAddr, h: &HeaderPeek) -> bool {
+    /// True if a TCP packet from `src` to `dst` with header `h` belongs to
+    /// this connection: both addresses and both ports match.
+    pub fn matches(&self, src: IpAddr, dst: IpAddr, h: &HeaderPeek) -> bool {
         let l = self.conn.local_addr();
         let r = self.conn.remote_addr();
-        h.dst_port == l.port() && h.src_port == r.port() && src == r.ip()
+        h.dst_port == l.port() && h.src_port == r.port() && src == r.ip() && dst == l.ip()
     }
 
     /// Queues `n` bytes of application data (zeros); returns how many fit.
