@@ -12,7 +12,8 @@
 // Prints one JSON line: goodput at the sink, packets, retransmission timeouts,
 // fast retransmits (both counted exactly by a TcpNewReno subclass that sees
 // the congestion-state and CA_EVENT_LOSS callbacks of ns-3's TCP), ns-3
-// events executed, wall time and the process's peak resident set (kB).
+// events executed, wall time, the process's CPU time (user + system) and
+// peak resident set (kB).
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -378,7 +379,11 @@ main(int argc, char* argv[])
     // Peak resident set of this process (kB on Linux), for the speed
     // comparison with the msctp simulator.
     struct rusage usage;
-    long maxRssKb = getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_maxrss : -1;
+    bool haveUsage = getrusage(RUSAGE_SELF, &usage) == 0;
+    long maxRssKb = haveUsage ? usage.ru_maxrss : -1;
+    double cpu = haveUsage ? usage.ru_utime.tv_sec + usage.ru_utime.tv_usec * 1e-6 +
+                                 usage.ru_stime.tv_sec + usage.ru_stime.tv_usec * 1e-6
+                           : -1.0;
 
     std::printf("{\"name\":\"%s\",\"ns3\":\"3.37\",\"links\":\"%s\",\"time_s\":%g,\"segment\":%u,"
                 "\"iw\":%u,\"min_rto_s\":%g,\"sack\":%s,\"timestamps\":%s,\"recovery\":\"%s\","
@@ -387,7 +392,7 @@ main(int argc, char* argv[])
                 "\"data_packets_at_receiver\":%llu,\"data_segments_sent\":%llu,"
                 "\"retransmitted_segments\":%llu,\"rtos\":%llu,\"fast_retransmits\":%llu,"
                 "\"queue_drops\":%llu,\"error_drops\":%llu,\"events\":%llu,\"wall_s\":%.3f,"
-                "\"max_rss_kb\":%ld}\n",
+                "\"max_rss_kb\":%ld,\"cpu_s\":%.3f}\n",
                 name.c_str(),
                 links.c_str(),
                 simTime,
@@ -411,6 +416,7 @@ main(int argc, char* argv[])
                 static_cast<unsigned long long>(g_errorDrops),
                 static_cast<unsigned long long>(events),
                 wall,
-                maxRssKb);
+                maxRssKb,
+                cpu);
     return 0;
 }

@@ -252,6 +252,10 @@ pub struct Ns3Record {
     /// negative if the program could not read it).
     #[serde(default)]
     pub max_rss_kb: Option<i64>,
+    /// CPU time (user + system) of the ns-3 process, seconds (newer runs
+    /// only; negative if unavailable).
+    #[serde(default)]
+    pub cpu_s: Option<f64>,
 }
 
 /// Parses the ns-3 program's JSON lines (lines that do not parse are
@@ -428,6 +432,8 @@ pub fn comparison_markdown(ns3: &[Ns3Record], runs: u64) -> Result<String, Refer
 pub struct SpeedReport {
     /// Wall time of the simulator scenario (build and run, in process).
     pub sim_wall: Duration,
+    /// CPU time of the thread that ran it (Linux schedstat).
+    pub sim_cpu: Option<Duration>,
     /// Peak resident set of this process after the simulator run (Linux
     /// `VmHWM`), and before it.
     pub sim_peak_rss_kb: Option<u64>,
@@ -436,6 +442,8 @@ pub struct SpeedReport {
     pub sim_goodput_bps: f64,
     /// Wall time ns-3 reports for its own run (setup and run).
     pub ns3_wall: Duration,
+    /// CPU time (user + system) of the ns-3 process.
+    pub ns3_cpu: Option<Duration>,
     /// Wall time of the ns-3 process, start to exit (library loading
     /// included).
     pub ns3_process_wall: Duration,
@@ -450,6 +458,12 @@ impl SpeedReport {
         self.ns3_wall.as_secs_f64() / self.sim_wall.as_secs_f64().max(1e-9)
     }
 
+    /// ns-3 CPU time over ours (less sensitive than wall time to other
+    /// jobs on a shared machine).
+    pub fn cpu_ratio(&self) -> Option<f64> {
+        Some(self.ns3_cpu?.as_secs_f64() / self.sim_cpu?.as_secs_f64().max(1e-9))
+    }
+
     /// ns-3 peak RSS over ours.
     pub fn rss_ratio(&self) -> Option<f64> {
         Some(self.ns3_peak_rss_kb? as f64 / self.sim_peak_rss_kb?.max(1) as f64)
@@ -458,6 +472,10 @@ impl SpeedReport {
     /// A plain-text report.
     pub fn render(&self) -> String {
         let kb = |v: Option<u64>| v.map_or("n/a".to_string(), |k| format!("{k} kB"));
+        let secs = |v: Option<Duration>| {
+            v.map_or("n/a".to_string(), |d| format!("{:.3} s", d.as_secs_f64()))
+        };
+        let ratio = |v: Option<f64>| v.map_or("n/a".to_string(), |r| format!("{r:.1}x"));
         let mut s = String::new();
         let _ = writeln!(
             s,
@@ -465,17 +483,19 @@ impl SpeedReport {
         );
         let _ = writeln!(
             s,
-            "ns-3 3.37: wall {:.3} s (process {:.3} s), peak RSS {}, {} events, goodput {:.4} Mbit/s",
+            "ns-3 3.37: wall {:.3} s (process {:.3} s), CPU {}, peak RSS {}, {} events, goodput {:.4} Mbit/s",
             self.ns3_wall.as_secs_f64(),
             self.ns3_process_wall.as_secs_f64(),
+            secs(self.ns3_cpu),
             kb(self.ns3_peak_rss_kb),
             self.ns3_events,
             self.ns3_goodput_bps / 1e6
         );
         let _ = writeln!(
             s,
-            "msctp-sim: wall {:.3} s, peak RSS {} (before the run {}), {} events, goodput {:.4} Mbit/s",
+            "msctp-sim: wall {:.3} s, CPU {}, peak RSS {} (before the run {}), {} events, goodput {:.4} Mbit/s",
             self.sim_wall.as_secs_f64(),
+            secs(self.sim_cpu),
             kb(self.sim_peak_rss_kb),
             kb(self.sim_rss_before_kb),
             self.sim_events,
@@ -483,13 +503,21 @@ impl SpeedReport {
         );
         let _ = writeln!(
             s,
-            "ratio ns-3 / msctp-sim: wall {:.1}x, peak RSS {}",
+            "ratio ns-3 / msctp-sim: wall {:.1}x, CPU {}, peak RSS {}",
             self.wall_ratio(),
-            self.rss_ratio()
-                .map_or("n/a".to_string(), |r| format!("{r:.1}x"))
+            ratio(self.cpu_ratio()),
+            ratio(self.rss_ratio())
         );
         s
     }
+}
+
+/// CPU time the calling thread has run (first field of Linux
+/// `/proc/thread-self/schedstat`, nanoseconds); `None` elsewhere.
+pub fn thread_cpu_time() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
 }
 
 /// Peak resident set size of this process in kB (`VmHWM` of
@@ -514,7 +542,12 @@ pub fn peak_rss_kb() -> Option<u64> {
 pub fn speed_benchmark(ns3_tcp_bulk: &Path) -> Result<SpeedReport, ReferenceError> {
     let before = peak_rss_kb();
     let s = ns3_scenario("e", false, 1).ok_or(ReferenceError::NoHop)?;
+    let cpu0 = thread_cpu_time();
     let o = run_bulk(&s)?;
+    let sim_cpu = match (cpu0, thread_cpu_time()) {
+        (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+        _ => None,
+    };
     let sim_peak = peak_rss_kb();
     let t0 = Instant::now();
     let out = std::process::Command::new(ns3_tcp_bulk)
@@ -541,11 +574,13 @@ pub fn speed_benchmark(ns3_tcp_bulk: &Path) -> Result<SpeedReport, ReferenceErro
         .ok_or_else(|| ReferenceError::Ns3(format!("no result line in: {text}")))?;
     Ok(SpeedReport {
         sim_wall: o.wall,
+        sim_cpu,
         sim_peak_rss_kb: sim_peak,
         sim_rss_before_kb: before,
         sim_events: o.events,
         sim_goodput_bps: o.goodput_bps,
         ns3_wall: Duration::from_secs_f64(rec.wall_s.max(0.0)),
+        ns3_cpu: rec.cpu_s.filter(|c| *c >= 0.0).map(Duration::from_secs_f64),
         ns3_process_wall,
         ns3_peak_rss_kb: rec.max_rss_kb.and_then(|k| u64::try_from(k).ok()),
         ns3_events: rec.events,
