@@ -57,6 +57,11 @@
 //!   ([`trace`]) becomes CSV; per-link, per-station and per-node counters.
 //! - **Applications** ([`app`]): UDP CBR, Pareto ON/OFF (ns-2 semantics)
 //!   and a sink that records arrivals.
+//! - **Baselines** (the systems mSCTP is compared with, SYSTEMS.md 2):
+//!   [`tcp`] (TCP NewReno agents, the ns-3 comparison), [`mip`] (Mobile
+//!   IPv4, Mobile IPv6 with route optimisation), [`fmip`] (FMIPv6),
+//!   [`handoff`] (single-connection vertical handoff), [`cmhn`]
+//!   (multi-connection transport).
 //!
 //! # Plugging in
 //!
@@ -140,3 +145,8 @@ pub use notification::Notification;
 pub use routing::Route;
 pub use timer::TimerId;
 pub use world::{CaptureError, CaptureId, RunStats, TopologyError, World, WorldConfig};
+
+/// The speed benchmark against ns-3 (TCP NewReno bulk, 10 Mbit/s 15 ms then
+/// 2 Mbit/s 1 ms, 600 simulated seconds): see
+/// [`tcp::reference::speed_benchmark`].
+pub use tcp::reference::speed_benchmark as baseline_bench;

@@ -152,3 +152,80 @@ fn returning_home_removes_the_bindings() {
         .count();
     assert!(late >= 45, "{late}");
 }
+
+#[test]
+fn tcp_over_mobile_ipv6_waits_for_a_timeout_at_the_handover() {
+    use msctp_sim::app::{Source, Traffic};
+    use msctp_sim::flow::FlowLog;
+    use msctp_sim::metrics::{Window, handoff_latency};
+    use msctp_sim::tcp::{TcpAgent, TcpAgentConfig, TcpConfig};
+    use std::net::SocketAddr;
+
+    let mut net = build(Options::default());
+    let log = FlowLog::shared();
+    let tcp = TcpConfig {
+        min_rto: Duration::from_millis(200),
+        ..TcpConfig::ns3_compatible()
+    };
+    let src = Source::new(
+        Traffic::Bulk {
+            message_bytes: 1440,
+        },
+        Time::from_millis(500),
+        None,
+    )
+    .unwrap();
+    // The correspondent (fixed host) sends to the mobile node's home
+    // address; the mobile node accepts.
+    let client = TcpAgentConfig::client(
+        tcp.clone(),
+        SocketAddr::new(ip(CN), 40000),
+        SocketAddr::new(ip(HOME), 5000),
+        Time::from_millis(500),
+    )
+    .with_source(src)
+    .with_log(log.clone());
+    let sender = net
+        .w
+        .add_agent(net.cn, "tcp", Box::new(TcpAgent::new(client).unwrap()))
+        .unwrap();
+    let receiver = net
+        .w
+        .add_agent(
+            net.mn,
+            "tcp",
+            Box::new(
+                TcpAgent::new(TcpAgentConfig::server(tcp, 5000).with_log(log.clone())).unwrap(),
+            ),
+        )
+        .unwrap();
+    let (mn, radio, cell2) = (net.mn, net.radio, net.cell2);
+    net.w.at(Time::from_secs(5), move |w| {
+        w.detach(mn, radio).unwrap();
+        w.attach(mn, radio, cell2).unwrap();
+    });
+    net.w.run_until(Time::from_secs(5));
+    let before = net.w.agent::<TcpAgent>(receiver).unwrap().delivered();
+    net.w.run_until(Time::from_secs(10));
+    let after = net.w.agent::<TcpAgent>(receiver).unwrap().delivered();
+    let st = net.w.agent::<TcpAgent>(sender).unwrap().stats().unwrap();
+    let gap = handoff_latency(
+        &log.borrow().arrivals,
+        Window::new(Time::from_secs(4), Time::from_secs(8)).unwrap(),
+    );
+    println!(
+        "TCP over MIPv6: {before} B before, {after} B after, RTOs {}, longest wait {:.0} ms",
+        st.timeouts,
+        gap.as_secs_f64() * 1e3
+    );
+    assert!(
+        after > before + 1_000_000,
+        "the transfer resumes over the new care-of address"
+    );
+    assert!(
+        st.timeouts >= 1,
+        "the blackout costs a retransmission timeout"
+    );
+    // The wait is the registration blackout stretched to the timer.
+    assert!(gap >= Duration::from_millis(150));
+}

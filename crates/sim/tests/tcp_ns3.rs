@@ -128,7 +128,7 @@ fn write_comparison() {
 fn speed() {
     let prog = std::env::var("NS3_TCP_BULK").unwrap_or_else(|_| "/tmp/ns3bin/tcp_bulk".into());
     let r = reference::speed_benchmark(std::path::Path::new(&prog)).unwrap();
-    println!("{}", r.render());
+    println!("\n{}", r.render());
 }
 
 #[test]
