@@ -9,7 +9,7 @@
 //!   ([`crate::handoff`], [`crate::cmhn`]).
 //! - [`TcpAgent`]: a client or server whose application is an
 //!   [`crate::app::Source`].
-//! - [`reference`]: the single-path scenarios of `bench/ns3/README.md`
+//! - [`reference`](mod@reference): the single-path scenarios of `bench/ns3/README.md`
 //!   (the comparison with ns-3) and the speed benchmark.
 //!
 //! Statistics per connection are [`msctp_tcp::TcpStats`] (cwnd, ssthresh,
