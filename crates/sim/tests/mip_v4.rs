@@ -66,6 +66,7 @@ struct Net {
     ha: AgentId,
     fa: AgentId,
     mip: AgentId,
+    wlan: Option<IfaceId>,
     fa_node: NodeId,
     fa_wired: IfaceId,
 }
@@ -75,6 +76,12 @@ struct Net {
 /// The mobile node (home address 10.1.0.10) has one radio, attached to the
 /// home cell.
 fn build() -> Net {
+    build_with(false)
+}
+
+/// With `two_radios`, the mobile node also has a second interface
+/// ("wlan", preferred) for the visited cell, as in E1.
+fn build_with(two_radios: bool) -> Net {
     let mut w = World::new(WorldConfig::with_seed(3));
     let cn = w.add_host("cn").unwrap();
     let core = w.add_router("core").unwrap();
@@ -146,6 +153,7 @@ fn build() -> Net {
         .unwrap();
     let radio = w.add_iface(mn, "radio").unwrap();
     w.attach(mn, radio, home_cell).unwrap();
+    let wlan = two_radios.then(|| w.add_iface(mn, "wlan").unwrap());
 
     let mut hcfg = HomeAgentConfig::new(v4("10.1.0.254"), "10.1.0.0/24".parse().unwrap());
     hcfg.advertise = Some(AdvertisementConfig {
@@ -175,7 +183,7 @@ fn build() -> Net {
         v4("10.1.0.10"),
         "10.1.0.0/24".parse().unwrap(),
         v4("10.1.0.254"),
-        vec![radio],
+        wlan.into_iter().chain([radio]).collect(),
         KEY.to_vec(),
     );
     mcfg.auth_delay = D.mn_auth;
@@ -192,6 +200,7 @@ fn build() -> Net {
         ha,
         fa,
         mip,
+        wlan,
         fa_node: far,
         fa_wired: fa_core,
     }
@@ -607,4 +616,60 @@ fn tshark_decodes_tunnel_and_registration() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_radios_move_the_home_address_to_the_preferred_interface_and_back() {
+    // E1's use: the UMTS radio stays in the home cell, the WLAN radio
+    // enters and leaves the visited cell; the WLAN is preferred.
+    let mut net = build_with(true);
+    let sink = add_cbr(&mut net, Duration::from_millis(20));
+    let (mn, visit) = (net.mn, net.visit_cell);
+    let wlan = net.wlan.unwrap();
+    net.w.at(Time::from_secs(3), move |w| {
+        w.attach(mn, wlan, visit).unwrap()
+    });
+    net.w
+        .at(Time::from_secs(6), move |w| w.detach(mn, wlan).unwrap());
+    let home = ip("10.1.0.10");
+    let holder = |w: &World| {
+        w.node(mn)
+            .unwrap()
+            .ifaces()
+            .iter()
+            .find(|i| i.has_addr(home))
+            .map(|i| i.id())
+    };
+    net.w.run_until(Time::from_secs(5));
+    assert_eq!(holder(&net.w), Some(wlan));
+    let a = net
+        .w
+        .agent::<MobileNode>(net.mip)
+        .unwrap()
+        .attached()
+        .unwrap();
+    assert!(a.registered && !a.at_home && a.iface == wlan);
+    net.w.run_until(Time::from_secs(8));
+    assert_eq!(holder(&net.w), Some(net.radio));
+    let m = net.w.agent::<MobileNode>(net.mip).unwrap();
+    let a = m.attached().unwrap();
+    assert!(a.registered && a.at_home && a.iface == net.radio);
+    // Back home the link layer's link-down is the movement detection: the
+    // home agent was known on the other radio all along, so only the
+    // deregistration separates the two paths.
+    let back = *m.handovers().last().unwrap();
+    assert!(back.at_home);
+    assert_eq!(back.detected_at, Time::from_secs(6));
+    let s = net.w.agent::<UdpSink>(sink).unwrap();
+    let (mut before, mut after) = (0, 0);
+    for x in s.arrivals() {
+        if x.at < Time::from_secs(3) {
+            before += 1;
+        } else if x.at > Time::from_secs(7) {
+            after += 1;
+        }
+        assert_eq!(x.dst, home);
+    }
+    assert!(before > 100 && after > 40, "{before} {after}");
+    assert!(s.arrivals().iter().any(|x| x.iface == Some(wlan)));
 }
