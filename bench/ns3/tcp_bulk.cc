@@ -12,7 +12,8 @@
 // Prints one JSON line: goodput at the sink, packets, retransmission timeouts,
 // fast retransmits (both counted exactly by a TcpNewReno subclass that sees
 // the congestion-state and CA_EVENT_LOSS callbacks of ns-3's TCP), ns-3
-// events executed and wall time.
+// events executed, wall time, the process's CPU time (user + system) and
+// peak resident set (kB).
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -20,6 +21,8 @@
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
+
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -373,6 +376,14 @@ main(int argc, char* argv[])
     Simulator::Destroy();
     double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    // Peak resident set of this process (kB on Linux), for the speed
+    // comparison with the msctp simulator.
+    struct rusage usage;
+    bool haveUsage = getrusage(RUSAGE_SELF, &usage) == 0;
+    long maxRssKb = haveUsage ? usage.ru_maxrss : -1;
+    double cpu = haveUsage ? usage.ru_utime.tv_sec + usage.ru_utime.tv_usec * 1e-6 +
+                                 usage.ru_stime.tv_sec + usage.ru_stime.tv_usec * 1e-6
+                           : -1.0;
 
     std::printf("{\"name\":\"%s\",\"ns3\":\"3.37\",\"links\":\"%s\",\"time_s\":%g,\"segment\":%u,"
                 "\"iw\":%u,\"min_rto_s\":%g,\"sack\":%s,\"timestamps\":%s,\"recovery\":\"%s\","
@@ -380,7 +391,8 @@ main(int argc, char* argv[])
                 "\"throughput_bps\":%.1f,\"rx_bytes\":%llu,\"segments_delivered\":%llu,"
                 "\"data_packets_at_receiver\":%llu,\"data_segments_sent\":%llu,"
                 "\"retransmitted_segments\":%llu,\"rtos\":%llu,\"fast_retransmits\":%llu,"
-                "\"queue_drops\":%llu,\"error_drops\":%llu,\"events\":%llu,\"wall_s\":%.3f}\n",
+                "\"queue_drops\":%llu,\"error_drops\":%llu,\"events\":%llu,\"wall_s\":%.3f,"
+                "\"max_rss_kb\":%ld,\"cpu_s\":%.3f}\n",
                 name.c_str(),
                 links.c_str(),
                 simTime,
@@ -403,6 +415,8 @@ main(int argc, char* argv[])
                 static_cast<unsigned long long>(g_queueDrops),
                 static_cast<unsigned long long>(g_errorDrops),
                 static_cast<unsigned long long>(events),
-                wall);
+                wall,
+                maxRssKb,
+                cpu);
     return 0;
 }

@@ -57,6 +57,11 @@
 //!   ([`trace`]) becomes CSV; per-link, per-station and per-node counters.
 //! - **Applications** ([`app`]): UDP CBR, Pareto ON/OFF (ns-2 semantics)
 //!   and a sink that records arrivals.
+//! - **Baselines** (the systems mSCTP is compared with, SYSTEMS.md 2):
+//!   [`tcp`] (TCP NewReno agents, the ns-3 comparison), [`mip`] (Mobile
+//!   IPv4, Mobile IPv6 with route optimisation), [`fmip`] (FMIPv6),
+//!   [`handoff`] (single-connection vertical handoff), [`cmhn`]
+//!   (multi-connection transport).
 //!
 //! # mSCTP in the simulator
 //!
@@ -111,6 +116,7 @@ pub use msctp_proto::Time;
 
 // Radio and mobility models, link-layer event generation, metrics.
 pub mod metrics;
+pub mod mip;
 pub mod mobility;
 pub mod propagation;
 pub mod radio;
@@ -120,9 +126,12 @@ pub mod agent;
 pub mod app;
 pub mod bench;
 pub mod cell;
+pub mod cmhn;
 pub mod drop;
 pub mod error_model;
 pub mod flow;
+pub mod fmip;
+pub mod handoff;
 pub mod ids;
 pub mod ip;
 pub mod link;
@@ -138,6 +147,7 @@ pub mod routing;
 pub mod scenario;
 pub mod scheduler;
 pub mod sctp;
+pub mod tcp;
 pub mod timer;
 pub mod trace;
 pub mod tunnel;
@@ -156,3 +166,8 @@ pub use notification::Notification;
 pub use routing::Route;
 pub use timer::TimerId;
 pub use world::{CaptureError, CaptureId, RunStats, TopologyError, World, WorldConfig};
+
+/// The speed benchmark against ns-3 (TCP NewReno bulk, 10 Mbit/s 15 ms then
+/// 2 Mbit/s 1 ms, 600 simulated seconds): see
+/// [`tcp::reference::speed_benchmark`].
+pub use tcp::reference::speed_benchmark as baseline_bench;

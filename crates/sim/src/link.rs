@@ -4,7 +4,10 @@
 //! Timing (exact, integer nanoseconds): a packet of `L` bytes handed to a
 //! channel of rate `R` bit/s starts serialising as soon as the transmitter
 //! is free (else waits in the drop-tail queue), finishes
-//! [`serialization_time`]`(L, R)` later, and arrives `delay` after that.
+//! [`serialization_time`]`(L + F, R)` later, and arrives `delay` after that,
+//! where `F` is the link's framing overhead ([`LinkConfig::framing_bytes`],
+//! zero unless set: e.g. 2 for the PPP header of ns-3's point-to-point
+//! device).
 //! The serialisation time is `L*8*1e9/R` nanoseconds rounded to the nearest
 //! nanosecond (halves up); rounding is per packet, so back-to-back packets
 //! may drift from the ideal by at most 0.5 ns each.
@@ -56,6 +59,10 @@ pub struct LinkConfig {
     pub delay: Duration,
     /// Packets that may wait in each direction's queue.
     pub queue_limit: usize,
+    /// Link-layer framing bytes added to every packet's serialisation time
+    /// (not to the IP packet, nor to captures): 0 by default, as ns-2; 2
+    /// for ns-3's `PointToPointNetDevice` (PPP header).
+    pub framing_bytes: usize,
     /// Error model of direction 0 (end a to end b).
     pub error_ab: ErrorModelSpec,
     /// Error model of direction 1 (end b to end a).
@@ -69,6 +76,7 @@ impl LinkConfig {
             rate_bps,
             delay,
             queue_limit: 50,
+            framing_bytes: 0,
             error_ab: ErrorModelSpec::None,
             error_ba: ErrorModelSpec::None,
         }
@@ -76,6 +84,12 @@ impl LinkConfig {
 
     pub fn queue_limit(mut self, packets: usize) -> Self {
         self.queue_limit = packets;
+        self
+    }
+
+    /// Framing bytes per packet (see [`LinkConfig::framing_bytes`]).
+    pub fn framing(mut self, bytes: usize) -> Self {
+        self.framing_bytes = bytes;
         self
     }
 
@@ -128,6 +142,8 @@ pub(crate) struct InService {
 pub(crate) struct Channel {
     pub rate_bps: u64,
     pub delay: Duration,
+    /// Framing bytes added to each packet's serialisation.
+    pub framing: usize,
     pub queue: DropTailQueue<IpPacket>,
     pub in_service: Option<InService>,
     pub pipe: Pipe<IpPacket>,
@@ -149,6 +165,7 @@ impl Channel {
         Ok(Channel {
             rate_bps,
             delay,
+            framing: 0,
             queue: DropTailQueue::new(queue_limit),
             in_service: None,
             pipe: Pipe::default(),

@@ -175,9 +175,13 @@ impl Reassembly {
     /// Moves up to `buf.len()` in-order bytes to the application.
     pub fn read(&mut self, buf: &mut [u8]) -> usize {
         let n = buf.len().min(self.readable.len());
-        for (dst, src) in buf.iter_mut().zip(self.readable.drain(..n)) {
-            *dst = src;
-        }
+        // Copy the ring buffer's two halves as slices (a byte-by-byte
+        // drain dominated the simulator's profile).
+        let (a, b) = self.readable.as_slices();
+        let na = n.min(a.len());
+        buf[..na].copy_from_slice(&a[..na]);
+        buf[na..n].copy_from_slice(&b[..n - na]);
+        self.readable.drain(..n);
         n
     }
 
@@ -198,6 +202,25 @@ impl Reassembly {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_across_the_ring_buffer_wrap() {
+        let mut r = Reassembly::new(16, 4);
+        let data: Vec<u8> = (0..40u8).collect();
+        r.insert(0, &data[..10]);
+        let mut buf = [0u8; 8];
+        assert_eq!(r.read(&mut buf), 8);
+        assert_eq!(buf, data[..8]);
+        // The next bytes wrap around the ring's end.
+        r.insert(10, &data[10..24]);
+        let mut small = [0u8; 5];
+        assert_eq!(r.read(&mut small), 5);
+        assert_eq!(small, data[8..13]);
+        let mut rest = [0u8; 32];
+        assert_eq!(r.read(&mut rest), 11);
+        assert_eq!(&rest[..11], &data[13..24]);
+        assert_eq!(r.read(&mut rest), 0);
+    }
 
     #[test]
     fn in_order_and_gap_filling() {

@@ -111,8 +111,11 @@ impl SegmentHeader {
 pub fn parse(src: IpAddr, dst: IpAddr, bytes: &[u8]) -> Result<(SegmentHeader, &[u8]), WireError> {
     let (h, payload) =
         TcpHeader::from_slice(bytes).map_err(|e| WireError::Header(e.to_string()))?;
-    let computed = checksum(&h, src, dst, payload)?;
-    if computed != h.checksum {
+    // A correct segment sums, with its pseudo-header and its checksum
+    // field, to zero (RFC 1071); the checksum to report is only computed
+    // when it does not.
+    if segment_checksum(src, dst, bytes)? != 0 {
+        let computed = checksum(&h, src, dst, payload)?;
         return Err(WireError::BadChecksum {
             carried: h.checksum,
             computed,
@@ -168,11 +171,69 @@ pub fn emit(
     h.set_options(&elements).map_err(|e| match e {
         etherparse::TcpOptionWriteError::NotEnoughSpace(n) => WireError::OptionsTooLong(n),
     })?;
-    h.checksum = checksum(&h, src, dst, payload)?;
+    h.checksum = 0;
     let mut out = Vec::with_capacity(h.header_len() + payload.len());
     out.extend_from_slice(&h.to_bytes());
     out.extend_from_slice(payload);
+    let c = segment_checksum(src, dst, &out)?;
+    out[16..18].copy_from_slice(&c.to_be_bytes());
     Ok(out)
+}
+
+/// Internet checksum (RFC 1071) of a whole TCP segment `seg` (header,
+/// options, payload) with the IPv4 or IPv6 pseudo-header (RFC 9293 section
+/// 3.1, RFC 8200 section 8.1). The one's complement sum does not depend on
+/// byte order (RFC 1071 section 2 (B)): the bytes are summed as
+/// little-endian 32-bit words (a loop the compiler vectorises), folded, and
+/// the result's bytes swapped. The profile of a simulated bulk transfer was
+/// dominated by the byte-serial carry chain used before.
+fn segment_checksum(src: IpAddr, dst: IpAddr, seg: &[u8]) -> Result<u16, WireError> {
+    let len = seg.len() as u64;
+    let addresses = match (src, dst) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => {
+            if len > u64::from(u16::MAX) {
+                return Err(WireError::PayloadTooLarge(seg.len()));
+            }
+            sum_le(&s.octets()) + sum_le(&d.octets())
+        }
+        (IpAddr::V6(s), IpAddr::V6(d)) => {
+            if len > u64::from(u32::MAX) {
+                return Err(WireError::PayloadTooLarge(seg.len()));
+            }
+            sum_le(&s.octets()) + sum_le(&d.octets())
+        }
+        _ => return Err(WireError::AddressFamilyMismatch),
+    };
+    let le = fold(addresses + sum_le(seg));
+    // Back to network order, then protocol 6 and the TCP length (32 bits
+    // wide for IPv6: the same sum of 16-bit halves).
+    let be = u64::from(le.swap_bytes()) + 6 + (len >> 16) + (len & 0xffff);
+    Ok(!fold(be))
+}
+
+/// Sum of `data` as little-endian 16-bit words (an odd last byte is the
+/// low byte of a word padded with zero), unfolded.
+fn sum_le(data: &[u8]) -> u64 {
+    let mut chunks = data.chunks_exact(4);
+    let mut acc: u64 = (&mut chunks)
+        .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+        .sum();
+    let mut rest = chunks.remainder().chunks_exact(2);
+    for c in &mut rest {
+        acc += u64::from(u16::from_le_bytes([c[0], c[1]]));
+    }
+    if let [last] = rest.remainder() {
+        acc += u64::from(*last);
+    }
+    acc
+}
+
+/// Folds an unfolded one's complement sum to 16 bits.
+fn fold(mut acc: u64) -> u16 {
+    while acc > 0xffff {
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    acc as u16
 }
 
 /// Bytes of options a header with these options needs (padded to 4).
@@ -401,6 +462,22 @@ mod tests {
             parse(s, IpAddr::V6(Ipv6Addr::LOCALHOST), &bytes),
             Err(WireError::AddressFamilyMismatch)
         );
+    }
+
+    #[test]
+    fn fast_checksum_equals_etherparse_for_many_sizes() {
+        let (s, d) = v4();
+        let s6 = IpAddr::V6("2001:db8::1".parse().unwrap());
+        let d6 = IpAddr::V6("2001:db8::2".parse().unwrap());
+        for n in 0..200usize {
+            let payload: Vec<u8> = (0..n).map(|i| (i * 97 + n) as u8).collect();
+            for (a, b) in [(s, d), (s6, d6)] {
+                let bytes = emit(&syn_header(), &payload, a, b).unwrap();
+                let (h, p) = TcpHeader::from_slice(&bytes).unwrap();
+                assert_eq!(h.checksum, checksum(&h, a, b, p).unwrap(), "len {n}");
+                assert!(parse(a, b, &bytes).is_ok());
+            }
+        }
     }
 
     #[test]

@@ -359,7 +359,10 @@ impl World {
                 self.core.stream(&format!("link/{name}/{dir}")),
             )
         };
-        let ch = [ch("ab", &cfg.error_ab)?, ch("ba", &cfg.error_ba)?];
+        let mut ch = [ch("ab", &cfg.error_ab)?, ch("ba", &cfg.error_ba)?];
+        for c in &mut ch {
+            c.framing = cfg.framing_bytes;
+        }
         self.core.links.push(Link {
             name: name.into(),
             ends: [a, b],

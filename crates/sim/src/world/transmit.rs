@@ -127,7 +127,7 @@ impl Core {
             .packet(self.now, node, Some(iface), TraceKind::TxStart, &pkt);
         let now = self.now;
         let ch = self.chan(r);
-        let ser = serialization_time(pkt.len(), ch.rate_bps);
+        let ser = serialization_time(pkt.len() + ch.framing, ch.rate_bps);
         ch.stats.tx_packets += 1;
         ch.stats.tx_bytes += pkt.len() as u64;
         ch.in_service = Some(InService {
