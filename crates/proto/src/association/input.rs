@@ -194,8 +194,13 @@ impl Association {
             }
             let flow = match chunk {
                 Chunk::Data(d) => {
-                    data_seen = true;
-                    immediate |= d.immediate;
+                    // DATA the state does not accept is dropped and
+                    // leaves no SACK behind (section 9.2: no data after
+                    // the peer's SHUTDOWN or in SHUTDOWN-ACK-SENT).
+                    if self.accepts_data() {
+                        data_seen = true;
+                        immediate |= d.immediate;
+                    }
                     self.on_data(d, src, dst)
                 }
                 Chunk::Sack(s) => self.on_sack(now, &s, src),
@@ -304,11 +309,16 @@ impl Association {
         }
     }
 
-    fn on_data(&mut self, d: crate::wire::DataChunk, src: IpAddr, dst: IpAddr) -> Flow {
-        if !matches!(
+    /// States in which received DATA is processed.
+    fn accepts_data(&self) -> bool {
+        matches!(
             self.state,
             State::Established | State::ShutdownPending | State::ShutdownSent
-        ) {
+        )
+    }
+
+    fn on_data(&mut self, d: crate::wire::DataChunk, src: IpAddr, dst: IpAddr) -> Flow {
+        if !self.accepts_data() {
             return Flow::Continue;
         }
         if d.payload.is_empty() {
