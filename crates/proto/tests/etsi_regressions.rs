@@ -169,3 +169,42 @@ fn data_after_shutdown_leaves_no_sack() {
     assert_eq!(later.len(), 1, "{later:?}");
     assert_eq!(kinds(&later[0].1), vec![8], "only the SHUTDOWN ACK again");
 }
+
+/// The setters the conformance interpreter maps socket options to
+/// (SCTP_PEER_ADDR_PARAMS with SPP_HB_DISABLE, SCTP_INITMSG on a listening
+/// socket, SCTP_STATUS): heartbeats stop and start on a running
+/// association, new defaults are validated, stream counts are visible.
+#[test]
+fn socket_option_setters() {
+    let mut p = Peer::new(AssociationConfig {
+        heartbeat_interval: Some(Duration::from_secs(1)),
+        outbound_streams: 3,
+        ..config()
+    });
+    p.accept();
+    let id = p.ep.associations()[0];
+    let a = p.ep.association(id).unwrap();
+    assert_eq!((a.outbound_streams(), a.inbound_streams()), (1, 1));
+    let now = p.now;
+    p.ep
+        .association_mut(id)
+        .unwrap()
+        .set_heartbeat_interval(None, now);
+    assert!(p.run_for(Duration::from_secs(10)).is_empty(), "no heartbeats");
+    let now = p.now;
+    p.ep
+        .association_mut(id)
+        .unwrap()
+        .set_heartbeat_interval(Some(Duration::from_secs(1)), now);
+    let hb = p.run_for(Duration::from_secs(2));
+    assert_eq!(kinds(&hb[0].1), vec![4], "heartbeats again");
+    let bad = AssociationConfig {
+        rto_min: Duration::from_secs(2),
+        rto_max: Duration::from_secs(1),
+        ..config()
+    };
+    assert!(p.ep.set_association_defaults(bad).is_err());
+    assert!(p.ep.set_association_defaults(config()).is_ok());
+    p.ep.association_mut(id).unwrap().set_path_max_retrans(1);
+    assert_eq!(p.ep.association(id).unwrap().config().path_max_retrans, 1);
+}

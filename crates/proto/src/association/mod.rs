@@ -919,6 +919,32 @@ impl Association {
         Ok(())
     }
 
+    /// Changes HB.interval (RFC 9260 section 8.3) of a running association;
+    /// `None` stops heartbeats on confirmed paths (unconfirmed addresses
+    /// are still probed, section 5.4), as SPP_HB_DISABLE does (RFC 6458
+    /// section 8.1.12).
+    pub fn set_heartbeat_interval(&mut self, interval: Option<Duration>, now: Time) {
+        self.cfg.heartbeat_interval = interval;
+        for p in self.paths.iter_mut().filter(|p| p.confirmed) {
+            p.heartbeat_deadline = interval.map(|iv| now + iv + p.rto.rto());
+        }
+    }
+
+    /// Changes Path.Max.Retrans of a running association.
+    pub fn set_path_max_retrans(&mut self, pmr: u32) {
+        self.cfg.path_max_retrans = pmr;
+    }
+
+    /// Outbound streams negotiated (min of ours and the peer's MIS).
+    pub fn outbound_streams(&self) -> u16 {
+        self.sender.outbound_streams()
+    }
+
+    /// Inbound streams negotiated.
+    pub fn inbound_streams(&self) -> u16 {
+        self.receiver.inbound_streams()
+    }
+
     /// Enables split fast retransmit (CMT, SYSTEMS.md section 3).
     pub fn set_split_fast_retransmit(&mut self, on: bool) {
         self.sender.split_fast_retransmit = on;
