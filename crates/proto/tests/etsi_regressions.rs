@@ -208,3 +208,22 @@ fn socket_option_setters() {
     p.ep.association_mut(id).unwrap().set_path_max_retrans(1);
     assert_eq!(p.ep.association(id).unwrap().config().path_max_retrans, 1);
 }
+
+/// sctp-a-v-9-1 (and a-o-9-3, d-o-8-6, d-v-8-3, bdc-v-7-5, bdc-v-7-7,
+/// e-o-6-2, m-i-10-4): the first DATA is acknowledged at once; the next
+/// single packet waits for the delayed-SACK timer (200 ms).
+#[test]
+fn first_data_is_acknowledged_at_once() {
+    let mut p = Peer::new(config());
+    p.accept();
+    p.inject(p.tag, vec![data(1, 0, 100)]);
+    let s = p.sent();
+    assert_eq!(s.len(), 1);
+    assert_eq!(kinds(&s[0]), vec![3], "immediate SACK");
+    p.inject(p.tag, vec![data(2, 1, 100)]);
+    assert!(p.sent().is_empty(), "the second is delayed");
+    let later = p.run_for(Duration::from_millis(250));
+    assert_eq!(later.len(), 1);
+    assert_eq!(later[0].0, Time::from_millis(200));
+    assert_eq!(kinds(&later[0].1), vec![3]);
+}

@@ -359,6 +359,11 @@ impl Association {
     }
 
     /// SACK scheduling after a packet with DATA (section 6.2).
+    ///
+    /// The first packet with DATA of an association is acknowledged at
+    /// once, before any SACK was sent, as FreeBSD and Linux do and as ETSI
+    /// TS 102 369 test purpose SCTP/A/V/9/1 requires: the peer's slow
+    /// start does not wait for the delayed-SACK timer.
     fn after_data(&mut self, now: Time, src: IpAddr, had_gaps: bool, immediate: bool) {
         self.receiver.packets_since_sack += 1;
         if self.state == State::ShutdownSent {
@@ -372,7 +377,9 @@ impl Association {
         }
         self.sack_dest = Some(src);
         let gaps = self.receiver.has_gaps();
+        let first = self.stats.sacks_sent == 0;
         if immediate
+            || first
             || gaps
             || had_gaps
             || self.receiver.has_dups()
