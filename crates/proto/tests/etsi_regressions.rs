@@ -227,3 +227,32 @@ fn first_data_is_acknowledged_at_once() {
     assert_eq!(later[0].0, Time::from_millis(200));
     assert_eq!(kinds(&later[0].1), vec![3]);
 }
+
+/// sctp-as-i-1-14-2: an INIT ACK with Initiate Tag 0 is refused with an
+/// ABORT carrying Invalid Mandatory Parameter; the ABORT reflects the
+/// engine's own tag (T bit) since the peer gave none.
+#[test]
+fn init_ack_with_zero_tag_is_aborted() {
+    let mut p = Peer::new(config());
+    let peer = p.remote;
+    let id = p.ep.connect(p.now, &[peer], PEER_PORT).unwrap();
+    let init = p.sent();
+    let Chunk::Init(i) = &init[0].chunks[0] else {
+        panic!("{init:?}");
+    };
+    let own = i.initiate_tag;
+    let mut ack = Peer::init(0, 3, vec![Param::StateCookie(Bytes::new())]);
+    ack.initiate_tag = 0;
+    p.inject(own, vec![Chunk::InitAck(ack)]);
+    let s = p.sent();
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert_eq!(s[0].header.verification_tag, own);
+    assert_eq!(
+        s[0].chunks,
+        vec![Chunk::Abort {
+            t_bit: true,
+            causes: vec![msctp_proto::wire::ErrorCause::InvalidMandatoryParameter],
+        }]
+    );
+    assert!(p.ep.association(id).is_none_or(|a| a.is_closed()));
+}

@@ -572,17 +572,23 @@ impl Association {
             Ok(p) => p,
             Err(e) => {
                 let cause = super::init_error_cause(&e, init);
-                if init.initiate_tag != 0 {
-                    self.ctrl_push(Directed {
-                        dest: src,
-                        source: Some(dst),
-                        reflect: Some(init.initiate_tag),
-                        chunk: Chunk::Abort {
-                            t_bit: false,
-                            causes: vec![cause],
-                        },
-                    });
-                }
+                // Without a usable tag of the peer, the ABORT reflects ours
+                // (T bit, section 3.3.7); section 3.3.3 allows this ABORT
+                // for an Initiate Tag of 0.
+                let (reflect, t_bit) = if init.initiate_tag != 0 {
+                    (init.initiate_tag, false)
+                } else {
+                    (self.local_tag, true)
+                };
+                self.ctrl_push(Directed {
+                    dest: src,
+                    source: Some(dst),
+                    reflect: Some(reflect),
+                    chunk: Chunk::Abort {
+                        t_bit,
+                        causes: vec![cause],
+                    },
+                });
                 self.close(CloseReason::Refused);
                 return Flow::Stop;
             }

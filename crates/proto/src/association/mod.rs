@@ -60,7 +60,7 @@ pub(crate) fn build_init_ack_for_endpoint(
 pub(crate) fn init_error_cause(e: &InitError, init: &InitChunk) -> ErrorCause {
     use crate::wire::Param;
     match e {
-        InitError::ZeroStreams => ErrorCause::InvalidMandatoryParameter,
+        InitError::ZeroStreams | InitError::ZeroTag => ErrorCause::InvalidMandatoryParameter,
         InitError::MissingCookie => ErrorCause::MissingMandatoryParameter {
             param_types: vec![7],
         },
