@@ -256,3 +256,35 @@ fn init_ack_with_zero_tag_is_aborted() {
     );
     assert!(p.ep.association(id).is_none_or(|a| a.is_closed()));
 }
+
+/// sctp-bdc-i-7-2 and sctp-bdc-i-7-3: an INIT ACK or SHUTDOWN COMPLETE
+/// bundled with DATA (RFC 9260 section 6.10 forbids it) is dropped whole:
+/// no COOKIE ECHO answers it, the association does not close on it.
+#[test]
+fn bundled_init_ack_and_shutdown_complete_are_dropped() {
+    let mut p = Peer::new(config());
+    let peer = p.remote;
+    p.ep.connect(p.now, &[peer], PEER_PORT).unwrap();
+    let init = p.sent();
+    let Chunk::Init(i) = &init[0].chunks[0] else {
+        panic!("{init:?}");
+    };
+    let own = i.initiate_tag;
+    let ack = Peer::init(PEER_TAG, 1, vec![Param::StateCookie(Bytes::from_static(b"c"))]);
+    p.inject(own, vec![Chunk::InitAck(ack), data(1, 0, 100)]);
+    assert!(p.sent().is_empty(), "no COOKIE ECHO");
+    let later = p.run_for(Duration::from_millis(150));
+    assert_eq!(kinds(&later[0].1), vec![1], "the INIT is retransmitted");
+
+    let mut q = Peer::new(config());
+    q.accept();
+    q.inject(q.tag, vec![Chunk::Shutdown { cum_tsn_ack: 0 }]);
+    assert_eq!(q.sent()[0].chunks, vec![Chunk::ShutdownAck]);
+    q.inject(
+        q.tag,
+        vec![Chunk::ShutdownComplete { t_bit: false }, data(1, 0, 100)],
+    );
+    assert!(q.sent().is_empty());
+    let later = q.run_for(Duration::from_millis(150));
+    assert_eq!(kinds(&later[0].1), vec![8], "still in SHUTDOWN-ACK-SENT");
+}

@@ -92,6 +92,15 @@ impl Association {
 
         // Verification tag rules (section 8.5 and 8.5.1).
         let has = |t: u8| chunks.iter().any(|c| c.1 == t);
+        // Section 6.10: INIT ACK and SHUTDOWN COMPLETE are never bundled
+        // (INIT is handled below); a packet that bundles one is dropped
+        // whole rather than half processed.
+        if chunks.len() > 1
+            && (has(chunk_type::INIT_ACK) || has(chunk_type::SHUTDOWN_COMPLETE))
+        {
+            self.stats.protocol_violations += 1;
+            return;
+        }
         if has(chunk_type::INIT) {
             if vtag != 0 || chunks.len() > 1 {
                 self.stats.bad_vtag += 1;
