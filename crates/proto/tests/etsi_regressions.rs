@@ -288,3 +288,30 @@ fn bundled_init_ack_and_shutdown_complete_are_dropped() {
     let later = q.run_for(Duration::from_millis(150));
     assert_eq!(kinds(&later[0].1), vec![8], "still in SHUTDOWN-ACK-SENT");
 }
+
+/// sctp-m-i-10-1 and sctp-m-i-10-3: the Unrecognized Chunk Type cause
+/// carries the unknown chunk with its padding (cause length 4 + 8 for a
+/// 5-byte chunk), as FreeBSD and Linux send it.
+#[test]
+fn unrecognized_chunk_is_reported_with_its_padding() {
+    let mut p = Peer::new(config());
+    p.accept();
+    p.inject(
+        p.tag,
+        vec![Chunk::Unknown {
+            chunk_type: 0x6f,
+            flags: 0,
+            value: Bytes::from_static(&[1]),
+        }],
+    );
+    let s = p.sent();
+    let Chunk::Error { causes } = &s[0].chunks[0] else {
+        panic!("{s:?}");
+    };
+    assert_eq!(
+        causes,
+        &vec![msctp_proto::wire::ErrorCause::UnrecognizedChunkType {
+            chunk: Bytes::from_static(&[0x6f, 0, 0, 5, 1, 0, 0, 0]),
+        }]
+    );
+}

@@ -254,7 +254,12 @@ impl Association {
                 Chunk::AsconfAck(a) => self.on_asconf_ack(&a),
                 Chunk::Auth(_) => Flow::Continue,
                 Chunk::ForwardTsn { .. } | Chunk::Unknown { .. } => {
-                    self.on_unknown_chunk(ty, raw, src, dst)
+                    // The Unrecognized Chunk Type cause returns the chunk
+                    // as it was on the wire, padding included, as FreeBSD
+                    // and Linux do (section 3.3.10.6 leaves it open).
+                    let end = range.end.saturating_add(3) & !3;
+                    let padded = packet.slice(range.start..end.min(packet.len()));
+                    self.on_unknown_chunk(ty, padded, src, dst)
                 }
             };
             if flow == Flow::Stop {
