@@ -186,14 +186,15 @@ fn socket_option_setters() {
     let a = p.ep.association(id).unwrap();
     assert_eq!((a.outbound_streams(), a.inbound_streams()), (1, 1));
     let now = p.now;
-    p.ep
-        .association_mut(id)
+    p.ep.association_mut(id)
         .unwrap()
         .set_heartbeat_interval(None, now);
-    assert!(p.run_for(Duration::from_secs(10)).is_empty(), "no heartbeats");
+    assert!(
+        p.run_for(Duration::from_secs(10)).is_empty(),
+        "no heartbeats"
+    );
     let now = p.now;
-    p.ep
-        .association_mut(id)
+    p.ep.association_mut(id)
         .unwrap()
         .set_heartbeat_interval(Some(Duration::from_secs(1)), now);
     let hb = p.run_for(Duration::from_secs(2));
@@ -270,7 +271,11 @@ fn bundled_init_ack_and_shutdown_complete_are_dropped() {
         panic!("{init:?}");
     };
     let own = i.initiate_tag;
-    let ack = Peer::init(PEER_TAG, 1, vec![Param::StateCookie(Bytes::from_static(b"c"))]);
+    let ack = Peer::init(
+        PEER_TAG,
+        1,
+        vec![Param::StateCookie(Bytes::from_static(b"c"))],
+    );
     p.inject(own, vec![Chunk::InitAck(ack), data(1, 0, 100)]);
     assert!(p.sent().is_empty(), "no COOKIE ECHO");
     let later = p.run_for(Duration::from_millis(150));

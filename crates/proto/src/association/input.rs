@@ -95,9 +95,7 @@ impl Association {
         // Section 6.10: INIT ACK and SHUTDOWN COMPLETE are never bundled
         // (INIT is handled below); a packet that bundles one is dropped
         // whole rather than half processed.
-        if chunks.len() > 1
-            && (has(chunk_type::INIT_ACK) || has(chunk_type::SHUTDOWN_COMPLETE))
-        {
+        if chunks.len() > 1 && (has(chunk_type::INIT_ACK) || has(chunk_type::SHUTDOWN_COMPLETE)) {
             self.stats.protocol_violations += 1;
             return;
         }
