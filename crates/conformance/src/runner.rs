@@ -456,61 +456,46 @@ impl<'a> Run<'a> {
         any: bool,
     ) -> Result<(), Failure> {
         self.in_action = true;
-        self.drain()?;
-        let mut steps = 0usize;
-        let sent = loop {
-            if let Some(s) = self.queue.pop_front() {
-                break s;
-            }
-            steps += 1;
-            let due = self.ep.as_ref().and_then(|e| e.poll_timeout());
-            match due {
-                Some(d) if d <= hi && steps < MAX_TIMER_STEPS => {
-                    self.now = self.now.max(d);
-                    let now = self.now;
-                    if let Some(ep) = self.ep.as_mut() {
-                        ep.handle_timeout(now);
-                    }
-                    self.drain()?;
-                }
-                _ => {
-                    let until = if any { "" } else { " by the end of its window" };
-                    let next = match due {
-                        Some(d) => format!("the engine's next timer is at {} s", secs(d)),
-                        None => "the engine has no timer running".to_string(),
-                    };
-                    return Err(self
-                        .fail(
-                            FailureKind::MissingPacket,
-                            format!("expected packet not sent{until} ({} s); {next}", secs(hi)),
-                        )
-                        .expected(self.expected_text(ev)));
-                }
-            }
-        };
         let PacketBody::Chunks(chunks) = &p.body else {
             return Err(self.fail(
                 FailureKind::Unsupported,
                 "raw bytes are only supported in inbound packets",
             ));
         };
-        self.learn_mapping(chunks, &sent.bytes);
-        let auth_key = match (&self.harness_auth, &self.engine_auth) {
-            (Some(h), Some(e)) => Some(association_key(&[], h, e)),
-            _ => None,
+        let Some(sent) = self.next_packet(hi)? else {
+            let until = if any { "" } else { " by the end of its window" };
+            // Look further, to say what came instead.
+            let late = if any {
+                None
+            } else {
+                self.next_packet(self.now + ANY_TIME_HORIZON)?
+            };
+            let mut f = self
+                .fail(
+                    FailureKind::MissingPacket,
+                    format!("expected packet not sent{until} ({} s)", secs(hi)),
+                )
+                .expected(self.expected_text(ev));
+            if let Some(s) = late {
+                if self.match_sent(p, chunks, &s).is_ok() {
+                    f.kind = FailureKind::WrongTime;
+                    f.message = format!(
+                        "packet sent at {} s, expected between {} s and {} s",
+                        secs(s.time),
+                        secs(lo),
+                        secs(hi)
+                    );
+                } else {
+                    f.message
+                        .push_str("; the next packet came later and is different");
+                }
+                f = f.actual(self.render(&s));
+            } else {
+                f.message.push_str("; the engine sent nothing more");
+            }
+            return Err(f);
         };
-        let ctx = MatchCtx {
-            map: &self.map,
-            auth_key: auth_key.as_deref(),
-        };
-        let mut result = match_packet(chunks, &sent.bytes, &ctx);
-        if result.is_ok() {
-            result = self.check_addresses(p, &sent);
-        }
-        if result.is_ok() {
-            result = self.check_vtag(p, chunks, &sent.bytes);
-        }
-        if let Err(msg) = result {
+        if let Err(msg) = self.match_sent(p, chunks, &sent) {
             return Err(self
                 .fail(FailureKind::WrongPacket, msg)
                 .expected(self.expected_text(ev))
@@ -535,6 +520,53 @@ impl<'a> Run<'a> {
         }
         self.now = self.now.max(sent.time);
         Ok(())
+    }
+
+    /// The oldest packet sent and not yet matched; if there is none, runs
+    /// the engine's timers up to `limit` until one is sent.
+    fn next_packet(&mut self, limit: Time) -> Result<Option<Sent>, Failure> {
+        self.drain()?;
+        for _ in 0..MAX_TIMER_STEPS {
+            if let Some(s) = self.queue.pop_front() {
+                return Ok(Some(s));
+            }
+            match self.ep.as_ref().and_then(|e| e.poll_timeout()) {
+                Some(d) if d <= limit => {
+                    self.now = self.now.max(d);
+                    let now = self.now;
+                    if let Some(ep) = self.ep.as_mut() {
+                        ep.handle_timeout(now);
+                    }
+                    self.drain()?;
+                }
+                _ => return Ok(None),
+            }
+        }
+        Err(self.fail(
+            FailureKind::Unsupported,
+            "an engine timer keeps firing without time moving",
+        ))
+    }
+
+    /// Compares a sent packet with a `>` line (chunks, addresses, tag).
+    fn match_sent(
+        &mut self,
+        p: &PacketSpec,
+        chunks: &[ChunkSpec],
+        sent: &Sent,
+    ) -> Result<(), String> {
+        self.learn_mapping(chunks, &sent.bytes);
+        let auth_key = match (&self.harness_auth, &self.engine_auth) {
+            (Some(h), Some(e)) => Some(association_key(&[], h, e)),
+            _ => None,
+        };
+        let ctx = MatchCtx {
+            map: &self.map,
+            auth_key: auth_key.as_deref(),
+        };
+        match_packet(chunks, &sent.bytes, &ctx)?;
+        self.check_addresses(p, sent)?;
+        self.check_vtag(p, chunks, &sent.bytes)
     }
 
     fn check_addresses(&self, p: &PacketSpec, sent: &Sent) -> Result<(), String> {
