@@ -7,7 +7,11 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
-use msctp_proto::wire::{Chunk, CommonHeader, DataChunk, InitChunk, PacketRepr, Param};
+use msctp_proto::auth::{AuthParams, HmacAlgorithm, association_key};
+use msctp_proto::wire::{
+    AsconfAckChunk, AuthChunk, Chunk, CommonHeader, DataChunk, ErrorCause, InitChunk, PacketRepr,
+    Param, crc,
+};
 use msctp_proto::{AssociationConfig, Endpoint, EndpointConfig, Time};
 
 const LOCAL_PORT: u16 = 8080;
@@ -28,6 +32,10 @@ struct Peer {
     tag: u32,
     /// The engine's initial TSN, once known.
     tsn: u32,
+    /// The AUTH association key, once negotiated.
+    key: Vec<u8>,
+    /// The engine's RANDOM, CHUNKS and HMAC-ALGO.
+    engine_auth: Option<AuthParams>,
 }
 
 fn config() -> AssociationConfig {
@@ -55,6 +63,8 @@ impl Peer {
             remote: ip("192.0.2.1"),
             tag: 0,
             tsn: 0,
+            key: Vec::new(),
+            engine_auth: None,
         }
     }
 
@@ -114,14 +124,84 @@ impl Peer {
     /// The passive handshake: INIT in, INIT ACK out, COOKIE ECHO in,
     /// COOKIE ACK out.
     fn accept(&mut self) {
+        self.accept_with(vec![]);
+    }
+
+    /// The passive handshake announcing ADD-IP and AUTH (HMAC-SHA-1,
+    /// ASCONF and ASCONF-ACK authenticated).
+    fn accept_with_auth(&mut self) {
+        let ours = AuthParams {
+            random: vec![7; 32],
+            chunks: Some(vec![0xc1, 0x80]),
+            hmac_ids: vec![1],
+        };
+        self.accept_with(vec![
+            Param::SupportedExtensions(vec![0xc1, 0x80, 0x0f]),
+            Param::Random(Bytes::from(ours.random.clone())),
+            Param::Chunks(vec![0xc1, 0x80]),
+            Param::HmacAlgo(vec![1]),
+        ]);
+        let id = self.ep.associations()[0];
+        assert!(self.ep.association(id).unwrap().asconf_enabled());
+        let theirs = self
+            .engine_auth
+            .clone()
+            .expect("AUTH parameters in the INIT ACK");
+        self.key = association_key(&[], &ours, &theirs);
+    }
+
+    /// Sends chunks behind an AUTH chunk (HMAC-SHA-1, RFC 4895 section 6.2).
+    fn inject_authenticated(&mut self, chunks: Vec<Chunk>) {
+        let mut all = vec![Chunk::Auth(AuthChunk {
+            shared_key_id: 0,
+            hmac_id: 1,
+            hmac: Bytes::from(vec![0u8; 20]),
+        })];
+        all.extend(chunks);
+        let mut bytes = PacketRepr {
+            header: CommonHeader {
+                src_port: PEER_PORT,
+                dst_port: LOCAL_PORT,
+                verification_tag: self.tag,
+            },
+            chunks: all,
+        }
+        .emit();
+        let mac = HmacAlgorithm::Sha1.mac(&self.key, &[&bytes[12..]]);
+        bytes[20..40].copy_from_slice(&mac);
+        crc::fill(&mut bytes);
+        self.ep
+            .handle_datagram(self.now, self.remote, self.local, Bytes::from(bytes));
+    }
+
+    fn accept_with(&mut self, params: Vec<Param>) {
         self.ep.set_listening(true);
-        self.inject(0, vec![Chunk::Init(Peer::init(PEER_TAG, 1, vec![]))]);
+        self.inject(0, vec![Chunk::Init(Peer::init(PEER_TAG, 1, params))]);
         let p = self.sent();
         let Chunk::InitAck(ack) = &p[0].chunks[0] else {
             panic!("expected INIT ACK, got {p:?}");
         };
         self.tag = ack.initiate_tag;
         self.tsn = ack.initial_tsn;
+        let random = ack.params.iter().find_map(|p| match p {
+            Param::Random(r) => Some(r.to_vec()),
+            _ => None,
+        });
+        let hmacs = ack.params.iter().find_map(|p| match p {
+            Param::HmacAlgo(h) => Some(h.clone()),
+            _ => None,
+        });
+        let chunks = ack.params.iter().find_map(|p| match p {
+            Param::Chunks(c) => Some(c.clone()),
+            _ => None,
+        });
+        if let (Some(random), Some(hmac_ids)) = (random, hmacs) {
+            self.engine_auth = Some(AuthParams {
+                random,
+                chunks,
+                hmac_ids,
+            });
+        }
         let cookie = ack
             .params
             .iter()
@@ -319,4 +399,70 @@ fn unrecognized_chunk_is_reported_with_its_padding() {
             chunk: Bytes::from_static(&[0x6f, 0, 0, 5, 1, 0, 0, 0]),
         }]
     );
+}
+
+/// The serial number and correlation id of the engine's ASCONF in `p`.
+fn asconf_of(p: &[PacketRepr]) -> (u32, u32) {
+    for pkt in p {
+        for c in &pkt.chunks {
+            if let Chunk::Asconf(a) = c {
+                let corr = match &a.params[0] {
+                    Param::AddIpAddress { correlation_id, .. }
+                    | Param::DeleteIpAddress { correlation_id, .. }
+                    | Param::SetPrimaryAddress { correlation_id, .. } => *correlation_id,
+                    other => panic!("{other:?}"),
+                };
+                return (a.serial, corr);
+            }
+        }
+    }
+    panic!("no ASCONF in {p:?}");
+}
+
+/// The ASCONF-ACK a peer without the request's kind sends: "unrecognized
+/// parameter" (the parameter is not echoed whole here; the cause is what
+/// counts).
+fn refuse_unrecognized(serial: u32, corr: u32) -> Chunk {
+    Chunk::AsconfAck(AsconfAckChunk {
+        serial,
+        params: vec![Param::ErrorCauseIndication {
+            correlation_id: corr,
+            causes: vec![ErrorCause::UnrecognizedParameters {
+                params: Bytes::from_static(&[0xc0, 0x01, 0, 4]),
+            }],
+        }],
+    })
+}
+
+/// RFC 5061 rules F3a and F3b (scripts addip/asconf-ack-add-unrecognized
+/// and addip/asconf-ack-set-primary-unrecognized): once the peer says it
+/// does not understand Add IP, neither Add IP nor Delete IP is sent again;
+/// once it says so of Set Primary, no more Set Primary.
+#[test]
+fn unrecognized_address_requests_are_not_sent_again() {
+    let mut p = Peer::new(AssociationConfig {
+        asconf: true,
+        auth: true,
+        ..config()
+    });
+    p.ep.set_local_addresses(&[ip("192.168.0.1"), ip("192.168.0.2")]);
+    p.accept_with_auth();
+    let id = p.ep.associations()[0];
+    let a = p.ep.association_mut(id).unwrap();
+    a.add_local_address(ip("192.168.0.3")).unwrap();
+    let (serial, corr) = asconf_of(&p.sent());
+    p.inject_authenticated(vec![refuse_unrecognized(serial, corr)]);
+    assert!(p.sent().is_empty());
+    let a = p.ep.association_mut(id).unwrap();
+    assert!(a.add_local_address(ip("192.168.0.4")).is_err());
+    assert!(
+        a.remove_local_address(ip("192.168.0.2")).is_err(),
+        "no Delete IP either (F3a)"
+    );
+    a.request_peer_primary(ip("192.168.0.2")).unwrap();
+    let (serial, corr) = asconf_of(&p.sent());
+    p.inject_authenticated(vec![refuse_unrecognized(serial, corr)]);
+    let a = p.ep.association_mut(id).unwrap();
+    assert!(a.request_peer_primary(ip("192.168.0.2")).is_err(), "F3b");
+    assert!(p.sent().is_empty(), "nothing more is sent");
 }

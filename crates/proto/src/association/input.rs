@@ -1216,29 +1216,34 @@ impl Association {
         }
     }
 
+    /// A request refused by the peer. "Unrecognized parameter" means the
+    /// peer does not do that kind of request: no more of them (RFC 5061
+    /// section 5.3, rules F3a and F3b).
     fn fail_request(&mut self, r: Request, causes: Vec<ErrorCause>) {
+        let unrecognized = causes
+            .iter()
+            .any(|c| matches!(c, ErrorCause::UnrecognizedParameters { .. }));
         match r {
             Request::Add(addr) => {
-                if causes
-                    .iter()
-                    .any(|c| matches!(c, ErrorCause::UnrecognizedParameters { .. }))
-                {
-                    self.asconf.add_refused = true;
-                }
+                self.asconf.add_delete_refused |= unrecognized;
                 self.local
                     .retain(|l| !(l.addr == addr && l.state == LocalAddrState::AddPending));
                 self.push_event(Event::LocalAddressAddFailed { addr, causes });
             }
             Request::Delete(addr) => {
+                self.asconf.add_delete_refused |= unrecognized;
                 if let Some(l) = self.local.iter_mut().find(|l| l.addr == addr) {
                     l.state = LocalAddrState::Available;
                 }
                 self.push_event(Event::LocalAddressRemoveFailed { addr, causes });
             }
-            Request::SetPrimary(addr) => self.push_event(Event::PeerPrimaryRequest {
-                addr,
-                accepted: false,
-            }),
+            Request::SetPrimary(addr) => {
+                self.asconf.set_primary_refused |= unrecognized;
+                self.push_event(Event::PeerPrimaryRequest {
+                    addr,
+                    accepted: false,
+                })
+            }
         }
     }
 }

@@ -824,7 +824,7 @@ impl Association {
         if self.local.len() >= self.cfg.limits.max_local_addresses {
             return Err(AddressError::Limit);
         }
-        if self.asconf.add_refused {
+        if self.asconf.add_delete_refused {
             return Err(AsconfError::NotSupported.into());
         }
         self.asconf.queue(Request::Add(addr))?;
@@ -864,6 +864,9 @@ impl Association {
         if others == 0 {
             return Err(AsconfError::LastAddress.into());
         }
+        if self.asconf.add_delete_refused {
+            return Err(AsconfError::NotSupported.into());
+        }
         self.asconf.queue(Request::Delete(addr))?;
         self.local[idx].state = LocalAddrState::DeletePending;
         if self.local_primary == Some(addr) {
@@ -882,6 +885,9 @@ impl Association {
             .any(|l| l.addr == addr && l.state != LocalAddrState::DeletePending)
         {
             return Err(AddressError::Unknown);
+        }
+        if self.asconf.set_primary_refused {
+            return Err(AsconfError::NotSupported.into());
         }
         self.asconf.queue(Request::SetPrimary(addr))?;
         Ok(())
