@@ -52,6 +52,9 @@ pub enum InitError {
     HostName,
 }
 
+/// Chunk types a CHUNKS parameter can list (RFC 4895 section 3.2).
+const MAX_CHUNK_TYPES: usize = 256;
+
 fn tlv(ty: u16, value: &[u8]) -> Bytes {
     let mut v = Vec::with_capacity(4 + value.len());
     v.extend_from_slice(&ty.to_be_bytes());
@@ -143,7 +146,9 @@ impl PeerInit {
             if hmacs.len() != 1 {
                 return Err(InitError::Auth(AuthParamError::HmacAlgoCount));
             }
-            if chunks.len() > 1 {
+            // At most one CHUNKS, of at most 256 chunk types (260 bytes
+            // with its header, RFC 4895 section 3.2).
+            if chunks.len() > 1 || chunks.first().is_some_and(|c| c.len() > MAX_CHUNK_TYPES) {
                 return Err(InitError::Auth(AuthParamError::BadChunks));
             }
             if randoms[0].len() != RANDOM_LEN {
@@ -408,6 +413,16 @@ mod tests {
         assert_eq!(
             PeerInit::from_chunk(&no_sha1, false),
             Err(InitError::Auth(AuthParamError::NoSha1))
+        );
+        let long_chunks = init(vec![
+            Param::Random(Bytes::from(vec![1u8; 32])),
+            Param::Chunks(vec![0u8; 257]),
+            Param::HmacAlgo(vec![1]),
+        ]);
+        assert_eq!(
+            PeerInit::from_chunk(&long_chunks, false),
+            Err(InitError::Auth(AuthParamError::BadChunks)),
+            "auth/chunks-list-too-long.pkt: more than 256 chunk types"
         );
         let no_hmac = init(vec![Param::Random(Bytes::from(vec![1u8; 32]))]);
         assert_eq!(
