@@ -536,4 +536,53 @@ mod tests {
             "{e}"
         );
     }
+
+    #[test]
+    fn auth_macs_are_verified_with_the_association_key() {
+        let key = b"the association key".to_vec();
+        let mut p = packet(vec![
+            Chunk::Auth(msctp_proto::wire::AuthChunk {
+                shared_key_id: 0,
+                hmac_id: 1,
+                hmac: Bytes::from(vec![0u8; 20]),
+            }),
+            Chunk::CookieAck,
+        ]);
+        let mac = HmacAlgorithm::Sha1.mac(&key, &[&p[12..]]);
+        p[20..40].copy_from_slice(&mac);
+        msctp_proto::wire::crc::fill(&mut p);
+        let spec = [
+            ChunkSpec::Auth {
+                flags: Field::Is(0),
+                key_id: Field::Is(0),
+                hmac_id: Field::Is(1),
+                hmac: Field::Any,
+            },
+            ChunkSpec::CookieAck {
+                flags: Field::Is(0),
+            },
+        ];
+        let map = Mapping::default();
+        let good = MatchCtx {
+            map: &map,
+            auth_key: Some(&key),
+        };
+        match_packet(&spec, &p, &good).unwrap();
+        let other = b"another key".to_vec();
+        let bad = MatchCtx {
+            map: &map,
+            auth_key: Some(&other),
+        };
+        let e = match_packet(&spec, &p, &bad).unwrap_err();
+        assert!(e.contains("wrong MAC"), "{e}");
+        let none = MatchCtx {
+            map: &map,
+            auth_key: None,
+        };
+        assert!(
+            match_packet(&spec, &p, &none)
+                .unwrap_err()
+                .contains("no AUTH")
+        );
+    }
 }

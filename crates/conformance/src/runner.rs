@@ -20,7 +20,7 @@
 //! `--remote_ip` and `--remote_ip2`) are not observed, as in packetdrill,
 //! where they leave through another route.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::time::Duration;
 
@@ -50,6 +50,8 @@ const ANY_TIME_HORIZON: Duration = Duration::from_secs(3600);
 const MAX_TIMER_STEPS: usize = 1_000_000;
 /// Bound on queued outbound packets.
 const MAX_QUEUED: usize = 10_000;
+/// Bound on the engine events kept per association.
+const MAX_EVENTS_KEPT: usize = 4096;
 
 /// How to run scripts.
 #[derive(Debug, Clone)]
@@ -121,6 +123,9 @@ pub(crate) struct Run<'a> {
     pub in_action: bool,
     pub unobserved: usize,
     pub line: usize,
+    /// The engine's events per association, oldest first, for
+    /// `engine_event`.
+    pub events: HashMap<msctp_proto::AssocId, VecDeque<EngineEvent>>,
 }
 
 fn auth_params(params: &[Param]) -> Option<AuthParams> {
@@ -162,6 +167,7 @@ impl<'a> Run<'a> {
             in_action: false,
             unobserved: 0,
             line: 0,
+            events: HashMap::new(),
         }
     }
 
@@ -302,6 +308,11 @@ impl<'a> Run<'a> {
     }
 
     fn on_engine_event(&mut self, id: msctp_proto::AssocId, e: EngineEvent) {
+        let log = self.events.entry(id).or_default();
+        if log.len() >= MAX_EVENTS_KEPT {
+            log.pop_front();
+        }
+        log.push_back(e.clone());
         match e {
             EngineEvent::Connected => {
                 if self.sockets.by_assoc_mut(id).is_none()

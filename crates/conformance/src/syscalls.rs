@@ -11,9 +11,9 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
-use msctp_proto::State;
 use msctp_proto::asconf::{AsconfError, LocalAddrState};
 use msctp_proto::association::{AddressError, SendError};
+use msctp_proto::{Event as EngineEvent, State};
 
 use crate::error::{Failure, FailureKind};
 use crate::runner::{REMOTE_PORT, Run};
@@ -120,6 +120,7 @@ impl Run<'_> {
             "read" | "recv" => self.sys_read(s)?,
             "sctp_bindx" => self.sys_bindx(s)?,
             "sctp_getpaddrs" | "sctp_getladdrs" => self.sys_getaddrs(s)?,
+            "engine_event" => self.sys_engine_event(s)?,
             other => return Err(self.unsupported(format!("system call {other} is not supported"))),
         };
         self.check_outcome(s, &outcome)
@@ -780,6 +781,70 @@ impl Run<'_> {
         }
     }
 
+    /// `engine_event(fd, NAME[, {addr=A, accepted=0|1}]) = 0`: the engine
+    /// reported this event for the socket's association and no earlier
+    /// `engine_event` call took it (each call takes the oldest matching
+    /// one); `-1 ENOENT` when there is none. An extension: the engine's
+    /// events stand for the RFC 6458 notifications the interpreter does
+    /// not model.
+    fn sys_engine_event(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let name = self.word(s, 1)?.to_string();
+        let (want_addr, want_accepted) = match s.args.get(2) {
+            None | Some(Value::Any) => (None, None),
+            Some(Value::Struct(fields)) => {
+                let mut addr = None;
+                let mut accepted = None;
+                for (k, v) in fields {
+                    match (k.as_str(), v) {
+                        (_, Value::Any) => {}
+                        ("addr", v) => {
+                            addr = Some(
+                                Reader { line: self.line }
+                                    .ip(v, "addr")
+                                    .map_err(|e| self.unsupported(e.message))?,
+                            )
+                        }
+                        ("accepted", v) => accepted = self.eval_int(v).map(|n| n != 0),
+                        (other, _) => {
+                            return Err(self.unsupported(format!("engine_event field {other}")));
+                        }
+                    }
+                }
+                (addr, accepted)
+            }
+            Some(other) => {
+                return Err(self.unsupported(format!(
+                    "engine_event: expected {{...}}, found {}",
+                    other.describe()
+                )));
+            }
+        };
+        let fd = self.fd_arg(s)?;
+        let Some(id) = self.sockets.get(fd).and_then(|x| x.assoc()) else {
+            return Ok(Outcome::Err("ENOTCONN"));
+        };
+        let Some(log) = self.events.get_mut(&id) else {
+            return Ok(Outcome::Err("ENOENT"));
+        };
+        let found = log.iter().position(|e| {
+            let (n, addr) = event_name(e);
+            let accepted = match e {
+                EngineEvent::PeerPrimaryRequest { accepted, .. } => Some(*accepted),
+                _ => None,
+            };
+            n == name
+                && want_addr.is_none_or(|w| addr == Some(w))
+                && want_accepted.is_none_or(|w| accepted == Some(w))
+        });
+        match found {
+            Some(k) => {
+                log.remove(k);
+                Ok(Outcome::Ok(0))
+            }
+            None => Ok(Outcome::Err("ENOENT")),
+        }
+    }
+
     /// `sctp_bindx(fd, [addrs], count, SCTP_BINDX_ADD_ADDR | _REM_ADDR)`:
     /// adds or removes local addresses of the association (RFC 6458
     /// section 9.1), which the engine announces with ASCONF.
@@ -851,6 +916,37 @@ impl Run<'_> {
             }
         }
         Ok(Outcome::Ok(got.len() as i64))
+    }
+}
+
+/// An engine event's name in scripts, and its address if it has one.
+fn event_name(e: &EngineEvent) -> (&'static str, Option<IpAddr>) {
+    match e {
+        EngineEvent::Connected => ("CONNECTED", None),
+        EngineEvent::Closed { .. } => ("CLOSED", None),
+        EngineEvent::Restarted => ("RESTARTED", None),
+        EngineEvent::Readable => ("READABLE", None),
+        EngineEvent::Writable => ("WRITABLE", None),
+        EngineEvent::PathUp { addr } => ("PATH_UP", Some(*addr)),
+        EngineEvent::PathDown { addr } => ("PATH_DOWN", Some(*addr)),
+        EngineEvent::PathConfirmed { addr } => ("PATH_CONFIRMED", Some(*addr)),
+        EngineEvent::PeerAddressAdded { addr } => ("PEER_ADDRESS_ADDED", Some(*addr)),
+        EngineEvent::PeerAddressRemoved { addr } => ("PEER_ADDRESS_REMOVED", Some(*addr)),
+        EngineEvent::PrimaryChanged { addr, .. } => ("PRIMARY_CHANGED", Some(*addr)),
+        EngineEvent::LocalAddressAdded { addr } => ("LOCAL_ADDRESS_ADDED", Some(*addr)),
+        EngineEvent::LocalAddressAddFailed { addr, .. } => {
+            ("LOCAL_ADDRESS_ADD_FAILED", Some(*addr))
+        }
+        EngineEvent::LocalAddressRemoved { addr } => ("LOCAL_ADDRESS_REMOVED", Some(*addr)),
+        EngineEvent::LocalAddressRemoveFailed { addr, .. } => {
+            ("LOCAL_ADDRESS_REMOVE_FAILED", Some(*addr))
+        }
+        EngineEvent::PeerPrimaryRequest { addr, .. } => ("PEER_PRIMARY_REQUEST", Some(*addr)),
+        EngineEvent::AsconfUnsupported => ("ASCONF_UNSUPPORTED", None),
+        EngineEvent::Adaptation { .. } => ("ADAPTATION", None),
+        EngineEvent::PeerError { .. } => ("PEER_ERROR", None),
+        EngineEvent::AuthenticationFailure => ("AUTHENTICATION_FAILURE", None),
+        EngineEvent::SendFailed { .. } => ("SEND_FAILED", None),
     }
 }
 

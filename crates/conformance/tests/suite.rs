@@ -105,3 +105,18 @@ fn etsi_scripts_linux_branch() {
 fn multihoming_annotated_copies_pass() {
     check("multihoming", "FreeBSD", &[]);
 }
+
+/// Every ADD-IP case of tests/conformance/README.md ("ASCONF received",
+/// "ASCONF-ACK received", timers).
+#[test]
+fn addip_scripts_pass() {
+    let passed = check("addip", "FreeBSD", &[]);
+    assert_eq!(passed, 28);
+}
+
+/// Every AUTH case of tests/conformance/README.md.
+#[test]
+fn auth_scripts_pass() {
+    let passed = check("auth", "FreeBSD", &[]);
+    assert_eq!(passed, 12);
+}
