@@ -222,9 +222,10 @@ impl<'a> Run<'a> {
             ep.set_local_addresses(&addrs);
             self.ep = Some(ep);
         }
+        let line = self.line;
         self.ep
             .as_mut()
-            .ok_or_else(|| Failure::new(0, FailureKind::Unsupported, "no endpoint"))
+            .ok_or_else(|| Failure::new(line, FailureKind::Unsupported, "no endpoint"))
     }
 
     fn observed(&self, dst: IpAddr) -> bool {

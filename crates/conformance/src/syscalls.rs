@@ -209,9 +209,10 @@ impl Run<'_> {
                 return Ok(Outcome::Err("EINVAL"));
             }
             let cfg = sock.cfg.clone();
+            let line = r.line;
             let ep = r.endpoint(&cfg)?;
             if let Err(e) = ep.set_association_defaults(cfg) {
-                return Err(Failure::new(0, FailureKind::Unsupported, e.to_string()));
+                return Err(Failure::new(line, FailureKind::Unsupported, e.to_string()));
             }
             ep.set_listening(true);
             if let Some(sock) = r.sockets.get_mut(fd) {
@@ -427,9 +428,10 @@ impl Run<'_> {
         if let Some(sock) = self.sockets.get_mut(fd) {
             sock.cfg = cfg.clone();
         }
+        let line = self.line;
         if listening && let Some(ep) = self.ep.as_mut() {
             ep.set_association_defaults(cfg)
-                .map_err(|e| Failure::new(0, FailureKind::Unsupported, e.to_string()))?;
+                .map_err(|e| Failure::new(line, FailureKind::Unsupported, e.to_string()))?;
         }
         Ok(Outcome::Ok(0))
     }
