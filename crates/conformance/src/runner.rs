@@ -448,7 +448,7 @@ impl<'a> Run<'a> {
 
     pub(crate) fn render(&self, p: &Sent) -> String {
         format!(
-            "{:.6} {}",
+            "{} s: {}",
             secs(p.time),
             render_packet(&p.src.to_string(), &p.dst.to_string(), &p.bytes, &self.map)
         )

@@ -1,7 +1,8 @@
 //! `msctp conformance [PATH...]`: runs packetdrill scripts (files, or
 //! folders searched for `*.pkt`) against the engine in virtual time, one
-//! line per script, then the totals. Exit status 0 when every script
-//! passed, 1 otherwise.
+//! line per script (a failure names the script line, the first mismatch,
+//! and the expected and actual packet or value), then the totals. Exit
+//! status 0 when every script passed, 1 otherwise.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -50,13 +51,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             Outcome::Fail(f) => {
                 failed += 1;
-                println!("FAIL  {name}:{}: {}: {}", f.line, f.kind, f.message);
+                let mut line = format!("FAIL  {name}:{}: {}: {}", f.line, f.kind, f.message);
                 if let Some(e) = &f.expected {
-                    println!("      expected: {e}");
+                    line.push_str(&format!(" | expected: {e}"));
                 }
                 if let Some(a) = &f.actual {
-                    println!("      actual:   {a}");
+                    line.push_str(&format!(" | actual: {a}"));
                 }
+                println!("{line}");
             }
             Outcome::Error(e) => {
                 failed += 1;
