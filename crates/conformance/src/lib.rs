@@ -83,28 +83,40 @@ impl Outcome {
 pub struct ScriptReport {
     pub path: PathBuf,
     pub outcome: Outcome,
+    /// What happened, line by line, when [`RunConfig::trace`] is set.
+    pub trace: Vec<String>,
 }
 
 /// Parses and runs a script's text.
 pub fn run_script(text: &str, cfg: &RunConfig) -> Outcome {
+    run_script_traced(text, cfg).0
+}
+
+/// Parses and runs a script's text, with the trace of the run.
+pub fn run_script_traced(text: &str, cfg: &RunConfig) -> (Outcome, Vec<String>) {
     match parse_script(text, &cfg.platform) {
-        Ok(s) => match runner::run(&s, cfg) {
-            Ok(sum) => Outcome::Pass(sum),
-            Err(f) => Outcome::Fail(f),
-        },
-        Err(e) => Outcome::Error(e.to_string()),
+        Ok(s) => {
+            let (result, trace) = runner::run_traced(&s, cfg);
+            let outcome = match result {
+                Ok(sum) => Outcome::Pass(sum),
+                Err(f) => Outcome::Fail(f),
+            };
+            (outcome, trace)
+        }
+        Err(e) => (Outcome::Error(e.to_string()), Vec::new()),
     }
 }
 
 /// Reads and runs one script file.
 pub fn run_file(path: &Path, cfg: &RunConfig) -> ScriptReport {
-    let outcome = match read_script(path) {
-        Ok(text) => run_script(&text, cfg),
-        Err(e) => Outcome::Error(e),
+    let (outcome, trace) = match read_script(path) {
+        Ok(text) => run_script_traced(&text, cfg),
+        Err(e) => (Outcome::Error(e), Vec::new()),
     };
     ScriptReport {
         path: path.to_path_buf(),
         outcome,
+        trace,
     }
 }
 

@@ -60,6 +60,8 @@ pub struct RunConfig {
     pub platform: String,
     /// Seed of every random choice of the engine.
     pub seed: [u8; 32],
+    /// Keep a trace of every packet in and out and every call.
+    pub trace: bool,
 }
 
 impl Default for RunConfig {
@@ -67,9 +69,13 @@ impl Default for RunConfig {
         RunConfig {
             platform: "FreeBSD".into(),
             seed: [7; 32],
+            trace: false,
         }
     }
 }
+
+/// Bound on trace lines kept.
+const MAX_TRACE: usize = 100_000;
 
 /// A packet the engine sent.
 #[derive(Debug, Clone)]
@@ -98,8 +104,16 @@ pub struct Summary {
 
 /// Runs a parsed script.
 pub fn run(script: &Script, cfg: &RunConfig) -> Result<Summary, Failure> {
+    run_traced(script, cfg).0
+}
+
+/// Runs a parsed script and returns, with its result, the trace of what
+/// happened (empty unless [`RunConfig::trace`]): every packet the script
+/// injected or the engine sent, with its time, and every call.
+pub fn run_traced(script: &Script, cfg: &RunConfig) -> (Result<Summary, Failure>, Vec<String>) {
     let mut r = Run::new(script, cfg);
-    r.run_all()
+    let result = r.run_all();
+    (result, r.trace)
 }
 
 pub(crate) struct Run<'a> {
@@ -126,6 +140,7 @@ pub(crate) struct Run<'a> {
     /// The engine's events per association, oldest first, for
     /// `engine_event`.
     pub events: HashMap<msctp_proto::AssocId, VecDeque<EngineEvent>>,
+    pub trace: Vec<String>,
 }
 
 fn auth_params(params: &[Param]) -> Option<AuthParams> {
@@ -168,6 +183,15 @@ impl<'a> Run<'a> {
             unobserved: 0,
             line: 0,
             events: HashMap::new(),
+            trace: Vec::new(),
+        }
+    }
+
+    /// Adds a line to the trace (when tracing).
+    pub fn note(&mut self, what: impl FnOnce() -> String) {
+        if self.cfg.trace && self.trace.len() < MAX_TRACE {
+            let line = format!("{} s  {}", secs(self.now), what());
+            self.trace.push(line);
         }
     }
 
@@ -243,6 +267,19 @@ impl<'a> Run<'a> {
             let Some(t) = ep.poll_transmit(now) else {
                 break;
             };
+            if self.cfg.trace {
+                let map = self.map;
+                let src = t.source.unwrap_or(local_ip).to_string();
+                let dst = t.destination.to_string();
+                let seen = self.observed(t.destination);
+                self.note(|| {
+                    format!(
+                        "engine sends{}: {}",
+                        if seen { "" } else { " (not observed)" },
+                        render_packet(&src, &dst, &t.payload, &map)
+                    )
+                });
+            }
             if !self.observed(t.destination) {
                 self.unobserved += 1;
                 continue;
@@ -691,6 +728,12 @@ impl<'a> Run<'a> {
             None => (self.opts().remote_ip, self.opts().local_ip),
         };
         let bytes = self.build_inbound(p)?;
+        if self.cfg.trace {
+            let map = self.map;
+            let text = render_packet(&src.to_string(), &dst.to_string(), &bytes, &map);
+            let line = self.line;
+            self.note(|| format!("line {line}: script sends: {text}"));
+        }
         let now = self.now;
         match self.ep.as_mut() {
             Some(ep) => ep.handle_datagram(now, src, dst, Bytes::from(bytes)),

@@ -123,6 +123,8 @@ impl Run<'_> {
             "engine_event" => self.sys_engine_event(s)?,
             other => return Err(self.unsupported(format!("system call {other} is not supported"))),
         };
+        let line = self.line;
+        self.note(|| format!("line {line}: {} returned {outcome:?}", s.name));
         self.check_outcome(s, &outcome)
     }
 

@@ -19,9 +19,13 @@ pub struct Args {
     #[arg(long, default_value = "FreeBSD")]
     pub platform: String,
     /// Also print the packets the engine sent after each script's last
-    /// event (not checked).
+    /// event (not checked) and how many went to addresses the script
+    /// does not own.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Print every packet in and out and every call, with its time.
+    #[arg(long)]
+    pub trace: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -32,6 +36,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let cfg = RunConfig {
         platform: args.platform,
+        trace: args.trace,
         ..RunConfig::default()
     };
     let reports = run_paths(&paths, &cfg).context("reading the scripts")?;
@@ -39,6 +44,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut failed = 0usize;
     for r in &reports {
         let name = r.path.display();
+        for t in &r.trace {
+            println!("      {t}");
+        }
         match &r.outcome {
             Outcome::Pass(sum) => {
                 passed += 1;
@@ -46,6 +54,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 if args.verbose {
                     for t in &sum.trailing {
                         println!("      after the last event: {t}");
+                    }
+                    if sum.unobserved > 0 {
+                        println!(
+                            "      {} packet(s) to addresses the script does not own",
+                            sum.unobserved
+                        );
                     }
                 }
             }
