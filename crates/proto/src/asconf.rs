@@ -79,8 +79,12 @@ pub struct OutstandingAsconf {
 pub struct AsconfState {
     /// Both sides announced ADD-IP and AUTH is in use.
     pub enabled: bool,
-    /// The peer answered Add IP with "unrecognized parameter": stop asking.
-    pub add_refused: bool,
+    /// The peer answered Add IP or Delete IP with "unrecognized
+    /// parameter": send neither again (RFC 5061 section 5.3, rule F3a).
+    pub add_delete_refused: bool,
+    /// The peer answered Set Primary with "unrecognized parameter": send
+    /// it no more (rule F3b).
+    pub set_primary_refused: bool,
     pending: VecDeque<Request>,
     pub outstanding: Option<OutstandingAsconf>,
     next_serial: u32,
@@ -116,7 +120,8 @@ impl AsconfState {
     ) -> Self {
         AsconfState {
             enabled,
-            add_refused: false,
+            add_delete_refused: false,
+            set_primary_refused: false,
             pending: VecDeque::new(),
             outstanding: None,
             next_serial: local_initial_tsn,

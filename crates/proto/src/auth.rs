@@ -155,7 +155,7 @@ pub enum AuthParamError {
     HmacAlgoCount,
     #[error("HMAC-ALGO does not list SHA-1")]
     NoSha1,
-    #[error("CHUNKS parameter repeated or longer than 260 bytes")]
+    #[error("CHUNKS parameter repeated or listing more than 256 chunk types")]
     BadChunks,
 }
 

@@ -190,10 +190,10 @@ impl AssociationConfig {
         if self.limits.max_peer_addresses == 0 || self.limits.max_local_addresses == 0 {
             return bad("limits", "address limits must be at least 1");
         }
-        if self.auth_chunks.len() > 260 {
+        if self.auth_chunks.len() > 256 {
             return bad(
                 "auth_chunks",
-                "at most 260 chunk types (RFC 4895 section 3.2)",
+                "at most 256 chunk types (RFC 4895 section 3.2)",
             );
         }
         Ok(())

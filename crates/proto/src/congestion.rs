@@ -62,9 +62,9 @@ impl Congestion {
         if bytes_acked == 0 {
             return;
         }
-        // "Fully utilised": the sender could not have sent another full
-        // packet under this window.
-        let fully_utilised = flight_before.saturating_add(self.mtu) > self.cwnd;
+        // "Fully utilised": the window stopped the sender, which sends
+        // while the flight size is below cwnd (section 6.1 rule B).
+        let fully_utilised = flight_before >= self.cwnd;
         match self.phase() {
             Phase::SlowStart => {
                 if fully_utilised && cum_advanced && !in_fast_recovery {
@@ -141,6 +141,18 @@ mod tests {
         assert_eq!(c.cwnd, 4500, "no growth without cumulative progress");
         c.on_ack(1000, 4500, true, true);
         assert_eq!(c.cwnd, 4500, "no growth in fast recovery");
+    }
+
+    /// ETSI sctp-d-v-8-9: after a T3-rtx timeout (cwnd = 1 MTU) the SACK
+    /// of the one retransmitted chunk, smaller than the MTU, does not grow
+    /// cwnd: the sender could still have sent more under the window.
+    #[test]
+    fn a_window_not_filled_does_not_grow() {
+        let mut c = Congestion::new(1480, 1480, 5920);
+        c.on_ack(1452, 1452, true, false);
+        assert_eq!(c.cwnd, 1480);
+        c.on_ack(1452, 2904, true, false);
+        assert_eq!(c.cwnd, 2932);
     }
 
     #[test]

@@ -52,6 +52,9 @@ pub enum InitError {
     HostName,
 }
 
+/// Chunk types a CHUNKS parameter can list (RFC 4895 section 3.2).
+const MAX_CHUNK_TYPES: usize = 256;
+
 fn tlv(ty: u16, value: &[u8]) -> Bytes {
     let mut v = Vec::with_capacity(4 + value.len());
     v.extend_from_slice(&ty.to_be_bytes());
@@ -143,7 +146,9 @@ impl PeerInit {
             if hmacs.len() != 1 {
                 return Err(InitError::Auth(AuthParamError::HmacAlgoCount));
             }
-            if chunks.len() > 1 {
+            // At most one CHUNKS, of at most 256 chunk types (260 bytes
+            // with its header, RFC 4895 section 3.2).
+            if chunks.len() > 1 || chunks.first().is_some_and(|c| c.len() > MAX_CHUNK_TYPES) {
                 return Err(InitError::Auth(AuthParamError::BadChunks));
             }
             if randoms[0].len() != RANDOM_LEN {
@@ -315,7 +320,9 @@ pub fn build_init_ack(spec: InitAckSpec<'_>) -> crate::wire::Chunk {
     crate::wire::Chunk::InitAck(InitChunk {
         initiate_tag: spec.local_tag,
         a_rwnd: cfg.receive_window,
-        outbound_streams: cfg.outbound_streams,
+        // No more outbound streams than the INIT allows inbound (section
+        // 5.1.1): the INIT ACK announces the number actually usable.
+        outbound_streams: cfg.outbound_streams.min(spec.peer.inbound_streams),
         inbound_streams: cfg.max_inbound_streams,
         initial_tsn: spec.local_initial_tsn,
         params,
@@ -407,6 +414,16 @@ mod tests {
             PeerInit::from_chunk(&no_sha1, false),
             Err(InitError::Auth(AuthParamError::NoSha1))
         );
+        let long_chunks = init(vec![
+            Param::Random(Bytes::from(vec![1u8; 32])),
+            Param::Chunks(vec![0u8; 257]),
+            Param::HmacAlgo(vec![1]),
+        ]);
+        assert_eq!(
+            PeerInit::from_chunk(&long_chunks, false),
+            Err(InitError::Auth(AuthParamError::BadChunks)),
+            "auth/chunks-list-too-long.pkt: more than 256 chunk types"
+        );
         let no_hmac = init(vec![Param::Random(Bytes::from(vec![1u8; 32]))]);
         assert_eq!(
             PeerInit::from_chunk(&no_hmac, false),
@@ -416,6 +433,43 @@ mod tests {
             b"example.org\0",
         ))]);
         assert_eq!(PeerInit::from_chunk(&host, false), Err(InitError::HostName));
+    }
+
+    /// sctp-as-v-1-7-1: an INIT whose MIS is below our OS gets an INIT ACK
+    /// announcing only MIS outbound streams.
+    #[test]
+    fn init_ack_announces_at_most_the_peers_inbound_streams() {
+        let cfg = AssociationConfig {
+            outbound_streams: 2,
+            asconf: false,
+            auth: false,
+            ..Default::default()
+        };
+        let peer_init = init(vec![]);
+        let peer = PeerInit::from_chunk(&peer_init, false).unwrap();
+        let mut raw = Vec::new();
+        crate::wire::Chunk::Init(peer_init).emit(&mut raw);
+        let ack = build_init_ack(InitAckSpec {
+            cfg: &cfg,
+            local_addrs: &[],
+            secret: &[1; 32],
+            now: crate::Time::ZERO,
+            peer_init_raw: Bytes::from(raw),
+            peer: &peer,
+            src: "10.0.0.2".parse().unwrap(),
+            dst: "10.0.0.1".parse().unwrap(),
+            local_port: 1,
+            peer_port: 2,
+            local_tag: 5,
+            local_initial_tsn: 6,
+            local_tie_tag: 0,
+            peer_tie_tag: 0,
+            local_random: None,
+        });
+        match ack {
+            crate::wire::Chunk::InitAck(i) => assert_eq!(i.outbound_streams, 1),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

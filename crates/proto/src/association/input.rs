@@ -92,6 +92,13 @@ impl Association {
 
         // Verification tag rules (section 8.5 and 8.5.1).
         let has = |t: u8| chunks.iter().any(|c| c.1 == t);
+        // Section 6.10: INIT ACK and SHUTDOWN COMPLETE are never bundled
+        // (INIT is handled below); a packet that bundles one is dropped
+        // whole rather than half processed.
+        if chunks.len() > 1 && (has(chunk_type::INIT_ACK) || has(chunk_type::SHUTDOWN_COMPLETE)) {
+            self.stats.protocol_violations += 1;
+            return;
+        }
         if has(chunk_type::INIT) {
             if vtag != 0 || chunks.len() > 1 {
                 self.stats.bad_vtag += 1;
@@ -206,8 +213,13 @@ impl Association {
             };
             let flow = match chunk {
                 Chunk::Data(d) => {
-                    data_seen = true;
-                    immediate |= d.immediate;
+                    // DATA the state does not accept is dropped and
+                    // leaves no SACK behind (section 9.2: no data after
+                    // the peer's SHUTDOWN or in SHUTDOWN-ACK-SENT).
+                    if self.accepts_data() {
+                        data_seen = true;
+                        immediate |= d.immediate;
+                    }
                     self.on_data(d, src, dst)
                 }
                 Chunk::Sack(s) => self.on_sack(now, &s, src),
@@ -252,7 +264,12 @@ impl Association {
                 Chunk::AsconfAck(a) => self.on_asconf_ack(&a),
                 Chunk::Auth(_) => Flow::Continue,
                 Chunk::ForwardTsn { .. } | Chunk::Unknown { .. } => {
-                    self.on_unknown_chunk(ty, raw, src, dst)
+                    // The Unrecognized Chunk Type cause returns the chunk
+                    // as it was on the wire, padding included, as FreeBSD
+                    // and Linux do (section 3.3.10.6 leaves it open).
+                    let end = range.end.saturating_add(3) & !3;
+                    let padded = packet.slice(range.start..end.min(packet.len()));
+                    self.on_unknown_chunk(ty, padded, src, dst)
                 }
             };
             if flow == Flow::Stop {
@@ -316,11 +333,16 @@ impl Association {
         }
     }
 
-    fn on_data(&mut self, d: crate::wire::DataChunk, src: IpAddr, dst: IpAddr) -> Flow {
-        if !matches!(
+    /// States in which received DATA is processed.
+    fn accepts_data(&self) -> bool {
+        matches!(
             self.state,
             State::Established | State::ShutdownPending | State::ShutdownSent
-        ) {
+        )
+    }
+
+    fn on_data(&mut self, d: crate::wire::DataChunk, src: IpAddr, dst: IpAddr) -> Flow {
+        if !self.accepts_data() {
             return Flow::Continue;
         }
         if d.payload.is_empty() {
@@ -361,6 +383,11 @@ impl Association {
     }
 
     /// SACK scheduling after a packet with DATA (section 6.2).
+    ///
+    /// The first packet with DATA of an association is acknowledged at
+    /// once, before any SACK was sent, as FreeBSD and Linux do and as ETSI
+    /// TS 102 369 test purpose SCTP/A/V/9/1 requires: the peer's slow
+    /// start does not wait for the delayed-SACK timer.
     fn after_data(&mut self, now: Time, src: IpAddr, had_gaps: bool, immediate: bool) {
         self.receiver.packets_since_sack += 1;
         if self.state == State::ShutdownSent {
@@ -374,7 +401,9 @@ impl Association {
         }
         self.sack_dest = Some(src);
         let gaps = self.receiver.has_gaps();
+        let first = self.stats.sacks_sent == 0;
         if immediate
+            || first
             || gaps
             || had_gaps
             || self.receiver.has_dups()
@@ -567,17 +596,23 @@ impl Association {
             Ok(p) => p,
             Err(e) => {
                 let cause = super::init_error_cause(&e, init);
-                if init.initiate_tag != 0 {
-                    self.ctrl_push(Directed {
-                        dest: src,
-                        source: Some(dst),
-                        reflect: Some(init.initiate_tag),
-                        chunk: Chunk::Abort {
-                            t_bit: false,
-                            causes: vec![cause],
-                        },
-                    });
-                }
+                // Without a usable tag of the peer, the ABORT reflects ours
+                // (T bit, section 3.3.7); section 3.3.3 allows this ABORT
+                // for an Initiate Tag of 0.
+                let (reflect, t_bit) = if init.initiate_tag != 0 {
+                    (init.initiate_tag, false)
+                } else {
+                    (self.local_tag, true)
+                };
+                self.ctrl_push(Directed {
+                    dest: src,
+                    source: Some(dst),
+                    reflect: Some(reflect),
+                    chunk: Chunk::Abort {
+                        t_bit,
+                        causes: vec![cause],
+                    },
+                });
                 self.close(CloseReason::Refused);
                 return Flow::Stop;
             }
@@ -1189,29 +1224,34 @@ impl Association {
         }
     }
 
+    /// A request refused by the peer. "Unrecognized parameter" means the
+    /// peer does not do that kind of request: no more of them (RFC 5061
+    /// section 5.3, rules F3a and F3b).
     fn fail_request(&mut self, r: Request, causes: Vec<ErrorCause>) {
+        let unrecognized = causes
+            .iter()
+            .any(|c| matches!(c, ErrorCause::UnrecognizedParameters { .. }));
         match r {
             Request::Add(addr) => {
-                if causes
-                    .iter()
-                    .any(|c| matches!(c, ErrorCause::UnrecognizedParameters { .. }))
-                {
-                    self.asconf.add_refused = true;
-                }
+                self.asconf.add_delete_refused |= unrecognized;
                 self.local
                     .retain(|l| !(l.addr == addr && l.state == LocalAddrState::AddPending));
                 self.push_event(Event::LocalAddressAddFailed { addr, causes });
             }
             Request::Delete(addr) => {
+                self.asconf.add_delete_refused |= unrecognized;
                 if let Some(l) = self.local.iter_mut().find(|l| l.addr == addr) {
                     l.state = LocalAddrState::Available;
                 }
                 self.push_event(Event::LocalAddressRemoveFailed { addr, causes });
             }
-            Request::SetPrimary(addr) => self.push_event(Event::PeerPrimaryRequest {
-                addr,
-                accepted: false,
-            }),
+            Request::SetPrimary(addr) => {
+                self.asconf.set_primary_refused |= unrecognized;
+                self.push_event(Event::PeerPrimaryRequest {
+                    addr,
+                    accepted: false,
+                })
+            }
         }
     }
 }

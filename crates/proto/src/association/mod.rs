@@ -60,7 +60,7 @@ pub(crate) fn build_init_ack_for_endpoint(
 pub(crate) fn init_error_cause(e: &InitError, init: &InitChunk) -> ErrorCause {
     use crate::wire::Param;
     match e {
-        InitError::ZeroStreams => ErrorCause::InvalidMandatoryParameter,
+        InitError::ZeroStreams | InitError::ZeroTag => ErrorCause::InvalidMandatoryParameter,
         InitError::MissingCookie => ErrorCause::MissingMandatoryParameter {
             param_types: vec![7],
         },
@@ -824,7 +824,7 @@ impl Association {
         if self.local.len() >= self.cfg.limits.max_local_addresses {
             return Err(AddressError::Limit);
         }
-        if self.asconf.add_refused {
+        if self.asconf.add_delete_refused {
             return Err(AsconfError::NotSupported.into());
         }
         self.asconf.queue(Request::Add(addr))?;
@@ -864,6 +864,9 @@ impl Association {
         if others == 0 {
             return Err(AsconfError::LastAddress.into());
         }
+        if self.asconf.add_delete_refused {
+            return Err(AsconfError::NotSupported.into());
+        }
         self.asconf.queue(Request::Delete(addr))?;
         self.local[idx].state = LocalAddrState::DeletePending;
         if self.local_primary == Some(addr) {
@@ -882,6 +885,9 @@ impl Association {
             .any(|l| l.addr == addr && l.state != LocalAddrState::DeletePending)
         {
             return Err(AddressError::Unknown);
+        }
+        if self.asconf.set_primary_refused {
+            return Err(AsconfError::NotSupported.into());
         }
         self.asconf.queue(Request::SetPrimary(addr))?;
         Ok(())
@@ -939,6 +945,32 @@ impl Association {
         self.sender
             .outstanding_chunk(tsn)
             .and_then(|c| c.last_retransmit)
+    }
+
+    /// Changes HB.interval (RFC 9260 section 8.3) of a running association;
+    /// `None` stops heartbeats on confirmed paths (unconfirmed addresses
+    /// are still probed, section 5.4), as SPP_HB_DISABLE does (RFC 6458
+    /// section 8.1.12).
+    pub fn set_heartbeat_interval(&mut self, interval: Option<Duration>, now: Time) {
+        self.cfg.heartbeat_interval = interval;
+        for p in self.paths.iter_mut().filter(|p| p.confirmed) {
+            p.heartbeat_deadline = interval.map(|iv| now + iv + p.rto.rto());
+        }
+    }
+
+    /// Changes Path.Max.Retrans of a running association.
+    pub fn set_path_max_retrans(&mut self, pmr: u32) {
+        self.cfg.path_max_retrans = pmr;
+    }
+
+    /// Outbound streams negotiated (min of ours and the peer's MIS).
+    pub fn outbound_streams(&self) -> u16 {
+        self.sender.outbound_streams()
+    }
+
+    /// Inbound streams negotiated.
+    pub fn inbound_streams(&self) -> u16 {
+        self.receiver.inbound_streams()
     }
 
     /// Enables split fast retransmit (CMT, SYSTEMS.md section 3).

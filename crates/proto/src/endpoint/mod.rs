@@ -137,6 +137,15 @@ impl Endpoint {
         self.cfg.listen = on;
     }
 
+    /// Replaces the configuration of associations created from now on
+    /// (incoming ones; `connect` takes its own with `connect_with`), as
+    /// socket options set on a listening socket do.
+    pub fn set_association_defaults(&mut self, cfg: AssociationConfig) -> Result<(), ConfigError> {
+        cfg.validate()?;
+        self.cfg.association = cfg;
+        Ok(())
+    }
+
     pub fn association(&self, id: AssocId) -> Option<&Association> {
         self.assocs.get(&id)
     }

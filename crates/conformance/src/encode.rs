@@ -1,0 +1,964 @@
+//! From script descriptions to bytes.
+//!
+//! Two uses share one encoder:
+//! - inbound packets: every field gets a value (wildcards become 0, as in
+//!   packetdrill), script TSNs and tags are mapped to the engine's, the
+//!   State Cookie and Heartbeat Info the engine sent are echoed;
+//! - expected TLVs of outbound packets (parameters, error causes, chunks
+//!   inside causes): the bytes come with a mask of the bytes to compare, so
+//!   `...` fields are skipped byte by byte.
+//!
+//! Lengths follow packetdrill (and RFC 9260 section 3.2): a TLV's length
+//! counts its value but not its own padding; a list of TLVs pads every
+//! element but the last; a chunk embedded in an Unrecognized Chunk Type
+//! cause is copied with its padding.
+
+use std::net::IpAddr;
+
+use crate::mapping::Mapping;
+use crate::spec::{CauseList, CauseSpec, ChunkSpec, Field, InitSpec, ParamList, ParamSpec};
+
+/// Bytes with a per-byte "compare this" mask.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Masked {
+    pub bytes: Vec<u8>,
+    pub mask: Vec<bool>,
+    /// False once an element of unknown length was written: the
+    /// enclosing length is then unknown too, and nothing after it is
+    /// compared.
+    pub len_known: bool,
+}
+
+impl Masked {
+    fn new() -> Self {
+        Masked {
+            bytes: Vec::new(),
+            mask: Vec::new(),
+            len_known: true,
+        }
+    }
+
+    fn put(&mut self, data: &[u8], checked: bool) {
+        let checked = checked && self.len_known;
+        self.bytes.extend_from_slice(data);
+        self.mask.extend(std::iter::repeat_n(checked, data.len()));
+    }
+
+    fn u8(&mut self, v: Option<u8>) {
+        self.put(&[v.unwrap_or(0)], v.is_some());
+    }
+    fn u16(&mut self, v: Option<u16>) {
+        self.put(&v.unwrap_or(0).to_be_bytes(), v.is_some());
+    }
+    fn u32(&mut self, v: Option<u32>) {
+        self.put(&v.unwrap_or(0).to_be_bytes(), v.is_some());
+    }
+
+    fn pad(&mut self) {
+        while !self.bytes.len().is_multiple_of(4) {
+            self.bytes.push(0);
+            self.mask.push(false);
+        }
+    }
+
+    fn append(&mut self, other: &Masked) {
+        if !self.len_known {
+            self.put(&other.bytes, false);
+        } else {
+            self.bytes.extend_from_slice(&other.bytes);
+            self.mask.extend_from_slice(&other.mask);
+        }
+        self.len_known &= other.len_known;
+    }
+
+    /// Marks the rest as unknown (an element of unknown length follows).
+    fn unknown(&mut self) {
+        self.len_known = false;
+    }
+}
+
+/// An encoded TLV (parameter, cause, or chunk): `bytes` hold the header
+/// and value without the trailing padding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tlv {
+    pub body: Masked,
+    /// The length field is known and must be compared.
+    pub check_len: bool,
+    /// The type (or cause code) is known and must be compared.
+    pub check_type: bool,
+}
+
+impl Tlv {
+    pub fn len_field(&self) -> u16 {
+        u16::from_be_bytes([
+            self.body.bytes.get(2).copied().unwrap_or(0),
+            self.body.bytes.get(3).copied().unwrap_or(0),
+        ])
+    }
+
+    /// Whether the bytes after the header can be compared at all.
+    pub fn value_checked(&self) -> bool {
+        self.body.mask.iter().skip(4).any(|m| *m)
+    }
+}
+
+/// Why an inbound packet could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EncodeError {
+    #[error("{0} needs a value for {1} in an inbound packet")]
+    NeedsValue(&'static str, &'static str),
+    #[error("COOKIE_ECHO[val=...]: the engine has not sent a State Cookie yet")]
+    NoCookie,
+    #[error("HEARTBEAT_ACK[val=...]: the engine has not sent a HEARTBEAT yet")]
+    NoHeartbeat,
+    #[error("{0} is too long for its 16-bit length field")]
+    TooLong(&'static str),
+}
+
+/// How to encode.
+#[derive(Clone, Copy)]
+pub enum Mode<'a> {
+    /// Build a packet to inject.
+    Inbound(&'a InboundCtx<'a>),
+    /// Build the expectation of an outbound TLV (no mapping).
+    Expect,
+}
+
+/// What inbound encoding needs from the run.
+pub struct InboundCtx<'a> {
+    pub map: &'a Mapping,
+    /// The State Cookie of the engine's last INIT ACK.
+    pub cookie: Option<&'a [u8]>,
+    /// The value of the engine's last HEARTBEAT chunk (its Heartbeat Info
+    /// parameter, whole).
+    pub heartbeat: Option<&'a [u8]>,
+}
+
+impl Mode<'_> {
+    fn inbound(&self) -> bool {
+        matches!(self, Mode::Inbound(_))
+    }
+}
+
+fn field<T: Copy>(f: &Field<T>) -> Option<T> {
+    f.get().copied()
+}
+
+fn len16(n: usize, what: &'static str) -> Result<u16, EncodeError> {
+    u16::try_from(n).map_err(|_| EncodeError::TooLong(what))
+}
+
+/// Wraps a value into a TLV. `len`: an explicit length from the script.
+fn wrap(
+    ty: Option<u16>,
+    len: Option<u16>,
+    value: Masked,
+    what: &'static str,
+) -> Result<Tlv, EncodeError> {
+    let mut body = Masked::new();
+    body.u16(ty);
+    let (field, check_len) = match len {
+        Some(l) => (l, true),
+        None => (len16(4 + value.bytes.len(), what)?, value.len_known),
+    };
+    body.put(&field.to_be_bytes(), false);
+    body.append(&value);
+    body.len_known = check_len;
+    Ok(Tlv {
+        body,
+        check_len,
+        check_type: ty.is_some(),
+    })
+}
+
+/// Appends TLVs as a list: each padded but the last (whose padding the
+/// container adds).
+fn list(items: &[Tlv]) -> Masked {
+    let mut m = Masked::new();
+    for (k, t) in items.iter().enumerate() {
+        if !t.check_len {
+            m.append(&t.body);
+            m.unknown();
+            continue;
+        }
+        m.append(&t.body);
+        if k + 1 < items.len() {
+            m.pad();
+        }
+    }
+    m
+}
+
+fn bytes_or_len(
+    mode: Mode<'_>,
+    len: &Field<u16>,
+    val: &Field<Vec<u8>>,
+    header: usize,
+) -> (Masked, Option<u16>) {
+    let mut m = Masked::new();
+    match (val, len) {
+        (Field::Is(v), l) => {
+            m.put(v, true);
+            (m, field(l))
+        }
+        (Field::Any, Field::Is(l)) => {
+            let n = usize::from(*l).saturating_sub(header);
+            m.put(&vec![0u8; n], false);
+            (m, Some(*l))
+        }
+        (Field::Any, Field::Any) => {
+            if !mode.inbound() {
+                m.unknown();
+            }
+            (m, None)
+        }
+    }
+}
+
+fn address_value(m: &mut Masked, a: &Field<IpAddr>) {
+    match a {
+        Field::Is(IpAddr::V4(v4)) => m.put(&v4.octets(), true),
+        Field::Is(IpAddr::V6(v6)) => m.put(&v6.octets(), true),
+        Field::Any => m.unknown(),
+    }
+}
+
+/// The Address Parameter of ADD-IP (RFC 5061 section 4.2.1): a whole
+/// IPv4 or IPv6 Address parameter.
+fn address_param(
+    mode: Mode<'_>,
+    a: &Field<IpAddr>,
+    what: &'static str,
+) -> Result<Masked, EncodeError> {
+    let mut m = Masked::new();
+    match a {
+        Field::Is(IpAddr::V4(v4)) => {
+            m.put(&[0, 5, 0, 8], true);
+            m.put(&v4.octets(), true);
+        }
+        Field::Is(IpAddr::V6(v6)) => {
+            m.put(&[0, 6, 0, 20], true);
+            m.put(&v6.octets(), true);
+        }
+        Field::Any => {
+            if mode.inbound() {
+                return Err(EncodeError::NeedsValue(what, "addr"));
+            }
+            m.unknown();
+        }
+    }
+    Ok(m)
+}
+
+/// Encodes a parameter.
+pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
+    let mut v = Masked::new();
+    let (ty, len, name): (Option<u16>, Option<u16>, &'static str) = match p {
+        ParamSpec::Ipv4(a) => {
+            if a.is_any() {
+                v.put(&[0; 4], false);
+            } else {
+                address_value(&mut v, a);
+            }
+            (Some(5), None, "IPV4_ADDRESS")
+        }
+        ParamSpec::Ipv6(a) => {
+            if a.is_any() {
+                v.put(&[0; 16], false);
+            } else {
+                address_value(&mut v, a);
+            }
+            (Some(6), None, "IPV6_ADDRESS")
+        }
+        ParamSpec::StateCookie { len, val } => {
+            let (m, l) = bytes_or_len(mode, len, val, 4);
+            v = m;
+            (Some(7), l, "STATE_COOKIE")
+        }
+        ParamSpec::HostName(h) => {
+            match h {
+                Field::Is(s) => {
+                    v.put(s.as_bytes(), true);
+                    v.put(&[0], true);
+                }
+                Field::Any => {
+                    if mode.inbound() {
+                        v.put(&[0], false);
+                    } else {
+                        v.unknown();
+                    }
+                }
+            }
+            (Some(11), None, "HOSTNAME_ADDRESS")
+        }
+        ParamSpec::SupportedAddressTypes(t) => {
+            match t {
+                Field::Is(list) => {
+                    for a in list {
+                        v.u16(Some(*a));
+                    }
+                }
+                Field::Any => {
+                    if !mode.inbound() {
+                        v.unknown();
+                    }
+                }
+            }
+            (Some(12), None, "SUPPORTED_ADDRESS_TYPES")
+        }
+        ParamSpec::CookiePreservative(i) => {
+            v.u32(field(i));
+            (Some(9), None, "COOKIE_PRESERVATIVE")
+        }
+        ParamSpec::Unrecognized(ps) => {
+            match ps {
+                Field::Is(list_) => {
+                    let tlvs = list_
+                        .iter()
+                        .map(|p| param(mode, p))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    v = list(&tlvs);
+                }
+                Field::Any => {
+                    if !mode.inbound() {
+                        v.unknown();
+                    }
+                }
+            }
+            (Some(8), None, "UNRECOGNIZED_PARAMETER")
+        }
+        ParamSpec::HeartbeatInfo { len, val } => {
+            let (m, l) = bytes_or_len(mode, len, val, 4);
+            v = m;
+            (Some(1), l, "HEARTBEAT_INFORMATION")
+        }
+        ParamSpec::EcnCapable => (Some(0x8000), None, "ECN_CAPABLE"),
+        ParamSpec::ForwardTsnSupported => (Some(0xc000), None, "FORWARD_TSN_SUPPORTED"),
+        ParamSpec::SupportedExtensions(t) => {
+            match t {
+                Field::Is(list_) => v.put(list_, true),
+                Field::Any => {
+                    if !mode.inbound() {
+                        v.unknown();
+                    }
+                }
+            }
+            (Some(0x8008), None, "SUPPORTED_EXTENSIONS")
+        }
+        ParamSpec::Adaptation(c) => {
+            v.u32(field(c));
+            (Some(0xc006), None, "ADAPTATION_INDICATION")
+        }
+        ParamSpec::Random { len, val } => {
+            let (m, l) = bytes_or_len(mode, len, val, 4);
+            v = m;
+            (Some(0x8002), l, "RANDOM")
+        }
+        ParamSpec::Chunks(t) => {
+            match t {
+                Field::Is(list_) => v.put(list_, true),
+                Field::Any => {
+                    if !mode.inbound() {
+                        v.unknown();
+                    }
+                }
+            }
+            (Some(0x8003), None, "CHUNKS")
+        }
+        ParamSpec::HmacAlgo(ids) => {
+            match ids {
+                Field::Is(list_) => {
+                    for id in list_ {
+                        v.u16(Some(*id));
+                    }
+                }
+                Field::Any => {
+                    if !mode.inbound() {
+                        v.unknown();
+                    }
+                }
+            }
+            (Some(0x8004), None, "HMAC_ALGO")
+        }
+        ParamSpec::AddIp { corr, addr }
+        | ParamSpec::DeleteIp { corr, addr }
+        | ParamSpec::SetPrimary { corr, addr } => {
+            let (ty, name) = match p {
+                ParamSpec::AddIp { .. } => (0xc001, "ADD_IP_ADDRESS"),
+                ParamSpec::DeleteIp { .. } => (0xc002, "DELETE_IP_ADDRESS"),
+                _ => (0xc004, "SET_PRIMARY_ADDRESS"),
+            };
+            v.u32(field(corr));
+            let a = address_param(mode, addr, name)?;
+            v.append(&a);
+            (Some(ty), None, name)
+        }
+        ParamSpec::ErrorIndication { corr, causes } => {
+            v.u32(field(corr));
+            let c = cause_list(mode, causes)?;
+            v.append(&c);
+            (Some(0xc003), None, "ERROR_CAUSE_INDICATION")
+        }
+        ParamSpec::Success { corr } => {
+            v.u32(field(corr));
+            (Some(0xc005), None, "SUCCESS_INDICATION")
+        }
+        ParamSpec::Generic { ty, len, val } => {
+            let (m, l) = bytes_or_len(mode, len, val, 4);
+            v = m;
+            let t = field(ty);
+            if t.is_none() && mode.inbound() {
+                return Err(EncodeError::NeedsValue("PARAMETER", "type"));
+            }
+            (t, l, "PARAMETER")
+        }
+    };
+    wrap(ty, len, v, name)
+}
+
+fn param_list(mode: Mode<'_>, ps: &ParamList) -> Result<Masked, EncodeError> {
+    let tlvs = ps
+        .items
+        .iter()
+        .map(|p| param(mode, p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut m = list(&tlvs);
+    if ps.more && !mode.inbound() {
+        m.unknown();
+    }
+    Ok(m)
+}
+
+fn cause_list(mode: Mode<'_>, cs: &CauseList) -> Result<Masked, EncodeError> {
+    let tlvs = cs
+        .items
+        .iter()
+        .map(|c| cause(mode, c))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut m = list(&tlvs);
+    if cs.more && !mode.inbound() {
+        m.unknown();
+    }
+    Ok(m)
+}
+
+fn embedded_param(
+    mode: Mode<'_>,
+    v: &mut Masked,
+    p: &Option<Box<ParamSpec>>,
+) -> Result<(), EncodeError> {
+    match p {
+        Some(p) => {
+            let t = param(mode, p)?;
+            v.append(&t.body);
+            if !t.check_len {
+                v.unknown();
+            }
+        }
+        None => {
+            if !mode.inbound() {
+                v.unknown();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Encodes an error cause.
+pub fn cause(mode: Mode<'_>, c: &CauseSpec) -> Result<Tlv, EncodeError> {
+    let mut v = Masked::new();
+    let mut explicit_len = None;
+    let (code, name): (Option<u16>, &'static str) = match c {
+        CauseSpec::InvalidStream(sid) => {
+            v.u16(field(sid));
+            v.put(&[0, 0], false);
+            (Some(1), "INVALID_STREAM_IDENTIFIER")
+        }
+        CauseSpec::MissingMandatory(types) => {
+            match types {
+                Field::Is(list_) => {
+                    v.put(&(list_.len() as u32).to_be_bytes(), true);
+                    for t in list_ {
+                        v.u16(Some(*t));
+                    }
+                }
+                Field::Any => {
+                    if mode.inbound() {
+                        v.u32(Some(0));
+                    } else {
+                        v.unknown();
+                    }
+                }
+            }
+            (Some(2), "MISSING_MANDATORY_PARAMETER")
+        }
+        CauseSpec::StaleCookie(s) => {
+            v.u32(field(s));
+            (Some(3), "STALE_COOKIE_ERROR")
+        }
+        CauseSpec::OutOfResources => (Some(4), "OUT_OF_RESOURCES"),
+        CauseSpec::Unresolvable(p) => {
+            embedded_param(mode, &mut v, p)?;
+            (Some(5), "UNRESOLVABLE_ADDRESS")
+        }
+        CauseSpec::UnrecognizedChunk(ch) => {
+            match ch {
+                Some(ch) => {
+                    let t = chunk(mode, ch)?;
+                    v.append(&t.body);
+                    if !t.check_len {
+                        v.unknown();
+                    }
+                    // The chunk is carried with its padding.
+                    v.pad();
+                }
+                None => {
+                    if !mode.inbound() {
+                        v.unknown();
+                    }
+                }
+            }
+            (Some(6), "UNRECOGNIZED_CHUNK_TYPE")
+        }
+        CauseSpec::InvalidMandatory => (Some(7), "INVALID_MANDATORY_PARAMETER"),
+        CauseSpec::UnrecognizedParams(ps) => {
+            match ps {
+                Field::Is(list_) => {
+                    let tlvs = list_
+                        .iter()
+                        .map(|p| param(mode, p))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    v = list(&tlvs);
+                }
+                Field::Any => {
+                    if !mode.inbound() {
+                        v.unknown();
+                    }
+                }
+            }
+            (Some(8), "UNRECOGNIZED_PARAMETERS")
+        }
+        CauseSpec::NoUserData(tsn) => {
+            v.u32(field(tsn));
+            (Some(9), "NO_USER_DATA")
+        }
+        CauseSpec::CookieWhileShutdown => (Some(10), "COOKIE_RECEIVED_WHILE_SHUTDOWN"),
+        CauseSpec::RestartNewAddresses(ps) => {
+            match ps {
+                Field::Is(list_) => {
+                    let tlvs = list_
+                        .iter()
+                        .map(|p| param(mode, p))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    v = list(&tlvs);
+                }
+                Field::Any => {
+                    if !mode.inbound() {
+                        v.unknown();
+                    }
+                }
+            }
+            (Some(11), "RESTART_WITH_NEW_ADDRESSES")
+        }
+        CauseSpec::UserAbort(info) | CauseSpec::ProtocolViolation(info) => {
+            match info {
+                Field::Is(b) => v.put(b, true),
+                Field::Any => {
+                    if !mode.inbound() {
+                        v.unknown();
+                    }
+                }
+            }
+            if matches!(c, CauseSpec::UserAbort(_)) {
+                (Some(12), "USER_INITIATED_ABORT")
+            } else {
+                (Some(13), "PROTOCOL_VIOLATION")
+            }
+        }
+        CauseSpec::DeleteLast(p) => {
+            embedded_param(mode, &mut v, p)?;
+            (Some(0x00a0), "DELETE_LAST_REMAINING_ADDRESS")
+        }
+        CauseSpec::ResourceShortage(p) => {
+            embedded_param(mode, &mut v, p)?;
+            (Some(0x00a1), "RESOURCE_SHORTAGE")
+        }
+        CauseSpec::DeleteSource(p) => {
+            embedded_param(mode, &mut v, p)?;
+            (Some(0x00a2), "DELETE_SOURCE_ADDRESS")
+        }
+        CauseSpec::IllegalAsconfAck => (Some(0x00a3), "ILLEGAL_ASCONF_ACK"),
+        CauseSpec::RequestRefused(p) => {
+            embedded_param(mode, &mut v, p)?;
+            (Some(0x00a4), "REQUEST_REFUSED")
+        }
+        CauseSpec::UnsupportedHmac(id) => {
+            v.u16(field(id));
+            (Some(0x0105), "UNSUPPORTED_HMAC_IDENTIFIER")
+        }
+        CauseSpec::Generic { code, len, info } => {
+            let (m, l) = bytes_or_len(mode, len, info, 4);
+            v = m;
+            explicit_len = l;
+            (field(code), "CAUSE")
+        }
+    };
+    wrap(code, explicit_len, v, name)
+}
+
+fn chunk_header(m: &mut Masked, ty: Option<u8>, flags: &Field<u8>) {
+    m.u8(ty);
+    m.u8(field(flags));
+    // Length, filled in by `finish_chunk`.
+    m.put(&[0, 0], false);
+}
+
+/// Writes the length field: the script's (`len=`) or the real one.
+fn finish_chunk(mut m: Masked, len: Option<u16>, what: &'static str) -> Result<Tlv, EncodeError> {
+    let real = len16(m.bytes.len(), what)?;
+    let (l, check_len) = match len {
+        Some(l) => (l, true),
+        None => (real, m.len_known),
+    };
+    m.bytes[2..4].copy_from_slice(&l.to_be_bytes());
+    Ok(Tlv {
+        body: m,
+        check_len,
+        check_type: true,
+    })
+}
+
+fn init_body(mode: Mode<'_>, m: &mut Masked, i: &InitSpec) -> Result<(), EncodeError> {
+    let tag = field(&i.tag).map(|t| match mode {
+        Mode::Inbound(ctx) => ctx.map.local_tag_to_live(t),
+        Mode::Expect => t,
+    });
+    m.u32(tag);
+    m.u32(field(&i.a_rwnd));
+    m.u16(field(&i.os));
+    m.u16(field(&i.is));
+    m.u32(field(&i.tsn));
+    let p = param_list(mode, &i.params)?;
+    m.append(&p);
+    Ok(())
+}
+
+/// Encodes a chunk (header and value, without its trailing padding). In
+/// inbound mode an AUTH chunk's MAC is left as zeros for the caller to
+/// fill in.
+pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
+    let mut m = Masked::new();
+    let map_local = |tsn: u32| match mode {
+        Mode::Inbound(ctx) => ctx.map.local_tsn_to_live(tsn),
+        Mode::Expect => tsn,
+    };
+    let mut len = None;
+    match c {
+        ChunkSpec::Data {
+            flags,
+            len: l,
+            tsn,
+            sid,
+            ssn,
+            ppid,
+        } => {
+            chunk_header(&mut m, Some(0), flags);
+            m.u32(field(tsn));
+            m.u16(field(sid));
+            m.u16(field(ssn));
+            m.u32(field(ppid));
+            match l {
+                Field::Is(l) => {
+                    let n = usize::from(*l).saturating_sub(16);
+                    m.put(&vec![0u8; n], false);
+                    len = Some(*l);
+                }
+                Field::Any => {
+                    if !mode.inbound() {
+                        m.unknown();
+                    }
+                }
+            }
+        }
+        ChunkSpec::Init(i) | ChunkSpec::InitAck(i) => {
+            chunk_header(&mut m, c.chunk_type(), &i.flags);
+            init_body(mode, &mut m, i)?;
+        }
+        ChunkSpec::Sack {
+            flags,
+            cum_tsn,
+            a_rwnd,
+            gaps,
+            dups,
+        } => {
+            chunk_header(&mut m, Some(3), flags);
+            m.u32(field(cum_tsn).map(map_local));
+            m.u32(field(a_rwnd));
+            let g: &[(u16, u16)] = gaps.get().map_or(&[], |v| v.as_slice());
+            let d: &[u32] = dups.get().map_or(&[], |v| v.as_slice());
+            m.u16(gaps.get().map(|_| g.len() as u16));
+            m.u16(dups.get().map(|_| d.len() as u16));
+            for (s, e) in g {
+                m.u16(Some(*s));
+                m.u16(Some(*e));
+            }
+            for t in d {
+                m.u32(Some(map_local(*t)));
+            }
+            if (gaps.is_any() || dups.is_any()) && !mode.inbound() {
+                m.unknown();
+            }
+        }
+        ChunkSpec::Heartbeat { flags, info } => {
+            chunk_header(&mut m, Some(4), flags);
+            if let Some(p) = info {
+                let t = param(mode, p)?;
+                m.append(&t.body);
+                if !t.check_len {
+                    m.unknown();
+                }
+            } else if !mode.inbound() {
+                m.unknown();
+            }
+        }
+        ChunkSpec::HeartbeatAck { flags, info } => {
+            chunk_header(&mut m, Some(5), flags);
+            let echo = match info {
+                None => true,
+                Some(ParamSpec::HeartbeatInfo { val, .. }) => val.is_any(),
+                Some(_) => false,
+            };
+            match (mode, echo) {
+                (Mode::Inbound(ctx), true) => {
+                    let hb = ctx.heartbeat.ok_or(EncodeError::NoHeartbeat)?;
+                    m.put(hb, true);
+                }
+                _ => {
+                    if let Some(p) = info {
+                        let t = param(mode, p)?;
+                        m.append(&t.body);
+                        if !t.check_len {
+                            m.unknown();
+                        }
+                    } else {
+                        m.unknown();
+                    }
+                }
+            }
+        }
+        ChunkSpec::Abort { flags, causes } | ChunkSpec::Error { flags, causes } => {
+            chunk_header(&mut m, c.chunk_type(), flags);
+            let l = cause_list(mode, causes)?;
+            m.append(&l);
+        }
+        ChunkSpec::Shutdown { flags, cum_tsn } => {
+            chunk_header(&mut m, Some(7), flags);
+            m.u32(field(cum_tsn).map(map_local));
+        }
+        ChunkSpec::ShutdownAck { flags }
+        | ChunkSpec::CookieAck { flags }
+        | ChunkSpec::ShutdownComplete { flags } => {
+            chunk_header(&mut m, c.chunk_type(), flags);
+        }
+        ChunkSpec::CookieEcho { flags, len: l, val } => match (mode, val) {
+            (Mode::Inbound(ctx), Field::Any) => {
+                // packetdrill echoes the engine's cookie, whole.
+                let cookie = ctx.cookie.ok_or(EncodeError::NoCookie)?;
+                chunk_header(&mut m, Some(10), &Field::Is(0));
+                m.put(cookie, true);
+            }
+            _ => {
+                chunk_header(&mut m, Some(10), flags);
+                let (v, explicit) = bytes_or_len(mode, l, val, 4);
+                m.append(&v);
+                len = explicit;
+            }
+        },
+        ChunkSpec::Generic {
+            ty,
+            flags,
+            len: l,
+            val,
+        } => {
+            if ty.is_any() && mode.inbound() {
+                return Err(EncodeError::NeedsValue("CHUNK", "type"));
+            }
+            chunk_header(&mut m, field(ty), flags);
+            let (v, explicit) = bytes_or_len(mode, l, val, 4);
+            m.append(&v);
+            len = explicit;
+        }
+        ChunkSpec::Asconf {
+            flags,
+            serial,
+            addr,
+            params,
+        } => {
+            chunk_header(&mut m, Some(0xc1), flags);
+            m.u32(field(serial));
+            let a = address_param(mode, addr, "ASCONF")?;
+            m.append(&a);
+            let p = param_list(mode, params)?;
+            m.append(&p);
+        }
+        ChunkSpec::AsconfAck {
+            flags,
+            serial,
+            params,
+        } => {
+            chunk_header(&mut m, Some(0x80), flags);
+            // Acknowledges an ASCONF of the engine: a serial in its space.
+            m.u32(field(serial).map(map_local));
+            let p = param_list(mode, params)?;
+            m.append(&p);
+        }
+        ChunkSpec::Auth {
+            flags,
+            key_id,
+            hmac_id,
+            hmac,
+        } => {
+            chunk_header(&mut m, Some(15), flags);
+            m.u16(field(key_id));
+            let id = field(hmac_id).or(if mode.inbound() { Some(1) } else { None });
+            m.u16(id);
+            match hmac {
+                Field::Is(h) => m.put(h, true),
+                Field::Any => {
+                    if mode.inbound() {
+                        let n = if id == Some(3) { 32 } else { 20 };
+                        m.put(&vec![0u8; n], false);
+                    } else {
+                        m.unknown();
+                    }
+                }
+            }
+        }
+    }
+    finish_chunk(m, len, c.name())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generic(ty: u16, len: u16, val: &[u8]) -> ParamSpec {
+        ParamSpec::Generic {
+            ty: Field::Is(ty),
+            len: Field::Is(len),
+            val: Field::Is(val.to_vec()),
+        }
+    }
+
+    #[test]
+    fn unrecognized_parameters_cause_counts_no_final_padding() {
+        let c = cause(
+            Mode::Expect,
+            &CauseSpec::UnrecognizedParams(Field::Is(vec![generic(0xc00c, 5, &[1])])),
+        )
+        .unwrap();
+        assert_eq!(c.len_field(), 9);
+        assert_eq!(c.body.bytes, vec![0, 8, 0, 9, 0xc0, 0x0c, 0, 5, 1]);
+        assert!(c.check_len);
+    }
+
+    #[test]
+    fn unrecognized_chunk_cause_carries_the_padded_chunk() {
+        let ch = ChunkSpec::Generic {
+            ty: Field::Is(0xef),
+            flags: Field::Is(0),
+            len: Field::Is(5),
+            val: Field::Is(vec![1]),
+        };
+        let c = cause(
+            Mode::Expect,
+            &CauseSpec::UnrecognizedChunk(Some(Box::new(ch))),
+        )
+        .unwrap();
+        assert_eq!(c.len_field(), 12);
+        assert_eq!(&c.body.bytes[4..9], &[0xef, 0, 0, 5, 1]);
+    }
+
+    #[test]
+    fn wildcards_are_masked_and_unknown_lengths_propagate() {
+        let p = param(
+            Mode::Expect,
+            &ParamSpec::StateCookie {
+                len: Field::Any,
+                val: Field::Any,
+            },
+        )
+        .unwrap();
+        assert!(!p.check_len);
+        let l = list(&[p, param(Mode::Expect, &ParamSpec::EcnCapable).unwrap()]);
+        assert!(!l.len_known);
+        assert!(
+            l.mask.iter().skip(4).all(|m| !m),
+            "nothing after an unknown length"
+        );
+        let a = param(
+            Mode::Expect,
+            &ParamSpec::AddIp {
+                corr: Field::Any,
+                addr: Field::Is("10.0.0.2".parse().unwrap()),
+            },
+        )
+        .unwrap();
+        assert_eq!(a.len_field(), 16);
+        assert_eq!(&a.body.mask[4..8], &[false; 4], "correlation id skipped");
+        assert!(a.body.mask[8..16].iter().all(|m| *m), "address compared");
+    }
+
+    #[test]
+    fn inbound_chunks_map_tsns_and_echo_the_cookie() {
+        let map = Mapping {
+            script_local_tsn: 1,
+            live_local_tsn: 1001,
+            ..Mapping::default()
+        };
+        let ctx = InboundCtx {
+            map: &map,
+            cookie: Some(&[9, 9, 9]),
+            heartbeat: None,
+        };
+        let sack = chunk(
+            Mode::Inbound(&ctx),
+            &ChunkSpec::Sack {
+                flags: Field::Is(0),
+                cum_tsn: Field::Is(1),
+                a_rwnd: Field::Is(1500),
+                gaps: Field::Is(vec![(2, 2)]),
+                dups: Field::Is(vec![]),
+            },
+        )
+        .unwrap();
+        assert_eq!(sack.len_field(), 20);
+        assert_eq!(&sack.body.bytes[4..8], &1001u32.to_be_bytes());
+        let echo = chunk(
+            Mode::Inbound(&ctx),
+            &ChunkSpec::CookieEcho {
+                flags: Field::Is(0),
+                len: Field::Any,
+                val: Field::Any,
+            },
+        )
+        .unwrap();
+        assert_eq!(echo.body.bytes, vec![10, 0, 0, 7, 9, 9, 9]);
+        let none = InboundCtx {
+            map: &map,
+            cookie: None,
+            heartbeat: None,
+        };
+        assert_eq!(
+            chunk(
+                Mode::Inbound(&none),
+                &ChunkSpec::CookieEcho {
+                    flags: Field::Is(0),
+                    len: Field::Any,
+                    val: Field::Any
+                }
+            ),
+            Err(EncodeError::NoCookie)
+        );
+    }
+}

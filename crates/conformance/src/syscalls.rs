@@ -1,0 +1,987 @@
+//! System calls of the scripts (RFC 6458 socket API, one-to-one style),
+//! mapped to the engine: `socket`, `bind`, `listen`, `fcntl`,
+//! `setsockopt` / `getsockopt` (SO_ERROR, SCTP_RTOINFO, SCTP_INITMSG,
+//! SCTP_PEER_ADDR_PARAMS, SCTP_STATUS, SCTP_PRIMARY_ADDR,
+//! SCTP_SET_PEER_PRIMARY_ADDR), `connect`, `accept`, `read`, `write`,
+//! `shutdown`, `close`, and `sctp_bindx`, `sctp_getpaddrs`,
+//! `sctp_getladdrs` for address reconfiguration. Engine errors become the
+//! errno names a kernel would return.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use msctp_proto::asconf::{AsconfError, LocalAddrState};
+use msctp_proto::association::{AddressError, SendError};
+use msctp_proto::{Event as EngineEvent, State};
+
+use crate::error::{Failure, FailureKind};
+use crate::runner::{REMOTE_PORT, Run};
+use crate::script::SyscallSpec;
+use crate::sockets::{MAX_SOCKETS, SockState, Socket, errno_eq};
+use crate::value::{Reader, Value, parse_uint};
+
+/// What a call returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Outcome {
+    Ok(i64),
+    Err(&'static str),
+}
+
+/// Bound on the bytes one `write` may ask for.
+const MAX_WRITE: u64 = 16 << 20;
+
+fn o_nonblock(platform: &str) -> i64 {
+    if platform == "Linux" { 0o4000 } else { 0x4 }
+}
+
+impl Run<'_> {
+    fn unsupported(&self, msg: impl Into<String>) -> Failure {
+        self.fail(FailureKind::Unsupported, msg)
+    }
+
+    fn arg<'v>(&self, s: &'v SyscallSpec, k: usize) -> Result<&'v Value, Failure> {
+        s.args
+            .get(k)
+            .ok_or_else(|| self.unsupported(format!("{}: missing argument {}", s.name, k + 1)))
+    }
+
+    fn int_arg(&self, s: &SyscallSpec, k: usize) -> Result<i64, Failure> {
+        let v = self.arg(s, k)?;
+        self.eval_int(v).ok_or_else(|| {
+            self.unsupported(format!("{}: argument {} is not a number", s.name, k + 1))
+        })
+    }
+
+    /// A number, a known constant, or an `|` of them.
+    fn eval_int(&self, v: &Value) -> Option<i64> {
+        match v {
+            Value::Word(w) => parse_uint(w)
+                .and_then(|n| i64::try_from(n).ok())
+                .or_else(|| self.constant(w)),
+            Value::Neg(x) => self.eval_int(x).map(|n| -n),
+            Value::Or(alts) => alts
+                .iter()
+                .try_fold(0i64, |acc, a| Some(acc | self.eval_int(a)?)),
+            Value::Call(name, args) if name == "htons" || name == "htonl" => {
+                args.first().and_then(|a| self.eval_int(a))
+            }
+            _ => None,
+        }
+    }
+
+    fn constant(&self, name: &str) -> Option<i64> {
+        Some(match name {
+            "O_RDONLY" => 0,
+            "O_WRONLY" => 1,
+            "O_RDWR" => 2,
+            "O_NONBLOCK" => o_nonblock(&self.cfg.platform),
+            "F_GETFL" => 3,
+            "F_SETFL" => 4,
+            "SHUT_RD" => 0,
+            "SHUT_WR" => 1,
+            "SHUT_RDWR" => 2,
+            "SCTP_BINDX_ADD_ADDR" => 1,
+            "SCTP_BINDX_REM_ADDR" => 2,
+            _ => return None,
+        })
+    }
+
+    fn fd_arg(&self, s: &SyscallSpec) -> Result<i64, Failure> {
+        self.int_arg(s, 0)
+    }
+
+    fn word<'v>(&self, s: &'v SyscallSpec, k: usize) -> Result<&'v str, Failure> {
+        match self.arg(s, k)? {
+            Value::Word(w) => Ok(w),
+            other => Err(self.unsupported(format!(
+                "{}: argument {} should be a name, found {}",
+                s.name,
+                k + 1,
+                other.describe()
+            ))),
+        }
+    }
+
+    /// Runs one system call and checks its result against the script.
+    pub(crate) fn syscall(&mut self, s: &SyscallSpec) -> Result<(), Failure> {
+        let outcome = match s.name.as_str() {
+            "socket" => self.sys_socket(s)?,
+            "bind" => self.with_socket(s, |_, _| Ok(Outcome::Ok(0)))?,
+            "listen" => self.sys_listen(s)?,
+            "fcntl" => self.sys_fcntl(s)?,
+            "setsockopt" => self.sys_setsockopt(s)?,
+            "getsockopt" => self.sys_getsockopt(s)?,
+            "connect" => self.sys_connect(s)?,
+            "accept" => self.sys_accept(s)?,
+            "close" => self.sys_close(s)?,
+            "shutdown" => self.sys_shutdown(s)?,
+            "write" | "send" => self.sys_write(s)?,
+            "read" | "recv" => self.sys_read(s)?,
+            "sctp_bindx" => self.sys_bindx(s)?,
+            "sctp_getpaddrs" | "sctp_getladdrs" => self.sys_getaddrs(s)?,
+            "engine_event" => self.sys_engine_event(s)?,
+            other => return Err(self.unsupported(format!("system call {other} is not supported"))),
+        };
+        let line = self.line;
+        self.note(|| format!("line {line}: {} returned {outcome:?}", s.name));
+        self.check_outcome(s, &outcome)
+    }
+
+    fn check_outcome(&self, s: &SyscallSpec, got: &Outcome) -> Result<(), Failure> {
+        let expected = match &s.ret {
+            Value::Any => None,
+            v => Some(self.eval_int(v).ok_or_else(|| {
+                self.unsupported(format!(
+                    "{}: cannot read return value {}",
+                    s.name,
+                    v.describe()
+                ))
+            })?),
+        };
+        let (ret, errno) = match got {
+            Outcome::Ok(n) => (*n, None),
+            Outcome::Err(e) => (-1, Some(*e)),
+        };
+        let shown = match errno {
+            Some(e) => format!("{ret} {e}"),
+            None => ret.to_string(),
+        };
+        let wanted = match (&expected, &s.errno) {
+            (Some(n), Some(e)) => format!("{n} {e}"),
+            (Some(n), None) => n.to_string(),
+            (None, _) => "...".to_string(),
+        };
+        let ok_ret = expected.is_none_or(|n| n == ret);
+        let ok_errno = match (&s.errno, errno) {
+            (Some(want), Some(got)) => errno_eq(want, got),
+            (Some(_), None) => false,
+            (None, _) => true,
+        };
+        if ok_ret && ok_errno {
+            return Ok(());
+        }
+        Err(self
+            .fail(
+                FailureKind::SyscallResult,
+                format!("{} returned {shown}, expected {wanted}", s.name),
+            )
+            .expected(wanted)
+            .actual(shown))
+    }
+
+    fn with_socket(
+        &mut self,
+        s: &SyscallSpec,
+        f: impl FnOnce(&mut Self, i64) -> Result<Outcome, Failure>,
+    ) -> Result<Outcome, Failure> {
+        let fd = self.fd_arg(s)?;
+        if self.sockets.get(fd).is_none() {
+            return Ok(Outcome::Err("EBADF"));
+        }
+        f(self, fd)
+    }
+
+    fn sys_socket(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let ty = self.word(s, 1)?;
+        let proto = self.word(s, 2)?;
+        if proto != "IPPROTO_SCTP" {
+            return Err(self.unsupported(format!("socket: protocol {proto} is not SCTP")));
+        }
+        if ty != "SOCK_STREAM" {
+            return Err(self.unsupported(format!(
+                "socket: only one-to-one style (SOCK_STREAM) sockets are supported, not {ty}"
+            )));
+        }
+        if self.sockets.list.len() >= MAX_SOCKETS {
+            return Ok(Outcome::Err("EMFILE"));
+        }
+        let fd = self.sockets.next_fd();
+        let cfg = self.default_assoc_config();
+        self.sockets.list.push(Socket::new(fd, cfg));
+        Ok(Outcome::Ok(fd))
+    }
+
+    fn sys_listen(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        self.with_socket(s, |r, fd| {
+            let Some(sock) = r.sockets.get(fd) else {
+                return Ok(Outcome::Err("EBADF"));
+            };
+            if sock.assoc().is_some() {
+                return Ok(Outcome::Err("EINVAL"));
+            }
+            let cfg = sock.cfg.clone();
+            let line = r.line;
+            let ep = r.endpoint(&cfg)?;
+            if let Err(e) = ep.set_association_defaults(cfg) {
+                return Err(Failure::new(line, FailureKind::Unsupported, e.to_string()));
+            }
+            ep.set_listening(true);
+            if let Some(sock) = r.sockets.get_mut(fd) {
+                sock.state = SockState::Listening;
+            }
+            Ok(Outcome::Ok(0))
+        })
+    }
+
+    fn sys_fcntl(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let cmd = self.int_arg(s, 1)?;
+        let nb = o_nonblock(&self.cfg.platform);
+        let flags = if cmd == 4 {
+            Some(self.int_arg(s, 2)?)
+        } else {
+            None
+        };
+        self.with_socket(s, |r, fd| {
+            let Some(sock) = r.sockets.get_mut(fd) else {
+                return Ok(Outcome::Err("EBADF"));
+            };
+            match (cmd, flags) {
+                (3, _) => Ok(Outcome::Ok(2 | if sock.nonblocking { nb } else { 0 })),
+                (4, Some(f)) => {
+                    sock.nonblocking = f & nb != 0;
+                    Ok(Outcome::Ok(0))
+                }
+                _ => Ok(Outcome::Err("EINVAL")),
+            }
+        })
+    }
+
+    fn struct_fields<'v>(
+        &self,
+        s: &'v SyscallSpec,
+        k: usize,
+    ) -> Result<&'v [(String, Value)], Failure> {
+        match self.arg(s, k)? {
+            Value::Struct(f) => Ok(f),
+            other => Err(self.unsupported(format!(
+                "{}: expected {{...}}, found {}",
+                s.name,
+                other.describe()
+            ))),
+        }
+    }
+
+    fn field_ms(&self, v: &Value, what: &str) -> Result<Option<Duration>, Failure> {
+        match v {
+            Value::Any => Ok(None),
+            v => {
+                let n = self
+                    .eval_int(v)
+                    .filter(|n| *n >= 0)
+                    .ok_or_else(|| self.unsupported(format!("{what}: not a number")))?;
+                Ok(if n == 0 {
+                    None
+                } else {
+                    Some(Duration::from_millis(n as u64))
+                })
+            }
+        }
+    }
+
+    fn sys_setsockopt(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let level = self.word(s, 1)?.to_string();
+        let name = self.word(s, 2)?.to_string();
+        let fields: Vec<(String, Value)> = match self.arg(s, 3)? {
+            Value::Struct(f) => f.clone(),
+            _ => Vec::new(),
+        };
+        let fd = self.fd_arg(s)?;
+        let Some(sock) = self.sockets.get(fd) else {
+            return Ok(Outcome::Err("EBADF"));
+        };
+        let assoc = sock.assoc();
+        let mut cfg = sock.cfg.clone();
+        if level != "IPPROTO_SCTP" {
+            return Err(self.unsupported(format!("setsockopt level {level}")));
+        }
+        let get = |n: &str| fields.iter().find(|(k, _)| k == n).map(|(_, v)| v);
+        match name.as_str() {
+            "SCTP_RTOINFO" => {
+                if assoc.is_some() {
+                    return Err(self.unsupported("SCTP_RTOINFO on an association"));
+                }
+                if let Some(v) = get("srto_initial")
+                    && let Some(d) = self.field_ms(v, "srto_initial")?
+                {
+                    cfg.rto_initial = d;
+                }
+                if let Some(v) = get("srto_max")
+                    && let Some(d) = self.field_ms(v, "srto_max")?
+                {
+                    cfg.rto_max = d;
+                }
+                if let Some(v) = get("srto_min")
+                    && let Some(d) = self.field_ms(v, "srto_min")?
+                {
+                    cfg.rto_min = d;
+                }
+            }
+            "SCTP_INITMSG" => {
+                if assoc.is_some() {
+                    return Err(self.unsupported("SCTP_INITMSG on an association"));
+                }
+                let num = |k: &str| -> Result<Option<i64>, Failure> {
+                    match get(k) {
+                        None | Some(Value::Any) => Ok(None),
+                        Some(v) => self
+                            .eval_int(v)
+                            .filter(|n| *n >= 0)
+                            .map(|n| if n == 0 { None } else { Some(n) })
+                            .ok_or_else(|| self.unsupported(format!("{k}: not a number"))),
+                    }
+                };
+                if let Some(n) = num("sinit_num_ostreams")? {
+                    cfg.outbound_streams = u16::try_from(n).unwrap_or(u16::MAX);
+                }
+                if let Some(n) = num("sinit_max_instreams")? {
+                    cfg.max_inbound_streams = u16::try_from(n).unwrap_or(u16::MAX);
+                }
+                if let Some(n) = num("sinit_max_attempts")? {
+                    cfg.max_init_retrans = u32::try_from(n).unwrap_or(u32::MAX);
+                }
+                // sinit_max_init_timeo: the engine has one RTO.Max for all
+                // timers; the value is accepted and not applied.
+                num("sinit_max_init_timeo")?;
+            }
+            "SCTP_PEER_ADDR_PARAMS" => {
+                let flags = match get("spp_flags") {
+                    None | Some(Value::Any) => Vec::new(),
+                    Some(Value::Or(alts)) => alts.iter().map(|a| a.describe()).collect(),
+                    Some(v) => vec![v.describe()],
+                };
+                let interval = match get("spp_hbinterval") {
+                    Some(v) => self.field_ms(v, "spp_hbinterval")?,
+                    None => None,
+                };
+                let hb = if flags.iter().any(|f| f == "SPP_HB_DISABLE") {
+                    Some(None)
+                } else if flags.iter().any(|f| f == "SPP_HB_ENABLE") {
+                    Some(interval.or(cfg.heartbeat_interval))
+                } else {
+                    None
+                };
+                let pmr = match get("spp_pathmaxrxt") {
+                    None | Some(Value::Any) => None,
+                    Some(v) => self
+                        .eval_int(v)
+                        .filter(|n| *n > 0)
+                        .and_then(|n| u32::try_from(n).ok()),
+                };
+                if let Some(id) = assoc {
+                    let now = self.now;
+                    let Some(a) = self.ep.as_mut().and_then(|e| e.association_mut(id)) else {
+                        return Ok(Outcome::Err("EINVAL"));
+                    };
+                    if let Some(h) = hb {
+                        a.set_heartbeat_interval(h, now);
+                    }
+                    if let Some(p) = pmr {
+                        a.set_path_max_retrans(p);
+                    }
+                    return Ok(Outcome::Ok(0));
+                }
+                if let Some(h) = hb {
+                    cfg.heartbeat_interval = h;
+                }
+                if let Some(p) = pmr {
+                    cfg.path_max_retrans = p;
+                }
+            }
+            "SCTP_PRIMARY_ADDR" | "SCTP_SET_PEER_PRIMARY_ADDR" => {
+                let key = if name == "SCTP_PRIMARY_ADDR" {
+                    "ssp_addr"
+                } else {
+                    "sspp_addr"
+                };
+                let addr = get(key)
+                    .ok_or_else(|| self.unsupported(format!("{name}: {key} missing")))
+                    .and_then(|v| {
+                        Reader { line: self.line }
+                            .ip(v, key)
+                            .map_err(|e| self.unsupported(e.message))
+                    })?;
+                let Some(id) = assoc else {
+                    return Ok(Outcome::Err("ENOTCONN"));
+                };
+                let Some(a) = self.ep.as_mut().and_then(|e| e.association_mut(id)) else {
+                    return Ok(Outcome::Err("ENOTCONN"));
+                };
+                let r = if name == "SCTP_PRIMARY_ADDR" {
+                    a.set_primary(addr)
+                } else {
+                    a.request_peer_primary(addr)
+                };
+                return Ok(match r {
+                    Ok(()) => Outcome::Ok(0),
+                    Err(e) => Outcome::Err(address_errno(&e)),
+                });
+            }
+            other => return Err(self.unsupported(format!("setsockopt {other}"))),
+        }
+        if let Err(e) = cfg.validate() {
+            let _ = e;
+            return Ok(Outcome::Err("EINVAL"));
+        }
+        let listening = matches!(
+            self.sockets.get(fd).map(|s| &s.state),
+            Some(SockState::Listening)
+        );
+        if let Some(sock) = self.sockets.get_mut(fd) {
+            sock.cfg = cfg.clone();
+        }
+        let line = self.line;
+        if listening && let Some(ep) = self.ep.as_mut() {
+            ep.set_association_defaults(cfg)
+                .map_err(|e| Failure::new(line, FailureKind::Unsupported, e.to_string()))?;
+        }
+        Ok(Outcome::Ok(0))
+    }
+
+    fn sys_getsockopt(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let level = self.word(s, 1)?.to_string();
+        let name = self.word(s, 2)?.to_string();
+        let fd = self.fd_arg(s)?;
+        if self.sockets.get(fd).is_none() {
+            return Ok(Outcome::Err("EBADF"));
+        }
+        match (level.as_str(), name.as_str()) {
+            ("SOL_SOCKET", "SO_ERROR") => {
+                let expected = match self.arg(s, 3)? {
+                    Value::List(v) => v.first().cloned().unwrap_or(Value::Any),
+                    v => v.clone(),
+                };
+                let got = self
+                    .sockets
+                    .get_mut(fd)
+                    .and_then(|s| s.pending_error.take());
+                let ok = match (&expected, got) {
+                    (Value::Any, _) => true,
+                    (Value::Word(w), None) => w == "0",
+                    (Value::Word(w), Some(e)) => errno_eq(w, e),
+                    _ => false,
+                };
+                if !ok {
+                    let shown = got.unwrap_or("0");
+                    return Err(self
+                        .fail(
+                            FailureKind::SyscallResult,
+                            format!(
+                                "getsockopt SO_ERROR is {shown}, expected {}",
+                                expected.describe()
+                            ),
+                        )
+                        .expected(expected.describe())
+                        .actual(shown.to_string()));
+                }
+                Ok(Outcome::Ok(0))
+            }
+            ("IPPROTO_SCTP", "SCTP_STATUS") => self.sctp_status(s, fd),
+            ("IPPROTO_SCTP", "SCTP_PRIMARY_ADDR") => {
+                let fields = self.struct_fields(s, 3)?;
+                let want = match fields.iter().find(|(k, _)| k == "ssp_addr") {
+                    None | Some((_, Value::Any)) => None,
+                    Some((_, v)) => Some(
+                        Reader { line: self.line }
+                            .ip(v, "ssp_addr")
+                            .map_err(|e| self.unsupported(e.message))?,
+                    ),
+                };
+                let Some(a) = self.assoc_of(fd) else {
+                    return Ok(Outcome::Err("ENOTCONN"));
+                };
+                let got = a.primary();
+                if let Some(w) = want
+                    && got != Some(w)
+                {
+                    return Err(self.fail(
+                        FailureKind::SyscallResult,
+                        format!(
+                            "SCTP_PRIMARY_ADDR is {}, expected {w}",
+                            got.map_or("none".to_string(), |g| g.to_string())
+                        ),
+                    ));
+                }
+                Ok(Outcome::Ok(0))
+            }
+            _ => Err(self.unsupported(format!("getsockopt {level} {name}"))),
+        }
+    }
+
+    fn assoc_of(&self, fd: i64) -> Option<&msctp_proto::Association> {
+        let id = self.sockets.get(fd)?.assoc()?;
+        self.ep.as_ref()?.association(id)
+    }
+
+    fn sctp_status(&mut self, s: &SyscallSpec, fd: i64) -> Result<Outcome, Failure> {
+        let fields = self.struct_fields(s, 3)?.to_vec();
+        let closed = self.sockets.get(fd).and_then(|x| x.closed.clone());
+        let a = self.assoc_of(fd);
+        let state = match (a, &closed) {
+            (Some(a), _) => match a.state() {
+                State::CookieWait => "SCTP_COOKIE_WAIT",
+                State::CookieEchoed => "SCTP_COOKIE_ECHOED",
+                State::Established => "SCTP_ESTABLISHED",
+                State::ShutdownPending => "SCTP_SHUTDOWN_PENDING",
+                State::ShutdownSent => "SCTP_SHUTDOWN_SENT",
+                State::ShutdownReceived => "SCTP_SHUTDOWN_RECEIVED",
+                State::ShutdownAckSent => "SCTP_SHUTDOWN_ACK_SENT",
+                State::Closed => "SCTP_CLOSED",
+            },
+            (None, _) => "SCTP_CLOSED",
+        };
+        for (k, v) in &fields {
+            if matches!(v, Value::Any) {
+                continue;
+            }
+            let actual: String = match k.as_str() {
+                "sstat_state" => state.to_string(),
+                "sstat_outstrms" => a.map_or(0, |a| a.outbound_streams()).to_string(),
+                "sstat_instrms" => a.map_or(0, |a| a.inbound_streams()).to_string(),
+                other => {
+                    return Err(self.unsupported(format!("SCTP_STATUS field {other} (use ...)")));
+                }
+            };
+            let wanted = v.describe();
+            let same = match (self.eval_int(v), actual.parse::<i64>()) {
+                (Some(x), Ok(y)) => x == y,
+                _ => wanted == actual,
+            };
+            if !same {
+                return Err(self
+                    .fail(
+                        FailureKind::SyscallResult,
+                        format!("SCTP_STATUS {k} is {actual}, expected {wanted}"),
+                    )
+                    .expected(wanted)
+                    .actual(actual));
+            }
+        }
+        Ok(Outcome::Ok(0))
+    }
+
+    fn sys_connect(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let fd = self.fd_arg(s)?;
+        let Some(sock) = self.sockets.get(fd) else {
+            return Ok(Outcome::Err("EBADF"));
+        };
+        match sock.state {
+            SockState::Assoc(_) => return Ok(Outcome::Err("EISCONN")),
+            SockState::Listening => return Ok(Outcome::Err("EOPNOTSUPP")),
+            SockState::Fresh => {}
+        }
+        if !sock.nonblocking {
+            return Err(self.unsupported(
+                "connect on a blocking socket (it would wait for packets the script sends later)",
+            ));
+        }
+        let cfg = sock.cfg.clone();
+        let remote = self.opts_remote();
+        let now = self.now;
+        let ep = self.endpoint(&cfg)?;
+        match ep.connect_with(now, &[remote], REMOTE_PORT, cfg) {
+            Ok(id) => {
+                if let Some(sock) = self.sockets.get_mut(fd) {
+                    sock.state = SockState::Assoc(id);
+                }
+                Ok(Outcome::Err("EINPROGRESS"))
+            }
+            Err(msctp_proto::endpoint::ConnectError::Exists) => Ok(Outcome::Err("EADDRINUSE")),
+            Err(msctp_proto::endpoint::ConnectError::TooManyAssociations(_)) => {
+                Ok(Outcome::Err("EAGAIN"))
+            }
+            Err(e) => Err(self.unsupported(format!("connect: {e}"))),
+        }
+    }
+
+    fn opts_remote(&self) -> IpAddr {
+        self.script.options.remote_ip
+    }
+
+    fn sys_accept(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let fd = self.fd_arg(s)?;
+        let Some(sock) = self.sockets.get_mut(fd) else {
+            return Ok(Outcome::Err("EBADF"));
+        };
+        if sock.state != SockState::Listening {
+            return Ok(Outcome::Err("EINVAL"));
+        }
+        let nonblocking = sock.nonblocking;
+        let cfg = sock.cfg.clone();
+        let Some(id) = sock.accept_queue.pop_front() else {
+            if nonblocking {
+                return Ok(Outcome::Err("EAGAIN"));
+            }
+            return Err(self.unsupported(
+                "accept on a blocking socket with no association ready (it would wait)",
+            ));
+        };
+        if self.sockets.list.len() >= MAX_SOCKETS {
+            return Ok(Outcome::Err("EMFILE"));
+        }
+        let new_fd = self.sockets.next_fd();
+        let mut ns = Socket::new(new_fd, cfg);
+        ns.state = SockState::Assoc(id);
+        if self.ep.as_ref().and_then(|e| e.association(id)).is_none() {
+            ns.closed = Some(msctp_proto::CloseReason::Shutdown);
+        }
+        self.sockets.list.push(ns);
+        Ok(Outcome::Ok(new_fd))
+    }
+
+    fn sys_close(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let fd = self.fd_arg(s)?;
+        let Some(sock) = self.sockets.remove(fd) else {
+            return Ok(Outcome::Err("EBADF"));
+        };
+        let now = self.now;
+        match sock.state {
+            SockState::Listening => {
+                let other_listener = self
+                    .sockets
+                    .list
+                    .iter()
+                    .any(|s| s.state == SockState::Listening);
+                if !other_listener && let Some(ep) = self.ep.as_mut() {
+                    ep.set_listening(false);
+                }
+            }
+            SockState::Assoc(id) => {
+                if let Some(a) = self.ep.as_mut().and_then(|e| e.association_mut(id)) {
+                    a.shutdown(now);
+                }
+            }
+            SockState::Fresh => {}
+        }
+        Ok(Outcome::Ok(0))
+    }
+
+    fn sys_shutdown(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let how = self.int_arg(s, 1)?;
+        let fd = self.fd_arg(s)?;
+        let Some(sock) = self.sockets.get(fd) else {
+            return Ok(Outcome::Err("EBADF"));
+        };
+        let Some(id) = sock.assoc() else {
+            return Ok(Outcome::Err("ENOTCONN"));
+        };
+        if how == 0 {
+            // SHUT_RD has no protocol action.
+            return Ok(Outcome::Ok(0));
+        }
+        let now = self.now;
+        match self.ep.as_mut().and_then(|e| e.association_mut(id)) {
+            Some(a) if !a.is_closed() => {
+                a.shutdown(now);
+                Ok(Outcome::Ok(0))
+            }
+            _ => Ok(Outcome::Err("ENOTCONN")),
+        }
+    }
+
+    fn sys_write(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let len = self.int_arg(s, 2)?;
+        let len = u64::try_from(len)
+            .ok()
+            .filter(|n| *n <= MAX_WRITE)
+            .ok_or_else(|| self.unsupported(format!("write of {len} bytes")))?;
+        let fd = self.fd_arg(s)?;
+        let Some(sock) = self.sockets.get(fd) else {
+            return Ok(Outcome::Err("EBADF"));
+        };
+        let Some(id) = sock.assoc() else {
+            return Ok(Outcome::Err("ENOTCONN"));
+        };
+        let nonblocking = sock.nonblocking;
+        if sock.closed.is_some() {
+            return Ok(Outcome::Err("EPIPE"));
+        }
+        let Some(a) = self.ep.as_mut().and_then(|e| e.association_mut(id)) else {
+            return Ok(Outcome::Err("EPIPE"));
+        };
+        let data = Bytes::from(vec![0u8; len as usize]);
+        Ok(match a.send(0, 0, data, false) {
+            Ok(()) => Outcome::Ok(len as i64),
+            Err(SendError::NotConnected) => Outcome::Err("ENOTCONN"),
+            Err(SendError::ShuttingDown) => Outcome::Err("EPIPE"),
+            Err(SendError::InvalidStream(_)) => Outcome::Err("EINVAL"),
+            Err(SendError::TooLarge(_)) => Outcome::Err("EMSGSIZE"),
+            Err(SendError::Empty) => Outcome::Ok(0),
+            Err(SendError::BufferFull) => {
+                if nonblocking {
+                    Outcome::Err("EAGAIN")
+                } else {
+                    return Err(self.unsupported("write on a blocking socket with a full buffer"));
+                }
+            }
+        })
+    }
+
+    fn sys_read(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let want = self.int_arg(s, 2)?;
+        let want = usize::try_from(want).unwrap_or(0);
+        let fd = self.fd_arg(s)?;
+        let Some(sock) = self.sockets.get_mut(fd) else {
+            return Ok(Outcome::Err("EBADF"));
+        };
+        if let Some(rest) = sock.partial.take() {
+            let n = rest.len().min(want);
+            if n < rest.len() {
+                sock.partial = Some(rest.slice(n..));
+            }
+            return Ok(Outcome::Ok(n as i64));
+        }
+        let Some(id) = sock.assoc() else {
+            return Ok(Outcome::Err("ENOTCONN"));
+        };
+        let nonblocking = sock.nonblocking;
+        let closed = sock.closed.clone();
+        let msg_and_state = self
+            .ep
+            .as_mut()
+            .and_then(|e| e.association_mut(id))
+            .map(|a| (a.recv(), a.state()));
+        match msg_and_state {
+            Some((Some(m), _)) => {
+                let n = m.data.len().min(want);
+                if n < m.data.len()
+                    && let Some(sock) = self.sockets.get_mut(fd)
+                {
+                    sock.partial = Some(m.data.slice(n..));
+                }
+                Ok(Outcome::Ok(n as i64))
+            }
+            Some((None, State::ShutdownReceived | State::ShutdownAckSent)) => Ok(Outcome::Ok(0)),
+            Some((None, State::Closed)) | None => match closed {
+                Some(msctp_proto::CloseReason::Shutdown) | None => Ok(Outcome::Ok(0)),
+                Some(reason) => Ok(Outcome::Err(
+                    crate::sockets::close_errno(&reason).unwrap_or("ECONNRESET"),
+                )),
+            },
+            Some((None, _)) => {
+                if nonblocking {
+                    Ok(Outcome::Err("EAGAIN"))
+                } else {
+                    Err(self.unsupported("read on a blocking socket with no data (it would wait)"))
+                }
+            }
+        }
+    }
+
+    fn addr_list(&self, s: &SyscallSpec, k: usize) -> Result<Option<Vec<IpAddr>>, Failure> {
+        let r = Reader { line: self.line };
+        match self.arg(s, k)? {
+            Value::Any => Ok(None),
+            Value::List(items) => items
+                .iter()
+                .map(|v| r.ip(v, &s.name).map_err(|e| self.unsupported(e.message)))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            other => Err(self.unsupported(format!(
+                "{}: expected an address list, found {}",
+                s.name,
+                other.describe()
+            ))),
+        }
+    }
+
+    /// `engine_event(fd, NAME[, {addr=A, accepted=0|1}]) = 0`: the engine
+    /// reported this event for the socket's association and no earlier
+    /// `engine_event` call took it (each call takes the oldest matching
+    /// one); `-1 ENOENT` when there is none. An extension: the engine's
+    /// events stand for the RFC 6458 notifications the interpreter does
+    /// not model.
+    fn sys_engine_event(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let name = self.word(s, 1)?.to_string();
+        let (want_addr, want_accepted) = match s.args.get(2) {
+            None | Some(Value::Any) => (None, None),
+            Some(Value::Struct(fields)) => {
+                let mut addr = None;
+                let mut accepted = None;
+                for (k, v) in fields {
+                    match (k.as_str(), v) {
+                        (_, Value::Any) => {}
+                        ("addr", v) => {
+                            addr = Some(
+                                Reader { line: self.line }
+                                    .ip(v, "addr")
+                                    .map_err(|e| self.unsupported(e.message))?,
+                            )
+                        }
+                        ("accepted", v) => accepted = self.eval_int(v).map(|n| n != 0),
+                        (other, _) => {
+                            return Err(self.unsupported(format!("engine_event field {other}")));
+                        }
+                    }
+                }
+                (addr, accepted)
+            }
+            Some(other) => {
+                return Err(self.unsupported(format!(
+                    "engine_event: expected {{...}}, found {}",
+                    other.describe()
+                )));
+            }
+        };
+        let fd = self.fd_arg(s)?;
+        let Some(id) = self.sockets.get(fd).and_then(|x| x.assoc()) else {
+            return Ok(Outcome::Err("ENOTCONN"));
+        };
+        let Some(log) = self.events.get_mut(&id) else {
+            return Ok(Outcome::Err("ENOENT"));
+        };
+        let found = log.iter().position(|e| {
+            let (n, addr) = event_name(e);
+            let accepted = match e {
+                EngineEvent::PeerPrimaryRequest { accepted, .. } => Some(*accepted),
+                _ => None,
+            };
+            n == name
+                && want_addr.is_none_or(|w| addr == Some(w))
+                && want_accepted.is_none_or(|w| accepted == Some(w))
+        });
+        match found {
+            Some(k) => {
+                log.remove(k);
+                Ok(Outcome::Ok(0))
+            }
+            None => Ok(Outcome::Err("ENOENT")),
+        }
+    }
+
+    /// `sctp_bindx(fd, [addrs], count, SCTP_BINDX_ADD_ADDR | _REM_ADDR)`:
+    /// adds or removes local addresses of the association (RFC 6458
+    /// section 9.1), which the engine announces with ASCONF.
+    fn sys_bindx(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let addrs = self
+            .addr_list(s, 1)?
+            .ok_or_else(|| self.unsupported("sctp_bindx needs the addresses"))?;
+        let flags = self.int_arg(s, 3)?;
+        let fd = self.fd_arg(s)?;
+        let Some(id) = self.sockets.get(fd).and_then(|x| x.assoc()) else {
+            return Err(self.unsupported("sctp_bindx is supported on connected sockets only"));
+        };
+        let Some(a) = self.ep.as_mut().and_then(|e| e.association_mut(id)) else {
+            return Ok(Outcome::Err("ENOTCONN"));
+        };
+        for addr in addrs {
+            let r = match flags {
+                1 => a.add_local_address(addr),
+                2 => a.remove_local_address(addr),
+                _ => return Ok(Outcome::Err("EINVAL")),
+            };
+            if let Err(e) = r {
+                return Ok(Outcome::Err(address_errno(&e)));
+            }
+        }
+        Ok(Outcome::Ok(0))
+    }
+
+    /// `sctp_getpaddrs(fd, id, [addrs]) = n` / `sctp_getladdrs(...)`: the
+    /// association's peer (local) addresses, compared as a set; local
+    /// addresses count only once usable (acknowledged by the peer).
+    fn sys_getaddrs(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let want = self.addr_list(s, 2)?;
+        let fd = self.fd_arg(s)?;
+        let Some(a) = self.assoc_of(fd) else {
+            return Ok(Outcome::Err("ENOTCONN"));
+        };
+        let mut got: Vec<IpAddr> = if s.name == "sctp_getpaddrs" {
+            a.paths().iter().map(|p| p.remote).collect()
+        } else {
+            a.local_addresses()
+                .iter()
+                .filter(|l| l.state != LocalAddrState::AddPending)
+                .map(|l| l.addr)
+                .collect()
+        };
+        got.sort();
+        if let Some(mut w) = want {
+            w.sort();
+            if w != got {
+                let show = |v: &[IpAddr]| {
+                    v.iter()
+                        .map(|a| a.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                return Err(self
+                    .fail(
+                        FailureKind::SyscallResult,
+                        format!(
+                            "{} returned [{}], expected [{}]",
+                            s.name,
+                            show(&got),
+                            show(&w)
+                        ),
+                    )
+                    .expected(show(&w))
+                    .actual(show(&got)));
+            }
+        }
+        Ok(Outcome::Ok(got.len() as i64))
+    }
+}
+
+/// An engine event's name in scripts, and its address if it has one.
+fn event_name(e: &EngineEvent) -> (&'static str, Option<IpAddr>) {
+    match e {
+        EngineEvent::Connected => ("CONNECTED", None),
+        EngineEvent::Closed { .. } => ("CLOSED", None),
+        EngineEvent::Restarted => ("RESTARTED", None),
+        EngineEvent::Readable => ("READABLE", None),
+        EngineEvent::Writable => ("WRITABLE", None),
+        EngineEvent::PathUp { addr } => ("PATH_UP", Some(*addr)),
+        EngineEvent::PathDown { addr } => ("PATH_DOWN", Some(*addr)),
+        EngineEvent::PathConfirmed { addr } => ("PATH_CONFIRMED", Some(*addr)),
+        EngineEvent::PeerAddressAdded { addr } => ("PEER_ADDRESS_ADDED", Some(*addr)),
+        EngineEvent::PeerAddressRemoved { addr } => ("PEER_ADDRESS_REMOVED", Some(*addr)),
+        EngineEvent::PrimaryChanged { addr, .. } => ("PRIMARY_CHANGED", Some(*addr)),
+        EngineEvent::LocalAddressAdded { addr } => ("LOCAL_ADDRESS_ADDED", Some(*addr)),
+        EngineEvent::LocalAddressAddFailed { addr, .. } => {
+            ("LOCAL_ADDRESS_ADD_FAILED", Some(*addr))
+        }
+        EngineEvent::LocalAddressRemoved { addr } => ("LOCAL_ADDRESS_REMOVED", Some(*addr)),
+        EngineEvent::LocalAddressRemoveFailed { addr, .. } => {
+            ("LOCAL_ADDRESS_REMOVE_FAILED", Some(*addr))
+        }
+        EngineEvent::PeerPrimaryRequest { addr, .. } => ("PEER_PRIMARY_REQUEST", Some(*addr)),
+        EngineEvent::AsconfUnsupported => ("ASCONF_UNSUPPORTED", None),
+        EngineEvent::Adaptation { .. } => ("ADAPTATION", None),
+        EngineEvent::PeerError { .. } => ("PEER_ERROR", None),
+        EngineEvent::AuthenticationFailure => ("AUTHENTICATION_FAILURE", None),
+        EngineEvent::SendFailed { .. } => ("SEND_FAILED", None),
+    }
+}
+
+fn address_errno(e: &AddressError) -> &'static str {
+    match e {
+        AddressError::AlreadyPresent => "EADDRINUSE",
+        AddressError::Unknown => "EADDRNOTAVAIL",
+        AddressError::Limit => "ENOBUFS",
+        AddressError::Asconf(AsconfError::NotSupported) => "EOPNOTSUPP",
+        AddressError::Asconf(AsconfError::QueueFull) => "EAGAIN",
+        AddressError::Asconf(AsconfError::BadAddress) => "EINVAL",
+        AddressError::Asconf(AsconfError::LastAddress) => "EINVAL",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonblock_flag_follows_the_platform() {
+        assert_eq!(o_nonblock("Linux"), 0o4000);
+        assert_eq!(o_nonblock("FreeBSD"), 4);
+    }
+
+    #[test]
+    fn address_errors_have_errno_names() {
+        assert_eq!(address_errno(&AddressError::Unknown), "EADDRNOTAVAIL");
+        assert_eq!(
+            address_errno(&AddressError::Asconf(AsconfError::NotSupported)),
+            "EOPNOTSUPP"
+        );
+    }
+}
