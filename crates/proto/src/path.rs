@@ -125,6 +125,12 @@ pub struct Path {
     pub source: Option<IpAddr>,
     /// The local address at which we last received from this address.
     pub learned_source: Option<IpAddr>,
+    /// The network route under this path: bumped whenever the source
+    /// address of its packets changes (a mobile switching interfaces under
+    /// one peer address), so split fast retransmit compares like with like.
+    pub route: u32,
+    /// The source address of the route.
+    pub route_source: Option<IpAddr>,
     /// Fast recovery on this destination: exits when the cumulative ack
     /// reaches this TSN (RFC 9260 section 7.2.4).
     pub fast_recovery_exit: Option<u32>,
@@ -164,6 +170,8 @@ impl Path {
             last_ack: None,
             source: None,
             learned_source: None,
+            route: 0,
+            route_source: None,
             fast_recovery_exit: None,
             stats: PathCounters::default(),
         }

@@ -217,6 +217,12 @@ impl Association {
         if self.state.is_established()
             && let Some(p) = self.path_index(dest)
         {
+            // A new source address under this path is a new network route.
+            let path = &mut self.paths[p];
+            if path.route_source != b.source {
+                path.route = path.route.wrapping_add(1);
+                path.route_source = b.source;
+            }
             self.bundle_retransmissions(&mut b, p, now);
             if is_data_dest && self.may_send_new_data() {
                 self.bundle_new_data(&mut b, p, now);
@@ -434,7 +440,10 @@ impl Association {
             if self.sender.peer_rwnd < here as u32 && !zero_window_probe {
                 break;
             }
-            let Some(sent) = self.sender.next_chunk(here, path, now) else {
+            let Some(sent) = self
+                .sender
+                .next_chunk(here, path, self.paths[path].route, now)
+            else {
                 break;
             };
             let c = Chunk::Data(sent.data.clone());

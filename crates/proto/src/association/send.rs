@@ -54,6 +54,8 @@ pub struct SentChunk {
     pub fast_retransmitted: bool,
     /// Why it was last retransmitted (`None`: sent once).
     pub last_retransmit: Option<Retransmit>,
+    /// The route (`Path::route`) it was last sent on.
+    pub route: u32,
 }
 
 impl SentChunk {
@@ -188,7 +190,13 @@ impl Sender {
     /// Cuts the next DATA chunk (at most `max_payload` bytes of user data)
     /// from the head of the queue and gives it the next TSN. The chunk is
     /// appended to the retransmission queue as sent on `path` at `now`.
-    pub fn next_chunk(&mut self, max_payload: usize, path: usize, now: Time) -> Option<&SentChunk> {
+    pub fn next_chunk(
+        &mut self,
+        max_payload: usize,
+        path: usize,
+        route: u32,
+        now: Time,
+    ) -> Option<&SentChunk> {
         let msg = self.queue.front_mut()?;
         let remaining = msg.data.len() - msg.offset;
         let take = remaining.min(max_payload.max(1));
@@ -225,6 +233,7 @@ impl Sender {
             missing_reports: 0,
             fast_retransmitted: false,
             last_retransmit: None,
+            route,
         });
         self.outstanding.back()
     }
@@ -280,6 +289,7 @@ impl Sender {
             c.last_retransmit = Some(why);
         }
         c.path = path;
+        c.route = paths[path].route;
         c.sent_at = now;
         c.transmissions += 1;
         c.missing_reports = 0;
@@ -380,7 +390,8 @@ impl Sender {
         let mut acked_bytes = vec![0u32; n_paths];
         // Highest TSN newly acked per path (split fast retransmit) and overall.
         let mut htna: Option<u32> = None;
-        let mut htna_path: Vec<Option<u32>> = vec![None; n_paths];
+        // Highest TSN newly acked per (path, route), for split fast retransmit.
+        let mut htna_route: Vec<((usize, u32), u32)> = Vec::new();
         let mut rtt_samples: Vec<(usize, Duration)> = Vec::new();
         // Earliest outstanding TSN per path before the SACK, for the T3 rule R3.
         let mut earliest: Vec<Option<u32>> = vec![None; n_paths];
@@ -408,8 +419,11 @@ impl Sender {
             if htna.is_none_or(|h| tsn::gt(c.data.tsn, h)) {
                 htna = Some(c.data.tsn);
             }
-            if htna_path[p].is_none_or(|h| tsn::gt(c.data.tsn, h)) {
-                htna_path[p] = Some(c.data.tsn);
+            let key = (p, c.route);
+            match htna_route.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, h)) if tsn::gt(c.data.tsn, *h) => *h = c.data.tsn,
+                Some(_) => {}
+                None => htna_route.push((key, c.data.tsn)),
             }
             if c.transmissions == 1
                 && let Some((t, at)) = paths[p].rtt_probe
@@ -469,7 +483,10 @@ impl Sender {
                     continue;
                 }
                 let limit = if self.split_fast_retransmit {
-                    htna_path.get(c.path).copied().flatten()
+                    htna_route
+                        .iter()
+                        .find(|(k, _)| *k == (c.path, c.route))
+                        .map(|(_, h)| *h)
                 } else {
                     Some(h)
                 };
@@ -591,7 +608,7 @@ mod tests {
     fn send_n(s: &mut Sender, paths: &mut [Path], n: usize, path: usize, now: Time) {
         for _ in 0..n {
             s.push(0, 0, false, Bytes::from(vec![0u8; 100]));
-            let len = s.next_chunk(1000, path, now).unwrap().payload_len();
+            let len = s.next_chunk(1000, path, 0, now).unwrap().payload_len();
             paths[path].flight_size += len;
         }
     }
@@ -613,10 +630,10 @@ mod tests {
         let mut s = Sender::new(10, 2, 10_000);
         s.push(1, 9, false, Bytes::from(vec![1u8; 2500]));
         let now = Time::ZERO;
-        let a = s.next_chunk(1000, 0, now).unwrap().data.clone();
-        let b = s.next_chunk(1000, 0, now).unwrap().data.clone();
-        let c = s.next_chunk(1000, 0, now).unwrap().data.clone();
-        assert!(s.next_chunk(1000, 0, now).is_none());
+        let a = s.next_chunk(1000, 0, 0, now).unwrap().data.clone();
+        let b = s.next_chunk(1000, 0, 0, now).unwrap().data.clone();
+        let c = s.next_chunk(1000, 0, 0, now).unwrap().data.clone();
+        assert!(s.next_chunk(1000, 0, 0, now).is_none());
         assert_eq!(
             (a.tsn, a.begin, a.end, a.payload.len()),
             (10, true, false, 1000)
@@ -730,6 +747,29 @@ mod tests {
                 .fast_retransmits;
         }
         assert_eq!(total, 1, "without SFR the same pattern is a loss");
+    }
+
+    #[test]
+    fn split_fast_retransmit_separates_routes_under_one_path() {
+        // One peer address, the source address changes (route 0 -> 1): data
+        // sent on the new, faster route overtakes the old route's.
+        let mut p = paths(1);
+        let mut s = Sender::new(1, 1, 100_000);
+        s.split_fast_retransmit = true;
+        send_n(&mut s, &mut p, 1, 0, Time::ZERO); // TSN 1 on route 0
+        p[0].route = 1;
+        for _ in 0..4 {
+            s.push(0, 0, false, Bytes::from(vec![0u8; 100]));
+            let len = s.next_chunk(1000, 0, 1, Time::ZERO).unwrap().payload_len();
+            p[0].flight_size += len;
+        }
+        for k in 2..=5u16 {
+            assert_eq!(
+                s.on_sack(&sack(0, &[(2, k)]), Time::ZERO, &mut p)
+                    .fast_retransmits,
+                0
+            );
+        }
     }
 
     #[test]
