@@ -363,7 +363,9 @@ fn draw<DB: DrawingBackend>(
                 .map_err(e)?
                 .label(l.label.as_str())
                 .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                    EmptyElement::at((x, y))
+                        + PathElement::new(vec![(0, 0), (7, 0)], c.stroke_width(2))
+                        + PathElement::new(vec![(13, 0), (20, 0)], c.stroke_width(2))
                 });
             continue;
         }

@@ -45,6 +45,16 @@ fn mean_ci(c: &CellResult, metric: &str, decimals: usize) -> String {
     }
 }
 
+/// The explanation cell: the note, or a visible gap where a difference
+/// has no explanation yet.
+fn why(note: Option<&str>, differs: bool) -> String {
+    match note {
+        Some(n) if !n.trim().is_empty() => cell_text(n),
+        _ if differs => "*not explained yet*".into(),
+        _ => String::new(),
+    }
+}
+
 /// One table of the study as Markdown.
 pub fn table_markdown(exp: &Experiment, plan: &Plan, analysis: &Analysis, t: &TableSpec) -> String {
     let spec = &exp.spec;
@@ -268,7 +278,10 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
                 diff,
                 verdict,
                 cell_text(&p.spec.source),
-                cell_text(p.spec.note.as_deref().unwrap_or(""))
+                why(
+                    p.spec.note.as_deref(),
+                    p.verdict != PublishedVerdict::Agrees
+                )
             );
         }
         let _ = writeln!(s);
@@ -362,7 +375,7 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
                 cell_text(&c.source),
                 verdict,
                 cell_text(&c.detail),
-                cell_text(c.note.as_deref().unwrap_or(""))
+                why(c.note.as_deref(), c.verdict != Verdict::Agrees)
             );
         }
         let _ = writeln!(s);

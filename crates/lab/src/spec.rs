@@ -262,8 +262,15 @@ pub const RESERVED: &[&str] = &[
     "repetition",
     "seed",
     "run_key",
-    "time",
-    "x",
+    "wall_time_s",
+    "metric",
+    "n",
+    "planned",
+    "mean",
+    "std_dev",
+    "ci95",
+    "min",
+    "max",
 ];
 
 /// A loaded and validated experiment.
