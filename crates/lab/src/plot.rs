@@ -35,6 +35,8 @@ pub struct Line {
     /// (x, y, 95% CI half-width).
     pub points: Vec<(f64, f64, Option<f64>)>,
     pub dashed: bool,
+    /// Joined by a line (numeric x) or markers only (categories).
+    pub connect: bool,
 }
 
 /// Published values of one variant: (legend label, colour index,
@@ -52,6 +54,7 @@ pub struct FigureData {
     pub lines: Vec<Line>,
     pub published: Vec<Marks>,
     pub y_range: Option<[f64; 2]>,
+    pub y_from_zero: bool,
 }
 
 /// Collects the data of one figure from the analysis.
@@ -106,15 +109,21 @@ pub fn figure_data(
                 .clone()
                 .unwrap_or_else(|| metric.map(|m| m.axis_label()).unwrap_or_else(|| y.clone()));
             let all_variants = spec.variant_names();
-            for v in &variants {
+            for (vi, v) in variants.iter().enumerate() {
                 let color = all_variants.iter().position(|w| w == v).unwrap_or(0);
+                // Categories: variants side by side around the category.
+                let dodge = if numeric {
+                    0.0
+                } else {
+                    (vi as f64 - (variants.len() as f64 - 1.0) / 2.0) * 0.1
+                };
                 let mut pts: Vec<(f64, f64, Option<f64>)> = analysis
                     .results
                     .select(std::slice::from_ref(v), &fig.at)
                     .into_iter()
                     .filter_map(|c| {
                         let s = c.summary(y)?;
-                        Some((xpos(c.point.get(x)?)?, s.mean, s.ci95_half_width))
+                        Some((xpos(c.point.get(x)?)? + dodge, s.mean, s.ci95_half_width))
                     })
                     .collect();
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -123,6 +132,7 @@ pub fn figure_data(
                     color,
                     points: pts,
                     dashed: false,
+                    connect: numeric,
                 });
                 for fid in &fig.formulas {
                     let Some(f) = spec.formulas.iter().find(|f| f.id == *fid) else {
@@ -141,7 +151,7 @@ pub fn figure_data(
                                 .get(&(fid.clone(), v.clone(), c.point.label()))?
                                 .as_ref()
                                 .ok()?;
-                            Some((xpos(c.point.get(x)?)?, *val, None))
+                            Some((xpos(c.point.get(x)?)? + dodge, *val, None))
                         })
                         .collect();
                     fpts.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -150,6 +160,7 @@ pub fn figure_data(
                         color,
                         points: fpts,
                         dashed: true,
+                        connect: numeric,
                     });
                 }
                 let ppts: Vec<(f64, f64)> = spec
@@ -162,7 +173,7 @@ pub fn figure_data(
                             .iter()
                             .all(|(k, want)| p.at.get(k).is_none_or(|have| value::same(have, want)))
                     })
-                    .filter_map(|p| Some((xpos(p.at.get(x)?)?, p.value)))
+                    .filter_map(|p| Some((xpos(p.at.get(x)?)? + dodge, p.value)))
                     .collect();
                 if !ppts.is_empty() {
                     published.push((format!("paper: {}", spec.variant_label(v)), color, ppts));
@@ -198,6 +209,7 @@ pub fn figure_data(
                             color,
                             points: st.points.iter().map(|(t, y)| (*t, *y, None)).collect(),
                             dashed: false,
+                            connect: true,
                         });
                         color += 1;
                     }
@@ -218,6 +230,7 @@ pub fn figure_data(
         lines,
         published,
         y_range: fig.y_range,
+        y_from_zero: fig.y_from_zero,
     }
 }
 
@@ -304,12 +317,20 @@ fn ranges(data: &FigureData) -> ((f64, f64), (f64, f64)) {
     let y = match data.y_range {
         Some([lo, hi]) => (lo, hi),
         None => {
-            let lo = ys.iter().copied().fold(0.0, f64::min);
             let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let lo = if data.y_from_zero {
+                ys.iter().copied().fold(0.0, f64::min)
+            } else {
+                let min = ys.iter().copied().fold(f64::INFINITY, f64::min);
+                min - (hi - min).abs() * 0.05
+            };
+            // Room above the data for the legend (upper right).
+            let entries = data.lines.len() + data.published.len();
+            let room = 0.08 + 0.06 * entries as f64;
             if !hi.is_finite() || hi <= lo {
                 (lo, lo + 1.0)
             } else {
-                (lo, hi + (hi - lo) * 0.12)
+                (lo, hi + (hi - lo) * room)
             }
         }
     };
@@ -357,6 +378,14 @@ fn draw<DB: DrawingBackend>(
     for l in &data.lines {
         let c = color(l.color);
         let pts: Vec<(f64, f64)> = l.points.iter().map(|(x, y, _)| (*x, *y)).collect();
+        if l.dashed && !l.connect {
+            chart
+                .draw_series(pts.iter().map(|p| Cross::new(*p, 4, c.stroke_width(1))))
+                .map_err(e)?
+                .label(l.label.as_str())
+                .legend(move |(x, y)| Cross::new((x + 10, y), 4, c.stroke_width(1)));
+            continue;
+        }
         if l.dashed {
             chart
                 .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, c.stroke_width(2)))
@@ -369,14 +398,25 @@ fn draw<DB: DrawingBackend>(
                 });
             continue;
         }
-        chart
-            .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
-            .map_err(e)?
-            .label(l.label.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-        if l.points.len() <= 200 {
+        if l.connect {
             chart
-                .draw_series(pts.iter().map(|p| Circle::new(*p, 3, c.filled())))
+                .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
+                .map_err(e)?
+                .label(l.label.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
+        } else {
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                .map_err(e)?
+                .label(l.label.as_str())
+                .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.filled()));
+        }
+        if l.points.len() <= 200 || !l.connect {
+            let r = if l.connect { 3 } else { 5 };
+            chart
+                .draw_series(pts.iter().map(|p| Circle::new(*p, r, c.filled())))
                 .map_err(e)?;
         }
         chart

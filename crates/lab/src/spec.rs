@@ -43,6 +43,9 @@ fn d_tolerance() -> f64 {
 fn d_scale() -> f64 {
     1.0
 }
+fn d_true() -> bool {
+    true
+}
 fn d_decimals() -> usize {
     3
 }
@@ -161,6 +164,10 @@ pub struct FigureSpec {
     pub formulas: Vec<String>,
     /// Fixed y range [low, high]; default: from the data.
     pub y_range: Option<[f64; 2]>,
+    /// With an automatic range, start the y axis at zero (default true;
+    /// false zooms on small differences).
+    #[serde(default = "d_true")]
+    pub y_from_zero: bool,
 }
 
 /// A Markdown table: one row per combination of `rows` dimensions

@@ -356,3 +356,113 @@ fn runner_mismatch_and_bad_overrides_are_named() {
     );
     assert_eq!(fake.count(), 0);
 }
+
+#[test]
+fn categorical_axes_time_series_and_tables() {
+    use msctp_lab::{FnRunner, RunRecord};
+    let text = r#"
+id = "T2"
+title = "Patterns"
+runner = "fn"
+repetitions = 3
+scenario = { pattern = "cross-over", policy = "aa" }
+
+[[variants]]
+name = "aggressive"
+set = { policy = "aa" }
+[[variants]]
+name = "conservative"
+set = { policy = "cc" }
+
+[[axes]]
+name = "pattern"
+key = "pattern"
+values = ["cross-over", "random"]
+
+[[metrics]]
+name = "delivery_s"
+label = "File delivery time"
+unit = "s"
+
+[[figures]]
+id = "bars"
+title = "Delivery time by pattern"
+x = "pattern"
+y = "delivery_s"
+
+[[figures]]
+id = "stations"
+title = "Stations on the WLAN"
+series = ["wlan"]
+where = { pattern = "random" }
+y_label = "Stations"
+
+[[tables]]
+id = "t"
+title = "Delivery time"
+rows = ["pattern", "variant"]
+columns = ["delivery_s"]
+decimals = 1
+
+[[checks]]
+kind = "best"
+metric = "delivery_s"
+variant = "aggressive"
+order = "lowest"
+claim = "aggressive is fastest in both patterns"
+"#;
+    let exp = Experiment::from_str(text, Path::new("t2.toml"), Path::new(".")).unwrap();
+    let runner = FnRunner::new("fn", |s: &toml::Table, seed: u64| {
+        let base = if s["policy"].as_str() == Some("aa") {
+            100.0
+        } else {
+            110.0
+        };
+        let extra = if s["pattern"].as_str() == Some("random") {
+            20.0
+        } else {
+            0.0
+        };
+        let t = base + extra + (seed % 7) as f64;
+        Ok(RunRecord::new().with_metric("delivery_s", t).with_series(
+            "wlan",
+            (0..50)
+                .map(|i| (i as f64, (i % 10) as f64 + (seed % 3) as f64))
+                .collect(),
+        ))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let run = run_experiment(exp, &runner, &opts(dir.path(), false), true).unwrap();
+    assert!(
+        run.analysis.checks[0].as_expected(),
+        "{:?}",
+        run.analysis.checks[0]
+    );
+    let d = dir.path().join("T2");
+    for f in ["bars.png", "bars.svg", "stations.png", "stations.svg"] {
+        assert!(
+            std::fs::metadata(d.join("figures").join(f)).unwrap().len() > 1000,
+            "{f}"
+        );
+    }
+    let svg = std::fs::read_to_string(d.join("figures/bars.svg")).unwrap();
+    assert!(
+        svg.contains("cross-over") && svg.contains("random"),
+        "category labels"
+    );
+    let svg = std::fs::read_to_string(d.join("figures/stations.svg")).unwrap();
+    assert!(svg.contains("mean of 3"), "series legend says it is a mean");
+    let table = std::fs::read_to_string(d.join("tables/t.md")).unwrap();
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| ")).collect();
+    assert_eq!(rows[0], "| pattern | Variant | File delivery time (s) |");
+    assert!(
+        rows[1].starts_with("| cross-over | aggressive | 10"),
+        "{table}"
+    );
+    assert!(
+        rows[2].starts_with("| cross-over | conservative | 11"),
+        "{table}"
+    );
+    assert!(rows[3].starts_with("| random | aggressive | 12"), "{table}");
+    assert!(rows[1].contains(" ± "), "{table}");
+}
