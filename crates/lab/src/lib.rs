@@ -23,6 +23,7 @@ pub mod analysis;
 pub mod check;
 pub mod error;
 pub mod execute;
+pub mod flatten;
 pub mod formula;
 pub mod keypath;
 pub mod plan;
