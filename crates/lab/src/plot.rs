@@ -109,17 +109,61 @@ pub fn figure_data(
                 .clone()
                 .unwrap_or_else(|| metric.map(|m| m.axis_label()).unwrap_or_else(|| y.clone()));
             let all_variants = spec.variant_names();
-            for (vi, v) in variants.iter().enumerate() {
-                let color = all_variants.iter().position(|w| w == v).unwrap_or(0);
-                // Categories: variants side by side around the category.
+            // One line per variant, or per (variant, value of `lines`).
+            let mut groups: Vec<(String, toml::Table, String, usize)> = Vec::new();
+            match &fig.lines {
+                None => {
+                    for v in &variants {
+                        let color = all_variants.iter().position(|w| w == v).unwrap_or(0);
+                        groups.push((v.clone(), fig.at.clone(), spec.variant_label(v), color));
+                    }
+                }
+                Some(la) => {
+                    let axis_label = spec
+                        .axis(la)
+                        .and_then(|a| a.label.clone())
+                        .unwrap_or_else(|| la.clone());
+                    let values: Vec<toml::Value> = spec
+                        .axis(la)
+                        .map(|a| a.values.clone())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|v| {
+                            plan.points
+                                .iter()
+                                .any(|p| p.get(la).is_some_and(|w| value::same(v, w)))
+                        })
+                        .collect();
+                    for v in &variants {
+                        for val in &values {
+                            let mut at = fig.at.clone();
+                            at.insert(la.clone(), val.clone());
+                            let label = if variants.len() > 1 {
+                                format!(
+                                    "{}, {axis_label} = {}",
+                                    spec.variant_label(v),
+                                    value::label(val)
+                                )
+                            } else {
+                                format!("{axis_label} = {}", value::label(val))
+                            };
+                            let color = groups.len();
+                            groups.push((v.clone(), at, label, color));
+                        }
+                    }
+                }
+            }
+            let n_groups = groups.len();
+            for (gi, (v, at, label, color)) in groups.into_iter().enumerate() {
+                // Categories: lines side by side around the category.
                 let dodge = if numeric {
                     0.0
                 } else {
-                    (vi as f64 - (variants.len() as f64 - 1.0) / 2.0) * 0.1
+                    (gi as f64 - (n_groups as f64 - 1.0) / 2.0) * (0.4 / n_groups.max(1) as f64)
                 };
                 let mut pts: Vec<(f64, f64, Option<f64>)> = analysis
                     .results
-                    .select(std::slice::from_ref(v), &fig.at)
+                    .select(std::slice::from_ref(&v), &at)
                     .into_iter()
                     .filter_map(|c| {
                         let s = c.summary(y)?;
@@ -128,7 +172,7 @@ pub fn figure_data(
                     .collect();
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                 lines.push(Line {
-                    label: spec.variant_label(v),
+                    label: label.clone(),
                     color,
                     points: pts,
                     dashed: false,
@@ -138,13 +182,13 @@ pub fn figure_data(
                     let Some(f) = spec.formulas.iter().find(|f| f.id == *fid) else {
                         continue;
                     };
-                    if !f.applies_to(v) {
+                    if !f.applies_to(&v) {
                         continue;
                     }
                     let mut fpts: Vec<(f64, f64, Option<f64>)> = plan
                         .cells
                         .iter()
-                        .filter(|c| c.variant == *v && c.point.matches(&fig.at))
+                        .filter(|c| c.variant == v && c.point.matches(&at))
                         .filter_map(|c| {
                             let val = analysis
                                 .formulas
@@ -156,7 +200,7 @@ pub fn figure_data(
                         .collect();
                     fpts.sort_by(|a, b| a.0.total_cmp(&b.0));
                     lines.push(Line {
-                        label: format!("{} ({})", f.label(), spec.variant_label(v)),
+                        label: format!("{} ({label})", f.label()),
                         color,
                         points: fpts,
                         dashed: true,
@@ -169,14 +213,13 @@ pub fn figure_data(
                     .filter(|p| p.metric == *y)
                     .filter(|p| p.variant.as_deref().unwrap_or(&all_variants[0]) == v.as_str())
                     .filter(|p| {
-                        fig.at
-                            .iter()
+                        at.iter()
                             .all(|(k, want)| p.at.get(k).is_none_or(|have| value::same(have, want)))
                     })
                     .filter_map(|p| Some((xpos(p.at.get(x)?)? + dodge, p.value)))
                     .collect();
                 if !ppts.is_empty() {
-                    published.push((format!("paper: {}", spec.variant_label(v)), color, ppts));
+                    published.push((format!("paper: {label}"), color, ppts));
                 }
             }
         }

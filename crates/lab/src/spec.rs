@@ -151,6 +151,9 @@ pub struct FigureSpec {
     pub source: String,
     pub x: Option<String>,
     pub y: Option<String>,
+    /// One line per value of this axis (per variant), instead of one
+    /// line per variant.
+    pub lines: Option<String>,
     #[serde(default)]
     pub series: Vec<String>,
     pub variants: Option<Vec<String>>,
@@ -626,12 +629,24 @@ impl ExperimentSpec {
                         ));
                     }
                     let _ = values;
-                    names.check_fixed(&ctx, &f.at, &[x.as_str()])?;
+                    let mut free = vec![x.as_str()];
+                    if let Some(l) = &f.lines {
+                        if names.axis(l).is_none() {
+                            return Err(format!("{ctx}: lines = `{l}` is not an axis"));
+                        }
+                        if l == x || f.at.contains_key(l) {
+                            return Err(format!(
+                                "{ctx}: the lines axis `{l}` cannot be the x axis or fixed in `where`"
+                            ));
+                        }
+                        free.push(l.as_str());
+                    }
+                    names.check_fixed(&ctx, &f.at, &free)?;
                 }
                 (None, false) => {
-                    if f.x.is_some() {
+                    if f.x.is_some() || f.lines.is_some() {
                         return Err(format!(
-                            "{ctx}: a time-series figure plots against time; remove `x`"
+                            "{ctx}: a time-series figure plots against time; remove `x` and `lines`"
                         ));
                     }
                     if !f.formulas.is_empty() {

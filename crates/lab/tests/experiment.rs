@@ -466,3 +466,83 @@ claim = "aggressive is fastest in both patterns"
     assert!(rows[3].starts_with("| random | aggressive | 12"), "{table}");
     assert!(rows[1].contains(" ± "), "{table}");
 }
+
+#[test]
+fn one_line_per_value_of_a_second_axis() {
+    use msctp_lab::{FnRunner, RunRecord};
+    let text = r#"
+id = "T3"
+title = "Failover"
+runner = "fn"
+repetitions = 2
+scenario = { pmr = 0, traffic = "bulk", pair = "wlan-umts" }
+
+[[axes]]
+name = "pmr"
+key = "pmr"
+values = [0, 1, 2, 3]
+[[axes]]
+name = "traffic"
+label = "Traffic"
+key = "traffic"
+values = ["cbr45", "bulk"]
+[[axes]]
+name = "pair"
+key = "pair"
+values = ["wlan-umts", "geran-wlan"]
+
+[[metrics]]
+name = "latency_s"
+
+[[formulas]]
+id = "f"
+kind = "failover_time"
+params = { rto = 0.1, pmr = { axis = "pmr" } }
+
+[[figures]]
+id = "latency"
+title = "Handover latency"
+x = "pmr"
+y = "latency_s"
+lines = "traffic"
+where = { pair = "wlan-umts" }
+formulas = ["f"]
+"#;
+    let exp = Experiment::from_str(text, Path::new("t3.toml"), Path::new(".")).unwrap();
+    let runner = FnRunner::new("fn", |s: &toml::Table, _seed: u64| {
+        let pmr = s["pmr"].as_integer().unwrap_or(0) as i32;
+        Ok(RunRecord::new().with_metric("latency_s", 0.1 * (2f64.powi(pmr + 1) - 1.0)))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let run = run_experiment(exp.clone(), &runner, &opts(dir.path(), false), true).unwrap();
+    let fig = &exp.spec.figures[0];
+    let data = msctp_lab::plot::figure_data(&exp, &run.plan, &run.analysis, fig);
+    let labels: Vec<&str> = data.lines.iter().map(|l| l.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        vec![
+            "Traffic = cbr45",
+            "f (Traffic = cbr45)",
+            "Traffic = bulk",
+            "f (Traffic = bulk)"
+        ]
+    );
+    assert_eq!(data.lines[0].points.len(), 4);
+    assert_eq!(data.lines[0].points[3].1, 1.5);
+    assert_eq!(
+        data.lines[1].points[3].1, 1.5,
+        "formula RTO (2^(PMR+1) - 1)"
+    );
+    assert!(data.lines[1].dashed);
+
+    let bad = text.replace("lines = \"traffic\"", "lines = \"pmr\"");
+    let e = Experiment::from_str(&bad, Path::new("t3.toml"), Path::new("."))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("lines axis `pmr`"), "{e}");
+    let bad = text.replace("where = { pair = \"wlan-umts\" }\n", "");
+    let e = Experiment::from_str(&bad, Path::new("t3.toml"), Path::new("."))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("axis `pair` has several values"), "{e}");
+}
