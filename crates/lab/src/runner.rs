@@ -93,3 +93,38 @@ where
         (self.f)(scenario, seed)
     }
 }
+
+/// A fingerprint of the running executable: the SHA-256 of its bytes
+/// (hex, 16 digits), computed once. A runner whose model is compiled into
+/// the binary can return it from [`Runner::fingerprint`], so any rebuild
+/// of the model makes new storage keys and stored runs of an older model
+/// are never mistaken for current ones (at the price of re-running after
+/// an unrelated rebuild). `"unknown"` when the executable cannot be read.
+pub fn binary_fingerprint() -> String {
+    use sha2::{Digest, Sha256};
+    static FP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    FP.get_or_init(|| {
+        std::env::current_exe()
+            .and_then(std::fs::read)
+            .map(|bytes| {
+                Sha256::digest(&bytes)[..8]
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect()
+            })
+            .unwrap_or_else(|_| "unknown".into())
+    })
+    .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_fingerprint_is_stable() {
+        let a = binary_fingerprint();
+        assert_eq!(a.len(), 16);
+        assert_eq!(a, binary_fingerprint());
+    }
+}
