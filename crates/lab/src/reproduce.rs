@@ -26,7 +26,13 @@ pub struct LabOptions {
     pub out: PathBuf,
     /// Draw the figures (PNG and SVG).
     pub plots: bool,
+    /// Largest number of runs one experiment may plan (a typo such as
+    /// `repetitions = 3000000` is refused before anything is allocated).
+    pub max_runs: usize,
 }
+
+/// Default of [`LabOptions::max_runs`].
+pub const MAX_RUNS: usize = 1_000_000;
 
 impl LabOptions {
     pub fn new(out: impl Into<PathBuf>) -> Self {
@@ -36,6 +42,7 @@ impl LabOptions {
             exec: ExecOptions::default(),
             out: out.into(),
             plots: true,
+            max_runs: MAX_RUNS,
         }
     }
 }
@@ -92,6 +99,27 @@ pub fn prepare(exp: &Experiment, runner: &dyn Runner, opts: &LabOptions) -> Resu
                 "the file asks for runner `{}` but `{}` was given",
                 exp.spec.runner,
                 runner.name()
+            ),
+        });
+    }
+    let reps = opts.repetitions.unwrap_or(if opts.quick {
+        exp.spec.quick_repetitions()
+    } else {
+        exp.spec.repetitions
+    });
+    let count = exp
+        .spec
+        .axes
+        .iter()
+        .map(|a| exp.spec.axis_values(a, opts.quick).len())
+        .fold(exp.spec.variant_names().len(), usize::saturating_mul)
+        .saturating_mul(reps as usize);
+    if count > opts.max_runs {
+        return Err(LabError::Scenario {
+            experiment: id,
+            message: format!(
+                "{count} runs planned, more than the limit {} (check repetitions and axis values)",
+                opts.max_runs
             ),
         });
     }

@@ -540,6 +540,9 @@ impl ExperimentSpec {
                 return Err(format!("{ctx}: values must not be empty"));
             }
             for v in &a.values {
+                if value::as_number(v).is_some_and(|x| !x.is_finite()) {
+                    return Err(format!("{ctx}: values must be finite numbers"));
+                }
                 if !value::is_scalar(v) {
                     return Err(format!(
                         "{ctx}: values must be strings, numbers or booleans, got {}",

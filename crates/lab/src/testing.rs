@@ -35,6 +35,7 @@ pub fn quick_claims(
         },
         out: out.to_path_buf(),
         plots: false,
+        max_runs: crate::reproduce::MAX_RUNS,
     };
     let run = run_experiment(exp, runner, &opts, true)?;
     if let Some(f) = run.failed().first() {

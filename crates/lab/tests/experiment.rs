@@ -31,6 +31,7 @@ fn opts(out: &Path, quick: bool) -> LabOptions {
         },
         out: out.to_path_buf(),
         plots: true,
+        max_runs: 1000,
     }
 }
 
@@ -355,6 +356,19 @@ fn runner_mismatch_and_bad_overrides_are_named() {
         "{e}"
     );
     assert_eq!(fake.count(), 0);
+
+    // Too many runs are refused before planning.
+    let text = std::fs::read_to_string(spec_path())
+        .unwrap()
+        .replace("quick_repetitions = 2", "quick_repetitions = 2000");
+    let exp = Experiment::from_str(&text, &spec_path(), Path::new(".")).unwrap();
+    let e = run_experiment(exp, &fake, &o, true)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("8000 runs planned, more than the limit 1000"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -106,6 +106,10 @@ fn cross_references_are_checked() {
             "mix numbers",
         ),
         (
+            ("values = [0, 2, 4, 6]", "values = [0, nan]"),
+            "finite numbers",
+        ),
+        (
             ("key = \"x\"\nvalues", "values"),
             "give `key`, `keys` or `overrides`",
         ),
