@@ -166,6 +166,7 @@ pub fn run_experiment(
             ..Default::default()
         }
     };
+    write_scenarios(&plan, &dir)?;
     let runs = store.load_plan(&plan);
     store.write_runs_csv(&plan, &runs)?;
     let results = aggregate(&exp, &plan, &runs);
@@ -199,6 +200,39 @@ pub fn run_experiment(
     let p = dir.join("report.md");
     std::fs::write(&p, section).map_err(io_err(&p))?;
     Ok(run)
+}
+
+/// The file name of a cell's scenario: `<variant>@<point>.toml` with
+/// anything but letters, digits, '-', '_', '.', '=' replaced by '_'.
+pub fn scenario_file_name(variant: &str, point_label: &str) -> String {
+    let raw = if point_label == "-" {
+        variant.to_string()
+    } else {
+        format!("{variant}@{point_label}")
+    };
+    let safe: String = raw
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '=' | '@') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{safe}.toml")
+}
+
+/// Writes every cell's full scenario to `<dir>/scenarios/`, so any stored
+/// run can be repeated alone: `msctp run <that file> --seed <its seed>`.
+fn write_scenarios(plan: &Plan, dir: &Path) -> Result<(), LabError> {
+    let sdir = dir.join("scenarios");
+    std::fs::create_dir_all(&sdir).map_err(io_err(&sdir))?;
+    for c in &plan.cells {
+        let p = sdir.join(scenario_file_name(&c.variant, &c.point.label()));
+        std::fs::write(&p, &c.canonical).map_err(io_err(&p))?;
+    }
+    Ok(())
 }
 
 /// Writes `REPRODUCTION.md` into `docs` with the figures copied to

@@ -80,6 +80,10 @@ fn full_run_then_resume_executes_nothing() {
     );
     assert!(lines[1].starts_with("T1,mip-tcp,0,0,"));
     assert_eq!(std::fs::read_dir(d.join("runs")).unwrap().count(), 40);
+    let sc = std::fs::read_to_string(d.join("scenarios/msctp@handoffs=6.toml")).unwrap();
+    let sc: toml::Table = toml::from_str(&sc).unwrap();
+    assert_eq!(sc["stack"].as_str(), Some("sctp"));
+    assert_eq!(sc["x"].as_integer(), Some(6));
     let summary = std::fs::read_to_string(d.join("summary.csv")).unwrap();
     assert!(summary.starts_with("variant,handoffs,metric,n,planned,mean,std_dev,ci95,min,max\n"));
     for f in ["throughput", "delay"] {
