@@ -216,6 +216,8 @@ pub fn sweep(
             scale: 1.0,
             label: None,
             unit: String::new(),
+            relative_to: None,
+            relation: Default::default(),
         })
         .collect();
     let results = aggregate(&exp, &p, &runs);

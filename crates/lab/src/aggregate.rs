@@ -10,7 +10,7 @@ use msctp_sim::metrics::{Summary, summarize};
 use toml::Table;
 
 use crate::plan::{Plan, Point};
-use crate::spec::Experiment;
+use crate::spec::{Experiment, Relation};
 use crate::store::RunFile;
 
 /// One metric at one cell.
@@ -107,11 +107,33 @@ pub fn aggregate(exp: &Experiment, plan: &Plan, runs: &[Option<RunFile>]) -> Res
             let files = &per_cell[i];
             let mut metrics = BTreeMap::new();
             for m in &exp.spec.metrics {
-                let samples: Vec<f64> = files
-                    .iter()
-                    .filter_map(|f| f.record.metrics.get(m.source()))
-                    .map(|v| v * m.scale)
-                    .collect();
+                let value = |f: &RunFile| f.record.metrics.get(m.source()).map(|v| v * m.scale);
+                let samples: Vec<f64> = match &m.relative_to {
+                    None => files.iter().filter_map(|f| value(f)).collect(),
+                    Some(base) => {
+                        let reference: BTreeMap<u32, f64> = plan
+                            .cell_index(base, &pc.point)
+                            .map(|bi| {
+                                per_cell[bi]
+                                    .iter()
+                                    .filter_map(|f| Some((f.repetition, value(f)?)))
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        files
+                            .iter()
+                            .filter_map(|f| {
+                                let x = value(f)?;
+                                let r = *reference.get(&f.repetition)?;
+                                match m.relation {
+                                    Relation::Ratio if r != 0.0 => Some(x / r),
+                                    Relation::Ratio => None,
+                                    Relation::Difference => Some(x - r),
+                                }
+                            })
+                            .collect()
+                    }
+                };
                 let summary = summarize(&samples).ok();
                 metrics.insert(m.name.clone(), MetricStats { samples, summary });
             }

@@ -121,6 +121,23 @@ pub struct MetricSpec {
     pub label: Option<String>,
     #[serde(default)]
     pub unit: String,
+    /// Paired comparison with another variant: each repetition's value is
+    /// divided by (`relation = "ratio"`, default) or reduced by
+    /// (`"difference"`) the same repetition's value of this variant at the
+    /// same point. Meant for `seeds = "common"`, where repetition r of
+    /// every variant sees the same random numbers.
+    pub relative_to: Option<String>,
+    #[serde(default)]
+    pub relation: Relation,
+}
+
+/// How a relative metric compares with its reference variant.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Relation {
+    #[default]
+    Ratio,
+    Difference,
 }
 
 impl MetricSpec {
@@ -486,6 +503,14 @@ impl ExperimentSpec {
         }
         unique("metrics", self.metrics.iter().map(|m| m.name.as_str()))?;
         let names = self.names();
+        for (i, m) in self.metrics.iter().enumerate() {
+            if let Some(r) = &m.relative_to {
+                names.check_variants(
+                    &format!("metrics[{i}] ({}): relative_to", m.name),
+                    &[r.clone()],
+                )?;
+            }
+        }
         for (i, f) in self.formulas.iter().enumerate() {
             check_id(&format!("formulas[{i}].id"), &f.id)?;
             f.validate(&format!("formulas[{i}] ({})", f.id), &names)?;

@@ -564,3 +564,39 @@ formulas = ["f"]
         .to_string();
     assert!(e.contains("axis `pair` has several values"), "{e}");
 }
+
+#[test]
+fn paired_relative_metrics() {
+    let text = std::fs::read_to_string(spec_path()).unwrap().replacen(
+        "repetitions = 5\n",
+        "repetitions = 5\nseeds = \"common\"\n",
+        1,
+    ) + "\n[[metrics]]\nname = \"gain\"\nfrom = \"goodput_bps\"\nrelative_to = \"mip-tcp\"\n\
+           \n[[metrics]]\nname = \"extra_delay_s\"\nfrom = \"delay_s\"\nrelative_to = \"msctp\"\nrelation = \"difference\"\n";
+    let exp = Experiment::from_str(&text, &spec_path(), Path::new(".")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = opts(dir.path(), false);
+    o.plots = false;
+    let run = run_experiment(exp, &Fake::default(), &o, true).unwrap();
+    let cell = |v: &str, x: &str| {
+        run.analysis
+            .results
+            .cells
+            .iter()
+            .find(|c| c.variant == v && c.point.label() == format!("handoffs={x}"))
+            .unwrap()
+    };
+    // Same seeds, same noise factor: the ratio is exact, its CI zero.
+    let g = cell("msctp", "4").summary("gain").unwrap();
+    assert!((g.mean - 1.2 / 0.8).abs() < 1e-9, "{}", g.mean);
+    assert!(g.ci95_half_width.unwrap() < 1e-9);
+    assert_eq!(g.n, 5);
+    assert!((cell("mip-tcp", "4").mean("gain").unwrap() - 1.0).abs() < 1e-12);
+    assert!((cell("mip-tcp", "6").mean("extra_delay_s").unwrap() - 4.5).abs() < 1e-12);
+
+    let bad = text.replace("relative_to = \"mip-tcp\"", "relative_to = \"tcp\"");
+    let e = Experiment::from_str(&bad, &spec_path(), Path::new("."))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("relative_to: unknown variant `tcp`"), "{e}");
+}
