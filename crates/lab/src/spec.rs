@@ -507,7 +507,7 @@ impl ExperimentSpec {
             if let Some(r) = &m.relative_to {
                 names.check_variants(
                     &format!("metrics[{i}] ({}): relative_to", m.name),
-                    &[r.clone()],
+                    std::slice::from_ref(r),
                 )?;
             }
         }
