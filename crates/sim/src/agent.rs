@@ -202,6 +202,19 @@ impl Ctx<'_> {
         self.enqueue(pkt, Via::Route)
     }
 
+    /// Sends like [`Ctx::send`] and returns the packet's uid (the id traces
+    /// and drop records carry), so an agent can tell later which of its
+    /// packets were dropped.
+    pub fn send_uid(&mut self, pkt: IpPacket) -> Result<u64, SendError> {
+        let preset = pkt.uid();
+        self.enqueue(pkt, Via::Route)?;
+        Ok(if preset != 0 {
+            preset
+        } else {
+            self.core.next_uid
+        })
+    }
+
     /// Sends a packet out of `iface` to `next_hop` (the destination itself
     /// when `None`), bypassing the routing table (interceptors still see it).
     pub fn send_via(

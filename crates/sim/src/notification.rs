@@ -90,6 +90,20 @@ pub enum Notification {
         addr: IpNet,
         router: Option<IpAddr>,
     },
+    /// The station's link layer decides that `cell` is usable on `iface`
+    /// (usable beacons for the decision latency x). Unlike `LinkUp`, which
+    /// follows the physical attachment, this is what the station knows.
+    LinkDetected {
+        iface: IfaceId,
+        cell: CellId,
+    },
+    /// The station's link layer decides that `cell` is gone on `iface` (no
+    /// usable beacon for the decision latency y), possibly long after the
+    /// physical `LinkDown`.
+    LinkLost {
+        iface: IfaceId,
+        cell: CellId,
+    },
     /// Anything else: agent-to-agent messages. Receivers downcast.
     Custom(Rc<dyn Any>),
 }
@@ -157,6 +171,10 @@ impl fmt::Debug for Notification {
             } => {
                 write!(f, "AddressObtained({iface}, {addr}, {router:?})")
             }
+            Notification::LinkDetected { iface, cell } => {
+                write!(f, "LinkDetected({iface}, {cell})")
+            }
+            Notification::LinkLost { iface, cell } => write!(f, "LinkLost({iface}, {cell})"),
             Notification::Custom(_) => write!(f, "Custom(..)"),
         }
     }

@@ -919,6 +919,28 @@ impl Association {
         Ok(())
     }
 
+    /// Whether DATA with TSN `tsn` from the peer has been received (for
+    /// observers that classify arriving chunks as new or duplicate).
+    pub fn has_received_tsn(&self, tsn: u32) -> bool {
+        self.receiver.has_received(tsn)
+    }
+
+    /// The cumulative TSN ack point of the data received from the peer
+    /// (the peer's Initial TSN minus one before any DATA arrived).
+    pub fn cumulative_tsn_received(&self) -> u32 {
+        self.receiver.cum_tsn()
+    }
+
+    /// Why the outstanding DATA chunk `tsn` was last retransmitted (fast
+    /// retransmit, T3-rtx timeout or re-homing); `None` if it was sent only
+    /// once or is no longer outstanding. Read right after the packet that
+    /// carries the retransmission was polled, it says why that copy went.
+    pub fn retransmit_reason(&self, tsn: u32) -> Option<send::Retransmit> {
+        self.sender
+            .outstanding_chunk(tsn)
+            .and_then(|c| c.last_retransmit)
+    }
+
     /// Enables split fast retransmit (CMT, SYSTEMS.md section 3).
     pub fn set_split_fast_retransmit(&mut self, on: bool) {
         self.sender.split_fast_retransmit = on;

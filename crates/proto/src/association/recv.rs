@@ -143,6 +143,14 @@ impl Receiver {
         self.buffered
     }
 
+    /// Whether DATA with TSN `tsn` has been received (it is at or below
+    /// the cumulative point or in a gap-ack block). Serial number
+    /// arithmetic: a TSN 2^31 or more behind the cumulative point is old,
+    /// hence received.
+    pub fn has_received(&self, tsn: u32) -> bool {
+        self.is_received(self.unwrap.unwrap(tsn))
+    }
+
     fn is_received(&self, t: u64) -> bool {
         t <= self.cum || self.ranges.iter().any(|&(s, e)| s <= t && t <= e)
     }
@@ -415,6 +423,17 @@ mod tests {
         r.on_data(data(3, 0, 0, true, true, true, b"x"));
         r.on_data(data(4, 0, 0, true, true, true, b"x"));
         r.on_data(data(7, 0, 0, true, true, true, b"x"));
+        let got: Vec<u32> = (0..9).filter(|t| r.has_received(*t)).collect();
+        assert_eq!(
+            got,
+            vec![0, 1, 3, 4, 7],
+            "at or below cum, or in a gap block"
+        );
+        assert!(
+            r.has_received(1u32.wrapping_add(1 << 31)),
+            "old by serial arithmetic"
+        );
+        assert!(!r.has_received(1u32.wrapping_add((1 << 31) - 1)));
         assert_eq!(
             r.on_data(data(3, 0, 0, true, true, true, b"x")),
             DataOutcome::Duplicate

@@ -52,6 +52,8 @@ pub struct SentChunk {
     pub marked: Option<Retransmit>,
     pub missing_reports: u32,
     pub fast_retransmitted: bool,
+    /// Why it was last retransmitted (`None`: sent once).
+    pub last_retransmit: Option<Retransmit>,
 }
 
 impl SentChunk {
@@ -222,6 +224,7 @@ impl Sender {
             marked: None,
             missing_reports: 0,
             fast_retransmitted: false,
+            last_retransmit: None,
         });
         self.outstanding.back()
     }
@@ -257,6 +260,12 @@ impl Sender {
             .collect()
     }
 
+    /// The outstanding chunk with TSN `tsn`, if it is still unacknowledged.
+    pub fn outstanding_chunk(&self, tsn: u32) -> Option<&SentChunk> {
+        let idx = tsn.wrapping_sub(self.cum_ack).wrapping_sub(1) as usize;
+        self.outstanding.get(idx).filter(|c| c.data.tsn == tsn)
+    }
+
     /// Records the retransmission of chunk `idx` on `path`.
     pub fn retransmitted(
         &mut self,
@@ -266,8 +275,9 @@ impl Sender {
         paths: &mut [Path],
     ) -> &SentChunk {
         let c = &mut self.outstanding[idx];
-        if c.marked.take().is_some() {
+        if let Some(why) = c.marked.take() {
             self.marked -= 1;
+            c.last_retransmit = Some(why);
         }
         c.path = path;
         c.sent_at = now;
@@ -675,7 +685,15 @@ mod tests {
             p[0].flight_size, 200,
             "TSN 1 left the flight; 5 and 6 remain"
         );
+        assert_eq!(s.outstanding_chunk(1).unwrap().last_retransmit, None);
         s.retransmitted(0, 0, Time::ZERO, &mut p);
+        assert_eq!(
+            s.outstanding_chunk(1).unwrap().last_retransmit,
+            Some(Retransmit::Fast),
+            "the reason of the last retransmission is kept for observers"
+        );
+        assert!(s.outstanding_chunk(7).is_none());
+        assert!(s.outstanding_chunk(0).is_none());
         // More reports do not mark it again.
         assert_eq!(
             s.on_sack(&sack(0, &[(2, 5)]), Time::ZERO, &mut p)

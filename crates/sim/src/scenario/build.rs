@@ -1,0 +1,776 @@
+//! Building a [`World`] from a validated scenario.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::net::IpAddr;
+use std::rc::Rc;
+use std::time::Duration;
+
+use ipnet::IpNet;
+use msctp_proto::policy::AddRule;
+use msctp_proto::{AssociationConfig, Time};
+
+use super::spec::*;
+use super::validate::{ScenarioError, gateway_of, host_in, net};
+use crate::app::{Source, Traffic};
+use crate::cell::{CellConfig, Sharing};
+use crate::error_model::ErrorModelSpec;
+use crate::flow::{FlowLog, SharedFlowLog};
+use crate::ids::{AgentId, CellId, IfaceId, LinkId, NodeId};
+use crate::link::LinkConfig;
+use crate::mobility::{
+    E1Geometry, Point, RandomWaypointParams, Trajectory, TrajectoryBuilder, cross_over,
+    e1_trajectory, random_waypoint,
+};
+use crate::mobility_manager::PolicyKind;
+use crate::node::NodeKind;
+use crate::pcap::{CaptureConfig, SharedBuffer};
+use crate::propagation::TwoRayGround;
+use crate::radio::{
+    self, AddressAcquisition, CellSignal, DecisionLatency, RadioConfig, SampleMode, ScriptedSignal,
+    Thresholds,
+};
+use crate::radio_driver::{self, RadioLink, SharedDriverLog, StationRadio};
+use crate::routing::Route;
+use crate::sctp::{Role, SctpAgent, SctpAgentConfig};
+use crate::world::{World, WorldConfig};
+
+fn ms(v: f64) -> Duration {
+    Duration::from_secs_f64((v / 1000.0).max(0.0))
+}
+
+fn secs(v: f64) -> Time {
+    Time::from_secs_f64(v.max(0.0))
+}
+
+/// `AssociationConfig` from the scenario's SCTP section (RFC defaults for
+/// absent keys).
+pub(crate) fn association_config(s: &SctpSpec) -> AssociationConfig {
+    let mut c = AssociationConfig::default();
+    if let Some(v) = s.rto_initial_ms {
+        c.rto_initial = ms(v);
+    }
+    if let Some(v) = s.rto_min_ms {
+        c.rto_min = ms(v);
+    }
+    if let Some(v) = s.rto_max_ms {
+        c.rto_max = ms(v);
+    }
+    if let Some(v) = s.max_burst {
+        c.max_burst = (v > 0).then_some(v);
+    }
+    if let Some(v) = s.assoc_max_retrans {
+        c.assoc_max_retrans = v;
+    }
+    if let Some(v) = s.path_max_retrans {
+        c.path_max_retrans = v;
+    }
+    if let Some(v) = s.max_init_retrans {
+        c.max_init_retrans = v;
+    }
+    if let Some(v) = s.heartbeat_interval_ms {
+        c.heartbeat_interval = (v > 0.0).then(|| ms(v));
+    }
+    if let Some(v) = s.sack_delay_ms {
+        c.sack_delay = (v > 0.0).then(|| ms(v));
+    }
+    if let Some(v) = s.sack_frequency {
+        c.sack_frequency = v;
+    }
+    if let Some(v) = s.receive_window {
+        c.receive_window = v;
+    }
+    if let Some(v) = s.send_buffer {
+        c.send_buffer = v;
+    }
+    if let Some(v) = s.path_mtu {
+        c.path_mtu = v;
+    }
+    if let Some(v) = s.initial_cwnd {
+        c.initial_cwnd = Some(v);
+    }
+    if let Some(v) = s.asconf {
+        c.asconf = v;
+    }
+    if let Some(v) = s.auth {
+        c.auth = v;
+    }
+    if let Some(v) = s.confirm_asconf_source {
+        c.confirm_asconf_source = v;
+    }
+    if let Some(v) = s.return_to_primary {
+        c.return_to_primary = v;
+    }
+    if let Some(v) = s.valid_cookie_life_ms {
+        c.valid_cookie_life = ms(v);
+    }
+    if let Some(v) = s.outbound_streams {
+        c.outbound_streams = v;
+    }
+    if let Some(v) = s.max_inbound_streams {
+        c.max_inbound_streams = v;
+    }
+    if let Some(v) = s.max_message_size {
+        c.max_message_size = v;
+    }
+    if let Some(v) = s.max_gap_blocks {
+        c.limits.max_gap_blocks = v;
+    }
+    if let Some(v) = s.max_dup_tsns {
+        c.limits.max_dup_tsns = v;
+    }
+    c
+}
+
+fn error_model(e: &ErrorSpec, key: &str) -> Result<ErrorModelSpec, ScenarioError> {
+    let spec = match *e {
+        ErrorSpec::None => ErrorModelSpec::None,
+        ErrorSpec::Bernoulli { loss } => ErrorModelSpec::Bernoulli { loss },
+        ErrorSpec::Expo { loss, mean_burst } => {
+            ErrorModelSpec::expo_for_average_loss(loss, mean_burst)
+                .map_err(|e| ScenarioError::model(key, e))?
+        }
+        ErrorSpec::GilbertElliott {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_good,
+            loss_bad,
+        } => ErrorModelSpec::GilbertElliott {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_good,
+            loss_bad,
+        },
+        ErrorSpec::Ramp {
+            from,
+            to,
+            start_s,
+            end_s,
+        } => ErrorModelSpec::Ramp {
+            from,
+            to,
+            start: secs(start_s),
+            end: secs(end_s),
+        },
+    };
+    spec.validate().map_err(|e| ScenarioError::model(key, e))?;
+    Ok(spec)
+}
+
+/// A flow in the built world.
+#[derive(Debug, Clone)]
+pub(crate) struct BuiltFlow {
+    pub spec: FlowSpec,
+    pub log: SharedFlowLog,
+    pub mobile_agent: AgentId,
+    pub fixed_agent: AgentId,
+    /// The mobile's address in each of its cells: `PathId(k)` is the k-th.
+    #[allow(dead_code)]
+    pub path_addrs: Vec<IpAddr>,
+}
+
+/// A mobile in the built world.
+#[derive(Debug, Clone)]
+pub(crate) struct BuiltMobile {
+    pub name: String,
+    pub driver_log: SharedDriverLog,
+}
+
+/// Everything a run needs after building.
+pub(crate) struct Built {
+    pub world: World,
+    pub flows: Vec<BuiltFlow>,
+    pub mobiles: Vec<BuiltMobile>,
+    pub captures: Vec<(String, SharedBuffer)>,
+    pub network_log: Rc<RefCell<Vec<(Time, String)>>>,
+}
+
+/// Where each fixed node and mobile went, and the cells.
+struct Names {
+    nodes: BTreeMap<String, NodeId>,
+    cells: BTreeMap<String, (CellId, IpNet)>,
+}
+
+pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
+    s.validate()?;
+    let mut w = World::new(WorldConfig {
+        seed,
+        drop_log_limit: s.limits.drop_log,
+        max_backlog: s.limits.max_backlog,
+        ..Default::default()
+    });
+    let mut names = Names {
+        nodes: BTreeMap::new(),
+        cells: BTreeMap::new(),
+    };
+    for n in &s.nodes {
+        let kind = match n.kind {
+            NodeKindSpec::Host => NodeKind::Host,
+            NodeKindSpec::Router => NodeKind::Router,
+        };
+        let id = w
+            .add_node(&n.name, kind)
+            .map_err(|e| ScenarioError::model(format!("nodes[{}]", n.name), e))?;
+        names.nodes.insert(n.name.clone(), id);
+    }
+    let mut links = BTreeMap::new();
+    // (node, iface, address) of every link end, in declaration order.
+    let mut ends: Vec<(NodeId, IfaceId, IpNet, LinkId)> = Vec::new();
+    for l in &s.links {
+        let key = format!("links[{}]", l.name);
+        let a = names.nodes[&l.a];
+        let b = names.nodes[&l.b];
+        let a_addr = net(&format!("{key}.a_addr"), &l.a_addr)?;
+        let b_addr = net(&format!("{key}.b_addr"), &l.b_addr)?;
+        let err = error_model(&l.error, &format!("{key}.error"))?;
+        let cfg = LinkConfig::new(l.rate_bps, ms(l.delay_ms))
+            .queue_limit(l.queue_packets)
+            .error(err);
+        let (id, ia, ib) = w
+            .connect(&l.name, a, a_addr, b, b_addr, cfg)
+            .map_err(|e| ScenarioError::model(&key, e))?;
+        links.insert(l.name.clone(), id);
+        ends.push((a, ia, a_addr, id));
+        ends.push((b, ib, b_addr, id));
+    }
+    let mut owned: Vec<(NodeId, IpNet)> = ends.iter().map(|e| (e.0, e.2.trunc())).collect();
+    for c in &s.cells {
+        let key = format!("cells[{}]", c.name);
+        let router = names.nodes[&c.router];
+        let ap = net(&format!("{key}.ap_addr"), &c.ap_addr)?;
+        let sharing = match c.sharing {
+            SharingSpec::Shared => Sharing::Shared,
+            SharingSpec::Dedicated => Sharing::Dedicated,
+        };
+        let cfg = CellConfig::new(c.rate_bps, ms(c.delay_ms), sharing)
+            .at(c.x_m, c.y_m, c.radius_m)
+            .queue_limit(c.queue_packets)
+            .error(
+                error_model(&c.downlink_error, &format!("{key}.downlink_error"))?,
+                error_model(&c.uplink_error, &format!("{key}.uplink_error"))?,
+            );
+        let (cell, ap_if) = w
+            .add_cell(&c.name, router, &c.name, cfg)
+            .map_err(|e| ScenarioError::model(&key, e))?;
+        w.add_address(router, ap_if, ap)
+            .map_err(|e| ScenarioError::model(&key, e))?;
+        w.set_forwarding(router, true)
+            .map_err(|e| ScenarioError::model(&key, e))?;
+        names.cells.insert(c.name.clone(), (cell, ap));
+        owned.push((router, ap.trunc()));
+    }
+    install_routes(&mut w, &names, &ends, &owned)?;
+    let network_log: Rc<RefCell<Vec<(Time, String)>>> = Rc::new(RefCell::new(Vec::new()));
+    for e in &s.events {
+        let Some(&id) = links.get(&e.link) else {
+            continue;
+        };
+        let log = network_log.clone();
+        let action = e.action;
+        let name = e.link.clone();
+        w.at(secs(e.at_s), move |w| {
+            let r = match action {
+                EventAction::CutLink => w.cut_link(id),
+                EventAction::RestoreLink => w.restore_link(id),
+            };
+            let what = match (action, r) {
+                (EventAction::CutLink, Ok(())) => format!("cut-link {name}"),
+                (EventAction::RestoreLink, Ok(())) => format!("restore-link {name}"),
+                (_, Err(e)) => format!("error {name}: {e}"),
+            };
+            log.borrow_mut().push((w.now(), what));
+        });
+    }
+    let mut mobiles = Vec::new();
+    let mut mobile_addrs: BTreeMap<String, Vec<(String, IpAddr)>> = BTreeMap::new();
+    let end = secs(s.duration_s);
+    for m in &s.mobiles {
+        let key = format!("mobiles[{}]", m.name);
+        let node = w
+            .add_host(&m.name)
+            .map_err(|e| ScenarioError::model(&key, e))?;
+        names.nodes.insert(m.name.clone(), node);
+        let trajectory = trajectory(&w, m, &key, end)?;
+        let mut rlinks = Vec::new();
+        let mut addrs = Vec::new();
+        for i in &m.ifaces {
+            let iface = w
+                .add_iface(node, &i.name)
+                .map_err(|e| ScenarioError::model(&key, e))?;
+            for cell_name in &i.cells {
+                let (cell, ap) = names.cells[cell_name];
+                let spec = s
+                    .cells
+                    .iter()
+                    .find(|c| &c.name == cell_name)
+                    .ok_or_else(|| ScenarioError::reference(&key, "cell vanished"))?;
+                let address = host_in(ap, m.host_id).ok_or_else(|| {
+                    ScenarioError::model(
+                        format!("{key}.host_id"),
+                        format!("does not fit the prefix of cell {cell_name:?}"),
+                    )
+                })?;
+                rlinks.push(RadioLink {
+                    iface,
+                    cell,
+                    radio: radio_cell(s, spec)?,
+                    address,
+                    gateway: gateway_of(ap),
+                });
+                if !addrs.iter().any(|(_, a)| *a == address.addr()) {
+                    addrs.push((i.name.clone(), address.addr()));
+                }
+            }
+        }
+        let sample_mode = match s.radio.samples {
+            SampleName::EveryBeacon => SampleMode::EveryBeacon,
+            SampleName::Off => SampleMode::Off,
+            SampleName::Periodic => SampleMode::Interval(ms(s.radio.sample_period_ms)),
+        };
+        let station = StationRadio {
+            node,
+            trajectory,
+            links: rlinks,
+            config: RadioConfig {
+                sample_mode,
+                max_events: s.limits.radio_events,
+                ..Default::default()
+            },
+        };
+        let driver_log =
+            radio_driver::install(&mut w, &station, Time::ZERO, end, s.limits.radio_log)
+                .map_err(|e| ScenarioError::model(&key, e))?;
+        mobiles.push(BuiltMobile {
+            name: m.name.clone(),
+            driver_log,
+        });
+        mobile_addrs.insert(m.name.clone(), addrs);
+    }
+    let mut flows = Vec::new();
+    for (k, f) in s.flows.iter().enumerate() {
+        flows.push(build_flow(&mut w, s, k, f, &names, &mobile_addrs)?);
+    }
+    let mut captures = Vec::new();
+    for (i, p) in s.output.pcap.iter().enumerate() {
+        let key = format!("output.pcap[{i}]");
+        let (n, ifname) = p
+            .split_once(':')
+            .ok_or_else(|| ScenarioError::reference(&key, "must be node:interface"))?;
+        let node = *names
+            .nodes
+            .get(n)
+            .ok_or_else(|| ScenarioError::reference(&key, format!("no node {n:?}")))?;
+        let iface = w
+            .node(node)
+            .and_then(|x| x.iface_by_name(ifname))
+            .map(|x| x.id())
+            .ok_or_else(|| {
+                ScenarioError::reference(&key, format!("node {n:?} has no interface {ifname:?}"))
+            })?;
+        let buf = SharedBuffer::new();
+        let cfg = CaptureConfig {
+            snaplen: s.output.pcap_snaplen,
+            max_bytes: s.output.pcap_max_bytes,
+            ..Default::default()
+        };
+        w.capture(node, iface, cfg, Box::new(buf.clone()))
+            .map_err(|e| ScenarioError::model(&key, e))?;
+        captures.push((p.clone(), buf));
+    }
+    Ok(Built {
+        world: w,
+        flows,
+        mobiles,
+        captures,
+        network_log,
+    })
+}
+
+/// Routes between fixed nodes: for every prefix owned by another node, a
+/// route through the first hop of a fewest-hop path (breadth-first over
+/// the links in declaration order).
+fn install_routes(
+    w: &mut World,
+    names: &Names,
+    ends: &[(NodeId, IfaceId, IpNet, LinkId)],
+    owned: &[(NodeId, IpNet)],
+) -> Result<(), ScenarioError> {
+    for &src in names.nodes.values() {
+        // first[node] = (iface at src, gateway address) of the first hop.
+        let mut first: BTreeMap<NodeId, (IfaceId, IpAddr)> = BTreeMap::new();
+        let mut seen = vec![src];
+        let mut queue = VecDeque::from([src]);
+        while let Some(n) = queue.pop_front() {
+            for pair in ends.chunks(2) {
+                let [x, y] = pair else { continue };
+                let (here, there) = if x.0 == n {
+                    (x, y)
+                } else if y.0 == n {
+                    (y, x)
+                } else {
+                    continue;
+                };
+                if seen.contains(&there.0) {
+                    continue;
+                }
+                seen.push(there.0);
+                let hop = if n == src {
+                    (here.1, there.2.addr())
+                } else {
+                    first[&n]
+                };
+                first.insert(there.0, hop);
+                queue.push_back(there.0);
+            }
+        }
+        let local: Vec<IpNet> = owned
+            .iter()
+            .filter(|(n, _)| *n == src)
+            .map(|(_, p)| *p)
+            .collect();
+        for (owner, prefix) in owned {
+            if *owner == src || local.contains(prefix) {
+                continue;
+            }
+            let Some(&(iface, gw)) = first.get(owner) else {
+                continue;
+            };
+            if gw.is_ipv4() != prefix.addr().is_ipv4() {
+                continue;
+            }
+            w.add_route(src, Route::via(*prefix, iface, gw))
+                .map_err(|e| ScenarioError::model("routes", e))?;
+        }
+    }
+    Ok(())
+}
+
+fn trajectory(
+    w: &World,
+    m: &MobileSpec,
+    key: &str,
+    end: Time,
+) -> Result<Trajectory, ScenarioError> {
+    let key = format!("{key}.mobility");
+    let err = |e: crate::mobility::MobilityError| ScenarioError::model(&key, e);
+    let p = |(x, y): (f64, f64)| Point::new(x, y);
+    match &m.mobility {
+        MobilitySpec::Stationary { x_m, y_m } => {
+            Trajectory::stationary(Point::new(*x_m, *y_m)).map_err(err)
+        }
+        MobilitySpec::Waypoints {
+            start,
+            start_s,
+            legs,
+        } => {
+            let mut b = TrajectoryBuilder::new(secs(*start_s), p(*start)).map_err(err)?;
+            for (i, l) in legs.iter().enumerate() {
+                match (l.speed_mps, l.pause_s) {
+                    (Some(v), None) => {
+                        b.move_to(p(l.to), v).map_err(err)?;
+                    }
+                    (None, Some(d)) => {
+                        b.pause(Duration::from_secs_f64(d.max(0.0))).map_err(err)?;
+                    }
+                    _ => {
+                        return Err(ScenarioError::Range {
+                            key: format!("{key}.legs[{i}]"),
+                            value: format!("{l:?}"),
+                            allowed: "a leg has either speed_mps or pause_s".into(),
+                        });
+                    }
+                }
+            }
+            Ok(b.build())
+        }
+        MobilitySpec::CrossOver {
+            a,
+            b,
+            speed_mps,
+            pause_s,
+            start_s,
+            legs,
+        } => cross_over(
+            p(*a),
+            p(*b),
+            *speed_mps,
+            Duration::from_secs_f64(pause_s.max(0.0)),
+            secs(*start_s),
+            *legs,
+        )
+        .map_err(err),
+        MobilitySpec::RandomWaypoint {
+            min,
+            max,
+            start,
+            start_s,
+            speed_min_mps,
+            speed_max_mps,
+            pause_min_s,
+            pause_max_s,
+        } => {
+            let params = RandomWaypointParams {
+                region_min: p(*min),
+                region_max: p(*max),
+                start: p(*start),
+                start_time: secs(*start_s),
+                speed_min_mps: *speed_min_mps,
+                speed_max_mps: *speed_max_mps,
+                pause_min: Duration::from_secs_f64(pause_min_s.max(0.0)),
+                pause_max: Duration::from_secs_f64(pause_max_s.max(0.0)),
+                until: end,
+                max_waypoints: crate::mobility::DEFAULT_MAX_WAYPOINTS,
+            };
+            let mut rng = w.rng_stream(&format!("mobility/{}", m.name));
+            random_waypoint(&params, &mut rng).map_err(err)
+        }
+        MobilitySpec::E1 {
+            handoffs,
+            window_start_s,
+            window_s,
+        } => e1_trajectory(
+            &E1Geometry::default(),
+            *handoffs,
+            secs(*window_start_s),
+            Duration::from_secs_f64(window_s.max(0.0)),
+        )
+        .map_err(err),
+    }
+}
+
+fn radio_cell(s: &Scenario, c: &CellSpec) -> Result<radio::CellConfig, ScenarioError> {
+    let key = format!("cells[{}]", c.name);
+    let r = &s.radio;
+    let data_w = c.data_w.unwrap_or(r.data_w);
+    let thresholds = Thresholds {
+        beacon_detection_w: c.beacon_detection_w.unwrap_or(r.beacon_detection_w),
+        data_w,
+        going_down_w: c.going_down_w.or(r.going_down_w).unwrap_or(data_w),
+    };
+    let interval = ms(c.beacon_interval_ms.unwrap_or(r.beacon_interval_ms));
+    let signal = match &c.signal_steps {
+        Some(steps) => {
+            let steps = steps
+                .iter()
+                .map(|(t, p)| (secs(*t), (*p > 0.0).then_some(*p)))
+                .collect();
+            CellSignal::Scripted(
+                ScriptedSignal::new(steps)
+                    .map_err(|e| ScenarioError::model(format!("{key}.signal_steps"), e))?,
+            )
+        }
+        None => {
+            let base = TwoRayGround::ns2_default();
+            let tx = match c.tx_power_w {
+                Some(p) => p,
+                None => base
+                    .tx_power_for_range_w(c.radius_m, data_w)
+                    .map_err(|e| ScenarioError::model(format!("{key}.radius_m"), e))?,
+            };
+            CellSignal::Geometric {
+                position: Point::new(c.x_m, c.y_m),
+                propagation: base
+                    .with_tx_power_w(tx)
+                    .map_err(|e| ScenarioError::model(format!("{key}.tx_power_w"), e))?,
+            }
+        }
+    };
+    let a = c.acquisition.as_ref().unwrap_or(&r.acquisition);
+    let cfg = radio::CellConfig {
+        id: radio::CellId(0),
+        signal,
+        beacon_interval: interval,
+        beacon_offset: ms(c.beacon_offset_ms),
+        thresholds,
+        decision: DecisionLatency {
+            link_up_after: ms(c.link_up_after_ms.unwrap_or(r.link_up_after_ms)),
+            link_down_after: c
+                .link_down_after_ms
+                .or(r.link_down_after_ms)
+                .map_or(interval, ms),
+            beacon_lost_after: c
+                .beacon_lost_after_ms
+                .or(r.beacon_lost_after_ms)
+                .map_or(interval, ms),
+        },
+        acquisition: AddressAcquisition {
+            router_discovery: ms(a.router_discovery_ms),
+            ppp: ms(a.ppp_ms),
+            dhcp: ms(a.dhcp_ms),
+            aaa: ms(a.aaa_ms),
+            location_update: ms(a.location_update_ms),
+        },
+    };
+    cfg.validate().map_err(|e| ScenarioError::model(&key, e))?;
+    Ok(cfg)
+}
+
+fn traffic(t: &TrafficSpec) -> Traffic {
+    match *t {
+        TrafficSpec::Bulk { message_bytes } => Traffic::Bulk { message_bytes },
+        TrafficSpec::File {
+            bytes,
+            message_bytes,
+        } => Traffic::File {
+            bytes,
+            message_bytes,
+        },
+        TrafficSpec::Cbr {
+            message_bytes,
+            rate_bps,
+        } => Traffic::Cbr {
+            message_bytes,
+            rate_bps,
+        },
+        TrafficSpec::Pareto {
+            message_bytes,
+            rate_bps,
+            mean_on_ms,
+            mean_off_ms,
+            shape,
+        } => Traffic::Pareto {
+            message_bytes,
+            rate_bps,
+            mean_on: ms(mean_on_ms),
+            mean_off: ms(mean_off_ms),
+            shape,
+        },
+    }
+}
+
+fn build_flow(
+    w: &mut World,
+    s: &Scenario,
+    k: usize,
+    f: &FlowSpec,
+    names: &Names,
+    mobile_addrs: &BTreeMap<String, Vec<(String, IpAddr)>>,
+) -> Result<BuiltFlow, ScenarioError> {
+    let key = format!("flows[{}]", f.name);
+    let TransportSpec::Msctp = f.transport;
+    let mobile = names.nodes[&f.mobile];
+    let fixed = names.nodes[&f.fixed];
+    let addrs = mobile_addrs.get(&f.mobile).cloned().unwrap_or_default();
+    let path_addrs: Vec<IpAddr> = addrs.iter().map(|(_, a)| *a).collect();
+    let fixed_addrs: Vec<IpAddr> = w
+        .node(fixed)
+        .map(|n| {
+            n.ifaces()
+                .iter()
+                .flat_map(|i| i.addrs().iter().map(|a| a.addr()))
+                .collect()
+        })
+        .unwrap_or_default();
+    if fixed_addrs.is_empty() {
+        return Err(ScenarioError::reference(
+            format!("{key}.fixed"),
+            "the fixed node has no address (no link)",
+        ));
+    }
+    let base = 5000u16.saturating_add((2 * k).min(60_000) as u16);
+    let fixed_port = if f.fixed_port == 0 {
+        base
+    } else {
+        f.fixed_port
+    };
+    let mobile_port = if f.mobile_port == 0 {
+        base + 1
+    } else {
+        f.mobile_port
+    };
+    let start = secs(f.start_s);
+    let stop = f.stop_s.map(secs);
+    let source = Source::new(traffic(&f.traffic), start, stop)
+        .map_err(|e| ScenarioError::model(format!("{key}.traffic"), e))?;
+    let expect = match f.traffic {
+        TrafficSpec::File { bytes, .. } => Some(bytes),
+        _ => None,
+    };
+    let policy = match &f.policy {
+        PolicySpec::None => PolicyKind::None,
+        PolicySpec::FailoverOnly => PolicyKind::FailoverOnly,
+        PolicySpec::NewestAddress => PolicyKind::NewestAddress,
+        PolicySpec::SignalStrength {
+            add,
+            add_threshold_w,
+            primary_threshold_w,
+        } => PolicyKind::SignalStrength {
+            add_rule: match add {
+                AddRuleSpec::Aggressive => AddRule::Aggressive,
+                AddRuleSpec::Conservative => AddRule::Conservative,
+            },
+            add_threshold_w: *add_threshold_w,
+            primary_threshold_w: *primary_threshold_w,
+        },
+        PolicySpec::FastestFirst { rates } => {
+            let mut by_iface = BTreeMap::new();
+            let m = s.mobiles.iter().find(|m| m.name == f.mobile);
+            for i in m.map(|m| m.ifaces.as_slice()).unwrap_or_default() {
+                let id = w
+                    .node(mobile)
+                    .and_then(|n| n.iface_by_name(&i.name))
+                    .map(|x| x.id().0);
+                let rate = rates.get(&i.name).copied().or_else(|| {
+                    s.cells
+                        .iter()
+                        .find(|c| i.cells.first() == Some(&c.name))
+                        .map(|c| c.rate_bps)
+                });
+                if let (Some(id), Some(r)) = (id, rate) {
+                    by_iface.insert(id, r);
+                }
+            }
+            PolicyKind::FastestFirst { rates: by_iface }
+        }
+    };
+    let assoc = association_config(&f.sctp);
+    let log: SharedFlowLog = Rc::new(RefCell::new(FlowLog::with_limit(s.limits.flow_records)));
+    let sample = (s.output.sample_ms > 0.0).then(|| ms(s.output.sample_ms));
+    let downlink = f.direction == DirectionSpec::Downlink;
+    let mut mcfg = SctpAgentConfig::new(
+        mobile_port,
+        Role::Connect {
+            peer: fixed_addrs,
+            peer_port: fixed_port,
+            at: start,
+        },
+    );
+    mcfg.association = assoc.clone();
+    mcfg.split_fast_retransmit = f.sctp.split_fast_retransmit.unwrap_or(false);
+    mcfg.log = Some(log.clone());
+    mcfg.mobile_side = true;
+    mcfg.path_addrs = path_addrs.clone();
+    mcfg.policy = policy;
+    mcfg.sample_interval = sample;
+    mcfg.limits.max_events = s.limits.agent_events;
+    mcfg.limits.max_data_uids = s.limits.data_uids;
+    let mut fcfg = SctpAgentConfig::new(fixed_port, Role::Listen);
+    fcfg.association = assoc;
+    fcfg.split_fast_retransmit = mcfg.split_fast_retransmit;
+    fcfg.log = Some(log.clone());
+    fcfg.path_addrs = path_addrs.clone();
+    fcfg.sample_interval = sample;
+    fcfg.limits.max_events = s.limits.agent_events;
+    fcfg.limits.max_data_uids = s.limits.data_uids;
+    if downlink {
+        fcfg.source = Some(source);
+        mcfg.expect_bytes = expect;
+    } else {
+        mcfg.source = Some(source);
+        fcfg.expect_bytes = expect;
+    }
+    let name = format!("sctp/{}", f.name);
+    let fixed_agent = w
+        .add_agent(fixed, &name, Box::new(SctpAgent::new(fcfg)))
+        .map_err(|e| ScenarioError::model(&key, e))?;
+    let mobile_agent = w
+        .add_agent(mobile, &name, Box::new(SctpAgent::new(mcfg)))
+        .map_err(|e| ScenarioError::model(&key, e))?;
+    Ok(BuiltFlow {
+        spec: f.clone(),
+        log,
+        mobile_agent,
+        fixed_agent,
+        path_addrs,
+    })
+}

@@ -1,0 +1,36 @@
+//! Scenario files: a whole simulation run described in TOML (topology,
+//! cells and radio, mobiles and their movement, flows with their
+//! transport, traffic, handover policy and SCTP parameters, scheduled
+//! network events, outputs), and [`run_scenario`], which builds the
+//! [`World`](crate::World), runs it and computes the measures of
+//! SYSTEMS.md section 5 ([`crate::output::RunResult`]).
+//!
+//! [`REFERENCE`] is a complete scenario listing every key with its default
+//! and meaning. Parsing refuses unknown keys (the message names the key and
+//! its line); [`Scenario::validate`] refuses out-of-range values with a
+//! message that names the key and the allowed range.
+//!
+//! Extension point: [`TransportSpec`] has one variant, `msctp`; the
+//! baselines (TCP, SCTP over Mobile IP, FMIPv6, ...) add theirs and a
+//! branch in the flow builder.
+//!
+//! Topology conventions: fixed nodes are joined by point-to-point links;
+//! routes between them are computed (fewest hops, ties by declaration
+//! order) for every link and cell prefix. A cell lives on a node (its
+//! router); a mobile has one radio interface per cell, whose address is
+//! the cell prefix plus the mobile's `host_id`, configured by the radio
+//! driver ([`crate::radio_driver`]) when the link is up and the address
+//! acquired.
+
+mod build;
+mod run;
+pub mod spec;
+mod validate;
+
+pub use run::run_scenario;
+pub use spec::*;
+pub use validate::{ScenarioError, parse};
+
+/// A complete scenario with every key at its default (two overlapping
+/// cells, a mobile driving from one to the other, a downlink bulk flow).
+pub const REFERENCE: &str = include_str!("reference.toml");

@@ -1,0 +1,330 @@
+//! Running a scenario and collecting its outputs.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use msctp_proto::Time;
+
+use super::build::{self, Built, BuiltFlow};
+use super::spec::*;
+use super::validate::ScenarioError;
+use crate::metrics::{ArrivalKind, PathId, Window, failover_time, goodput_series};
+use crate::output::summary::{fill_from_log, handovers};
+use crate::output::{
+    EventRow, FailoverSummary, FlowSummary, GoodputRow, PathRow, RunResult, RunSummary,
+};
+use crate::sctp::SctpAgent;
+
+/// Builds the scenario's world with `seed`, runs it for `duration_s` and
+/// returns every output. The same scenario and seed give identical
+/// results.
+pub fn run_scenario(s: &Scenario, seed: u64) -> Result<RunResult, ScenarioError> {
+    let mut b = build::build(s, seed)?;
+    let end = Time::from_secs_f64(s.duration_s);
+    b.world.run_until(end);
+    Ok(collect(s, seed, b, end))
+}
+
+fn collect(s: &Scenario, seed: u64, mut b: Built, end: Time) -> RunResult {
+    let mut warnings = Vec::new();
+    if let Err(e) = b.world.flush_captures() {
+        warnings.push(format!("pcap: {e}"));
+    }
+    let stats = b.world.stats();
+    let drops = b.world.drops();
+    let mut drop_counts = BTreeMap::new();
+    for (reason, n, _) in drops.counts() {
+        drop_counts.insert(format!("{reason:?}"), n);
+    }
+    if drops.unlogged() > 0 {
+        warnings.push(format!(
+            "{} drops not logged (limits.drop_log): lost data packets are a lower bound",
+            drops.unlogged()
+        ));
+    }
+    let mut events: Vec<EventRow> = Vec::new();
+    for m in &b.mobiles {
+        let log = m.driver_log.borrow();
+        for (t, kind, detail) in &log.entries {
+            events.push(EventRow {
+                time: *t,
+                source: format!("radio/{}", m.name),
+                kind: kind.clone(),
+                detail: detail.clone(),
+            });
+        }
+        for (t, e) in &log.errors {
+            warnings.push(format!("radio/{} at {t}: {e}", m.name));
+        }
+        if log.entries_dropped > 0 {
+            warnings.push(format!(
+                "radio/{}: {} log lines dropped (limits.radio_log)",
+                m.name, log.entries_dropped
+            ));
+        }
+    }
+    for (t, line) in b.network_log.borrow().iter() {
+        let (kind, detail) = line.split_once(' ').unwrap_or((line.as_str(), ""));
+        events.push(EventRow {
+            time: *t,
+            source: "network".into(),
+            kind: kind.to_string(),
+            detail: detail.to_string(),
+        });
+    }
+    let mut flows = Vec::new();
+    let mut goodput = Vec::new();
+    let mut paths = Vec::new();
+    let mut logs = Vec::new();
+    for f in &b.flows {
+        let (summary, g, p, ev) = flow_outputs(s, &b, f, end, &mut warnings);
+        flows.push(summary);
+        goodput.extend(g);
+        paths.extend(p);
+        events.extend(ev);
+        logs.push((f.spec.name.clone(), f.log.borrow().clone()));
+    }
+    // Stable sort: equal times keep the order of their sources.
+    events.sort_by_key(|e| e.time);
+    let mut pcaps = Vec::new();
+    for (name, buf) in &b.captures {
+        pcaps.push((name.clone(), buf.contents()));
+    }
+    RunResult {
+        summary: RunSummary {
+            scenario: s.name.clone(),
+            seed,
+            duration_s: s.duration_s,
+            events: stats.events,
+            packets_created: stats.packets_created,
+            drops: drop_counts,
+            drops_unlogged: drops.unlogged(),
+            flows,
+            warnings,
+        },
+        goodput,
+        paths,
+        events,
+        pcaps,
+        logs,
+    }
+}
+
+type FlowOut = (FlowSummary, Vec<GoodputRow>, Vec<PathRow>, Vec<EventRow>);
+
+fn flow_outputs(
+    s: &Scenario,
+    b: &Built,
+    f: &BuiltFlow,
+    end: Time,
+    warnings: &mut Vec<String>,
+) -> FlowOut {
+    let spec = &f.spec;
+    let w = &b.world;
+    let mobile = w.agent::<SctpAgent>(f.mobile_agent);
+    let fixed = w.agent::<SctpAgent>(f.fixed_agent);
+    let log = f.log.borrow();
+    let start = Time::from_secs_f64(spec.start_s);
+    let file_bytes = match spec.traffic {
+        TrafficSpec::File { bytes, .. } => Some(bytes),
+        _ => None,
+    };
+    let mut sum = FlowSummary {
+        name: spec.name.clone(),
+        transport: "msctp".into(),
+        direction: match spec.direction {
+            DirectionSpec::Downlink => "downlink".into(),
+            DirectionSpec::Uplink => "uplink".into(),
+        },
+        policy: mobile
+            .map(|m| m.config().policy.name().to_string())
+            .unwrap_or_default(),
+        start_s: spec.start_s,
+        bytes_offered: 0,
+        bytes_delivered: 0,
+        goodput_bps: 0.0,
+        file_delivery_time_s: None,
+        data_packets_sent: 0,
+        lost_data_packets: 0,
+        lost_data_by_reason: BTreeMap::new(),
+        arrivals: 0,
+        duplicate_arrivals: 0,
+        reordered_packets: 0,
+        out_of_order_arrivals: 0,
+        retransmissions: 0,
+        fast_retransmissions: 0,
+        spurious_retransmissions: 0,
+        spurious_fast_retransmissions: 0,
+        handovers: Vec::new(),
+        total_handoff_delay_s: 0.0,
+        handovers_unmeasured: 0,
+        failovers: Vec::new(),
+        asconfs_sent: 0,
+        asconf_retransmissions: 0,
+        policy_decisions: 0,
+        datagrams_refused: 0,
+        records_dropped: 0,
+    };
+    fill_from_log(&mut sum, &log, start, end.max(start), file_bytes);
+    // Lost data packets: drops of packets whose uid an agent of the flow
+    // recorded as carrying DATA.
+    let mut uids: Vec<u64> = Vec::new();
+    for a in [mobile, fixed].into_iter().flatten() {
+        sum.data_packets_sent += a.counters().data_packets_out;
+        sum.datagrams_refused += a.counters().unowned_source + a.counters().send_failures;
+        uids.extend_from_slice(a.data_uids());
+        if a.counters().data_uids_dropped > 0 {
+            warnings.push(format!(
+                "flow {}: data packet uids beyond the bound: lost packets undercounted",
+                spec.name
+            ));
+        }
+    }
+    uids.sort_unstable();
+    for d in w.drops().records() {
+        if uids.binary_search(&d.uid).is_ok() {
+            sum.lost_data_packets += 1;
+            *sum.lost_data_by_reason
+                .entry(format!("{:?}", d.reason))
+                .or_insert(0) += 1;
+        }
+    }
+    let before = Duration::from_secs_f64(s.output.handover_window_before_s);
+    let after = Duration::from_secs_f64(s.output.handover_window_after_s);
+    sum.handovers = handovers(&log.arrivals, before, after);
+    for h in &sum.handovers {
+        match h.handoff_delay_s {
+            Some(d) => sum.total_handoff_delay_s += d,
+            None => sum.handovers_unmeasured += 1,
+        }
+    }
+    // Failovers after link cuts.
+    let sender = match spec.direction {
+        DirectionSpec::Downlink => fixed,
+        DirectionSpec::Uplink => mobile,
+    };
+    for e in s.events.iter().filter(|e| e.action == EventAction::CutLink) {
+        let t = Time::from_secs_f64(e.at_s);
+        let mut news: Vec<_> = log
+            .arrivals
+            .iter()
+            .filter(|a| a.kind == ArrivalKind::New)
+            .collect();
+        news.sort_by_key(|a| a.time);
+        let before_path = news.iter().rev().find(|a| a.time < t).map(|a| a.path);
+        let alt = news
+            .iter()
+            .find(|a| a.time >= t && Some(a.path) != before_path)
+            .map(|a| a.path);
+        let sender_failover = sender.and_then(|a| {
+            a.events()
+                .iter()
+                .find(|ev| {
+                    ev.time >= t && ev.kind == "primary-changed" && ev.detail.ends_with("Failover")
+                })
+                .map(|ev| (ev.time - t).as_secs_f64())
+        });
+        sum.failovers.push(FailoverSummary {
+            link: e.link.clone(),
+            break_s: e.at_s,
+            alternate_path: alt.map(|p: PathId| p.0),
+            failover_time_s: alt
+                .and_then(|p| failover_time(&log.arrivals, t, p))
+                .map(|d| d.as_secs_f64()),
+            sender_failover_s: sender_failover,
+        });
+    }
+    if let Some(a) = mobile.and_then(|m| m.association()) {
+        let st = a.stats();
+        sum.asconfs_sent = st.asconfs_sent;
+        sum.asconf_retransmissions = st.asconf_retransmissions;
+    }
+    sum.policy_decisions = mobile.and_then(|m| m.manager()).map_or(0, |m| m.decisions);
+    // Goodput series.
+    let mut goodput = Vec::new();
+    let bin = Duration::from_secs_f64(s.output.series_bin_ms / 1000.0);
+    if let Ok(w) = Window::new(Time::ZERO, end) {
+        match goodput_series(&log.deliveries, w, bin, 10_000_000) {
+            Ok(series) => {
+                let mut deliveries: Vec<_> = log.deliveries.iter().collect();
+                deliveries.sort_by_key(|d| d.time);
+                let mut k = 0;
+                let mut cum = 0u64;
+                for (t, g) in series {
+                    let bin_end = t + bin;
+                    while let Some(d) = deliveries.get(k).filter(|d| d.time < bin_end) {
+                        cum += d.bytes;
+                        k += 1;
+                    }
+                    goodput.push(GoodputRow {
+                        flow: spec.name.clone(),
+                        time: t,
+                        goodput_bps: g,
+                        cumulative_bytes: cum,
+                    });
+                }
+            }
+            Err(e) => warnings.push(format!("flow {}: goodput series: {e}", spec.name)),
+        }
+    }
+    let mut paths = Vec::new();
+    let mut events = Vec::new();
+    for (side, agent) in [("mobile", mobile), ("fixed", fixed)] {
+        let Some(a) = agent else { continue };
+        for p in a.samples() {
+            paths.push(PathRow {
+                flow: spec.name.clone(),
+                side,
+                time: p.time,
+                remote: p.remote.to_string(),
+                path: if p.path.0 == u32::MAX {
+                    -1
+                } else {
+                    i64::from(p.path.0)
+                },
+                data_path: p.data_path,
+                active: p.active,
+                cwnd: p.cwnd,
+                ssthresh: p.ssthresh,
+                flight: p.flight,
+                srtt_ms: p.srtt.map(|d| d.as_secs_f64() * 1000.0),
+                rto_ms: p.rto.as_secs_f64() * 1000.0,
+                errors: p.errors,
+            });
+        }
+        for e in a.events() {
+            if matches!(e.kind, "config-error" | "connect-failed") {
+                warnings.push(format!(
+                    "flow {} ({side}) at {}: {} {}",
+                    spec.name, e.time, e.kind, e.detail
+                ));
+            }
+            events.push(EventRow {
+                time: e.time,
+                source: format!("sctp/{}/{side}", spec.name),
+                kind: e.kind.to_string(),
+                detail: e.detail.clone(),
+            });
+        }
+        let c = a.counters();
+        if c.events_dropped + c.samples_dropped > 0 {
+            warnings.push(format!(
+                "flow {} ({side}): {} events and {} samples beyond the bounds",
+                spec.name, c.events_dropped, c.samples_dropped
+            ));
+        }
+        if c.no_endpoint > 0 {
+            warnings.push(format!(
+                "flow {} ({side}): {} packets for an agent without endpoint",
+                spec.name, c.no_endpoint
+            ));
+        }
+    }
+    if log.records_dropped > 0 {
+        warnings.push(format!(
+            "flow {}: {} records beyond limits.flow_records",
+            spec.name, log.records_dropped
+        ));
+    }
+    (sum, goodput, paths, events)
+}

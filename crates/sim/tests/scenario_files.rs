@@ -1,0 +1,143 @@
+//! Scenario files: the reference parses; unknown keys and bad values are
+//! refused with a message naming the key (and the allowed range).
+
+use msctp_sim::scenario::{self, REFERENCE, ScenarioError};
+
+fn with(old: &str, new: &str) -> String {
+    assert!(REFERENCE.contains(old), "reference lacks {old:?}");
+    REFERENCE.replacen(old, new, 1)
+}
+
+fn err(text: &str) -> String {
+    scenario::parse(text).unwrap_err().to_string()
+}
+
+#[test]
+fn reference_parses_and_defaults_fill_an_empty_file() {
+    let s = scenario::parse(REFERENCE).unwrap();
+    assert_eq!(s.cells.len(), 2);
+    assert_eq!(s.flows[0].sctp.rto_min_ms, Some(200.0));
+    let empty = scenario::parse("").unwrap();
+    assert_eq!(empty.duration_s, 60.0);
+    assert_eq!(empty.seed, 1);
+    assert_eq!(empty.output.series_bin_ms, 100.0);
+    assert!(empty.flows.is_empty());
+}
+
+#[test]
+fn unknown_keys_are_named() {
+    let e = err(&with("seed = 1", "seed = 1\nsede = 2"));
+    assert!(e.contains("sede"), "{e}");
+    let e = err(&with(
+        "rto_min_ms = 200.0",
+        "rto_min_ms = 200.0\nrto_minimum = 3",
+    ));
+    assert!(e.contains("rto_minimum"), "{e}");
+    let e = err(&with("kind = \"bulk\"", "kind = \"bulky\""));
+    assert!(e.contains("bulky"), "{e}");
+    let e = err(&with("radius_m = 190.0", "radius = 190.0"));
+    assert!(e.contains("radius"), "{e}");
+}
+
+#[test]
+fn bad_values_name_the_key_and_the_range() {
+    let e = scenario::parse(&with("duration_s = 30.0", "duration_s = -3.0")).unwrap_err();
+    match &e {
+        ScenarioError::Range { key, allowed, .. } => {
+            assert_eq!(key, "duration_s");
+            assert!(allowed.contains("(0,"), "{allowed}");
+        }
+        other => panic!("{other}"),
+    }
+    let e = err(&with("sack_delay_ms = 200.0", "sack_delay_ms = 900.0"));
+    assert!(
+        e.contains("flows[bulk].sctp.sack_delay_ms") && e.contains("500"),
+        "{e}"
+    );
+    let e = err(&with("radius_m = 190.0", "radius_m = 0.0"));
+    assert!(e.contains("cells[ap1].radius_m"), "{e}");
+    let e = err(&with("data_w = 3.6e-10", "data_w = 1e-12"));
+    assert!(e.contains("radio.data_w"), "{e}");
+    let e = err(&with("rto_min_ms = 200.0", "rto_min_ms = 2000.0"));
+    assert!(e.contains("rto_initial"), "RTO.Initial below RTO.Min: {e}");
+    let e = err(&with("host_id = 10", "host_id = 300"));
+    assert!(
+        e.contains("mobiles[mn].host_id") && e.contains("254"),
+        "{e}"
+    );
+    let e = err(&with(
+        "ap_addr = \"10.1.0.254/24\"",
+        "ap_addr = \"10.1.0.254\"",
+    ));
+    assert!(e.contains("cells[ap1].ap_addr"), "{e}");
+    let e = err(&with("speed_mps = 10.0 }", "speed_mps = -1.0 }"));
+    assert!(e.contains("mobiles[mn].mobility.legs[0].speed_mps"), "{e}");
+    let e = err(&with("start_s = 2.0", "start_s = inf"));
+    assert!(e.contains("mobiles[mn].mobility.start_s"), "{e}");
+    let e = err(&with(
+        "queue_packets = 50               # drop-tail",
+        "queue_packets = 0 #",
+    ));
+    assert!(e.contains("links[cn-core].queue_packets"), "{e}");
+}
+
+#[test]
+fn bad_references_are_named() {
+    let e = err(&with("fixed = \"cn\"", "fixed = \"nobody\""));
+    assert!(
+        e.contains("flows[bulk].fixed") && e.contains("nobody"),
+        "{e}"
+    );
+    let e = err(&with("cells = [\"ap2\"]", "cells = [\"ap9\"]"));
+    assert!(
+        e.contains("mobiles[mn].ifaces[1].cells[0]") && e.contains("ap9"),
+        "{e}"
+    );
+    let e = err(&with("cells = [\"ap2\"]", "cells = [\"ap1\"]"));
+    assert!(e.contains("listed twice"), "{e}");
+    let e = err(&with("pcap = [\"mn:wlan1\"", "pcap = [\"mx:wlan1\""));
+    assert!(e.contains("output.pcap[0]"), "{e}");
+    let e = err(&with("name = \"ar2\"", "name = \"ar1\""));
+    assert!(e.contains("used twice"), "{e}");
+    // A pcap interface that does not exist is found when building.
+    let s = scenario::parse(&with("pcap = [\"mn:wlan1\"", "pcap = [\"mn:wlan7\"")).unwrap();
+    let e = scenario::run_scenario(&s, 1).unwrap_err().to_string();
+    assert!(e.contains("wlan7"), "{e}");
+}
+
+/// Every number of the reference replaced by extreme values: parsing,
+/// validation and a short run never panic (an error or a run).
+#[test]
+fn extreme_values_never_panic() {
+    let lines: Vec<&str> = REFERENCE.lines().collect();
+    let mut tried = 0;
+    let mut refused = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let Some((key, rest)) = line.split_once(" = ") else {
+            continue;
+        };
+        if key.trim_start().starts_with('#') {
+            continue;
+        }
+        let value = rest.split('#').next().unwrap_or("").trim();
+        if value.parse::<f64>().is_err() {
+            continue;
+        }
+        for bad in ["0", "-1", "1e300", "nan", "inf", "0.5", "4294967296"] {
+            let mut l = lines.clone();
+            let replaced = format!("{key} = {bad}");
+            l[i] = &replaced;
+            let text = l.join("\n");
+            tried += 1;
+            match scenario::parse(&text) {
+                Err(_) => refused += 1,
+                Ok(mut s) => {
+                    s.duration_s = s.duration_s.min(2.5);
+                    let _ = scenario::run_scenario(&s, 1);
+                }
+            }
+        }
+    }
+    assert!(tried > 300, "{tried}");
+    assert!(refused > tried / 3, "{refused} of {tried}");
+}
