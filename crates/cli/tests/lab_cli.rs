@@ -195,3 +195,40 @@ fn run_and_sweep() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("missing.toml"), "{}", text(&o));
 }
+
+#[test]
+fn run_the_simulator_reference_scenario() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = msctp_sim::scenario::REFERENCE
+        .lines()
+        .map(|l| {
+            if l.starts_with("pcap = ") {
+                "pcap = []"
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace("duration_s = 30.0", "duration_s = 12.0");
+    std::fs::write(dir.path().join("ref.toml"), scenario).unwrap();
+    let o = msctp(dir.path(), &["run", "ref.toml", "--out", "o"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("flows.bulk.goodput_bps"), "{}", text(&o));
+    assert!(dir.path().join("o/summary.json").exists());
+    assert!(dir.path().join("o/goodput.csv").exists());
+    // The simulator names a bad key.
+    let o = msctp(
+        dir.path(),
+        &[
+            "sweep",
+            "ref.toml",
+            "--param",
+            "mobiles.0.speed=1,2",
+            "--reps",
+            "1",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("unknown field `speed`"), "{}", text(&o));
+}

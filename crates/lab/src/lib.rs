@@ -34,6 +34,7 @@ pub mod reproduce;
 pub mod runner;
 pub mod runners;
 pub mod seed;
+pub mod sim_runner;
 pub mod spec;
 pub mod store;
 pub mod synthetic;

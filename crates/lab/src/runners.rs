@@ -2,6 +2,7 @@
 //! experiment file, `--runner` on `msctp run` and `msctp sweep`).
 
 use crate::runner::Runner;
+use crate::sim_runner::SimRunner;
 use crate::synthetic::SyntheticRunner;
 
 /// The names of the available runners.
@@ -11,11 +12,7 @@ pub const NAMES: &[&str] = &["sim", "synthetic"];
 pub fn by_name(name: &str) -> Result<Box<dyn Runner>, String> {
     match name {
         "synthetic" => Ok(Box::new(SyntheticRunner)),
-        "sim" => Err(
-            "runner `sim`: the simulator's scenario runner is not wired into the lab yet \
-             (it lands with the simulator's scenario format); use `synthetic` to try the lab"
-                .into(),
-        ),
+        "sim" => Ok(Box::new(SimRunner::default())),
         other => Err(format!(
             "unknown runner `{other}` (runners: {})",
             NAMES.join(", ")

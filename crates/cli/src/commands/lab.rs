@@ -155,13 +155,14 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             out.len(),
             seed.wrapping_add(u64::from(a.reps) - 1)
         );
+        let width = by_metric.keys().map(|k| k.len()).max().unwrap_or(10);
         for (k, v) in by_metric {
             match msctp_sim::metrics::summarize(&v) {
                 Ok(s) => match s.ci95_half_width {
-                    Some(h) => println!("{k:40} {} ± {} (n={})", fmt(s.mean), fmt(h), s.n),
-                    None => println!("{k:40} {}", fmt(s.mean)),
+                    Some(h) => println!("  {k:width$}  {} ± {} (n={})", fmt(s.mean), fmt(h), s.n),
+                    None => println!("  {k:width$}  {}", fmt(s.mean)),
                 },
-                Err(e) => println!("{k:40} ({e})"),
+                Err(e) => println!("  {k:width$}  ({e})"),
             }
         }
         if let Some(o) = &a.out {
@@ -201,18 +202,22 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<ExitCode> {
     for f in &s.exec.failed {
         eprintln!("failed: {}: {}", f.what, f.error);
     }
-    println!(
-        "{:50} {:32} {:>24} {:>6}",
-        "point", "metric", "mean ± 95% CI", "n"
-    );
+    let width = s
+        .results
+        .cells
+        .iter()
+        .flat_map(|c| c.metrics.keys().map(|k| k.len()))
+        .max()
+        .unwrap_or(10);
     for c in &s.results.cells {
+        println!("{} ({} of {} runs):", c.point.label(), c.done, c.planned);
         for (m, st) in &c.metrics {
             let Some(sm) = &st.summary else { continue };
             let v = match sm.ci95_half_width {
                 Some(h) => format!("{} ± {}", fmt(sm.mean), fmt(h)),
                 None => fmt(sm.mean),
             };
-            println!("{:50} {:32} {:>24} {:>6}", c.point.label(), m, v, sm.n);
+            println!("  {m:width$}  {v} (n={})", sm.n);
         }
     }
     println!(
