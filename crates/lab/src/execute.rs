@@ -166,7 +166,7 @@ pub fn execute(
                 }
             }
             pb.set_message(format!(
-                "{}: {} stored before, {} failed",
+                "{}: {} stored, {} failed",
                 plan.experiment,
                 report.cached,
                 report.failed.len()
@@ -189,7 +189,7 @@ fn progress_bar(len: u64, wanted: bool) -> ProgressBar {
         pb.set_draw_target(ProgressDrawTarget::hidden());
     }
     if let Ok(style) = ProgressStyle::with_template(
-        "[{elapsed_precise}] {bar:30} {pos}/{len} runs, ETA {eta} ({msg})",
+        "[{elapsed_precise}] {pos}/{len} runs, ETA {eta} ({msg}) {wide_bar}",
     ) {
         pb.set_style(style);
     }
