@@ -1,20 +1,349 @@
-//! `msctp run | sweep | reproduce`: the simulation lab (being built).
+//! `msctp run | sweep | reproduce`: the simulation lab (crate
+//! `msctp-lab`). This file only parses arguments and prints; the work is
+//! in the library.
 
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
-pub struct RunArgs {}
-#[derive(clap::Args)]
-pub struct SweepArgs {}
-#[derive(clap::Args)]
-pub struct ReproduceArgs {}
+use anyhow::{Context, bail};
+use msctp_lab::adhoc;
+use msctp_lab::analysis::PublishedVerdict;
+use msctp_lab::check::fmt;
+use msctp_lab::execute::{ExecOptions, default_jobs};
+use msctp_lab::spec::{Experiment, list_experiment_files};
+use msctp_lab::{LabOptions, run_experiment, runners, write_reproduction};
 
-pub fn run(_a: RunArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`msctp run` is not built yet")
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Seed of the first repetition (default: the scenario's `seed`, else 1);
+    /// repetition i uses seed + i.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Repetitions.
+    #[arg(long, default_value_t = 1)]
+    pub reps: u32,
+    /// Print the runs' records as JSON instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Write each run's detailed outputs (traces, captures) here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Runner (sim, synthetic).
+    #[arg(long, default_value = "sim")]
+    pub runner: String,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
 }
-pub fn sweep(_a: SweepArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`msctp sweep` is not built yet")
+
+#[derive(clap::Args)]
+pub struct SweepArgs {
+    /// Scenario file (TOML).
+    pub scenario: PathBuf,
+    /// An axis: dotted.key=value1,value2,... (repeat for a grid).
+    #[arg(long = "param", required = true)]
+    pub params: Vec<String>,
+    /// Repetitions per point.
+    #[arg(long, default_value_t = 3)]
+    pub reps: u32,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Result root (the sweep goes to OUT/sweep-<scenario name>/).
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Runner (sim, synthetic).
+    #[arg(long, default_value = "sim")]
+    pub runner: String,
+    /// Run everything again, ignoring stored runs.
+    #[arg(long)]
+    pub fresh: bool,
 }
-pub fn reproduce(_a: ReproduceArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`msctp reproduce` is not built yet")
+
+#[derive(clap::Args)]
+pub struct ReproduceArgs {
+    /// Experiment ids (E1, E2, ...) or `all` (default: all).
+    pub ids: Vec<String>,
+    /// Fewer repetitions and sweep points: a smoke test, not the study.
+    #[arg(long)]
+    pub quick: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Result root (one directory per experiment).
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Directory of experiment files.
+    #[arg(long, default_value = "experiments")]
+    pub experiments: PathBuf,
+    /// Where REPRODUCTION.md and figures/ go (default: docs, only for
+    /// full runs; give it to write a quick run's report too).
+    #[arg(long)]
+    pub docs: Option<PathBuf>,
+    /// Do not write REPRODUCTION.md.
+    #[arg(long)]
+    pub no_docs: bool,
+    /// Override every experiment's repetitions.
+    #[arg(long)]
+    pub reps: Option<u32>,
+    /// Run everything again, ignoring stored runs.
+    #[arg(long)]
+    pub fresh: bool,
+}
+
+fn jobs(j: Option<usize>) -> anyhow::Result<usize> {
+    match j {
+        Some(0) => bail!("--jobs must be at least 1"),
+        Some(n) => Ok(n),
+        None => Ok(default_jobs()),
+    }
+}
+
+fn exec_options(j: Option<usize>, fresh: bool) -> anyhow::Result<ExecOptions> {
+    Ok(ExecOptions {
+        jobs: jobs(j)?,
+        progress: std::io::stderr().is_terminal(),
+        fresh,
+        ..ExecOptions::default()
+    })
+}
+
+pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
+    let runner = runners::by_name(&a.runner).map_err(anyhow::Error::msg)?;
+    let scenario = adhoc::read_scenario(&a.scenario)?;
+    let seed = a.seed.unwrap_or_else(|| adhoc::scenario_seed(&scenario));
+    let out = adhoc::run_scenario_reps(
+        runner.as_ref(),
+        &scenario,
+        seed,
+        a.reps,
+        jobs(a.jobs)?,
+        a.out.as_deref(),
+    )?;
+    let mut failed = 0;
+    if a.json {
+        let items: Vec<serde_json::Value> = out
+            .iter()
+            .map(|(s, r)| match r {
+                Ok(rec) => serde_json::json!({ "seed": s, "record": rec }),
+                Err(e) => serde_json::json!({ "seed": s, "error": e.to_string() }),
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&items)?);
+        failed = out.iter().filter(|(_, r)| r.is_err()).count();
+    } else {
+        let mut by_metric: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
+        for (s, r) in &out {
+            match r {
+                Ok(rec) => {
+                    for (k, v) in &rec.metrics {
+                        by_metric.entry(k).or_default().push(*v);
+                    }
+                }
+                Err(e) => {
+                    failed += 1;
+                    eprintln!("seed {s}: {e}");
+                }
+            }
+        }
+        println!(
+            "{}: {} run(s), seeds {seed}..{}",
+            a.scenario.display(),
+            out.len(),
+            seed.wrapping_add(u64::from(a.reps) - 1)
+        );
+        let width = by_metric.keys().map(|k| k.len()).max().unwrap_or(10);
+        for (k, v) in by_metric {
+            match msctp_sim::metrics::summarize(&v) {
+                Ok(s) => match s.ci95_half_width {
+                    Some(h) => println!("  {k:width$}  {} ± {} (n={})", fmt(s.mean), fmt(h), s.n),
+                    None => println!("  {k:width$}  {}", fmt(s.mean)),
+                },
+                Err(e) => println!("  {k:width$}  ({e})"),
+            }
+        }
+        if let Some(o) = &a.out {
+            println!("outputs in {}", o.display());
+        }
+    }
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub fn sweep(a: SweepArgs) -> anyhow::Result<ExitCode> {
+    let runner = runners::by_name(&a.runner).map_err(anyhow::Error::msg)?;
+    let params = a
+        .params
+        .iter()
+        .map(|p| adhoc::parse_param(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    if a.reps == 0 {
+        bail!("--reps must be at least 1");
+    }
+    let exp = adhoc::sweep_experiment(&a.scenario, &params, a.reps, runner.name())?;
+    let mut opts = LabOptions::new(&a.out);
+    opts.exec = exec_options(a.jobs, a.fresh)?;
+    let s = adhoc::sweep(exp, runner.as_ref(), &opts)?;
+    println!(
+        "{}: {} runs ({} run now, {} stored before, {} failed) in {:.1} s",
+        s.exp.spec.id,
+        s.exec.total,
+        s.exec.executed,
+        s.exec.cached,
+        s.exec.failed.len(),
+        s.exec.wall.as_secs_f64()
+    );
+    for f in &s.exec.failed {
+        eprintln!("failed: {}: {}", f.what, f.error);
+    }
+    let width = s
+        .results
+        .cells
+        .iter()
+        .flat_map(|c| c.metrics.keys().map(|k| k.len()))
+        .max()
+        .unwrap_or(10);
+    for c in &s.results.cells {
+        println!("{} ({} of {} runs):", c.point.label(), c.done, c.planned);
+        for (m, st) in &c.metrics {
+            let Some(sm) = &st.summary else { continue };
+            let v = match sm.ci95_half_width {
+                Some(h) => format!("{} ± {}", fmt(sm.mean), fmt(h)),
+                None => fmt(sm.mean),
+            };
+            println!("  {m:width$}  {v} (n={})", sm.n);
+        }
+    }
+    println!(
+        "tables: {}",
+        a.out.join(&s.exp.spec.id).join("summary.csv").display()
+    );
+    Ok(if s.exec.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn load_all(dir: &Path) -> anyhow::Result<Vec<Experiment>> {
+    let files = list_experiment_files(dir)?;
+    if files.is_empty() {
+        bail!(
+            "no experiment files (*.toml) in {}; see crates/lab/README.md for the format",
+            dir.display()
+        );
+    }
+    let mut out = Vec::new();
+    for f in files {
+        out.push(Experiment::load(&f)?);
+    }
+    Ok(out)
+}
+
+pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
+    let all = load_all(&a.experiments)?;
+    let want_all = a.ids.is_empty() || a.ids.iter().any(|i| i.eq_ignore_ascii_case("all"));
+    if !want_all {
+        for id in &a.ids {
+            if !all.iter().any(|e| e.spec.id.eq_ignore_ascii_case(id)) {
+                bail!(
+                    "no experiment `{id}` in {} (experiments: {})",
+                    a.experiments.display(),
+                    all.iter()
+                        .map(|e| e.spec.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+        }
+    }
+    let selected =
+        |e: &Experiment| want_all || a.ids.iter().any(|i| e.spec.id.eq_ignore_ascii_case(i));
+    let docs = match (&a.docs, a.no_docs, a.quick) {
+        (_, true, _) => None,
+        (Some(d), false, _) => Some(d.clone()),
+        (None, false, false) => Some(PathBuf::from("docs")),
+        (None, false, true) => None,
+    };
+    let mut opts = LabOptions::new(&a.out);
+    opts.quick = a.quick;
+    opts.repetitions = a.reps;
+    opts.exec = exec_options(a.jobs, a.fresh)?;
+    let mut done = Vec::new();
+    let mut missing = Vec::new();
+    let mut bad = false;
+    for exp in all {
+        let id = exp.spec.id.clone();
+        let run_it = selected(&exp);
+        if !run_it && docs.is_none() {
+            continue;
+        }
+        let runner = match runners::by_name(&exp.spec.runner) {
+            Ok(r) => r,
+            Err(why) if !run_it => {
+                missing.push((id, why));
+                continue;
+            }
+            Err(why) => bail!("{}: {why}", exp.path.display()),
+        };
+        let r = run_experiment(exp, runner.as_ref(), &opts, run_it)
+            .with_context(|| format!("experiment {id}"))?;
+        if run_it {
+            let c = &r.analysis.checks;
+            let unexpected: Vec<_> = c.iter().filter(|x| !x.as_expected()).collect();
+            let agree = r
+                .analysis
+                .published
+                .iter()
+                .filter(|p| p.verdict == PublishedVerdict::Agrees)
+                .count();
+            println!(
+                "{id}: {} runs ({} run now, {} stored before, {} failed) in {:.1} s; claims as expected {}/{}; published values agreeing {agree}/{}; results in {}",
+                r.exec.total,
+                r.exec.executed,
+                r.exec.cached,
+                r.exec.failed.len(),
+                r.exec.wall.as_secs_f64(),
+                c.len() - unexpected.len(),
+                c.len(),
+                r.analysis.published.len(),
+                r.dir.display()
+            );
+            for f in r.exec.failed.iter().take(10) {
+                eprintln!("  failed: {}: {}", f.what, f.error);
+            }
+            for u in &unexpected {
+                eprintln!(
+                    "  claim \"{}\": {} (expected to {:?}): {}",
+                    u.claim,
+                    u.verdict.word(),
+                    u.expect,
+                    u.detail
+                );
+            }
+            bad |= !r.exec.failed.is_empty() || !unexpected.is_empty();
+        } else {
+            let (d, p) = r.analysis.results.completeness();
+            if d == 0 {
+                missing.push((id, format!("no stored results (0 of {p} runs)")));
+                continue;
+            }
+        }
+        done.push(r);
+    }
+    if let Some(d) = docs {
+        let p = write_reproduction(&done, &missing, &d)?;
+        println!("report: {}", p.display());
+    }
+    Ok(if bad {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

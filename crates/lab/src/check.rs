@@ -1,0 +1,695 @@
+//! Qualitative checks: the studies' claims, tested on our own results.
+//! Each check names the claim and the paper's source, and says whether we
+//! expect to agree (the default) or, for a documented difference, to
+//! disagree; the test suite fails when a verdict is not the expected one,
+//! so a model regression is caught in either direction.
+//!
+//! Kinds (fields beyond `kind`, `metric`, `claim`, `source`, `note`,
+//! `expect`):
+//! - `equals`: `value`, `tol` (absolute, default 0); `variants`, `at`.
+//!   Every selected mean is within `tol` of `value`.
+//! - `at_most` / `at_least`: `value`; `variants`, `at`.
+//! - `increasing` / `decreasing`: `axis`, `tol` (allowed step against the
+//!   trend, default 0); `variants`, `at`. Means along the axis (declared
+//!   order), for each variant and each combination of the other axes.
+//! - `greater` / `less`: `a`, `b` (variants), `margin` (relative, default
+//!   0), `significant` (95% intervals must not overlap); `at`.
+//!   mean_a > mean_b + margin x |mean_b| (resp. mean_a < mean_b - margin x
+//!   |mean_b|)
+//!   at every selected point.
+//! - `best`: `variant`, `order` ("lowest" | "highest"), `among`
+//!   (default all variants); `at`. The variant has the extreme mean at
+//!   every selected point.
+//! - `within`: `formula`, `rel_tol` and/or `abs_tol`; `variants`, `at`.
+//!   |mean - formula| <= max(abs_tol, rel_tol x |formula|).
+//! - `linear`: `axis`, `min_r2`; `variants`, `at`. The coefficient of
+//!   determination of a least-squares line through the means along the
+//!   axis is at least `min_r2`.
+//! - `flat`: `axis`, `rel_tol`; `variants`, `at`. (max - min) of the means
+//!   along the axis <= rel_tol x |mean of the means|.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Table;
+
+use crate::aggregate::{CellResult, Results};
+use crate::spec::Names;
+use crate::value;
+
+/// The kinds of check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckKind {
+    Equals,
+    AtMost,
+    AtLeast,
+    Increasing,
+    Decreasing,
+    Greater,
+    Less,
+    Best,
+    Within,
+    Linear,
+    Flat,
+}
+
+impl CheckKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckKind::Equals => "equals",
+            CheckKind::AtMost => "at_most",
+            CheckKind::AtLeast => "at_least",
+            CheckKind::Increasing => "increasing",
+            CheckKind::Decreasing => "decreasing",
+            CheckKind::Greater => "greater",
+            CheckKind::Less => "less",
+            CheckKind::Best => "best",
+            CheckKind::Within => "within",
+            CheckKind::Linear => "linear",
+            CheckKind::Flat => "flat",
+        }
+    }
+
+    /// (required fields, optional fields) beyond the common ones.
+    fn fields(self) -> (&'static [&'static str], &'static [&'static str]) {
+        match self {
+            CheckKind::Equals => (&["value"], &["tol", "variants", "variant"]),
+            CheckKind::AtMost | CheckKind::AtLeast => (&["value"], &["variants", "variant"]),
+            CheckKind::Increasing | CheckKind::Decreasing => {
+                (&["axis"], &["tol", "variants", "variant"])
+            }
+            CheckKind::Greater | CheckKind::Less => (&["a", "b"], &["margin", "significant"]),
+            CheckKind::Best => (&["variant", "order"], &["among"]),
+            CheckKind::Within => (&["formula"], &["rel_tol", "abs_tol", "variants", "variant"]),
+            CheckKind::Linear => (&["axis", "min_r2"], &["variants", "variant"]),
+            CheckKind::Flat => (&["axis", "rel_tol"], &["variants", "variant"]),
+        }
+    }
+}
+
+/// Whether a check is expected to agree with the paper.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Expect {
+    #[default]
+    Agree,
+    Disagree,
+}
+
+/// `best`: which extreme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    Lowest,
+    Highest,
+}
+
+/// One check as written in the experiment file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckSpec {
+    pub kind: CheckKind,
+    pub metric: String,
+    /// The paper's claim in words.
+    pub claim: String,
+    #[serde(default)]
+    pub source: String,
+    /// Our explanation (printed next to the verdict).
+    pub note: Option<String>,
+    #[serde(default)]
+    pub expect: Expect,
+    pub variant: Option<String>,
+    pub variants: Option<Vec<String>>,
+    #[serde(default)]
+    pub at: Table,
+    pub value: Option<f64>,
+    pub tol: Option<f64>,
+    pub a: Option<String>,
+    pub b: Option<String>,
+    pub margin: Option<f64>,
+    pub significant: Option<bool>,
+    pub axis: Option<String>,
+    pub order: Option<Order>,
+    pub among: Option<Vec<String>>,
+    pub formula: Option<String>,
+    pub rel_tol: Option<f64>,
+    pub abs_tol: Option<f64>,
+    pub min_r2: Option<f64>,
+}
+
+/// The verdict of a check on our results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Agrees,
+    Disagrees,
+    /// Missing results (no runs, or a metric not measured).
+    NotEvaluated,
+}
+
+impl Verdict {
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Agrees => "agrees",
+            Verdict::Disagrees => "disagrees",
+            Verdict::NotEvaluated => "not evaluated",
+        }
+    }
+}
+
+/// A check's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckOutcome {
+    pub index: usize,
+    pub kind: CheckKind,
+    pub claim: String,
+    pub source: String,
+    pub note: Option<String>,
+    pub expect: Expect,
+    pub verdict: Verdict,
+    /// The numbers behind the verdict.
+    pub detail: String,
+}
+
+impl CheckOutcome {
+    /// Whether the verdict is the one the experiment file expects.
+    pub fn as_expected(&self) -> bool {
+        matches!(
+            (self.expect, self.verdict),
+            (Expect::Agree, Verdict::Agrees) | (Expect::Disagree, Verdict::Disagrees)
+        )
+    }
+}
+
+/// Formula values per (formula id, variant, point label).
+pub type FormulaValues = BTreeMap<(String, String, String), Result<f64, String>>;
+
+fn finite_nonneg(ctx: &str, name: &str, v: Option<f64>) -> Result<(), String> {
+    match v {
+        Some(x) if !(x.is_finite() && x >= 0.0) => {
+            Err(format!("{ctx}: `{name}` must be a finite number >= 0"))
+        }
+        _ => Ok(()),
+    }
+}
+
+impl CheckSpec {
+    fn present(&self) -> Vec<&'static str> {
+        let mut p = Vec::new();
+        let pairs: [(&'static str, bool); 15] = [
+            ("variant", self.variant.is_some()),
+            ("variants", self.variants.is_some()),
+            ("value", self.value.is_some()),
+            ("tol", self.tol.is_some()),
+            ("a", self.a.is_some()),
+            ("b", self.b.is_some()),
+            ("margin", self.margin.is_some()),
+            ("significant", self.significant.is_some()),
+            ("axis", self.axis.is_some()),
+            ("order", self.order.is_some()),
+            ("among", self.among.is_some()),
+            ("formula", self.formula.is_some()),
+            ("rel_tol", self.rel_tol.is_some()),
+            ("abs_tol", self.abs_tol.is_some()),
+            ("min_r2", self.min_r2.is_some()),
+        ];
+        for (n, here) in pairs {
+            if here {
+                p.push(n);
+            }
+        }
+        p
+    }
+
+    /// The selected variants (`variant` or `variants`, default all).
+    pub fn selected_variants(&self, all: &[String]) -> Vec<String> {
+        match (&self.variant, &self.variants) {
+            (Some(v), _) => vec![v.clone()],
+            (None, Some(vs)) => vs.clone(),
+            (None, None) => all.to_vec(),
+        }
+    }
+
+    /// Checks fields and references; names what is wrong.
+    pub fn validate(&self, ctx: &str, names: &Names) -> Result<(), String> {
+        let (required, optional) = self.kind.fields();
+        let present = self.present();
+        for r in required {
+            if !present.contains(r) {
+                return Err(format!("{ctx}: `{r}` is required"));
+            }
+        }
+        for p in &present {
+            if !required.contains(p) && !optional.contains(p) {
+                return Err(format!("{ctx}: `{p}` is not used by this kind of check"));
+            }
+        }
+        if self.variant.is_some() && self.variants.is_some() {
+            return Err(format!("{ctx}: give `variant` or `variants`, not both"));
+        }
+        if self.claim.trim().is_empty() {
+            return Err(format!("{ctx}: `claim` must not be empty"));
+        }
+        names.check_metric(ctx, &self.metric)?;
+        for v in self
+            .variant
+            .iter()
+            .chain(self.variants.iter().flatten())
+            .chain(self.a.iter())
+            .chain(self.b.iter())
+            .chain(self.among.iter().flatten())
+        {
+            names.check_variants(ctx, std::slice::from_ref(v))?;
+        }
+        names.check_at(ctx, &self.at)?;
+        if let Some(a) = &self.axis {
+            let Some(values) = names.axis(a) else {
+                return Err(format!("{ctx}: `{a}` is not an axis"));
+            };
+            if self.at.contains_key(a) {
+                return Err(format!("{ctx}: the axis `{a}` cannot be fixed in `at`"));
+            }
+            if values.len() < 2 {
+                return Err(format!("{ctx}: the axis `{a}` has fewer than two values"));
+            }
+            if self.kind == CheckKind::Linear
+                && values.iter().any(|v| value::as_number(v).is_none())
+            {
+                return Err(format!("{ctx}: `linear` needs a numeric axis"));
+            }
+        }
+        if let Some(f) = &self.formula
+            && !names.formulas.contains(f)
+        {
+            return Err(format!("{ctx}: unknown formula `{f}`"));
+        }
+        if let Some(v) = self.value
+            && !v.is_finite()
+        {
+            return Err(format!("{ctx}: `value` must be finite"));
+        }
+        finite_nonneg(ctx, "tol", self.tol)?;
+        finite_nonneg(ctx, "margin", self.margin)?;
+        finite_nonneg(ctx, "rel_tol", self.rel_tol)?;
+        finite_nonneg(ctx, "abs_tol", self.abs_tol)?;
+        if self.kind == CheckKind::Within && self.rel_tol.is_none() && self.abs_tol.is_none() {
+            return Err(format!("{ctx}: give `rel_tol` or `abs_tol`"));
+        }
+        if let Some(r) = self.min_r2
+            && !(0.0..=1.0).contains(&r)
+        {
+            return Err(format!("{ctx}: `min_r2` must be in [0, 1]"));
+        }
+        if let (Some(a), Some(b)) = (&self.a, &self.b)
+            && a == b
+        {
+            return Err(format!("{ctx}: `a` and `b` are the same variant"));
+        }
+        Ok(())
+    }
+
+    /// Evaluates the check on `results`. `variants` is every variant of
+    /// the experiment in order; `axis_order` every axis's values in order.
+    pub fn evaluate(
+        &self,
+        index: usize,
+        results: &Results,
+        variants: &[String],
+        axis_order: &[(String, Vec<toml::Value>)],
+        formulas: &FormulaValues,
+    ) -> CheckOutcome {
+        let (verdict, detail) = match self.run(results, variants, axis_order, formulas) {
+            Ok((true, d)) => (Verdict::Agrees, d),
+            Ok((false, d)) => (Verdict::Disagrees, d),
+            Err(d) => (Verdict::NotEvaluated, d),
+        };
+        CheckOutcome {
+            index,
+            kind: self.kind,
+            claim: self.claim.clone(),
+            source: self.source.clone(),
+            note: self.note.clone(),
+            expect: self.expect,
+            verdict,
+            detail,
+        }
+    }
+
+    fn mean_of(&self, c: &CellResult) -> Result<f64, String> {
+        c.mean(&self.metric).ok_or_else(|| {
+            format!(
+                "`{}` not measured for {} at {}",
+                self.metric,
+                c.variant,
+                c.point.label()
+            )
+        })
+    }
+
+    /// Ok((holds, detail)); Err(why not evaluated).
+    fn run(
+        &self,
+        results: &Results,
+        variants: &[String],
+        axis_order: &[(String, Vec<toml::Value>)],
+        formulas: &FormulaValues,
+    ) -> Result<(bool, String), String> {
+        let m = &self.metric;
+        match self.kind {
+            CheckKind::Equals | CheckKind::AtMost | CheckKind::AtLeast => {
+                let target = self.value.unwrap_or(0.0);
+                let tol = self.tol.unwrap_or(0.0);
+                let cells = self.cells(results, variants)?;
+                let mut bad = Vec::new();
+                for c in &cells {
+                    let x = self.mean_of(c)?;
+                    let ok = match self.kind {
+                        CheckKind::Equals => (x - target).abs() <= tol,
+                        CheckKind::AtMost => x <= target,
+                        _ => x >= target,
+                    };
+                    if !ok {
+                        bad.push(format!("{} at {}: {}", c.variant, c.point.label(), fmt(x)));
+                    }
+                }
+                let rel = match self.kind {
+                    CheckKind::Equals => format!("= {} ± {}", fmt(target), fmt(tol)),
+                    CheckKind::AtMost => format!("<= {}", fmt(target)),
+                    _ => format!(">= {}", fmt(target)),
+                };
+                Ok(summarise(&bad, cells.len(), &format!("mean {m} {rel}")))
+            }
+            CheckKind::Increasing | CheckKind::Decreasing | CheckKind::Linear | CheckKind::Flat => {
+                let axis = self.axis.as_deref().unwrap_or_default();
+                let order = axis_order
+                    .iter()
+                    .find(|(n, _)| n == axis)
+                    .map(|(_, v)| v.as_slice())
+                    .unwrap_or_default();
+                let cells = self.cells(results, variants)?;
+                // Group by variant and the other coordinates.
+                let mut groups: Vec<(String, String, Vec<&CellResult>)> = Vec::new();
+                for c in cells {
+                    let rest = c.point.without(axis).label();
+                    match groups
+                        .iter_mut()
+                        .find(|(v, r, _)| *v == c.variant && *r == rest)
+                    {
+                        Some(g) => g.2.push(c),
+                        None => groups.push((c.variant.clone(), rest, vec![c])),
+                    }
+                }
+                let mut bad = Vec::new();
+                let mut summary = Vec::new();
+                for (variant, rest, mut cs) in groups {
+                    cs.sort_by_key(|c| {
+                        c.point
+                            .get(axis)
+                            .and_then(|v| order.iter().position(|o| value::same(o, v)))
+                            .unwrap_or(usize::MAX)
+                    });
+                    if cs.len() < 2 {
+                        return Err(format!(
+                            "{variant} at {rest}: fewer than two points along `{axis}`"
+                        ));
+                    }
+                    let mut xs = Vec::new();
+                    let mut ys = Vec::new();
+                    for c in &cs {
+                        ys.push(self.mean_of(c)?);
+                        xs.push(c.point.get(axis).and_then(value::as_number).unwrap_or(0.0));
+                    }
+                    let series = ys.iter().map(|y| fmt(*y)).collect::<Vec<_>>().join(" → ");
+                    let tol = self.tol.unwrap_or(0.0);
+                    let (ok, what) = match self.kind {
+                        CheckKind::Increasing => {
+                            (ys.windows(2).all(|w| w[1] >= w[0] - tol), series)
+                        }
+                        CheckKind::Decreasing => {
+                            (ys.windows(2).all(|w| w[1] <= w[0] + tol), series)
+                        }
+                        CheckKind::Linear => {
+                            let r2 = r_squared(&xs, &ys);
+                            (r2 >= self.min_r2.unwrap_or(1.0), format!("R² = {r2:.3}"))
+                        }
+                        _ => {
+                            let max = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                            let min = ys.iter().copied().fold(f64::INFINITY, f64::min);
+                            let mean = ys.iter().sum::<f64>() / ys.len() as f64;
+                            let spread = if mean == 0.0 {
+                                max - min
+                            } else {
+                                (max - min) / mean.abs()
+                            };
+                            (
+                                spread <= self.rel_tol.unwrap_or(0.0),
+                                format!("spread {:.1}% ({series})", spread * 100.0),
+                            )
+                        }
+                    };
+                    let line = if rest == "-" {
+                        format!("{variant}: {what}")
+                    } else {
+                        format!("{variant} at {rest}: {what}")
+                    };
+                    if ok {
+                        summary.push(line);
+                    } else {
+                        bad.push(line);
+                    }
+                }
+                if bad.is_empty() {
+                    Ok((true, summary.join("; ")))
+                } else {
+                    Ok((false, format!("fails for {}", bad.join("; "))))
+                }
+            }
+            CheckKind::Greater | CheckKind::Less => {
+                let a = self.a.clone().unwrap_or_default();
+                let b = self.b.clone().unwrap_or_default();
+                let ca = results.select(std::slice::from_ref(&a), &self.at);
+                if ca.is_empty() {
+                    return Err(format!("no results for {a} at {}", at_label(&self.at)));
+                }
+                let margin = self.margin.unwrap_or(0.0);
+                let mut bad = Vec::new();
+                let mut lines = Vec::new();
+                for x in &ca {
+                    let Some(y) = results.cell(&b, &x.point) else {
+                        return Err(format!("no results for {b} at {}", x.point.label()));
+                    };
+                    let (ma, mb) = (self.mean_of(x)?, self.mean_of(y)?);
+                    let mut ok = match self.kind {
+                        CheckKind::Greater => ma > mb + margin * mb.abs(),
+                        _ => ma < mb - margin * mb.abs(),
+                    };
+                    if self.significant == Some(true) {
+                        let ha = x.summary(m).and_then(|s| s.ci95_half_width);
+                        let hb = y.summary(m).and_then(|s| s.ci95_half_width);
+                        let (Some(ha), Some(hb)) = (ha, hb) else {
+                            return Err("significance needs at least two repetitions".into());
+                        };
+                        ok &= match self.kind {
+                            CheckKind::Greater => ma - ha > mb + hb,
+                            _ => ma + ha < mb - hb,
+                        };
+                    }
+                    let sym = if self.kind == CheckKind::Greater {
+                        ">"
+                    } else {
+                        "<"
+                    };
+                    let line = format!(
+                        "at {}: {a} {} {sym} {b} {}",
+                        x.point.label(),
+                        fmt(ma),
+                        fmt(mb)
+                    );
+                    if ok {
+                        lines.push(line);
+                    } else {
+                        bad.push(line);
+                    }
+                }
+                if bad.is_empty() {
+                    Ok((true, lines.join("; ")))
+                } else {
+                    Ok((false, format!("fails {}", bad.join("; "))))
+                }
+            }
+            CheckKind::Best => {
+                let target = self.variant.clone().unwrap_or_default();
+                let among = self.among.clone().unwrap_or_else(|| variants.to_vec());
+                let mine = results.select(std::slice::from_ref(&target), &self.at);
+                if mine.is_empty() {
+                    return Err(format!("no results for {target} at {}", at_label(&self.at)));
+                }
+                let lowest = self.order == Some(Order::Lowest);
+                let mut bad = Vec::new();
+                let mut lines = Vec::new();
+                for c in mine {
+                    let me = self.mean_of(c)?;
+                    let mut winner = (target.clone(), me);
+                    for v in among.iter().filter(|v| **v != target) {
+                        let Some(o) = results.cell(v, &c.point) else {
+                            return Err(format!("no results for {v} at {}", c.point.label()));
+                        };
+                        let x = self.mean_of(o)?;
+                        if (lowest && x < winner.1) || (!lowest && x > winner.1) {
+                            winner = (v.clone(), x);
+                        }
+                    }
+                    if winner.0 == target {
+                        lines.push(format!("at {}: {target} {}", c.point.label(), fmt(me)));
+                    } else {
+                        bad.push(format!(
+                            "at {}: {} {} beats {target} {}",
+                            c.point.label(),
+                            winner.0,
+                            fmt(winner.1),
+                            fmt(me)
+                        ));
+                    }
+                }
+                if bad.is_empty() {
+                    Ok((true, lines.join("; ")))
+                } else {
+                    Ok((false, bad.join("; ")))
+                }
+            }
+            CheckKind::Within => {
+                let f = self.formula.clone().unwrap_or_default();
+                let cells = self.cells(results, variants)?;
+                let mut bad = Vec::new();
+                let mut worst = 0.0f64;
+                for c in &cells {
+                    let x = self.mean_of(c)?;
+                    let key = (f.clone(), c.variant.clone(), c.point.label());
+                    let y = match formulas.get(&key) {
+                        Some(Ok(y)) => *y,
+                        Some(Err(e)) => {
+                            return Err(format!("formula `{f}` at {}: {e}", c.point.label()));
+                        }
+                        None => {
+                            return Err(format!(
+                                "formula `{f}` not evaluated for {} at {}",
+                                c.variant,
+                                c.point.label()
+                            ));
+                        }
+                    };
+                    let allowed = self
+                        .abs_tol
+                        .unwrap_or(0.0)
+                        .max(self.rel_tol.unwrap_or(0.0) * y.abs());
+                    let dev = (x - y).abs();
+                    if y != 0.0 {
+                        worst = worst.max(dev / y.abs());
+                    }
+                    if dev > allowed {
+                        bad.push(format!(
+                            "{} at {}: measured {} vs formula {}",
+                            c.variant,
+                            c.point.label(),
+                            fmt(x),
+                            fmt(y)
+                        ));
+                    }
+                }
+                let mut r = summarise(&bad, cells.len(), &format!("{m} within tolerance of `{f}`"));
+                r.1 = format!("{} (largest relative deviation {:.1}%)", r.1, worst * 100.0);
+                Ok(r)
+            }
+        }
+    }
+
+    fn cells<'a>(
+        &self,
+        results: &'a Results,
+        variants: &[String],
+    ) -> Result<Vec<&'a CellResult>, String> {
+        let vs = self.selected_variants(variants);
+        let cells = results.select(&vs, &self.at);
+        if cells.is_empty() {
+            return Err(format!(
+                "no results for {} at {}",
+                vs.join(", "),
+                at_label(&self.at)
+            ));
+        }
+        Ok(cells)
+    }
+}
+
+fn at_label(at: &Table) -> String {
+    if at.is_empty() {
+        return "any point".into();
+    }
+    at.iter()
+        .map(|(k, v)| format!("{k}={}", value::label(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn summarise(bad: &[String], n: usize, what: &str) -> (bool, String) {
+    if bad.is_empty() {
+        (true, format!("{what} at all {n} selected points"))
+    } else {
+        (
+            false,
+            format!("{what} fails at {} of {n}: {}", bad.len(), bad.join("; ")),
+        )
+    }
+}
+
+/// Numbers in details: four significant digits.
+pub fn fmt(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let mag = x.abs().log10().floor() as i32;
+    if !(-4..6).contains(&mag) {
+        format!("{x:.3e}")
+    } else {
+        let decimals = (3 - mag).max(0) as usize;
+        format!("{x:.decimals$}")
+    }
+}
+
+/// Coefficient of determination of the least-squares line (1 when all y
+/// are equal: a constant is a line).
+pub fn r_squared(xs: &[f64], ys: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let mx = xs.iter().sum::<f64>() / n;
+    let my = ys.iter().sum::<f64>() / n;
+    let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    let sxy: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let syy: f64 = ys.iter().map(|y| (y - my) * (y - my)).sum();
+    if syy == 0.0 {
+        return 1.0;
+    }
+    if sxx == 0.0 {
+        return 0.0;
+    }
+    (sxy * sxy) / (sxx * syy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn r_squared_of_lines_and_noise() {
+        assert!((r_squared(&[0.0, 1.0, 2.0], &[1.0, 3.0, 5.0]) - 1.0).abs() < 1e-12);
+        assert_eq!(r_squared(&[0.0, 1.0, 2.0], &[4.0, 4.0, 4.0]), 1.0);
+        assert!(r_squared(&[0.0, 1.0, 2.0, 3.0], &[0.0, 5.0, 0.0, 5.0]) < 0.5);
+    }
+
+    #[test]
+    fn number_format() {
+        assert_eq!(fmt(1.23456), "1.235");
+        assert_eq!(fmt(1234.5), "1234");
+        assert_eq!(fmt(0.000012345), "1.234e-5");
+        assert_eq!(fmt(0.0), "0");
+    }
+}

@@ -1,0 +1,33 @@
+//! The lab's error type.
+
+use thiserror::Error;
+
+use crate::plot::PlotError;
+use crate::spec::SpecError;
+use crate::store::StoreError;
+
+/// Anything that stops an experiment.
+#[derive(Debug, Error)]
+pub enum LabError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Plot(#[from] PlotError),
+    /// A variant or axis override cannot be applied, or the runner
+    /// refuses a scenario; names the experiment, variant and point.
+    #[error("{experiment}: {message}")]
+    Scenario { experiment: String, message: String },
+    /// No runner of that name.
+    #[error("{experiment}: {message}")]
+    Runner { experiment: String, message: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    /// Bad command-line style input (a `--param`, a count).
+    #[error("{0}")]
+    Input(String),
+}

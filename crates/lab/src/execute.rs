@@ -1,0 +1,241 @@
+//! Running a plan: the runs not yet stored are executed on a pool of
+//! worker threads (each run builds its own world inside its thread),
+//! each finished run is written at once (so an interruption loses only
+//! the runs in progress), with a progress bar of runs done, runs left and
+//! the time left.
+
+use std::io::IsTerminal;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::plan::Plan;
+use crate::record::RunRecord;
+use crate::runner::{RunError, Runner};
+use crate::store::{FORMAT, RunFile, Store, StoreError};
+
+/// How to execute.
+#[derive(Debug, Clone)]
+pub struct ExecOptions {
+    /// Worker threads (at least 1).
+    pub jobs: usize,
+    /// Show a progress bar (only drawn on a terminal anyway).
+    pub progress: bool,
+    /// Ignore stored runs and run everything again.
+    pub fresh: bool,
+    /// Largest time series a run may return.
+    pub max_series_points: usize,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            jobs: default_jobs(),
+            progress: true,
+            fresh: false,
+            max_series_points: 1_000_000,
+        }
+    }
+}
+
+/// `available_parallelism()`, or 1.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+/// A run that failed.
+#[derive(Debug, Clone)]
+pub struct FailedRun {
+    pub key: String,
+    /// "variant at point, repetition r (seed s)".
+    pub what: String,
+    pub error: RunError,
+}
+
+/// What an execution did.
+#[derive(Debug, Clone, Default)]
+pub struct ExecReport {
+    pub total: usize,
+    /// Found in the store and not run again.
+    pub cached: usize,
+    /// Run now and stored.
+    pub executed: usize,
+    pub failed: Vec<FailedRun>,
+    pub wall: Duration,
+}
+
+/// Executes the plan's missing runs with `runner` and stores them.
+pub fn execute(
+    plan: &Plan,
+    runner: &dyn Runner,
+    store: &Store,
+    opts: &ExecOptions,
+) -> Result<ExecReport, StoreError> {
+    let t0 = Instant::now();
+    let pending: Vec<usize> = plan
+        .runs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| opts.fresh || store.load(&r.key).is_none())
+        .map(|(i, _)| i)
+        .collect();
+    let mut report = ExecReport {
+        total: plan.runs.len(),
+        cached: plan.runs.len() - pending.len(),
+        ..Default::default()
+    };
+    if pending.is_empty() {
+        report.wall = t0.elapsed();
+        return Ok(report);
+    }
+    let pb = progress_bar(pending.len() as u64, opts.progress);
+    pb.set_message(format!(
+        "{}: {} stored before",
+        plan.experiment, report.cached
+    ));
+    let next = AtomicUsize::new(0);
+    let jobs = opts.jobs.clamp(1, pending.len());
+    let (tx, rx) = mpsc::channel::<(usize, Result<RunRecord, RunError>, f64)>();
+    let mut first_store_error = None;
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let next = &next;
+            let pending = &pending;
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&ri) = pending.get(i) else { break };
+                    let run = &plan.runs[ri];
+                    let scenario = &plan.cells[run.cell].scenario;
+                    let t = Instant::now();
+                    let out = catch_unwind(AssertUnwindSafe(|| runner.run(scenario, run.seed)))
+                        .unwrap_or_else(|p| Err(RunError::Panicked(panic_message(&p))));
+                    let out = out.and_then(|r| r.check(opts.max_series_points).map(|()| r));
+                    if tx.send((ri, out, t.elapsed().as_secs_f64())).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (ri, out, wall) in rx {
+            let run = &plan.runs[ri];
+            let cell = &plan.cells[run.cell];
+            match out {
+                Ok(record) => {
+                    let file = RunFile {
+                        format: FORMAT,
+                        key: run.key.clone(),
+                        experiment: plan.experiment.clone(),
+                        variant: cell.variant.clone(),
+                        point: cell.point.coords.clone(),
+                        repetition: run.repetition,
+                        seed: run.seed,
+                        runner: runner.name().to_string(),
+                        fingerprint: runner.fingerprint(),
+                        wall_time_s: wall,
+                        record,
+                    };
+                    match store.save(&file) {
+                        Ok(()) => report.executed += 1,
+                        Err(e) => {
+                            // Stop handing out work; report after the pool ends.
+                            next.store(usize::MAX / 2, Ordering::Relaxed);
+                            first_store_error.get_or_insert(e);
+                        }
+                    }
+                }
+                Err(error) => {
+                    report.failed.push(FailedRun {
+                        key: run.key.clone(),
+                        what: format!(
+                            "{} at {}, repetition {} (seed {})",
+                            cell.variant,
+                            cell.point.label(),
+                            run.repetition,
+                            run.seed
+                        ),
+                        error,
+                    });
+                }
+            }
+            pb.set_message(format!(
+                "{}: {} stored, {} failed",
+                plan.experiment,
+                report.cached,
+                report.failed.len()
+            ));
+            pb.inc(1);
+        }
+    });
+    pb.finish_and_clear();
+    if let Some(e) = first_store_error {
+        return Err(e);
+    }
+    report.wall = t0.elapsed();
+    Ok(report)
+}
+
+fn progress_bar(len: u64, wanted: bool) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    let on_terminal = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+    if !(wanted && on_terminal) {
+        pb.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    if let Ok(style) = ProgressStyle::with_template(
+        "[{elapsed_precise}] {pos}/{len} runs, ETA {eta} ({msg}) {wide_bar}",
+    ) {
+        pb.set_style(style);
+    }
+    pb
+}
+
+fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic payload".into()
+    }
+}
+
+/// Maps `f` over `items` on up to `jobs` threads, keeping the order.
+/// A panic in `f` is re-raised after all threads stop.
+pub fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let jobs = jobs.clamp(1, items.len().max(1));
+    let mut out: Vec<Option<R>> = Vec::with_capacity(items.len());
+    out.resize_with(items.len(), || None);
+    let (tx, rx) = mpsc::channel::<(usize, R)>();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (next, f) = (&next, &f);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    if tx.send((i, f(item))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (i, r) in rx {
+            out[i] = Some(r);
+        }
+    });
+    out.into_iter().flatten().collect()
+}

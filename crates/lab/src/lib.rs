@@ -1,0 +1,48 @@
+//! msctp-lab: the experiment layer. Everything around a single
+//! simulation run, written against an abstract [`Runner`]:
+//!
+//! - experiment files ([`spec`]): variants, sweep axes, repetitions,
+//!   figures, tables, published values, analytic formulas ([`formula`]),
+//!   qualitative checks ([`check`]) and notes, validated strictly;
+//! - planning ([`plan`]): variants x points x repetitions, each run's
+//!   scenario (dotted-key overrides, [`keypath`]) and seed ([`seed`]);
+//! - execution ([`execute`]): a worker pool with a progress bar; finished
+//!   runs are stored at once as JSON ([`store`]) and never repeated;
+//! - statistics ([`aggregate`]): mean, standard deviation and 95%
+//!   Student-t intervals per (variant, point, metric), tidy CSV tables;
+//! - [`analysis`], [`plot`] (PNG and SVG), [`report`] (Markdown tables
+//!   and `docs/REPRODUCTION.md`), [`reproduce`] (one experiment end to
+//!   end), [`adhoc`] (`msctp run` / `msctp sweep`), [`testing`] (claim
+//!   tests for CI).
+//!
+//! The file format is documented key by key in `crates/lab/README.md`.
+
+pub mod adhoc;
+pub mod aggregate;
+pub mod analysis;
+pub mod check;
+pub mod error;
+pub mod execute;
+pub mod flatten;
+pub mod formula;
+pub mod keypath;
+pub mod plan;
+pub mod plot;
+pub mod record;
+pub mod report;
+pub mod reproduce;
+pub mod runner;
+pub mod runners;
+pub mod seed;
+pub mod sim_runner;
+pub mod spec;
+pub mod store;
+pub mod synthetic;
+pub mod testing;
+pub mod value;
+
+pub use error::LabError;
+pub use record::RunRecord;
+pub use reproduce::{ExperimentRun, LabOptions, run_experiment, write_reproduction};
+pub use runner::{FnRunner, RunError, Runner};
+pub use spec::{Experiment, ExperimentSpec};

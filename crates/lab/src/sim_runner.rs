@@ -1,0 +1,189 @@
+//! The simulator as a runner: a scenario table is a scenario file of
+//! `msctp_sim::scenario` (parsed and range-checked by the simulator, so
+//! its messages name the key), run with [`run_scenario`], and the run's
+//! summary (SYSTEMS.md section 5 measures per flow) flattened into dotted
+//! metric names ([`crate::flatten`]): `flows.<flow>.goodput_bps`,
+//! `flows.<flow>.total_handoff_delay_s`, `flows.<flow>.lost_data_packets`,
+//! `flows.<flow>.handovers.count`, `flows.<flow>.handovers.0.handoff_latency_s`,
+//! `flows.<flow>.failovers.0.failover_time_s`, `drops.<reason>`, ...
+//!
+//! One optional top-level table belongs to the lab, not the simulator,
+//! and is removed before the scenario is parsed:
+//!
+//! ```toml
+//! [lab]
+//! series = ["goodput"]   # keep goodput.<flow> (time_s, bit/s) per run
+//! ```
+//!
+//! Time series are off by default: a 600 s run has thousands of goodput
+//! bins, and every run's series is stored in its JSON file.
+
+use std::path::Path;
+
+use msctp_sim::output::RunResult;
+use msctp_sim::scenario::{Scenario, run_scenario};
+use toml::{Table, Value};
+
+use crate::flatten::{FlattenLimits, flatten};
+use crate::record::RunRecord;
+use crate::runner::{RunError, Runner, binary_fingerprint};
+
+/// See the module documentation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SimRunner {
+    pub limits: FlattenLimits,
+}
+
+/// What the `[lab]` table asks for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct LabKeys {
+    goodput_series: bool,
+}
+
+fn split(table: &Table) -> Result<(Scenario, LabKeys), RunError> {
+    let mut t = table.clone();
+    let mut keys = LabKeys::default();
+    if let Some(lab) = t.remove("lab") {
+        let Value::Table(lab) = lab else {
+            return Err(RunError::Scenario("`lab` must be a table".into()));
+        };
+        for (k, v) in lab {
+            match (k.as_str(), v) {
+                ("series", Value::Array(a)) => {
+                    for s in a {
+                        match s.as_str() {
+                            Some("goodput") => keys.goodput_series = true,
+                            _ => {
+                                return Err(RunError::Scenario(format!(
+                                    "lab.series: unknown series {s} (known: \"goodput\")"
+                                )));
+                            }
+                        }
+                    }
+                }
+                ("series", _) => {
+                    return Err(RunError::Scenario(
+                        "lab.series must be an array of names".into(),
+                    ));
+                }
+                (other, _) => {
+                    return Err(RunError::Scenario(format!(
+                        "unknown key `lab.{other}` (known: series)"
+                    )));
+                }
+            }
+        }
+    }
+    let s: Scenario = Value::Table(t)
+        .try_into()
+        .map_err(|e: toml::de::Error| RunError::Scenario(e.to_string()))?;
+    s.validate()
+        .map_err(|e| RunError::Scenario(e.to_string()))?;
+    Ok((s, keys))
+}
+
+impl SimRunner {
+    fn record(&self, r: &RunResult, keys: LabKeys) -> Result<RunRecord, RunError> {
+        let f = flatten(&r.summary, self.limits).map_err(RunError::BadRecord)?;
+        let mut rec = RunRecord {
+            metrics: f.metrics,
+            ..RunRecord::default()
+        };
+        if f.truncated {
+            rec.metrics.insert("lab.metrics_truncated".into(), 1.0);
+        }
+        if keys.goodput_series {
+            for g in &r.goodput {
+                rec.series
+                    .entry(format!("goodput.{}", g.flow))
+                    .or_default()
+                    .push((g.time.as_secs_f64(), g.goodput_bps));
+            }
+        }
+        Ok(rec)
+    }
+
+    fn go(&self, table: &Table, seed: u64, dir: Option<&Path>) -> Result<RunRecord, RunError> {
+        let (s, keys) = split(table)?;
+        let r = run_scenario(&s, seed).map_err(|e| RunError::Failed(e.to_string()))?;
+        if let Some(d) = dir {
+            r.write_to_dir(d)
+                .map_err(|e| RunError::Failed(format!("{}: {e}", d.display())))?;
+        }
+        self.record(&r, keys)
+    }
+}
+
+impl Runner for SimRunner {
+    fn name(&self) -> &str {
+        "sim"
+    }
+    fn fingerprint(&self) -> String {
+        binary_fingerprint()
+    }
+    fn validate(&self, scenario: &Table) -> Result<(), RunError> {
+        split(scenario).map(|_| ())
+    }
+    fn run(&self, scenario: &Table, seed: u64) -> Result<RunRecord, RunError> {
+        self.go(scenario, seed, None)
+    }
+    fn run_with_outputs(
+        &self,
+        scenario: &Table,
+        seed: u64,
+        dir: &Path,
+    ) -> Result<RunRecord, RunError> {
+        self.go(scenario, seed, Some(dir))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use msctp_sim::scenario::REFERENCE;
+
+    fn reference(duration: f64) -> Table {
+        let mut t: Table = toml::from_str(REFERENCE).unwrap();
+        t.insert("duration_s".into(), Value::Float(duration));
+        // No captures in tests.
+        if let Some(Value::Table(o)) = t.get_mut("output") {
+            o.insert("pcap".into(), Value::Array(Vec::new()));
+        }
+        t
+    }
+
+    #[test]
+    fn reference_scenario_through_the_runner() {
+        let mut t = reference(12.0);
+        let lab: Table = toml::from_str("series = [\"goodput\"]").unwrap();
+        t.insert("lab".into(), Value::Table(lab));
+        let r = SimRunner::default().run(&t, 1).unwrap();
+        let g = r.metrics["flows.bulk.goodput_bps"];
+        assert!(g > 100_000.0, "goodput {g}");
+        assert_eq!(r.metrics["flows.count"], 1.0);
+        assert!(r.metrics.contains_key("flows.bulk.lost_data_packets"));
+        let s = &r.series["goodput.bulk"];
+        assert!(s.len() > 50, "{} bins", s.len());
+        // Deterministic.
+        assert_eq!(SimRunner::default().run(&t, 1).unwrap(), r);
+    }
+
+    #[test]
+    fn bad_scenarios_name_the_key() {
+        let mut t = reference(1.0);
+        t.insert("duration".into(), Value::Float(1.0));
+        let e = SimRunner::default().validate(&t).unwrap_err().to_string();
+        assert!(e.contains("duration"), "{e}");
+        let mut t = reference(-1.0);
+        let e = SimRunner::default().validate(&t).unwrap_err().to_string();
+        assert!(e.contains("duration_s"), "{e}");
+        t.insert("duration_s".into(), Value::Float(1.0));
+        let lab: Table = toml::from_str("sries = []").unwrap();
+        t.insert("lab".into(), Value::Table(lab));
+        let e = SimRunner::default().validate(&t).unwrap_err().to_string();
+        assert!(e.contains("lab.sries"), "{e}");
+        let lab: Table = toml::from_str("series = [\"paths\"]").unwrap();
+        t.insert("lab".into(), Value::Table(lab));
+        assert!(SimRunner::default().validate(&t).is_err());
+    }
+}

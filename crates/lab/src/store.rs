@@ -1,0 +1,214 @@
+//! Result storage: one directory per experiment holding `runs/<key>.json`
+//! (one file per finished run, written atomically, so an interrupted
+//! sweep loses only the runs in progress), and the tidy tables rebuilt
+//! from them: `runs.csv` (one row per run, one column per runner metric)
+//! and `summary.csv` (one row per variant, point and metric: n, mean,
+//! standard deviation, 95% CI half-width).
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::aggregate::Results;
+use crate::plan::Plan;
+use crate::record::RunRecord;
+use crate::value;
+
+/// The version of the run file format.
+pub const FORMAT: u32 = 1;
+
+/// A storage failure.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Csv { path: PathBuf, message: String },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// One finished run as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunFile {
+    pub format: u32,
+    pub key: String,
+    pub experiment: String,
+    pub variant: String,
+    pub point: Vec<(String, toml::Value)>,
+    pub repetition: u32,
+    pub seed: u64,
+    pub runner: String,
+    pub fingerprint: String,
+    /// Wall-clock seconds the run took.
+    pub wall_time_s: f64,
+    pub record: RunRecord,
+}
+
+/// The result directory of one experiment.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pub dir: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating) `dir` and its `runs/` directory, and removes
+    /// temporary files an interrupted writer left.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        let runs = dir.join("runs");
+        std::fs::create_dir_all(&runs).map_err(io(&runs))?;
+        for e in std::fs::read_dir(&runs).map_err(io(&runs))? {
+            let e = e.map_err(io(&runs))?;
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "tmp") {
+                std::fs::remove_file(&p).map_err(io(&p))?;
+            }
+        }
+        Ok(Store {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    pub fn run_path(&self, key: &str) -> PathBuf {
+        self.dir.join("runs").join(format!("{key}.json"))
+    }
+
+    /// The stored run with this key, if there is a readable one. A file
+    /// that does not parse or whose key differs is treated as missing (the
+    /// run is repeated and the file replaced).
+    pub fn load(&self, key: &str) -> Option<RunFile> {
+        let text = std::fs::read_to_string(self.run_path(key)).ok()?;
+        let f: RunFile = serde_json::from_str(&text).ok()?;
+        (f.format == FORMAT && f.key == key && f.record.check(usize::MAX).is_ok()).then_some(f)
+    }
+
+    /// Writes a run file atomically (temporary file, then rename).
+    pub fn save(&self, run: &RunFile) -> Result<(), StoreError> {
+        let path = self.run_path(&run.key);
+        let tmp = path.with_extension("json.tmp");
+        let text = serde_json::to_string_pretty(run).map_err(|e| StoreError::Io {
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        })?;
+        {
+            let mut f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+            f.write_all(text.as_bytes()).map_err(io(&tmp))?;
+            f.sync_all().map_err(io(&tmp))?;
+        }
+        std::fs::rename(&tmp, &path).map_err(io(&path))
+    }
+
+    /// The stored runs of a plan, in plan order (`None`: not run yet).
+    pub fn load_plan(&self, plan: &Plan) -> Vec<Option<RunFile>> {
+        plan.runs.iter().map(|r| self.load(&r.key)).collect()
+    }
+
+    /// Rebuilds `runs.csv` from the plan's stored runs: experiment,
+    /// variant, one column per axis, repetition, seed, run_key,
+    /// wall_time_s, then one column per runner metric (sorted; empty when
+    /// a run did not report it).
+    pub fn write_runs_csv(
+        &self,
+        plan: &Plan,
+        runs: &[Option<RunFile>],
+    ) -> Result<PathBuf, StoreError> {
+        let path = self.dir.join("runs.csv");
+        let err = |e: csv::Error| StoreError::Csv {
+            path: path.clone(),
+            message: e.to_string(),
+        };
+        let metrics: BTreeSet<&str> = runs
+            .iter()
+            .flatten()
+            .flat_map(|r| r.record.metrics.keys().map(String::as_str))
+            .collect();
+        let axes: Vec<&str> = plan
+            .points
+            .first()
+            .map(|p| p.coords.iter().map(|(n, _)| n.as_str()).collect())
+            .unwrap_or_default();
+        let mut w = csv::Writer::from_path(&path).map_err(err)?;
+        let mut header = vec!["experiment", "variant"];
+        header.extend(axes.iter().copied());
+        header.extend(["repetition", "seed", "run_key", "wall_time_s"]);
+        header.extend(metrics.iter().copied());
+        w.write_record(&header).map_err(err)?;
+        for (pr, rf) in plan.runs.iter().zip(runs) {
+            let Some(rf) = rf else { continue };
+            let cell = &plan.cells[pr.cell];
+            let mut row = vec![plan.experiment.clone(), cell.variant.clone()];
+            row.extend(cell.point.coords.iter().map(|(_, v)| value::label(v)));
+            row.push(pr.repetition.to_string());
+            row.push(pr.seed.to_string());
+            row.push(pr.key.clone());
+            row.push(format!("{:.3}", rf.wall_time_s));
+            for m in &metrics {
+                row.push(
+                    rf.record
+                        .metrics
+                        .get(*m)
+                        .map(|v| v.to_string())
+                        .unwrap_or_default(),
+                );
+            }
+            w.write_record(&row).map_err(err)?;
+        }
+        w.flush().map_err(io(&path))?;
+        Ok(path)
+    }
+
+    /// Writes `summary.csv`: variant, axes, metric (display metrics),
+    /// n (runs that reported it), planned, mean, std_dev, ci95, min, max.
+    pub fn write_summary_csv(&self, results: &Results) -> Result<PathBuf, StoreError> {
+        let path = self.dir.join("summary.csv");
+        let err = |e: csv::Error| StoreError::Csv {
+            path: path.clone(),
+            message: e.to_string(),
+        };
+        let mut w = csv::Writer::from_path(&path).map_err(err)?;
+        let axes: Vec<String> = results
+            .cells
+            .first()
+            .map(|c| c.point.coords.iter().map(|(n, _)| n.clone()).collect())
+            .unwrap_or_default();
+        let mut header = vec!["variant".to_string()];
+        header.extend(axes);
+        for h in [
+            "metric", "n", "planned", "mean", "std_dev", "ci95", "min", "max",
+        ] {
+            header.push(h.to_string());
+        }
+        w.write_record(&header).map_err(err)?;
+        let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        for c in &results.cells {
+            for (m, st) in &c.metrics {
+                let mut row = vec![c.variant.clone()];
+                row.extend(c.point.coords.iter().map(|(_, v)| value::label(v)));
+                row.push(m.clone());
+                row.push(st.samples.len().to_string());
+                row.push(c.planned.to_string());
+                let s = st.summary.as_ref();
+                row.push(opt(s.map(|s| s.mean)));
+                row.push(opt(s.and_then(|s| s.std_dev)));
+                row.push(opt(s.and_then(|s| s.ci95_half_width)));
+                row.push(opt(s.map(|s| s.min)));
+                row.push(opt(s.map(|s| s.max)));
+                w.write_record(&row).map_err(err)?;
+            }
+        }
+        w.flush().map_err(io(&path))?;
+        Ok(path)
+    }
+}
