@@ -21,6 +21,7 @@ pub mod mobility;
 pub mod monitor;
 pub mod stack;
 pub mod status;
+pub mod transfer;
 
 pub use config::{PolicyKind, SCTP_UDP_PORT, StackConfig};
 pub use driver::NetEvent;
