@@ -122,6 +122,10 @@ struct Assoc {
     connect_peer: Option<(IpAddr, u16)>,
     sends: VecDeque<PendingSend>,
     recv: Option<(usize, Reply<Vec<Message>>)>,
+    /// Messages whose receive request was abandoned (the application's
+    /// future was dropped): delivered first next time, so `recv` is
+    /// cancel-safe.
+    stash: Vec<Message>,
     shutdown_replies: Vec<Reply<()>>,
     shutdown_wanted: bool,
     shutdown_started: bool,
@@ -399,6 +403,7 @@ impl Driver {
             connect_peer: None,
             sends: VecDeque::new(),
             recv: None,
+            stash: Vec::new(),
             shutdown_replies: Vec::new(),
             shutdown_wanted: false,
             shutdown_started: false,
@@ -498,8 +503,13 @@ impl Driver {
                     let _ = reply.send(Ok(Vec::new()));
                 }
                 Some(a) => {
-                    if a.recv.is_some() {
+                    if a.recv.as_ref().is_some_and(|(_, r)| !r.is_closed()) {
                         let _ = reply.send(Err(NetError::Busy(1)));
+                    } else if !a.stash.is_empty() {
+                        let msgs = std::mem::take(&mut a.stash);
+                        if let Err(Ok(back)) = reply.send(Ok(msgs)) {
+                            a.stash = back;
+                        }
                     } else {
                         a.recv = Some((max.max(1), reply));
                     }
@@ -707,7 +717,8 @@ impl Driver {
             let gone = a.closed.is_some()
                 && a.events.is_closed()
                 && a.events_rx.is_none()
-                && a.recv.is_none();
+                && a.recv.is_none()
+                && a.stash.is_empty();
             let _ = id;
             !gone
         });
@@ -750,8 +761,10 @@ impl Driver {
                     {
                         msgs.push(m);
                     }
-                    if let Some((_, reply)) = a.recv.take() {
-                        let _ = reply.send(Ok(msgs));
+                    if let Some((_, reply)) = a.recv.take()
+                        && let Err(Ok(back)) = reply.send(Ok(msgs))
+                    {
+                        a.stash = back;
                     }
                 }
             }
@@ -766,7 +779,7 @@ impl Driver {
                     let _ = p.reply.send(Err(NetError::Closed(why.clone())));
                 }
                 if a.recv.is_some() {
-                    let mut msgs = Vec::new();
+                    let mut msgs = std::mem::take(&mut a.stash);
                     if let Some(x) = x {
                         let max = a.recv.as_ref().map_or(1, |r| r.0);
                         while msgs.len() < max
@@ -776,8 +789,10 @@ impl Driver {
                         }
                     }
                     // An empty batch is the end of the stream.
-                    if let Some((_, reply)) = a.recv.take() {
-                        let _ = reply.send(Ok(msgs));
+                    if let Some((_, reply)) = a.recv.take()
+                        && let Err(Ok(back)) = reply.send(Ok(msgs))
+                    {
+                        a.stash = back;
                     }
                 }
                 if a.closed.is_none() && a.connect_reply.is_none() {

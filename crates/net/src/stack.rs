@@ -189,12 +189,48 @@ impl Stack {
     }
 }
 
+/// A cloneable handle to one association for sending, status and
+/// address operations from other tasks (receiving and events stay with
+/// the [`Association`]).
+#[derive(Debug, Clone)]
+pub struct AssocHandle {
+    id: AssocId,
+    tx: mpsc::Sender<Command>,
+}
+
+impl AssocHandle {
+    /// Queues a message (ordered) on `stream`; waits while the send
+    /// buffer is full.
+    pub async fn send(&self, stream: u16, ppid: u32, data: Bytes) -> Result<(), NetError> {
+        let id = self.id;
+        call(&self.tx, |reply| Command::Send {
+            id,
+            stream,
+            ppid,
+            unordered: false,
+            data,
+            reply,
+        })
+        .await
+    }
+
+    pub async fn status(&self) -> Result<AssocStatus, NetError> {
+        let id = self.id;
+        call(&self.tx, |reply| Command::Status { id, reply }).await
+    }
+
+    pub async fn shutdown(&self) -> Result<(), NetError> {
+        let id = self.id;
+        call(&self.tx, |reply| Command::Shutdown { id, reply }).await
+    }
+}
+
 /// One association.
 #[derive(Debug)]
 pub struct Association {
     id: AssocId,
     tx: mpsc::Sender<Command>,
-    events: mpsc::Receiver<NetEvent>,
+    events: Option<mpsc::Receiver<NetEvent>>,
     inbox: VecDeque<Message>,
     eof: bool,
     peer_addrs: Vec<IpAddr>,
@@ -206,7 +242,7 @@ impl Association {
         Association {
             id: p.id,
             tx,
-            events: p.events,
+            events: Some(p.events),
             inbox: VecDeque::new(),
             eof: false,
             peer_addrs: p.peer_addrs,
@@ -216,6 +252,14 @@ impl Association {
 
     pub fn id(&self) -> AssocId {
         self.id
+    }
+
+    /// A handle for sending from another task.
+    pub fn handle(&self) -> AssocHandle {
+        AssocHandle {
+            id: self.id,
+            tx: self.tx.clone(),
+        }
     }
 
     /// The peer's addresses when the association was established.
@@ -280,12 +324,18 @@ impl Association {
     /// The next event (handover, path change, ...); `None` when the stack
     /// is gone.
     pub async fn next_event(&mut self) -> Option<NetEvent> {
-        self.events.recv().await
+        self.events.as_mut()?.recv().await
     }
 
     /// An event if one is waiting.
     pub fn try_event(&mut self) -> Option<NetEvent> {
-        self.events.try_recv().ok()
+        self.events.as_mut()?.try_recv().ok()
+    }
+
+    /// Takes the event stream away (to read it in another task or next
+    /// to `recv`); `next_event` and `try_event` then return `None`.
+    pub fn take_events(&mut self) -> Option<mpsc::Receiver<NetEvent>> {
+        self.events.take()
     }
 
     /// State, paths, counters.
