@@ -60,6 +60,10 @@ pub struct StackConfig {
     pub recv_batch: usize,
     /// Send requests waiting for room in an association's send buffer.
     pub max_pending_sends: usize,
+    /// Bytes of messages an application may hand over ahead of the
+    /// association's send buffer without waiting for each one to be taken
+    /// (send credit; larger messages take all of it).
+    pub send_credit: usize,
     /// Events kept for an application that does not read them (the oldest
     /// are dropped beyond this and counted).
     pub event_queue: usize,
@@ -87,7 +91,8 @@ impl StackConfig {
             socket_buffer: 4 << 20,
             max_datagram: 65_535,
             recv_batch: 64,
-            max_pending_sends: 1024,
+            max_pending_sends: 4096,
+            send_credit: 256 << 10,
             event_queue: 4096,
             accept_queue: 64,
             connect_timeout: Duration::from_secs(10),

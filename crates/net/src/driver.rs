@@ -32,10 +32,34 @@ pub enum NetEvent {
     Handover(Handover),
 }
 
+/// Send credit shared by an association's handles and the driver: a
+/// handle takes credit for the bytes of a message before queueing it
+/// (without waiting for an answer), the driver gives it back when the
+/// engine has taken the message. An error of such a send is kept and
+/// reported by the next call.
+#[derive(Debug)]
+pub(crate) struct SendShared {
+    pub credit: tokio::sync::Semaphore,
+    /// Credit (bytes) the semaphore was created with.
+    pub limit: usize,
+    pub error: std::sync::Mutex<Option<String>>,
+}
+
+impl SendShared {
+    fn fail(&self, e: &NetError) {
+        if let Ok(mut g) = self.error.lock()
+            && g.is_none()
+        {
+            *g = Some(e.to_string());
+        }
+    }
+}
+
 /// What an association handle is made of.
 #[derive(Debug)]
 pub(crate) struct AssocParts {
     pub id: AssocId,
+    pub shared: std::sync::Arc<SendShared>,
     pub events: mpsc::Receiver<NetEvent>,
     pub peer_addrs: Vec<IpAddr>,
     pub peer_port: u16,
@@ -69,7 +93,10 @@ pub(crate) enum Command {
         ppid: u32,
         unordered: bool,
         data: Bytes,
-        reply: Reply<()>,
+        /// Credit taken for it (given back when the engine takes it).
+        credit: u32,
+        /// `None`: nobody waits; an error goes to the shared state.
+        reply: Option<Reply<()>>,
     },
     Recv {
         id: AssocId,
@@ -110,11 +137,31 @@ struct PendingSend {
     ppid: u32,
     unordered: bool,
     data: Bytes,
-    reply: Reply<()>,
+    credit: u32,
+    reply: Option<Reply<()>>,
+}
+
+impl PendingSend {
+    /// The engine took the message (or refused it): give the credit back
+    /// and answer.
+    fn done(self, shared: &SendShared, r: Result<(), NetError>) {
+        shared.credit.add_permits(self.credit as usize);
+        match self.reply {
+            Some(reply) => {
+                let _ = reply.send(r);
+            }
+            None => {
+                if let Err(e) = r {
+                    shared.fail(&e);
+                }
+            }
+        }
+    }
 }
 
 /// The driver's view of one association.
 struct Assoc {
+    shared: std::sync::Arc<SendShared>,
     events: mpsc::Sender<NetEvent>,
     /// Held until `accept` hands the association out.
     events_rx: Option<mpsc::Receiver<NetEvent>>,
@@ -260,7 +307,17 @@ impl Driver {
                     }
                     draining = Some(Instant::now() + self.cfg.drain_timeout);
                 }
-                Input::Cmd(Some(c)) => self.command(c),
+                Input::Cmd(Some(c)) => {
+                    self.command(c);
+                    // Take what else is waiting, so that a burst of sends
+                    // costs one pass of the loop.
+                    for _ in 0..self.cfg.recv_batch.max(1) * 4 {
+                        match self.cmds.try_recv() {
+                            Ok(c) => self.command(c),
+                            Err(_) => break,
+                        }
+                    }
+                }
                 Input::Dgram(i, r) => {
                     self.datagram(i, r);
                     self.drain_sockets();
@@ -396,7 +453,17 @@ impl Driver {
 
     fn new_assoc(&mut self, id: AssocId, udp_port: u16, peer_port: u16) -> &mut Assoc {
         let (tx, rx) = mpsc::channel(self.cfg.event_queue.max(1));
+        let limit = self
+            .cfg
+            .send_credit
+            .clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+        let shared = std::sync::Arc::new(SendShared {
+            credit: tokio::sync::Semaphore::new(limit),
+            limit,
+            error: std::sync::Mutex::new(None),
+        });
         self.assocs.entry(id).or_insert(Assoc {
+            shared,
             events: tx,
             events_rx: Some(rx),
             connect_reply: None,
@@ -424,6 +491,7 @@ impl Driver {
         let a = self.assocs.get_mut(&id)?;
         Some(AssocParts {
             id,
+            shared: a.shared.clone(),
             events: a.events_rx.take()?,
             peer_addrs,
             peer_port: a.peer_port,
@@ -476,26 +544,34 @@ impl Driver {
                 ppid,
                 unordered,
                 data,
+                credit,
                 reply,
             } => {
                 let max = self.cfg.max_pending_sends;
+                let p = PendingSend {
+                    stream,
+                    ppid,
+                    unordered,
+                    data,
+                    credit,
+                    reply,
+                };
                 match self.assocs.get_mut(&id) {
                     None => {
-                        let _ = reply.send(Err(NetError::Closed("unknown association".into())));
+                        // Nobody holds credit for an unknown association.
+                        if let Some(r) = p.reply {
+                            let _ = r.send(Err(NetError::Closed("unknown association".into())));
+                        }
                     }
                     Some(a) if a.sends.len() >= max => {
-                        let _ = reply.send(Err(NetError::Busy(max)));
+                        let sh = a.shared.clone();
+                        p.done(&sh, Err(NetError::Busy(max)));
                     }
                     Some(a) if a.shutdown_wanted => {
-                        let _ = reply.send(Err(SendError::ShuttingDown.into()));
+                        let sh = a.shared.clone();
+                        p.done(&sh, Err(SendError::ShuttingDown.into()));
                     }
-                    Some(a) => a.sends.push_back(PendingSend {
-                        stream,
-                        ppid,
-                        unordered,
-                        data,
-                        reply,
-                    }),
+                    Some(a) => a.sends.push_back(p),
                 }
             }
             Command::Recv { id, max, reply } => match self.assocs.get_mut(&id) {
@@ -742,7 +818,7 @@ impl Driver {
                         Err(SendError::NotConnected) if !x.state().is_established() => break,
                         r => {
                             if let Some(p) = a.sends.pop_front() {
-                                let _ = p.reply.send(r.map_err(NetError::from));
+                                p.done(&a.shared, r.map_err(NetError::from));
                             }
                         }
                     }
@@ -776,7 +852,10 @@ impl Driver {
                     .map(describe_close)
                     .unwrap_or_else(|| "the association has ended".into());
                 for p in a.sends.drain(..) {
-                    let _ = p.reply.send(Err(NetError::Closed(why.clone())));
+                    p.done(&a.shared, Err(NetError::Closed(why.clone())));
+                }
+                if a.closed.is_some() {
+                    a.shared.credit.close();
                 }
                 if a.recv.is_some() {
                     let mut msgs = std::mem::take(&mut a.stash);

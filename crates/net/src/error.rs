@@ -49,6 +49,8 @@ pub enum NetError {
     Config(#[from] ConfigError),
     #[error("send failed: {0}")]
     Send(#[from] SendError),
+    #[error("an earlier send failed: {0}")]
+    SendFailed(String),
     #[error("address change refused: {0}")]
     Address(#[from] AddressError),
     #[error("the stack has stopped")]

@@ -12,6 +12,7 @@
 //!   paths, handovers) and [`bench`] (loopback throughput against usrsctp
 //!   and kernel TCP): the tools behind `msctp send / recv / listen / perf`.
 
+pub mod bench;
 pub mod blocking;
 pub mod config;
 pub mod driver;

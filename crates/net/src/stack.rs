@@ -12,7 +12,7 @@ use msctp_proto::{AssocId, Endpoint, Message};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::config::StackConfig;
-use crate::driver::{AssocOp, AssocParts, Command, Driver, NetEvent};
+use crate::driver::{AssocOp, AssocParts, Command, Driver, NetEvent, SendShared};
 use crate::encap::{self, SocketSet};
 use crate::error::{NetError, check_unicast};
 use crate::monitor::{self, Interfaces, Subscription};
@@ -189,6 +189,47 @@ impl Stack {
     }
 }
 
+/// Queues a message without waiting for the engine to take it: takes
+/// send credit for its bytes (waiting while the credit is used up, which
+/// is the back-pressure), reports an earlier queued send's failure.
+async fn send_msg(
+    tx: &mpsc::Sender<Command>,
+    shared: &SendShared,
+    id: AssocId,
+    stream: u16,
+    ppid: u32,
+    data: Bytes,
+    unordered: bool,
+) -> Result<(), NetError> {
+    earlier_error(shared)?;
+    let n = data.len().clamp(1, shared.limit.min(u32::MAX as usize)) as u32;
+    match shared.credit.acquire_many(n).await {
+        Ok(p) => p.forget(),
+        Err(_) => {
+            earlier_error(shared)?;
+            return Err(NetError::Closed("the association has ended".into()));
+        }
+    }
+    tx.send(Command::Send {
+        id,
+        stream,
+        ppid,
+        unordered,
+        data,
+        credit: n,
+        reply: None,
+    })
+    .await
+    .map_err(|_| NetError::Stopped)
+}
+
+fn earlier_error(shared: &SendShared) -> Result<(), NetError> {
+    match shared.error.lock().ok().and_then(|g| g.clone()) {
+        Some(e) => Err(NetError::SendFailed(e)),
+        None => Ok(()),
+    }
+}
+
 /// A cloneable handle to one association for sending, status and
 /// address operations from other tasks (receiving and events stay with
 /// the [`Association`]).
@@ -196,22 +237,14 @@ impl Stack {
 pub struct AssocHandle {
     id: AssocId,
     tx: mpsc::Sender<Command>,
+    shared: Arc<SendShared>,
 }
 
 impl AssocHandle {
     /// Queues a message (ordered) on `stream`; waits while the send
     /// buffer is full.
     pub async fn send(&self, stream: u16, ppid: u32, data: Bytes) -> Result<(), NetError> {
-        let id = self.id;
-        call(&self.tx, |reply| Command::Send {
-            id,
-            stream,
-            ppid,
-            unordered: false,
-            data,
-            reply,
-        })
-        .await
+        send_msg(&self.tx, &self.shared, self.id, stream, ppid, data, false).await
     }
 
     pub async fn status(&self) -> Result<AssocStatus, NetError> {
@@ -221,7 +254,8 @@ impl AssocHandle {
 
     pub async fn shutdown(&self) -> Result<(), NetError> {
         let id = self.id;
-        call(&self.tx, |reply| Command::Shutdown { id, reply }).await
+        call(&self.tx, |reply| Command::Shutdown { id, reply }).await?;
+        earlier_error(&self.shared)
     }
 }
 
@@ -230,6 +264,7 @@ impl AssocHandle {
 pub struct Association {
     id: AssocId,
     tx: mpsc::Sender<Command>,
+    shared: Arc<SendShared>,
     events: Option<mpsc::Receiver<NetEvent>>,
     inbox: VecDeque<Message>,
     eof: bool,
@@ -242,6 +277,7 @@ impl Association {
         Association {
             id: p.id,
             tx,
+            shared: p.shared,
             events: Some(p.events),
             inbox: VecDeque::new(),
             eof: false,
@@ -259,6 +295,7 @@ impl Association {
         AssocHandle {
             id: self.id,
             tx: self.tx.clone(),
+            shared: self.shared.clone(),
         }
     }
 
@@ -277,7 +314,10 @@ impl Association {
         self.send_with(stream, ppid, data, false).await
     }
 
-    /// Queues a message, ordered or not.
+    /// Queues a message, ordered or not. Returns once the stack holds
+    /// it (waiting while the send credit is used up); a failure to queue
+    /// it in the association (e.g. a stream that does not exist) is
+    /// reported by the next `send` or by `shutdown`.
     pub async fn send_with(
         &self,
         stream: u16,
@@ -285,15 +325,15 @@ impl Association {
         data: Bytes,
         unordered: bool,
     ) -> Result<(), NetError> {
-        let id = self.id;
-        call(&self.tx, |reply| Command::Send {
-            id,
+        send_msg(
+            &self.tx,
+            &self.shared,
+            self.id,
             stream,
             ppid,
-            unordered,
             data,
-            reply,
-        })
+            unordered,
+        )
         .await
     }
 
@@ -377,7 +417,8 @@ impl Association {
     /// association has closed.
     pub async fn shutdown(&self) -> Result<(), NetError> {
         let id = self.id;
-        call(&self.tx, |reply| Command::Shutdown { id, reply }).await
+        call(&self.tx, |reply| Command::Shutdown { id, reply }).await?;
+        earlier_error(&self.shared)
     }
 
     /// Ends the association at once (ABORT); unsent data is lost.
