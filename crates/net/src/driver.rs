@@ -765,12 +765,10 @@ impl Driver {
         }
         for ev in &usable {
             if let LinkEvent::AddressLost { addr, .. } = ev {
-                let addrs: Vec<IpAddr> = self
-                    .socks
-                    .addrs()
-                    .into_iter()
-                    .filter(|a| a != addr)
-                    .collect();
+                // The host no longer has it: nothing can arrive there or
+                // leave from there.
+                self.socks.remove(*addr);
+                let addrs = self.socks.addrs();
                 self.ep.set_local_addresses(&addrs);
             }
         }
@@ -984,6 +982,17 @@ impl Driver {
                 }
             }
             _ => {}
+        }
+        // Address changes: each path leaves from the address on its subnet.
+        if matches!(
+            ev,
+            Event::LocalAddressAdded { .. }
+                | Event::LocalAddressRemoved { .. }
+                | Event::PeerAddressAdded { .. }
+                | Event::PeerAddressRemoved { .. }
+        ) && let Some(x) = self.ep.association_mut(id)
+        {
+            pair_paths(x, &self.ifaces);
         }
         // The policy hears about association events too.
         if let Some(a) = self.assocs.get_mut(&id) {

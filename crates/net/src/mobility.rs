@@ -61,20 +61,16 @@ fn usable_locals(assoc: &Association) -> Vec<IpAddr> {
 }
 
 /// Fixes each path's source to the local address on the peer address's
-/// subnet (none if no local address shares it: the association chooses),
-/// and the local primary to the source of the primary path.
+/// subnet (none if no local address shares it: the association chooses:
+/// its local primary, else where it last heard from that peer address).
+/// The local primary itself is left to the policy: pinning it here would
+/// send every path without a subnet match from one address.
 pub fn pair_paths(assoc: &mut Association, ifaces: &Interfaces) {
     let locals = usable_locals(assoc);
     let peers: Vec<IpAddr> = assoc.paths().iter().map(|p| p.remote).collect();
     for r in peers {
         let src = ifaces.on_link_with(r, &locals);
         let _ = assoc.set_path_source(r, src);
-    }
-    if assoc.local_primary().is_none()
-        && let Some(p) = assoc.primary()
-        && let Some(src) = ifaces.on_link_with(p, &locals)
-    {
-        let _ = assoc.set_local_primary(Some(src));
     }
 }
 
