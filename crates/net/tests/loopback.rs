@@ -220,3 +220,54 @@ async fn ipv6_loopback() {
     assert_eq!(&srv.await.unwrap()[..], b"over IPv6");
     a.shutdown().await.unwrap();
 }
+
+#[test]
+fn blocking_api_without_a_runtime() {
+    use msctp_net::blocking;
+    let server = blocking::Stack::bind(cfg(5051, &["127.0.0.1"], true)).unwrap();
+    let client = blocking::Stack::bind(cfg(5052, &["127.0.0.1"], false)).unwrap();
+    let sport = server.udp_port();
+    let t = std::thread::spawn(move || {
+        let mut a = server.accept().unwrap();
+        let mut got = Vec::new();
+        while let Some(m) = a.recv().unwrap() {
+            got.push((m.stream, m.data));
+        }
+        got
+    });
+    let a = client
+        .connect_via(&[ip("127.0.0.1")], 5051, Some(sport))
+        .unwrap();
+    a.send(1, 0, Bytes::from_static(b"one")).unwrap();
+    a.send(2, 0, Bytes::from_static(b"two")).unwrap();
+    assert!(a.status().unwrap().paths.len() == 1);
+    a.shutdown().unwrap();
+    let got = t.join().unwrap();
+    assert_eq!(
+        got,
+        vec![
+            (1, Bytes::from_static(b"one")),
+            (2, Bytes::from_static(b"two"))
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_that_fails_later_is_reported() {
+    let server = Stack::bind(cfg(5061, &["127.0.0.1"], true)).await.unwrap();
+    let sport = server.udp_port();
+    let client = Stack::bind(cfg(5062, &["127.0.0.1"], false)).await.unwrap();
+    let _srv = tokio::spawn(async move {
+        let mut a = server.accept().await.unwrap();
+        while let Ok(Some(_)) = a.recv().await {}
+    });
+    let a = client
+        .connect_via(&[ip("127.0.0.1")], 5061, Some(sport))
+        .await
+        .unwrap();
+    // Stream 999 does not exist (10 outbound streams): the message is
+    // queued at once, and its refusal comes back with the next call.
+    a.send(999, 0, Bytes::from_static(b"x")).await.unwrap();
+    let e = a.shutdown().await.unwrap_err();
+    assert!(e.to_string().contains("stream 999"), "{e}");
+}
