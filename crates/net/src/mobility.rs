@@ -165,8 +165,13 @@ impl Mobility {
         if decisions.is_empty() {
             return Vec::new();
         }
-        let from_local = assoc.local_primary();
         let from_peer = assoc.data_destination();
+        // Where data left from: the chosen local primary, else the
+        // address on the data path's subnet, else the first address.
+        let from_local = assoc
+            .local_primary()
+            .or_else(|| from_peer.and_then(|p| ifaces.on_link_with(p, &usable_locals(assoc))))
+            .or_else(|| assoc.local_addresses().first().map(|l| l.addr));
         let results = policy::apply(assoc, decisions);
         let mut out = Vec::new();
         for (d, r) in decisions.iter().zip(results) {
