@@ -203,13 +203,13 @@ async fn send_msg(
 ) -> Result<(), NetError> {
     earlier_error(shared)?;
     let n = data.len().clamp(1, shared.limit.min(u32::MAX as usize)) as u32;
-    match shared.credit.acquire_many(n).await {
-        Ok(p) => p.forget(),
+    let permit = match shared.credit.acquire_many(n).await {
+        Ok(p) => p,
         Err(_) => {
             earlier_error(shared)?;
             return Err(NetError::Closed("the association has ended".into()));
         }
-    }
+    };
     tx.send(Command::Send {
         id,
         stream,
@@ -220,7 +220,11 @@ async fn send_msg(
         reply: None,
     })
     .await
-    .map_err(|_| NetError::Stopped)
+    .map_err(|_| NetError::Stopped)?;
+    // The driver gives the credit back once the engine took the message
+    // (if this future is dropped before, the permit returns it).
+    permit.forget();
+    Ok(())
 }
 
 fn earlier_error(shared: &SendShared) -> Result<(), NetError> {
@@ -267,6 +271,9 @@ pub struct Association {
     shared: Arc<SendShared>,
     events: Option<mpsc::Receiver<NetEvent>>,
     inbox: VecDeque<Message>,
+    /// The answer to a receive request already sent: kept across
+    /// cancelled `recv` calls so that no batch is lost.
+    pending_recv: Option<oneshot::Receiver<Result<Vec<Message>, NetError>>>,
     eof: bool,
     peer_addrs: Vec<IpAddr>,
     peer_port: u16,
@@ -280,6 +287,7 @@ impl Association {
             shared: p.shared,
             events: Some(p.events),
             inbox: VecDeque::new(),
+            pending_recv: None,
             eof: false,
             peer_addrs: p.peer_addrs,
             peer_port: p.peer_port,
@@ -338,7 +346,7 @@ impl Association {
     }
 
     /// The next message; `None` once the association has ended and every
-    /// message was read.
+    /// message was read. Cancel-safe: dropping the future loses nothing.
     pub async fn recv(&mut self) -> Result<Option<Message>, NetError> {
         if let Some(m) = self.inbox.pop_front() {
             return Ok(Some(m));
@@ -346,13 +354,25 @@ impl Association {
         if self.eof {
             return Ok(None);
         }
-        let id = self.id;
-        let batch = call(&self.tx, |reply| Command::Recv {
-            id,
-            max: RECV_BATCH,
-            reply,
-        })
-        .await?;
+        if self.pending_recv.is_none() {
+            let (reply, answer) = oneshot::channel();
+            // Not sent if this future is dropped while waiting here.
+            self.tx
+                .send(Command::Recv {
+                    id: self.id,
+                    max: RECV_BATCH,
+                    reply,
+                })
+                .await
+                .map_err(|_| NetError::Stopped)?;
+            self.pending_recv = Some(answer);
+        }
+        let Some(answer) = self.pending_recv.as_mut() else {
+            return Err(NetError::Stopped);
+        };
+        let batch = answer.await;
+        self.pending_recv = None;
+        let batch = batch.map_err(|_| NetError::Stopped)??;
         if batch.is_empty() {
             self.eof = true;
             return Ok(None);

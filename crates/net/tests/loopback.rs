@@ -271,3 +271,50 @@ async fn a_send_that_fails_later_is_reported() {
     let e = a.shutdown().await.unwrap_err();
     assert!(e.to_string().contains("stream 999"), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recv_in_select_loses_nothing() {
+    // A receiver that keeps abandoning `recv` for another branch (as
+    // `msctp perf` does for its timer; here a branch that is always
+    // ready, so `recv` is dropped about every other time, often with its
+    // answer already there) still gets every message exactly once.
+    let server = Stack::bind(cfg(5071, &["127.0.0.1"], true)).await.unwrap();
+    let sport = server.udp_port();
+    let client = Stack::bind(cfg(5072, &["127.0.0.1"], false)).await.unwrap();
+    let n = 20_000u32;
+    let srv = tokio::spawn(async move {
+        let mut a = server.accept().await.unwrap();
+        let mut next = 0u32;
+        let mut ticks = 0u64;
+        loop {
+            tokio::select! {
+                m = a.recv() => match m.unwrap() {
+                    Some(m) => {
+                        let k = u32::from_be_bytes(m.data[..4].try_into().unwrap());
+                        assert_eq!(k, next, "message {next} lost or duplicated");
+                        next += 1;
+                    }
+                    None => break,
+                },
+                _ = tokio::task::yield_now() => ticks += 1,
+            }
+        }
+        (next, ticks)
+    });
+    let a = client
+        .connect_via(&[ip("127.0.0.1")], 5071, Some(sport))
+        .await
+        .unwrap();
+    for k in 0..n {
+        let mut v = k.to_be_bytes().to_vec();
+        v.resize(700, 0);
+        a.send(0, 0, Bytes::from(v)).await.unwrap();
+    }
+    a.shutdown().await.unwrap();
+    let (got, ticks) = srv.await.unwrap();
+    assert_eq!(got, n);
+    assert!(
+        ticks > 10,
+        "the timer did interrupt receiving ({ticks} ticks)"
+    );
+}
