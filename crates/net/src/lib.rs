@@ -1,1 +1,34 @@
-//! msctp-net (under construction).
+//! msctp-net: the mSCTP engine (`msctp-proto`) on real networks.
+//!
+//! - [`Stack`] / [`Association`]: an async (Tokio) driver that runs SCTP
+//!   associations over UDP (RFC 6951; port 9899 by default) with one
+//!   socket per local address, IPv4 and IPv6; connect / accept, messages
+//!   on streams, address changes (ASCONF), primary path, events.
+//!   [`blocking`] wraps it for applications without async.
+//! - [`monitor`]: Linux netlink interface monitor; with
+//!   [`StackConfig::monitor`] its link and address events drive the
+//!   handover policy of every association ([`mobility`]).
+//! - [`transfer`] (files with a SHA-256 check), [`perf`] (throughput,
+//!   paths, handovers) and [`bench`] (loopback throughput against usrsctp
+//!   and kernel TCP): the tools behind `msctp send / recv / listen / perf`.
+
+pub mod bench;
+pub mod blocking;
+pub mod config;
+pub mod driver;
+pub mod encap;
+pub mod error;
+pub mod mobility;
+pub mod monitor;
+pub mod perf;
+pub mod stack;
+pub mod status;
+pub mod transfer;
+
+pub use config::{PolicyKind, SCTP_UDP_PORT, StackConfig};
+pub use driver::NetEvent;
+pub use error::NetError;
+pub use mobility::Handover;
+pub use msctp_proto::{Event, Message};
+pub use stack::{AssocHandle, Association, Stack};
+pub use status::{AssocStatus, DriverStats};

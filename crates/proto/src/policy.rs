@@ -374,6 +374,9 @@ impl HandoverPolicy for SignalStrength {
 /// moving to a faster network, add and make primary as soon as the address
 /// exists; moving to a slower one, add it but stay on the fast link until
 /// its link layer says it is going down, then switch before failover would.
+/// A link that comes back up with its address still in the association is
+/// a faster network appearing again: it becomes primary if it beats the
+/// current one (or the current one's link is down).
 #[derive(Debug)]
 pub struct FastestFirst {
     /// Nominal rate of each interface's network, bits per second.
@@ -444,6 +447,29 @@ impl HandoverPolicy for FastestFirst {
                 best.map(|b| vec![Decision::MakePrimary(b)])
                     .unwrap_or_default()
             }
+            LinkEvent::LinkUp { iface } => {
+                let Some(addr) = self.t.ifaces.get(&iface).and_then(|i| i.addr) else {
+                    return Vec::new();
+                };
+                if !in_association(assoc, addr) {
+                    return Vec::new();
+                }
+                let current = assoc
+                    .local_primary()
+                    .or_else(|| assoc.local_addresses().first().map(|l| l.addr));
+                let Some(current) = current.filter(|c| *c != addr) else {
+                    return Vec::new();
+                };
+                let current_down = self
+                    .t
+                    .iface_of(current)
+                    .is_some_and(|i| !self.t.ifaces[&i].link_up);
+                if current_down || self.rate_of(addr) > self.rate_of(current) {
+                    vec![Decision::MakePrimary(addr)]
+                } else {
+                    Vec::new()
+                }
+            }
             LinkEvent::AddressLost { addr, .. } => self.t.lost(addr, assoc),
             _ => Vec::new(),
         }
@@ -465,4 +491,79 @@ pub fn apply(assoc: &mut Association, decisions: &[Decision]) -> Vec<Result<(), 
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::AssociationConfig;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn fastest_first_leaves_a_failing_link_and_returns_when_it_is_back() {
+        let assoc = Association::connect(
+            AssociationConfig::default(),
+            Time::ZERO,
+            [1; 32],
+            5000,
+            5000,
+            &[ip("10.1.0.2"), ip("10.2.0.2")],
+            &[ip("10.1.0.1")],
+        )
+        .unwrap();
+        let mut p = FastestFirst::new(BTreeMap::from([(1, 20_000_000), (2, 10_000_000)]));
+        let t = Time::ZERO;
+        for ev in [
+            LinkEvent::LinkUp { iface: 1 },
+            LinkEvent::LinkUp { iface: 2 },
+            LinkEvent::AddressObtained {
+                iface: 1,
+                addr: ip("10.1.0.2"),
+            },
+            LinkEvent::AddressObtained {
+                iface: 2,
+                addr: ip("10.2.0.2"),
+            },
+        ] {
+            assert!(p.on_link_event(t, &ev, &assoc).is_empty(), "{ev:?}");
+        }
+        // The fast link (the current primary) goes down: move to the other.
+        assert_eq!(
+            p.on_link_event(t, &LinkEvent::LinkDown { iface: 1 }, &assoc),
+            vec![Decision::MakePrimary(ip("10.2.0.2"))]
+        );
+        // The fast link is back while the slow one carries the data.
+        let mut moved = Association::connect(
+            AssociationConfig::default(),
+            Time::ZERO,
+            [1; 32],
+            5000,
+            5000,
+            &[ip("10.1.0.2"), ip("10.2.0.2")],
+            &[ip("10.1.0.1")],
+        )
+        .unwrap();
+        moved.set_local_primary(Some(ip("10.2.0.2"))).unwrap();
+        assert_eq!(
+            p.on_link_event(t, &LinkEvent::LinkUp { iface: 1 }, &moved),
+            vec![Decision::MakePrimary(ip("10.1.0.2"))],
+            "the faster link is back"
+        );
+        // A slower link coming back while the current one works: stay.
+        p.on_link_event(t, &LinkEvent::LinkDown { iface: 2 }, &assoc);
+        assert!(
+            p.on_link_event(t, &LinkEvent::LinkUp { iface: 2 }, &assoc)
+                .is_empty()
+        );
+        // Its link being down, the current primary is left for any link
+        // that comes up.
+        p.on_link_event(t, &LinkEvent::LinkDown { iface: 1 }, &assoc);
+        assert_eq!(
+            p.on_link_event(t, &LinkEvent::LinkUp { iface: 2 }, &assoc),
+            vec![Decision::MakePrimary(ip("10.2.0.2"))]
+        );
+    }
 }

@@ -973,6 +973,40 @@ impl Association {
         self.receiver.inbound_streams()
     }
 
+    /// Moves the outstanding data of the path to `addr` at once: every
+    /// chunk in flight there is marked for retransmission on the current
+    /// data path (normally a new primary chosen just before), and the
+    /// path's T3-rtx timer stops. For a handover triggered by the link
+    /// layer (SYSTEMS.md section 3, "link-layer triggered"): the chunks
+    /// sent over a link that just went down are resent now rather than
+    /// after a retransmission timeout. Congestion state, RTO and error
+    /// counters are left alone (the path did not show congestion).
+    /// Returns the number of chunks marked.
+    pub fn retransmit_path_data(&mut self, addr: IpAddr) -> Result<usize, AddressError> {
+        let i = self.path_index(addr).ok_or(AddressError::Unknown)?;
+        let n = self.sender.mark_path_for_handover(i, &mut self.paths);
+        let p = &mut self.paths[i];
+        if p.flight_size == 0 {
+            p.t3_deadline = None;
+        }
+        p.rtt_probe = None;
+        p.fast_recovery_exit = None;
+        Ok(n)
+    }
+
+    /// Probes the path to `addr` with a HEARTBEAT now (e.g. when the link under it came back up), so that an inactive
+    /// path becomes usable after one round trip instead of at the next
+    /// heartbeat interval (RFC 9260 section 8.3 allows on-demand
+    /// heartbeats).
+    pub fn probe_path(&mut self, now: Time, addr: IpAddr) -> Result<(), AddressError> {
+        let i = self.path_index(addr).ok_or(AddressError::Unknown)?;
+        if !self.state.is_established() || self.paths[i].heartbeat.is_some_and(|h| !h.timed_out) {
+            return Ok(());
+        }
+        self.queue_heartbeat(i, now);
+        Ok(())
+    }
+
     /// Enables split fast retransmit (CMT, SYSTEMS.md section 3).
     pub fn set_split_fast_retransmit(&mut self, on: bool) {
         self.sender.split_fast_retransmit = on;

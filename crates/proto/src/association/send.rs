@@ -35,6 +35,10 @@ pub enum Retransmit {
     Timeout,
     /// Its destination was deleted by the peer (RFC 5061).
     Rehome,
+    /// The application moved data off its path at once (a handover: the
+    /// link under that path went down), see
+    /// [`Association::retransmit_path_data`](crate::Association::retransmit_path_data).
+    Handover,
 }
 
 /// A DATA chunk that has a TSN and is not yet cumulatively acknowledged.
@@ -329,6 +333,24 @@ impl Sender {
             .collect();
         for &i in &idx {
             self.mark(i, Retransmit::Timeout, paths);
+        }
+        idx.len()
+    }
+
+    /// The path's link is gone (handover): every chunk in flight there is
+    /// marked for retransmission on the data path, without the T3-rtx
+    /// penalties (no cwnd collapse, no RTO back-off, no error counted).
+    /// Returns how many.
+    pub fn mark_path_for_handover(&mut self, path: usize, paths: &mut [Path]) -> usize {
+        let idx: Vec<usize> = self
+            .outstanding
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.path == path && c.in_flight)
+            .map(|(i, _)| i)
+            .collect();
+        for &i in &idx {
+            self.mark(i, Retransmit::Handover, paths);
         }
         idx.len()
     }

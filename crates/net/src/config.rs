@@ -1,0 +1,119 @@
+//! Configuration of a stack: SCTP and UDP ports (RFC 6951), local
+//! addresses, the interface monitor and handover policy, and every buffer
+//! and queue bound of the driver.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use msctp_proto::EndpointConfig;
+
+/// The IANA port for SCTP over UDP (RFC 6951 section 5.1).
+pub const SCTP_UDP_PORT: u16 = 9899;
+
+/// Which handover policy (`msctp_proto::policy`) decides for associations
+/// when interfaces change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PolicyKind {
+    /// Addresses follow the interfaces; the primary changes only by
+    /// failover (standard SCTP).
+    FailoverOnly,
+    /// Every new address is added and made primary at once.
+    NewestAddress,
+    /// Fastest network first: nominal rate per interface name in bit/s;
+    /// a link going down moves data to the fastest link that is up.
+    FastestFirst { rates: BTreeMap<String, u64> },
+}
+
+/// Everything a [`Stack`](crate::Stack) needs.
+#[derive(Debug, Clone)]
+pub struct StackConfig {
+    /// The engine's endpoint configuration (SCTP port, listening, every
+    /// RFC parameter of the associations).
+    pub endpoint: EndpointConfig,
+    /// Local UDP encapsulation port: one socket per local address is bound
+    /// to it (RFC 6951 section 5.1; 9899 by default).
+    pub udp_port: u16,
+    /// Remote UDP encapsulation port used for a peer address until a
+    /// packet from it teaches the real one (RFC 6951 section 5.5).
+    pub remote_udp_port: u16,
+    /// Local addresses. Empty: every usable address of the interfaces the
+    /// monitor follows (or of the host, found once, without monitor).
+    pub local_addrs: Vec<IpAddr>,
+    /// Follow the host's interfaces with Linux netlink: new addresses are
+    /// added to running associations, lost ones deleted, link up/down
+    /// reported to the policy.
+    pub monitor: bool,
+    /// Interface names the monitor follows; empty: all but loopback.
+    pub interfaces: Vec<String>,
+    /// The handover policy.
+    pub policy: PolicyKind,
+    /// When the policy moves data off a path whose link is down, resend
+    /// that path's outstanding data at once (instead of after T3-rtx).
+    pub move_data_on_link_down: bool,
+    /// SO_RCVBUF and SO_SNDBUF of each UDP socket, bytes.
+    pub socket_buffer: usize,
+    /// Largest datagram received (bytes); larger ones are truncated and
+    /// then fail the SCTP checksum.
+    pub max_datagram: usize,
+    /// Datagrams read in one go before the driver sends what they caused.
+    pub recv_batch: usize,
+    /// Send requests waiting for room in an association's send buffer.
+    pub max_pending_sends: usize,
+    /// Bytes of messages an application may hand over ahead of the
+    /// association's send buffer without waiting for each one to be taken
+    /// (send credit; larger messages take all of it).
+    pub send_credit: usize,
+    /// Events kept for an application that does not read them (the oldest
+    /// are dropped beyond this and counted).
+    pub event_queue: usize,
+    /// Associations accepted but not yet taken by `accept`.
+    pub accept_queue: usize,
+    /// How long `connect` waits for the association.
+    pub connect_timeout: Duration,
+    /// When every handle is dropped, how long open associations get to
+    /// shut down gracefully before they are aborted.
+    pub drain_timeout: Duration,
+}
+
+impl StackConfig {
+    /// Defaults for SCTP port `port`: RFC 9260 parameters, UDP port 9899.
+    pub fn new(port: u16) -> Self {
+        StackConfig {
+            endpoint: EndpointConfig::new(port),
+            udp_port: SCTP_UDP_PORT,
+            remote_udp_port: SCTP_UDP_PORT,
+            local_addrs: Vec::new(),
+            monitor: false,
+            interfaces: Vec::new(),
+            policy: PolicyKind::FailoverOnly,
+            move_data_on_link_down: true,
+            socket_buffer: 4 << 20,
+            max_datagram: 65_535,
+            recv_batch: 64,
+            max_pending_sends: 4096,
+            send_credit: 256 << 10,
+            event_queue: 4096,
+            accept_queue: 64,
+            connect_timeout: Duration::from_secs(10),
+            drain_timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// Settings for real networks with small RTTs (the mobility studies'
+    /// choice, SYSTEMS.md 1.1): RTO.Min 20 ms, RTO.Initial 200 ms, a
+    /// heartbeat every second, SACK delay 20 ms, 4 MB windows and
+    /// buffers. The defaults above stay those of RFC 9260.
+    pub fn tuned_for_lan(mut self) -> Self {
+        let a = &mut self.endpoint.association;
+        a.rto_min = Duration::from_millis(20);
+        a.rto_initial = Duration::from_millis(200);
+        a.rto_max = Duration::from_secs(5);
+        a.heartbeat_interval = Some(Duration::from_secs(1));
+        a.sack_delay = Some(Duration::from_millis(20));
+        a.receive_window = 4 << 20;
+        a.send_buffer = 4 << 20;
+        a.max_burst = None;
+        self
+    }
+}

@@ -1,0 +1,1012 @@
+//! The driver: one Tokio task that owns the engine's [`Endpoint`], the UDP
+//! sockets, the clock and the timer, and the interface monitor. It runs
+//! the sans-I/O loop (datagrams in, transmits out, timers, events) and
+//! serves the application handles' commands.
+
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::time::Duration;
+
+use bytes::Bytes;
+use msctp_proto::association::SendError;
+use msctp_proto::policy::LinkEvent;
+use msctp_proto::{AssocId, CloseReason, Endpoint, Event, Message, Time, Transmit};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::{Instant, Sleep};
+
+use crate::config::StackConfig;
+use crate::encap::{self, RemotePorts, SocketSet};
+use crate::error::{NetError, describe_close};
+use crate::mobility::{Handover, Mobility, pair_paths};
+use crate::monitor::{IfaceChange, Interfaces, Subscription};
+use crate::status::{AssocStatus, DriverStats};
+
+/// What the application sees besides messages.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NetEvent {
+    /// An engine event (path up/down, primary changed, address added...).
+    Assoc(Event),
+    /// A handover carried out by the policy.
+    Handover(Handover),
+}
+
+/// Send credit shared by an association's handles and the driver: a
+/// handle takes credit for the bytes of a message before queueing it
+/// (without waiting for an answer), the driver gives it back when the
+/// engine has taken the message. An error of such a send is kept and
+/// reported by the next call.
+#[derive(Debug)]
+pub(crate) struct SendShared {
+    pub credit: tokio::sync::Semaphore,
+    /// Credit (bytes) the semaphore was created with.
+    pub limit: usize,
+    pub error: std::sync::Mutex<Option<String>>,
+}
+
+impl SendShared {
+    fn fail(&self, e: &NetError) {
+        if let Ok(mut g) = self.error.lock()
+            && g.is_none()
+        {
+            *g = Some(e.to_string());
+        }
+    }
+}
+
+/// What an association handle is made of.
+#[derive(Debug)]
+pub(crate) struct AssocParts {
+    pub id: AssocId,
+    pub shared: std::sync::Arc<SendShared>,
+    pub events: mpsc::Receiver<NetEvent>,
+    pub peer_addrs: Vec<IpAddr>,
+    pub peer_port: u16,
+}
+
+/// Per-association operations.
+#[derive(Debug, Clone)]
+pub(crate) enum AssocOp {
+    SetPrimary(IpAddr),
+    RequestPeerPrimary(IpAddr),
+    AddLocal(IpAddr),
+    RemoveLocal(IpAddr),
+    Abort,
+}
+
+type Reply<T> = oneshot::Sender<Result<T, NetError>>;
+
+pub(crate) enum Command {
+    Connect {
+        peers: Vec<IpAddr>,
+        port: u16,
+        udp_port: Option<u16>,
+        reply: Reply<AssocParts>,
+    },
+    Accept {
+        reply: Reply<AssocParts>,
+    },
+    Send {
+        id: AssocId,
+        stream: u16,
+        ppid: u32,
+        unordered: bool,
+        data: Bytes,
+        /// Credit taken for it (given back when the engine takes it).
+        credit: u32,
+        /// `None`: nobody waits; an error goes to the shared state.
+        reply: Option<Reply<()>>,
+    },
+    Recv {
+        id: AssocId,
+        max: usize,
+        reply: Reply<Vec<Message>>,
+    },
+    Status {
+        id: AssocId,
+        reply: Reply<AssocStatus>,
+    },
+    Op {
+        id: AssocId,
+        op: AssocOp,
+        reply: Reply<()>,
+    },
+    Shutdown {
+        id: AssocId,
+        reply: Reply<()>,
+    },
+    AddLocal {
+        addr: IpAddr,
+        reply: Reply<()>,
+    },
+    RemoveLocal {
+        addr: IpAddr,
+        reply: Reply<()>,
+    },
+    LocalAddrs {
+        reply: Reply<Vec<IpAddr>>,
+    },
+    Stats {
+        reply: Reply<DriverStats>,
+    },
+}
+
+struct PendingSend {
+    stream: u16,
+    ppid: u32,
+    unordered: bool,
+    data: Bytes,
+    credit: u32,
+    reply: Option<Reply<()>>,
+}
+
+impl PendingSend {
+    /// The engine took the message (or refused it): give the credit back
+    /// and answer.
+    fn done(self, shared: &SendShared, r: Result<(), NetError>) {
+        shared.credit.add_permits(self.credit as usize);
+        match self.reply {
+            Some(reply) => {
+                let _ = reply.send(r);
+            }
+            None => {
+                if let Err(e) = r {
+                    shared.fail(&e);
+                }
+            }
+        }
+    }
+}
+
+/// The driver's view of one association.
+struct Assoc {
+    shared: std::sync::Arc<SendShared>,
+    events: mpsc::Sender<NetEvent>,
+    /// Held until `accept` hands the association out.
+    events_rx: Option<mpsc::Receiver<NetEvent>>,
+    connect_reply: Option<Reply<AssocParts>>,
+    connect_peer: Option<(IpAddr, u16)>,
+    sends: VecDeque<PendingSend>,
+    recv: Option<(usize, Reply<Vec<Message>>)>,
+    /// Messages whose receive request was abandoned (the application's
+    /// future was dropped): delivered first next time, so `recv` is
+    /// cancel-safe.
+    stash: Vec<Message>,
+    shutdown_replies: Vec<Reply<()>>,
+    shutdown_wanted: bool,
+    shutdown_started: bool,
+    closed: Option<CloseReason>,
+    connected: bool,
+    /// Remote UDP port for addresses not heard from yet.
+    udp_port: u16,
+    mobility: Option<Mobility>,
+    peer_port: u16,
+}
+
+pub(crate) struct Driver {
+    cfg: StackConfig,
+    ep: Endpoint,
+    socks: SocketSet,
+    ports: RemotePorts,
+    start: Instant,
+    cmds: mpsc::Receiver<Command>,
+    assocs: HashMap<AssocId, Assoc>,
+    accept_queue: VecDeque<AssocId>,
+    accept_waiters: VecDeque<Reply<AssocParts>>,
+    ifaces: Interfaces,
+    monitor: Option<Subscription>,
+    buf: Vec<u8>,
+    timer: Pin<Box<Sleep>>,
+    stats: DriverStats,
+}
+
+fn now_of(start: Instant) -> Time {
+    Time::from_nanos(u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX))
+}
+
+impl Driver {
+    pub(crate) fn new(
+        cfg: StackConfig,
+        ep: Endpoint,
+        socks: SocketSet,
+        cmds: mpsc::Receiver<Command>,
+        ifaces: Interfaces,
+        monitor: Option<Subscription>,
+    ) -> Self {
+        let start = Instant::now();
+        Driver {
+            ports: RemotePorts::new(4096),
+            buf: vec![0u8; cfg.max_datagram.max(1500)],
+            cfg,
+            ep,
+            socks,
+            start,
+            cmds,
+            assocs: HashMap::new(),
+            accept_queue: VecDeque::new(),
+            accept_waiters: VecDeque::new(),
+            ifaces,
+            monitor,
+            timer: Box::pin(tokio::time::sleep_until(start + Duration::from_secs(3600))),
+            stats: DriverStats::default(),
+        }
+    }
+
+    fn now(&self) -> Time {
+        now_of(self.start)
+    }
+
+    /// The loop; returns when every handle is gone and the associations
+    /// still open have shut down (gracefully, within `drain_timeout`).
+    pub(crate) async fn run(mut self) {
+        let mut draining: Option<Instant> = None;
+        loop {
+            if let Some(until) = draining {
+                let open = self
+                    .ep
+                    .associations()
+                    .iter()
+                    .any(|id| self.ep.association(*id).is_some_and(|a| !a.is_closed()));
+                if !open || Instant::now() >= until {
+                    break;
+                }
+            }
+            self.service();
+            self.flush().await;
+            let deadline = self.ep.poll_timeout();
+            if let Some(d) = deadline {
+                let at = self.start + Duration::from_nanos(d.as_nanos());
+                if self.timer.deadline() != at {
+                    self.timer.as_mut().reset(at);
+                }
+            }
+            let Driver {
+                cmds,
+                socks,
+                buf,
+                timer,
+                monitor,
+                ..
+            } = &mut self;
+            let wait = async {
+                match monitor.as_mut() {
+                    Some(m) => m.next().await,
+                    None => std::future::pending().await,
+                }
+            };
+            enum Input {
+                Cmd(Option<Command>),
+                Dgram(usize, io::Result<(usize, SocketAddr)>),
+                Timer,
+                Iface(io::Result<Vec<IfaceChange>>),
+            }
+            let drain_tick = async {
+                match draining {
+                    Some(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let input = tokio::select! {
+                biased;
+                r = std::future::poll_fn(|cx| socks.poll_recv(cx, buf)) => Input::Dgram(r.0, r.1),
+                c = cmds.recv(), if draining.is_none() => Input::Cmd(c),
+                _ = timer.as_mut(), if deadline.is_some() => Input::Timer,
+                m = wait => Input::Iface(m),
+                _ = drain_tick => Input::Timer,
+            };
+            match input {
+                Input::Cmd(None) => {
+                    // Every handle dropped: shut down what is open, with
+                    // the data still queued delivered first.
+                    let now = self.now();
+                    for id in self.ep.associations() {
+                        if let Some(a) = self.ep.association_mut(id) {
+                            a.shutdown(now);
+                        }
+                    }
+                    draining = Some(Instant::now() + self.cfg.drain_timeout);
+                }
+                Input::Cmd(Some(c)) => {
+                    self.command(c);
+                    // Take what else is waiting, so that a burst of sends
+                    // costs one pass of the loop.
+                    for _ in 0..self.cfg.recv_batch.max(1) * 4 {
+                        match self.cmds.try_recv() {
+                            Ok(c) => self.command(c),
+                            Err(_) => break,
+                        }
+                    }
+                }
+                Input::Dgram(i, r) => {
+                    self.datagram(i, r);
+                    self.drain_sockets();
+                }
+                Input::Timer => {}
+                Input::Iface(Ok(changes)) => self.iface_changes(&changes),
+                Input::Iface(Err(e)) => {
+                    tracing::warn!("interface monitor failed: {e}; handovers stop");
+                    self.stats.monitor_errors += 1;
+                    self.monitor = None;
+                }
+            }
+            let now = self.now();
+            if self.ep.poll_timeout().is_some_and(|t| t <= now) {
+                self.ep.handle_timeout(now);
+            }
+        }
+        // Past the drain time: abort what is left.
+        for id in self.ep.associations() {
+            if let Some(a) = self.ep.association_mut(id) {
+                a.abort(None);
+            }
+        }
+        self.ep.flush_events();
+        self.flush().await;
+    }
+
+    fn datagram(&mut self, i: usize, r: io::Result<(usize, SocketAddr)>) {
+        match r {
+            Ok((n, from)) => {
+                self.stats.datagrams_received += 1;
+                let Some(local) = self.socks.socks.get(i).map(|s| s.addr) else {
+                    return;
+                };
+                self.ports.learn(from.ip(), from.port());
+                let data = Bytes::copy_from_slice(&self.buf[..n]);
+                let now = self.now();
+                self.ep.handle_datagram(now, from.ip(), local, data);
+            }
+            Err(e) => {
+                // ICMP errors reported on the socket (port unreachable,
+                // ...): the engine's timers handle the loss.
+                self.stats.recv_errors += 1;
+                tracing::debug!("receive error: {e}");
+            }
+        }
+    }
+
+    /// Reads what else is queued on the sockets, up to `recv_batch`.
+    fn drain_sockets(&mut self) {
+        let mut budget = self.cfg.recv_batch;
+        loop {
+            let mut any = false;
+            for i in 0..self.socks.socks.len() {
+                if budget == 0 {
+                    return;
+                }
+                let r = self.socks.socks[i].sock.try_recv_from(&mut self.buf);
+                match r {
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    r => {
+                        any = true;
+                        budget -= 1;
+                        self.datagram(i, r);
+                    }
+                }
+            }
+            if !any {
+                return;
+            }
+        }
+    }
+
+    /// Sends everything the engine has to send.
+    async fn flush(&mut self) {
+        loop {
+            let now = self.now();
+            let Some(t) = self.ep.poll_transmit(now) else {
+                break;
+            };
+            self.transmit(t).await;
+        }
+        // Transmitting may have produced events (e.g. a closed association).
+        self.service();
+    }
+
+    fn udp_port_for(&self, dest: IpAddr) -> u16 {
+        if let Some(p) = self.ports.get(dest) {
+            return p;
+        }
+        for (id, a) in &self.assocs {
+            if let Some(x) = self.ep.association(*id)
+                && x.paths().iter().any(|p| p.remote == dest)
+            {
+                return a.udp_port;
+            }
+            if a.connect_peer.is_some_and(|(p, _)| p == dest) {
+                return a.udp_port;
+            }
+        }
+        self.cfg.remote_udp_port
+    }
+
+    async fn transmit(&mut self, t: Transmit) {
+        let port = self.udp_port_for(t.destination);
+        let Some(s) = self.socks.for_source(t.source, t.destination) else {
+            self.stats.no_socket += 1;
+            return;
+        };
+        let to = SocketAddr::new(t.destination, port);
+        loop {
+            match s.sock.try_send_to(&t.payload, to) {
+                Ok(_) => {
+                    self.stats.datagrams_sent += 1;
+                    return;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if s.sock.writable().await.is_err() {
+                        self.stats.send_errors += 1;
+                        return;
+                    }
+                }
+                Err(e) => {
+                    // Unreachable network, address gone, ...: the packet
+                    // is lost; the engine's timers deal with it.
+                    self.stats.send_errors += 1;
+                    tracing::debug!("send to {to} failed: {e}");
+                    return;
+                }
+            }
+        }
+    }
+
+    fn new_assoc(&mut self, id: AssocId, udp_port: u16, peer_port: u16) -> &mut Assoc {
+        let (tx, rx) = mpsc::channel(self.cfg.event_queue.max(1));
+        let limit = self
+            .cfg
+            .send_credit
+            .clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+        let shared = std::sync::Arc::new(SendShared {
+            credit: tokio::sync::Semaphore::new(limit),
+            limit,
+            error: std::sync::Mutex::new(None),
+        });
+        self.assocs.entry(id).or_insert(Assoc {
+            shared,
+            events: tx,
+            events_rx: Some(rx),
+            connect_reply: None,
+            connect_peer: None,
+            sends: VecDeque::new(),
+            recv: None,
+            stash: Vec::new(),
+            shutdown_replies: Vec::new(),
+            shutdown_wanted: false,
+            shutdown_started: false,
+            closed: None,
+            connected: false,
+            udp_port,
+            mobility: None,
+            peer_port,
+        })
+    }
+
+    fn parts(&mut self, id: AssocId) -> Option<AssocParts> {
+        let peer_addrs = self
+            .ep
+            .association(id)
+            .map(|a| a.paths().iter().map(|p| p.remote).collect())
+            .unwrap_or_default();
+        let a = self.assocs.get_mut(&id)?;
+        Some(AssocParts {
+            id,
+            shared: a.shared.clone(),
+            events: a.events_rx.take()?,
+            peer_addrs,
+            peer_port: a.peer_port,
+        })
+    }
+
+    fn command(&mut self, c: Command) {
+        let now = self.now();
+        match c {
+            Command::Connect {
+                peers,
+                port,
+                udp_port,
+                reply,
+            } => {
+                if let Some(p) = peers.iter().find(|p| {
+                    !self
+                        .socks
+                        .socks
+                        .iter()
+                        .any(|s| s.addr.is_ipv4() == p.is_ipv4())
+                }) {
+                    let _ = reply.send(Err(NetError::NoAddressFamily { peer: *p }));
+                    return;
+                }
+                match self.ep.connect(now, &peers, port) {
+                    Ok(id) => {
+                        let udp = udp_port.unwrap_or(self.cfg.remote_udp_port);
+                        let a = self.new_assoc(id, udp, port);
+                        a.connect_reply = Some(reply);
+                        a.connect_peer = peers.first().map(|p| (*p, port));
+                    }
+                    Err(e) => {
+                        let _ = reply.send(Err(e.into()));
+                    }
+                }
+            }
+            Command::Accept { reply } => {
+                while let Some(id) = self.accept_queue.pop_front() {
+                    if let Some(p) = self.parts(id) {
+                        let _ = reply.send(Ok(p));
+                        return;
+                    }
+                }
+                self.accept_waiters.push_back(reply);
+            }
+            Command::Send {
+                id,
+                stream,
+                ppid,
+                unordered,
+                data,
+                credit,
+                reply,
+            } => {
+                let max = self.cfg.max_pending_sends;
+                let p = PendingSend {
+                    stream,
+                    ppid,
+                    unordered,
+                    data,
+                    credit,
+                    reply,
+                };
+                match self.assocs.get_mut(&id) {
+                    None => {
+                        // Nobody holds credit for an unknown association.
+                        if let Some(r) = p.reply {
+                            let _ = r.send(Err(NetError::Closed("unknown association".into())));
+                        }
+                    }
+                    Some(a) if a.sends.len() >= max => {
+                        let sh = a.shared.clone();
+                        p.done(&sh, Err(NetError::Busy(max)));
+                    }
+                    Some(a) if a.shutdown_wanted => {
+                        let sh = a.shared.clone();
+                        p.done(&sh, Err(SendError::ShuttingDown.into()));
+                    }
+                    Some(a) => a.sends.push_back(p),
+                }
+            }
+            Command::Recv { id, max, reply } => match self.assocs.get_mut(&id) {
+                None => {
+                    let _ = reply.send(Ok(Vec::new()));
+                }
+                Some(a) => {
+                    if a.recv.as_ref().is_some_and(|(_, r)| !r.is_closed()) {
+                        let _ = reply.send(Err(NetError::Busy(1)));
+                    } else if !a.stash.is_empty() {
+                        let msgs = std::mem::take(&mut a.stash);
+                        if let Err(Ok(back)) = reply.send(Ok(msgs)) {
+                            a.stash = back;
+                        }
+                    } else {
+                        a.recv = Some((max.max(1), reply));
+                    }
+                }
+            },
+            Command::Status { id, reply } => {
+                let r = match self.ep.association(id) {
+                    Some(x) => Ok(AssocStatus::of(x)),
+                    None => Err(NetError::Closed(
+                        self.assocs
+                            .get(&id)
+                            .and_then(|a| a.closed.as_ref())
+                            .map(describe_close)
+                            .unwrap_or_else(|| "unknown association".into()),
+                    )),
+                };
+                let _ = reply.send(r);
+            }
+            Command::Op { id, op, reply } => {
+                let r = self.assoc_op(id, op);
+                let _ = reply.send(r);
+            }
+            Command::Shutdown { id, reply } => match self.assocs.get_mut(&id) {
+                Some(a) if a.closed.is_none() => {
+                    a.shutdown_wanted = true;
+                    a.shutdown_replies.push(reply);
+                }
+                Some(a) => {
+                    let r = match &a.closed {
+                        Some(CloseReason::Shutdown) => Ok(()),
+                        Some(r) => Err(NetError::Closed(describe_close(r))),
+                        None => Ok(()),
+                    };
+                    let _ = reply.send(r);
+                }
+                None => {
+                    let _ = reply.send(Ok(()));
+                }
+            },
+            Command::AddLocal { addr, reply } => {
+                let r = self.add_local(addr, true);
+                let _ = reply.send(r);
+            }
+            Command::RemoveLocal { addr, reply } => {
+                let r = self.remove_local(addr);
+                let _ = reply.send(r);
+            }
+            Command::LocalAddrs { reply } => {
+                let _ = reply.send(Ok(self.socks.addrs()));
+            }
+            Command::Stats { reply } => {
+                let mut s = self.stats;
+                s.endpoint = self.ep.stats();
+                s.sockets = self.socks.socks.len();
+                let _ = reply.send(Ok(s));
+            }
+        }
+    }
+
+    fn assoc_op(&mut self, id: AssocId, op: AssocOp) -> Result<(), NetError> {
+        if let AssocOp::AddLocal(addr) = op
+            && !self.socks.contains(addr)
+        {
+            self.bind_socket(addr)?;
+        }
+        let a = self
+            .ep
+            .association_mut(id)
+            .ok_or_else(|| NetError::Closed("the association has ended".into()))?;
+        match op {
+            AssocOp::SetPrimary(p) => a.set_primary(p)?,
+            AssocOp::RequestPeerPrimary(l) => {
+                a.request_peer_primary(l)?;
+                a.set_local_primary(Some(l))?;
+            }
+            AssocOp::AddLocal(l) => a.add_local_address(l)?,
+            AssocOp::RemoveLocal(l) => a.remove_local_address(l)?,
+            AssocOp::Abort => a.abort(None),
+        }
+        self.ep.flush_events();
+        Ok(())
+    }
+
+    fn bind_socket(&mut self, addr: IpAddr) -> Result<(), NetError> {
+        let s = encap::bind(addr, self.cfg.udp_port, self.cfg.socket_buffer)?;
+        self.socks.socks.push(s);
+        Ok(())
+    }
+
+    /// Adds a local address to the stack (a socket) and, if `to_assocs`,
+    /// to every established association (ASCONF Add IP).
+    fn add_local(&mut self, addr: IpAddr, to_assocs: bool) -> Result<(), NetError> {
+        if !self.socks.contains(addr) {
+            self.bind_socket(addr)?;
+        }
+        let addrs = self.socks.addrs();
+        self.ep.set_local_addresses(&addrs);
+        if to_assocs {
+            for id in self.ep.associations() {
+                if let Some(a) = self.ep.association_mut(id)
+                    && a.state().is_established()
+                    && !a.local_addresses().iter().any(|l| l.addr == addr)
+                {
+                    a.add_local_address(addr)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_local(&mut self, addr: IpAddr) -> Result<(), NetError> {
+        for id in self.ep.associations() {
+            if let Some(a) = self.ep.association_mut(id)
+                && a.state().is_established()
+                && a.local_addresses().iter().any(|l| l.addr == addr)
+            {
+                a.remove_local_address(addr)?;
+            }
+        }
+        // The socket stays until the address is really gone (the peer may
+        // still send to it until it acknowledges the deletion).
+        let addrs: Vec<IpAddr> = self
+            .socks
+            .addrs()
+            .into_iter()
+            .filter(|a| *a != addr)
+            .collect();
+        self.ep.set_local_addresses(&addrs);
+        Ok(())
+    }
+
+    fn iface_changes(&mut self, changes: &[IfaceChange]) {
+        let now = self.now();
+        let mut events: Vec<LinkEvent> = Vec::new();
+        for c in changes {
+            events.extend(self.ifaces.apply(c));
+        }
+        if events.is_empty() {
+            return;
+        }
+        self.stats.link_events += events.len() as u64;
+        // New addresses need a socket before a policy may add them.
+        let mut usable = Vec::new();
+        for ev in events {
+            if let LinkEvent::AddressObtained { addr, .. } = ev
+                && !self.socks.contains(addr)
+            {
+                match self.bind_socket(addr) {
+                    Ok(()) => {
+                        let addrs = self.socks.addrs();
+                        self.ep.set_local_addresses(&addrs);
+                    }
+                    Err(e) => {
+                        tracing::warn!("cannot use new address {addr}: {e}");
+                        continue;
+                    }
+                }
+            }
+            usable.push(ev);
+        }
+        let ids: Vec<AssocId> = self.assocs.keys().copied().collect();
+        for id in ids {
+            let Some(a) = self.assocs.get_mut(&id) else {
+                continue;
+            };
+            let (Some(m), Some(x)) = (a.mobility.as_mut(), self.ep.association_mut(id)) else {
+                continue;
+            };
+            if !x.state().is_established() {
+                continue;
+            }
+            let hs = m.on_link_events(now, &usable, x, &self.ifaces);
+            for h in hs {
+                self.stats.handovers += 1;
+                let _ = a.events.try_send(NetEvent::Handover(h));
+            }
+        }
+        for ev in &usable {
+            if let LinkEvent::AddressLost { addr, .. } = ev {
+                // The host no longer has it: nothing can arrive there or
+                // leave from there.
+                self.socks.remove(*addr);
+                let addrs = self.socks.addrs();
+                self.ep.set_local_addresses(&addrs);
+            }
+        }
+        self.ep.flush_events();
+    }
+
+    /// Engine events, pending sends and receives, shutdowns.
+    fn service(&mut self) {
+        let now = self.now();
+        self.ep.flush_events();
+        while let Some((id, ev)) = self.ep.poll_event() {
+            self.event(now, id, ev);
+        }
+        let ids: Vec<AssocId> = self.assocs.keys().copied().collect();
+        for id in ids {
+            self.service_assoc(now, id);
+        }
+        // Forget associations the application can no longer reach.
+        self.assocs.retain(|id, a| {
+            let gone = a.closed.is_some()
+                && a.events.is_closed()
+                && a.events_rx.is_none()
+                && a.recv.is_none()
+                && a.stash.is_empty();
+            let _ = id;
+            !gone
+        });
+        self.ep.flush_events();
+        while let Some((id, ev)) = self.ep.poll_event() {
+            self.event(now, id, ev);
+        }
+    }
+
+    fn service_assoc(&mut self, now: Time, id: AssocId) {
+        let Some(a) = self.assocs.get_mut(&id) else {
+            return;
+        };
+        let x = self.ep.association_mut(id);
+        // Sends waiting for room.
+        match x {
+            Some(x) if a.closed.is_none() => {
+                while let Some(p) = a.sends.front() {
+                    match x.send(p.stream, p.ppid, p.data.clone(), p.unordered) {
+                        Err(SendError::BufferFull) => break,
+                        Err(SendError::NotConnected) if !x.state().is_established() => break,
+                        r => {
+                            if let Some(p) = a.sends.pop_front() {
+                                p.done(&a.shared, r.map_err(NetError::from));
+                            }
+                        }
+                    }
+                }
+                if a.shutdown_wanted && !a.shutdown_started && a.sends.is_empty() {
+                    a.shutdown_started = true;
+                    x.shutdown(now);
+                }
+                if let Some((max, _)) = &a.recv
+                    && x.readable()
+                {
+                    let max = *max;
+                    let mut msgs = Vec::new();
+                    while msgs.len() < max
+                        && let Some(m) = x.recv()
+                    {
+                        msgs.push(m);
+                    }
+                    if let Some((_, reply)) = a.recv.take()
+                        && let Err(Ok(back)) = reply.send(Ok(msgs))
+                    {
+                        a.stash = back;
+                    }
+                }
+            }
+            x => {
+                // Closed (or forgotten by the endpoint): fail what waits.
+                let why = a
+                    .closed
+                    .as_ref()
+                    .map(describe_close)
+                    .unwrap_or_else(|| "the association has ended".into());
+                for p in a.sends.drain(..) {
+                    p.done(&a.shared, Err(NetError::Closed(why.clone())));
+                }
+                if a.closed.is_some() {
+                    a.shared.credit.close();
+                }
+                if a.recv.is_some() {
+                    let mut msgs = std::mem::take(&mut a.stash);
+                    if let Some(x) = x {
+                        let max = a.recv.as_ref().map_or(1, |r| r.0);
+                        while msgs.len() < max
+                            && let Some(m) = x.recv()
+                        {
+                            msgs.push(m);
+                        }
+                    }
+                    // An empty batch is the end of the stream.
+                    if let Some((_, reply)) = a.recv.take()
+                        && let Err(Ok(back)) = reply.send(Ok(msgs))
+                    {
+                        a.stash = back;
+                    }
+                }
+                if a.closed.is_none() && a.connect_reply.is_none() {
+                    a.closed = Some(CloseReason::Aborted);
+                }
+            }
+        }
+    }
+
+    fn event(&mut self, now: Time, id: AssocId, ev: Event) {
+        if !self.assocs.contains_key(&id) {
+            // A passively opened association.
+            let (udp, peer_port) = match self.ep.association(id) {
+                Some(x) => (
+                    x.primary()
+                        .and_then(|p| self.ports.get(p))
+                        .unwrap_or(self.cfg.remote_udp_port),
+                    x.peer_port(),
+                ),
+                None => (self.cfg.remote_udp_port, 0),
+            };
+            self.new_assoc(id, udp, peer_port);
+            if matches!(ev, Event::Connected) {
+                if self.accept_queue.len() >= self.cfg.accept_queue {
+                    if let Some(x) = self.ep.association_mut(id) {
+                        x.abort(None);
+                    }
+                    self.stats.accept_overflows += 1;
+                } else {
+                    self.accept_queue.push_back(id);
+                }
+            }
+        }
+        match &ev {
+            Event::Connected => {
+                let mut m = None;
+                if self.cfg.monitor
+                    && let Some(x) = self.ep.association_mut(id)
+                {
+                    let mut mob = Mobility::new(
+                        &self.cfg.policy,
+                        &self.ifaces,
+                        self.cfg.move_data_on_link_down,
+                    );
+                    let hs = mob.start(now, x, &self.ifaces);
+                    self.stats.handovers += hs.len() as u64;
+                    m = Some((mob, hs));
+                } else if let Some(x) = self.ep.association_mut(id) {
+                    pair_paths(x, &self.ifaces);
+                }
+                let parts_needed = self
+                    .assocs
+                    .get(&id)
+                    .is_some_and(|a| a.connect_reply.is_some());
+                let parts = if parts_needed { self.parts(id) } else { None };
+                if let Some(a) = self.assocs.get_mut(&id) {
+                    a.connected = true;
+                    if let Some((mob, hs)) = m {
+                        a.mobility = Some(mob);
+                        for h in hs {
+                            let _ = a.events.try_send(NetEvent::Handover(h));
+                        }
+                    }
+                    if let (Some(r), Some(p)) = (a.connect_reply.take(), parts) {
+                        let _ = r.send(Ok(p));
+                    }
+                }
+                // Hand it to a waiting `accept`.
+                while let Some(w) = self.accept_waiters.pop_front() {
+                    let Some(qid) = self.accept_queue.pop_front() else {
+                        self.accept_waiters.push_front(w);
+                        break;
+                    };
+                    match self.parts(qid) {
+                        Some(p) => {
+                            let _ = w.send(Ok(p));
+                        }
+                        None => self.accept_waiters.push_front(w),
+                    }
+                }
+            }
+            Event::Closed { reason } => {
+                if let Some(a) = self.assocs.get_mut(&id) {
+                    a.closed = Some(reason.clone());
+                    if let Some(r) = a.connect_reply.take() {
+                        let err = match (reason, a.connect_peer) {
+                            (CloseReason::InitFailed, Some((peer, port))) => {
+                                NetError::Unreachable {
+                                    peer: SocketAddr::new(peer, a.udp_port),
+                                    port,
+                                    udp_port: a.udp_port,
+                                    secs: now.as_secs_f64(),
+                                }
+                            }
+                            (CloseReason::Refused | CloseReason::PeerAbort { .. }, _) => {
+                                NetError::Refused(describe_close(reason))
+                            }
+                            _ => NetError::Closed(describe_close(reason)),
+                        };
+                        let _ = r.send(Err(err));
+                    }
+                    for r in a.shutdown_replies.drain(..) {
+                        let res = if *reason == CloseReason::Shutdown {
+                            Ok(())
+                        } else {
+                            Err(NetError::Closed(describe_close(reason)))
+                        };
+                        let _ = r.send(res);
+                    }
+                }
+            }
+            _ => {}
+        }
+        // Address changes: each path leaves from the address on its subnet.
+        if matches!(
+            ev,
+            Event::LocalAddressAdded { .. }
+                | Event::LocalAddressRemoved { .. }
+                | Event::PeerAddressAdded { .. }
+                | Event::PeerAddressRemoved { .. }
+        ) && let Some(x) = self.ep.association_mut(id)
+        {
+            pair_paths(x, &self.ifaces);
+        }
+        // The policy hears about association events too.
+        if let Some(a) = self.assocs.get_mut(&id) {
+            if let (Some(m), Some(x)) = (a.mobility.as_mut(), self.ep.association_mut(id)) {
+                for h in m.on_event(now, &ev, x, &self.ifaces) {
+                    self.stats.handovers += 1;
+                    let _ = a.events.try_send(NetEvent::Handover(h));
+                }
+            }
+            if !matches!(ev, Event::Readable | Event::Writable)
+                && a.events.try_send(NetEvent::Assoc(ev)).is_err()
+            {
+                self.stats.events_dropped += 1;
+            }
+        }
+    }
+}

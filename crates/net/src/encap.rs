@@ -1,0 +1,175 @@
+//! SCTP over UDP (RFC 6951): one UDP socket per local address, all on the
+//! local encapsulation port, so that each path leaves from the interface
+//! its source address belongs to; and the remote encapsulation port of
+//! each peer address, learned from the packets it sends (section 5.5).
+
+use std::collections::HashMap;
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::task::{Context, Poll};
+
+use socket2::{Domain, Protocol, Socket, Type};
+use tokio::io::ReadBuf;
+use tokio::net::UdpSocket;
+
+use crate::error::NetError;
+
+/// A UDP socket bound to one local address.
+#[derive(Debug)]
+pub struct LocalSocket {
+    pub addr: IpAddr,
+    pub sock: UdpSocket,
+}
+
+/// Opens a UDP socket on `addr`:`port` (non-blocking, IPv6-only for IPv6
+/// addresses so that the IPv4 socket of the same port can coexist).
+pub fn bind(addr: IpAddr, port: u16, buffer: usize) -> Result<LocalSocket, NetError> {
+    let fail = |source: io::Error| match source.kind() {
+        io::ErrorKind::AddrInUse => NetError::PortInUse { addr, port },
+        io::ErrorKind::AddrNotAvailable => NetError::AddressNotLocal { addr },
+        _ => NetError::Socket { addr, port, source },
+    };
+    let domain = if addr.is_ipv4() {
+        Domain::IPV4
+    } else {
+        Domain::IPV6
+    };
+    let s = Socket::new(domain, Type::DGRAM, Some(Protocol::UDP)).map_err(fail)?;
+    if addr.is_ipv6() {
+        s.set_only_v6(true).map_err(fail)?;
+    }
+    // Buffers are a hint; the kernel caps them (net.core.rmem_max).
+    let _ = s.set_recv_buffer_size(buffer);
+    let _ = s.set_send_buffer_size(buffer);
+    s.set_nonblocking(true).map_err(fail)?;
+    s.bind(&SocketAddr::new(addr, port).into()).map_err(fail)?;
+    let std_sock: std::net::UdpSocket = s.into();
+    let sock = UdpSocket::from_std(std_sock).map_err(fail)?;
+    Ok(LocalSocket { addr, sock })
+}
+
+/// The sockets of a stack.
+#[derive(Debug, Default)]
+pub struct SocketSet {
+    pub socks: Vec<LocalSocket>,
+}
+
+impl SocketSet {
+    pub fn addrs(&self) -> Vec<IpAddr> {
+        self.socks.iter().map(|s| s.addr).collect()
+    }
+
+    pub fn contains(&self, addr: IpAddr) -> bool {
+        self.socks.iter().any(|s| s.addr == addr)
+    }
+
+    pub fn remove(&mut self, addr: IpAddr) {
+        self.socks.retain(|s| s.addr != addr);
+    }
+
+    /// The socket to send from: the one bound to `source`, else the first
+    /// of the destination's family.
+    pub fn for_source(&self, source: Option<IpAddr>, dest: IpAddr) -> Option<&LocalSocket> {
+        source
+            .and_then(|a| self.socks.iter().find(|s| s.addr == a))
+            .or_else(|| {
+                self.socks
+                    .iter()
+                    .find(|s| s.addr.is_ipv4() == dest.is_ipv4())
+            })
+    }
+
+    /// Polls every socket for a datagram: `(socket index, length, source)`.
+    pub fn poll_recv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<(usize, io::Result<(usize, SocketAddr)>)> {
+        for (i, s) in self.socks.iter().enumerate() {
+            let mut rb = ReadBuf::new(buf);
+            if let Poll::Ready(r) = s.sock.poll_recv_from(cx, &mut rb) {
+                return Poll::Ready((i, r.map(|from| (rb.filled().len(), from))));
+            }
+        }
+        Poll::Pending
+    }
+}
+
+/// Remote UDP encapsulation ports (RFC 6951 section 5.5): per peer
+/// address, the source port of the last packet received from it; before
+/// that, the port given when the association was started.
+#[derive(Debug, Default)]
+pub struct RemotePorts {
+    learned: HashMap<IpAddr, u16>,
+    max_entries: usize,
+}
+
+impl RemotePorts {
+    pub fn new(max_entries: usize) -> Self {
+        RemotePorts {
+            learned: HashMap::new(),
+            max_entries,
+        }
+    }
+
+    /// Records the source port of a packet from `addr`.
+    pub fn learn(&mut self, addr: IpAddr, port: u16) {
+        if self.learned.get(&addr) == Some(&port) {
+            return;
+        }
+        if self.learned.len() >= self.max_entries && !self.learned.contains_key(&addr) {
+            // Bounded: forget an arbitrary entry (it is learned again from
+            // the next packet of that peer).
+            if let Some(k) = self.learned.keys().next().copied() {
+                self.learned.remove(&k);
+            }
+        }
+        self.learned.insert(addr, port);
+    }
+
+    pub fn get(&self, addr: IpAddr) -> Option<u16> {
+        self.learned.get(&addr).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.learned.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.learned.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn bind_reports_port_in_use_and_foreign_addresses() {
+        let lo: IpAddr = "127.0.0.1".parse().unwrap();
+        let a = bind(lo, 0, 1 << 16).unwrap();
+        let port = a.sock.local_addr().unwrap().port();
+        match bind(lo, port, 1 << 16) {
+            Err(NetError::PortInUse { port: p, .. }) => assert_eq!(p, port),
+            other => panic!("expected PortInUse, got {other:?}"),
+        }
+        // 192.0.2.1 (TEST-NET-1) is never a local address.
+        match bind("192.0.2.1".parse().unwrap(), 0, 1 << 16) {
+            Err(NetError::AddressNotLocal { .. }) => {}
+            other => panic!("expected AddressNotLocal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn remote_ports_are_learned_and_bounded() {
+        let mut r = RemotePorts::new(2);
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        assert_eq!(r.get(a), None);
+        r.learn(a, 9899);
+        r.learn(a, 40000);
+        assert_eq!(r.get(a), Some(40000));
+        r.learn("10.0.0.2".parse().unwrap(), 1);
+        r.learn("10.0.0.3".parse().unwrap(), 2);
+        assert_eq!(r.len(), 2);
+    }
+}

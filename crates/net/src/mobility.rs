@@ -1,0 +1,216 @@
+//! Handover on a real host: the interface monitor's [`LinkEvent`]s go to
+//! the association's handover policy (`msctp_proto::policy`, the same
+//! interface the simulator uses), whose decisions are carried out with
+//! `policy::apply`; this module adds what only the host knows: which local
+//! address reaches which peer address (the subnet they share), so that a
+//! "make this local address primary" decision also moves new data to the
+//! peer address reached through it, and whether the link under the old
+//! path is down, in which case its outstanding data is resent on the new
+//! path at once (`Association::retransmit_path_data`) instead of after a
+//! retransmission timeout.
+
+use std::net::IpAddr;
+
+use msctp_proto::asconf::LocalAddrState;
+use msctp_proto::policy::{
+    self, Decision, FailoverOnly, FastestFirst, HandoverPolicy, LinkEvent, NewestAddress,
+};
+use msctp_proto::{Association, Event, Time};
+
+use crate::config::PolicyKind;
+use crate::monitor::Interfaces;
+
+/// One handover as it happened.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Handover {
+    /// Driver time (nanoseconds since the stack started).
+    pub at_ns: u64,
+    /// Local address data left from, and the one it leaves from now.
+    pub from_local: Option<IpAddr>,
+    pub to_local: IpAddr,
+    /// Peer address new data went to, and goes to now.
+    pub from_peer: Option<IpAddr>,
+    pub to_peer: Option<IpAddr>,
+    /// The link under the old path was down.
+    pub link_down: bool,
+    /// DATA chunks resent at once from the old path (outstanding there).
+    pub retransmitted: usize,
+}
+
+/// The policy of one association and its bookkeeping.
+pub struct Mobility {
+    policy: Box<dyn HandoverPolicy + Send>,
+    move_data: bool,
+}
+
+impl std::fmt::Debug for Mobility {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mobility")
+            .field("policy", &self.policy.name())
+            .finish()
+    }
+}
+
+fn usable_locals(assoc: &Association) -> Vec<IpAddr> {
+    assoc
+        .local_addresses()
+        .iter()
+        .filter(|l| l.state != LocalAddrState::DeletePending)
+        .map(|l| l.addr)
+        .collect()
+}
+
+/// Fixes each path's source to the local address on the peer address's
+/// subnet (none if no local address shares it: the association chooses:
+/// its local primary, else where it last heard from that peer address).
+/// The local primary itself is left to the policy: pinning it here would
+/// send every path without a subnet match from one address.
+pub fn pair_paths(assoc: &mut Association, ifaces: &Interfaces) {
+    let locals = usable_locals(assoc);
+    let peers: Vec<IpAddr> = assoc.paths().iter().map(|p| p.remote).collect();
+    for r in peers {
+        let src = ifaces.on_link_with(r, &locals);
+        let _ = assoc.set_path_source(r, src);
+    }
+}
+
+impl Mobility {
+    pub fn new(kind: &PolicyKind, ifaces: &Interfaces, move_data: bool) -> Self {
+        let policy: Box<dyn HandoverPolicy + Send> = match kind {
+            PolicyKind::FailoverOnly => Box::new(FailoverOnly::default()),
+            PolicyKind::NewestAddress => Box::new(NewestAddress::default()),
+            PolicyKind::FastestFirst { rates } => Box::new(FastestFirst::new(
+                rates
+                    .iter()
+                    .filter_map(|(name, r)| ifaces.index_of(name).map(|i| (i, *r)))
+                    .collect(),
+            )),
+        };
+        Mobility { policy, move_data }
+    }
+
+    pub fn policy_name(&self) -> &'static str {
+        self.policy.name()
+    }
+
+    /// Feeds the current interface state to a fresh policy, then applies
+    /// what it decides (e.g. fastest-first picks the fastest link).
+    pub fn start(
+        &mut self,
+        now: Time,
+        assoc: &mut Association,
+        ifaces: &Interfaces,
+    ) -> Vec<Handover> {
+        pair_paths(assoc, ifaces);
+        self.on_link_events(now, &ifaces.snapshot_events(), assoc, ifaces)
+    }
+
+    /// Link-layer events: ask the policy, carry its decisions out.
+    pub fn on_link_events(
+        &mut self,
+        now: Time,
+        events: &[LinkEvent],
+        assoc: &mut Association,
+        ifaces: &Interfaces,
+    ) -> Vec<Handover> {
+        let mut out = Vec::new();
+        for ev in events {
+            let d = self.policy.on_link_event(now, ev, assoc);
+            out.extend(self.carry_out(now, &d, assoc, ifaces));
+            if let LinkEvent::LinkUp { iface } = ev {
+                // Probe the paths over the link that came back, so they are
+                // usable after one round trip.
+                let peers: Vec<IpAddr> = assoc.paths().iter().map(|p| p.remote).collect();
+                let locals = usable_locals(assoc);
+                for r in peers {
+                    if let Some(src) = ifaces.on_link_with(r, &locals)
+                        && ifaces.iface_of(src) == Some(*iface)
+                    {
+                        let _ = assoc.probe_path(now, r);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Association events (addresses confirmed, paths down, ...).
+    pub fn on_event(
+        &mut self,
+        now: Time,
+        ev: &Event,
+        assoc: &mut Association,
+        ifaces: &Interfaces,
+    ) -> Vec<Handover> {
+        if matches!(
+            ev,
+            Event::LocalAddressAdded { .. }
+                | Event::LocalAddressRemoved { .. }
+                | Event::PeerAddressAdded { .. }
+                | Event::PeerAddressRemoved { .. }
+        ) {
+            pair_paths(assoc, ifaces);
+        }
+        let d = self.policy.on_association_event(now, ev, assoc);
+        self.carry_out(now, &d, assoc, ifaces)
+    }
+
+    fn carry_out(
+        &mut self,
+        now: Time,
+        decisions: &[Decision],
+        assoc: &mut Association,
+        ifaces: &Interfaces,
+    ) -> Vec<Handover> {
+        if decisions.is_empty() {
+            return Vec::new();
+        }
+        let from_peer = assoc.data_destination();
+        // Where data left from: the chosen local primary, else the
+        // address on the data path's subnet, else the first address.
+        let from_local = assoc
+            .local_primary()
+            .or_else(|| from_peer.and_then(|p| ifaces.on_link_with(p, &usable_locals(assoc))))
+            .or_else(|| assoc.local_addresses().first().map(|l| l.addr));
+        let results = policy::apply(assoc, decisions);
+        let mut out = Vec::new();
+        for (d, r) in decisions.iter().zip(results) {
+            let Decision::MakePrimary(to_local) = *d else {
+                continue;
+            };
+            if r.is_err() || from_local == Some(to_local) {
+                continue;
+            }
+            // New data goes to the peer address reached through the new
+            // local address, if one is on its subnet.
+            let to_peer = assoc
+                .paths()
+                .iter()
+                .map(|p| p.remote)
+                .find(|r| ifaces.on_link_with(*r, &[to_local]) == Some(to_local));
+            if let Some(p) = to_peer {
+                let _ = assoc.set_primary(p);
+                let _ = assoc.set_path_source(p, Some(to_local));
+            }
+            let old_iface = from_local.and_then(|a| ifaces.iface_of(a));
+            let link_down = old_iface.is_some_and(|i| !ifaces.is_up(i));
+            let mut retransmitted = 0;
+            if self.move_data
+                && link_down
+                && let Some(old) = from_peer
+            {
+                retransmitted = assoc.retransmit_path_data(old).unwrap_or(0);
+            }
+            out.push(Handover {
+                at_ns: now.as_nanos(),
+                from_local,
+                to_local,
+                from_peer,
+                to_peer: assoc.data_destination(),
+                link_down,
+                retransmitted,
+            });
+        }
+        out
+    }
+}

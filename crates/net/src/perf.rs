@@ -1,0 +1,367 @@
+//! An iperf-like measurement over one association, behind `msctp perf`:
+//! the client sends for a while, the server receives and reports back;
+//! both print throughput per interval, the client also per-path
+//! statistics and every handover as it happens, with the delivery gap and
+//! losses the receiver saw around it.
+//!
+//! Wire use: data on stream 0 (PPID [`PPID_PERF_DATA`]); once per
+//! interval the server sends a [`ReceiverReport`] (JSON) on stream 1
+//! (PPID [`PPID_PERF_REPORT`]); the client ends with a graceful shutdown.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+
+use crate::driver::NetEvent;
+use crate::error::NetError;
+use crate::mobility::Handover;
+use crate::stack::Association;
+use crate::transfer::GapTracker;
+use msctp_proto::Event;
+
+pub const PPID_PERF_DATA: u32 = 0x6d73_0010;
+pub const PPID_PERF_REPORT: u32 = 0x6d73_0011;
+
+/// What the receiver saw in one interval.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ReceiverReport {
+    /// Seconds since the first data.
+    pub t: f64,
+    pub bytes: u64,
+    /// Longest wait between deliveries in the interval.
+    pub longest_gap_ms: f64,
+    /// Duplicate TSNs received so far (spurious retransmissions).
+    pub duplicates: u64,
+}
+
+/// One path in a report line.
+#[derive(Debug, Clone, Serialize)]
+pub struct PathLine {
+    pub peer: IpAddr,
+    pub active: bool,
+    pub cwnd: u32,
+    pub srtt_ms: Option<f64>,
+    pub flight: u32,
+    pub retransmissions: u64,
+    pub t3_expirations: u64,
+}
+
+/// What `msctp perf` prints, one per line (`--json`: one JSON object per
+/// line, tagged by `type`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PerfLine {
+    /// Client: acknowledged throughput, paths, the receiver's last report.
+    Interval {
+        t: f64,
+        mbps: f64,
+        primary: Option<IpAddr>,
+        paths: Vec<PathLine>,
+        receiver: Option<ReceiverReport>,
+    },
+    /// Client: a handover, when it happens.
+    Handover { t: f64, handover: Handover },
+    /// Client: what the receiver saw around the last handover (the next
+    /// report after it): longest gap, chunks resent at once, and of these
+    /// the ones the receiver did not have already (lost on the old path).
+    HandoverResult {
+        t: f64,
+        gap_ms: f64,
+        retransmitted: usize,
+        lost: u64,
+    },
+    /// Server: received throughput.
+    Received {
+        t: f64,
+        mbps: f64,
+        longest_gap_ms: f64,
+    },
+    /// End of the run.
+    Summary {
+        seconds: f64,
+        bytes: u64,
+        mbps: f64,
+        longest_gap_ms: f64,
+        handovers: usize,
+        retransmitted_chunks: u64,
+    },
+}
+
+impl std::fmt::Display for PerfLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PerfLine::Interval {
+                t,
+                mbps,
+                primary,
+                paths,
+                receiver,
+            } => {
+                write!(f, "[{t:7.2}s] {mbps:8.2} Mbit/s")?;
+                if let Some(r) = receiver {
+                    write!(f, "  rx gap {:6.1} ms", r.longest_gap_ms)?;
+                }
+                if let Some(p) = primary {
+                    write!(f, "  primary {p}")?;
+                }
+                for p in paths {
+                    write!(
+                        f,
+                        " | {} {} cwnd {} srtt {} flight {} rtx {}",
+                        p.peer,
+                        if p.active { "up" } else { "DOWN" },
+                        p.cwnd,
+                        p.srtt_ms
+                            .map(|s| format!("{s:.1}ms"))
+                            .unwrap_or_else(|| "-".into()),
+                        p.flight,
+                        p.retransmissions
+                    )?;
+                }
+                Ok(())
+            }
+            PerfLine::Handover { t, handover: h } => write!(
+                f,
+                "[{t:7.2}s] handover {} -> {} (peer {} -> {}){}, {} chunks resent at once",
+                h.from_local.map(|a| a.to_string()).unwrap_or("-".into()),
+                h.to_local,
+                h.from_peer.map(|a| a.to_string()).unwrap_or("-".into()),
+                h.to_peer.map(|a| a.to_string()).unwrap_or("-".into()),
+                if h.link_down { ", link down" } else { "" },
+                h.retransmitted
+            ),
+            PerfLine::HandoverResult {
+                t,
+                gap_ms,
+                retransmitted,
+                lost,
+            } => write!(
+                f,
+                "[{t:7.2}s] handover result: longest gap {gap_ms:.1} ms, {lost} lost, {retransmitted} retransmitted"
+            ),
+            PerfLine::Received {
+                t,
+                mbps,
+                longest_gap_ms,
+            } => write!(
+                f,
+                "[{t:7.2}s] {mbps:8.2} Mbit/s received, longest gap {longest_gap_ms:.1} ms"
+            ),
+            PerfLine::Summary {
+                seconds,
+                bytes,
+                mbps,
+                longest_gap_ms,
+                handovers,
+                retransmitted_chunks,
+            } => write!(
+                f,
+                "total: {bytes} bytes in {seconds:.2} s, {mbps:.2} Mbit/s, longest gap {longest_gap_ms:.1} ms, {handovers} handovers, {retransmitted_chunks} chunks retransmitted"
+            ),
+        }
+    }
+}
+
+/// Client settings.
+#[derive(Debug, Clone)]
+pub struct PerfConfig {
+    pub duration: Duration,
+    pub message: usize,
+    pub interval: Duration,
+}
+
+impl Default for PerfConfig {
+    fn default() -> Self {
+        PerfConfig {
+            duration: Duration::from_secs(10),
+            message: 1400,
+            interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Sends for `cfg.duration`, calling `out` with every line.
+pub async fn client(
+    mut assoc: Association,
+    cfg: &PerfConfig,
+    mut out: impl FnMut(&PerfLine),
+) -> Result<PerfLine, NetError> {
+    let start = Instant::now();
+    let accepted = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let h = assoc.handle();
+    let mut events = assoc.take_events();
+    let sender = {
+        let accepted = accepted.clone();
+        let stop = stop.clone();
+        let payload = Bytes::from(vec![0x5a; cfg.message.max(1)]);
+        let h = h.clone();
+        let end = start + cfg.duration;
+        tokio::spawn(async move {
+            while Instant::now() < end && !stop.load(Ordering::Relaxed) {
+                h.send(0, PPID_PERF_DATA, payload.clone()).await?;
+                accepted.fetch_add(payload.len() as u64, Ordering::Relaxed);
+            }
+            Ok::<(), NetError>(())
+        })
+    };
+    let mut tick = tokio::time::interval(cfg.interval);
+    tick.tick().await;
+    let mut last_acked = 0u64;
+    let mut last_t = 0.0;
+    let mut receiver: Option<ReceiverReport> = None;
+    let mut handovers = 0usize;
+    let mut pending_handover: Option<(usize, u64)> = None;
+    let mut longest_gap = 0f64;
+    let mut done = false;
+    while !done {
+        tokio::select! {
+            _ = tick.tick() => {
+                let st = h.status().await?;
+                let t = start.elapsed().as_secs_f64();
+                let acked = accepted.load(Ordering::Relaxed).saturating_sub(st.send_buffered as u64);
+                let mbps = (acked - last_acked.min(acked)) as f64 * 8.0 / (t - last_t).max(1e-9) / 1e6;
+                last_acked = acked;
+                last_t = t;
+                let paths = st.paths.iter().map(|p| PathLine {
+                    peer: p.remote,
+                    active: p.state == msctp_proto::path::PathState::Active,
+                    cwnd: p.cwnd,
+                    srtt_ms: p.srtt.map(|d| d.as_secs_f64() * 1e3),
+                    flight: p.flight_size,
+                    retransmissions: p.counters.retransmissions,
+                    t3_expirations: p.counters.t3_expirations,
+                }).collect();
+                out(&PerfLine::Interval { t, mbps, primary: st.data_destination, paths, receiver: receiver.take() });
+                if sender.is_finished() {
+                    done = true;
+                }
+            }
+            m = assoc.recv() => {
+                match m? {
+                    Some(m) if m.ppid == PPID_PERF_REPORT && m.data.len() <= 4096 => {
+                        if let Ok(r) = serde_json::from_slice::<ReceiverReport>(&m.data) {
+                            longest_gap = longest_gap.max(r.longest_gap_ms);
+                            if let Some((rtx, dups_before)) = pending_handover.take() {
+                                let dups = r.duplicates.saturating_sub(dups_before);
+                                out(&PerfLine::HandoverResult {
+                                    t: start.elapsed().as_secs_f64(),
+                                    gap_ms: r.longest_gap_ms,
+                                    retransmitted: rtx,
+                                    lost: (rtx as u64).saturating_sub(dups),
+                                });
+                            }
+                            receiver = Some(r);
+                        }
+                    }
+                    Some(_) => {}
+                    None => done = true,
+                }
+            }
+            e = async { match events.as_mut() { Some(r) => r.recv().await, None => std::future::pending().await } } => {
+                match e {
+                    Some(NetEvent::Handover(hv)) => {
+                        handovers += 1;
+                        let dups = receiver.as_ref().map_or(0, |r| r.duplicates);
+                        pending_handover = Some((hv.retransmitted, dups));
+                        out(&PerfLine::Handover { t: start.elapsed().as_secs_f64(), handover: hv });
+                    }
+                    Some(NetEvent::Assoc(Event::Closed { .. })) | None => done = true,
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let _ = sender.await;
+    let st = h.status().await.ok();
+    let rtx = st.as_ref().map_or(0, |s| s.stats.retransmitted_chunks);
+    h.shutdown().await?;
+    let secs = start.elapsed().as_secs_f64();
+    let bytes = accepted.load(Ordering::Relaxed);
+    let summary = PerfLine::Summary {
+        seconds: secs,
+        bytes,
+        mbps: bytes as f64 * 8.0 / secs.max(1e-9) / 1e6,
+        longest_gap_ms: longest_gap,
+        handovers,
+        retransmitted_chunks: rtx,
+    };
+    out(&summary);
+    Ok(summary)
+}
+
+/// Receives one client's run, sending a report every `interval`.
+pub async fn server(
+    mut assoc: Association,
+    interval: Duration,
+    mut out: impl FnMut(&PerfLine),
+) -> Result<PerfLine, NetError> {
+    let h = assoc.handle();
+    let mut tick = tokio::time::interval(interval);
+    tick.tick().await;
+    let mut start: Option<Instant> = None;
+    let mut total = 0u64;
+    let mut bytes = 0u64;
+    let mut gaps = GapTracker::new(Duration::from_millis(50));
+    let mut window_gap = Duration::ZERO;
+    let mut last_delivery: Option<Instant> = None;
+    let mut last_t = 0.0;
+    loop {
+        tokio::select! {
+            m = assoc.recv() => {
+                let Some(m) = m? else { break };
+                if m.ppid != PPID_PERF_DATA {
+                    continue;
+                }
+                let now = Instant::now();
+                start.get_or_insert(now);
+                if let Some(l) = last_delivery {
+                    window_gap = window_gap.max(now.saturating_duration_since(l));
+                }
+                last_delivery = Some(now);
+                gaps.observe(now);
+                bytes += m.data.len() as u64;
+                total += m.data.len() as u64;
+            }
+            _ = tick.tick() => {
+                let Some(s) = start else { continue };
+                let t = s.elapsed().as_secs_f64();
+                let dups = h.status().await.map(|st| st.stats.duplicate_tsns_received).unwrap_or(0);
+                let r = ReceiverReport {
+                    t,
+                    bytes,
+                    longest_gap_ms: window_gap.as_secs_f64() * 1e3,
+                    duplicates: dups,
+                };
+                out(&PerfLine::Received {
+                    t,
+                    mbps: bytes as f64 * 8.0 / (t - last_t).max(1e-9) / 1e6,
+                    longest_gap_ms: r.longest_gap_ms,
+                });
+                last_t = t;
+                bytes = 0;
+                window_gap = Duration::ZERO;
+                if let Ok(j) = serde_json::to_vec(&r) {
+                    // Best effort: the client may be shutting down.
+                    let _ = tokio::time::timeout(interval, h.send(1, PPID_PERF_REPORT, Bytes::from(j))).await;
+                }
+            }
+        }
+    }
+    let secs = gaps.span().as_secs_f64();
+    let summary = PerfLine::Summary {
+        seconds: secs,
+        bytes: total,
+        mbps: total as f64 * 8.0 / secs.max(1e-9) / 1e6,
+        longest_gap_ms: gaps.longest.as_secs_f64() * 1e3,
+        handovers: 0,
+        retransmitted_chunks: 0,
+    };
+    out(&summary);
+    Ok(summary)
+}

@@ -1,0 +1,448 @@
+//! The application interface (async, Tokio): a [`Stack`] binds the UDP
+//! sockets and runs the driver; [`Stack::connect`] and [`Stack::accept`]
+//! give [`Association`] handles to send and receive messages on streams,
+//! change addresses and the primary path, read events and shut down.
+
+use std::collections::VecDeque;
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use msctp_proto::{AssocId, Endpoint, Message};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::config::StackConfig;
+use crate::driver::{AssocOp, AssocParts, Command, Driver, NetEvent, SendShared};
+use crate::encap::{self, SocketSet};
+use crate::error::{NetError, check_unicast};
+use crate::monitor::{self, Interfaces, Subscription};
+use crate::status::{AssocStatus, DriverStats};
+
+/// Messages fetched from the driver per request.
+const RECV_BATCH: usize = 256;
+
+/// An SCTP-over-UDP stack: one endpoint (SCTP port), one UDP socket per
+/// local address, one driver task.
+#[derive(Debug, Clone)]
+pub struct Stack {
+    tx: mpsc::Sender<Command>,
+    info: Arc<StackInfo>,
+}
+
+/// What a stack was started with.
+#[derive(Debug)]
+pub struct StackInfo {
+    pub port: u16,
+    pub udp_port: u16,
+    pub local_addrs: Vec<IpAddr>,
+    pub connect_timeout: std::time::Duration,
+}
+
+async fn call<T>(
+    tx: &mpsc::Sender<Command>,
+    make: impl FnOnce(oneshot::Sender<Result<T, NetError>>) -> Command,
+) -> Result<T, NetError> {
+    let (r, w) = oneshot::channel();
+    tx.send(make(r)).await.map_err(|_| NetError::Stopped)?;
+    w.await.map_err(|_| NetError::Stopped)?
+}
+
+impl Stack {
+    /// Binds the sockets and starts the driver on the current Tokio
+    /// runtime. Fails with a clear error if a port is in use or an address
+    /// is not local.
+    pub async fn bind(mut cfg: StackConfig) -> Result<Stack, NetError> {
+        cfg.endpoint.validate()?;
+        let monitor_sub = if cfg.monitor {
+            Some(Subscription::new().map_err(NetError::Monitor)?)
+        } else {
+            None
+        };
+        let mut ifaces = Interfaces::new(cfg.interfaces.clone());
+        match monitor::dump() {
+            Ok(changes) => {
+                for c in &changes {
+                    ifaces.apply(c);
+                }
+            }
+            Err(e) if cfg.monitor => return Err(NetError::Monitor(e)),
+            Err(e) => tracing::debug!("no interface dump: {e}"),
+        }
+        if cfg.local_addrs.is_empty() {
+            cfg.local_addrs = ifaces.addresses();
+        }
+        if cfg.local_addrs.is_empty() {
+            return Err(NetError::NoLocalAddress);
+        }
+        let mut socks = SocketSet::default();
+        for a in &cfg.local_addrs {
+            let a = check_unicast(*a)?;
+            if !socks.contains(a) {
+                socks
+                    .socks
+                    .push(encap::bind(a, cfg.udp_port, cfg.socket_buffer)?);
+            }
+        }
+        // Port 0 asks the kernel; every socket then uses the first one's.
+        if cfg.udp_port == 0
+            && let Some(first) = socks.socks.first()
+        {
+            let port = first.sock.local_addr()?.port();
+            cfg.udp_port = port;
+            let addrs = socks.addrs();
+            socks.socks.truncate(1);
+            for a in addrs.into_iter().skip(1) {
+                socks.socks.push(encap::bind(a, port, cfg.socket_buffer)?);
+            }
+        }
+        let seed: [u8; 32] = rand::random();
+        let mut ep = Endpoint::new(cfg.endpoint.clone(), seed)?;
+        ep.set_local_addresses(&socks.addrs());
+        let info = Arc::new(StackInfo {
+            port: cfg.endpoint.port,
+            udp_port: cfg.udp_port,
+            local_addrs: socks.addrs(),
+            connect_timeout: cfg.connect_timeout,
+        });
+        let (tx, rx) = mpsc::channel(1024);
+        let driver = Driver::new(cfg, ep, socks, rx, ifaces, monitor_sub);
+        tokio::spawn(driver.run());
+        Ok(Stack { tx, info })
+    }
+
+    pub fn info(&self) -> &StackInfo {
+        &self.info
+    }
+
+    /// The local UDP encapsulation port.
+    pub fn udp_port(&self) -> u16 {
+        self.info.udp_port
+    }
+
+    /// Starts an association with a peer that has `peers` (the first is
+    /// tried first) on SCTP port `port`, reached at the stack's default
+    /// remote UDP port. Waits until it is established.
+    pub async fn connect(&self, peers: &[IpAddr], port: u16) -> Result<Association, NetError> {
+        self.connect_via(peers, port, None).await
+    }
+
+    /// Like [`Stack::connect`], with the peer's UDP encapsulation port.
+    pub async fn connect_via(
+        &self,
+        peers: &[IpAddr],
+        port: u16,
+        udp_port: Option<u16>,
+    ) -> Result<Association, NetError> {
+        for p in peers {
+            check_unicast(*p)?;
+        }
+        let peers = peers.to_vec();
+        let first = peers.first().copied();
+        let fut = call(&self.tx, |reply| Command::Connect {
+            peers,
+            port,
+            udp_port,
+            reply,
+        });
+        let t = self.info.connect_timeout;
+        match tokio::time::timeout(t, fut).await {
+            Ok(r) => r.map(|p| Association::new(p, self.tx.clone())),
+            Err(_) => {
+                let peer = first.unwrap_or(IpAddr::from([0, 0, 0, 0]));
+                let udp = udp_port.unwrap_or(0);
+                Err(NetError::Unreachable {
+                    peer: std::net::SocketAddr::new(peer, udp),
+                    port,
+                    udp_port: udp,
+                    secs: t.as_secs_f64(),
+                })
+            }
+        }
+    }
+
+    /// The next association a peer opened (the stack must listen:
+    /// `StackConfig::endpoint.listen`).
+    pub async fn accept(&self) -> Result<Association, NetError> {
+        let p = call(&self.tx, |reply| Command::Accept { reply }).await?;
+        Ok(Association::new(p, self.tx.clone()))
+    }
+
+    /// Adds a local address: binds its socket and adds it to every
+    /// established association (ASCONF Add IP).
+    pub async fn add_local_address(&self, addr: IpAddr) -> Result<(), NetError> {
+        check_unicast(addr)?;
+        call(&self.tx, |reply| Command::AddLocal { addr, reply }).await
+    }
+
+    /// Removes a local address from every association (ASCONF Delete IP).
+    pub async fn remove_local_address(&self, addr: IpAddr) -> Result<(), NetError> {
+        call(&self.tx, |reply| Command::RemoveLocal { addr, reply }).await
+    }
+
+    /// Addresses that have a socket.
+    pub async fn local_addresses(&self) -> Result<Vec<IpAddr>, NetError> {
+        call(&self.tx, |reply| Command::LocalAddrs { reply }).await
+    }
+
+    pub async fn stats(&self) -> Result<DriverStats, NetError> {
+        call(&self.tx, |reply| Command::Stats { reply }).await
+    }
+}
+
+/// Queues a message without waiting for the engine to take it: takes
+/// send credit for its bytes (waiting while the credit is used up, which
+/// is the back-pressure), reports an earlier queued send's failure.
+async fn send_msg(
+    tx: &mpsc::Sender<Command>,
+    shared: &SendShared,
+    id: AssocId,
+    stream: u16,
+    ppid: u32,
+    data: Bytes,
+    unordered: bool,
+) -> Result<(), NetError> {
+    earlier_error(shared)?;
+    let n = data.len().clamp(1, shared.limit.min(u32::MAX as usize)) as u32;
+    let permit = match shared.credit.acquire_many(n).await {
+        Ok(p) => p,
+        Err(_) => {
+            earlier_error(shared)?;
+            return Err(NetError::Closed("the association has ended".into()));
+        }
+    };
+    tx.send(Command::Send {
+        id,
+        stream,
+        ppid,
+        unordered,
+        data,
+        credit: n,
+        reply: None,
+    })
+    .await
+    .map_err(|_| NetError::Stopped)?;
+    // The driver gives the credit back once the engine took the message
+    // (if this future is dropped before, the permit returns it).
+    permit.forget();
+    Ok(())
+}
+
+fn earlier_error(shared: &SendShared) -> Result<(), NetError> {
+    match shared.error.lock().ok().and_then(|g| g.clone()) {
+        Some(e) => Err(NetError::SendFailed(e)),
+        None => Ok(()),
+    }
+}
+
+/// A cloneable handle to one association for sending, status and
+/// address operations from other tasks (receiving and events stay with
+/// the [`Association`]).
+#[derive(Debug, Clone)]
+pub struct AssocHandle {
+    id: AssocId,
+    tx: mpsc::Sender<Command>,
+    shared: Arc<SendShared>,
+}
+
+impl AssocHandle {
+    /// Queues a message (ordered) on `stream`; waits while the send
+    /// buffer is full.
+    pub async fn send(&self, stream: u16, ppid: u32, data: Bytes) -> Result<(), NetError> {
+        send_msg(&self.tx, &self.shared, self.id, stream, ppid, data, false).await
+    }
+
+    pub async fn status(&self) -> Result<AssocStatus, NetError> {
+        let id = self.id;
+        call(&self.tx, |reply| Command::Status { id, reply }).await
+    }
+
+    pub async fn shutdown(&self) -> Result<(), NetError> {
+        let id = self.id;
+        call(&self.tx, |reply| Command::Shutdown { id, reply }).await?;
+        earlier_error(&self.shared)
+    }
+}
+
+/// One association.
+#[derive(Debug)]
+pub struct Association {
+    id: AssocId,
+    tx: mpsc::Sender<Command>,
+    shared: Arc<SendShared>,
+    events: Option<mpsc::Receiver<NetEvent>>,
+    inbox: VecDeque<Message>,
+    /// The answer to a receive request already sent: kept across
+    /// cancelled `recv` calls so that no batch is lost.
+    pending_recv: Option<oneshot::Receiver<Result<Vec<Message>, NetError>>>,
+    eof: bool,
+    peer_addrs: Vec<IpAddr>,
+    peer_port: u16,
+}
+
+impl Association {
+    fn new(p: AssocParts, tx: mpsc::Sender<Command>) -> Self {
+        Association {
+            id: p.id,
+            tx,
+            shared: p.shared,
+            events: Some(p.events),
+            inbox: VecDeque::new(),
+            pending_recv: None,
+            eof: false,
+            peer_addrs: p.peer_addrs,
+            peer_port: p.peer_port,
+        }
+    }
+
+    pub fn id(&self) -> AssocId {
+        self.id
+    }
+
+    /// A handle for sending from another task.
+    pub fn handle(&self) -> AssocHandle {
+        AssocHandle {
+            id: self.id,
+            tx: self.tx.clone(),
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// The peer's addresses when the association was established.
+    pub fn peer_addrs(&self) -> &[IpAddr] {
+        &self.peer_addrs
+    }
+
+    pub fn peer_port(&self) -> u16 {
+        self.peer_port
+    }
+
+    /// Queues a message (ordered) on `stream`; waits while the send
+    /// buffer is full.
+    pub async fn send(&self, stream: u16, ppid: u32, data: Bytes) -> Result<(), NetError> {
+        self.send_with(stream, ppid, data, false).await
+    }
+
+    /// Queues a message, ordered or not. Returns once the stack holds
+    /// it (waiting while the send credit is used up); a failure to queue
+    /// it in the association (e.g. a stream that does not exist) is
+    /// reported by the next `send` or by `shutdown`.
+    pub async fn send_with(
+        &self,
+        stream: u16,
+        ppid: u32,
+        data: Bytes,
+        unordered: bool,
+    ) -> Result<(), NetError> {
+        send_msg(
+            &self.tx,
+            &self.shared,
+            self.id,
+            stream,
+            ppid,
+            data,
+            unordered,
+        )
+        .await
+    }
+
+    /// The next message; `None` once the association has ended and every
+    /// message was read. Cancel-safe: dropping the future loses nothing.
+    pub async fn recv(&mut self) -> Result<Option<Message>, NetError> {
+        if let Some(m) = self.inbox.pop_front() {
+            return Ok(Some(m));
+        }
+        if self.eof {
+            return Ok(None);
+        }
+        if self.pending_recv.is_none() {
+            let (reply, answer) = oneshot::channel();
+            // Not sent if this future is dropped while waiting here.
+            self.tx
+                .send(Command::Recv {
+                    id: self.id,
+                    max: RECV_BATCH,
+                    reply,
+                })
+                .await
+                .map_err(|_| NetError::Stopped)?;
+            self.pending_recv = Some(answer);
+        }
+        let Some(answer) = self.pending_recv.as_mut() else {
+            return Err(NetError::Stopped);
+        };
+        let batch = answer.await;
+        self.pending_recv = None;
+        let batch = batch.map_err(|_| NetError::Stopped)??;
+        if batch.is_empty() {
+            self.eof = true;
+            return Ok(None);
+        }
+        self.inbox.extend(batch);
+        Ok(self.inbox.pop_front())
+    }
+
+    /// The next event (handover, path change, ...); `None` when the stack
+    /// is gone.
+    pub async fn next_event(&mut self) -> Option<NetEvent> {
+        self.events.as_mut()?.recv().await
+    }
+
+    /// An event if one is waiting.
+    pub fn try_event(&mut self) -> Option<NetEvent> {
+        self.events.as_mut()?.try_recv().ok()
+    }
+
+    /// Takes the event stream away (to read it in another task or next
+    /// to `recv`); `next_event` and `try_event` then return `None`.
+    pub fn take_events(&mut self) -> Option<mpsc::Receiver<NetEvent>> {
+        self.events.take()
+    }
+
+    /// State, paths, counters.
+    pub async fn status(&self) -> Result<AssocStatus, NetError> {
+        let id = self.id;
+        call(&self.tx, |reply| Command::Status { id, reply }).await
+    }
+
+    async fn op(&self, op: AssocOp) -> Result<(), NetError> {
+        let id = self.id;
+        call(&self.tx, |reply| Command::Op { id, op, reply }).await
+    }
+
+    /// Sends new data to `peer` (one of the peer's addresses).
+    pub async fn set_primary(&self, peer: IpAddr) -> Result<(), NetError> {
+        self.op(AssocOp::SetPrimary(peer)).await
+    }
+
+    /// Asks the peer to send to our `local` address (ASCONF Set Primary
+    /// Address) and sends from it.
+    pub async fn request_peer_primary(&self, local: IpAddr) -> Result<(), NetError> {
+        self.op(AssocOp::RequestPeerPrimary(local)).await
+    }
+
+    /// Adds a local address to this association (ASCONF Add IP); binds
+    /// its socket if needed.
+    pub async fn add_local_address(&self, local: IpAddr) -> Result<(), NetError> {
+        check_unicast(local)?;
+        self.op(AssocOp::AddLocal(local)).await
+    }
+
+    /// Deletes a local address from this association (ASCONF Delete IP).
+    pub async fn remove_local_address(&self, local: IpAddr) -> Result<(), NetError> {
+        self.op(AssocOp::RemoveLocal(local)).await
+    }
+
+    /// Graceful shutdown (RFC 9260 section 9.2): every message queued so
+    /// far is delivered and acknowledged first. Returns when the
+    /// association has closed.
+    pub async fn shutdown(&self) -> Result<(), NetError> {
+        let id = self.id;
+        call(&self.tx, |reply| Command::Shutdown { id, reply }).await?;
+        earlier_error(&self.shared)
+    }
+
+    /// Ends the association at once (ABORT); unsent data is lost.
+    pub async fn abort(&self) -> Result<(), NetError> {
+        self.op(AssocOp::Abort).await
+    }
+}
