@@ -60,6 +60,15 @@ pub struct FailoverSummary {
     /// Break to the data sender's failover (its primary moved because the
     /// old one became inactive: PMR + 1 timeouts).
     pub sender_failover_s: Option<f64>,
+    /// Break to the first arrival on the alternate path of data that was
+    /// first sent there (never retransmitted): new data moved over, as
+    /// opposed to retransmissions of what the break lost, which RFC 9260
+    /// sends to an alternate address after the first timeout already.
+    pub new_data_failover_s: Option<f64>,
+    /// The sender's RTO of the path that carried data before the break, in
+    /// its last path sample before the break (sample with a short
+    /// `output.sample_ms` for precision): the RTO of RTO * (2^(PMR+1) - 1).
+    pub rto_at_break_s: Option<f64>,
 }
 
 /// One flow.

@@ -165,7 +165,6 @@ pub(crate) struct BuiltFlow {
     pub mobile_agent: AgentId,
     pub fixed_agent: AgentId,
     /// The mobile's address in each of its cells: `PathId(k)` is the k-th.
-    #[allow(dead_code)]
     pub path_addrs: Vec<IpAddr>,
 }
 
@@ -262,20 +261,62 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
     install_routes(&mut w, &names, &ends, &owned)?;
     let network_log: Rc<RefCell<Vec<(Time, String)>>> = Rc::new(RefCell::new(Vec::new()));
     for e in &s.events {
+        let log = network_log.clone();
+        let action = e.action;
+        if action.is_cell() {
+            let Some(&(cell, _)) = names.cells.get(&e.cell) else {
+                continue;
+            };
+            let Some(spec) = s.cells.iter().find(|c| c.name == e.cell) else {
+                continue;
+            };
+            let key = format!("cells[{}]", e.cell);
+            let configured = (
+                error_model(&spec.downlink_error, &format!("{key}.downlink_error"))?,
+                error_model(&spec.uplink_error, &format!("{key}.uplink_error"))?,
+            );
+            let name = e.cell.clone();
+            w.at(secs(e.at_s), move |w| {
+                let (down, up) = match action {
+                    EventAction::BreakCell => (
+                        ErrorModelSpec::Bernoulli { loss: 1.0 },
+                        ErrorModelSpec::Bernoulli { loss: 1.0 },
+                    ),
+                    _ => configured.clone(),
+                };
+                let mut errors = Vec::new();
+                for (node, iface) in w.cell_stations(cell) {
+                    if let Err(e) = w.set_station_error(cell, node, iface, down.clone(), up.clone())
+                    {
+                        errors.push(e.to_string());
+                    }
+                }
+                let verb = if action == EventAction::BreakCell {
+                    "break-cell"
+                } else {
+                    "restore-cell"
+                };
+                let what = if errors.is_empty() {
+                    format!("{verb} {name}")
+                } else {
+                    format!("error {name}: {}", errors.join("; "))
+                };
+                log.borrow_mut().push((w.now(), what));
+            });
+            continue;
+        }
         let Some(&id) = links.get(&e.link) else {
             continue;
         };
-        let log = network_log.clone();
-        let action = e.action;
         let name = e.link.clone();
         w.at(secs(e.at_s), move |w| {
             let r = match action {
                 EventAction::CutLink => w.cut_link(id),
-                EventAction::RestoreLink => w.restore_link(id),
+                _ => w.restore_link(id),
             };
             let what = match (action, r) {
                 (EventAction::CutLink, Ok(())) => format!("cut-link {name}"),
-                (EventAction::RestoreLink, Ok(())) => format!("restore-link {name}"),
+                (_, Ok(())) => format!("restore-link {name}"),
                 (_, Err(e)) => format!("error {name}: {e}"),
             };
             log.borrow_mut().push((w.now(), what));
@@ -348,7 +389,7 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
     }
     let mut flows = Vec::new();
     for (k, f) in s.flows.iter().enumerate() {
-        flows.push(build_flow(&mut w, s, k, f, &names, &mobile_addrs)?);
+        flows.push(build_flow(&mut w, s, seed, k, f, &names, &mobile_addrs)?);
     }
     let mut captures = Vec::new();
     for (i, p) in s.output.pcap.iter().enumerate() {
@@ -641,6 +682,7 @@ fn traffic(t: &TrafficSpec) -> Traffic {
 fn build_flow(
     w: &mut World,
     s: &Scenario,
+    seed: u64,
     k: usize,
     f: &FlowSpec,
     names: &Names,
@@ -678,7 +720,16 @@ fn build_flow(
     } else {
         f.mobile_port
     };
-    let start = secs(f.start_s);
+    // A random start in [start_s, start_s + start_jitter_s), from the run
+    // seed and the flow's name (EXPERIMENTS.md E5: sources start uniformly
+    // at random in the first 5 s).
+    let jitter = if f.start_jitter_s > 0.0 {
+        let mut rng = crate::rng::stream(seed, &format!("flow/{}/start", f.name));
+        rand::Rng::gen_range(&mut rng, 0.0..f.start_jitter_s)
+    } else {
+        0.0
+    };
+    let start = secs(f.start_s + jitter);
     let stop = f.stop_s.map(secs);
     let source = Source::new(traffic(&f.traffic), start, stop)
         .map_err(|e| ScenarioError::model(format!("{key}.traffic"), e))?;

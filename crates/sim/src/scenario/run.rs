@@ -203,7 +203,7 @@ fn flow_outputs(
         DirectionSpec::Downlink => fixed,
         DirectionSpec::Uplink => mobile,
     };
-    for e in s.events.iter().filter(|e| e.action == EventAction::CutLink) {
+    for e in s.events.iter().filter(|e| e.action.is_break()) {
         let t = Time::from_secs_f64(e.at_s);
         let mut news: Vec<_> = log
             .arrivals
@@ -211,7 +211,41 @@ fn flow_outputs(
             .filter(|a| a.kind == ArrivalKind::New)
             .collect();
         news.sort_by_key(|a| a.time);
-        let before_path = news.iter().rev().find(|a| a.time < t).map(|a| a.path);
+        // The path that carried most new data in the second before the
+        // break (a stray retransmission on another path, e.g. after a
+        // spurious timeout, does not make that path "the" data path).
+        let mut counts: BTreeMap<PathId, u64> = BTreeMap::new();
+        for a in news
+            .iter()
+            .filter(|a| a.time < t && t.saturating_since(a.time) <= Duration::from_secs(1))
+        {
+            *counts.entry(a.path).or_default() += u64::from(a.bytes);
+        }
+        // A broken cell names the broken path exactly: the mobile's
+        // address in that cell.
+        let cell_path = if e.action.is_cell() {
+            let mobile_spec = s.mobiles.iter().find(|m| m.name == spec.mobile);
+            let cell_spec = s.cells.iter().find(|c| c.name == e.cell);
+            match (mobile_spec, cell_spec) {
+                (Some(m), Some(c)) => c
+                    .ap_addr
+                    .parse::<ipnet::IpNet>()
+                    .ok()
+                    .and_then(|ap| super::validate::host_in(ap, m.host_id))
+                    .and_then(|a| f.path_addrs.iter().position(|x| *x == a.addr()))
+                    .map(|k| PathId(k as u32)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let before_path = cell_path.or_else(|| {
+            counts
+                .iter()
+                .max_by_key(|(_, b)| **b)
+                .map(|(p, _)| *p)
+                .or_else(|| news.iter().rev().find(|a| a.time < t).map(|a| a.path))
+        });
         let alt = news
             .iter()
             .find(|a| a.time >= t && Some(a.path) != before_path)
@@ -224,14 +258,34 @@ fn flow_outputs(
                 })
                 .map(|ev| (ev.time - t).as_secs_f64())
         });
+        let rto_at_break = sender.and_then(|a| {
+            a.samples()
+                .iter()
+                .filter(|x| x.time <= t && x.data_path)
+                .next_back()
+                .map(|x| x.rto.as_secs_f64())
+        });
+        let retransmitted: std::collections::BTreeSet<u64> =
+            log.retransmissions.iter().map(|r| r.seq).collect();
+        let new_data_failover = alt.and_then(|p| {
+            news.iter()
+                .find(|a| a.time >= t && a.path == p && !retransmitted.contains(&a.seq))
+                .map(|a| (a.time - t).as_secs_f64())
+        });
         sum.failovers.push(FailoverSummary {
-            link: e.link.clone(),
+            link: if e.action.is_cell() {
+                e.cell.clone()
+            } else {
+                e.link.clone()
+            },
             break_s: e.at_s,
             alternate_path: alt.map(|p: PathId| p.0),
             failover_time_s: alt
                 .and_then(|p| failover_time(&log.arrivals, t, p))
                 .map(|d| d.as_secs_f64()),
             sender_failover_s: sender_failover,
+            new_data_failover_s: new_data_failover,
+            rto_at_break_s: rto_at_break,
         });
     }
     if let Some(a) = mobile.and_then(|m| m.association()) {

@@ -590,6 +590,10 @@ pub struct FlowSpec {
     /// When the mobile starts the association (s).
     #[serde(default)]
     pub start_s: f64,
+    /// The start is drawn uniformly from `[start_s, start_s +
+    /// start_jitter_s)` with the run's seed (0: exactly `start_s`).
+    #[serde(default)]
+    pub start_jitter_s: f64,
     /// When the application stops producing (s); absent: never.
     #[serde(default)]
     pub stop_s: Option<f64>,
@@ -661,15 +665,39 @@ pub struct SctpSpec {
 pub struct EventSpec {
     /// Required: when (s).
     pub at_s: f64,
-    /// Required: "cut_link" or "restore_link".
+    /// Required: "cut_link", "restore_link", "break_cell" or
+    /// "restore_cell".
     pub action: EventAction,
-    /// Required: the link's name.
+    /// The link's name (link actions).
+    #[serde(default)]
     pub link: String,
+    /// The cell's name (cell actions).
+    #[serde(default)]
+    pub cell: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventAction {
+    /// Take a link down: what it queues or carries is lost.
     CutLink,
     RestoreLink,
+    /// A silent radio break: every frame of the cell's stations is lost,
+    /// both directions, including what is queued at the access point; the
+    /// stations stay attached and their link layer signals nothing (a
+    /// path failure only the transport can detect).
+    BreakCell,
+    /// The cell's stations get back the cell's configured error models.
+    RestoreCell,
+}
+
+impl EventAction {
+    pub fn is_cell(self) -> bool {
+        matches!(self, EventAction::BreakCell | EventAction::RestoreCell)
+    }
+
+    /// Actions after which data stops on a path (failover is measured).
+    pub fn is_break(self) -> bool {
+        matches!(self, EventAction::CutLink | EventAction::BreakCell)
+    }
 }

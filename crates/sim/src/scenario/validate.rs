@@ -425,7 +425,14 @@ impl Scenario {
         for (k, e) in self.events.iter().enumerate() {
             let key = format!("events[{k}]");
             range_f(&format!("{key}.at_s"), e.at_s, 0.0, self.duration_s)?;
-            if !self.links.iter().any(|l| l.name == e.link) {
+            if e.action.is_cell() {
+                if !self.cells.iter().any(|c| c.name == e.cell) {
+                    return Err(ScenarioError::reference(
+                        format!("{key}.cell"),
+                        format!("no cell {:?}", e.cell),
+                    ));
+                }
+            } else if !self.links.iter().any(|l| l.name == e.link) {
                 return Err(ScenarioError::reference(
                     format!("{key}.link"),
                     format!("no link {:?}", e.link),
@@ -533,6 +540,12 @@ impl Scenario {
             ));
         }
         range_f(&format!("{key}.start_s"), f.start_s, 0.0, self.duration_s)?;
+        range_f(
+            &format!("{key}.start_jitter_s"),
+            f.start_jitter_s,
+            0.0,
+            self.duration_s,
+        )?;
         if let Some(s) = f.stop_s {
             range_f(&format!("{key}.stop_s"), s, f.start_s, MAX_S)?;
         }

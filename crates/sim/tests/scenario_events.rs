@@ -1,0 +1,162 @@
+//! Scenario features used by the failover study (E5): a silent radio break
+//! of a cell, a random start drawn from the run seed, and the failover
+//! measures that follow a break.
+
+use msctp_sim::scenario::{self, run_scenario};
+
+/// A stationary dual-homed mobile on two cells; the correspondent sends
+/// CBR downlink; `net1` breaks silently at 10 s.
+const BASE: &str = r#"
+name = "break test"
+duration_s = 20.0
+[output]
+sample_ms = 5.0
+[[nodes]]
+name = "cn"
+[[nodes]]
+name = "core"
+kind = "router"
+[[nodes]]
+name = "ar1"
+kind = "router"
+[[nodes]]
+name = "ar2"
+kind = "router"
+[[links]]
+name = "cn-core"
+a = "cn"
+a_addr = "10.0.0.1/24"
+b = "core"
+b_addr = "10.0.0.254/24"
+rate_bps = 100000000
+[[links]]
+name = "core-ar1"
+a = "core"
+a_addr = "10.0.1.1/30"
+b = "ar1"
+b_addr = "10.0.1.2/30"
+rate_bps = 100000000
+[[links]]
+name = "core-ar2"
+a = "core"
+a_addr = "10.0.2.1/30"
+b = "ar2"
+b_addr = "10.0.2.2/30"
+rate_bps = 100000000
+[[cells]]
+name = "net1"
+router = "ar1"
+ap_addr = "10.1.0.254/24"
+radius_m = 1000.0
+rate_bps = 11000000
+delay_ms = 15.0
+sharing = "dedicated"
+[[cells]]
+name = "net2"
+router = "ar2"
+ap_addr = "10.2.0.254/24"
+radius_m = 1000.0
+rate_bps = 384000
+delay_ms = 80.0
+sharing = "dedicated"
+[[mobiles]]
+name = "mn"
+ifaces = [{ name = "if1", cells = ["net1"] }, { name = "if2", cells = ["net2"] }]
+[mobiles.mobility]
+kind = "stationary"
+x_m = 0.0
+y_m = 0.0
+[[flows]]
+name = "data"
+mobile = "mn"
+fixed = "cn"
+start_s = 0.1
+START_JITTER
+traffic = { kind = "cbr", message_bytes = 152, rate_bps = 34200 }
+policy = { kind = "none" }
+[flows.sctp]
+rto_min_ms = 20.0
+path_max_retrans = 2
+assoc_max_retrans = 100
+sack_delay_ms = 0.0
+[[events]]
+at_s = 10.0
+action = "break_cell"
+cell = "net1"
+"#;
+
+fn run(jitter: &str, seed: u64) -> msctp_sim::output::RunResult {
+    let text = BASE.replace("START_JITTER", jitter);
+    let s = scenario::parse(&text).expect("valid scenario");
+    run_scenario(&s, seed).expect("run")
+}
+
+#[test]
+fn a_silent_cell_break_moves_data_after_pmr_plus_one_timeouts() {
+    let r = run("", 1);
+    let f = &r.summary.flows[0];
+    assert_eq!(f.failovers.len(), 1);
+    let fo = &f.failovers[0];
+    assert_eq!(
+        fo.alternate_path,
+        Some(1),
+        "data moved to the second cell's path"
+    );
+    let rto = fo.rto_at_break_s.expect("RTO sampled before the break");
+    let sender = fo.sender_failover_s.expect("the sender failed over");
+    // PMR = 2: three timeouts, RTO (1 + 2 + 4); the first may come up to
+    // one RTO early (the timer was running at the break).
+    assert!(
+        sender <= 7.0 * rto + 0.05 && sender >= 6.0 * rto - 0.01,
+        "failover {sender} for RTO {rto}"
+    );
+    let new_data = fo
+        .new_data_failover_s
+        .expect("new data reached the alternate path");
+    let first = fo
+        .failover_time_s
+        .expect("retransmissions reached the alternate path");
+    assert!(
+        first < new_data,
+        "retransmissions go to the alternate path after the first timeout, before new data"
+    );
+    assert!(
+        new_data >= sender,
+        "new data arrives after the sender's failover"
+    );
+    // Nothing of net1 got through after the break: its link layer stayed
+    // silent (no policy decision, no handover event before the failover).
+    assert!(r.events.iter().any(|e| e.kind == "break-cell"));
+    assert_eq!(f.policy_decisions, 0);
+}
+
+#[test]
+fn a_random_start_differs_between_seeds_and_repeats_for_one_seed() {
+    let starts = |seed| {
+        let r = run("start_jitter_s = 4.9", seed);
+        r.summary.flows[0].failovers[0].rto_at_break_s.unwrap()
+            + r.summary.flows[0].bytes_delivered as f64
+    };
+    assert_eq!(starts(3), starts(3), "same seed, same run");
+    let distinct: std::collections::BTreeSet<u64> = (1..6).map(|s| starts(s).to_bits()).collect();
+    assert!(
+        distinct.len() > 1,
+        "different seeds start at different times"
+    );
+}
+
+#[test]
+fn bad_event_references_name_the_key() {
+    let text = BASE
+        .replace("START_JITTER", "")
+        .replace("cell = \"net1\"", "cell = \"nowhere\"");
+    let e = scenario::parse(&text)
+        .and_then(|s| s.validate().map(|_| s))
+        .unwrap_err();
+    assert!(e.to_string().contains("events[0].cell"), "{e}");
+    let text = BASE.replace("START_JITTER", "start_jitter_s = -1.0");
+    let e = scenario::parse(&text)
+        .and_then(|s| s.validate().map(|_| s))
+        .unwrap_err();
+    assert!(e.to_string().contains("start_jitter_s"), "{e}");
+}
