@@ -282,12 +282,11 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
                         ErrorModelSpec::Bernoulli { loss: 1.0 },
                         ErrorModelSpec::Bernoulli { loss: 1.0 },
                     ),
-                    _ => configured.clone(),
+                    _ => configured,
                 };
                 let mut errors = Vec::new();
                 for (node, iface) in w.cell_stations(cell) {
-                    if let Err(e) = w.set_station_error(cell, node, iface, down.clone(), up.clone())
-                    {
+                    if let Err(e) = w.set_station_error(cell, node, iface, down, up) {
                         errors.push(e.to_string());
                     }
                 }

@@ -261,8 +261,7 @@ fn flow_outputs(
         let rto_at_break = sender.and_then(|a| {
             a.samples()
                 .iter()
-                .filter(|x| x.time <= t && x.data_path)
-                .next_back()
+                .rfind(|x| x.time <= t && x.data_path)
                 .map(|x| x.rto.as_secs_f64())
         });
         let retransmitted: std::collections::BTreeSet<u64> =
