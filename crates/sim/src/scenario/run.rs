@@ -20,9 +20,54 @@ use crate::sctp::SctpAgent;
 /// results.
 pub fn run_scenario(s: &Scenario, seed: u64) -> Result<RunResult, ScenarioError> {
     let mut b = build::build(s, seed)?;
-    let end = Time::from_secs_f64(s.duration_s);
-    b.world.run_until(end);
+    let mut end = Time::from_secs_f64(s.duration_s);
+    let last_break = s
+        .events
+        .iter()
+        .filter(|e| e.action.is_break())
+        .map(|e| Time::from_secs_f64(e.at_s))
+        .max();
+    match (s.output.end_after_failover_s, last_break) {
+        (Some(after), Some(brk)) => {
+            // Run in steps; stop `after` seconds once every sender failed
+            // over after the last break.
+            let step = Duration::from_millis(100);
+            let mut t = Time::ZERO;
+            while t < end {
+                t = (t + step).min(end);
+                b.world.run_until(t);
+                if t >= brk {
+                    if let Some(done) = all_failed_over(&b, brk) {
+                        end = end.min((done + Duration::from_secs_f64(after)).max(t));
+                    }
+                }
+            }
+        }
+        _ => b.world.run_until(end),
+    }
     Ok(collect(s, seed, b, end))
+}
+
+/// When the last of the flows' data senders moved its primary because the
+/// old one failed (at or after `brk`), if all did.
+fn all_failed_over(b: &Built, brk: Time) -> Option<Time> {
+    let mut latest = brk;
+    for f in &b.flows {
+        let sender = match f.spec.direction {
+            DirectionSpec::Downlink => f.fixed_agent,
+            DirectionSpec::Uplink => f.mobile_agent,
+        };
+        let a = b.world.agent::<SctpAgent>(sender)?;
+        let t = a
+            .events()
+            .iter()
+            .find(|ev| {
+                ev.time >= brk && ev.kind == "primary-changed" && ev.detail.ends_with("Failover")
+            })?
+            .time;
+        latest = latest.max(t);
+    }
+    Some(latest)
 }
 
 fn collect(s: &Scenario, seed: u64, mut b: Built, end: Time) -> RunResult {

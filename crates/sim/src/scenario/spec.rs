@@ -148,6 +148,12 @@ pub struct OutputSpec {
     pub handover_window_before_s: f64,
     #[serde(default = "d_window_after")]
     pub handover_window_after_s: f64,
+    /// End the run this many seconds after every flow's sender failed over
+    /// following the last link break (the failover measures are then
+    /// taken; what follows costs time and tells nothing). Absent: run the
+    /// whole `duration_s`.
+    #[serde(default)]
+    pub end_after_failover_s: Option<f64>,
 }
 
 fn d_window_before() -> f64 {
@@ -167,6 +173,7 @@ impl Default for OutputSpec {
             pcap_max_bytes: d_pcap_max(),
             handover_window_before_s: d_window_before(),
             handover_window_after_s: d_window_after(),
+            end_after_failover_s: None,
         }
     }
 }

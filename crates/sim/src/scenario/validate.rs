@@ -419,6 +419,9 @@ impl Scenario {
                 }
             }
         }
+        if let Some(x) = self.output.end_after_failover_s {
+            range_f("output.end_after_failover_s", x, 0.0, self.duration_s)?;
+        }
         for f in &self.flows {
             self.validate_flow(f)?;
         }
