@@ -36,10 +36,10 @@ pub fn run_scenario(s: &Scenario, seed: u64) -> Result<RunResult, ScenarioError>
             while t < end {
                 t = (t + step).min(end);
                 b.world.run_until(t);
-                if t >= brk {
-                    if let Some(done) = all_failed_over(&b, brk) {
-                        end = end.min((done + Duration::from_secs_f64(after)).max(t));
-                    }
+                if t >= brk
+                    && let Some(done) = all_failed_over(&b, brk)
+                {
+                    end = end.min((done + Duration::from_secs_f64(after)).max(t));
                 }
             }
         }
