@@ -1,0 +1,33 @@
+//! Every reproduced study, run in quick mode through the simulator: each
+//! qualitative claim of its experiment file must get the verdict the file
+//! expects (agree, or a documented disagreement). A regression in a model
+//! fails here.
+
+use std::path::{Path, PathBuf};
+
+use msctp_lab::sim_runner::SimRunner;
+use msctp_lab::testing::assert_claims;
+
+fn experiments() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments")
+}
+
+fn check(file: &str) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    assert_claims(&experiments().join(file), &SimRunner::default(), dir.path());
+}
+
+#[test]
+fn e3_crossover_claims() {
+    check("e3-crossover.toml");
+}
+
+#[test]
+fn e3_random_claims() {
+    check("e3-random.toml");
+}
+
+#[test]
+fn e5_claims() {
+    check("e5.toml");
+}
