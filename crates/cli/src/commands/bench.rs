@@ -37,6 +37,20 @@ enum What {
         #[arg(long)]
         program: Option<PathBuf>,
     },
+    /// The real-network driver on loopback against usrsctp's own tool
+    /// (tsctp, rebuilt without debug output) and kernel TCP, one after the
+    /// other in this run.
+    Net {
+        /// Megabytes per transfer.
+        #[arg(long, default_value_t = 200)]
+        megabytes: u64,
+        /// Message size in bytes.
+        #[arg(long, default_value_t = 1400)]
+        message: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -94,6 +108,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             };
             let report = msctp_sim::baseline_bench(&program).map_err(|e| anyhow::anyhow!("{e}"))?;
             print!("{}", report.render());
+            Ok(ExitCode::SUCCESS)
+        }
+        What::Net {
+            megabytes,
+            message,
+            json,
+        } => {
+            if megabytes == 0 || megabytes > 100_000 {
+                bail!("--megabytes must lie in [1, 100000], got {megabytes}");
+            }
+            if message == 0 || message > 65_536 {
+                bail!("--message must lie in [1, 65536], got {message}");
+            }
+            let cfg = msctp_net::bench::BenchConfig {
+                bytes: megabytes << 20,
+                message,
+                ..Default::default()
+            };
+            let report = msctp_net::bench::run(&cfg)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{report}");
+            }
             Ok(ExitCode::SUCCESS)
         }
     }
