@@ -22,9 +22,12 @@
 //! driver ([`crate::radio_driver`]) when the link is up and the address
 //! acquired.
 
+mod baselines;
 mod build;
+mod check;
 mod run;
 pub mod spec;
+pub mod transport;
 mod validate;
 
 pub use run::run_scenario;

@@ -52,7 +52,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     Ok(s)
 }
 
-fn range_f(key: &str, v: f64, lo: f64, hi: f64) -> Result<(), ScenarioError> {
+pub(crate) fn range_f(key: &str, v: f64, lo: f64, hi: f64) -> Result<(), ScenarioError> {
     if v.is_finite() && v >= lo && v <= hi {
         Ok(())
     } else {
@@ -64,7 +64,7 @@ fn range_f(key: &str, v: f64, lo: f64, hi: f64) -> Result<(), ScenarioError> {
     }
 }
 
-fn positive_f(key: &str, v: f64, hi: f64) -> Result<(), ScenarioError> {
+pub(crate) fn positive_f(key: &str, v: f64, hi: f64) -> Result<(), ScenarioError> {
     if v.is_finite() && v > 0.0 && v <= hi {
         Ok(())
     } else {
@@ -76,7 +76,7 @@ fn positive_f(key: &str, v: f64, hi: f64) -> Result<(), ScenarioError> {
     }
 }
 
-fn range_u(key: &str, v: u64, lo: u64, hi: u64) -> Result<(), ScenarioError> {
+pub(crate) fn range_u(key: &str, v: u64, lo: u64, hi: u64) -> Result<(), ScenarioError> {
     if v >= lo && v <= hi {
         Ok(())
     } else {
@@ -97,9 +97,9 @@ pub(crate) fn net(key: &str, v: &str) -> Result<IpNet, ScenarioError> {
     })
 }
 
-const MAX_MS: f64 = 3.6e9;
-const MAX_S: f64 = 1e7;
-const MAX_RATE: u64 = 1_000_000_000_000;
+pub(crate) const MAX_MS: f64 = 3.6e9;
+pub(crate) const MAX_S: f64 = 1e7;
+pub(crate) const MAX_RATE: u64 = 1_000_000_000_000;
 const MAX_QUEUE: u64 = 10_000_000;
 
 fn unique<'a>(key: &str, names: impl Iterator<Item = &'a str>) -> Result<(), ScenarioError> {
@@ -422,6 +422,7 @@ impl Scenario {
         for f in &self.flows {
             self.validate_flow(f)?;
         }
+        self.validate_deployments()?;
         for (k, e) in self.events.iter().enumerate() {
             let key = format!("events[{k}]");
             range_f(&format!("{key}.at_s"), e.at_s, 0.0, self.duration_s)?;
@@ -532,6 +533,7 @@ impl Scenario {
                 format!("no fixed node {:?}", f.fixed),
             ));
         }
+        self.validate_transport(f, m)?;
         range_f(&format!("{key}.start_s"), f.start_s, 0.0, self.duration_s)?;
         if let Some(s) = f.stop_s {
             range_f(&format!("{key}.stop_s"), s, f.start_s, MAX_S)?;
