@@ -159,6 +159,15 @@ impl Scenario {
         if let Some(tcp) = &f.tcp {
             validate_tcp(&format!("{key}.tcp"), tcp)?;
         }
+        if let Some(mip) = &f.mip4 {
+            self.validate_mip4(&format!("{key}.mip4"), mip, m)?;
+        }
+        if let Some(mip) = &f.mip6 {
+            self.validate_mip6(&format!("{key}.mip6"), mip, m)?;
+        }
+        if let Some(fm) = &f.fmip6 {
+            self.validate_fmip6(&format!("{key}.fmip6"), fm, m)?;
+        }
         let fam = self.flow_family(f, m)?;
         if let Some(fam) = fam
             && !self.fixed_has(&f.fixed, fam)
@@ -173,15 +182,6 @@ impl Scenario {
                     fam.name()
                 ),
             ));
-        }
-        if let Some(mip) = &f.mip4 {
-            self.validate_mip4(&format!("{key}.mip4"), mip, m)?;
-        }
-        if let Some(mip) = &f.mip6 {
-            self.validate_mip6(&format!("{key}.mip6"), mip, m)?;
-        }
-        if let Some(fm) = &f.fmip6 {
-            self.validate_fmip6(&format!("{key}.fmip6"), fm, m)?;
         }
         if matches!(t, TransportSpec::SingleHandoff | TransportSpec::Cmhn) {
             for (k, i) in m.ifaces.iter().enumerate() {
@@ -513,10 +513,9 @@ impl Scenario {
         if !matches!(m.mobility, MobilitySpec::Stationary { .. }) {
             return Err(combination(
                 format!("mobiles[{}].mobility", m.name),
-                format!(
-                    "the mobile of an FMIPv6 flow is moved by its [fmip6] script \
-                     (from_cell, to_cell, trigger_s), so its mobility must be \"stationary\""
-                ),
+                "the mobile of an FMIPv6 flow is moved by its [fmip6] script \
+                 (from_cell, to_cell, trigger_s), so its mobility must be \"stationary\""
+                    .into(),
             ));
         }
         range_f(
@@ -559,41 +558,31 @@ impl Scenario {
     /// mobile's flows all on the same mobility support when it is Mobile IP
     /// (the Mobile IP client owns the mobile's addresses).
     pub(crate) fn validate_deployments(&self) -> Result<(), ScenarioError> {
-        let mut first_mip4: Option<&FlowSpec> = None;
-        let mut first_mip6: Option<&FlowSpec> = None;
-        let mut first_fmip6: Option<&FlowSpec> = None;
-        for f in &self.flows {
-            let key = format!("flows[{}]", f.name);
-            for (name, first, same) in [
-                ("mip4", &mut first_mip4, f.mip4.is_some() as u8),
-                ("mip6", &mut first_mip6, f.mip6.is_some() as u8),
-                ("fmip6", &mut first_fmip6, f.fmip6.is_some() as u8),
-            ] {
-                if same == 0 {
+        // Mobiles sharing a cell need distinct addresses there.
+        for (i, m) in self.mobiles.iter().enumerate() {
+            for o in &self.mobiles[..i] {
+                if o.host_id != m.host_id {
                     continue;
                 }
-                match first {
-                    None => *first = Some(f),
-                    Some(a) => {
-                        let equal = match name {
-                            "mip4" => a.mip4 == f.mip4,
-                            "mip6" => a.mip6 == f.mip6,
-                            _ => a.fmip6 == f.fmip6,
-                        };
-                        if !equal {
-                            return Err(combination(
-                                format!("{key}.{name}"),
-                                format!(
-                                    "differs from flows[{}].{name}: a scenario has one \
-                                     {name} deployment, so every flow's {name} table must \
-                                     be the same",
-                                    a.name
-                                ),
-                            ));
-                        }
-                    }
+                if let Some(c) =
+                    Self::mobile_cells(m).find(|c| Self::mobile_cells(o).any(|x| x == *c))
+                {
+                    return Err(combination(
+                        format!("mobiles[{}].host_id", m.name),
+                        format!(
+                            "mobile {:?} has host_id {} too, and both use cell {c:?}: \
+                             they would have the same address",
+                            o.name, m.host_id
+                        ),
+                    ));
                 }
             }
+        }
+        self.one_deployment("mip4", |f| f.mip4.as_ref())?;
+        self.one_deployment("mip6", |f| f.mip6.as_ref())?;
+        self.one_deployment("fmip6", |f| f.fmip6.as_ref())?;
+        for f in &self.flows {
+            let key = format!("flows[{}]", f.name);
             let mob = f.transport.mobility();
             if matches!(
                 mob,
@@ -614,6 +603,35 @@ impl Scenario {
                         other.transport.name()
                     ),
                 ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Scenario {
+    /// Every flow's `name` table (where present) equals the first one.
+    fn one_deployment<T: PartialEq>(
+        &self,
+        name: &str,
+        table: impl Fn(&FlowSpec) -> Option<&T>,
+    ) -> Result<(), ScenarioError> {
+        let mut first: Option<(&FlowSpec, &T)> = None;
+        for f in &self.flows {
+            let Some(t) = table(f) else { continue };
+            match first {
+                None => first = Some((f, t)),
+                Some((a, ta)) if ta != t => {
+                    return Err(combination(
+                        format!("flows[{}].{name}", f.name),
+                        format!(
+                            "differs from flows[{}].{name}: a scenario has one {name} \
+                             deployment, so every flow's {name} table must be the same",
+                            a.name
+                        ),
+                    ));
+                }
+                Some(_) => {}
             }
         }
         Ok(())

@@ -190,7 +190,7 @@ pub(crate) fn new_summary(spec: &FlowSpec, transport: &str, policy: String) -> F
 
 /// Lost data packets: drops of the packets whose uid is in `uids` (sorted
 /// here), by reason.
-pub(crate) fn count_lost(sum: &mut FlowSummary, w: &crate::World, uids: &mut Vec<u64>) {
+pub(crate) fn count_lost(sum: &mut FlowSummary, w: &crate::World, uids: &mut [u64]) {
     uids.sort_unstable();
     for d in w.drops().records() {
         if uids.binary_search(&d.uid).is_ok() {

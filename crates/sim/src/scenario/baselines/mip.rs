@@ -436,13 +436,13 @@ pub(crate) fn mip6_for(
             "no IPv6 address",
         ));
     };
-    if !d.correspondents.contains_key(&fixed) {
+    if let std::collections::btree_map::Entry::Vacant(e) = d.correspondents.entry(fixed) {
         let mut cfg = Correspondent6Config::new(fixed6);
         cfg.processing_delay = ms(x.cn_processing_ms);
         let c = w
             .add_agent(fixed, "mip6/cn", Box::new(Correspondent6::new(cfg)))
             .map_err(|e| ScenarioError::model(&key, e))?;
-        d.correspondents.insert(fixed, c);
+        e.insert(c);
     }
     let spec = env
         .s
