@@ -291,7 +291,14 @@ fn single_connection_handoff_stops_for_its_processing_latency() {
         "{:?}",
         f.handovers[1]
     );
-    // The WLAN carried most of the bytes while it was there.
+    // E4's windows: after the link-up decision the WLAN carries most of
+    // 20-25 s at several Mbit/s; in 30-35 s the connection is stopped for
+    // 1.3 s, then back on UMTS (500 kbit/s).
+    let w = &f.goodput_windows;
+    assert_eq!(w.len(), 2);
+    assert_eq!((w[0].from_s, w[0].to_s), (20.0, 25.0));
+    assert!(w[0].goodput_bps > 2.5e6, "{w:?}");
+    assert!(w[1].goodput_bps < 0.5e6, "{w:?}");
     let wlan = delivered_by(&r, "up", 30.0) - delivered_by(&r, "up", 20.9);
     assert!(wlan > 4_000_000, "{wlan} bytes over the WLAN");
 }

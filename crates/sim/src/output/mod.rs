@@ -23,9 +23,9 @@ use std::path::Path;
 use msctp_proto::Time;
 
 pub use summary::{
-    AsconfSummary, CmhnSummary, FailoverSummary, FlowSummary, FmipSummary, HandoverSummary,
-    MipHandoverSummary, MobileIpSummary, RunSummary, SingleHandoffRecord, SingleHandoffSummary,
-    TcpSummary, UdpSummary,
+    AsconfSummary, CmhnSummary, FailoverSummary, FlowSummary, FmipSummary, GoodputWindow,
+    HandoverSummary, MipHandoverSummary, MobileIpSummary, RunSummary, SingleHandoffRecord,
+    SingleHandoffSummary, TcpSummary, UdpSummary,
 };
 
 use crate::flow::FlowLog;

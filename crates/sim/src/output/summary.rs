@@ -1,5 +1,51 @@
 //! The JSON summary of a run: per flow, the measures of SYSTEMS.md
 //! section 5 as [`crate::metrics`] defines them.
+//!
+//! # Metric names
+//!
+//! The experiment layer flattens this summary into dotted names (arrays
+//! of named objects by name, others by index, plus `<array>.count`;
+//! strings and absent values are left out). These names are stable:
+//!
+//! - every flow, every transport: `flows.<flow>.goodput_bps`,
+//!   `.goodput_windows.<i>.{from_s, to_s, goodput_bps}`, `.bytes_offered`, `.bytes_delivered`, `.file_delivery_time_s`,
+//!   `.data_packets_sent`, `.lost_data_packets`,
+//!   `.lost_data_by_reason.<Reason>`, `.arrivals`, `.duplicate_arrivals`,
+//!   `.reordered_packets` (SACKs with gap blocks for SCTP, duplicate ACKs
+//!   for TCP and CMHN, none for UDP), `.out_of_order_arrivals`,
+//!   `.retransmissions`, `.fast_retransmissions`,
+//!   `.spurious_retransmissions`, `.spurious_fast_retransmissions`,
+//!   `.handovers.count`, `.handovers.<i>.{time_s, old_path, new_path,
+//!   handoff_delay_s, handoff_latency_s}`, `.total_handoff_delay_s`,
+//!   `.handovers_unmeasured`, `.datagrams_refused`, `.records_dropped`;
+//!   paths are the mobile's cells numbered as its addresses (mSCTP: the
+//!   addresses themselves);
+//! - mSCTP: `.failovers.<i>.*`, `.asconfs_sent`, `.asconf_retransmissions`,
+//!   `.policy_decisions`, and [`AsconfSummary`] as `.asconf.{asconf_chunks,
+//!   asconf_bits, asconf_ack_chunks, asconf_ack_bits, auth_bits,
+//!   signalling_bits, bits_per_handover, bits_per_handover_with_auth}`;
+//! - Mobile IP (`mip4-*`, `mip6-*`, `fmip6-*`): [`MobileIpSummary`] as
+//!   `.mobile_ip.{version, total_t_ad_s, total_t_reg_s, total_t_mip_s,
+//!   incomplete_handovers, registrations_sent,
+//!   registration_retransmissions, advertisements_heard,
+//!   tunnelled_packets, tunnelled_bytes, tunnel_overhead_bytes,
+//!   reverse_tunnelled_packets, route_optimised_packets}` and
+//!   `.mobile_ip.handovers.<i>.{time_s, trigger_s, to_home, fast, t_ad_s,
+//!   t_reg_s, t_mip_s}`;
+//! - FMIPv6: [`FmipSummary`] as `.fmip.{trigger_s, prrtadv_after_s,
+//!   fbu_after_s, fback_after_s, attached_after_s, una_after_s, reactive,
+//!   forwarded, buffered, delivered_from_buffer, buffer_drops}`;
+//! - TCP-based transports: [`TcpSummary`] as `.tcp.{connections,
+//!   timeouts, fast_retransmits, segments_retransmitted, dup_acks_sent,
+//!   connected_s, closed_s, timed_out}`;
+//! - `single-handoff`: [`SingleHandoffSummary`] as `.handoff.{completed,
+//!   superseded, total_stopped_s, location_updates}` and
+//!   `.handoff.handoffs.<i>.{decided_s, from, to, resumed_s, first_data_s,
+//!   stopped_s}`;
+//! - `cmhn`: [`CmhnSummary`] as `.cmhn.{handshakes, reuses, expired,
+//!   switches, records_resent, link_messages, duplicates_received}`;
+//! - UDP transports: [`UdpSummary`] as `.udp.{datagrams_sent,
+//!   datagrams_received, datagrams_missing, reordered, send_errors}`.
 
 use std::collections::BTreeMap;
 
@@ -76,6 +122,9 @@ pub struct FlowSummary {
     pub goodput_bps: f64,
     /// File flows: start to delivery of the last byte.
     pub file_delivery_time_s: Option<f64>,
+    /// Goodput over each of `output.goodput_windows_s`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub goodput_windows: Vec<GoodputWindow>,
     pub data_packets_sent: u64,
     /// Packets carrying this flow's DATA dropped anywhere, and why.
     pub lost_data_packets: u64,
@@ -125,6 +174,14 @@ pub struct FlowSummary {
     /// UDP flows: datagrams sent and received.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub udp: Option<UdpSummary>,
+}
+
+/// Goodput (metrics::goodput_bps) over one window of the run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GoodputWindow {
+    pub from_s: f64,
+    pub to_s: f64,
+    pub goodput_bps: f64,
 }
 
 /// ADD-IP signalling of an mSCTP flow (RFC 5061): ASCONF chunks the
@@ -399,6 +456,7 @@ pub(crate) fn fill_from_log(
     start: Time,
     end: Time,
     file_bytes: Option<u64>,
+    windows: &[(f64, f64)],
 ) {
     f.bytes_offered = log.bytes_offered;
     f.bytes_delivered = log.bytes_delivered;
@@ -409,6 +467,17 @@ pub(crate) fn fill_from_log(
     f.file_delivery_time_s = file_bytes
         .and_then(|b| file_delivery_time(&log.deliveries, start, b))
         .map(secs);
+    f.goodput_windows = windows
+        .iter()
+        .map(|&(from_s, to_s)| GoodputWindow {
+            from_s,
+            to_s,
+            goodput_bps: Window::new(Time::from_secs_f64(from_s), Time::from_secs_f64(to_s))
+                .ok()
+                .and_then(|w| goodput_bps(&log.deliveries, w).ok())
+                .unwrap_or(0.0),
+        })
+        .collect();
     f.arrivals = log.arrivals.len() as u64;
     f.duplicate_arrivals = log
         .arrivals

@@ -158,6 +158,7 @@ pub(crate) fn new_summary(spec: &FlowSpec, transport: &str, policy: String) -> F
         bytes_delivered: 0,
         goodput_bps: 0.0,
         file_delivery_time_s: None,
+        goodput_windows: Vec::new(),
         data_packets_sent: 0,
         lost_data_packets: 0,
         lost_data_by_reason: BTreeMap::new(),
@@ -284,7 +285,14 @@ fn msctp_outputs(
             .map(|m| m.config().policy.name().to_string())
             .unwrap_or_default(),
     );
-    fill_from_log(&mut sum, &log, start, end.max(start), file_bytes);
+    fill_from_log(
+        &mut sum,
+        &log,
+        start,
+        end.max(start),
+        file_bytes,
+        &s.output.goodput_windows_s,
+    );
     // Lost data packets: drops of packets whose uid an agent of the flow
     // recorded as carrying DATA.
     let mut uids: Vec<u64> = Vec::new();

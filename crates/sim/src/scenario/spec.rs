@@ -150,6 +150,10 @@ pub struct OutputSpec {
     pub handover_window_before_s: f64,
     #[serde(default = "d_window_after")]
     pub handover_window_after_s: f64,
+    /// Goodput of every flow over these windows `[from_s, to_s)` (e.g.
+    /// E4's 20-25 s), reported as `goodput_windows` in the summary.
+    #[serde(default)]
+    pub goodput_windows_s: Vec<(f64, f64)>,
 }
 
 fn d_window_before() -> f64 {
@@ -169,6 +173,7 @@ impl Default for OutputSpec {
             pcap_max_bytes: d_pcap_max(),
             handover_window_before_s: d_window_before(),
             handover_window_after_s: d_window_after(),
+            goodput_windows_s: Vec::new(),
         }
     }
 }

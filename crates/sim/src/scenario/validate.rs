@@ -298,6 +298,24 @@ impl Scenario {
             0.0,
             MAX_S,
         )?;
+        for (i, (from, to)) in o.goodput_windows_s.iter().enumerate() {
+            let k = format!("output.goodput_windows_s[{i}]");
+            range_f(&format!("{k}[0]"), *from, 0.0, MAX_S)?;
+            range_f(&format!("{k}[1]"), *to, *from, MAX_S)?;
+            if to <= from {
+                return Err(ScenarioError::Range {
+                    key: format!("{k}[1]"),
+                    value: to.to_string(),
+                    allowed: "a window must end after it starts".into(),
+                });
+            }
+        }
+        range_u(
+            "output.goodput_windows_s",
+            o.goodput_windows_s.len() as u64,
+            0,
+            10_000,
+        )?;
         for (i, p) in o.pcap.iter().enumerate() {
             let key = format!("output.pcap[{i}]");
             let Some((n, _)) = p.split_once(':') else {

@@ -234,7 +234,14 @@ pub(crate) fn outputs(
         _ => None,
     };
     let mut sum = new_summary(spec, spec.transport.name(), scheme_name(spec));
-    fill_from_log(&mut sum, &log, start, end.max(start), file_bytes);
+    fill_from_log(
+        &mut sum,
+        &log,
+        start,
+        end.max(start),
+        file_bytes,
+        &s.output.goodput_windows_s,
+    );
     // Data packets and their losses.
     let mut uids: Vec<u64> = Vec::new();
     let mut paths: Vec<PathRow> = Vec::new();
@@ -411,6 +418,11 @@ fn scheme_summaries(
                 if let Some(c) = rx.and_then(|a| a.connection(slot)) {
                     t.dup_acks_sent += c.stats().dup_acks_sent;
                 }
+            }
+            // CMHN's connections keep no records of their own: its
+            // reordering signals are the receiver's duplicate ACKs.
+            if sum.reordered_packets == 0 {
+                sum.reordered_packets = t.dup_acks_sent;
             }
             sum.tcp = Some(t);
         }
