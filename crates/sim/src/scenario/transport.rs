@@ -267,7 +267,8 @@ fn d_retries() -> u32 {
 pub struct Mip4Spec {
     /// Required: the cell of the home network (an IPv4 cell).
     pub home_cell: String,
-    /// Cells with a foreign agent; absent: every other IPv4 cell.
+    /// Cells with a foreign agent; absent: every other cell a Mobile IPv4
+    /// mobile of the scenario uses.
     #[serde(default)]
     pub foreign_cells: Option<Vec<String>>,
     /// Agent advertisements: period, first one's offset (absent: each

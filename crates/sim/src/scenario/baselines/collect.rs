@@ -626,3 +626,25 @@ fn mip_summary(
         route_optimised_packets: optimised,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::observer::PathRecord;
+    use super::*;
+
+    #[test]
+    fn an_arrival_takes_the_path_of_the_latest_send_before_it() {
+        let r = |ms: u64, seq: u64, path: u32| PathRecord {
+            time: Time::from_millis(ms),
+            seq,
+            path,
+        };
+        // Data 0 sent on path 0, resent on path 1 after a handover.
+        let idx = index(&[r(10, 0, 0), r(20, 1400, 0), r(500, 0, 1)]);
+        assert_eq!(lookup(&idx, 0, Time::from_millis(40)), Some(0));
+        assert_eq!(lookup(&idx, 0, Time::from_millis(540)), Some(1));
+        assert_eq!(lookup(&idx, 0, Time::from_millis(500)), Some(1));
+        assert_eq!(lookup(&idx, 1400, Time::from_millis(15)), None);
+        assert_eq!(lookup(&idx, 2800, Time::from_millis(900)), None);
+    }
+}

@@ -440,6 +440,29 @@ mod tests {
     }
 
     #[test]
+    fn the_cell_of_an_interface_follows_its_attachments() {
+        let (a, b) = (CellId(0), CellId(1));
+        let mut o = FlowObserver::new(BTreeMap::from([(a, 0), (b, 1)]), 10, 10);
+        let i = IfaceId(2);
+        o.note_attachment(Time::ZERO, i, Some(a));
+        o.note_attachment(Time::from_secs(5), IfaceId(3), Some(b));
+        o.note_attachment(Time::from_secs(10), i, None);
+        o.note_attachment(Time::from_secs(11), i, Some(b));
+        assert_eq!(o.cell_at(i, Time::from_secs(3)), Some(a));
+        assert_eq!(o.cell_at(i, Time::from_secs(10)), None);
+        assert_eq!(o.cell_at(i, Time::from_secs(12)), Some(b));
+        assert_eq!(o.path_of(o.cell_at(i, Time::from_secs(12))), 1);
+        assert_eq!(o.path_of(Some(CellId(9))), NO_PATH);
+        assert_eq!(o.path_of(None), NO_PATH);
+        // Bounded: changes beyond the limit are counted, not kept.
+        for k in 0..20 {
+            o.note_attachment(Time::from_secs(20 + k), i, Some(a));
+        }
+        assert_eq!(o.attachments().len(), 10);
+        assert_eq!(o.attachments_dropped(), 14);
+    }
+
+    #[test]
     fn asconf_bits_are_counted_and_garbage_is_harmless() {
         let asconf = Chunk::Asconf(AsconfChunk {
             serial: 7,
