@@ -238,6 +238,17 @@ fn one_mobile_ip_deployment_and_one_mobility_per_mobile() {
         e.contains("flows[down].transport") && e.contains("same Mobile IP"),
         "{e}"
     );
+    // Two flows on one port of a node.
+    let clash = format!(
+        "{UDP}\n[[flows]]\nname = \"third\"\ntransport = \"udp\"\nmobile = \"bg\"\n\
+         fixed = \"cn\"\nfixed_port = 5000\ntraffic = {{ kind = \"cbr\", message_bytes = 200, \
+         rate_bps = 8000 }}\n"
+    );
+    let e = err(&clash);
+    assert!(
+        e.contains("flows[third].fixed_port") && e.contains("same port"),
+        "{e}"
+    );
     // Two Mobile IPv4 flows with different deployments.
     let other = format!(
         "{MIP4}\n[[flows]]\nname = \"second\"\ntransport = \"mip4-tcp\"\nmobile = \"mn\"\n\

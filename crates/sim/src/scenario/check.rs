@@ -578,6 +578,7 @@ impl Scenario {
                 }
             }
         }
+        self.distinct_ports()?;
         self.one_deployment("mip4", |f| f.mip4.as_ref())?;
         self.one_deployment("mip6", |f| f.mip6.as_ref())?;
         self.one_deployment("fmip6", |f| f.fmip6.as_ref())?;
@@ -609,7 +610,77 @@ impl Scenario {
     }
 }
 
+/// The IP protocol a transport's data travels in.
+fn protocol_of(t: TransportSpec) -> u8 {
+    if t.uses_sctp() {
+        132
+    } else if t.carries() == Carries::Datagrams {
+        17
+    } else {
+        6
+    }
+}
+
 impl Scenario {
+    /// The ports of flow `k` (0 in the file: 5000 + 2k at the fixed node,
+    /// one more at the mobile), as the builders give them.
+    pub(crate) fn flow_ports(k: usize, f: &FlowSpec) -> (u16, u16) {
+        let base = 5000u16.saturating_add((2 * k).min(60_000) as u16);
+        let fixed = if f.fixed_port == 0 {
+            base
+        } else {
+            f.fixed_port
+        };
+        let mobile = if f.mobile_port == 0 {
+            base.saturating_add(1)
+        } else {
+            f.mobile_port
+        };
+        (fixed, mobile)
+    }
+
+    /// Two flows of one node using one protocol need different ports there
+    /// (each end's agents and observers tell flows apart by port), and a
+    /// node has at most one single-connection handoff (its location
+    /// updates use one well-known port).
+    fn distinct_ports(&self) -> Result<(), ScenarioError> {
+        for (k, f) in self.flows.iter().enumerate() {
+            let (fp, mp) = Self::flow_ports(k, f);
+            for (j, g) in self.flows[..k].iter().enumerate() {
+                let (gfp, gmp) = Self::flow_ports(j, g);
+                let same_proto = protocol_of(f.transport) == protocol_of(g.transport);
+                let clash =
+                    (f.mobile == g.mobile && mp == gmp) || (f.fixed == g.fixed && fp == gfp);
+                if same_proto && clash {
+                    return Err(combination(
+                        format!("flows[{}].fixed_port", f.name),
+                        format!(
+                            "flows {:?} and {:?} would use the same port on a node they \
+                             share: give other fixed_port / mobile_port",
+                            g.name, f.name
+                        ),
+                    ));
+                }
+                let single = TransportSpec::SingleHandoff;
+                if f.transport == single
+                    && g.transport == single
+                    && (f.mobile == g.mobile || f.fixed == g.fixed)
+                {
+                    return Err(combination(
+                        format!("flows[{}].transport", f.name),
+                        format!(
+                            "flow {:?} is a single-connection handoff on a node it shares \
+                             with this one: one such flow per node (location updates use \
+                             one port)",
+                            g.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Every flow's `name` table (where present) equals the first one.
     fn one_deployment<T: PartialEq>(
         &self,

@@ -279,18 +279,7 @@ pub(crate) struct BaselineFlow {
 
 /// Ports of flow `k` (as for mSCTP: 5000 + 2k and + 1 unless given).
 fn ports(f: &FlowSpec, k: usize) -> (u16, u16) {
-    let base = 5000u16.saturating_add((2 * k).min(60_000) as u16);
-    let fixed = if f.fixed_port == 0 {
-        base
-    } else {
-        f.fixed_port
-    };
-    let mobile = if f.mobile_port == 0 {
-        base + 1
-    } else {
-        f.mobile_port
-    };
-    (fixed, mobile)
+    Scenario::flow_ports(k, f)
 }
 
 fn source(f: &FlowSpec, key: &str) -> Result<Source, ScenarioError> {
