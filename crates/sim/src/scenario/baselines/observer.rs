@@ -230,15 +230,17 @@ impl FlowObserver {
             }
             proto::SCTP => {
                 let bytes = pkt.payload();
-                sctp_init_origin(bytes, &mut r.tsn_out);
                 if w.asconf {
                     count_asconf(bytes, &mut r.asconf);
                 }
-                for_each_tsn(bytes, |tsn| {
-                    if r.tsn_out.has_origin() {
-                        seqs.push(r.tsn_out.seq(tsn));
-                    }
-                });
+                if w.sends || w.uids {
+                    sctp_init_origin(bytes, &mut r.tsn_out);
+                    for_each_tsn(bytes, |tsn| {
+                        if r.tsn_out.has_origin() {
+                            seqs.push(r.tsn_out.seq(tsn));
+                        }
+                    });
+                }
             }
             _ => {}
         }
