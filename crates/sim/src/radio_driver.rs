@@ -441,17 +441,29 @@ pub fn install(
     log_limit: usize,
 ) -> Result<SharedDriverLog, RadioDriverError> {
     let plan = plan(station, start, end)?;
+    Ok(install_plan(w, station.node, plan, log_limit))
+}
+
+/// Schedules a plan (from [`plan`], possibly edited: e.g. without the
+/// address actions, for a mobile whose addresses a Mobile IP client
+/// manages) for `node` in `w`.
+pub fn install_plan(
+    w: &mut World,
+    node: NodeId,
+    plan: Vec<PlannedAction>,
+    log_limit: usize,
+) -> SharedDriverLog {
     let log = Rc::new(RefCell::new(DriverLog {
         limit: log_limit,
         ..Default::default()
     }));
     let d = Rc::new(Driver {
-        node: station.node,
+        node,
         plan,
         log: log.clone(),
     });
     schedule(w, d, 0);
-    Ok(log)
+    log
 }
 
 fn schedule(w: &mut World, d: Rc<Driver>, idx: usize) {

@@ -600,6 +600,13 @@ impl Agent for MobileNode {
                 let Some(slot) = self.slot_of(*iface) else {
                     return;
                 };
+                // The agent of a lost link is unreachable: no default route
+                // through it until the node chooses another agent (else
+                // packets would leave by whatever cell the radio joins
+                // next, before agent discovery).
+                if self.attached.is_some_and(|a| a.iface == *iface) {
+                    ctx.remove_route(IpNet::V4(Ipv4Net::default()), Some(*iface));
+                }
                 if let Some(k) = self.known[slot].take() {
                     self.trace.push(
                         ctx.now(),

@@ -22,7 +22,11 @@ use std::path::Path;
 
 use msctp_proto::Time;
 
-pub use summary::{FailoverSummary, FlowSummary, HandoverSummary, RunSummary};
+pub use summary::{
+    AsconfSummary, CmhnSummary, FailoverSummary, FlowSummary, FmipSummary, GoodputWindow,
+    HandoverSummary, MipHandoverSummary, MobileIpSummary, RunSummary, SingleHandoffRecord,
+    SingleHandoffSummary, TcpSummary, UdpSummary,
+};
 
 use crate::flow::FlowLog;
 

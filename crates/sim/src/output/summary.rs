@@ -1,5 +1,51 @@
 //! The JSON summary of a run: per flow, the measures of SYSTEMS.md
 //! section 5 as [`crate::metrics`] defines them.
+//!
+//! # Metric names
+//!
+//! The experiment layer flattens this summary into dotted names (arrays
+//! of named objects by name, others by index, plus `<array>.count`;
+//! strings and absent values are left out). These names are stable:
+//!
+//! - every flow, every transport: `flows.<flow>.goodput_bps`,
+//!   `.goodput_windows.<i>.{from_s, to_s, goodput_bps}`, `.bytes_offered`, `.bytes_delivered`, `.file_delivery_time_s`,
+//!   `.data_packets_sent`, `.lost_data_packets`,
+//!   `.lost_data_by_reason.<Reason>`, `.arrivals`, `.duplicate_arrivals`,
+//!   `.reordered_packets` (SACKs with gap blocks for SCTP, duplicate ACKs
+//!   for TCP and CMHN, none for UDP), `.out_of_order_arrivals`,
+//!   `.retransmissions`, `.fast_retransmissions`,
+//!   `.spurious_retransmissions`, `.spurious_fast_retransmissions`,
+//!   `.handovers.count`, `.handovers.<i>.{time_s, old_path, new_path,
+//!   handoff_delay_s, handoff_latency_s}`, `.total_handoff_delay_s`,
+//!   `.handovers_unmeasured`, `.datagrams_refused`, `.records_dropped`;
+//!   paths are the mobile's cells numbered as its addresses (mSCTP: the
+//!   addresses themselves);
+//! - mSCTP: `.failovers.<i>.*`, `.asconfs_sent`, `.asconf_retransmissions`,
+//!   `.policy_decisions`, and [`AsconfSummary`] as `.asconf.{asconf_chunks,
+//!   asconf_bits, asconf_ack_chunks, asconf_ack_bits, auth_bits,
+//!   signalling_bits, bits_per_handover, bits_per_handover_with_auth}`;
+//! - Mobile IP (`mip4-*`, `mip6-*`, `fmip6-*`): [`MobileIpSummary`] as
+//!   `.mobile_ip.{version, total_t_ad_s, total_t_reg_s, total_t_mip_s,
+//!   incomplete_handovers, registrations_sent,
+//!   registration_retransmissions, advertisements_heard,
+//!   tunnelled_packets, tunnelled_bytes, tunnel_overhead_bytes,
+//!   reverse_tunnelled_packets, route_optimised_packets}` and
+//!   `.mobile_ip.handovers.<i>.{time_s, trigger_s, to_home, fast, t_ad_s,
+//!   t_reg_s, t_mip_s}`;
+//! - FMIPv6: [`FmipSummary`] as `.fmip.{trigger_s, prrtadv_after_s,
+//!   fbu_after_s, fback_after_s, attached_after_s, una_after_s, reactive,
+//!   forwarded, buffered, delivered_from_buffer, buffer_drops}`;
+//! - TCP-based transports: [`TcpSummary`] as `.tcp.{connections,
+//!   timeouts, fast_retransmits, segments_retransmitted, dup_acks_sent,
+//!   connected_s, closed_s, timed_out}`;
+//! - `single-handoff`: [`SingleHandoffSummary`] as `.handoff.{completed,
+//!   superseded, total_stopped_s, location_updates}` and
+//!   `.handoff.handoffs.<i>.{decided_s, from, to, resumed_s, first_data_s,
+//!   stopped_s}`;
+//! - `cmhn`: [`CmhnSummary`] as `.cmhn.{handshakes, reuses, expired,
+//!   switches, records_resent, link_messages, duplicates_received}`;
+//! - UDP transports: [`UdpSummary`] as `.udp.{datagrams_sent,
+//!   datagrams_received, datagrams_missing, reordered, send_errors}`.
 
 use std::collections::BTreeMap;
 
@@ -85,6 +131,9 @@ pub struct FlowSummary {
     pub goodput_bps: f64,
     /// File flows: start to delivery of the last byte.
     pub file_delivery_time_s: Option<f64>,
+    /// Goodput over each of `output.goodput_windows_s`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub goodput_windows: Vec<GoodputWindow>,
     pub data_packets_sent: u64,
     /// Packets carrying this flow's DATA dropped anywhere, and why.
     pub lost_data_packets: u64,
@@ -112,6 +161,210 @@ pub struct FlowSummary {
     pub datagrams_refused: u64,
     /// Records beyond the flow log's bound (measures are then partial).
     pub records_dropped: u64,
+    /// mSCTP: the ADD-IP signalling sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asconf: Option<AsconfSummary>,
+    /// Mobile IPv4 / IPv6 (and FMIPv6): the handovers as the mobility
+    /// protocol saw them, and its tunnelling.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mobile_ip: Option<MobileIpSummary>,
+    /// FMIPv6: the fast handover's timeline and the routers' buffers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fmip: Option<FmipSummary>,
+    /// TCP-based transports: the sender's connection statistics.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpSummary>,
+    /// The single-connection handoff scheme.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<SingleHandoffSummary>,
+    /// The multi-connection transport.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cmhn: Option<CmhnSummary>,
+    /// UDP flows: datagrams sent and received.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub udp: Option<UdpSummary>,
+}
+
+/// Goodput (metrics::goodput_bps) over one window of the run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GoodputWindow {
+    pub from_s: f64,
+    pub to_s: f64,
+    pub goodput_bps: f64,
+}
+
+/// ADD-IP signalling of an mSCTP flow (RFC 5061): ASCONF chunks the
+/// mobile sent and ASCONF-ACK chunks the fixed node sent (first
+/// transmissions and retransmissions, chunk lengths without padding), and
+/// the AUTH chunks (RFC 4895) bundled with them. E1's analytic overhead is
+/// 3 x (192 + 64) = 768 bits per handover (three ASCONF of 24 bytes and
+/// three ASCONF-ACK of 8 bytes, no AUTH).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AsconfSummary {
+    pub asconf_chunks: u64,
+    pub asconf_bits: u64,
+    pub asconf_ack_chunks: u64,
+    pub asconf_ack_bits: u64,
+    /// AUTH chunks in packets carrying an ASCONF or ASCONF-ACK.
+    pub auth_bits: u64,
+    /// ASCONF + ASCONF-ACK bits (AUTH not included).
+    pub signalling_bits: u64,
+    /// `signalling_bits` over the handovers detected at the receiver
+    /// (`handovers`); absent without a handover.
+    pub bits_per_handover: Option<f64>,
+    /// The same with the AUTH bits.
+    pub bits_per_handover_with_auth: Option<f64>,
+}
+
+/// One handover of Mobile IP, from its own timeline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MipHandoverSummary {
+    /// When the mobile node decided to move (movement detection).
+    pub time_s: f64,
+    /// The link-layer change that started it: the latest attachment or
+    /// detachment of one of the mobile's interfaces at or before
+    /// `time_s`.
+    pub trigger_s: Option<f64>,
+    pub to_home: bool,
+    /// Made by an FMIPv6 fast handover.
+    pub fast: bool,
+    /// Agent discovery time T_ad: trigger to movement detection (the
+    /// advertisement that revealed the new agent or router, or the link
+    /// down that made the node leave).
+    pub t_ad_s: Option<f64>,
+    /// Registration time T_reg: movement detection to the binding that
+    /// redirects the correspondent's packets: MIPv4 the accepted
+    /// registration reply; MIPv6 the correspondent's Binding
+    /// Acknowledgement with route optimisation (else the home agent's),
+    /// including the care-of address configuration. Absent if it never
+    /// completed (superseded by another handover, or the run ended).
+    pub t_reg_s: Option<f64>,
+    /// T_ad + T_reg.
+    pub t_mip_s: Option<f64>,
+}
+
+/// Mobile IP's view of a flow's mobile (shared by the mobile's flows).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MobileIpSummary {
+    /// 4 or 6.
+    pub version: u8,
+    pub handovers: Vec<MipHandoverSummary>,
+    /// Sums over the handovers whose value exists.
+    pub total_t_ad_s: f64,
+    pub total_t_reg_s: f64,
+    pub total_t_mip_s: f64,
+    /// Handovers whose registration never completed.
+    pub incomplete_handovers: usize,
+    /// Registration requests (MIPv4) or Binding Updates (MIPv6) sent,
+    /// retransmissions included, and the retransmissions.
+    pub registrations_sent: u64,
+    pub registration_retransmissions: u64,
+    /// Agent or router advertisements the mobile heard.
+    pub advertisements_heard: u64,
+    /// Packets the home agent tunnelled (to every mobile it serves), their
+    /// bytes with the outer header, and the outer headers' bytes: 20 per
+    /// packet IPv4-in-IPv4 (RFC 2003), 40 IPv6-in-IPv6 (RFC 2473).
+    pub tunnelled_packets: u64,
+    pub tunnelled_bytes: u64,
+    pub tunnel_overhead_bytes: u64,
+    /// MIPv6: packets the mobile reverse-tunnelled to its home agent and
+    /// packets it sent route-optimised.
+    pub reverse_tunnelled_packets: u64,
+    pub route_optimised_packets: u64,
+}
+
+/// The FMIPv6 fast handover of a flow's mobile (the latest preparation).
+/// Times are seconds after the trigger (the new access point's beacon).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FmipSummary {
+    /// "early", "ideal" or "late" (text: not a metric).
+    pub attach: String,
+    pub trigger_s: f64,
+    pub prrtadv_after_s: Option<f64>,
+    pub fbu_after_s: Option<f64>,
+    pub fback_after_s: Option<f64>,
+    pub attached_after_s: Option<f64>,
+    pub una_after_s: Option<f64>,
+    /// The Fast Binding Update was sent from the new link.
+    pub reactive: bool,
+    /// Summed over the access routers: packets tunnelled by the previous
+    /// router, buffered by the new one, delivered from the buffer, lost
+    /// to a full or expired buffer.
+    pub forwarded: u64,
+    pub buffered: u64,
+    pub delivered_from_buffer: u64,
+    pub buffer_drops: u64,
+}
+
+/// The TCP connection(s) of a flow, at the data sender.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TcpSummary {
+    /// Connections the sender had (CMHN: one per interface).
+    pub connections: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub segments_retransmitted: u64,
+    /// Duplicate ACKs the receiver sent.
+    pub dup_acks_sent: u64,
+    /// The (first) connection established, and closed (with the reason:
+    /// "Normal", "Reset", "TimedOut", "Aborted").
+    pub connected_s: Option<f64>,
+    pub closed_s: Option<f64>,
+    pub closed_reason: Option<String>,
+    /// The connection was given up after too many retransmissions.
+    pub timed_out: bool,
+}
+
+/// One handoff of the single-connection scheme.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SingleHandoffRecord {
+    pub decided_s: f64,
+    /// Interface indices of the mobile (its networks).
+    pub from: usize,
+    pub to: usize,
+    /// When the connection resumed (absent: superseded by a later
+    /// decision during processing).
+    pub resumed_s: Option<f64>,
+    pub first_data_s: Option<f64>,
+    /// Decision to resumption: the handoff processing latency.
+    pub stopped_s: Option<f64>,
+}
+
+/// The single-connection handoff scheme of a flow.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SingleHandoffSummary {
+    pub handoffs: Vec<SingleHandoffRecord>,
+    pub completed: usize,
+    pub superseded: usize,
+    /// Sum of `stopped_s` over the completed handoffs.
+    pub total_stopped_s: f64,
+    /// Location updates that moved the correspondent's connection.
+    pub location_updates: u64,
+}
+
+/// The multi-connection transport of a flow (both ends' counters summed).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CmhnSummary {
+    pub handshakes: u64,
+    pub reuses: u64,
+    pub expired: u64,
+    pub switches: u64,
+    pub records_resent: u64,
+    pub link_messages: u64,
+    pub duplicates_received: u64,
+}
+
+/// A UDP flow.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UdpSummary {
+    pub datagrams_sent: u64,
+    pub datagrams_received: u64,
+    /// Sent and never received (lost, or still in flight at the end).
+    pub datagrams_missing: u64,
+    /// Datagrams with a sequence number below one already received.
+    pub reordered: u64,
+    /// Sends the node refused (backlog bound).
+    pub send_errors: u64,
 }
 
 /// A handover seen at the receiver: the path of new data changes and the
@@ -164,11 +417,13 @@ fn secs(d: std::time::Duration) -> f64 {
 }
 
 /// Handover measures over windows `[t - before, t + after)`, cut at the
-/// neighbouring handovers.
+/// neighbouring handovers and at `run_end` (a wait cannot last beyond the
+/// run).
 pub(crate) fn handovers(
     arrivals: &[Arrival],
     before: std::time::Duration,
     after: std::time::Duration,
+    run_end: Time,
 ) -> Vec<HandoverSummary> {
     let hs = detect_handovers(arrivals);
     let mut out = Vec::new();
@@ -178,7 +433,7 @@ pub(crate) fn handovers(
         if i > 0 {
             start = start.max(hs[i - 1].time);
         }
-        let mut end = h.time + after;
+        let mut end = (h.time + after).min(run_end);
         if let Some(n) = hs.get(i + 1) {
             end = end.min(n.time);
         }
@@ -210,6 +465,7 @@ pub(crate) fn fill_from_log(
     start: Time,
     end: Time,
     file_bytes: Option<u64>,
+    windows: &[(f64, f64)],
 ) {
     f.bytes_offered = log.bytes_offered;
     f.bytes_delivered = log.bytes_delivered;
@@ -220,6 +476,17 @@ pub(crate) fn fill_from_log(
     f.file_delivery_time_s = file_bytes
         .and_then(|b| file_delivery_time(&log.deliveries, start, b))
         .map(secs);
+    f.goodput_windows = windows
+        .iter()
+        .map(|&(from_s, to_s)| GoodputWindow {
+            from_s,
+            to_s,
+            goodput_bps: Window::new(Time::from_secs_f64(from_s), Time::from_secs_f64(to_s))
+                .ok()
+                .and_then(|w| goodput_bps(&log.deliveries, w).ok())
+                .unwrap_or(0.0),
+        })
+        .collect();
     f.arrivals = log.arrivals.len() as u64;
     f.duplicate_arrivals = log
         .arrivals
@@ -272,6 +539,7 @@ mod tests {
             &arr,
             std::time::Duration::from_secs(1),
             std::time::Duration::from_secs(1),
+            Time::MAX,
         );
         // Old-path data arrived after the first new-path data: zero delay.
         assert_eq!(s[0].handoff_delay_s, Some(0.0));

@@ -10,6 +10,7 @@ use ipnet::IpNet;
 use msctp_proto::policy::AddRule;
 use msctp_proto::{AssociationConfig, Time};
 
+use super::baselines::{self, BaselineFlow, Env, Infra, Watch};
 use super::spec::*;
 use super::validate::{ScenarioError, gateway_of, host_in, net};
 use crate::app::{Source, Traffic};
@@ -30,7 +31,7 @@ use crate::radio::{
     self, AddressAcquisition, CellSignal, DecisionLatency, RadioConfig, SampleMode, ScriptedSignal,
     Thresholds,
 };
-use crate::radio_driver::{self, RadioLink, SharedDriverLog, StationRadio};
+use crate::radio_driver::{self, RadioAction, RadioLink, SharedDriverLog, StationRadio};
 use crate::routing::Route;
 use crate::sctp::{Role, SctpAgent, SctpAgentConfig};
 use crate::world::{World, WorldConfig};
@@ -158,14 +159,80 @@ fn error_model(e: &ErrorSpec, key: &str) -> Result<ErrorModelSpec, ScenarioError
 }
 
 /// A flow in the built world.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct BuiltFlow {
     pub spec: FlowSpec,
     pub log: SharedFlowLog,
-    pub mobile_agent: AgentId,
-    pub fixed_agent: AgentId,
-    /// The mobile's address in each of its cells: `PathId(k)` is the k-th.
-    pub path_addrs: Vec<IpAddr>,
+    pub kind: BuiltKind,
+}
+
+/// The agents of a flow, by transport.
+#[derive(Debug)]
+pub(crate) enum BuiltKind {
+    Msctp {
+        mobile_agent: AgentId,
+        fixed_agent: AgentId,
+        /// The observers counting ADD-IP signalling at the mobile and the
+        /// fixed node (agent, watch index).
+        asconf: [(AgentId, usize); 2],
+        /// The mobile's address in each of its cells: `PathId(k)` is the
+        /// k-th.
+        path_addrs: Vec<IpAddr>,
+    },
+    Baseline(Box<BaselineFlow>),
+}
+
+/// A mobile's radio links and path numbering.
+#[derive(Debug, Clone)]
+pub(crate) struct MobileInfo {
+    pub node: NodeId,
+    /// Every (interface, cell) pair, in declaration order.
+    pub links: Vec<MobileLink>,
+    /// The mobile's address in each of its cells, without repeats:
+    /// `PathId(k)` is the k-th.
+    pub addrs: Vec<(String, IpAddr)>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct MobileLink {
+    pub iface_name: String,
+    pub iface: IfaceId,
+    pub cell_name: String,
+    pub cell: CellId,
+    /// The mobile's address in the cell (prefix + host_id).
+    pub address: IpNet,
+}
+
+impl MobileInfo {
+    /// Path id of each cell: the index of the cell's address in `addrs`.
+    pub fn paths(&self) -> BTreeMap<CellId, u32> {
+        self.links
+            .iter()
+            .filter_map(|l| {
+                self.addrs
+                    .iter()
+                    .position(|(_, a)| *a == l.address.addr())
+                    .map(|k| (l.cell, k as u32))
+            })
+            .collect()
+    }
+
+    /// The links of an interface.
+    pub fn iface_links(&self, name: &str) -> impl Iterator<Item = &MobileLink> {
+        self.links.iter().filter(move |l| l.iface_name == name)
+    }
+}
+
+/// How a mobile's radio is driven.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RadioUse {
+    /// The radio driver with addresses (mSCTP, TCP, UDP, E4 schemes).
+    Full,
+    /// The radio driver without address actions: a Mobile IP client
+    /// manages the addresses.
+    NoAddresses,
+    /// No radio model: an FMIPv6 script attaches and moves the mobile.
+    Scripted,
 }
 
 /// A mobile in the built world.
@@ -185,9 +252,9 @@ pub(crate) struct Built {
 }
 
 /// Where each fixed node and mobile went, and the cells.
-struct Names {
-    nodes: BTreeMap<String, NodeId>,
-    cells: BTreeMap<String, (CellId, IpNet)>,
+pub(crate) struct Names {
+    pub nodes: BTreeMap<String, NodeId>,
+    pub cells: BTreeMap<String, (CellId, IpNet)>,
 }
 
 pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
@@ -323,6 +390,7 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
     }
     let mut mobiles = Vec::new();
     let mut mobile_addrs: BTreeMap<String, Vec<(String, IpAddr)>> = BTreeMap::new();
+    let mut infos: BTreeMap<String, MobileInfo> = BTreeMap::new();
     let end = secs(s.duration_s);
     for m in &s.mobiles {
         let key = format!("mobiles[{}]", m.name);
@@ -333,6 +401,7 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
         let trajectory = trajectory(&w, m, &key, end)?;
         let mut rlinks = Vec::new();
         let mut addrs = Vec::new();
+        let mut links = Vec::new();
         for i in &m.ifaces {
             let iface = w
                 .add_iface(node, &i.name)
@@ -357,10 +426,75 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
                     address,
                     gateway: gateway_of(ap),
                 });
+                links.push(MobileLink {
+                    iface_name: i.name.clone(),
+                    iface,
+                    cell_name: cell_name.clone(),
+                    cell,
+                    address,
+                });
                 if !addrs.iter().any(|(_, a)| *a == address.addr()) {
                     addrs.push((i.name.clone(), address.addr()));
                 }
             }
+        }
+        infos.insert(
+            m.name.clone(),
+            MobileInfo {
+                node,
+                links: links.clone(),
+                addrs: addrs.clone(),
+            },
+        );
+        let radio_use = s
+            .flows
+            .iter()
+            .filter(|f| f.mobile == m.name)
+            .map(|f| match f.transport.mobility() {
+                Mobility::FastMobileIpv6 => RadioUse::Scripted,
+                Mobility::MobileIpv4 | Mobility::MobileIpv6 => RadioUse::NoAddresses,
+                _ => RadioUse::Full,
+            })
+            .next()
+            .unwrap_or(RadioUse::Full);
+        if radio_use == RadioUse::Scripted {
+            // The FMIPv6 script owns the attachments (validated: one fmip6
+            // table per scenario, the mobile stationary).
+            let from = s
+                .flows
+                .iter()
+                .find(|f| f.mobile == m.name)
+                .and_then(|f| f.fmip6.as_ref())
+                .map(|x| x.from_cell.clone())
+                .unwrap_or_default();
+            let link = links
+                .iter()
+                .find(|l| l.cell_name == from)
+                .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;
+            let (iface, cell) = (link.iface, link.cell);
+            let driver_log: SharedDriverLog = Rc::new(RefCell::new(radio_driver::DriverLog {
+                limit: s.limits.radio_log,
+                ..Default::default()
+            }));
+            let log = driver_log.clone();
+            w.at(Time::ZERO, move |w| {
+                let r = w.attach(node, iface, cell);
+                let mut l = log.borrow_mut();
+                match r {
+                    Ok(()) => l.entries.push((
+                        w.now(),
+                        "attach".into(),
+                        format!("{iface} {cell} (fmip6 script)"),
+                    )),
+                    Err(e) => l.errors.push((w.now(), format!("fmip6 attach: {e}"))),
+                }
+            });
+            mobiles.push(BuiltMobile {
+                name: m.name.clone(),
+                driver_log,
+            });
+            mobile_addrs.insert(m.name.clone(), addrs);
+            continue;
         }
         let sample_mode = match s.radio.samples {
             SampleName::EveryBeacon => SampleMode::EveryBeacon,
@@ -377,9 +511,17 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
                 ..Default::default()
             },
         };
-        let driver_log =
-            radio_driver::install(&mut w, &station, Time::ZERO, end, s.limits.radio_log)
-                .map_err(|e| ScenarioError::model(&key, e))?;
+        let mut plan = radio_driver::plan(&station, Time::ZERO, end)
+            .map_err(|e| ScenarioError::model(&key, e))?;
+        if radio_use == RadioUse::NoAddresses {
+            plan.retain(|a| {
+                !matches!(
+                    a.action,
+                    RadioAction::AddAddress { .. } | RadioAction::RemoveAddress { .. }
+                )
+            });
+        }
+        let driver_log = radio_driver::install_plan(&mut w, node, plan, s.limits.radio_log);
         mobiles.push(BuiltMobile {
             name: m.name.clone(),
             driver_log,
@@ -387,8 +529,33 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
         mobile_addrs.insert(m.name.clone(), addrs);
     }
     let mut flows = Vec::new();
+    let mut infra = Infra::default();
     for (k, f) in s.flows.iter().enumerate() {
-        flows.push(build_flow(&mut w, s, seed, k, f, &names, &mobile_addrs)?);
+        if f.transport == TransportSpec::Msctp {
+            flows.push(build_flow(
+                &mut w,
+                s,
+                seed,
+                k,
+                f,
+                &names,
+                &mobile_addrs,
+                &infos,
+                &mut infra,
+            )?);
+        } else {
+            let env = Env {
+                s,
+                names: &names,
+                mobiles: &infos,
+            };
+            let (log, b) = baselines::build_flow(&mut w, &env, &mut infra, k, f)?;
+            flows.push(BuiltFlow {
+                spec: f.clone(),
+                log,
+                kind: BuiltKind::Baseline(Box::new(b)),
+            });
+        }
     }
     let mut captures = Vec::new();
     for (i, p) in s.output.pcap.iter().enumerate() {
@@ -428,8 +595,32 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
 
 /// Routes between fixed nodes: for every prefix owned by another node, a
 /// route through the first hop of a fewest-hop path (breadth-first over
-/// the links in declaration order).
+/// the links in declaration order), computed per address family over the
+/// links of that family (so IPv4 and IPv6 links may run side by side).
 fn install_routes(
+    w: &mut World,
+    names: &Names,
+    ends: &[(NodeId, IfaceId, IpNet, LinkId)],
+    owned: &[(NodeId, IpNet)],
+) -> Result<(), ScenarioError> {
+    for v4 in [true, false] {
+        let fam_ends: Vec<(NodeId, IfaceId, IpNet, LinkId)> = ends
+            .chunks(2)
+            .filter(|p| p.iter().all(|e| e.2.addr().is_ipv4() == v4))
+            .flatten()
+            .copied()
+            .collect();
+        let fam_owned: Vec<(NodeId, IpNet)> = owned
+            .iter()
+            .filter(|(_, p)| p.addr().is_ipv4() == v4)
+            .copied()
+            .collect();
+        install_family_routes(w, names, &fam_ends, &fam_owned)?;
+    }
+    Ok(())
+}
+
+fn install_family_routes(
     w: &mut World,
     names: &Names,
     ends: &[(NodeId, IfaceId, IpNet, LinkId)],
@@ -645,7 +836,7 @@ fn radio_cell(s: &Scenario, c: &CellSpec) -> Result<radio::CellConfig, ScenarioE
     Ok(cfg)
 }
 
-fn traffic(t: &TrafficSpec) -> Traffic {
+pub(crate) fn traffic(t: &TrafficSpec) -> Traffic {
     match *t {
         TrafficSpec::Bulk { message_bytes } => Traffic::Bulk { message_bytes },
         TrafficSpec::File {
@@ -678,6 +869,7 @@ fn traffic(t: &TrafficSpec) -> Traffic {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn build_flow(
     w: &mut World,
     s: &Scenario,
@@ -686,9 +878,10 @@ fn build_flow(
     f: &FlowSpec,
     names: &Names,
     mobile_addrs: &BTreeMap<String, Vec<(String, IpAddr)>>,
+    infos: &BTreeMap<String, MobileInfo>,
+    infra: &mut Infra,
 ) -> Result<BuiltFlow, ScenarioError> {
     let key = format!("flows[{}]", f.name);
-    let TransportSpec::Msctp = f.transport;
     let mobile = names.nodes[&f.mobile];
     let fixed = names.nodes[&f.fixed];
     let addrs = mobile_addrs.get(&f.mobile).cloned().unwrap_or_default();
@@ -816,11 +1009,33 @@ fn build_flow(
     let mobile_agent = w
         .add_agent(mobile, &name, Box::new(SctpAgent::new(mcfg)))
         .map_err(|e| ScenarioError::model(&key, e))?;
+    // ADD-IP signalling counted at both ends (the observers are added
+    // after the SCTP agents, so nothing of the agents' numbering moves).
+    let env = Env {
+        s,
+        names,
+        mobiles: infos,
+    };
+    let watch = |local: u16, remote: u16| Watch {
+        protocol: crate::ip::proto::SCTP,
+        local_port: local,
+        remote_port: remote,
+        sends: false,
+        receives: false,
+        uids: false,
+        refuse_unowned: false,
+        asconf: true,
+    };
+    let m_obs = infra.watch(w, &env, &f.mobile, watch(mobile_port, fixed_port))?;
+    let f_obs = infra.watch(w, &env, &f.fixed, watch(fixed_port, mobile_port))?;
     Ok(BuiltFlow {
         spec: f.clone(),
         log,
-        mobile_agent,
-        fixed_agent,
-        path_addrs,
+        kind: BuiltKind::Msctp {
+            mobile_agent,
+            fixed_agent,
+            asconf: [m_obs, f_obs],
+            path_addrs,
+        },
     })
 }

@@ -10,9 +10,14 @@
 //! its line); [`Scenario::validate`] refuses out-of-range values with a
 //! message that names the key and the allowed range.
 //!
-//! Extension point: [`TransportSpec`] has one variant, `msctp`; the
-//! baselines (TCP, SCTP over Mobile IP, FMIPv6, ...) add theirs and a
-//! branch in the flow builder.
+//! Transports ([`TransportSpec`]): `msctp`, and the baselines of
+//! SYSTEMS.md section 2 (`tcp`, `mip4-tcp`, `mip4-sctp`, `mip6-tcp`,
+//! `mip6-udp`, `fmip6-tcp`, `fmip6-udp`, `single-handoff`, `cmhn`, `udp`),
+//! each with its own table of keys ([`transport`], listed with their
+//! defaults in [`REFERENCE_BASELINES`]). Every flow reports the same
+//! measures (SYSTEMS.md section 5), its data paths being the cells the
+//! mobile used (for mSCTP, its addresses), plus its scheme's own
+//! quantities ([`crate::output::FlowSummary`]).
 //!
 //! Topology conventions: fixed nodes are joined by point-to-point links;
 //! routes between them are computed (fewest hops, ties by declaration
@@ -22,9 +27,12 @@
 //! driver ([`crate::radio_driver`]) when the link is up and the address
 //! acquired.
 
+mod baselines;
 mod build;
+mod check;
 mod run;
 pub mod spec;
+pub mod transport;
 mod validate;
 
 pub use run::run_scenario;
@@ -34,3 +42,8 @@ pub use validate::{ScenarioError, parse};
 /// A complete scenario with every key at its default (two overlapping
 /// cells, a mobile driving from one to the other, a downlink bulk flow).
 pub const REFERENCE: &str = include_str!("reference.toml");
+
+/// A complete scenario with one flow of every baseline transport and every
+/// key of their tables (`[flows.tcp]`, `[flows.mip4]`, `[flows.mip6]`,
+/// `[flows.fmip6]`, `[flows.handoff]`, `[flows.cmhn]`) at its default.
+pub const REFERENCE_BASELINES: &str = include_str!("reference-baselines.toml");

@@ -1,17 +1,21 @@
 //! Running a scenario and collecting its outputs.
 
 use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::time::Duration;
 
 use msctp_proto::Time;
 
-use super::build::{self, Built, BuiltFlow};
+use super::baselines::{self, FlowObserver};
+use super::build::{self, Built, BuiltFlow, BuiltKind};
 use super::spec::*;
 use super::validate::ScenarioError;
+use crate::ids::AgentId;
 use crate::metrics::{ArrivalKind, PathId, Window, failover_time, goodput_series};
 use crate::output::summary::{fill_from_log, handovers};
 use crate::output::{
-    EventRow, FailoverSummary, FlowSummary, GoodputRow, PathRow, RunResult, RunSummary,
+    AsconfSummary, EventRow, FailoverSummary, FlowSummary, GoodputRow, PathRow, RunResult,
+    RunSummary,
 };
 use crate::sctp::SctpAgent;
 
@@ -53,9 +57,18 @@ pub fn run_scenario(s: &Scenario, seed: u64) -> Result<RunResult, ScenarioError>
 fn all_failed_over(b: &Built, brk: Time) -> Option<Time> {
     let mut latest = brk;
     for f in &b.flows {
+        let BuiltKind::Msctp {
+            mobile_agent,
+            fixed_agent,
+            ..
+        } = &f.kind
+        else {
+            // Only SCTP senders fail over; other transports do not count.
+            continue;
+        };
         let sender = match f.spec.direction {
-            DirectionSpec::Downlink => f.fixed_agent,
-            DirectionSpec::Uplink => f.mobile_agent,
+            DirectionSpec::Downlink => *fixed_agent,
+            DirectionSpec::Uplink => *mobile_agent,
         };
         let a = b.world.agent::<SctpAgent>(sender)?;
         let t = a
@@ -155,7 +168,7 @@ fn collect(s: &Scenario, seed: u64, mut b: Built, end: Time) -> RunResult {
     }
 }
 
-type FlowOut = (FlowSummary, Vec<GoodputRow>, Vec<PathRow>, Vec<EventRow>);
+pub(crate) type FlowOut = (FlowSummary, Vec<GoodputRow>, Vec<PathRow>, Vec<EventRow>);
 
 fn flow_outputs(
     s: &Scenario,
@@ -164,31 +177,45 @@ fn flow_outputs(
     end: Time,
     warnings: &mut Vec<String>,
 ) -> FlowOut {
-    let spec = &f.spec;
-    let w = &b.world;
-    let mobile = w.agent::<SctpAgent>(f.mobile_agent);
-    let fixed = w.agent::<SctpAgent>(f.fixed_agent);
-    let log = f.log.borrow();
-    let start = Time::from_secs_f64(spec.start_s);
-    let file_bytes = match spec.traffic {
-        TrafficSpec::File { bytes, .. } => Some(bytes),
-        _ => None,
-    };
-    let mut sum = FlowSummary {
+    match &f.kind {
+        BuiltKind::Msctp {
+            mobile_agent,
+            fixed_agent,
+            asconf,
+            path_addrs,
+        } => msctp_outputs(
+            s,
+            b,
+            f,
+            (*mobile_agent, *fixed_agent),
+            asconf,
+            path_addrs,
+            end,
+            warnings,
+        ),
+        BuiltKind::Baseline(bf) => {
+            let log = f.log.borrow();
+            baselines::collect::outputs(s, &b.world, &f.spec, &log, bf, end, warnings)
+        }
+    }
+}
+
+/// A flow summary with the identity fields filled and every measure zero.
+pub(crate) fn new_summary(spec: &FlowSpec, transport: &str, policy: String) -> FlowSummary {
+    FlowSummary {
         name: spec.name.clone(),
-        transport: "msctp".into(),
+        transport: transport.into(),
         direction: match spec.direction {
             DirectionSpec::Downlink => "downlink".into(),
             DirectionSpec::Uplink => "uplink".into(),
         },
-        policy: mobile
-            .map(|m| m.config().policy.name().to_string())
-            .unwrap_or_default(),
+        policy,
         start_s: spec.start_s,
         bytes_offered: 0,
         bytes_delivered: 0,
         goodput_bps: 0.0,
         file_delivery_time_s: None,
+        goodput_windows: Vec::new(),
         data_packets_sent: 0,
         lost_data_packets: 0,
         lost_data_by_reason: BTreeMap::new(),
@@ -209,8 +236,121 @@ fn flow_outputs(
         policy_decisions: 0,
         datagrams_refused: 0,
         records_dropped: 0,
+        asconf: None,
+        mobile_ip: None,
+        fmip: None,
+        tcp: None,
+        handoff: None,
+        cmhn: None,
+        udp: None,
+    }
+}
+
+/// Lost data packets: drops of the packets whose uid is in `uids` (sorted
+/// here), by reason.
+pub(crate) fn count_lost(sum: &mut FlowSummary, w: &crate::World, uids: &mut [u64]) {
+    uids.sort_unstable();
+    for d in w.drops().records() {
+        if uids.binary_search(&d.uid).is_ok() {
+            sum.lost_data_packets += 1;
+            *sum.lost_data_by_reason
+                .entry(format!("{:?}", d.reason))
+                .or_insert(0) += 1;
+        }
+    }
+}
+
+/// Handovers detected at the receiver, over the scenario's windows.
+pub(crate) fn fill_handovers(
+    sum: &mut FlowSummary,
+    s: &Scenario,
+    log: &crate::flow::FlowLog,
+    end: Time,
+) {
+    let before = Duration::from_secs_f64(s.output.handover_window_before_s);
+    let after = Duration::from_secs_f64(s.output.handover_window_after_s);
+    sum.handovers = handovers(&log.arrivals, before, after, end);
+    for h in &sum.handovers {
+        match h.handoff_delay_s {
+            Some(d) => sum.total_handoff_delay_s += d,
+            None => sum.handovers_unmeasured += 1,
+        }
+    }
+}
+
+/// The goodput series of a flow (bins of `output.series_bin_ms`).
+pub(crate) fn goodput_rows(
+    s: &Scenario,
+    name: &str,
+    log: &crate::flow::FlowLog,
+    end: Time,
+    warnings: &mut Vec<String>,
+) -> Vec<GoodputRow> {
+    let mut goodput = Vec::new();
+    let bin = Duration::from_secs_f64(s.output.series_bin_ms / 1000.0);
+    if let Ok(w) = Window::new(Time::ZERO, end) {
+        match goodput_series(&log.deliveries, w, bin, 10_000_000) {
+            Ok(series) => {
+                let mut deliveries: Vec<_> = log.deliveries.iter().collect();
+                deliveries.sort_by_key(|d| d.time);
+                let mut k = 0;
+                let mut cum = 0u64;
+                for (t, g) in series {
+                    let bin_end = t + bin;
+                    while let Some(d) = deliveries.get(k).filter(|d| d.time < bin_end) {
+                        cum += d.bytes;
+                        k += 1;
+                    }
+                    goodput.push(GoodputRow {
+                        flow: name.to_string(),
+                        time: t,
+                        goodput_bps: g,
+                        cumulative_bytes: cum,
+                    });
+                }
+            }
+            Err(e) => warnings.push(format!("flow {name}: goodput series: {e}")),
+        }
+    }
+    goodput
+}
+
+#[allow(clippy::too_many_arguments)]
+fn msctp_outputs(
+    s: &Scenario,
+    b: &Built,
+    f: &BuiltFlow,
+    (mobile_agent, fixed_agent): (AgentId, AgentId),
+    asconf: &[(AgentId, usize); 2],
+    path_addrs: &[IpAddr],
+    end: Time,
+    warnings: &mut Vec<String>,
+) -> FlowOut {
+    let spec = &f.spec;
+    let w = &b.world;
+    let mobile = w.agent::<SctpAgent>(mobile_agent);
+    let fixed = w.agent::<SctpAgent>(fixed_agent);
+    let log = f.log.borrow();
+    let start = Time::from_secs_f64(spec.start_s);
+    let file_bytes = match spec.traffic {
+        TrafficSpec::File { bytes, .. } => Some(bytes),
+        _ => None,
     };
-    fill_from_log(&mut sum, &log, start, end.max(start), file_bytes);
+    let mut sum = new_summary(
+        spec,
+        "msctp",
+        mobile
+            .map(|m| m.config().policy.name().to_string())
+            .unwrap_or_default(),
+    );
+    fill_from_log(
+        &mut sum,
+        &log,
+        start,
+        end.max(start),
+        file_bytes,
+        &s.output.goodput_windows_s,
+    );
     // Lost data packets: drops of packets whose uid an agent of the flow
     // recorded as carrying DATA.
     let mut uids: Vec<u64> = Vec::new();
@@ -225,24 +365,9 @@ fn flow_outputs(
             ));
         }
     }
-    uids.sort_unstable();
-    for d in w.drops().records() {
-        if uids.binary_search(&d.uid).is_ok() {
-            sum.lost_data_packets += 1;
-            *sum.lost_data_by_reason
-                .entry(format!("{:?}", d.reason))
-                .or_insert(0) += 1;
-        }
-    }
-    let before = Duration::from_secs_f64(s.output.handover_window_before_s);
-    let after = Duration::from_secs_f64(s.output.handover_window_after_s);
-    sum.handovers = handovers(&log.arrivals, before, after);
-    for h in &sum.handovers {
-        match h.handoff_delay_s {
-            Some(d) => sum.total_handoff_delay_s += d,
-            None => sum.handovers_unmeasured += 1,
-        }
-    }
+    count_lost(&mut sum, w, &mut uids);
+    fill_handovers(&mut sum, s, &log, end);
+    sum.asconf = Some(asconf_summary(w, asconf, sum.handovers.len()));
     // Failovers after link cuts.
     let sender = match spec.direction {
         DirectionSpec::Downlink => fixed,
@@ -277,7 +402,7 @@ fn flow_outputs(
                     .parse::<ipnet::IpNet>()
                     .ok()
                     .and_then(|ap| super::validate::host_in(ap, m.host_id))
-                    .and_then(|a| f.path_addrs.iter().position(|x| *x == a.addr()))
+                    .and_then(|a| path_addrs.iter().position(|x| *x == a.addr()))
                     .map(|k| PathId(k as u32)),
                 _ => None,
             }
@@ -338,36 +463,27 @@ fn flow_outputs(
         sum.asconf_retransmissions = st.asconf_retransmissions;
     }
     sum.policy_decisions = mobile.and_then(|m| m.manager()).map_or(0, |m| m.decisions);
-    // Goodput series.
-    let mut goodput = Vec::new();
-    let bin = Duration::from_secs_f64(s.output.series_bin_ms / 1000.0);
-    if let Ok(w) = Window::new(Time::ZERO, end) {
-        match goodput_series(&log.deliveries, w, bin, 10_000_000) {
-            Ok(series) => {
-                let mut deliveries: Vec<_> = log.deliveries.iter().collect();
-                deliveries.sort_by_key(|d| d.time);
-                let mut k = 0;
-                let mut cum = 0u64;
-                for (t, g) in series {
-                    let bin_end = t + bin;
-                    while let Some(d) = deliveries.get(k).filter(|d| d.time < bin_end) {
-                        cum += d.bytes;
-                        k += 1;
-                    }
-                    goodput.push(GoodputRow {
-                        flow: spec.name.clone(),
-                        time: t,
-                        goodput_bps: g,
-                        cumulative_bytes: cum,
-                    });
-                }
-            }
-            Err(e) => warnings.push(format!("flow {}: goodput series: {e}", spec.name)),
-        }
+    let goodput = goodput_rows(s, &spec.name, &log, end, warnings);
+    let (paths, events) = sctp_rows(spec, [("mobile", mobile), ("fixed", fixed)], warnings);
+    if log.records_dropped > 0 {
+        warnings.push(format!(
+            "flow {}: {} records beyond limits.flow_records",
+            spec.name, log.records_dropped
+        ));
     }
+    (sum, goodput, paths, events)
+}
+
+/// Path samples and events of the SCTP agents of a flow, with warnings for
+/// what went beyond their bounds.
+pub(crate) fn sctp_rows(
+    spec: &FlowSpec,
+    agents: [(&'static str, Option<&SctpAgent>); 2],
+    warnings: &mut Vec<String>,
+) -> (Vec<PathRow>, Vec<EventRow>) {
     let mut paths = Vec::new();
     let mut events = Vec::new();
-    for (side, agent) in [("mobile", mobile), ("fixed", fixed)] {
+    for (side, agent) in agents {
         let Some(a) = agent else { continue };
         for p in a.samples() {
             paths.push(PathRow {
@@ -418,11 +534,37 @@ fn flow_outputs(
             ));
         }
     }
-    if log.records_dropped > 0 {
-        warnings.push(format!(
-            "flow {}: {} records beyond limits.flow_records",
-            spec.name, log.records_dropped
-        ));
+    (paths, events)
+}
+
+/// The ADD-IP signalling of an mSCTP flow, from the observers at both
+/// ends (ASCONFs the mobile sent, ASCONF-ACKs the fixed node sent).
+fn asconf_summary(
+    w: &crate::World,
+    obs: &[(AgentId, usize); 2],
+    handovers: usize,
+) -> AsconfSummary {
+    let count = |(a, k): (AgentId, usize)| {
+        w.agent::<FlowObserver>(a)
+            .and_then(|o| o.records(k))
+            .map(|r| r.asconf)
+            .unwrap_or_default()
+    };
+    let m = count(obs[0]);
+    let f = count(obs[1]);
+    let asconf_bits = 8 * m.asconf_bytes;
+    let asconf_ack_bits = 8 * f.ack_bytes;
+    let auth_bits = 8 * (m.auth_bytes + f.auth_bytes);
+    let signalling_bits = asconf_bits + asconf_ack_bits;
+    let per = |bits: u64| (handovers > 0).then(|| bits as f64 / handovers as f64);
+    AsconfSummary {
+        asconf_chunks: m.asconf_chunks,
+        asconf_bits,
+        asconf_ack_chunks: f.ack_chunks,
+        asconf_ack_bits,
+        auth_bits,
+        signalling_bits,
+        bits_per_handover: per(signalling_bits),
+        bits_per_handover_with_auth: per(signalling_bits + auth_bits),
     }
-    (sum, goodput, paths, events)
 }

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::transport::*;
+
 fn d_seed() -> u64 {
     1
 }
@@ -154,6 +156,10 @@ pub struct OutputSpec {
     /// whole `duration_s`.
     #[serde(default)]
     pub end_after_failover_s: Option<f64>,
+    /// Goodput of every flow over these windows `[from_s, to_s)` (e.g.
+    /// E4's 20-25 s), reported as `goodput_windows` in the summary.
+    #[serde(default)]
+    pub goodput_windows_s: Vec<(f64, f64)>,
 }
 
 fn d_window_before() -> f64 {
@@ -174,6 +180,7 @@ impl Default for OutputSpec {
             handover_window_before_s: d_window_before(),
             handover_window_after_s: d_window_after(),
             end_after_failover_s: None,
+            goodput_windows_s: Vec::new(),
         }
     }
 }
@@ -487,15 +494,6 @@ pub struct LegSpec {
     pub pause_s: Option<f64>,
 }
 
-/// The transport of a flow. Only mSCTP exists so far; other transports
-/// (TCP, SCTP over Mobile IP, ...) are added as variants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum TransportSpec {
-    #[default]
-    Msctp,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum DirectionSpec {
@@ -610,6 +608,28 @@ pub struct FlowSpec {
     pub policy: PolicySpec,
     #[serde(default)]
     pub sctp: SctpSpec,
+    /// `tcp` and `udp` flows: the mobile interface whose address the flow
+    /// uses; absent: the first interface (its first cell's address).
+    #[serde(default)]
+    pub mobile_iface: Option<String>,
+    /// TCP parameters of the TCP-based transports.
+    #[serde(default)]
+    pub tcp: Option<TcpSpec>,
+    /// Mobile IPv4 (`mip4-*`).
+    #[serde(default)]
+    pub mip4: Option<Mip4Spec>,
+    /// Mobile IPv6 (`mip6-*`, `fmip6-*`).
+    #[serde(default)]
+    pub mip6: Option<Mip6Spec>,
+    /// FMIPv6 (`fmip6-*`).
+    #[serde(default)]
+    pub fmip6: Option<Fmip6Spec>,
+    /// The single-connection handoff (`single-handoff`).
+    #[serde(default)]
+    pub handoff: Option<HandoffSpec>,
+    /// The multi-connection transport (`cmhn`).
+    #[serde(default)]
+    pub cmhn: Option<CmhnSpec>,
 }
 
 /// SCTP parameters (`msctp_proto::AssociationConfig`); absent keys keep

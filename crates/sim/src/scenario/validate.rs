@@ -52,7 +52,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     Ok(s)
 }
 
-fn range_f(key: &str, v: f64, lo: f64, hi: f64) -> Result<(), ScenarioError> {
+pub(crate) fn range_f(key: &str, v: f64, lo: f64, hi: f64) -> Result<(), ScenarioError> {
     if v.is_finite() && v >= lo && v <= hi {
         Ok(())
     } else {
@@ -64,7 +64,7 @@ fn range_f(key: &str, v: f64, lo: f64, hi: f64) -> Result<(), ScenarioError> {
     }
 }
 
-fn positive_f(key: &str, v: f64, hi: f64) -> Result<(), ScenarioError> {
+pub(crate) fn positive_f(key: &str, v: f64, hi: f64) -> Result<(), ScenarioError> {
     if v.is_finite() && v > 0.0 && v <= hi {
         Ok(())
     } else {
@@ -76,7 +76,7 @@ fn positive_f(key: &str, v: f64, hi: f64) -> Result<(), ScenarioError> {
     }
 }
 
-fn range_u(key: &str, v: u64, lo: u64, hi: u64) -> Result<(), ScenarioError> {
+pub(crate) fn range_u(key: &str, v: u64, lo: u64, hi: u64) -> Result<(), ScenarioError> {
     if v >= lo && v <= hi {
         Ok(())
     } else {
@@ -97,9 +97,9 @@ pub(crate) fn net(key: &str, v: &str) -> Result<IpNet, ScenarioError> {
     })
 }
 
-const MAX_MS: f64 = 3.6e9;
-const MAX_S: f64 = 1e7;
-const MAX_RATE: u64 = 1_000_000_000_000;
+pub(crate) const MAX_MS: f64 = 3.6e9;
+pub(crate) const MAX_S: f64 = 1e7;
+pub(crate) const MAX_RATE: u64 = 1_000_000_000_000;
 const MAX_QUEUE: u64 = 10_000_000;
 
 fn unique<'a>(key: &str, names: impl Iterator<Item = &'a str>) -> Result<(), ScenarioError> {
@@ -298,6 +298,24 @@ impl Scenario {
             0.0,
             MAX_S,
         )?;
+        for (i, (from, to)) in o.goodput_windows_s.iter().enumerate() {
+            let k = format!("output.goodput_windows_s[{i}]");
+            range_f(&format!("{k}[0]"), *from, 0.0, MAX_S)?;
+            range_f(&format!("{k}[1]"), *to, *from, MAX_S)?;
+            if to <= from {
+                return Err(ScenarioError::Range {
+                    key: format!("{k}[1]"),
+                    value: to.to_string(),
+                    allowed: "a window must end after it starts".into(),
+                });
+            }
+        }
+        range_u(
+            "output.goodput_windows_s",
+            o.goodput_windows_s.len() as u64,
+            0,
+            10_000,
+        )?;
         for (i, p) in o.pcap.iter().enumerate() {
             let key = format!("output.pcap[{i}]");
             let Some((n, _)) = p.split_once(':') else {
@@ -425,6 +443,7 @@ impl Scenario {
         for f in &self.flows {
             self.validate_flow(f)?;
         }
+        self.validate_deployments()?;
         for (k, e) in self.events.iter().enumerate() {
             let key = format!("events[{k}]");
             range_f(&format!("{key}.at_s"), e.at_s, 0.0, self.duration_s)?;
@@ -542,6 +561,7 @@ impl Scenario {
                 format!("no fixed node {:?}", f.fixed),
             ));
         }
+        self.validate_transport(f, m)?;
         range_f(&format!("{key}.start_s"), f.start_s, 0.0, self.duration_s)?;
         range_f(
             &format!("{key}.start_jitter_s"),

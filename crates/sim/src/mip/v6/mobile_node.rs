@@ -1050,6 +1050,11 @@ impl Agent for MobileNode6 {
         match n {
             Notification::BeaconDetected { iface, cell } => self.on_beacon(ctx, *iface, *cell),
             Notification::LinkDown { iface, .. } if self.cfg.link_layer_triggers => {
+                // The router of a lost link is unreachable: no default
+                // route through it until the node moves to another router.
+                if self.current.is_some_and(|c| c.iface == *iface) {
+                    ctx.remove_route(IpNet::V6(Ipv6Net::default()), Some(*iface));
+                }
                 if let Some(slot) = self.slot_of(*iface)
                     && let Some(k) = self.known[slot].take()
                 {

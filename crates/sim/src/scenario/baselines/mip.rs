@@ -1,0 +1,554 @@
+//! Mobile IP deployments of a scenario (SYSTEMS.md 2.1, 2.2): the agents
+//! of [`crate::mip`] and [`crate::fmip`] placed on the scenario's routers
+//! and hosts from a flow's `[flows.mip4]`, `[flows.mip6]` and
+//! `[flows.fmip6]` tables (validated identical across flows, so the first
+//! flow builds the deployment and later ones reuse it).
+//!
+//! - Mobile IPv4: a home agent on the home cell's router (address: the
+//!   cell's access point address, advertising on the home cell with the H
+//!   flag), a foreign agent on each foreign cell's router (care-of address:
+//!   the cell's access point address), one client per mobile with its home
+//!   address (home prefix + `host_id`) and one security association each.
+//! - Mobile IPv6: router advertisements on every IPv6 cell the mobiles use
+//!   and on the home cell, a home agent on the home cell's router, a
+//!   correspondent binding cache on every fixed node of a flow, one client
+//!   per mobile naming its flows' fixed nodes as correspondents; FMIPv6
+//!   access-router agents on the cells of the FMIPv6 mobiles, each knowing
+//!   the others as neighbours, and each FMIPv6 mobile's scripted move.
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::time::Duration;
+
+use ipnet::{IpNet, Ipv4Net, Ipv6Net};
+use rand::Rng;
+
+use super::{Env, Infra, address_in, ms, secs};
+use crate::fmip::{AttachTiming, FmipRouter, FmipRouterConfig, Move, Neighbour, schedule_move};
+use crate::ids::{AgentId, CellId, NodeId};
+use crate::mip::v6::{
+    AccessRouter, AccessRouterConfig, Correspondent6, Correspondent6Config, HomeAgent6,
+    HomeAgent6Config, MobileNode6, MobileNode6Config,
+};
+use crate::mip::{
+    AdvertisementConfig, ForeignAgent, ForeignAgentConfig, HomeAgent, HomeAgentConfig, MobileNode,
+    MobileNodeConfig, MobileSecurity,
+};
+use crate::scenario::build::MobileInfo;
+use crate::scenario::spec::*;
+use crate::scenario::validate::ScenarioError;
+use crate::world::World;
+
+/// The security association index of every mobile with its home agent.
+const SPI: u32 = 256;
+
+fn key_of(mobile: &str) -> Vec<u8> {
+    format!("msctp-sim mip4 {mobile}").into_bytes()
+}
+
+/// The Mobile IPv4 deployment.
+#[derive(Debug)]
+pub(crate) struct Mip4Infra {
+    ha: AgentId,
+    ha_addr: Ipv4Addr,
+    home_prefix: Ipv4Net,
+    home_net: IpNet,
+    clients: BTreeMap<NodeId, AgentId>,
+}
+
+/// What a Mobile IPv4 flow's summary reads.
+#[derive(Debug, Clone)]
+pub(crate) struct Mip4Parts {
+    pub client: AgentId,
+    pub ha: AgentId,
+    pub home: IpAddr,
+}
+
+fn v4(n: IpNet, key: &str) -> Result<Ipv4Net, ScenarioError> {
+    match n {
+        IpNet::V4(x) => Ok(x),
+        IpNet::V6(_) => Err(ScenarioError::model(key, "not an IPv4 cell")),
+    }
+}
+
+fn v6(n: IpNet, key: &str) -> Result<Ipv6Net, ScenarioError> {
+    match n {
+        IpNet::V6(x) => Ok(x),
+        IpNet::V4(_) => Err(ScenarioError::model(key, "not an IPv6 cell")),
+    }
+}
+
+/// The cell ids and access point of a cell.
+fn ap(
+    w: &World,
+    env: &Env<'_>,
+    cell: &str,
+    key: &str,
+) -> Result<(CellId, NodeId, crate::ids::IfaceId, IpNet), ScenarioError> {
+    let (id, net) = env
+        .names
+        .cells
+        .get(cell)
+        .copied()
+        .ok_or_else(|| ScenarioError::reference(key, format!("no cell {cell:?}")))?;
+    let (router, iface) = w
+        .cell_ap(id)
+        .ok_or_else(|| ScenarioError::model(key, format!("cell {cell:?} has no access point")))?;
+    Ok((id, router, iface, net))
+}
+
+/// Cells used by the mobiles whose flows satisfy `pred`, in scenario
+/// order, without repeats.
+fn cells_of(env: &Env<'_>, pred: impl Fn(&FlowSpec) -> bool) -> Vec<String> {
+    let mobiles: Vec<&str> = env
+        .s
+        .flows
+        .iter()
+        .filter(|f| pred(f))
+        .map(|f| f.mobile.as_str())
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for m in env
+        .s
+        .mobiles
+        .iter()
+        .filter(|m| mobiles.contains(&m.name.as_str()))
+    {
+        for c in m.ifaces.iter().flat_map(|i| i.cells.iter()) {
+            if !out.contains(c) {
+                out.push(c.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The first advertisement's offset: the given one, or a phase drawn
+/// uniformly in [0, interval) from the stream `<kind>/advert/<cell>` of the
+/// run's seed.
+fn phase(w: &World, kind: &str, cell: &str, given: Option<f64>, interval_ms: f64) -> Duration {
+    match given {
+        Some(o) => ms(o),
+        None => {
+            let mut rng = w.rng_stream(&format!("{kind}/advert/{cell}"));
+            let period = ms(interval_ms).as_nanos() as u64;
+            Duration::from_nanos(if period == 0 {
+                0
+            } else {
+                rng.gen_range(0..period)
+            })
+        }
+    }
+}
+
+fn is_mip4(f: &FlowSpec) -> bool {
+    f.transport.mobility() == Mobility::MobileIpv4
+}
+
+fn is_mip6(f: &FlowSpec) -> bool {
+    matches!(
+        f.transport.mobility(),
+        Mobility::MobileIpv6 | Mobility::FastMobileIpv6
+    )
+}
+
+fn mip4_infra(w: &mut World, env: &Env<'_>, x: &Mip4Spec) -> Result<Mip4Infra, ScenarioError> {
+    let key = "mip4";
+    let (_, ha_router, ha_if, home_net) = ap(w, env, &x.home_cell, &format!("{key}.home_cell"))?;
+    let home_prefix = v4(home_net, key)?.trunc();
+    let ha_addr = v4(home_net, key)?.addr();
+    let advert = |w: &World, cell: &str, iface, address| AdvertisementConfig {
+        interval: ms(x.advert_interval_ms),
+        offset: phase(w, "mip4", cell, x.advert_offset_ms, x.advert_interval_ms),
+        lifetime_s: x.advert_lifetime_s,
+        answer_solicitations: x.answer_solicitations,
+        ..AdvertisementConfig::new(iface, address)
+    };
+    let mut hcfg = HomeAgentConfig::new(ha_addr, home_prefix);
+    hcfg.advertise = Some(advert(w, &x.home_cell, ha_if, ha_addr));
+    hcfg.max_lifetime_s = x.max_lifetime_s;
+    hcfg.processing_delay = ms(x.ha_processing_ms);
+    hcfg.auth_delay = ms(x.ha_auth_ms);
+    for m in env.s.mobiles.iter() {
+        if env.s.flows.iter().any(|f| f.mobile == m.name && is_mip4(f)) {
+            let home = address_in(home_net, m.host_id, &format!("mobiles[{}].host_id", m.name))?;
+            let IpAddr::V4(home) = home else {
+                return Err(ScenarioError::model(key, "home address is not IPv4"));
+            };
+            hcfg.mobiles.push(MobileSecurity {
+                home_address: home,
+                spi: SPI,
+                key: key_of(&m.name),
+            });
+        }
+    }
+    let ha = w
+        .add_agent(ha_router, "mip4/ha", Box::new(HomeAgent::new(hcfg)))
+        .map_err(|e| ScenarioError::model(key, e))?;
+    let foreign = match &x.foreign_cells {
+        Some(c) => c.clone(),
+        None => cells_of(env, is_mip4)
+            .into_iter()
+            .filter(|c| *c != x.home_cell)
+            .collect(),
+    };
+    for c in foreign {
+        let k = format!("{key}.foreign_cells");
+        let (_, router, iface, n) = ap(w, env, &c, &k)?;
+        let coa = v4(n, &k)?.addr();
+        let mut fcfg = ForeignAgentConfig::new(advert(w, &c, iface, coa));
+        fcfg.max_lifetime_s = x.max_lifetime_s;
+        fcfg.processing_delay = ms(x.fa_processing_ms);
+        w.add_agent(
+            router,
+            &format!("mip4/fa/{c}"),
+            Box::new(ForeignAgent::new(fcfg)),
+        )
+        .map_err(|e| ScenarioError::model(&k, e))?;
+    }
+    Ok(Mip4Infra {
+        ha,
+        ha_addr,
+        home_prefix,
+        home_net,
+        clients: BTreeMap::new(),
+    })
+}
+
+/// The Mobile IPv4 parts of a flow (deployment and the mobile's client
+/// created on first use).
+pub(crate) fn mip4_for(
+    w: &mut World,
+    env: &Env<'_>,
+    infra: &mut Infra,
+    f: &FlowSpec,
+    m: &MobileInfo,
+) -> Result<Mip4Parts, ScenarioError> {
+    let key = format!("flows[{}].mip4", f.name);
+    let Some(x) = &f.mip4 else {
+        return Err(ScenarioError::reference(key, "missing"));
+    };
+    if infra.mip4.is_none() {
+        infra.mip4 = Some(mip4_infra(w, env, x)?);
+    }
+    let Some(d) = infra.mip4.as_mut() else {
+        return Err(ScenarioError::model(key, "no Mobile IPv4 deployment"));
+    };
+    let spec = env
+        .s
+        .mobiles
+        .iter()
+        .find(|x| x.name == f.mobile)
+        .ok_or_else(|| ScenarioError::reference(&key, "no mobile"))?;
+    let home = address_in(
+        d.home_net,
+        spec.host_id,
+        &format!("mobiles[{}].host_id", spec.name),
+    )?;
+    let IpAddr::V4(home4) = home else {
+        return Err(ScenarioError::model(key, "home address is not IPv4"));
+    };
+    let client = match d.clients.get(&m.node) {
+        Some(&c) => c,
+        None => {
+            let mut ifaces = Vec::new();
+            for l in &m.links {
+                if !ifaces.contains(&l.iface) {
+                    ifaces.push(l.iface);
+                }
+            }
+            let mut cfg =
+                MobileNodeConfig::new(home4, d.home_prefix, d.ha_addr, ifaces, key_of(&spec.name));
+            cfg.spi = SPI;
+            cfg.lifetime_s = x.registration_lifetime_s;
+            cfg.auth_delay = ms(x.mn_auth_ms);
+            cfg.solicit_on_link_up = x.solicit_on_link_up;
+            cfg.link_layer_triggers = x.link_layer_triggers;
+            cfg.registration_timeout = ms(x.registration_timeout_ms);
+            cfg.max_retries = x.max_retries;
+            let c = w
+                .add_agent(m.node, "mip4/mn", Box::new(MobileNode::new(cfg)))
+                .map_err(|e| ScenarioError::model(&key, e))?;
+            d.clients.insert(m.node, c);
+            c
+        }
+    };
+    Ok(Mip4Parts {
+        client,
+        ha: d.ha,
+        home,
+    })
+}
+
+/// The Mobile IPv6 deployment.
+#[derive(Debug)]
+pub(crate) struct Mip6Infra {
+    ha: AgentId,
+    ha_addr: Ipv6Addr,
+    home_prefix: Ipv6Net,
+    home_net: IpNet,
+    fmip: Vec<AgentId>,
+    correspondents: BTreeMap<NodeId, AgentId>,
+    clients: BTreeMap<NodeId, AgentId>,
+}
+
+/// What a Mobile IPv6 / FMIPv6 flow's summary reads.
+#[derive(Debug, Clone)]
+pub(crate) struct Mip6Parts {
+    pub client: AgentId,
+    pub ha: AgentId,
+    /// FMIPv6 access-router agents (empty for plain Mobile IPv6).
+    pub fmip: Vec<AgentId>,
+    pub home: IpAddr,
+    pub fast: Option<Fmip6Spec>,
+}
+
+fn lifetime_units(s: u32) -> u16 {
+    s.div_ceil(4).min(u32::from(u16::MAX)) as u16
+}
+
+fn mip6_infra(
+    w: &mut World,
+    env: &Env<'_>,
+    x: &Mip6Spec,
+    fast: Option<&Fmip6Spec>,
+) -> Result<Mip6Infra, ScenarioError> {
+    let key = "mip6";
+    let (_, ha_router, _, home_net) = ap(w, env, &x.home_cell, &format!("{key}.home_cell"))?;
+    let home_prefix = v6(home_net, key)?.trunc();
+    let ha_addr = v6(home_net, key)?.addr();
+    let mut ra_cells = vec![x.home_cell.clone()];
+    for c in cells_of(env, is_mip6) {
+        if !ra_cells.contains(&c) {
+            ra_cells.push(c);
+        }
+    }
+    for c in &ra_cells {
+        let k = format!("{key}.cells[{c}]");
+        let (_, router, iface, n) = ap(w, env, c, &k)?;
+        let n6 = v6(n, &k)?;
+        let cfg = AccessRouterConfig {
+            interval: ms(x.ra_interval_ms),
+            offset: phase(w, "mip6", c, x.ra_offset_ms, x.ra_interval_ms),
+            lifetime_s: x.ra_lifetime_s,
+            home_agent: *c == x.home_cell,
+            answer_solicitations: x.answer_solicitations,
+            ..AccessRouterConfig::new(iface, n6.addr(), n6.trunc())
+        };
+        w.add_agent(
+            router,
+            &format!("mip6/ra/{c}"),
+            Box::new(AccessRouter::new(cfg)),
+        )
+        .map_err(|e| ScenarioError::model(&k, e))?;
+    }
+    let mut hcfg = HomeAgent6Config::new(ha_addr, home_prefix);
+    hcfg.processing_delay = ms(x.ha_processing_ms);
+    hcfg.max_lifetime_units = lifetime_units(x.binding_lifetime_s);
+    let ha = w
+        .add_agent(ha_router, "mip6/ha", Box::new(HomeAgent6::new(hcfg)))
+        .map_err(|e| ScenarioError::model(key, e))?;
+    let mut fmip = Vec::new();
+    if let Some(fx) = fast {
+        let cells = cells_of(env, |f| f.transport.mobility() == Mobility::FastMobileIpv6);
+        let mut routers = Vec::new();
+        for c in &cells {
+            let k = format!("fmip6.cells[{c}]");
+            let (id, router, iface, n) = ap(w, env, c, &k)?;
+            let n6 = v6(n, &k)?;
+            routers.push((
+                c.clone(),
+                router,
+                iface,
+                Neighbour {
+                    cell: id,
+                    address: n6.addr(),
+                    prefix: n6.trunc(),
+                },
+            ));
+        }
+        for (c, router, iface, me) in &routers {
+            let mut cfg = FmipRouterConfig::new(me.address, *iface, me.prefix);
+            cfg.neighbours = routers.iter().filter(|r| r.0 != *c).map(|r| r.3).collect();
+            cfg.processing_delay = ms(fx.processing_ms);
+            cfg.buffer_limit = fx.buffer_packets;
+            cfg.buffer_time = ms(fx.buffer_time_ms);
+            cfg.forward_time = ms(fx.forward_time_ms);
+            let a = w
+                .add_agent(
+                    *router,
+                    &format!("fmip6/{c}"),
+                    Box::new(FmipRouter::new(cfg)),
+                )
+                .map_err(|e| ScenarioError::model("fmip6", e))?;
+            fmip.push(a);
+        }
+    }
+    Ok(Mip6Infra {
+        ha,
+        ha_addr,
+        home_prefix,
+        home_net,
+        fmip,
+        correspondents: BTreeMap::new(),
+        clients: BTreeMap::new(),
+    })
+}
+
+/// The first IPv6 address of a node.
+fn v6_addr(w: &World, node: NodeId) -> Option<Ipv6Addr> {
+    w.node(node)?
+        .ifaces()
+        .iter()
+        .flat_map(|i| i.addrs().iter())
+        .find_map(|a| match a.addr() {
+            IpAddr::V6(x) => Some(x),
+            IpAddr::V4(_) => None,
+        })
+}
+
+/// The Mobile IPv6 parts of a flow (deployment, the fixed node's binding
+/// cache, the mobile's client and FMIPv6 move created on first use).
+pub(crate) fn mip6_for(
+    w: &mut World,
+    env: &Env<'_>,
+    infra: &mut Infra,
+    f: &FlowSpec,
+    m: &MobileInfo,
+    fixed: NodeId,
+    fixed_addr: IpAddr,
+) -> Result<Mip6Parts, ScenarioError> {
+    let key = format!("flows[{}].mip6", f.name);
+    let Some(x) = &f.mip6 else {
+        return Err(ScenarioError::reference(key, "missing"));
+    };
+    // The deployment knows about FMIPv6 if any flow of the scenario uses it.
+    let fast_any = env.s.flows.iter().find_map(|g| g.fmip6.clone());
+    if infra.mip6.is_none() {
+        infra.mip6 = Some(mip6_infra(w, env, x, fast_any.as_ref())?);
+    }
+    let Some(d) = infra.mip6.as_mut() else {
+        return Err(ScenarioError::model(key, "no Mobile IPv6 deployment"));
+    };
+    let IpAddr::V6(fixed6) = fixed_addr else {
+        return Err(ScenarioError::model(
+            format!("flows[{}].fixed", f.name),
+            "no IPv6 address",
+        ));
+    };
+    if let std::collections::btree_map::Entry::Vacant(e) = d.correspondents.entry(fixed) {
+        let mut cfg = Correspondent6Config::new(fixed6);
+        cfg.processing_delay = ms(x.cn_processing_ms);
+        let c = w
+            .add_agent(fixed, "mip6/cn", Box::new(Correspondent6::new(cfg)))
+            .map_err(|e| ScenarioError::model(&key, e))?;
+        e.insert(c);
+    }
+    let spec = env
+        .s
+        .mobiles
+        .iter()
+        .find(|x| x.name == f.mobile)
+        .ok_or_else(|| ScenarioError::reference(&key, "no mobile"))?;
+    let home = address_in(
+        d.home_net,
+        spec.host_id,
+        &format!("mobiles[{}].host_id", spec.name),
+    )?;
+    let IpAddr::V6(home6) = home else {
+        return Err(ScenarioError::model(key, "home address is not IPv6"));
+    };
+    let client = match d.clients.get(&m.node) {
+        Some(&c) => c,
+        None => {
+            let mut ifaces = Vec::new();
+            for l in &m.links {
+                if !ifaces.contains(&l.iface) {
+                    ifaces.push(l.iface);
+                }
+            }
+            let mut cfg = MobileNode6Config::new(home6, d.home_prefix, d.ha_addr, ifaces);
+            for g in env.s.flows.iter().filter(|g| g.mobile == f.mobile) {
+                if let Some(&n) = env.names.nodes.get(&g.fixed)
+                    && let Some(a) = v6_addr(w, n)
+                    && !cfg.correspondents.contains(&a)
+                {
+                    cfg.correspondents.push(a);
+                }
+            }
+            cfg.route_optimisation = x.route_optimisation;
+            cfg.lifetime_units = lifetime_units(x.binding_lifetime_s);
+            cfg.address_config_delay = ms(x.address_config_ms);
+            cfg.binding_timeout = ms(x.binding_timeout_ms);
+            cfg.max_retries = x.max_retries;
+            cfg.link_layer_triggers = x.link_layer_triggers;
+            cfg.solicit_on_link_up = x.solicit_on_link_up;
+            cfg.fast_handovers = f.fmip6.is_some();
+            let c = w
+                .add_agent(m.node, "mip6/mn", Box::new(MobileNode6::new(cfg)))
+                .map_err(|e| ScenarioError::model(&key, e))?;
+            d.clients.insert(m.node, c);
+            if let Some(fx) = &f.fmip6 {
+                schedule_fast_move(w, m, c, fx, &format!("flows[{}].fmip6", f.name))?;
+            }
+            c
+        }
+    };
+    Ok(Mip6Parts {
+        client,
+        ha: d.ha,
+        fmip: if f.fmip6.is_some() {
+            d.fmip.clone()
+        } else {
+            Vec::new()
+        },
+        home,
+        fast: f.fmip6.clone(),
+    })
+}
+
+/// The FMIPv6 script of a mobile: the trigger (the new access point's
+/// beacon) at `trigger_s`, then the move with the chosen timing.
+fn schedule_fast_move(
+    w: &mut World,
+    m: &MobileInfo,
+    client: AgentId,
+    x: &Fmip6Spec,
+    key: &str,
+) -> Result<(), ScenarioError> {
+    let from = m
+        .links
+        .iter()
+        .find(|l| l.cell_name == x.from_cell)
+        .ok_or_else(|| ScenarioError::reference(format!("{key}.from_cell"), "no interface"))?;
+    let to = m
+        .links
+        .iter()
+        .find(|l| l.cell_name == x.to_cell)
+        .ok_or_else(|| ScenarioError::reference(format!("{key}.to_cell"), "no interface"))?;
+    let timing = match x.attach {
+        AttachSpec::Early => AttachTiming::Early {
+            after_trigger: ms(x.early_after_ms),
+        },
+        AttachSpec::Ideal => AttachTiming::Ideal,
+        AttachSpec::Late => AttachTiming::Late {
+            after_fback: ms(x.late_after_ms),
+        },
+    };
+    schedule_move(
+        w,
+        Move {
+            node: m.node,
+            client,
+            old_iface: Some(from.iface),
+            new_iface: to.iface,
+            new_cell: to.cell,
+            switch_delay: ms(x.switch_ms),
+        },
+        secs(x.trigger_s),
+        timing,
+        ms(x.poll_ms).max(Duration::from_nanos(1)),
+        ms(x.give_up_ms),
+    );
+    Ok(())
+}
