@@ -55,6 +55,15 @@ pub struct SentChunk {
     pub in_flight: bool,
     pub marked: Option<Retransmit>,
     pub missing_reports: u32,
+    /// A SACK counts as a missing report only if it newly acknowledges a
+    /// TSN above this one: the chunk's own TSN when first sent, the
+    /// highest TSN sent so far when retransmitted. Acknowledgements of
+    /// data sent before a retransmission say nothing about whether the
+    /// retransmission arrived (the rule of FreeBSD's
+    /// `sctp_strike_gap_ack_chunks`); counting them would fast-retransmit
+    /// it again, spuriously, and cut the window of the path it was
+    /// retransmitted on.
+    pub strike_above: u32,
     pub fast_retransmitted: bool,
     /// Why it was last retransmitted (`None`: sent once).
     pub last_retransmit: Option<Retransmit>,
@@ -226,6 +235,7 @@ impl Sender {
         self.outstanding_bytes += take;
         self.next_tsn = self.next_tsn.wrapping_add(1);
         self.stats.data_chunks_sent += 1;
+        let strike_above = chunk.tsn;
         self.outstanding.push_back(SentChunk {
             data: chunk,
             path,
@@ -235,6 +245,7 @@ impl Sender {
             in_flight: true,
             marked: None,
             missing_reports: 0,
+            strike_above,
             fast_retransmitted: false,
             last_retransmit: None,
             route,
@@ -297,6 +308,7 @@ impl Sender {
         c.sent_at = now;
         c.transmissions += 1;
         c.missing_reports = 0;
+        c.strike_above = self.next_tsn.wrapping_sub(1);
         if !c.in_flight {
             c.in_flight = true;
             paths[path].flight_size += c.data.payload.len() as u32;
@@ -513,7 +525,7 @@ impl Sender {
                     Some(h)
                 };
                 let Some(limit) = limit else { continue };
-                if !tsn::lt(c.data.tsn, limit) {
+                if !tsn::lt(c.strike_above, limit) {
                     continue;
                 }
                 // In fast recovery, only chunks above the recovery point are
@@ -747,6 +759,41 @@ mod tests {
         // Recovery ends when the cumulative ack passes the exit point.
         s.on_sack(&sack(6, &[]), Time::ZERO, &mut p);
         assert_eq!(p[0].fast_recovery_exit, None);
+    }
+
+    #[test]
+    fn a_retransmission_is_struck_only_by_data_sent_after_it() {
+        // TSN 1 lost on path 0; its T3-rtx retransmission goes to path 1
+        // while SACKs for data sent before it (2..6 on path 0) keep
+        // arriving. They must not fast-retransmit it again, nor cut the
+        // window of path 1 (section 7.2.4: the reports are about the
+        // first transmission, already handled by the timeout).
+        let mut p = paths(2);
+        let mut s = Sender::new(1, 1, 100_000);
+        send_n(&mut s, &mut p, 6, 0, Time::ZERO);
+        assert_eq!(s.mark_path_for_timeout(0, &mut p), 6);
+        s.retransmitted(0, 1, Time::ZERO, &mut p);
+        let cwnd1 = p[1].cc.cwnd;
+        for k in 2..=6u16 {
+            let o = s.on_sack(&sack(0, &[(2, k)]), Time::ZERO, &mut p);
+            assert_eq!(
+                o.fast_retransmits, 0,
+                "report {k} is older than the retransmission"
+            );
+        }
+        assert_eq!(p[1].cc.cwnd, cwnd1);
+        assert_eq!(s.outstanding_chunk(1).unwrap().missing_reports, 0);
+        // Data sent after the retransmission does count: three SACKs
+        // acknowledging TSNs 7..9 while 1 is still missing.
+        send_n(&mut s, &mut p, 3, 1, Time::ZERO);
+        let mut fr = 0;
+        for k in 7..=9u16 {
+            fr += s
+                .on_sack(&sack(0, &[(2, k)]), Time::ZERO, &mut p)
+                .fast_retransmits;
+        }
+        assert_eq!(fr, 1, "a lost retransmission is still detected");
+        assert_eq!(s.outstanding_chunk(1).unwrap().path, 1);
     }
 
     #[test]
