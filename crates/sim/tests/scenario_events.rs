@@ -192,3 +192,14 @@ fn bad_event_references_name_the_key() {
         .unwrap_err();
     assert!(e.to_string().contains("start_jitter_s"), "{e}");
 }
+
+#[test]
+fn an_unknown_capture_interface_lists_the_node_interfaces() {
+    let text = BASE
+        .replace("START_JITTER", "")
+        .replace("sample_ms = 5.0", "sample_ms = 5.0\npcap = [\"cn:eth0\"]");
+    let s = scenario::parse(&text).expect("valid scenario");
+    let e = run_scenario(&s, 1).unwrap_err().to_string();
+    assert!(e.contains("output.pcap[0]"), "{e}");
+    assert!(e.contains("\"cn-core\""), "{e}");
+}

@@ -572,7 +572,19 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
             .and_then(|x| x.iface_by_name(ifname))
             .map(|x| x.id())
             .ok_or_else(|| {
-                ScenarioError::reference(&key, format!("node {n:?} has no interface {ifname:?}"))
+                // Link interfaces are named after their link, radio ones
+                // after the mobile's `ifaces` entries.
+                let known: Vec<String> = w
+                    .node(node)
+                    .map(|x| x.ifaces().iter().map(|i| format!("{:?}", i.name)).collect())
+                    .unwrap_or_default();
+                ScenarioError::reference(
+                    &key,
+                    format!(
+                        "node {n:?} has no interface {ifname:?} (it has {})",
+                        known.join(", ")
+                    ),
+                )
             })?;
         let buf = SharedBuffer::new();
         let cfg = CaptureConfig {
