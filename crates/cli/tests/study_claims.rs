@@ -31,3 +31,8 @@ fn e3_random_claims() {
 fn e5_claims() {
     check("e5.toml");
 }
+
+#[test]
+fn e1_claims() {
+    check("e1.toml");
+}
