@@ -128,6 +128,38 @@ fn a_silent_cell_break_moves_data_after_pmr_plus_one_timeouts() {
     // silent (no policy decision, no handover event before the failover).
     assert!(r.events.iter().any(|e| e.kind == "break-cell"));
     assert_eq!(f.policy_decisions, 0);
+    // A radio break is a medium loss (the cell's error model loses
+    // everything), not a mobility loss.
+    assert!(
+        f.lost_data_by_reason
+            .get("LinkError")
+            .is_some_and(|&n| n > 0)
+    );
+    assert_eq!(f.lost_data_mobility, 0, "{:?}", f.lost_data_by_reason);
+}
+
+#[test]
+fn losses_other_than_congestion_and_medium_count_as_mobility_losses() {
+    // The access router's uplink is cut instead of the radio: the packets
+    // sent towards it are lost to a link that is down.
+    let text = BASE.replace("START_JITTER", "").replace(
+        "action = \"break_cell\"\ncell = \"net1\"",
+        "action = \"cut_link\"\nlink = \"core-ar1\"",
+    );
+    let s = scenario::parse(&text).expect("valid scenario");
+    let r = run_scenario(&s, 1).expect("run");
+    let f = &r.summary.flows[0];
+    let down = f.lost_data_by_reason.get("LinkDown").copied().unwrap_or(0);
+    assert!(down > 0, "{:?}", f.lost_data_by_reason);
+    let congestion_or_medium: u64 = ["QueueOverflow", "LinkError"]
+        .iter()
+        .filter_map(|k| f.lost_data_by_reason.get(*k))
+        .sum();
+    assert_eq!(
+        f.lost_data_mobility,
+        f.lost_data_packets - congestion_or_medium
+    );
+    assert!(f.lost_data_mobility >= down);
 }
 
 #[test]

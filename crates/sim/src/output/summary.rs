@@ -10,7 +10,8 @@
 //! - every flow, every transport: `flows.<flow>.goodput_bps`,
 //!   `.goodput_windows.<i>.{from_s, to_s, goodput_bps}`, `.bytes_offered`, `.bytes_delivered`, `.file_delivery_time_s`,
 //!   `.data_packets_sent`, `.lost_data_packets`,
-//!   `.lost_data_by_reason.<Reason>`, `.arrivals`, `.duplicate_arrivals`,
+//!   `.lost_data_by_reason.<Reason>`, `.lost_data_mobility` (all but
+//!   QueueOverflow and LinkError), `.arrivals`, `.duplicate_arrivals`,
 //!   `.reordered_packets` (SACKs with gap blocks for SCTP, duplicate ACKs
 //!   for TCP and CMHN, none for UDP), `.out_of_order_arrivals`,
 //!   `.retransmissions`, `.fast_retransmissions`,
@@ -138,6 +139,11 @@ pub struct FlowSummary {
     /// Packets carrying this flow's DATA dropped anywhere, and why.
     pub lost_data_packets: u64,
     pub lost_data_by_reason: BTreeMap<String, u64>,
+    /// Of those, the packets mobility lost: every reason but congestion
+    /// (queue overflow) and the medium (link errors) — sent to a cell the
+    /// mobile left, a link that is down, a stale tunnel end, no route...
+    /// The "lost packets" of the handoff studies.
+    pub lost_data_mobility: u64,
     pub arrivals: u64,
     pub duplicate_arrivals: u64,
     /// SACKs with gap-ack blocks sent by the receiver.

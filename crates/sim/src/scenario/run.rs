@@ -219,6 +219,7 @@ pub(crate) fn new_summary(spec: &FlowSpec, transport: &str, policy: String) -> F
         data_packets_sent: 0,
         lost_data_packets: 0,
         lost_data_by_reason: BTreeMap::new(),
+        lost_data_mobility: 0,
         arrivals: 0,
         duplicate_arrivals: 0,
         reordered_packets: 0,
@@ -253,6 +254,12 @@ pub(crate) fn count_lost(sum: &mut FlowSummary, w: &crate::World, uids: &mut [u6
     for d in w.drops().records() {
         if uids.binary_search(&d.uid).is_ok() {
             sum.lost_data_packets += 1;
+            if !matches!(
+                d.reason,
+                crate::drop::DropReason::QueueOverflow | crate::drop::DropReason::LinkError
+            ) {
+                sum.lost_data_mobility += 1;
+            }
             *sum.lost_data_by_reason
                 .entry(format!("{:?}", d.reason))
                 .or_insert(0) += 1;
