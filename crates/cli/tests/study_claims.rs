@@ -31,3 +31,13 @@ fn e3_random_claims() {
 fn e5_claims() {
     check("e5.toml");
 }
+
+#[test]
+fn e2_up_claims() {
+    check("e2-up.toml");
+}
+
+#[test]
+fn e2_down_claims() {
+    check("e2-down.toml");
+}
