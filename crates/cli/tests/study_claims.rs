@@ -35,4 +35,11 @@ fn e5_claims() {
 #[test]
 fn e1_claims() {
     check("e1.toml");
+fn e2_up_claims() {
+    check("e2-up.toml");
+}
+
+#[test]
+fn e2_down_claims() {
+    check("e2-down.toml");
 }
