@@ -35,6 +35,9 @@ fn e5_claims() {
 #[test]
 fn e1_claims() {
     check("e1.toml");
+}
+
+#[test]
 fn e2_up_claims() {
     check("e2-up.toml");
 }
