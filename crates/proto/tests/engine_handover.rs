@@ -450,3 +450,42 @@ fn single_homed_move_sends_asconf_from_the_new_address() {
         resumed - obtained_at
     );
 }
+
+/// A path the peer adds by ASCONF starts in slow start like the paths of
+/// the INIT: its ssthresh is the window the peer advertised at setup
+/// (RFC 9260 section 7.2.1, "arbitrarily high"), not the window left at
+/// that moment, which a busy sender has nearly used up.
+#[test]
+fn a_path_added_by_asconf_starts_with_the_initial_ssthresh() {
+    let m2 = ip(MN2);
+    let mut n = network(23);
+    let (a, b) = n.connect(Duration::from_secs(2));
+    let mut bulk = Bulk::new(Time::from_secs(6));
+    let mut added = false;
+    let mut first_ssthresh = None;
+    let mut flight_at_add = None;
+    n.run_with(Time::from_secs(8), &mut |n| {
+        bulk.step(n, a, b);
+        if !added && n.now >= Time::from_secs(3) {
+            n.a.association_mut(a)
+                .unwrap()
+                .add_local_address(m2)
+                .unwrap();
+            added = true;
+        }
+        if first_ssthresh.is_none() {
+            let x = n.b.association(b).unwrap();
+            if let Some(p) = x.path_stats(m2) {
+                first_ssthresh = Some(p.ssthresh);
+                flight_at_add = Some(x.paths().iter().map(|p| p.flight_size).sum::<u32>());
+            }
+        }
+    });
+    let ssthresh = first_ssthresh.expect("the correspondent added the mobile's new address");
+    let flight = flight_at_add.unwrap();
+    assert!(
+        flight > 8 * 1024,
+        "data was in flight when the path was added ({flight} bytes)"
+    );
+    assert_eq!(ssthresh, 128 * 1024, "the mobile's advertised window");
+}

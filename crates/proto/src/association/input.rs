@@ -1043,7 +1043,7 @@ impl Association {
             Congestion::new(
                 mtu,
                 self.cfg.initial_cwnd_for(mtu),
-                self.sender.peer_rwnd.max(mtu as u32),
+                self.sender.peer_initial_rwnd.max(mtu as u32),
             ),
             confirmed,
         );

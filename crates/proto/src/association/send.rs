@@ -111,6 +111,11 @@ pub struct Sender {
     pub next_tsn: u32,
     /// Peer receive window as last computed (section 6.2.1).
     pub peer_rwnd: u32,
+    /// The window the peer advertised in its INIT or INIT ACK: the initial
+    /// ssthresh of every path, also of those added later by ASCONF
+    /// (section 7.2.1, "arbitrarily high"; the current `peer_rwnd` may be
+    /// near zero while the window is full).
+    pub peer_initial_rwnd: u32,
     /// Payload bytes in the retransmission queue.
     outstanding_bytes: usize,
     /// Chunks currently marked for retransmission.
@@ -141,6 +146,7 @@ impl Sender {
             cum_ack: initial_tsn.wrapping_sub(1),
             next_tsn: initial_tsn,
             peer_rwnd,
+            peer_initial_rwnd: peer_rwnd,
             outstanding_bytes: 0,
             marked: 0,
             split_fast_retransmit: false,
