@@ -349,6 +349,46 @@ fn cmhn_reuses_its_connections_on_ping_pong() {
 }
 
 #[test]
+fn cmhn_on_one_link_matches_one_tcp_connection() {
+    // The ping-pong file without its WLAN: UMTS only. With one link, the
+    // multi-connection transport is one TCP connection carrying records
+    // (13 bytes of header per 1460-byte message): its goodput must be
+    // that connection's, less the framing. It once fell to about 60% of
+    // plain TCP's with seven times the queue drops: the sender wrote
+    // records only up to the congestion window, so the connection (Nagle
+    // off) sent each record's tail as a tiny segment of its own.
+    let mut s = load(include_str!("scenarios/cmhn_ping_pong.toml"));
+    s.duration_s = 20.0;
+    s.cells[1].signal_steps = Some(vec![(0.0, 0.0)]);
+    let rc = run(&s);
+    let mut plain = s.clone();
+    plain.flows[0].transport = TransportSpec::Tcp;
+    plain.flows[0].cmhn = None;
+    plain.flows[0].mobile_iface = Some("umts".into());
+    let rt = run(&plain);
+    let (c, t) = (flow(&rc, "up"), flow(&rt, "up"));
+    let drops = |r: &RunResult| r.summary.drops.values().sum::<u64>();
+    println!(
+        "UMTS only: cmhn {:.0} bit/s, {} drops; tcp {:.0} bit/s, {} drops",
+        c.goodput_bps,
+        drops(&rc),
+        t.goodput_bps,
+        drops(&rt)
+    );
+    assert!(t.goodput_bps > 350_000.0, "{}", t.goodput_bps);
+    let framing = 1460.0 / 1473.0;
+    assert!(
+        c.goodput_bps > 0.97 * framing * t.goodput_bps,
+        "cmhn {} bit/s against tcp {} bit/s",
+        c.goodput_bps,
+        t.goodput_bps
+    );
+    assert!(drops(&rc) <= 2 * drops(&rt) + 5, "{:?}", rc.summary.drops);
+    let ct = c.tcp.as_ref().unwrap();
+    assert!(ct.timeouts <= t.tcp.as_ref().unwrap().timeouts + 1, "{ct:?}");
+}
+
+#[test]
 fn udp_flows_deliver_what_they_send() {
     let r = run(&load(include_str!("scenarios/udp.toml")));
     let cbr = flow(&r, "cbr");
