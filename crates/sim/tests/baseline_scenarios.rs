@@ -385,7 +385,10 @@ fn cmhn_on_one_link_matches_one_tcp_connection() {
     );
     assert!(drops(&rc) <= 2 * drops(&rt) + 5, "{:?}", rc.summary.drops);
     let ct = c.tcp.as_ref().unwrap();
-    assert!(ct.timeouts <= t.tcp.as_ref().unwrap().timeouts + 1, "{ct:?}");
+    assert!(
+        ct.timeouts <= t.tcp.as_ref().unwrap().timeouts + 1,
+        "{ct:?}"
+    );
 }
 
 #[test]
