@@ -490,3 +490,21 @@ fn baseline_flows_start_at_their_drawn_time() {
         assert!(spread > 0.2, "{transport}: {times:?}");
     }
 }
+
+#[test]
+fn cmhn_uses_the_wlan_on_every_visit() {
+    // The WLAN is there five times for 1 s. A frozen connection reused on
+    // its return once waited for a retransmission timeout (1 s or more)
+    // before its lost flight went again, so CMHN used the WLAN on the
+    // first visit only. Each visit must carry clearly more than UMTS
+    // alone could (500 kbit/s: 75 kB in 1.2 s).
+    let r = run(&load(include_str!("scenarios/cmhn_ping_pong.toml")));
+    let per_visit: Vec<u64> = (0..5)
+        .map(|k| {
+            let from = 20.0 + 2.0 * k as f64;
+            delivered_by(&r, "up", from + 1.2) - delivered_by(&r, "up", from)
+        })
+        .collect();
+    println!("bytes delivered per WLAN visit: {per_visit:?}");
+    assert!(per_visit.iter().all(|&b| b > 150_000), "{per_visit:?}");
+}

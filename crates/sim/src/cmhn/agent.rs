@@ -406,7 +406,22 @@ impl CmhnAgent {
         if slot.frozen_since.take().is_none() {
             return false;
         }
-        ep.connection_mut().thaw(ctx.now());
+        // The connection was frozen when its link went down: what it had
+        // in flight then is lost (the link layer said so), and its records
+        // were resent elsewhere. It sends that data again at once rather
+        // than after a retransmission timeout (at least RTO.Min, 1 s,
+        // maybe backed off), which would leave a short visit to the
+        // network unused: the peer's TCP needs those bytes in sequence
+        // before it takes any new record on this connection. It restarts
+        // from the restart window of RFC 5681 section 4.1 (idle for more
+        // than an RTO), not with the window it had before, which could
+        // burst into the access point's queue.
+        let c = ep.connection_mut();
+        c.thaw(ctx.now());
+        let st = c.stats();
+        let restart = c.config().initial_window_bytes(st.smss).min(st.cwnd);
+        c.set_cwnd(restart);
+        c.retransmit_unacked();
         slot.est.restart();
         slot.keep_generation += 1;
         true
