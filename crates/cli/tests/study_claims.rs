@@ -31,3 +31,18 @@ fn e3_random_claims() {
 fn e5_claims() {
     check("e5.toml");
 }
+
+#[test]
+fn e4_linkup_claims() {
+    check("e4-linkup.toml");
+}
+
+#[test]
+fn e4_linkdown_claims() {
+    check("e4-linkdown.toml");
+}
+
+#[test]
+fn e4_pingpong_claims() {
+    check("e4-pingpong.toml");
+}
