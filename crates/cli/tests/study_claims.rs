@@ -46,3 +46,18 @@ fn e2_up_claims() {
 fn e2_down_claims() {
     check("e2-down.toml");
 }
+
+#[test]
+fn e4_linkup_claims() {
+    check("e4-linkup.toml");
+}
+
+#[test]
+fn e4_linkdown_claims() {
+    check("e4-linkdown.toml");
+}
+
+#[test]
+fn e4_pingpong_claims() {
+    check("e4-pingpong.toml");
+}

@@ -468,7 +468,11 @@ impl TcpConnection {
     /// from SND.UNA on, the first at once and the others as the congestion
     /// window allows (after a handoff, whatever was in flight on the old
     /// path is gone). Neither cwnd nor ssthresh changes and no timeout is
-    /// counted; an ongoing fast recovery ends.
+    /// counted; an ongoing fast recovery ends, and, as after a
+    /// retransmission timeout (RFC 6582 section 4.2), no fast retransmit
+    /// starts until everything sent so far is acknowledged: segments that
+    /// had arrived (their ACKs lost with the old path) come back as
+    /// duplicate ACKs, which signal no loss.
     pub fn retransmit_unacked(&mut self) {
         if self.board.is_empty() {
             return;
@@ -478,6 +482,8 @@ impl TcpConnection {
         self.in_recovery = false;
         self.dup_acks = 0;
         self.consecutive_timeouts = 0;
+        self.recover = self.snd_max;
+        self.recover_active = true;
     }
 
     /// Stops the connection: nothing is sent and no timer runs until

@@ -406,7 +406,22 @@ impl CmhnAgent {
         if slot.frozen_since.take().is_none() {
             return false;
         }
-        ep.connection_mut().thaw(ctx.now());
+        // The connection was frozen when its link went down: what it had
+        // in flight then is lost (the link layer said so), and its records
+        // were resent elsewhere. It sends that data again at once rather
+        // than after a retransmission timeout (at least RTO.Min, 1 s,
+        // maybe backed off), which would leave a short visit to the
+        // network unused: the peer's TCP needs those bytes in sequence
+        // before it takes any new record on this connection. It restarts
+        // from the restart window of RFC 5681 section 4.1 (idle for more
+        // than an RTO), not with the window it had before, which could
+        // burst into the access point's queue.
+        let c = ep.connection_mut();
+        c.thaw(ctx.now());
+        let st = c.stats();
+        let restart = c.config().initial_window_bytes(st.smss).min(st.cwnd);
+        c.set_cwnd(restart);
+        c.retransmit_unacked();
         slot.est.restart();
         slot.keep_generation += 1;
         true
@@ -556,9 +571,15 @@ impl CmhnAgent {
         }
     }
 
-    /// Room in a slot's connection: about one congestion window beyond
-    /// what is unacknowledged (so little data sits unsent in a connection
-    /// that may be switched away from).
+    /// Room in a slot's connection: the congestion window plus two
+    /// segments and one record header beyond what is unacknowledged, so
+    /// little data sits unsent in a connection that may be switched away
+    /// from, yet more than a full segment always waits behind the window.
+    /// Records (a header plus a message) do not line up with segments; with
+    /// less than a segment waiting, the connection (Nagle off) would send
+    /// each record's tail as a segment of its own, tiny segments that fill
+    /// a packet-counting queue and slow the flow well below one plain TCP
+    /// connection's on the same link.
     fn room(&self, i: usize) -> usize {
         let slot = &self.slots[i];
         if !slot.usable || slot.frozen_since.is_some() {
@@ -569,7 +590,7 @@ impl CmhnAgent {
         };
         let st = ep.stats();
         let mss = st.smss as usize;
-        let cap = (st.cwnd as usize).max(2 * mss) + mss;
+        let cap = (st.cwnd as usize).max(2 * mss) + 2 * mss + DATA_HEADER;
         cap.saturating_sub(ep.connection().unacked_len())
             .min(ep.send_capacity())
     }
@@ -708,8 +729,11 @@ impl CmhnAgent {
 
     // ----- driving -----
 
-    /// Sends what the connections have, reads and handles records, lets
-    /// the sender write, re-arms the timer.
+    /// Reads and handles records, lets the sender write, then sends what
+    /// the connections have and re-arms the timer. The sender writes
+    /// before the connections send: a connection flushed between an
+    /// acknowledgement and the writing would send the short tail of its
+    /// last record as a segment of its own.
     fn drive(&mut self, ctx: &mut Ctx<'_>) {
         let now = ctx.now();
         let mut records: Vec<(usize, Record)> = Vec::new();
@@ -718,7 +742,6 @@ impl CmhnAgent {
             let Some(ep) = slot.ep.as_mut() else {
                 continue;
             };
-            ep.flush(ctx);
             slot.rx.clear();
             ep.read_into(now, Some(&mut slot.rx));
             out.clear();
@@ -769,14 +792,14 @@ impl CmhnAgent {
         if self.is_sender() {
             self.update_acks(now);
             self.pump(ctx);
-            for slot in &mut self.slots {
-                if let Some(ep) = slot.ep.as_mut() {
-                    ep.flush(ctx);
-                }
-            }
             if !self.estimating {
                 self.estimating = true;
                 ctx.set_timer_in(self.cfg.estimate_interval, TOKEN_ESTIMATE);
+            }
+        }
+        for slot in &mut self.slots {
+            if let Some(ep) = slot.ep.as_mut() {
+                ep.flush(ctx);
             }
         }
         self.rearm(ctx);

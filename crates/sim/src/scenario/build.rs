@@ -549,7 +549,14 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
                 names: &names,
                 mobiles: &infos,
             };
-            let (log, b) = baselines::build_flow(&mut w, &env, &mut infra, k, f)?;
+            // The baselines start at the drawn time too (the summary keeps
+            // the nominal start_s, as for mSCTP).
+            let started = FlowSpec {
+                start_s: jittered_start_s(seed, f),
+                start_jitter_s: 0.0,
+                ..f.clone()
+            };
+            let (log, b) = baselines::build_flow(&mut w, &env, &mut infra, k, &started)?;
             flows.push(BuiltFlow {
                 spec: f.clone(),
                 log,
@@ -881,6 +888,19 @@ pub(crate) fn traffic(t: &TrafficSpec) -> Traffic {
     }
 }
 
+/// The flow's start: drawn in `[start_s, start_s + start_jitter_s)` from
+/// the run seed and the flow's name (EXPERIMENTS.md E5: sources start
+/// uniformly at random in the first 5 s), for every transport.
+pub(crate) fn jittered_start_s(seed: u64, f: &FlowSpec) -> f64 {
+    let jitter = if f.start_jitter_s > 0.0 {
+        let mut rng = crate::rng::stream(seed, &format!("flow/{}/start", f.name));
+        rand::Rng::gen_range(&mut rng, 0.0..f.start_jitter_s)
+    } else {
+        0.0
+    };
+    f.start_s + jitter
+}
+
 #[allow(clippy::too_many_arguments)]
 fn build_flow(
     w: &mut World,
@@ -924,16 +944,7 @@ fn build_flow(
     } else {
         f.mobile_port
     };
-    // A random start in [start_s, start_s + start_jitter_s), from the run
-    // seed and the flow's name (EXPERIMENTS.md E5: sources start uniformly
-    // at random in the first 5 s).
-    let jitter = if f.start_jitter_s > 0.0 {
-        let mut rng = crate::rng::stream(seed, &format!("flow/{}/start", f.name));
-        rand::Rng::gen_range(&mut rng, 0.0..f.start_jitter_s)
-    } else {
-        0.0
-    };
-    let start = secs(f.start_s + jitter);
+    let start = secs(jittered_start_s(seed, f));
     let stop = f.stop_s.map(secs);
     let source = Source::new(traffic(&f.traffic), start, stop)
         .map_err(|e| ScenarioError::model(format!("{key}.traffic"), e))?;

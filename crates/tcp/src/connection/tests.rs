@@ -602,6 +602,47 @@ fn retransmit_unacked_resends_the_flight_after_a_handoff() {
 }
 
 #[test]
+fn duplicates_of_a_handoff_resend_do_not_trigger_fast_retransmit() {
+    // Eight segments sent; the first four arrive but their ACKs are lost
+    // with the old path. After the handoff all eight are sent again: the
+    // peer acknowledges the four it already holds with duplicate ACKs,
+    // which must not start a fast retransmit of data just resent (RFC 6582
+    // section 4.2, as after a retransmission timeout). It once did: the
+    // window was halved for nothing right after the handoff.
+    let (mut c, mut s, t) = pair(no_delack());
+    c.write(&vec![8u8; 8 * 1460]).unwrap();
+    let sent = drain(&mut c, t);
+    assert_eq!(sent.len(), 8);
+    deliver(&mut s, t, &sent[..4]);
+    let _lost_acks = drain(&mut s, t);
+    c.freeze();
+    let t2 = t + ms(1300);
+    c.thaw(t2);
+    c.set_cwnd(10 * 1460);
+    c.retransmit_unacked();
+    let again = drain(&mut c, t2);
+    assert_eq!(again.len(), 8);
+    let mut dups = Vec::new();
+    for seg in &again[..4] {
+        deliver(&mut s, t2 + ms(50), std::slice::from_ref(seg));
+        dups.extend(drain(&mut s, t2 + ms(50)));
+    }
+    assert_eq!(dups.len(), 4, "one ACK per duplicate segment");
+    deliver(&mut c, t2 + ms(100), &dups);
+    let out = drain(&mut c, t2 + ms(100));
+    let st = c.stats();
+    assert_eq!(st.fast_retransmits, 0, "{st:?}");
+    assert!(
+        out.iter()
+            .all(|x| parse(x).0.seq.ge(parse(&sent[7]).0.seq.wrapping_add(1460))),
+        "only new data may follow, no resend of the fifth segment"
+    );
+    deliver(&mut s, t2 + ms(100), &again[4..]);
+    let mut buf = vec![0u8; 16000];
+    assert_eq!(s.read(&mut buf), 8 * 1460);
+}
+
+#[test]
 fn take_unacked_returns_sent_then_unsent_bytes() {
     let (mut c, mut s, t) = pair(TcpConfig {
         initial_window_segments: Some(2),
