@@ -644,7 +644,10 @@ fn summarise(bad: &[String], n: usize, what: &str) -> (bool, String) {
 
 /// Numbers in details: four significant digits.
 pub fn fmt(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
+    if x == 0.0 {
+        return "0".into(); // also -0.0 (an empty float sum)
+    }
+    if !x.is_finite() {
         return format!("{x}");
     }
     let mag = x.abs().log10().floor() as i32;
@@ -688,6 +691,7 @@ mod tests {
     #[test]
     fn number_format() {
         assert_eq!(fmt(1.23456), "1.235");
+        assert_eq!(fmt(-0.0), "0");
         assert_eq!(fmt(1234.5), "1234");
         assert_eq!(fmt(0.000012345), "1.234e-5");
         assert_eq!(fmt(0.0), "0");

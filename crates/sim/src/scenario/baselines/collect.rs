@@ -609,11 +609,12 @@ fn mip_summary(
     (packets, bytes, header): (u64, u64, u64),
     (reverse, optimised): (u64, u64),
 ) -> MobileIpSummary {
+    // `+ 0.0`: an empty float sum is -0.0, which would print as "-0".
     MobileIpSummary {
         version,
-        total_t_ad_s: handovers.iter().filter_map(|h| h.t_ad_s).sum(),
-        total_t_reg_s: handovers.iter().filter_map(|h| h.t_reg_s).sum(),
-        total_t_mip_s: handovers.iter().filter_map(|h| h.t_mip_s).sum(),
+        total_t_ad_s: handovers.iter().filter_map(|h| h.t_ad_s).sum::<f64>() + 0.0,
+        total_t_reg_s: handovers.iter().filter_map(|h| h.t_reg_s).sum::<f64>() + 0.0,
+        total_t_mip_s: handovers.iter().filter_map(|h| h.t_mip_s).sum::<f64>() + 0.0,
         incomplete_handovers: handovers.iter().filter(|h| h.t_reg_s.is_none()).count(),
         handovers,
         registrations_sent: sent,
