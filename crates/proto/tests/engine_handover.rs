@@ -489,3 +489,24 @@ fn a_path_added_by_asconf_starts_with_the_initial_ssthresh() {
     );
     assert_eq!(ssthresh, 128 * 1024, "the mobile's advertised window");
 }
+
+/// Split fast retransmit switched on while the association is still being
+/// set up (as a connecting application does) stays on once it is
+/// established: the initiator's sender is rebuilt when the INIT ACK
+/// arrives, and once lost the switch silently.
+#[test]
+fn split_fast_retransmit_set_before_the_handshake_survives_it() {
+    let mut n = network(24);
+    let port = n.b.port();
+    let id = n.a.connect(n.now, &[ip(CN)], port).unwrap();
+    n.a.association_mut(id)
+        .unwrap()
+        .set_split_fast_retransmit(true);
+    n.run_with(Time::from_secs(2), &mut |_| {});
+    assert!(
+        n.events_a
+            .iter()
+            .any(|(_, i, e)| *i == id && *e == Event::Connected)
+    );
+    assert!(n.a.association(id).unwrap().split_fast_retransmit());
+}

@@ -550,7 +550,11 @@ impl Association {
             .unwrap_or(0);
         let os = self.cfg.outbound_streams.min(peer.inbound_streams);
         let is = self.cfg.max_inbound_streams.min(peer.outbound_streams);
+        // A switch set before the handshake completed survives the new
+        // sender.
+        let sfr = self.sender.split_fast_retransmit;
         self.sender = Sender::new(self.local_initial_tsn, os, peer.a_rwnd);
+        self.sender.split_fast_retransmit = sfr;
         self.receiver = Receiver::new(
             peer.initial_tsn,
             is,
@@ -1010,6 +1014,11 @@ impl Association {
     /// Enables split fast retransmit (CMT, SYSTEMS.md section 3).
     pub fn set_split_fast_retransmit(&mut self, on: bool) {
         self.sender.split_fast_retransmit = on;
+    }
+
+    /// Whether split fast retransmit is on.
+    pub fn split_fast_retransmit(&self) -> bool {
+        self.sender.split_fast_retransmit
     }
 
     /// Next application event.
