@@ -479,10 +479,11 @@ impl CheckSpec {
                         return Err(format!("no results for {b} at {}", x.point.label()));
                     };
                     let (ma, mb) = (self.mean_of(x)?, self.mean_of(y)?);
-                    let mut ok = match self.kind {
+                    let ordered = match self.kind {
                         CheckKind::Greater => ma > mb + margin * mb.abs(),
                         _ => ma < mb - margin * mb.abs(),
                     };
+                    let mut ok = ordered;
                     if self.significant == Some(true) {
                         let ha = x.summary(m).and_then(|s| s.ci95_half_width);
                         let hb = y.summary(m).and_then(|s| s.ci95_half_width);
@@ -499,8 +500,15 @@ impl CheckSpec {
                     } else {
                         "<"
                     };
+                    // A failed comparison says so in words: "a 1 > b 2"
+                    // would read as a claim.
+                    let (verb, tail) = match (ordered, ok) {
+                        (true, true) => ("", ""),
+                        (true, false) => ("", ", not significant (95% intervals overlap)"),
+                        _ => ("is not ", ""),
+                    };
                     let line = format!(
-                        "at {}: {a} {} {sym} {b} {}",
+                        "at {}: {a} {} {verb}{sym} {b} {}{tail}",
                         x.point.label(),
                         fmt(ma),
                         fmt(mb)

@@ -177,6 +177,19 @@ fn comparisons_and_best() {
         "kind = \"greater\"\na = \"b\"\nb = \"a\"\nsignificant = true",
         &close,
     );
+    // A failed comparison is said in words, never as the claimed relation.
+    let (_, d) = verdict(
+        "kind = \"greater\"\na = \"a\"\nb = \"b\"",
+        &r,
+        &FormulaValues::new(),
+    );
+    assert!(d.contains("a 10.00 is not > b 11.00"), "{d}");
+    let (_, d) = verdict(
+        "kind = \"greater\"\na = \"b\"\nb = \"a\"\nsignificant = true",
+        &close,
+        &FormulaValues::new(),
+    );
+    assert!(d.contains("b 10.05 > a 10.00, not significant"), "{d}");
 }
 
 #[test]
