@@ -113,11 +113,14 @@ impl Congestion {
 
     /// Bandwidth-aware start (SYSTEMS.md section 3): the window of a path
     /// that becomes primary is set from its estimated bandwidth-delay
-    /// product instead of slow start, never below the initial window.
+    /// product instead of slow start, never below the initial window; the
+    /// path continues in congestion avoidance from there (ssthresh = cwnd),
+    /// so it neither slow-starts past the capacity nor keeps a window grown
+    /// on a faster network.
     pub fn set_from_bdp(&mut self, bdp_bytes: u64, initial_cwnd: u32) {
         let w = bdp_bytes.min(u32::MAX as u64) as u32;
         self.cwnd = w.max(initial_cwnd);
-        self.ssthresh = self.ssthresh.max(self.cwnd);
+        self.ssthresh = self.cwnd;
         self.partial_bytes_acked = 0;
     }
 }
@@ -192,9 +195,16 @@ mod tests {
     fn bandwidth_aware_start_sets_window_from_bdp() {
         let mut c = Congestion::new(MTU, 4000, 8000);
         c.set_from_bdp(50_000, 4000);
-        assert_eq!(c.cwnd, 50_000);
-        assert!(c.ssthresh >= 50_000);
+        assert_eq!((c.cwnd, c.ssthresh), (50_000, 50_000));
+        // At most one slow-start step (cwnd <= ssthresh), then congestion
+        // avoidance: no growth until a whole window is acknowledged.
+        c.on_ack(1000, 50_000, true, false);
+        let after = c.cwnd;
+        assert!(after <= 51_000, "{after}");
+        c.on_ack(1000, after, true, false);
+        c.on_ack(1000, after, true, false);
+        assert_eq!(c.cwnd, after, "congestion avoidance, not slow start");
         c.set_from_bdp(10, 4000);
-        assert_eq!(c.cwnd, 4000);
+        assert_eq!((c.cwnd, c.ssthresh), (4000, 4000));
     }
 }

@@ -352,3 +352,44 @@ fn fastest_first_switches_on_link_going_down() {
     assert_eq!(f.handovers.len(), 1);
     assert!(f.handovers[0].time_s > 14.7, "{:?}", f.handovers);
 }
+
+/// Bandwidth-aware start (SYSTEMS.md section 3) when the mobile moves to a
+/// slower network: the sender sets the window of the path it now uses to
+/// the new network's capacity times the path's RTT, instead of pushing the
+/// window grown on the fast network into the slow network's queue.
+#[test]
+fn bandwidth_aware_start_sizes_the_window_to_the_new_network() {
+    for direction in [DirectionSpec::Downlink, DirectionSpec::Uplink] {
+        let mut s = reference();
+        s.flows[0].direction = direction;
+        s.cells[1].rate_bps = 384_000;
+        let plain = scenario::run_scenario(&s, 1).unwrap();
+        s.flows[0].sctp.bandwidth_aware_start = Some(true);
+        let aware = scenario::run_scenario(&s, 1).unwrap();
+        let side = if direction == DirectionSpec::Uplink {
+            "sctp/bulk/mobile"
+        } else {
+            "sctp/bulk/fixed"
+        };
+        let starts = events(&aware, side, "bandwidth-aware-start");
+        assert!(events(&plain, side, "bandwidth-aware-start").is_empty());
+        assert_eq!(starts.len(), 1, "{direction:?}: {:?}", aware.events);
+        // "<remote> via <addr>: 384000 bit/s x <srtt> -> cwnd <n>": the
+        // window is the capacity times an RTT of the new path, far below
+        // the 2 Mbit/s network's.
+        let d = &starts[0].detail;
+        assert!(d.contains("via 10.2."), "{d}");
+        assert!(d.contains("384000 bit/s"), "{d}");
+        let cwnd: u64 = d.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!((4_000..=30_000).contains(&cwnd), "{direction:?}: {d}");
+        let drops = |r: &RunResult| r.summary.flows[0].lost_data_packets;
+        println!(
+            "{direction:?}: lost {} without, {} with; goodput {:.0} / {:.0}",
+            drops(&plain),
+            drops(&aware),
+            plain.summary.flows[0].goodput_bps,
+            aware.summary.flows[0].goodput_bps
+        );
+        assert!(drops(&aware) <= drops(&plain), "{direction:?}");
+    }
+}

@@ -1018,6 +1018,16 @@ fn build_flow(
     fcfg.sample_interval = sample;
     fcfg.limits.max_events = s.limits.agent_events;
     fcfg.limits.max_data_uids = s.limits.data_uids;
+    if f.sctp.bandwidth_aware_start == Some(true) {
+        // The capacity of each cell's network: a perfect estimate.
+        let mut caps = Vec::new();
+        for c in &s.cells {
+            let prefix = net(&format!("cells[{}].ap_addr", c.name), &c.ap_addr)?;
+            caps.push((prefix.trunc(), c.rate_bps));
+        }
+        mcfg.capacities = caps.clone();
+        fcfg.capacities = caps;
+    }
     if downlink {
         fcfg.source = Some(source);
         mcfg.expect_bytes = expect;

@@ -674,6 +674,15 @@ pub struct SctpSpec {
     pub return_to_primary: Option<bool>,
     /// Split fast retransmit (CMT; false).
     pub split_fast_retransmit: Option<bool>,
+    /// Bandwidth-aware start (SYSTEMS.md section 3; false): when the data
+    /// moves to another network (the mobile makes a new address primary,
+    /// or the fixed end changes primary on the mobile's request), the
+    /// sender sets that path's window to the network's capacity times the
+    /// path's smoothed RTT and continues in congestion avoidance. The
+    /// capacity is the `rate_bps` of the cell whose prefix holds the
+    /// mobile's address: a perfect capacity estimate, standing in for an
+    /// estimator such as AISLE's packet pairs.
+    pub bandwidth_aware_start: Option<bool>,
     /// Valid.Cookie.Life (ms, 60000).
     pub valid_cookie_life_ms: Option<f64>,
     /// Outbound streams requested (10) and inbound streams accepted (65535).

@@ -122,6 +122,12 @@ pub struct SctpAgentConfig {
     pub association: AssociationConfig,
     /// Split fast retransmit (SYSTEMS.md section 3, CMT).
     pub split_fast_retransmit: bool,
+    /// Bandwidth-aware start (SYSTEMS.md section 3): the capacity (bit/s)
+    /// of the network each prefix of the mobile's addresses belongs to.
+    /// When the data moves to such a network the sender sets the path's
+    /// window to capacity x smoothed RTT (see
+    /// `Association::set_path_cwnd_from_bdp`). Empty: off.
+    pub capacities: Vec<(ipnet::IpNet, u64)>,
     /// The sending application; `None` on the receiving end.
     pub source: Option<Source>,
     /// Stream and payload protocol identifier of the messages sent.
@@ -153,6 +159,7 @@ impl SctpAgentConfig {
             role,
             association: AssociationConfig::default(),
             split_fast_retransmit: false,
+            capacities: Vec::new(),
             source: None,
             stream: 0,
             ppid: 0,
@@ -242,6 +249,9 @@ pub struct SctpAgent {
     data_uids: Vec<u64>,
     counters: AgentCounters,
     closed_at: Option<Time>,
+    /// Paths that became primary before they had an RTT sample: the
+    /// bandwidth-aware start waits for their first measurement.
+    bandwidth_pending: Vec<IpAddr>,
     zeros: Bytes,
 }
 
@@ -276,6 +286,7 @@ impl SctpAgent {
             data_uids: Vec::new(),
             counters: AgentCounters::default(),
             closed_at: None,
+            bandwidth_pending: Vec::new(),
             zeros: Bytes::from(vec![0u8; 65_536]),
             cfg,
         }
@@ -443,6 +454,7 @@ impl SctpAgent {
                 Event::Closed { .. } => self.closed_at = Some(now),
                 _ => {}
             }
+            let mut primaries = Vec::new();
             if let (Some(m), Some(a)) = (self.manager.as_mut(), ep.association_mut(id)) {
                 let before = m.records().len();
                 m.on_association_event(now, &ev, a);
@@ -450,12 +462,30 @@ impl SctpAgent {
                     .iter()
                     .map(|r| format!("{:?} -> {:?}", r.decision, r.result))
                     .collect();
+                primaries = made_primary(&m.records()[before..]);
                 for d in new {
                     self.event(now, "decision", d);
                 }
             }
             let (kind, detail) = describe(&ev);
             self.event(now, kind, detail);
+            for local in primaries {
+                self.bandwidth_aware_start_from(now, local);
+            }
+            if let Event::PrimaryChanged { addr, .. } = ev
+                && !self.cfg.mobile_side
+            {
+                self.bandwidth_pending.retain(|a| *a != addr);
+                if !self.bandwidth_aware_start(now, addr, addr) {
+                    self.bandwidth_pending.push(addr);
+                }
+            }
+            let pending = std::mem::take(&mut self.bandwidth_pending);
+            for addr in pending {
+                if !self.bandwidth_aware_start(now, addr, addr) {
+                    self.bandwidth_pending.push(addr);
+                }
+            }
         }
     }
 
@@ -755,11 +785,77 @@ impl SctpAgent {
             .iter()
             .map(|r| format!("{:?} -> {:?}", r.decision, r.result))
             .collect();
+        let primaries = made_primary(&m.records()[before..]);
         for d in new {
             self.event(now, "decision", d);
         }
+        for local in primaries {
+            self.bandwidth_aware_start_from(now, local);
+        }
         self.drive(ctx);
     }
+
+    /// Bandwidth-aware start on the mobile, which now sends from `local`:
+    /// the window of its primary path follows the new network.
+    fn bandwidth_aware_start_from(&mut self, now: Time, local: IpAddr) {
+        let Some(primary) = self.association().and_then(|a| a.primary()) else {
+            return;
+        };
+        // The mobile's path keeps its RTT sample across the move.
+        let _ = self.bandwidth_aware_start(now, primary, local);
+    }
+
+    /// Sets the window of the path to `remote` from the capacity of the
+    /// network that holds the mobile's address `mobile_addr` and the path's
+    /// smoothed RTT (SYSTEMS.md section 3), on the data sender only.
+    /// Returns false only when the path has no RTT yet (to be tried again);
+    /// true when done or not applicable (feature off, not the sender,
+    /// capacity unknown, path gone).
+    fn bandwidth_aware_start(&mut self, now: Time, remote: IpAddr, mobile_addr: IpAddr) -> bool {
+        if self.cfg.source.is_none() {
+            return true;
+        }
+        let Some(&(_, bps)) = self
+            .cfg
+            .capacities
+            .iter()
+            .find(|(net, _)| net.contains(&mobile_addr))
+        else {
+            return true;
+        };
+        let Some(a) = self.association_mut() else {
+            return true;
+        };
+        let Some(path) = a.path_stats(remote) else {
+            return true;
+        };
+        let Some(srtt) = path.srtt else {
+            return false;
+        };
+        let bdp = (bps as f64 / 8.0 * srtt.as_secs_f64()) as u64;
+        if a.set_path_cwnd_from_bdp(remote, bdp).is_err() {
+            return true;
+        }
+        let cwnd = a.path_stats(remote).map(|p| p.cwnd).unwrap_or(0);
+        self.event(
+            now,
+            "bandwidth-aware-start",
+            format!("{remote} via {mobile_addr}: {bps} bit/s x {srtt:?} -> cwnd {cwnd}"),
+        );
+        true
+    }
+}
+
+/// The local addresses that the decisions made primary successfully.
+fn made_primary(records: &[crate::mobility_manager::DecisionRecord]) -> Vec<IpAddr> {
+    records
+        .iter()
+        .filter(|r| r.result.is_ok())
+        .filter_map(|r| match r.decision {
+            msctp_proto::policy::Decision::MakePrimary(a) => Some(a),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Kind and detail of an association event for the event series.
