@@ -65,7 +65,8 @@ pub struct SweepArgs {
 
 #[derive(clap::Args)]
 pub struct ReproduceArgs {
-    /// Experiment ids (E1, E2, ...) or `all` (default: all).
+    /// Experiment ids (E1, E2-up, ...; a study id such as E2 runs all its
+    /// parts) or `all` (default: all).
     pub ids: Vec<String>,
     /// Fewer repetitions and sweep points: a smoke test, not the study.
     #[arg(long)]
@@ -246,12 +247,24 @@ fn load_all(dir: &Path) -> anyhow::Result<Vec<Experiment>> {
     Ok(out)
 }
 
+/// Whether the id asked for names the experiment: its id (any case), or
+/// the study it is a part of (`E2` names `E2-up` and `E2-down`).
+fn id_matches(asked: &str, id: &str) -> bool {
+    if id.eq_ignore_ascii_case(asked) {
+        return true;
+    }
+    id.len() > asked.len() + 1
+        && id.is_char_boundary(asked.len())
+        && id[..asked.len()].eq_ignore_ascii_case(asked)
+        && id[asked.len()..].starts_with('-')
+}
+
 pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
     let all = load_all(&a.experiments)?;
     let want_all = a.ids.is_empty() || a.ids.iter().any(|i| i.eq_ignore_ascii_case("all"));
     if !want_all {
         for id in &a.ids {
-            if !all.iter().any(|e| e.spec.id.eq_ignore_ascii_case(id)) {
+            if !all.iter().any(|e| id_matches(id, &e.spec.id)) {
                 bail!(
                     "no experiment `{id}` in {} (experiments: {})",
                     a.experiments.display(),
@@ -263,8 +276,7 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let selected =
-        |e: &Experiment| want_all || a.ids.iter().any(|i| e.spec.id.eq_ignore_ascii_case(i));
+    let selected = |e: &Experiment| want_all || a.ids.iter().any(|i| id_matches(i, &e.spec.id));
     let docs = match (&a.docs, a.no_docs, a.quick) {
         (_, true, _) => None,
         (Some(d), false, _) => Some(d.clone()),
@@ -346,4 +358,21 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::id_matches;
+
+    #[test]
+    fn a_study_id_names_its_parts() {
+        assert!(id_matches("E2", "E2-up"));
+        assert!(id_matches("e2", "E2-down"));
+        assert!(id_matches("E2-up", "E2-up"));
+        assert!(id_matches("e5", "E5"));
+        assert!(!id_matches("E2", "E20"));
+        assert!(!id_matches("E2-", "E2-up"));
+        assert!(!id_matches("E2-up", "E2"));
+        assert!(!id_matches("E", "E2-up"));
+    }
 }
