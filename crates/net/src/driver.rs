@@ -806,6 +806,13 @@ impl Driver {
         let Some(a) = self.assocs.get_mut(&id) else {
             return;
         };
+        // A move held until a returning link's path answers (mobility).
+        if let (Some(m), Some(x)) = (a.mobility.as_mut(), self.ep.association_mut(id)) {
+            for h in m.poll(now, x, &self.ifaces) {
+                self.stats.handovers += 1;
+                let _ = a.events.try_send(NetEvent::Handover(h));
+            }
+        }
         let x = self.ep.association_mut(id);
         // Sends waiting for room.
         match x {

@@ -41,6 +41,31 @@ pub struct Handover {
 pub struct Mobility {
     policy: Box<dyn HandoverPolicy + Send>,
     move_data: bool,
+    /// A move onto a link that just came back, held until the path over it
+    /// has answered a heartbeat (see [`Mobility::on_link_events`]).
+    held: Option<Held>,
+}
+
+/// Decisions waiting for the returning link's path to prove it works.
+#[derive(Debug)]
+struct Held {
+    decisions: Vec<Decision>,
+    peer: IpAddr,
+    /// The path's heartbeat acknowledgements when the link came up.
+    acks: u64,
+    /// Carried out by then even without an answer.
+    deadline: Time,
+}
+
+/// How long a move onto a returning link waits at most for the path's
+/// heartbeat answer.
+const RETURN_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+fn heartbeat_acks(assoc: &Association, peer: IpAddr) -> u64 {
+    assoc
+        .path_stats(peer)
+        .map(|p| p.counters.heartbeat_acks_received)
+        .unwrap_or(0)
 }
 
 impl std::fmt::Debug for Mobility {
@@ -74,6 +99,37 @@ pub fn pair_paths(assoc: &mut Association, ifaces: &Interfaces) {
     }
 }
 
+/// The peer address a decision list moves data to over the link `iface`
+/// that just came up, if it does (a make-primary of an address on it).
+fn returning_peer(
+    decisions: &[Decision],
+    iface: u32,
+    assoc: &Association,
+    ifaces: &Interfaces,
+) -> Option<IpAddr> {
+    // Only worth waiting while another working link carries the data.
+    let current = assoc
+        .data_destination()
+        .and_then(|p| ifaces.on_link_with(p, &usable_locals(assoc)))
+        .and_then(|l| ifaces.iface_of(l));
+    if !current.is_some_and(|c| c != iface && ifaces.is_up(c)) {
+        return None;
+    }
+    decisions.iter().find_map(|d| {
+        let Decision::MakePrimary(local) = *d else {
+            return None;
+        };
+        if ifaces.iface_of(local) != Some(iface) {
+            return None;
+        }
+        assoc
+            .paths()
+            .iter()
+            .map(|p| p.remote)
+            .find(|r| ifaces.on_link_with(*r, &[local]) == Some(local))
+    })
+}
+
 impl Mobility {
     pub fn new(kind: &PolicyKind, ifaces: &Interfaces, move_data: bool) -> Self {
         let policy: Box<dyn HandoverPolicy + Send> = match kind {
@@ -86,7 +142,11 @@ impl Mobility {
                     .collect(),
             )),
         };
-        Mobility { policy, move_data }
+        Mobility {
+            policy,
+            move_data,
+            held: None,
+        }
     }
 
     pub fn policy_name(&self) -> &'static str {
@@ -116,7 +176,27 @@ impl Mobility {
         let mut out = Vec::new();
         for ev in events {
             let d = self.policy.on_link_event(now, ev, assoc);
-            out.extend(self.carry_out(now, &d, assoc, ifaces));
+            // Moving onto a link that just came back: the host may not reach
+            // the peer over it yet (neighbour entries, routes), and data
+            // sent into it would wait for a retransmission timeout. The move
+            // waits until the path over that link answers the heartbeat
+            // sent below (at most RETURN_WAIT); the old link carries the
+            // data meanwhile.
+            if let LinkEvent::LinkUp { iface } = ev
+                && let Some(peer) = returning_peer(&d, *iface, assoc, ifaces)
+            {
+                self.held = Some(Held {
+                    decisions: d,
+                    peer,
+                    acks: heartbeat_acks(assoc, peer),
+                    deadline: now + RETURN_WAIT,
+                });
+            } else {
+                if !d.is_empty() {
+                    self.held = None;
+                }
+                out.extend(self.carry_out(now, &d, assoc, ifaces));
+            }
             if let LinkEvent::LinkUp { iface } = ev {
                 // Probe the paths over the link that came back, so they are
                 // usable after one round trip.
@@ -132,6 +212,27 @@ impl Mobility {
             }
         }
         out
+    }
+
+    /// Carries out a held move once its path answered a heartbeat or the
+    /// wait is over; call it whenever the association has done something.
+    pub fn poll(
+        &mut self,
+        now: Time,
+        assoc: &mut Association,
+        ifaces: &Interfaces,
+    ) -> Vec<Handover> {
+        let ready = self
+            .held
+            .as_ref()
+            .is_some_and(|h| now >= h.deadline || heartbeat_acks(assoc, h.peer) > h.acks);
+        if !ready {
+            return Vec::new();
+        }
+        let Some(h) = self.held.take() else {
+            return Vec::new();
+        };
+        self.carry_out(now, &h.decisions, assoc, ifaces)
     }
 
     /// Association events (addresses confirmed, paths down, ...).
@@ -152,7 +253,12 @@ impl Mobility {
             pair_paths(assoc, ifaces);
         }
         let d = self.policy.on_association_event(now, ev, assoc);
-        self.carry_out(now, &d, assoc, ifaces)
+        if !d.is_empty() {
+            self.held = None;
+        }
+        let mut out = self.carry_out(now, &d, assoc, ifaces);
+        out.extend(self.poll(now, assoc, ifaces));
+        out
     }
 
     fn carry_out(
