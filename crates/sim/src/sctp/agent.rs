@@ -425,10 +425,10 @@ impl SctpAgent {
         let mut any = false;
         loop {
             let Some(ep) = self.endpoint.as_mut() else {
-                return any;
+                break;
             };
             let Some((id, ev)) = ep.poll_event() else {
-                return any;
+                break;
             };
             any = true;
             if self.assoc.is_none() && matches!(ev, Event::Connected) {
@@ -454,19 +454,14 @@ impl SctpAgent {
                 Event::Closed { .. } => self.closed_at = Some(now),
                 _ => {}
             }
-            let mut primaries = Vec::new();
+            let mut before = None;
             if let (Some(m), Some(a)) = (self.manager.as_mut(), ep.association_mut(id)) {
-                let before = m.records().len();
+                before = Some(m.records().len());
                 m.on_association_event(now, &ev, a);
-                let new: Vec<String> = m.records()[before..]
-                    .iter()
-                    .map(|r| format!("{:?} -> {:?}", r.decision, r.result))
-                    .collect();
-                primaries = made_primary(&m.records()[before..]);
-                for d in new {
-                    self.event(now, "decision", d);
-                }
             }
+            let primaries = before
+                .map(|b| self.log_decisions(now, b))
+                .unwrap_or_default();
             let (kind, detail) = describe(&ev);
             self.event(now, kind, detail);
             for local in primaries {
@@ -476,17 +471,35 @@ impl SctpAgent {
                 && !self.cfg.mobile_side
             {
                 self.bandwidth_pending.retain(|a| *a != addr);
-                if !self.bandwidth_aware_start(now, addr, addr) {
-                    self.bandwidth_pending.push(addr);
-                }
-            }
-            let pending = std::mem::take(&mut self.bandwidth_pending);
-            for addr in pending {
-                if !self.bandwidth_aware_start(now, addr, addr) {
-                    self.bandwidth_pending.push(addr);
-                }
+                self.bandwidth_pending.push(addr);
             }
         }
+        // Paths that became primary wait here for their first RTT sample.
+        let pending = std::mem::take(&mut self.bandwidth_pending);
+        for addr in pending {
+            if !self.bandwidth_aware_start(now, addr, addr) {
+                self.bandwidth_pending.push(addr);
+            }
+        }
+        any
+    }
+
+    /// Logs the mobility manager's decisions from record `from` on and
+    /// returns the local addresses they made primary.
+    fn log_decisions(&mut self, now: Time, from: usize) -> Vec<IpAddr> {
+        let Some(m) = self.manager.as_ref() else {
+            return Vec::new();
+        };
+        let records = m.records().get(from..).unwrap_or_default();
+        let lines: Vec<String> = records
+            .iter()
+            .map(|r| format!("{:?} -> {:?}", r.decision, r.result))
+            .collect();
+        let primaries = made_primary(records);
+        for d in lines {
+            self.event(now, "decision", d);
+        }
+        primaries
     }
 
     fn read_messages(&mut self, now: Time) {
@@ -781,15 +794,7 @@ impl SctpAgent {
             _ => None,
         };
         m.on_link_event(now, ev, assoc);
-        let new: Vec<String> = m.records()[before..]
-            .iter()
-            .map(|r| format!("{:?} -> {:?}", r.decision, r.result))
-            .collect();
-        let primaries = made_primary(&m.records()[before..]);
-        for d in new {
-            self.event(now, "decision", d);
-        }
-        for local in primaries {
+        for local in self.log_decisions(now, before) {
             self.bandwidth_aware_start_from(now, local);
         }
         self.drive(ctx);
