@@ -423,10 +423,7 @@ impl SctpAgent {
     fn handle_events(&mut self, ctx: &mut Ctx<'_>) -> bool {
         let now = ctx.now();
         let mut any = false;
-        loop {
-            let Some(ep) = self.endpoint.as_mut() else {
-                break;
-            };
+        while let Some(ep) = self.endpoint.as_mut() {
             let Some((id, ev)) = ep.poll_event() else {
                 break;
             };
