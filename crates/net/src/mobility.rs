@@ -99,6 +99,16 @@ pub fn pair_paths(assoc: &mut Association, ifaces: &Interfaces) {
     }
 }
 
+/// The peer address reached through the local address `local` (the one on
+/// its subnet), if any.
+fn peer_via(assoc: &Association, ifaces: &Interfaces, local: IpAddr) -> Option<IpAddr> {
+    assoc
+        .paths()
+        .iter()
+        .map(|p| p.remote)
+        .find(|r| ifaces.on_link_with(*r, &[local]) == Some(local))
+}
+
 /// The peer address a decision list moves data to over the link `iface`
 /// that just came up, if it does (a make-primary of an address on it).
 fn returning_peer(
@@ -122,11 +132,7 @@ fn returning_peer(
         if ifaces.iface_of(local) != Some(iface) {
             return None;
         }
-        assoc
-            .paths()
-            .iter()
-            .map(|p| p.remote)
-            .find(|r| ifaces.on_link_with(*r, &[local]) == Some(local))
+        peer_via(assoc, ifaces, local)
     })
 }
 
@@ -176,14 +182,18 @@ impl Mobility {
         let mut out = Vec::new();
         for ev in events {
             let d = self.policy.on_link_event(now, ev, assoc);
+            let up = match ev {
+                LinkEvent::LinkUp { iface } => Some(*iface),
+                _ => None,
+            };
             // Moving onto a link that just came back: the host may not reach
             // the peer over it yet (neighbour entries, routes), and data
             // sent into it would wait for a retransmission timeout. The move
             // waits until the path over that link answers the heartbeat
             // sent below (at most RETURN_WAIT); the old link carries the
             // data meanwhile.
-            if let LinkEvent::LinkUp { iface } = ev
-                && let Some(peer) = returning_peer(&d, *iface, assoc, ifaces)
+            if let Some(iface) = up
+                && let Some(peer) = returning_peer(&d, iface, assoc, ifaces)
             {
                 self.held = Some(Held {
                     decisions: d,
@@ -192,19 +202,16 @@ impl Mobility {
                     deadline: now + RETURN_WAIT,
                 });
             } else {
-                if !d.is_empty() {
-                    self.held = None;
-                }
                 out.extend(self.carry_out(now, &d, assoc, ifaces));
             }
-            if let LinkEvent::LinkUp { iface } = ev {
+            if let Some(iface) = up {
                 // Probe the paths over the link that came back, so they are
                 // usable after one round trip.
                 let peers: Vec<IpAddr> = assoc.paths().iter().map(|p| p.remote).collect();
                 let locals = usable_locals(assoc);
                 for r in peers {
                     if let Some(src) = ifaces.on_link_with(r, &locals)
-                        && ifaces.iface_of(src) == Some(*iface)
+                        && ifaces.iface_of(src) == Some(iface)
                     {
                         let _ = assoc.probe_path(now, r);
                     }
@@ -224,15 +231,11 @@ impl Mobility {
     ) -> Vec<Handover> {
         let ready = self
             .held
-            .as_ref()
-            .is_some_and(|h| now >= h.deadline || heartbeat_acks(assoc, h.peer) > h.acks);
-        if !ready {
-            return Vec::new();
+            .take_if(|h| now >= h.deadline || heartbeat_acks(assoc, h.peer) > h.acks);
+        match ready {
+            Some(h) => self.carry_out(now, &h.decisions, assoc, ifaces),
+            None => Vec::new(),
         }
-        let Some(h) = self.held.take() else {
-            return Vec::new();
-        };
-        self.carry_out(now, &h.decisions, assoc, ifaces)
     }
 
     /// Association events (addresses confirmed, paths down, ...).
@@ -243,19 +246,8 @@ impl Mobility {
         assoc: &mut Association,
         ifaces: &Interfaces,
     ) -> Vec<Handover> {
-        if matches!(
-            ev,
-            Event::LocalAddressAdded { .. }
-                | Event::LocalAddressRemoved { .. }
-                | Event::PeerAddressAdded { .. }
-                | Event::PeerAddressRemoved { .. }
-        ) {
-            pair_paths(assoc, ifaces);
-        }
+        // (The driver has paired the paths with their sources already.)
         let d = self.policy.on_association_event(now, ev, assoc);
-        if !d.is_empty() {
-            self.held = None;
-        }
         let mut out = self.carry_out(now, &d, assoc, ifaces);
         out.extend(self.poll(now, assoc, ifaces));
         out
@@ -271,6 +263,8 @@ impl Mobility {
         if decisions.is_empty() {
             return Vec::new();
         }
+        // New decisions replace a move still held for a returning link.
+        self.held = None;
         let from_peer = assoc.data_destination();
         // Where data left from: the chosen local primary, else the
         // address on the data path's subnet, else the first address.
@@ -289,11 +283,7 @@ impl Mobility {
             }
             // New data goes to the peer address reached through the new
             // local address, if one is on its subnet.
-            let to_peer = assoc
-                .paths()
-                .iter()
-                .map(|p| p.remote)
-                .find(|r| ifaces.on_link_with(*r, &[to_local]) == Some(to_local));
+            let to_peer = peer_via(assoc, ifaces, to_local);
             if let Some(p) = to_peer {
                 let _ = assoc.set_primary(p);
                 let _ = assoc.set_path_source(p, Some(to_local));
