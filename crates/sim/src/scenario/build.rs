@@ -36,11 +36,13 @@ use crate::routing::Route;
 use crate::sctp::{Role, SctpAgent, SctpAgentConfig};
 use crate::world::{World, WorldConfig};
 
-fn ms(v: f64) -> Duration {
+/// Milliseconds of a scenario file as a duration (negative: zero).
+pub(super) fn ms(v: f64) -> Duration {
     Duration::from_secs_f64((v / 1000.0).max(0.0))
 }
 
-fn secs(v: f64) -> Time {
+/// Seconds of a scenario file as a time (negative: zero).
+pub(super) fn secs(v: f64) -> Time {
     Time::from_secs_f64(v.max(0.0))
 }
 
@@ -933,25 +935,12 @@ fn build_flow(
             "the fixed node has no address (no link)",
         ));
     }
-    let base = 5000u16.saturating_add((2 * k).min(60_000) as u16);
-    let fixed_port = if f.fixed_port == 0 {
-        base
-    } else {
-        f.fixed_port
-    };
-    let mobile_port = if f.mobile_port == 0 {
-        base + 1
-    } else {
-        f.mobile_port
-    };
+    let (fixed_port, mobile_port) = Scenario::flow_ports(k, f);
     let start = secs(jittered_start_s(seed, f));
     let stop = f.stop_s.map(secs);
     let source = Source::new(traffic(&f.traffic), start, stop)
         .map_err(|e| ScenarioError::model(format!("{key}.traffic"), e))?;
-    let expect = match f.traffic {
-        TrafficSpec::File { bytes, .. } => Some(bytes),
-        _ => None,
-    };
+    let expect = f.traffic.file_bytes();
     let policy = match &f.policy {
         PolicySpec::None => PolicyKind::None,
         PolicySpec::FailoverOnly => PolicyKind::FailoverOnly,

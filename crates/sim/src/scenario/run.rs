@@ -339,10 +339,7 @@ fn msctp_outputs(
     let fixed = w.agent::<SctpAgent>(fixed_agent);
     let log = f.log.borrow();
     let start = Time::from_secs_f64(spec.start_s);
-    let file_bytes = match spec.traffic {
-        TrafficSpec::File { bytes, .. } => Some(bytes),
-        _ => None,
-    };
+    let file_bytes = spec.traffic.file_bytes();
     let mut sum = new_summary(
         spec,
         "msctp",

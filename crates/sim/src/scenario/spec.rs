@@ -537,6 +537,16 @@ fn d_shape() -> f64 {
     1.5
 }
 
+impl TrafficSpec {
+    /// The size of the file a `file` source sends; `None` for the others.
+    pub fn file_bytes(&self) -> Option<u64> {
+        match *self {
+            TrafficSpec::File { bytes, .. } => Some(bytes),
+            _ => None,
+        }
+    }
+}
+
 impl Default for TrafficSpec {
     fn default() -> Self {
         TrafficSpec::Bulk {

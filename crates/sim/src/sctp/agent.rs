@@ -451,14 +451,11 @@ impl SctpAgent {
                 Event::Closed { .. } => self.closed_at = Some(now),
                 _ => {}
             }
-            let mut before = None;
+            let before = self.manager.as_ref().map_or(0, |m| m.records().len());
             if let (Some(m), Some(a)) = (self.manager.as_mut(), ep.association_mut(id)) {
-                before = Some(m.records().len());
                 m.on_association_event(now, &ev, a);
             }
-            let primaries = before
-                .map(|b| self.log_decisions(now, b))
-                .unwrap_or_default();
+            let primaries = self.log_decisions(now, before);
             let (kind, detail) = describe(&ev);
             self.event(now, kind, detail);
             for local in primaries {

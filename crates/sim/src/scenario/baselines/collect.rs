@@ -229,10 +229,7 @@ pub(crate) fn outputs(
         ));
     }
     let start = Time::from_secs_f64(spec.start_s);
-    let file_bytes = match spec.traffic {
-        TrafficSpec::File { bytes, .. } => Some(bytes),
-        _ => None,
-    };
+    let file_bytes = spec.traffic.file_bytes();
     let mut sum = new_summary(spec, spec.transport.name(), scheme_name(spec));
     fill_from_log(
         &mut sum,

@@ -27,11 +27,10 @@ use msctp_tcp::TcpConfig;
 pub(crate) use bridge::DecisionBridge;
 pub(crate) use observer::{FlowObserver, NO_PATH, Watch};
 
-use super::build::{MobileInfo, Names};
+use super::build::{MobileInfo, Names, ms, secs};
 use super::check::Family;
 use super::spec::*;
 use super::validate::{ScenarioError, host_in};
-use crate::Time;
 use crate::app::UdpSink;
 use crate::app::{CbrConfig, ParetoConfig, ParetoOnOff, SinkConfig, Source, UdpCbr, UdpFlow};
 use crate::cmhn::{CmhnAgent, CmhnConfig, CmhnInterface, CmhnSide, Scheduling};
@@ -47,14 +46,6 @@ use crate::tcp::{TcpAgent, TcpAgentConfig};
 use crate::world::World;
 
 pub(crate) use mip::{Mip4Parts, Mip6Parts};
-
-fn ms(v: f64) -> Duration {
-    Duration::from_secs_f64((v / 1000.0).max(0.0))
-}
-
-fn secs(v: f64) -> Time {
-    Time::from_secs_f64(v.max(0.0))
-}
 
 /// `TcpConfig` from a `[flows.tcp]` table (the preset's values for absent
 /// keys).
@@ -278,10 +269,6 @@ pub(crate) struct BaselineFlow {
 }
 
 /// Ports of flow `k` (as for mSCTP: 5000 + 2k and + 1 unless given).
-fn ports(f: &FlowSpec, k: usize) -> (u16, u16) {
-    Scenario::flow_ports(k, f)
-}
-
 fn source(f: &FlowSpec, key: &str) -> Result<Source, ScenarioError> {
     Source::new(
         super::build::traffic(&f.traffic),
@@ -314,7 +301,7 @@ pub(crate) fn build_flow(
     let s = env.s;
     let m = env.mobile(&f.mobile, &format!("{key}.mobile"))?.clone();
     let fixed = env.node(&f.fixed, &format!("{key}.fixed"))?;
-    let (fixed_port, mobile_port) = ports(f, k);
+    let (fixed_port, mobile_port) = Scenario::flow_ports(k, f);
     let downlink = f.direction == DirectionSpec::Downlink;
     let log: SharedFlowLog = Rc::new(RefCell::new(FlowLog::with_limit(s.limits.flow_records)));
     let t = f.transport;
@@ -439,10 +426,7 @@ pub(crate) fn build_flow(
             fcfg.sample_interval = mcfg.sample_interval;
             fcfg.limits.max_events = s.limits.agent_events;
             fcfg.limits.max_data_uids = s.limits.data_uids;
-            let expect = match f.traffic {
-                TrafficSpec::File { bytes, .. } => Some(bytes),
-                _ => None,
-            };
+            let expect = f.traffic.file_bytes();
             if downlink {
                 fcfg.source = Some(source(f, &key)?);
                 mcfg.expect_bytes = expect;
