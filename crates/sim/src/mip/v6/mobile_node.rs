@@ -41,7 +41,8 @@ use ipnet::{IpNet, Ipv6Net};
 
 use super::router::ALL_NODES;
 use super::wire::{
-    self, BindingUpdate, ICMPV6, MhMessage, ProxyAdvertisement, RouterAdvertisement, icmp_type,
+    self, BindingUpdate, ICMPV6, LIFETIME_UNIT_S, MhMessage, ProxyAdvertisement,
+    RouterAdvertisement, icmp_type,
 };
 use crate::Time;
 use crate::agent::{Agent, Ctx, PacketOrigin, RxInfo};
@@ -142,7 +143,6 @@ struct BindingState {
     sequence: u16,
     acked: bool,
     tries: u32,
-    generation: u64,
     lifetime_units: u16,
 }
 
@@ -544,7 +544,6 @@ impl MobileNode6 {
             sequence: seq,
             acked: false,
             tries,
-            generation: self.generation,
             lifetime_units: lifetime,
         });
         let bu = MhMessage::BindingUpdate(BindingUpdate {
@@ -582,7 +581,6 @@ impl MobileNode6 {
             sequence: seq,
             acked: false,
             tries,
-            generation: self.generation,
             lifetime_units: lifetime,
         });
         let bu = MhMessage::BindingUpdate(BindingUpdate {
@@ -617,7 +615,7 @@ impl MobileNode6 {
                         identification: u64::from(u.sequence),
                         agent: IpAddr::V6(dst),
                         care_of: IpAddr::V6(c.care_of),
-                        lifetime_s: u.lifetime_units.saturating_mul(4),
+                        lifetime_s: u.lifetime_units.saturating_mul(LIFETIME_UNIT_S as u16),
                     },
                 );
             }
@@ -677,7 +675,7 @@ impl MobileNode6 {
                 now,
                 MipTraceEvent::RegistrationAccepted {
                     identification: u64::from(ba.sequence),
-                    lifetime_s: ba.lifetime_units.saturating_mul(4),
+                    lifetime_s: ba.lifetime_units.saturating_mul(LIFETIME_UNIT_S as u16),
                 },
             );
             if let Some(r) = self.handovers.last_mut() {
