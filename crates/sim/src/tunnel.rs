@@ -6,7 +6,8 @@
 
 use std::net::IpAddr;
 
-use crate::ip::{IpPacket, IpVersion, PacketError, proto};
+use crate::agent::Ctx;
+use crate::ip::{DEFAULT_TTL, IpPacket, IpVersion, PacketError, proto};
 
 /// Wraps `inner` in an outer header from `outer_src` to `outer_dst`. The
 /// outer packet keeps the inner packet's uid, so a trace can follow it.
@@ -23,6 +24,34 @@ pub fn encapsulate(
     let mut p = IpPacket::build(outer_src, outer_dst, protocol, ttl, inner.as_bytes())?;
     p.set_uid(inner.uid());
     Ok(p)
+}
+
+/// Forwards `inner` into the tunnel from `from` to `to` as an encapsulating
+/// router does (RFC 2003 section 3.1: the inner TTL or hop limit is
+/// decremented first). Drops it with `expired` when that runs out, or when
+/// it is too large to tunnel. Returns the outer packet's length if sent.
+pub fn forward(
+    ctx: &mut Ctx<'_>,
+    mut inner: IpPacket,
+    from: IpAddr,
+    to: IpAddr,
+    expired: &'static str,
+) -> Option<usize> {
+    if !inner.decrement_ttl() {
+        ctx.drop_packet(inner, expired);
+        return None;
+    }
+    match encapsulate(from, to, DEFAULT_TTL, &inner) {
+        Ok(outer) => {
+            let len = outer.len();
+            let _ = ctx.send(outer);
+            Some(len)
+        }
+        Err(_) => {
+            ctx.drop_packet(inner, "packet too large to tunnel");
+            None
+        }
+    }
 }
 
 /// Removes the outer header of a tunnelled packet and validates the inner

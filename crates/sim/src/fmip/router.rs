@@ -537,22 +537,10 @@ impl Agent for FmipRouter {
             .find(|f| f.previous == dst && f.until > now)
             .copied()
         {
-            let mut inner = pkt;
-            if !inner.decrement_ttl() {
-                ctx.drop_packet(inner, "hop limit expired at the previous router");
-                return None;
-            }
-            match tunnel::encapsulate(
-                IpAddr::V6(self.cfg.address),
-                IpAddr::V6(f.new),
-                DEFAULT_TTL,
-                &inner,
-            ) {
-                Ok(outer) => {
-                    self.stats.forwarded += 1;
-                    let _ = ctx.send(outer);
-                }
-                Err(_) => ctx.drop_packet(inner, "packet too large to tunnel"),
+            let from = IpAddr::V6(self.cfg.address);
+            let expired = "hop limit expired at the previous router";
+            if tunnel::forward(ctx, pkt, from, IpAddr::V6(f.new), expired).is_some() {
+                self.stats.forwarded += 1;
             }
             return None;
         }

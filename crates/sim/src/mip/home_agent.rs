@@ -351,25 +351,17 @@ impl Agent for HomeAgent {
             }
             None => return Some(pkt),
         };
-        // RFC 2003 section 3.1: the encapsulator decrements the inner TTL
-        // as a forwarding router would.
-        let mut inner = pkt;
-        if !inner.decrement_ttl() {
-            ctx.drop_packet(inner, "TTL expired at the home agent");
-            return None;
-        }
-        match tunnel::encapsulate(
-            IpAddr::V4(self.cfg.address),
+        let from = IpAddr::V4(self.cfg.address);
+        let sent = tunnel::forward(
+            ctx,
+            pkt,
+            from,
             IpAddr::V4(care_of),
-            DEFAULT_TTL,
-            &inner,
-        ) {
-            Ok(outer) => {
-                self.stats.tunnelled_packets += 1;
-                self.stats.tunnelled_bytes += outer.len() as u64;
-                let _ = ctx.send(outer);
-            }
-            Err(_) => ctx.drop_packet(inner, "packet too large to tunnel"),
+            "TTL expired at the home agent",
+        );
+        if let Some(len) = sent {
+            self.stats.tunnelled_packets += 1;
+            self.stats.tunnelled_bytes += len as u64;
         }
         None
     }

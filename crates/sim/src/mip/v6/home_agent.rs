@@ -258,23 +258,11 @@ impl Agent for HomeAgent6 {
             }
             None => return Some(pkt),
         };
-        let mut inner = pkt;
-        if !inner.decrement_ttl() {
-            ctx.drop_packet(inner, "hop limit expired at the home agent");
-            return None;
-        }
-        match tunnel::encapsulate(
-            IpAddr::V6(self.cfg.address),
-            IpAddr::V6(care_of),
-            DEFAULT_TTL,
-            &inner,
-        ) {
-            Ok(outer) => {
-                self.stats.tunnelled_packets += 1;
-                self.stats.tunnelled_bytes += outer.len() as u64;
-                let _ = ctx.send(outer);
-            }
-            Err(_) => ctx.drop_packet(inner, "packet too large to tunnel"),
+        let from = IpAddr::V6(self.cfg.address);
+        let expired = "hop limit expired at the home agent";
+        if let Some(len) = tunnel::forward(ctx, pkt, from, IpAddr::V6(care_of), expired) {
+            self.stats.tunnelled_packets += 1;
+            self.stats.tunnelled_bytes += len as u64;
         }
         None
     }
