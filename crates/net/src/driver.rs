@@ -201,6 +201,14 @@ pub(crate) struct Driver {
     stats: DriverStats,
 }
 
+/// Counts handovers and tells the application about each.
+fn report_handovers(stats: &mut DriverStats, events: &mpsc::Sender<NetEvent>, hs: Vec<Handover>) {
+    for h in hs {
+        stats.handovers += 1;
+        let _ = events.try_send(NetEvent::Handover(h));
+    }
+}
+
 fn now_of(start: Instant) -> Time {
     Time::from_nanos(u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX))
 }
@@ -758,10 +766,7 @@ impl Driver {
                 continue;
             }
             let hs = m.on_link_events(now, &usable, x, &self.ifaces);
-            for h in hs {
-                self.stats.handovers += 1;
-                let _ = a.events.try_send(NetEvent::Handover(h));
-            }
+            report_handovers(&mut self.stats, &a.events, hs);
         }
         for ev in &usable {
             if let LinkEvent::AddressLost { addr, .. } = ev {
@@ -808,10 +813,8 @@ impl Driver {
         };
         // A move held until a returning link's path answers (mobility).
         if let (Some(m), Some(x)) = (a.mobility.as_mut(), self.ep.association_mut(id)) {
-            for h in m.poll(now, x, &self.ifaces) {
-                self.stats.handovers += 1;
-                let _ = a.events.try_send(NetEvent::Handover(h));
-            }
+            let hs = m.poll(now, x, &self.ifaces);
+            report_handovers(&mut self.stats, &a.events, hs);
         }
         let x = self.ep.association_mut(id);
         // Sends waiting for room.
@@ -1004,10 +1007,8 @@ impl Driver {
         // The policy hears about association events too.
         if let Some(a) = self.assocs.get_mut(&id) {
             if let (Some(m), Some(x)) = (a.mobility.as_mut(), self.ep.association_mut(id)) {
-                for h in m.on_event(now, &ev, x, &self.ifaces) {
-                    self.stats.handovers += 1;
-                    let _ = a.events.try_send(NetEvent::Handover(h));
-                }
+                let hs = m.on_event(now, &ev, x, &self.ifaces);
+                report_handovers(&mut self.stats, &a.events, hs);
             }
             if !matches!(ev, Event::Readable | Event::Writable)
                 && a.events.try_send(NetEvent::Assoc(ev)).is_err()
