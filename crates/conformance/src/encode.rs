@@ -138,6 +138,13 @@ impl Mode<'_> {
     fn inbound(&self) -> bool {
         matches!(self, Mode::Inbound(_))
     }
+
+    /// A wildcard value: any bytes are expected (nothing to inject).
+    fn wildcard(&self, m: &mut Masked) {
+        if !self.inbound() {
+            m.unknown();
+        }
+    }
 }
 
 fn field<T: Copy>(f: &Field<T>) -> Option<T> {
@@ -207,9 +214,7 @@ fn bytes_or_len(
             (m, Some(*l))
         }
         (Field::Any, Field::Any) => {
-            if !mode.inbound() {
-                m.unknown();
-            }
+            mode.wildcard(&mut m);
             (m, None)
         }
     }
@@ -299,9 +304,7 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
                     }
                 }
                 Field::Any => {
-                    if !mode.inbound() {
-                        v.unknown();
-                    }
+                    mode.wildcard(&mut v);
                 }
             }
             (Some(12), None, "SUPPORTED_ADDRESS_TYPES")
@@ -311,20 +314,7 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
             (Some(9), None, "COOKIE_PRESERVATIVE")
         }
         ParamSpec::Unrecognized(ps) => {
-            match ps {
-                Field::Is(list_) => {
-                    let tlvs = list_
-                        .iter()
-                        .map(|p| param(mode, p))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    v = list(&tlvs);
-                }
-                Field::Any => {
-                    if !mode.inbound() {
-                        v.unknown();
-                    }
-                }
-            }
+            params_field(mode, &mut v, ps)?;
             (Some(8), None, "UNRECOGNIZED_PARAMETER")
         }
         ParamSpec::HeartbeatInfo { len, val } => {
@@ -338,9 +328,7 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
             match t {
                 Field::Is(list_) => v.put(list_, true),
                 Field::Any => {
-                    if !mode.inbound() {
-                        v.unknown();
-                    }
+                    mode.wildcard(&mut v);
                 }
             }
             (Some(0x8008), None, "SUPPORTED_EXTENSIONS")
@@ -358,9 +346,7 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
             match t {
                 Field::Is(list_) => v.put(list_, true),
                 Field::Any => {
-                    if !mode.inbound() {
-                        v.unknown();
-                    }
+                    mode.wildcard(&mut v);
                 }
             }
             (Some(0x8003), None, "CHUNKS")
@@ -373,9 +359,7 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
                     }
                 }
                 Field::Any => {
-                    if !mode.inbound() {
-                        v.unknown();
-                    }
+                    mode.wildcard(&mut v);
                 }
             }
             (Some(0x8004), None, "HMAC_ALGO")
@@ -416,30 +400,44 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
     wrap(ty, len, v, name)
 }
 
-fn param_list(mode: Mode<'_>, ps: &ParamList) -> Result<Masked, EncodeError> {
-    let tlvs = ps
-        .items
+/// A list of TLVs encoded one by one; `more`: further unknown ones may
+/// follow (expectations only).
+fn encode_list<T>(
+    mode: Mode<'_>,
+    items: &[T],
+    more: bool,
+    enc: fn(Mode<'_>, &T) -> Result<Tlv, EncodeError>,
+) -> Result<Masked, EncodeError> {
+    let tlvs = items
         .iter()
-        .map(|p| param(mode, p))
+        .map(|x| enc(mode, x))
         .collect::<Result<Vec<_>, _>>()?;
     let mut m = list(&tlvs);
-    if ps.more && !mode.inbound() {
-        m.unknown();
+    if more {
+        mode.wildcard(&mut m);
     }
     Ok(m)
 }
 
+fn param_list(mode: Mode<'_>, ps: &ParamList) -> Result<Masked, EncodeError> {
+    encode_list(mode, &ps.items, ps.more, param)
+}
+
 fn cause_list(mode: Mode<'_>, cs: &CauseList) -> Result<Masked, EncodeError> {
-    let tlvs = cs
-        .items
-        .iter()
-        .map(|c| cause(mode, c))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut m = list(&tlvs);
-    if cs.more && !mode.inbound() {
-        m.unknown();
+    encode_list(mode, &cs.items, cs.more, cause)
+}
+
+/// A parameter list field of a parameter or cause (given, or a wildcard).
+fn params_field(
+    mode: Mode<'_>,
+    v: &mut Masked,
+    ps: &Field<Vec<ParamSpec>>,
+) -> Result<(), EncodeError> {
+    match ps {
+        Field::Is(items) => *v = encode_list(mode, items, false, param)?,
+        Field::Any => mode.wildcard(v),
     }
-    Ok(m)
+    Ok(())
 }
 
 fn embedded_param(
@@ -456,9 +454,7 @@ fn embedded_param(
             }
         }
         None => {
-            if !mode.inbound() {
-                v.unknown();
-            }
+            mode.wildcard(v);
         }
     }
     Ok(())
@@ -513,29 +509,14 @@ pub fn cause(mode: Mode<'_>, c: &CauseSpec) -> Result<Tlv, EncodeError> {
                     v.pad();
                 }
                 None => {
-                    if !mode.inbound() {
-                        v.unknown();
-                    }
+                    mode.wildcard(&mut v);
                 }
             }
             (Some(6), "UNRECOGNIZED_CHUNK_TYPE")
         }
         CauseSpec::InvalidMandatory => (Some(7), "INVALID_MANDATORY_PARAMETER"),
         CauseSpec::UnrecognizedParams(ps) => {
-            match ps {
-                Field::Is(list_) => {
-                    let tlvs = list_
-                        .iter()
-                        .map(|p| param(mode, p))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    v = list(&tlvs);
-                }
-                Field::Any => {
-                    if !mode.inbound() {
-                        v.unknown();
-                    }
-                }
-            }
+            params_field(mode, &mut v, ps)?;
             (Some(8), "UNRECOGNIZED_PARAMETERS")
         }
         CauseSpec::NoUserData(tsn) => {
@@ -544,29 +525,14 @@ pub fn cause(mode: Mode<'_>, c: &CauseSpec) -> Result<Tlv, EncodeError> {
         }
         CauseSpec::CookieWhileShutdown => (Some(10), "COOKIE_RECEIVED_WHILE_SHUTDOWN"),
         CauseSpec::RestartNewAddresses(ps) => {
-            match ps {
-                Field::Is(list_) => {
-                    let tlvs = list_
-                        .iter()
-                        .map(|p| param(mode, p))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    v = list(&tlvs);
-                }
-                Field::Any => {
-                    if !mode.inbound() {
-                        v.unknown();
-                    }
-                }
-            }
+            params_field(mode, &mut v, ps)?;
             (Some(11), "RESTART_WITH_NEW_ADDRESSES")
         }
         CauseSpec::UserAbort(info) | CauseSpec::ProtocolViolation(info) => {
             match info {
                 Field::Is(b) => v.put(b, true),
                 Field::Any => {
-                    if !mode.inbound() {
-                        v.unknown();
-                    }
+                    mode.wildcard(&mut v);
                 }
             }
             if matches!(c, CauseSpec::UserAbort(_)) {
@@ -674,9 +640,7 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
                     len = Some(*l);
                 }
                 Field::Any => {
-                    if !mode.inbound() {
-                        m.unknown();
-                    }
+                    mode.wildcard(&mut m);
                 }
             }
         }
@@ -717,8 +681,8 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
                 if !t.check_len {
                     m.unknown();
                 }
-            } else if !mode.inbound() {
-                m.unknown();
+            } else {
+                mode.wildcard(&mut m);
             }
         }
         ChunkSpec::HeartbeatAck { flags, info } => {
