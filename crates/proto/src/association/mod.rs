@@ -322,7 +322,7 @@ struct Directed {
 }
 
 /// An SCTP association.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Association {
     cfg: AssociationConfig,
     state: State,
@@ -767,6 +767,18 @@ impl Association {
         s.duplicate_tsns_received = self.receiver.duplicates_received;
         s.data_dropped_no_buffer = self.receiver.dropped_for_window;
         s
+    }
+
+    /// Checks the send-side TSN accounting (consecutive TSNs from the
+    /// cumulative ack point, byte counters, per-path flight sizes) against
+    /// the queues. Meant for tests and fuzz targets: it walks every queue.
+    /// A closed association has handed its data back to the application
+    /// (`Event::SendFailed`) and has nothing left to account for.
+    pub fn check_accounting(&self) -> Result<(), String> {
+        if self.state == State::Closed {
+            return Ok(());
+        }
+        self.sender.check_accounting(&self.paths)
     }
 
     /// Chooses the primary destination (RFC 9260 section 8.2 / the

@@ -45,7 +45,7 @@ struct InStream {
 }
 
 /// Receiver state.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Receiver {
     unwrap: Unwrapper,
     /// Unwrapped cumulative TSN (everything up to it has arrived).

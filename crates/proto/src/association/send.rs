@@ -98,7 +98,7 @@ pub struct SackOutcome {
 }
 
 /// Sender state.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Sender {
     queue: VecDeque<OutMessage>,
     /// Bytes of messages not yet cut into chunks.
@@ -257,6 +257,73 @@ impl Sender {
             route,
         });
         self.outstanding.back()
+    }
+
+    /// Checks the sender's bookkeeping against its queues: TSNs of the
+    /// retransmission queue consecutive from the cumulative ack point, the
+    /// byte and mark counters equal to what the queues hold, and every
+    /// path's flight size equal to the payload of the chunks counted in
+    /// flight there. For tests and fuzz targets (it walks every queue).
+    pub fn check_accounting(&self, paths: &[Path]) -> Result<(), String> {
+        for (i, c) in self.outstanding.iter().enumerate() {
+            let want = self.cum_ack.wrapping_add(1).wrapping_add(i as u32);
+            if c.data.tsn != want {
+                return Err(format!(
+                    "outstanding[{i}] has TSN {} not {want}",
+                    c.data.tsn
+                ));
+            }
+            if c.in_flight && c.path >= paths.len() {
+                return Err(format!(
+                    "TSN {} in flight on missing path {}",
+                    c.data.tsn, c.path
+                ));
+            }
+        }
+        let next = self
+            .cum_ack
+            .wrapping_add(1)
+            .wrapping_add(self.outstanding.len() as u32);
+        if next != self.next_tsn {
+            return Err(format!("next TSN {} but {} expected", self.next_tsn, next));
+        }
+        let bytes: usize = self.outstanding.iter().map(|c| c.data.payload.len()).sum();
+        if bytes != self.outstanding_bytes {
+            return Err(format!(
+                "outstanding bytes {} but chunks hold {bytes}",
+                self.outstanding_bytes
+            ));
+        }
+        let queued: usize = self.queue.iter().map(|m| m.data.len() - m.offset).sum();
+        if queued != self.queued_bytes {
+            return Err(format!(
+                "queued bytes {} but messages hold {queued}",
+                self.queued_bytes
+            ));
+        }
+        let marked = self
+            .outstanding
+            .iter()
+            .filter(|c| c.marked.is_some())
+            .count();
+        if marked != self.marked {
+            return Err(format!("{} marked but {marked} chunks are", self.marked));
+        }
+        for (i, p) in paths.iter().enumerate() {
+            let flight: u64 = self
+                .outstanding
+                .iter()
+                .filter(|c| c.in_flight && c.path == i)
+                .map(|c| c.data.payload.len() as u64)
+                .sum();
+            if flight != u64::from(p.flight_size) {
+                return Err(format!(
+                    "path {i} flight size {} but {flight} in flight",
+                    p.flight_size
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Size of the next chunk `next_chunk` would produce.

@@ -67,7 +67,7 @@ const MAX_PENDING_REPLIES: usize = 1024;
 const MAX_EVENTS: usize = 1 << 16;
 
 /// An SCTP endpoint.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Endpoint {
     cfg: EndpointConfig,
     rng: ChaCha20Rng,

@@ -1,0 +1,28 @@
+//! The fuzz targets of msctp, as plain functions.
+//!
+//! Each module is one target: `run(&[u8])` takes one input and panics on
+//! a finding. The libFuzzer harness (`fuzz/libfuzzer`, built by
+//! cargo-fuzz, see `scripts/fuzz.sh`) calls these functions; the ordinary
+//! test suite replays the checked-in corpus (`fuzz/corpus/<target>/`)
+//! through the same functions (`fuzz/tests/corpus.rs`), so a finding, once
+//! its input is in the corpus, stays fixed without libFuzzer or nightly.
+
+pub mod chunks;
+pub mod codec;
+pub mod established;
+pub mod listener;
+pub mod pair;
+pub mod scenario;
+pub mod script;
+pub mod seeds;
+pub mod wire_out;
+
+/// The targets by name, as the corpus directories and the libFuzzer
+/// binaries are named.
+pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("codec", codec::run),
+    ("listener", listener::run),
+    ("established", established::run),
+    ("scenario", scenario::run),
+    ("script", script::run),
+];
