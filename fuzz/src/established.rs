@@ -34,7 +34,7 @@ use msctp_proto::wire::{Chunk, PacketRepr};
 use msctp_proto::{AssocId, EndpointConfig};
 
 use crate::chunks::{Ctx, FChunk, auth_chunk, build, sign};
-use crate::pair::{Pair, Side, ip};
+use crate::pair::{Pair, Seen, Side, ip};
 use crate::seeds::Seed;
 use crate::wire_out::packet;
 
@@ -109,23 +109,7 @@ pub fn setup() -> Base {
     );
     p.seen = Some(Vec::new());
     let ids = p.connect().expect("the base association connects");
-    // The AUTH key from what both sides announced (RFC 4895 section 6.1;
-    // the endpoint-pair shared key is empty by default).
-    let mut inits = Vec::new();
-    for s in p.seen.take().unwrap_or_default() {
-        if let Ok(r) = PacketRepr::parse(&s.bytes) {
-            for c in r.chunks {
-                match c {
-                    Chunk::Init(i) => inits.push(PeerInit::from_chunk(&i, false).unwrap()),
-                    Chunk::InitAck(i) => inits.push(PeerInit::from_chunk(&i, true).unwrap()),
-                    _ => {}
-                }
-            }
-        }
-    }
-    let (ia, ib) = (&inits[0], &inits[1]);
-    let key = association_key(&[], ia.auth.as_ref().unwrap(), ib.auth.as_ref().unwrap());
-    let initial_tsn = (ia.initial_tsn, ib.initial_tsn);
+    let (key, initial_tsn) = auth_key(p.seen.take().unwrap_or_default());
     p.events.clear();
     let mut base = Base {
         pair: p,
@@ -140,6 +124,28 @@ pub fn setup() -> Base {
     base.pair.flush();
     base.pair.events.clear();
     base
+}
+
+/// The AUTH key of the association whose handshake is in `seen`, from
+/// what both sides announced in INIT and INIT ACK (RFC 4895 section 6.1;
+/// the endpoint-pair shared key is empty by default), and both sides'
+/// initial TSNs (their first ASCONF serial numbers, RFC 5061 section 4.1.1).
+pub fn auth_key(seen: Vec<Seen>) -> (Vec<u8>, (u32, u32)) {
+    let mut inits = Vec::new();
+    for s in seen {
+        if let Ok(r) = PacketRepr::parse(&s.bytes) {
+            for c in r.chunks {
+                match c {
+                    Chunk::Init(i) => inits.push(PeerInit::from_chunk(&i, false).unwrap()),
+                    Chunk::InitAck(i) => inits.push(PeerInit::from_chunk(&i, true).unwrap()),
+                    _ => {}
+                }
+            }
+        }
+    }
+    let (ia, ib) = (&inits[0], &inits[1]);
+    let key = association_key(&[], ia.auth.as_ref().unwrap(), ib.auth.as_ref().unwrap());
+    (key, (ia.initial_tsn, ib.initial_tsn))
 }
 
 fn send_some(b: &mut Base, n: usize) {

@@ -15,6 +15,7 @@ pub mod pair;
 pub mod scenario;
 pub mod script;
 pub mod seeds;
+pub mod session;
 pub mod wire_out;
 
 /// The targets by name, as the corpus directories and the libFuzzer
@@ -23,6 +24,14 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("codec", codec::run),
     ("listener", listener::run),
     ("established", established::run),
+    ("session", session::run),
     ("scenario", scenario::run),
     ("script", script::run),
 ];
+
+/// `FUZZ_TRACE=1` makes the targets print the steps they run (for the
+/// `replay` binary when a finding needs explaining).
+pub fn trace() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("FUZZ_TRACE").is_some())
+}

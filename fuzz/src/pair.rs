@@ -12,7 +12,7 @@ use msctp_proto::{AssocId, Endpoint, EndpointConfig, Event, Time, Transmit};
 
 use crate::wire_out::check_sent;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Side {
     A,
     B,

@@ -561,12 +561,15 @@ impl Sender {
         // Gap blocks, and reneging of blocks no longer reported.
         let mut covered = vec![false; self.outstanding.len()];
         for b in &sack.gap_blocks {
-            for off in b.start..=b.end {
-                // Index relative to the new cumulative point.
-                let idx = off as usize - 1;
-                if idx < covered.len() {
-                    covered[idx] = true;
-                }
+            // Offsets are relative to the new cumulative point: offset 1
+            // is outstanding[0]. Offset 0 names the cumulative TSN itself
+            // (already acknowledged; a start of 0 is malformed but
+            // harmless), and the block is clamped to the queue so a peer's
+            // huge gap lists cost at most one pass over it per block.
+            let start = usize::from(b.start.max(1));
+            let end = usize::from(b.end).min(covered.len());
+            for slot in covered.iter_mut().take(end).skip(start - 1) {
+                *slot = true;
             }
         }
         for (i, c) in self.outstanding.iter_mut().enumerate() {
@@ -782,6 +785,22 @@ mod tests {
             s.on_sack(&sack(102, &[(1, 9)]), Time::ZERO, &mut p)
                 .acks_unsent
         );
+    }
+
+    #[test]
+    fn gap_block_starting_at_offset_zero_is_harmless() {
+        // Found by the `established` fuzz target: a Gap Ack Block Start of
+        // 0 underflowed the offset arithmetic (a panic with overflow
+        // checks on). Offset 0 names the cumulative TSN itself.
+        let mut p = paths(1);
+        let mut s = Sender::new(1, 1, 100_000);
+        send_n(&mut s, &mut p, 4, 0, Time::ZERO);
+        let o = s.on_sack(&sack(1, &[(0, 2)]), Time::ZERO, &mut p);
+        assert!(!o.acks_unsent);
+        // TSN 1 cumulatively, TSNs 2 and 3 by the block (offsets 1 and 2).
+        assert_eq!(o.bytes_acked, 300);
+        assert_eq!(p[0].flight_size, 100);
+        s.check_accounting(&p).unwrap();
     }
 
     #[test]
