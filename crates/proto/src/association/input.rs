@@ -422,6 +422,9 @@ impl Association {
             return Flow::Continue;
         }
         self.stats.sacks_received += 1;
+        if s.gap_blocks.len() > self.cfg.limits.max_gap_blocks {
+            self.stats.oversized_sacks += 1;
+        }
         let o = self.sender.on_sack(s, now, &mut self.paths);
         if o.acks_unsent {
             self.protocol_violation("SACK acknowledges a TSN that was not sent", src);
@@ -493,6 +496,9 @@ impl Association {
             Ok(p) => p,
             Err(_) => return Flow::Stop,
         };
+        if self.state != State::Closed {
+            self.stats.unexpected_inits += 1;
+        }
         let (local_tag, local_tsn, tie_local, tie_peer, random) = match self.state {
             State::Closed => return Flow::Stop,
             State::ShutdownAckSent => {
@@ -908,6 +914,9 @@ impl Association {
         }
         self.stats.asconfs_received += 1;
         let expected = self.asconf.peer_serial.wrapping_add(1);
+        if a.serial != expected {
+            self.stats.stale_asconfs += 1;
+        }
         if a.serial == self.asconf.peer_serial {
             // A retransmission: resend the cached answer, or discard.
             if let Some(ack) = self.asconf.cached_ack.clone() {

@@ -274,6 +274,21 @@ pub struct AssociationStats {
     pub asconfs_sent: u64,
     pub asconf_retransmissions: u64,
     pub asconfs_received: u64,
+    /// ASCONFs whose serial number is not the next expected one: a
+    /// retransmission of the last (answered from the cached ASCONF-ACK,
+    /// RFC 5061 section 5.2) or an old or future serial (discarded), as
+    /// a replay would carry.
+    pub stale_asconfs: u64,
+    /// INITs received by an association that exists (collisions and
+    /// restart attempts, RFC 9260 section 5.2): answered, never applied
+    /// directly.
+    pub unexpected_inits: u64,
+    /// SACKs with more Gap Ack Blocks than `Limits::max_gap_blocks` (a
+    /// peer's huge gap-report list; processed at a bounded cost).
+    pub oversized_sacks: u64,
+    /// DATA chunks sent as zero window probes (RFC 9260 section 6.1
+    /// rule A) to a peer whose window was closed.
+    pub zero_window_probes: u64,
     pub events_dropped: u64,
     pub t3_expirations: u64,
     pub fast_retransmissions: u64,
