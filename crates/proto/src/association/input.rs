@@ -212,13 +212,19 @@ impl Association {
                 }
             };
             let flow = match chunk {
-                Chunk::Data(d) => {
+                Chunk::Data(mut d) => {
                     // DATA the state does not accept is dropped and
                     // leaves no SACK behind (section 9.2: no data after
                     // the peer's SHUTDOWN or in SHUTDOWN-ACK-SENT).
                     if self.accepts_data() {
                         data_seen = true;
                         immediate |= d.immediate;
+                    }
+                    // The payload is a slice of the datagram: a small one
+                    // is copied out, so that what the receiver holds does
+                    // not pin a datagram many times its size.
+                    if d.payload.len() * 2 < packet.len() {
+                        d.payload = Bytes::copy_from_slice(&d.payload);
                     }
                     self.on_data(d, src, dst)
                 }

@@ -58,6 +58,9 @@ pub struct EndpointStats {
     pub bad_cookies: u64,
     pub stale_cookies: u64,
     pub associations_created: u64,
+    /// Valid COOKIE ECHOs refused because the association limit was
+    /// reached (answered with an ABORT, Out of Resource).
+    pub cookies_refused: u64,
     pub events_dropped: u64,
 }
 
@@ -615,6 +618,7 @@ impl Endpoint {
             _ => return,
         };
         if self.assocs.len() >= self.cfg.max_associations {
+            self.stats.cookies_refused += 1;
             self.reply(
                 dst,
                 src,
