@@ -63,3 +63,28 @@ fn real_packets_survive_the_exact_round_trip() {
         }
     }
 }
+
+#[test]
+fn the_script_target_runs_the_conformance_scripts() {
+    // The seeds are the scripts of tests/conformance: nearly all of them
+    // pass, so the target drives the interpreter and the engine, not just
+    // the parser (the ETSI scripts listed in tests/conformance/README.md
+    // fail by design: 131 of 136 pass, as in `msctp conformance`).
+    let seeds: Vec<PathBuf> = files("script")
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "pkt"))
+        .collect();
+    let passed = seeds
+        .iter()
+        .filter(|f| {
+            let data = std::fs::read(f).unwrap();
+            msctp_fuzz::script::outcome(&data).is_some_and(|o| o.passed())
+        })
+        .count();
+    eprintln!("{passed} of {} scripts pass", seeds.len());
+    assert!(
+        passed * 10 >= seeds.len() * 8,
+        "{passed} of {} pass",
+        seeds.len()
+    );
+}
