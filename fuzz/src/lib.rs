@@ -18,9 +18,12 @@ pub mod seeds;
 pub mod session;
 pub mod wire_out;
 
+/// A target: one input in, a panic on a finding.
+pub type Target = fn(&[u8]);
+
 /// The targets by name, as the corpus directories and the libFuzzer
 /// binaries are named.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("codec", codec::run),
     ("listener", listener::run),
     ("established", established::run),

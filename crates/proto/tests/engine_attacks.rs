@@ -119,7 +119,7 @@ impl Scene {
 
     /// Hands `pkt` to B as if it came from `src`, then lets the network
     /// run a little.
-    fn to_b(&mut self, src: &str, pkt: Vec<u8>) {
+    fn send_b(&mut self, src: &str, pkt: Vec<u8>) {
         let now = self.n.now;
         self.n
             .b
@@ -127,7 +127,7 @@ impl Scene {
         self.n.run_for(Duration::from_millis(100));
     }
 
-    fn to_a(&mut self, src: &str, pkt: Vec<u8>) {
+    fn send_a(&mut self, src: &str, pkt: Vec<u8>) {
         let now = self.n.now;
         self.n
             .a
@@ -202,8 +202,8 @@ impl Scene {
         }
         self.n.run_for(Duration::from_millis(50));
         self.n.filter = None;
-        let p = held.borrow().first().cloned().expect("an ASCONF was sent");
-        p
+        let captured = held.borrow().first().cloned();
+        captured.expect("an ASCONF was sent")
     }
 }
 
@@ -270,12 +270,12 @@ fn hijack_unauthenticated_asconf_adding_an_attacker_address_and_set_primary() {
             chunks: vec![Chunk::Asconf(evil_asconf(&genuine))],
         }
         .emit();
-        s.to_b(src, pkt);
+        s.send_b(src, pkt);
     }
     assert!(s.stats_b().auth_failures >= fails + 2, "not counted");
     s.assert_intact(&before);
     // Control: the genuine, authenticated ASCONF is accepted.
-    s.to_b(M1, genuine);
+    s.send_b(M1, genuine);
     assert!(s.view().peers.contains(&ip(M2)));
 }
 
@@ -292,14 +292,14 @@ fn hijack_asconf_with_a_forged_hmac() {
             chunks: vec![forged_auth(mac), Chunk::Asconf(evil_asconf(&genuine))],
         }
         .emit();
-        s.to_b(M1, pkt);
+        s.send_b(M1, pkt);
     }
     // The genuine packet with its MAC reused over altered content.
     let mut altered = genuine.clone();
     let last = altered.len() - 1;
     altered[last] ^= 0x01;
     crc::fill(&mut altered);
-    s.to_b(M1, altered);
+    s.send_b(M1, altered);
     assert!(s.stats_b().auth_failures >= fails + 4, "not counted");
     s.assert_intact(&before);
 }
@@ -308,7 +308,7 @@ fn hijack_asconf_with_a_forged_hmac() {
 fn hijack_replayed_asconf_with_an_old_serial_number() {
     let mut s = scene();
     let add = s.capture_asconf(false);
-    s.to_b(M1, add.clone());
+    s.send_b(M1, add.clone());
     assert!(s.view().peers.contains(&ip(M2)), "the genuine Add IP works");
     // The mobile leaves M2 again (a second, newer ASCONF).
     s.n.a
@@ -321,8 +321,8 @@ fn hijack_replayed_asconf_with_an_old_serial_number() {
     let before = s.view();
     let stale = s.stats_b().stale_asconfs;
     // An attacker replays the first ASCONF, from either address.
-    s.to_b(M1, add.clone());
-    s.to_b(ATTACKER, add);
+    s.send_b(M1, add.clone());
+    s.send_b(ATTACKER, add);
     assert!(s.stats_b().stale_asconfs > stale, "replay not counted");
     s.assert_intact(&before);
 }
@@ -346,13 +346,13 @@ fn hijack_asconf_from_a_spoofed_source_with_a_stolen_tag() {
         .unwrap();
     zeroed[auth_hmac_range(r)].fill(0);
     crc::fill(&mut zeroed);
-    s.to_b(ATTACKER, zeroed);
+    s.send_b(ATTACKER, zeroed);
     let own = PacketRepr {
         header: header(tag_b),
         chunks: vec![forged_auth(1), Chunk::Asconf(evil_asconf(&genuine))],
     }
     .emit();
-    s.to_b(ATTACKER, own);
+    s.send_b(ATTACKER, own);
     assert!(s.stats_b().auth_failures >= fails + 2, "not counted");
     s.assert_intact(&before);
 }
@@ -365,8 +365,8 @@ fn hijack_init_replay_does_not_restart_the_association() {
     let before = s.view();
     let n0 = s.stats_b().unexpected_inits;
     let init = s.init.clone();
-    s.to_b(M1, init.clone());
-    s.to_b(ATTACKER, init);
+    s.send_b(M1, init.clone());
+    s.send_b(ATTACKER, init);
     assert!(s.stats_b().unexpected_inits > n0, "not counted");
     s.assert_intact(&before);
 }
@@ -379,9 +379,9 @@ fn hijack_cookie_echo_replay_does_not_restart_the_association() {
     let mut s = scene();
     let before = s.view();
     let echo = s.cookie_echo.clone();
-    s.to_b(M1, echo.clone());
+    s.send_b(M1, echo.clone());
     s.n.run_for(Duration::from_secs(90));
-    s.to_b(M1, echo.clone());
+    s.send_b(M1, echo.clone());
     s.assert_intact(&before);
 }
 
@@ -425,7 +425,7 @@ fn hijack_restart_from_an_attacker_address() {
         chunks: vec![Chunk::CookieEcho { cookie }],
     }
     .emit();
-    s.to_b(ATTACKER, echo);
+    s.send_b(ATTACKER, echo);
     assert_eq!(s.view(), before);
     // Packets from M1 still reach the original association.
     s.n.seen.retain(|x| x.dst != ip(ATTACKER));
@@ -466,7 +466,7 @@ fn hijack_abort_and_shutdown_with_guessed_tags() {
                     chunks: vec![c],
                 }
                 .emit();
-                s.to_b(M1, pkt);
+                s.send_b(M1, pkt);
                 sent += 1;
             }
             if !t_bit {
@@ -476,7 +476,7 @@ fn hijack_abort_and_shutdown_with_guessed_tags() {
                         chunks: vec![c],
                     }
                     .emit();
-                    s.to_b(M1, pkt);
+                    s.send_b(M1, pkt);
                     sent += 1;
                 }
             }
@@ -627,7 +627,7 @@ fn hijack_huge_gap_report_list() {
         })],
     }
     .emit();
-    s.to_a(CN, pkt);
+    s.send_a(CN, pkt);
     let xa = s.n.a.association(a).unwrap();
     assert_eq!(xa.stats().oversized_sacks, sacks + 1, "counted");
     xa.check_accounting().unwrap();
