@@ -290,6 +290,25 @@ pub fn build(c: &FChunk, ctx: &Ctx) -> Chunk {
     }
 }
 
+/// The chunks of a packet: an AUTH chunk first if `auth` is set (SHA-256
+/// if true, SHA-1 if false; sign the packet with [`sign`]), then the
+/// first `max` of `chunks` built in `ctx`.
+pub fn encode(chunks: &[FChunk], ctx: &Ctx, auth: Option<bool>, max: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    if let Some(sha256) = auth {
+        let alg = if sha256 {
+            HmacAlgorithm::Sha256
+        } else {
+            HmacAlgorithm::Sha1
+        };
+        auth_chunk(alg).emit(&mut out);
+    }
+    for c in chunks.iter().take(max) {
+        build(c, ctx).emit(&mut out);
+    }
+    out
+}
+
 /// An AUTH chunk to be signed by [`sign`]: the HMAC field zeroed.
 pub fn auth_chunk(alg: HmacAlgorithm) -> Chunk {
     Chunk::Auth(AuthChunk {

@@ -29,11 +29,11 @@ use std::time::Duration;
 use arbitrary::{Arbitrary, Unstructured};
 use bytes::Bytes;
 use msctp_proto::association::PeerInit;
-use msctp_proto::auth::{HmacAlgorithm, association_key};
+use msctp_proto::auth::association_key;
 use msctp_proto::wire::{Chunk, PacketRepr};
 use msctp_proto::{AssocId, EndpointConfig};
 
-use crate::chunks::{Ctx, FChunk, auth_chunk, build, sign};
+use crate::chunks::{Ctx, FChunk, encode, sign};
 use crate::pair::{Pair, Seen, Side, ip};
 use crate::seeds::Seed;
 use crate::wire_out::packet;
@@ -244,18 +244,7 @@ impl Run {
             } => {
                 let to = if to_b { Side::B } else { Side::A };
                 let ctx = self.ctx(to);
-                let mut out = Vec::new();
-                if let Some(sha256) = auth {
-                    let alg = if sha256 {
-                        HmacAlgorithm::Sha256
-                    } else {
-                        HmacAlgorithm::Sha1
-                    };
-                    auth_chunk(alg).emit(&mut out);
-                }
-                for c in chunks.iter().take(16) {
-                    build(c, &ctx).emit(&mut out);
-                }
+                let out = encode(&chunks, &ctx, auth, 16);
                 if out.is_empty() {
                     return;
                 }

@@ -24,10 +24,9 @@ use std::time::Duration;
 
 use arbitrary::{Arbitrary, Unstructured};
 use bytes::Bytes;
-use msctp_proto::auth::HmacAlgorithm;
 use msctp_proto::{AssocId, AssociationConfig, CloseReason, EndpointConfig, Event, State};
 
-use crate::chunks::{Ctx, FChunk, auth_chunk, build, sign};
+use crate::chunks::{Ctx, FChunk, encode, sign};
 use crate::established::{self, ATTACKER};
 use crate::pair::{Pair, Side, ip};
 use crate::wire_out::packet;
@@ -363,18 +362,7 @@ impl Run {
             },
             addrs,
         };
-        let mut out = Vec::new();
-        if let Some(sha256) = auth {
-            let alg = if sha256 {
-                HmacAlgorithm::Sha256
-            } else {
-                HmacAlgorithm::Sha1
-            };
-            auth_chunk(alg).emit(&mut out);
-        }
-        for c in chunks.iter().take(8) {
-            build(c, &ctx).emit(&mut out);
-        }
+        let out = encode(chunks, &ctx, auth, 8);
         if out.is_empty() {
             return;
         }

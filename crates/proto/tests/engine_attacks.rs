@@ -215,6 +215,15 @@ fn header(tag: u32) -> CommonHeader {
     }
 }
 
+/// A packet to B (ports 5000 -> 6000) with verification tag `tag`.
+fn to_b_packet(tag: u32, chunks: Vec<Chunk>) -> Vec<u8> {
+    PacketRepr {
+        header: header(tag),
+        chunks,
+    }
+    .emit()
+}
+
 /// The ASCONF chunk of a captured packet.
 fn asconf_of(pkt: &[u8]) -> AsconfChunk {
     let r = PacketRepr::parse(&Bytes::copy_from_slice(pkt)).unwrap();
@@ -265,11 +274,7 @@ fn hijack_unauthenticated_asconf_adding_an_attacker_address_and_set_primary() {
     let (tag_b, _) = s.tags();
     // From the mobile's own address (spoofed) and from the attacker's.
     for src in [M1, ATTACKER] {
-        let pkt = PacketRepr {
-            header: header(tag_b),
-            chunks: vec![Chunk::Asconf(evil_asconf(&genuine))],
-        }
-        .emit();
+        let pkt = to_b_packet(tag_b, vec![Chunk::Asconf(evil_asconf(&genuine))]);
         s.send_b(src, pkt);
     }
     assert!(s.stats_b().auth_failures >= fails + 2, "not counted");
@@ -287,11 +292,10 @@ fn hijack_asconf_with_a_forged_hmac() {
     let fails = s.stats_b().auth_failures;
     let (tag_b, _) = s.tags();
     for mac in [0u8, 0x5a, 0xff] {
-        let pkt = PacketRepr {
-            header: header(tag_b),
-            chunks: vec![forged_auth(mac), Chunk::Asconf(evil_asconf(&genuine))],
-        }
-        .emit();
+        let pkt = to_b_packet(
+            tag_b,
+            vec![forged_auth(mac), Chunk::Asconf(evil_asconf(&genuine))],
+        );
         s.send_b(M1, pkt);
     }
     // The genuine packet with its MAC reused over altered content.
@@ -347,11 +351,10 @@ fn hijack_asconf_from_a_spoofed_source_with_a_stolen_tag() {
     zeroed[auth_hmac_range(r)].fill(0);
     crc::fill(&mut zeroed);
     s.send_b(ATTACKER, zeroed);
-    let own = PacketRepr {
-        header: header(tag_b),
-        chunks: vec![forged_auth(1), Chunk::Asconf(evil_asconf(&genuine))],
-    }
-    .emit();
+    let own = to_b_packet(
+        tag_b,
+        vec![forged_auth(1), Chunk::Asconf(evil_asconf(&genuine))],
+    );
     s.send_b(ATTACKER, own);
     assert!(s.stats_b().auth_failures >= fails + 2, "not counted");
     s.assert_intact(&before);
@@ -420,11 +423,7 @@ fn hijack_restart_from_an_attacker_address() {
         ),
         _ => panic!("not an INIT ACK"),
     };
-    let echo = PacketRepr {
-        header: header(tag),
-        chunks: vec![Chunk::CookieEcho { cookie }],
-    }
-    .emit();
+    let echo = to_b_packet(tag, vec![Chunk::CookieEcho { cookie }]);
     s.send_b(ATTACKER, echo);
     assert_eq!(s.view(), before);
     // Packets from M1 still reach the original association.
@@ -461,21 +460,13 @@ fn hijack_abort_and_shutdown_with_guessed_tags() {
                 },
                 Chunk::ShutdownComplete { t_bit },
             ] {
-                let pkt = PacketRepr {
-                    header: header(guess),
-                    chunks: vec![c],
-                }
-                .emit();
+                let pkt = to_b_packet(guess, vec![c]);
                 s.send_b(M1, pkt);
                 sent += 1;
             }
             if !t_bit {
                 for c in [Chunk::Shutdown { cum_tsn_ack: 0 }, Chunk::ShutdownAck] {
-                    let pkt = PacketRepr {
-                        header: header(guess),
-                        chunks: vec![c],
-                    }
-                    .emit();
+                    let pkt = to_b_packet(guess, vec![c]);
                     s.send_b(M1, pkt);
                     sent += 1;
                 }
