@@ -154,6 +154,13 @@ impl Endpoint {
         self.assocs.get_mut(&id)
     }
 
+    /// The association that packets from peer address `addr`, port
+    /// `port`, are delivered to (the demultiplexing key of RFC 9260
+    /// section 8.5's implementation note).
+    pub fn association_for_peer(&self, addr: IpAddr, port: u16) -> Option<AssocId> {
+        self.by_peer.get(&(addr, port)).copied()
+    }
+
     /// Ids of the associations, oldest first.
     pub fn associations(&self) -> Vec<AssocId> {
         self.order.clone()
