@@ -215,6 +215,14 @@ pub struct EndpointConfig {
     pub listen: bool,
     /// Associations accepted or created at most.
     pub max_associations: usize,
+    /// Incoming associations one source may hold at a time (counted by
+    /// the address its INIT came from), so that one host cannot take
+    /// every slot of `max_associations`. Further INITs and COOKIE ECHOs
+    /// from it are refused with an ABORT (Out of Resource).
+    pub max_associations_per_source: usize,
+    /// IPv6 sources are counted per prefix of this length (a host
+    /// usually holds a whole /64); 128 counts each address.
+    pub source_prefix_v6: u8,
     /// Defaults for every association of this endpoint.
     pub association: AssociationConfig,
 }
@@ -225,6 +233,8 @@ impl EndpointConfig {
             port,
             listen: false,
             max_associations: 1024,
+            max_associations_per_source: 64,
+            source_prefix_v6: 64,
             association: AssociationConfig::default(),
         }
     }
@@ -240,6 +250,18 @@ impl EndpointConfig {
             return Err(ConfigError {
                 field: "max_associations",
                 why: "must be at least 1",
+            });
+        }
+        if self.max_associations_per_source == 0 {
+            return Err(ConfigError {
+                field: "max_associations_per_source",
+                why: "must be at least 1",
+            });
+        }
+        if self.source_prefix_v6 == 0 || self.source_prefix_v6 > 128 {
+            return Err(ConfigError {
+                field: "source_prefix_v6",
+                why: "must lie between 1 and 128",
             });
         }
         self.association.validate()
