@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod script;
+
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::net::IpAddr;
