@@ -226,3 +226,41 @@ fn duplicate_cookie_is_action_d_even_when_stale() {
     );
     assert_eq!(s.ep.associations(), vec![id]);
 }
+
+/// An association that is closed but not yet forgotten (its messages
+/// unread) does not hold its peer's address against a new one: P's new
+/// INIT is answered and the new association takes the address; the old
+/// one keeps its messages.
+#[test]
+fn a_closed_association_gives_its_address_to_the_next() {
+    let mut s = b(8);
+    let (old, b_tag, _) = s.handshake(m1(), P_PORT, 0x9999_0001, &[]);
+    let data = msctp_proto::wire::DataChunk {
+        tsn: 1000,
+        stream_id: 0,
+        ssn: 0,
+        ppid: 0,
+        unordered: false,
+        begin: true,
+        end: true,
+        immediate: false,
+        payload: Bytes::from_static(b"before the abort"),
+    };
+    s.inject(m1(), P_PORT, b_tag, vec![Chunk::Data(data)]);
+    s.inject(
+        m1(),
+        P_PORT,
+        b_tag,
+        vec![Chunk::Abort {
+            t_bit: false,
+            causes: vec![],
+        }],
+    );
+    s.poll();
+    assert_eq!(s.ep.association(old).unwrap().state(), State::Closed);
+    let (new, ..) = s.handshake(m1(), P_PORT, 0x9999_0002, &[]);
+    assert_ne!(new, old);
+    assert_eq!(s.ep.association_for_peer(m1(), P_PORT), Some(new));
+    let msg = s.ep.association_mut(old).unwrap().recv().unwrap();
+    assert_eq!(&msg.data[..], b"before the abort");
+}

@@ -17,9 +17,10 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use common::script::{Scripted, addr_tlv, init, init_ack_cookie};
 use common::*;
 use msctp_proto::wire::chunk::chunk_type;
-use msctp_proto::wire::{Chunk, CommonHeader, ErrorCause, InitChunk, PacketRepr, Param};
+use msctp_proto::wire::{Chunk, CommonHeader, ErrorCause, PacketRepr, Param};
 use msctp_proto::{AssocId, EndpointConfig, Event, State};
 
 const A_PORT: u16 = 5000;
@@ -77,25 +78,6 @@ fn packet(src_port: u16, vtag: u32, chunks: Vec<Chunk>) -> Vec<u8> {
         chunks,
     }
     .emit()
-}
-
-fn addr_param(a: IpAddr) -> Param {
-    match a {
-        IpAddr::V4(v4) => Param::Ipv4Address(v4),
-        IpAddr::V6(v6) => Param::Ipv6Address(v6),
-    }
-}
-
-/// An INIT with Initiate Tag `tag` listing `listed`.
-fn init(tag: u32, listed: &[IpAddr]) -> Chunk {
-    Chunk::Init(InitChunk {
-        initiate_tag: tag,
-        a_rwnd: 65_535,
-        outbound_streams: 1,
-        inbound_streams: 1,
-        initial_tsn: 1000,
-        params: listed.iter().map(|a| addr_param(*a)).collect(),
-    })
 }
 
 /// Hands `pkt` from `src` to B, lets the network run, and returns what B
@@ -183,23 +165,6 @@ fn assert_intact(l: &mut Lab, label: &str) {
     );
 }
 
-/// The Restart with New Addresses cause's addresses (TLVs).
-fn restart_cause_addresses(r: &PacketRepr) -> Option<Vec<u8>> {
-    match r.chunks.first() {
-        Some(Chunk::Abort { causes, .. }) => causes.iter().find_map(|c| match c {
-            ErrorCause::RestartWithNewAddresses { addresses } => Some(addresses.to_vec()),
-            _ => None,
-        }),
-        _ => None,
-    }
-}
-
-fn addr_tlv(a: IpAddr) -> Vec<u8> {
-    let mut v = Vec::new();
-    addr_param(a).emit(&mut v);
-    v
-}
-
 /// H1: X sends from its own address an INIT that lists m1, and echoes
 /// whatever cookie it gets from X.
 #[test]
@@ -216,11 +181,15 @@ fn hijack_cookie_from_attacker_address() {
     // "Restart of an Association with New Addresses" cause listing X.
     assert_eq!(replies.len(), 1, "{replies:?}");
     assert_eq!(replies[0].header.verification_tag, tag);
-    assert_eq!(
-        restart_cause_addresses(&replies[0]),
-        Some(addr_tlv(x)),
-        "{replies:?}"
-    );
+    match replies[0].chunks.first() {
+        Some(Chunk::Abort { causes, .. }) => assert_eq!(
+            causes[..],
+            [ErrorCause::RestartWithNewAddresses {
+                addresses: Bytes::from(addr_tlv(x))
+            }]
+        ),
+        other => panic!("expected an ABORT, got {other:?}"),
+    }
     assert!(after_echo.is_empty());
 }
 
@@ -253,4 +222,217 @@ fn hijack_cookie_replay() {
             .any(|s| s.from == Side::B && s.chunks == vec![chunk_type::COOKIE_ACK])
     );
     assert_intact(&mut l, "H2 control");
+}
+
+/// The INIT variant: X spoofs m1 as the source and lists its own
+/// address. The INIT belongs to A's association and would add X: refused
+/// with an ABORT (to m1, with X's Initiate Tag, which A drops).
+#[test]
+fn init_from_the_peer_address_adding_the_attacker_is_refused() {
+    let mut l = established(193);
+    let x = attacker();
+    let before = l.n.seen.len();
+    let now = l.n.now;
+    let pkt = packet(A_PORT, 0, vec![init(0x7a66_0003, &[x])]);
+    l.n.b.handle_datagram(now, m1(), cn(), Bytes::from(pkt));
+    l.n.run_for(Duration::from_millis(50));
+    let abort = l.n.seen[before..]
+        .iter()
+        .find(|s| s.from == Side::B && s.chunks == vec![chunk_type::ABORT])
+        .map(|s| PacketRepr::parse(&s.bytes).unwrap())
+        .expect("an ABORT");
+    assert_eq!(abort.header.verification_tag, 0x7a66_0003);
+    assert!(
+        !l.n.seen[before..]
+            .iter()
+            .any(|s| s.chunks == vec![chunk_type::INIT_ACK])
+    );
+    assert_intact(&mut l, "INIT from m1 listing X");
+    assert_eq!(l.n.b.association_for_peer(x, A_PORT), None);
+}
+
+/// H1 with a cookie obtained before A associated (the cookie lives 60
+/// s): X's INIT listing m1 was answered statelessly then; echoed after A
+/// associated, the cookie names m1, so it belongs to A's association,
+/// whose tags it does not carry (section 5.2.4: no action, discarded).
+#[test]
+fn cookie_obtained_before_the_association_cannot_take_its_address() {
+    let mut n = Net::new(
+        EndpointConfig::new(A_PORT),
+        &[m1()],
+        EndpointConfig::new(B_PORT),
+        &[cn()],
+        Link::new(Duration::from_millis(10)),
+        194,
+    );
+    let x = attacker();
+    let replies = inject(
+        &mut n,
+        x,
+        packet(A_PORT, 0, vec![init(0x7a66_0004, &[m1()])]),
+    );
+    assert!(matches!(replies[0].chunks[0], Chunk::InitAck(_)));
+    let (a, b) = n.connect(Duration::from_secs(2));
+    let mut l = Lab {
+        n,
+        a,
+        b,
+        captured: Rc::default(),
+    };
+    l.n.run_for(Duration::from_secs(5));
+    let after = echo_any_cookie(&mut l.n, x, &replies);
+    assert!(after.is_empty(), "{after:?}");
+    assert_eq!(l.n.b.associations(), vec![l.b]);
+    assert_eq!(l.n.b.association(l.b).unwrap().stats().cookies_discarded, 1);
+    assert_intact(&mut l, "early cookie");
+}
+
+/// A cookie whose INIT named addresses of two associations belongs to
+/// neither: dropped.
+#[test]
+fn cookie_naming_two_associations_is_dropped() {
+    let (m2, x) = (ip("10.2.0.2"), attacker());
+    let mut s = Scripted::listener(EndpointConfig::new(B_PORT), cn(), 9);
+    let out = s.inject(x, A_PORT, 0, vec![init(0x7a66_0005, &[m1(), m2])]);
+    let (tag, cookie) = init_ack_cookie(&out).unwrap();
+    let (p1, ..) = s.handshake(m1(), A_PORT, 0x1000_0001, &[]);
+    let (p2, ..) = s.handshake(m2, A_PORT, 0x2000_0002, &[]);
+    let out = s.inject(x, A_PORT, tag, vec![Chunk::CookieEcho { cookie }]);
+    assert!(out.is_empty(), "{out:?}");
+    assert_eq!(s.ep.associations(), vec![p1, p2]);
+    assert_eq!(s.ep.association_for_peer(m1(), A_PORT), Some(p1));
+    assert_eq!(s.ep.association_for_peer(m2, A_PORT), Some(p2));
+    assert_eq!(s.ep.stats().foreign_cookies, 1);
+}
+
+/// The ASCONF variant (RFC 5062 section 4): A, a genuine peer, asks to
+/// add an address that is another association's peer address. Refused
+/// (No Authorization); the other association keeps it.
+#[test]
+fn asconf_cannot_add_an_address_of_another_association() {
+    let mut l = established(195);
+    let m3 = ip("10.3.0.3");
+    // Another peer, at m3 port 5000, associates with B.
+    let out = inject(
+        &mut l.n,
+        m3,
+        packet(A_PORT, 0, vec![init(0x3000_0003, &[])]),
+    );
+    let ack = match &out[0].chunks[0] {
+        Chunk::InitAck(i) => i.clone(),
+        other => panic!("{other:?}"),
+    };
+    let cookie = ack
+        .params
+        .iter()
+        .find_map(|p| match p {
+            Param::StateCookie(c) => Some(c.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let out = inject(
+        &mut l.n,
+        m3,
+        packet(A_PORT, ack.initiate_tag, vec![Chunk::CookieEcho { cookie }]),
+    );
+    assert!(matches!(out[0].chunks[0], Chunk::CookieAck));
+    let other = l.n.b.association_for_peer(m3, A_PORT).unwrap();
+    assert_ne!(other, l.b);
+    // A adds m3.
+    l.n.a
+        .association_mut(l.a)
+        .unwrap()
+        .add_local_address(m3)
+        .unwrap();
+    l.n.run_for(Duration::from_secs(1));
+    assert!(
+        l.n.events_a.iter().any(|(_, id, e)| *id == l.a
+            && matches!(e, Event::LocalAddressAddFailed { addr, causes }
+                if *addr == m3 && matches!(causes[..], [ErrorCause::NoAuthorization { .. }]))),
+        "{:?}",
+        l.n.events_a
+    );
+    let bb = l.n.b.association(l.b).unwrap();
+    assert!(bb.peer_addresses().all(|a| a != m3));
+    assert_eq!(bb.stats().addresses_refused_in_use, 1);
+    assert_eq!(l.n.b.association_for_peer(m3, A_PORT), Some(other));
+    assert_intact(&mut l, "ASCONF");
+}
+
+/// `max_associations_per_source`: one source (here 3 associations at
+/// most) is refused further associations with an Out of Resource ABORT,
+/// at the INIT and at a cookie it obtained earlier; another source is
+/// not; a slot freed is usable again.
+#[test]
+fn associations_per_source_are_capped() {
+    let cfg = EndpointConfig {
+        max_associations_per_source: 3,
+        ..EndpointConfig::new(B_PORT)
+    };
+    let mut s = Scripted::listener(cfg, cn(), 10);
+    let (x, y) = (attacker(), ip("198.51.100.7"));
+    // A cookie obtained while there was room.
+    let out = s.inject(x, 7100, 0, vec![init(0x7100, &[])]);
+    let (early_tag, early_cookie) = init_ack_cookie(&out).unwrap();
+    let ids: Vec<AssocId> = (0..3)
+        .map(|k| s.handshake(x, 7000 + k, 0x7000 + u32::from(k), &[]).0)
+        .collect();
+    let refused = |out: &[common::script::Out], tag: u32| {
+        out.len() == 1
+            && out[0].vtag() == tag
+            && matches!(out[0].first(), Some(Chunk::Abort { causes, .. })
+                if causes[..] == [ErrorCause::OutOfResource])
+    };
+    let out = s.inject(x, 7003, 0, vec![init(0x7003, &[])]);
+    assert!(refused(&out, 0x7003), "{out:?}");
+    let out = s.inject(
+        x,
+        7100,
+        early_tag,
+        vec![Chunk::CookieEcho {
+            cookie: early_cookie,
+        }],
+    );
+    assert!(refused(&out, 0x7100), "{out:?}");
+    assert_eq!(s.ep.associations(), ids);
+    assert_eq!(s.ep.stats().source_limit_refusals, 2);
+    // Another source is unaffected.
+    s.handshake(y, 7000, 0x9000, &[]);
+    // One of X's associations ends: once the endpoint forgot it (its
+    // events read), X may open another.
+    s.ep.association_mut(ids[0]).unwrap().abort(None);
+    s.poll();
+    s.poll();
+    assert_eq!(s.ep.associations().len(), 3);
+    s.handshake(x, 7004, 0x7004, &[]);
+}
+
+/// The flood of issue 19: one source completing handshake after
+/// handshake takes `max_associations_per_source` (default 64) slots, not
+/// all 1024; IPv6 sources count per /64 by default.
+#[test]
+fn one_source_cannot_fill_the_endpoint() {
+    let mut s = Scripted::listener(EndpointConfig::new(B_PORT), cn(), 11);
+    let x = attacker();
+    let mut created = 0;
+    for k in 0..1000u16 {
+        let out = s.inject(x, 10_000 + k, 0, vec![init(0x1_0000 + u32::from(k), &[])]);
+        if let Some((tag, cookie)) = init_ack_cookie(&out) {
+            let out = s.inject(x, 10_000 + k, tag, vec![Chunk::CookieEcho { cookie }]);
+            created += usize::from(matches!(out[0].first(), Some(Chunk::CookieAck)));
+        }
+    }
+    assert_eq!(created, 64);
+    assert_eq!(s.ep.associations().len(), 64);
+    assert_eq!(s.ep.stats().source_limit_refusals, 1000 - 64);
+    // Two addresses of one IPv6 /64 share a budget; another /64 does not.
+    let cfg = EndpointConfig {
+        max_associations_per_source: 1,
+        ..EndpointConfig::new(B_PORT)
+    };
+    let mut s = Scripted::listener(cfg, ip("2001:db8:9::1"), 12);
+    s.handshake(ip("2001:db8:1::1"), 7000, 1, &[]);
+    let out = s.inject(ip("2001:db8:1::2"), 7000, 0, vec![init(2, &[])]);
+    assert!(init_ack_cookie(&out).is_none(), "{out:?}");
+    s.handshake(ip("2001:db8:2::1"), 7000, 3, &[]);
 }
