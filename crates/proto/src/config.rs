@@ -223,6 +223,13 @@ pub struct EndpointConfig {
     /// IPv6 sources are counted per prefix of this length (a host
     /// usually holds a whole /64); 128 counts each address.
     pub source_prefix_v6: u8,
+    /// This endpoint is the only SCTP endpoint at its addresses (the UDP
+    /// driver, RFC 6951): a packet for another SCTP port is answered as
+    /// RFC 9260 section 8.4 says for a packet no endpoint takes (an INIT
+    /// gets an ABORT), so that a peer trying a port nobody serves is
+    /// refused at once instead of waiting. Off where several endpoints
+    /// share the addresses (the simulator).
+    pub answer_other_ports: bool,
     /// Defaults for every association of this endpoint.
     pub association: AssociationConfig,
 }
@@ -235,6 +242,7 @@ impl EndpointConfig {
             max_associations: 1024,
             max_associations_per_source: 64,
             source_prefix_v6: 64,
+            answer_other_ports: false,
             association: AssociationConfig::default(),
         }
     }

@@ -15,6 +15,7 @@
 pub mod cookie;
 mod demux;
 mod index;
+mod ootb;
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
@@ -24,12 +25,10 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 
 use crate::Time;
-use crate::association::{
-    Association, Event, PeerInit, State, Transmit, build_init_ack_for_endpoint,
-};
+use crate::association::{Association, Event, State, Transmit};
 use crate::config::{AssociationConfig, ConfigError, EndpointConfig};
 use crate::wire::chunk::chunk_type;
-use crate::wire::{Chunk, ErrorCause, Packet, crc};
+use crate::wire::{Chunk, ErrorCause, Packet};
 use cookie::CookieState;
 use demux::Route;
 use index::PeerIndex;
@@ -348,6 +347,9 @@ impl Endpoint {
         }
         if pkt.dst_port() != self.cfg.port {
             self.stats.wrong_port += 1;
+            if self.cfg.answer_other_ports {
+                self.no_endpoint(src, dst, &data);
+            }
             return;
         }
         let sport = pkt.src_port();
@@ -434,248 +436,6 @@ impl Endpoint {
                 None
             }
         }
-    }
-
-    fn reply(&mut self, from: IpAddr, to: IpAddr, peer_port: u16, tag: u32, chunks: Vec<Chunk>) {
-        if self.pending.len() >= MAX_PENDING_REPLIES {
-            return;
-        }
-        let mut buf = Vec::with_capacity(128);
-        buf.extend_from_slice(&self.cfg.port.to_be_bytes());
-        buf.extend_from_slice(&peer_port.to_be_bytes());
-        buf.extend_from_slice(&tag.to_be_bytes());
-        buf.extend_from_slice(&[0; 4]);
-        for c in &chunks {
-            c.emit(&mut buf);
-        }
-        crc::fill(&mut buf);
-        self.pending.push_back(Transmit {
-            source: Some(from),
-            destination: to,
-            payload: buf,
-        });
-    }
-
-    /// Section 8.4: packets that belong to no association.
-    #[allow(clippy::too_many_arguments)]
-    fn out_of_the_blue(
-        &mut self,
-        now: Time,
-        src: IpAddr,
-        dst: IpAddr,
-        sport: u16,
-        vtag: u32,
-        data: &Bytes,
-        types: &[(std::ops::Range<usize>, u8)],
-        cookie: Option<CookieState>,
-    ) {
-        self.stats.out_of_the_blue += 1;
-        let has = |t: u8| types.iter().any(|(_, x)| *x == t);
-        if has(chunk_type::ABORT)
-            || has(chunk_type::SHUTDOWN_COMPLETE)
-            || has(chunk_type::COOKIE_ACK)
-        {
-            return;
-        }
-        if has(chunk_type::INIT) {
-            if vtag != 0 || types.len() > 1 {
-                return;
-            }
-            let raw = data.slice(types[0].0.clone());
-            self.answer_init(now, src, dst, sport, raw);
-            return;
-        }
-        if let Some(c) = cookie {
-            if !self.cfg.listen || c.local_tag != vtag || c.peer_port != sport {
-                self.stats.bad_cookies += 1;
-                return;
-            }
-            self.accept_cookie(now, src, dst, data, c);
-            return;
-        }
-        if has(chunk_type::SHUTDOWN_ACK) {
-            self.reply(
-                dst,
-                src,
-                sport,
-                vtag,
-                vec![Chunk::ShutdownComplete { t_bit: true }],
-            );
-            return;
-        }
-        if has(chunk_type::ERROR) {
-            return;
-        }
-        self.reply(
-            dst,
-            src,
-            sport,
-            vtag,
-            vec![Chunk::Abort {
-                t_bit: true,
-                causes: vec![],
-            }],
-        );
-    }
-
-    /// Section 5.1 step B: INIT ACK with a cookie, no state kept.
-    fn answer_init(&mut self, now: Time, src: IpAddr, dst: IpAddr, sport: u16, raw: Bytes) {
-        let init = match Chunk::parse(&raw) {
-            Ok(Chunk::Init(init)) => init,
-            Err(crate::wire::WireError::BadParamLength { .. }) if raw.len() >= 20 => {
-                // The fixed part is readable but a parameter is malformed
-                // (e.g. its length is zero): refuse with a Protocol
-                // Violation, tagged with the Initiate Tag.
-                let tag = u32::from_be_bytes([raw[4], raw[5], raw[6], raw[7]]);
-                if tag != 0 {
-                    self.stats.inits_refused += 1;
-                    let cause = ErrorCause::ProtocolViolation {
-                        info: Bytes::from_static(b"malformed INIT parameter"),
-                    };
-                    self.reply(
-                        dst,
-                        src,
-                        sport,
-                        tag,
-                        vec![Chunk::Abort {
-                            t_bit: false,
-                            causes: vec![cause],
-                        }],
-                    );
-                }
-                return;
-            }
-            _ => return,
-        };
-        if init.initiate_tag == 0 {
-            return;
-        }
-        if !self.cfg.listen {
-            self.stats.inits_refused += 1;
-            self.reply(
-                dst,
-                src,
-                sport,
-                init.initiate_tag,
-                vec![Chunk::Abort {
-                    t_bit: false,
-                    causes: vec![],
-                }],
-            );
-            return;
-        }
-        let peer = match PeerInit::from_chunk(&init, false) {
-            Ok(p) => p,
-            Err(e) => {
-                self.stats.inits_refused += 1;
-                let cause = crate::association::init_error_cause(&e, &init);
-                self.reply(
-                    dst,
-                    src,
-                    sport,
-                    init.initiate_tag,
-                    vec![Chunk::Abort {
-                        t_bit: false,
-                        causes: vec![cause],
-                    }],
-                );
-                return;
-            }
-        };
-        if !self.admits(src) {
-            self.stats.inits_refused += 1;
-            self.refuse_no_room(dst, src, sport, init.initiate_tag);
-            return;
-        }
-        let local_tag = loop {
-            let t = self.rng.next_u32();
-            if t != 0 {
-                break t;
-            }
-        };
-        let local_tsn = self.rng.next_u32();
-        let random = if self.cfg.association.auth {
-            let mut r = [0u8; crate::auth::RANDOM_LEN];
-            self.rng.fill_bytes(&mut r);
-            Some(r)
-        } else {
-            None
-        };
-        let chunk = build_init_ack_for_endpoint(
-            &self.cfg.association,
-            &self.local_addrs,
-            &self.secret,
-            now,
-            raw,
-            &peer,
-            (src, dst),
-            (self.cfg.port, sport),
-            (local_tag, local_tsn),
-            random,
-        );
-        self.stats.inits_answered += 1;
-        self.reply(dst, src, sport, init.initiate_tag, vec![chunk]);
-    }
-
-    /// Section 5.1 step D: a valid cookie creates the association.
-    fn accept_cookie(&mut self, now: Time, src: IpAddr, dst: IpAddr, data: &Bytes, c: CookieState) {
-        let peer = match Chunk::parse(&c.peer_init) {
-            Ok(Chunk::Init(i)) => match PeerInit::from_chunk(&i, false) {
-                Ok(p) => p,
-                Err(_) => return,
-            },
-            _ => return,
-        };
-        if !self.admits(c.init_src) {
-            self.refuse_no_room(dst, src, c.peer_port, c.peer_tag);
-            return;
-        }
-        let mut seed = [0u8; 32];
-        self.rng.fill_bytes(&mut seed);
-        let local = if self.local_addrs.is_empty() {
-            vec![dst]
-        } else {
-            self.local_addrs.clone()
-        };
-        let mut a = match Association::from_cookie(
-            self.cfg.association.clone(),
-            now,
-            seed,
-            &c,
-            &peer,
-            &local,
-        ) {
-            Ok(a) => a,
-            Err(why) => {
-                let cause = ErrorCause::ProtocolViolation {
-                    info: Bytes::from_static(why.as_bytes()),
-                };
-                self.reply(
-                    dst,
-                    src,
-                    c.peer_port,
-                    c.peer_tag,
-                    vec![Chunk::Abort {
-                        t_bit: false,
-                        causes: vec![cause],
-                    }],
-                );
-                return;
-            }
-        };
-        a.set_secret(self.secret);
-        let id = self.insert(a);
-        let key = self.source_key(c.init_src);
-        *self.per_source.entry(key).or_insert(0) += 1;
-        self.source_of.insert(id, key);
-        self.reindex(id);
-        let index = &self.index;
-        if let Some(a) = self.assocs.get_mut(&id) {
-            let in_use = |addr: IpAddr| index.get(addr, c.peer_port).is_some_and(|o| o != id);
-            a.handle_packet(now, src, dst, data, Some(&c), &in_use);
-        }
-        self.reindex(id);
-        self.drain_events(id);
     }
 
     /// The next datagram to send.
