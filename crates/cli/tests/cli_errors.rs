@@ -72,25 +72,18 @@ fn recv_checks_its_directory_before_it_starts() {
     assert_refused(&o, &["-d a-file", "not a directory"]);
 }
 
+/// `msctp send f` to 127.0.0.1 from 127.0.0.1 (kernel-chosen UDP port),
+/// with `extra` options.
+fn send(dir: &Path, extra: &[&str]) -> (Output, Duration) {
+    std::fs::write(dir.join("f"), "x").unwrap();
+    let base = ["send", "f", "--to", "127.0.0.1", "--bind", "127.0.0.1"];
+    msctp(dir, &[&base[..], &["--udp-port", "0"], extra].concat())
+}
+
 #[test]
 fn send_names_an_unknown_interface() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("f"), "x").unwrap();
-    let (o, _) = msctp(
-        dir.path(),
-        &[
-            "send",
-            "f",
-            "--to",
-            "127.0.0.1",
-            "--bind",
-            "127.0.0.1",
-            "--udp-port",
-            "0",
-            "--iface",
-            "nosuch0",
-        ],
-    );
+    let (o, _) = send(dir.path(), &["--iface", "nosuch0"]);
     assert_refused(&o, &["nosuch0"]);
 }
 
@@ -139,29 +132,11 @@ fn listener(port: &str) -> Listener {
 #[test]
 fn send_to_a_port_nobody_serves_says_what_it_tries_then_fails() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("f"), "x").unwrap();
     let l = listener("6101");
     let udp = l.udp_port.to_string();
     let send = |peer_port: &str, remote_udp: &str| {
-        msctp(
-            dir.path(),
-            &[
-                "send",
-                "f",
-                "--to",
-                "127.0.0.1",
-                "--bind",
-                "127.0.0.1",
-                "--udp-port",
-                "0",
-                "--peer-port",
-                peer_port,
-                "--remote-udp-port",
-                remote_udp,
-                "--connect-timeout",
-                "1",
-            ],
-        )
+        let to = ["--peer-port", peer_port, "--remote-udp-port", remote_udp];
+        send(dir.path(), &[&to[..], &["--connect-timeout", "1"]].concat())
     };
     // An SCTP port the listening stack does not serve: refused at once
     // (the stack answers the INIT with an ABORT, RFC 9260 section 8.4).

@@ -45,16 +45,21 @@ struct Lab {
     captured: Rc<RefCell<Vec<Vec<u8>>>>,
 }
 
-/// A and B with an established association; A's packets are recorded.
-fn established(seed: u64) -> Lab {
-    let mut n = Net::new(
+/// A at m1 and B at cn, 10 ms apart.
+fn net(seed: u64) -> Net {
+    Net::new(
         EndpointConfig::new(A_PORT),
         &[m1()],
         EndpointConfig::new(B_PORT),
         &[cn()],
         Link::new(Duration::from_millis(10)),
         seed,
-    );
+    )
+}
+
+/// A and B with an established association; A's packets are recorded.
+fn established(seed: u64) -> Lab {
+    let mut n = net(seed);
     let captured = Rc::new(RefCell::new(Vec::new()));
     let c = captured.clone();
     n.filter = Some(Box::new(move |from, _, _, data: &mut Vec<u8>| {
@@ -94,23 +99,24 @@ fn inject(n: &mut Net, src: IpAddr, pkt: Vec<u8>) -> Vec<PacketRepr> {
         .collect()
 }
 
+/// The Initiate Tag and cookie of an INIT ACK.
+fn cookie_of(r: &PacketRepr) -> Option<(u32, Bytes)> {
+    match r.chunks.first() {
+        Some(Chunk::InitAck(ack)) => ack.params.iter().find_map(|p| match p {
+            Param::StateCookie(c) => Some((ack.initiate_tag, c.clone())),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
 /// The attacker goes on with whatever B answered: a cookie it received
 /// is echoed from its own address.
 fn echo_any_cookie(n: &mut Net, src: IpAddr, replies: &[PacketRepr]) -> Vec<PacketRepr> {
     let mut out = Vec::new();
-    for r in replies {
-        if let Some(Chunk::InitAck(ack)) = r.chunks.first() {
-            let cookie = ack
-                .params
-                .iter()
-                .find_map(|p| match p {
-                    Param::StateCookie(c) => Some(c.clone()),
-                    _ => None,
-                })
-                .expect("an INIT ACK carries a cookie");
-            let echo = packet(A_PORT, ack.initiate_tag, vec![Chunk::CookieEcho { cookie }]);
-            out.extend(inject(n, src, echo));
-        }
+    for (tag, cookie) in replies.iter().filter_map(cookie_of) {
+        let echo = packet(A_PORT, tag, vec![Chunk::CookieEcho { cookie }]);
+        out.extend(inject(n, src, echo));
     }
     out
 }
@@ -257,14 +263,7 @@ fn init_from_the_peer_address_adding_the_attacker_is_refused() {
 /// whose tags it does not carry (section 5.2.4: no action, discarded).
 #[test]
 fn cookie_obtained_before_the_association_cannot_take_its_address() {
-    let mut n = Net::new(
-        EndpointConfig::new(A_PORT),
-        &[m1()],
-        EndpointConfig::new(B_PORT),
-        &[cn()],
-        Link::new(Duration::from_millis(10)),
-        194,
-    );
+    let mut n = net(194);
     let x = attacker();
     let replies = inject(
         &mut n,
@@ -318,22 +317,11 @@ fn asconf_cannot_add_an_address_of_another_association() {
         m3,
         packet(A_PORT, 0, vec![init(0x3000_0003, &[])]),
     );
-    let ack = match &out[0].chunks[0] {
-        Chunk::InitAck(i) => i.clone(),
-        other => panic!("{other:?}"),
-    };
-    let cookie = ack
-        .params
-        .iter()
-        .find_map(|p| match p {
-            Param::StateCookie(c) => Some(c.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let (tag, cookie) = cookie_of(&out[0]).expect("an INIT ACK");
     let out = inject(
         &mut l.n,
         m3,
-        packet(A_PORT, ack.initiate_tag, vec![Chunk::CookieEcho { cookie }]),
+        packet(A_PORT, tag, vec![Chunk::CookieEcho { cookie }]),
     );
     assert!(matches!(out[0].chunks[0], Chunk::CookieAck));
     let other = l.n.b.association_for_peer(m3, A_PORT).unwrap();

@@ -308,16 +308,7 @@ impl Endpoint {
         if self.assocs.len() < self.cfg.max_associations {
             self.stats.source_limit_refusals += 1;
         }
-        self.reply(
-            dst,
-            src,
-            sport,
-            tag,
-            vec![Chunk::Abort {
-                t_bit: false,
-                causes: vec![ErrorCause::OutOfResource],
-            }],
-        );
+        self.abort_init(dst, src, sport, tag, vec![ErrorCause::OutOfResource]);
     }
 
     fn drain_events(&mut self, id: AssocId) {

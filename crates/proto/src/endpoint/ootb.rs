@@ -26,6 +26,23 @@ impl Endpoint {
         self.reply_from_port(self.cfg.port, from, to, peer_port, tag, chunks);
     }
 
+    /// Refuses an INIT or a cookie: an ABORT tagged with the peer's
+    /// Initiate Tag (RFC 9260 section 5.1), T bit clear.
+    pub(super) fn abort_init(
+        &mut self,
+        dst: IpAddr,
+        src: IpAddr,
+        peer_port: u16,
+        tag: u32,
+        causes: Vec<ErrorCause>,
+    ) {
+        let abort = Chunk::Abort {
+            t_bit: false,
+            causes,
+        };
+        self.reply(dst, src, peer_port, tag, vec![abort]);
+    }
+
     /// A reply sent from SCTP port `port` (another than ours only for
     /// [`Endpoint::no_endpoint`]).
     fn reply_from_port(
@@ -132,16 +149,7 @@ impl Endpoint {
                     let cause = ErrorCause::ProtocolViolation {
                         info: Bytes::from_static(b"malformed INIT parameter"),
                     };
-                    self.reply(
-                        dst,
-                        src,
-                        sport,
-                        tag,
-                        vec![Chunk::Abort {
-                            t_bit: false,
-                            causes: vec![cause],
-                        }],
-                    );
+                    self.abort_init(dst, src, sport, tag, vec![cause]);
                 }
                 return;
             }
@@ -152,16 +160,7 @@ impl Endpoint {
         }
         if !self.cfg.listen {
             self.stats.inits_refused += 1;
-            self.reply(
-                dst,
-                src,
-                sport,
-                init.initiate_tag,
-                vec![Chunk::Abort {
-                    t_bit: false,
-                    causes: vec![],
-                }],
-            );
+            self.abort_init(dst, src, sport, init.initiate_tag, vec![]);
             return;
         }
         let peer = match PeerInit::from_chunk(&init, false) {
@@ -169,16 +168,7 @@ impl Endpoint {
             Err(e) => {
                 self.stats.inits_refused += 1;
                 let cause = crate::association::init_error_cause(&e, &init);
-                self.reply(
-                    dst,
-                    src,
-                    sport,
-                    init.initiate_tag,
-                    vec![Chunk::Abort {
-                        t_bit: false,
-                        causes: vec![cause],
-                    }],
-                );
+                self.abort_init(dst, src, sport, init.initiate_tag, vec![cause]);
                 return;
             }
         };
@@ -250,16 +240,7 @@ impl Endpoint {
                 let cause = ErrorCause::ProtocolViolation {
                     info: Bytes::from_static(why.as_bytes()),
                 };
-                self.reply(
-                    dst,
-                    src,
-                    c.peer_port,
-                    c.peer_tag,
-                    vec![Chunk::Abort {
-                        t_bit: false,
-                        causes: vec![cause],
-                    }],
-                );
+                self.abort_init(dst, src, c.peer_port, c.peer_tag, vec![cause]);
                 return;
             }
         };
