@@ -264,3 +264,22 @@ fn a_closed_association_gives_its_address_to_the_next() {
     let msg = s.ep.association_mut(old).unwrap().recv().unwrap();
     assert_eq!(&msg.data[..], b"before the abort");
 }
+
+/// A multi-homed peer restarts listing the addresses it had: no new
+/// address, so a restart (INIT ACK), not an ABORT; listing fewer is fine
+/// too, and the association then holds only those.
+#[test]
+fn multihomed_restart_with_the_same_addresses_is_accepted() {
+    let mut s = b(9);
+    let (id, ..) = s.handshake(m1(), P_PORT, 0xaaaa_0001, &[m1(), m2()]);
+    assert_eq!(s.ep.association_for_peer(m2(), P_PORT), Some(id));
+    let out = s.inject(m2(), P_PORT, 0, vec![init(0xaaaa_0002, &[m2(), m1()])]);
+    assert!(init_ack_cookie(&out).is_some(), "{out:?}");
+    let out = s.inject(m1(), P_PORT, 0, vec![init(0xaaaa_0003, &[])]);
+    let (tag, cookie) = init_ack_cookie(&out).expect("an INIT ACK");
+    s.inject(m1(), P_PORT, tag, vec![Chunk::CookieEcho { cookie }]);
+    assert!(s.events.contains(&(id, Event::Restarted)));
+    assert_eq!(s.ep.association(id).unwrap().peer_tag(), 0xaaaa_0003);
+    assert_eq!(s.ep.association_for_peer(m1(), P_PORT), Some(id));
+    assert_eq!(s.ep.association_for_peer(m2(), P_PORT), None);
+}
