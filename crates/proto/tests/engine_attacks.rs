@@ -389,7 +389,6 @@ fn hijack_cookie_echo_replay_does_not_restart_the_association() {
 }
 
 #[test]
-#[ignore = "issue 19 (lane i19-security): a cookie obtained from the attacker's own address must not take over the victim's peer address; enable once it is merged"]
 fn hijack_restart_from_an_attacker_address() {
     // The attacker sends an INIT from its own address listing the mobile's
     // address, answers the INIT ACK it receives, and so holds a valid
@@ -406,25 +405,33 @@ fn hijack_restart_from_an_attacker_address() {
     let now = s.n.now;
     s.n.b
         .handle_datagram(now, ip(ATTACKER), ip(CN), Bytes::from(init.emit()));
-    let ack = std::iter::from_fn(|| s.n.b.poll_transmit(now))
+    let reply = std::iter::from_fn(|| s.n.b.poll_transmit(now))
         .find(|t| t.destination == ip(ATTACKER))
-        .expect("the INIT ACK goes to the attacker");
-    let ack = PacketRepr::parse(&Bytes::from(ack.payload)).unwrap();
-    let (tag, cookie) = match &ack.chunks[0] {
-        Chunk::InitAck(i) => (
-            i.initiate_tag,
-            i.params
+        .expect("the attacker is answered");
+    let reply = PacketRepr::parse(&Bytes::from(reply.payload)).unwrap();
+    match &reply.chunks[0] {
+        // Refused at once (RFC 9260 5.2.2: the INIT names an address of
+        // an existing association, which answers it), counted.
+        Chunk::Abort { causes, .. } => {
+            assert!(!causes.is_empty(), "the ABORT says why");
+            let counted = s.n.b.stats().inits_refused + s.stats_b().unexpected_inits;
+            assert!(counted > 0, "the refusal is counted");
+        }
+        // Or answered: then the cookie must not take M1 over.
+        Chunk::InitAck(i) => {
+            let cookie = i
+                .params
                 .iter()
                 .find_map(|p| match p {
                     Param::StateCookie(c) => Some(c.clone()),
                     _ => None,
                 })
-                .unwrap(),
-        ),
-        _ => panic!("not an INIT ACK"),
-    };
-    let echo = to_b_packet(tag, vec![Chunk::CookieEcho { cookie }]);
-    s.send_b(ATTACKER, echo);
+                .unwrap();
+            let echo = to_b_packet(i.initiate_tag, vec![Chunk::CookieEcho { cookie }]);
+            s.send_b(ATTACKER, echo);
+        }
+        other => panic!("unexpected answer {other:?}"),
+    }
     assert_eq!(s.view(), before);
     // Packets from M1 still reach the original association.
     s.n.seen.retain(|x| x.dst != ip(ATTACKER));

@@ -161,7 +161,7 @@ fn flood_of_cookie_echoes_stops_at_the_association_limit() {
     assert_eq!(ep.associations().len(), LIMIT);
     assert_eq!(ep.stats().associations_created, LIMIT as u64);
     assert_eq!(
-        ep.stats().cookies_refused,
+        ep.stats().association_limit_refusals,
         u64::from(N) - LIMIT as u64,
         "refusals counted"
     );
