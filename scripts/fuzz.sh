@@ -7,9 +7,10 @@
 #
 # Each target starts from its checked-in corpus (fuzz/corpus/TARGET, read
 # only) and writes new inputs to fuzz/work/TARGET; crashes go to
-# fuzz/artifacts/TARGET. `--merge` then adds to fuzz/corpus only the inputs
-# that reach coverage the corpus does not (libFuzzer -merge=1), so the
-# checked-in corpus stays small; `cargo test -p msctp-fuzz` replays it.
+# fuzz/artifacts/TARGET. `--merge` then adds to fuzz/corpus a smallest set
+# of inputs that reaches the code edges the corpus does not (libFuzzer's
+# greedy set cover over edges, hit counts ignored), so the checked-in
+# corpus stays small; `cargo test -p msctp-fuzz` replays it.
 # Statistics of every run (executions, exec/s, cov, ft) are appended to
 # fuzz/work/stats.tsv.
 #
@@ -56,7 +57,7 @@ for t in "${sel[@]}"; do
     mkdir -p "fuzz/work/$t" "fuzz/artifacts/$t" "fuzz/corpus/$t"
     if [[ $merge -eq 1 ]]; then
         # Adds to the corpus what the work directory covers beyond it.
-        "$bin_dir/$t" -merge=1 -max_len="${MAX_LEN[$t]}" "fuzz/corpus/$t" "fuzz/work/$t" "fuzz/artifacts/$t" \
+        "$bin_dir/$t" -set_cover_merge=1 -use_counters=0 -use_value_profile=0 -max_len="${MAX_LEN[$t]}" "fuzz/corpus/$t" "fuzz/work/$t" "fuzz/artifacts/$t" \
             2>&1 | grep -E "MERGE-OUTER: [0-9]+ new files" || true
         continue
     fi
