@@ -147,7 +147,9 @@ impl Association {
                 self.paths[i].heartbeat_deadline = None;
             }
             (true, Some(iv)) => {
-                if !outstanding {
+                // On an idle path the heartbeat rides in a capacity train
+                // when the peer answers those (SYSTEMS.md 3, AISLE).
+                if !outstanding && !self.heartbeat_as_train(i, now) {
                     self.queue_heartbeat(i, now);
                 }
                 let period = self.heartbeat_period(rto, iv);
