@@ -137,6 +137,12 @@ impl Aisle {
         }
     }
 
+    /// A policy drawing from a ChaCha8 generator seeded with `seed`.
+    pub fn with_seed(params: AisleParams, seed: u64) -> Self {
+        use rand_core::SeedableRng;
+        Aisle::new(params, ChaCha8Rng::seed_from_u64(seed))
+    }
+
     /// When this policy last moved the data.
     pub fn last_swap(&self) -> Option<Time> {
         self.last_swap
