@@ -100,8 +100,9 @@ pub struct EstimatorConfig {
     /// (e.g. 28 for IPv4 and UDP encapsulation), counted in the capacity.
     pub packet_overhead: u32,
     /// Probe a path as soon as it can carry data (the primary when the
-    /// association is established, others when confirmed), instead of
-    /// waiting for its first heartbeat interval.
+    /// association is established, others when confirmed) with five
+    /// trains one RTO (at least 100 ms) apart, instead of waiting for its
+    /// first heartbeat interval.
     pub probe_new_paths: bool,
     /// Send trains also to peers that did not announce support. Such a
     /// peer skips the probes and never echoes: no capacity is learnt.

@@ -139,8 +139,11 @@ pub struct Path {
     pub capacity: CapacityEstimator,
     /// Available bandwidth by Westwood+ (when the estimators are on).
     pub westwood: Westwood,
-    /// A capacity train should go out as soon as the path can take one.
-    pub probe_due: bool,
+    /// First trains of a new path still to send (see
+    /// `EstimatorConfig::probe_new_paths`).
+    pub initial_trains: u8,
+    /// When the next of them is due (set once the path can carry one).
+    pub probe_at: Option<Time>,
     pub stats: PathCounters,
 }
 
@@ -184,7 +187,8 @@ impl Path {
             fast_recovery_exit: None,
             capacity: CapacityEstimator::new(5),
             westwood: Westwood::default(),
-            probe_due: false,
+            initial_trains: 0,
+            probe_at: None,
             stats: PathCounters::default(),
         }
     }

@@ -15,6 +15,14 @@ use crate::wire::{Chunk, ProbeChunk, ProbeEchoChunk};
 
 /// Bytes of the SCTP common header.
 const COMMON_HEADER: usize = 12;
+/// Trains a new path gets before it is probed only in place of
+/// heartbeats: enough for the median to outvote two spoilt samples (the
+/// start of an association is busy at both ends, and a real host delays a
+/// packet now and then by a scheduler tick).
+const INITIAL_TRAINS: u8 = 5;
+/// The least time between them, so that one stall of a host does not
+/// spoil several.
+const INITIAL_SPACING: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Why a capacity probe was not sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -80,25 +88,55 @@ impl Association {
         true
     }
 
-    /// New paths the configuration wants probed at once.
+    /// The first trains of new paths: the first one RTO after the path
+    /// can carry one, the others one RTO (at least 100 ms) apart, each
+    /// spacing varied by +-50% as heartbeats are (so that the two ends of
+    /// an association, which start together, do not probe in step).
     pub(super) fn queue_due_trains(&mut self, now: Time) {
         if !self.probes_allowed() {
             return;
         }
         for i in 0..self.paths.len() {
-            if self.paths[i].probe_due && self.train_ready(i) {
-                self.paths[i].probe_due = false;
-                self.queue_train(i, now, None);
+            if self.paths[i].initial_trains == 0 || !self.train_ready(i) {
+                continue;
             }
+            let spacing = self.paths[i].rto.rto().max(INITIAL_SPACING);
+            let spacing = self.jittered(spacing);
+            let p = &mut self.paths[i];
+            let at = *p.probe_at.get_or_insert(now + spacing);
+            if at > now {
+                continue;
+            }
+            p.initial_trains -= 1;
+            p.probe_at = (p.initial_trains > 0).then(|| now + spacing);
+            self.queue_train(i, now, None);
         }
     }
 
-    /// Marks path `i` for its first train if the configuration asks.
+    /// The earliest first-train deadline (a timer of the association).
+    pub(super) fn probe_timeout(&self) -> Option<Time> {
+        if !self.probes_allowed() {
+            return None;
+        }
+        self.paths
+            .iter()
+            .filter(|p| p.initial_trains > 0)
+            .filter_map(|p| p.probe_at)
+            .min()
+    }
+
+    /// Sets up path `i`'s estimators; its first trains if the
+    /// configuration asks.
     pub(super) fn init_path_estimators(&mut self, i: usize) {
         let e = &self.cfg.estimators;
         let p = &mut self.paths[i];
         p.capacity = crate::estimate::CapacityEstimator::new(e.capacity_samples);
-        p.probe_due = e.enabled && e.probe_new_paths;
+        p.initial_trains = if e.enabled && e.probe_new_paths {
+            INITIAL_TRAINS
+        } else {
+            0
+        };
+        p.probe_at = None;
     }
 
     /// Builds the six probe packets for path `i`, back to back in
@@ -226,6 +264,13 @@ impl Association {
         if self.cfg.estimators.enabled && self.cfg.estimators.bandwidth_aware_start {
             let _ = self.start_path_from_estimate(i);
         }
+    }
+
+    /// `d` varied uniformly by +-50%.
+    fn jittered(&mut self, d: std::time::Duration) -> std::time::Duration {
+        let ns = d.as_nanos().min(u64::MAX as u128) as u64;
+        let r = rand_core::RngCore::next_u64(&mut self.rng) % ns.max(1);
+        std::time::Duration::from_nanos(ns / 2 + r)
     }
 
     fn rng_u32(&mut self) -> u32 {

@@ -31,6 +31,7 @@ impl Association {
         if let Some(o) = &self.asconf.outstanding {
             consider(o.deadline);
         }
+        consider(self.probe_timeout());
         for p in &self.paths {
             consider(p.t3_deadline);
             consider(p.heartbeat_deadline);

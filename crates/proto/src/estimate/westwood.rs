@@ -7,9 +7,10 @@
 //! rate sampler do:
 //! - the first sample fills the empty filter (instead of 1/8 of it);
 //! - a window in which the sender ran out of data to send
-//!   ("application-limited") measures the application, not the path: its
-//!   sample is used only when it raises the estimate. A window that spans
-//!   an idle period (nothing outstanding, nothing queued) is dropped.
+//!   ("application-limited": nothing queued at an acknowledgement, or an
+//!   idle period with nothing outstanding) measures the application, not
+//!   the path: its sample is used only when it raises the estimate (or
+//!   fills the empty filter: a lower bound is better than nothing).
 
 use std::time::Duration;
 
@@ -42,8 +43,8 @@ impl Westwood {
         app_limited: bool,
     ) -> bool {
         let Some(start) = self.window_start else {
-            // The first acknowledgement after an idle period opens the
-            // window; its bytes were sent before it.
+            // The first acknowledgement opens the window; its bytes were
+            // sent before it.
             self.window_start = Some(now);
             self.bytes = 0;
             self.app_limited = app_limited;
@@ -74,11 +75,10 @@ impl Westwood {
     }
 
     /// Nothing is outstanding on the path and nothing waits to be sent:
-    /// the window closes without a sample, so idle time does not count.
+    /// the window is application-limited (idle time is no measure of the
+    /// path).
     pub fn on_idle(&mut self) {
-        self.window_start = None;
-        self.bytes = 0;
-        self.app_limited = false;
+        self.app_limited = true;
     }
 
     /// The estimate in bits per second of DATA payload, if any.
@@ -160,6 +160,17 @@ mod tests {
         // Ten seconds later the transfer resumes at the same rate.
         feed(&mut w, 10_500, 11_000, 1250, None);
         assert_eq!(w.estimate(), Some(1_000_000), "the idle gap is no sample");
+        // Bursts of an application that pauses between them still give
+        // samples: one window of 50 ms, idle for half of it.
+        let mut b = Westwood::default();
+        for k in 0..20u64 {
+            let t0 = k * 50;
+            for j in 0..3 {
+                b.on_ack(ms(t0 + j * 10), 2500, None, false);
+            }
+            b.on_idle();
+        }
+        assert!(b.samples() > 0 && b.estimate().is_some());
         // The application sends at a tenth of the rate: no drop.
         let mut t = 11_010;
         while t < 12_000 {
