@@ -18,6 +18,10 @@
 //! fills its queue. The losses it causes are congestion on the primary:
 //! AISLE moves the transfer to link 2, once (Th = 60 s). The file arrives
 //! SHA-256-identical. The run is printed (`--nocapture`).
+//!
+//! A second test runs `msctp perf` (its library side) over the same
+//! topology and checks that every interval line shows each path's
+//! capacity and available-bandwidth estimates, in text and in JSON.
 
 mod common;
 
@@ -53,9 +57,10 @@ struct Topology {
 }
 
 impl Topology {
-    fn new() -> Topology {
-        let mn = Netns::new("i11mn");
-        let cn = Netns::new("i11cn");
+    /// `tag` keeps the namespaces of tests running at once apart.
+    fn new(tag: &str) -> Topology {
+        let mn = Netns::new(&format!("i11mn{tag}"));
+        let cn = Netns::new(&format!("i11cn{tag}"));
         // Distinct interface indexes on both ends (see netns_handover.rs).
         cn.ip(&[
             "link", "add", "i11p0", "type", "veth", "peer", "name", "i11p1",
@@ -113,7 +118,7 @@ fn aisle_moves_a_transfer_off_a_link_congested_by_tcp() {
         eprintln!("skipped: {why}");
         return;
     }
-    let t = Topology::new();
+    let t = Topology::new("a");
     let (data, sha) = test_file();
 
     // CN: the msctp receiver and a TCP sink.
@@ -345,4 +350,85 @@ fn aisle_moves_a_transfer_off_a_link_congested_by_tcp() {
         last.paths[1].1 > FILE_SIZE as u64 / 4,
         "a good part of the file went over link 2"
     );
+}
+
+#[test]
+fn perf_reports_capacity_and_available_bandwidth_per_path() {
+    use msctp_net::perf::{self, PerfConfig, PerfLine};
+    if let Some(why) = skip_reason(&["ip", "tc"]) {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let t = Topology::new("p");
+    let server = t.cn.spawn(|| {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let mut c = StackConfig::new(5001).tuned_for_lan();
+            c.local_addrs = vec![ip("10.31.1.1"), ip("10.31.2.1")];
+            c.endpoint.listen = true;
+            let s = Stack::bind(c).await.unwrap();
+            let a = s.accept().await.unwrap();
+            perf::server(a, Duration::from_secs(1), |_| {}).await.ok()
+        })
+    });
+    let client = t.mn.spawn(|| {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let mut c = StackConfig::new(5002).tuned_for_lan();
+            c.local_addrs = vec![ip("10.31.1.2"), ip("10.31.2.2")];
+            c.monitor = true;
+            c.interfaces = vec!["ai1m".into(), "ai2m".into()];
+            c.policy = PolicyKind::FailoverOnly;
+            let s = Stack::bind(c).await.unwrap();
+            let a = s
+                .connect(&[ip("10.31.1.1"), ip("10.31.2.1")], 5001)
+                .await
+                .unwrap();
+            let mut lines = Vec::new();
+            let cfg = PerfConfig {
+                duration: Duration::from_secs(4),
+                ..Default::default()
+            };
+            perf::client(a, &cfg, |l| lines.push(l.clone()))
+                .await
+                .unwrap();
+            lines
+        })
+    });
+    let lines = client.join().unwrap();
+    let _ = server.join();
+    let intervals: Vec<&PerfLine> = lines
+        .iter()
+        .filter(|l| matches!(l, PerfLine::Interval { .. }))
+        .collect();
+    for l in &intervals {
+        println!("{l}");
+        println!("{}", serde_json::to_string(l).unwrap());
+    }
+    assert!(intervals.len() >= 3, "one line per second: {lines:?}");
+    let last = intervals.last().unwrap();
+    let PerfLine::Interval { paths, .. } = last else {
+        unreachable!()
+    };
+    let text = last.to_string();
+    assert!(text.contains(" cap ") && text.contains(" avail "), "{text}");
+    let json = serde_json::to_value(last).unwrap();
+    for p in json["paths"].as_array().unwrap() {
+        assert!(p.get("capacity_mbps").is_some() && p.get("available_mbps").is_some());
+    }
+    let by = |a: &str| paths.iter().find(|p| p.peer == ip(a)).unwrap();
+    let (p1, p2) = (by("10.31.1.1"), by("10.31.2.1"));
+    let (c1, c2) = (p1.capacity_mbps.unwrap(), p2.capacity_mbps.unwrap());
+    assert!((c1 / 20.0 - 1.0).abs() < 0.25, "C1 {c1}");
+    assert!((c2 / 10.0 - 1.0).abs() < 0.25, "C2 {c2}");
+    // The bulk transfer fills link 1: Westwood+ sees (nearly) all of it.
+    let b1 = p1.available_mbps.expect("Westwood+ on the busy path");
+    assert!(b1 > 10.0 && b1 < 21.0, "B1 {b1}");
+    assert_eq!(p2.available_mbps, None, "path 2 carried no data");
 }
