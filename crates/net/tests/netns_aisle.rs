@@ -102,9 +102,17 @@ fn test_file() -> (Vec<u8>, String) {
 struct Sample {
     t: f64,
     primary: Option<IpAddr>,
-    /// Per path: (peer, bytes acked, capacity, available bandwidth,
-    /// T3-rtx expirations + fast recoveries).
-    paths: Vec<(IpAddr, u64, Option<u64>, Option<u64>, u64)>,
+    paths: Vec<PathSample>,
+}
+
+/// One path in a sample.
+#[derive(Debug, Clone)]
+struct PathSample {
+    acked: u64,
+    capacity: Option<u64>,
+    available: Option<u64>,
+    /// T3-rtx expirations (thousands) and fast recoveries.
+    losses: u64,
 }
 
 fn mbit(v: Option<u64>) -> String {
@@ -244,7 +252,12 @@ fn aisle_moves_a_transfer_off_a_link_congested_by_tcp() {
                             samples.push(Sample {
                                 t: start.elapsed().as_secs_f64(),
                                 primary: st.data_destination,
-                                paths: st.paths.iter().map(|p| (p.remote, p.counters.bytes_acked, p.capacity_bps, p.available_bps, p.counters.t3_expirations * 1000 + p.counters.fast_retransmissions)).collect(),
+                                paths: st.paths.iter().map(|p| PathSample {
+                                    acked: p.counters.bytes_acked,
+                                    capacity: p.capacity_bps,
+                                    available: p.available_bps,
+                                    losses: p.counters.t3_expirations * 1000 + p.counters.fast_retransmissions,
+                                }).collect(),
                             });
                         }
                     }
@@ -279,10 +292,10 @@ fn aisle_moves_a_transfer_off_a_link_congested_by_tcp() {
                 .map(|p| {
                     format!(
                         "{:.2}, {}, {}, losses {}",
-                        p.1 as f64 / 1e6,
-                        mbit(p.2),
-                        mbit(p.3),
-                        p.4
+                        p.acked as f64 / 1e6,
+                        mbit(p.capacity),
+                        mbit(p.available),
+                        p.losses
                     )
                 })
                 .unwrap_or_default()
@@ -323,9 +336,12 @@ fn aisle_moves_a_transfer_off_a_link_congested_by_tcp() {
     // samples outvotes the spoilt ones. The bound only asks that the
     // faster link be seen faster and each estimate within 25%.
     let first = samples.first().expect("samples");
-    assert!(first.paths.iter().all(|p| p.2.is_some()), "{first:?}");
+    assert!(
+        first.paths.iter().all(|p| p.capacity.is_some()),
+        "{first:?}"
+    );
     let last = samples.last().unwrap();
-    let c = |k: usize| last.paths[k].2.expect("a capacity estimate") as f64;
+    let c = |k: usize| last.paths[k].capacity.expect("a capacity estimate") as f64;
     let (c1, c2) = (c(0), c(1));
     println!("capacity estimates at the end: C1 {c1:.0}, C2 {c2:.0} bit/s");
     assert!((c1 / 20e6 - 1.0).abs() < 0.25, "C1 {c1}");
@@ -347,7 +363,7 @@ fn aisle_moves_a_transfer_off_a_link_congested_by_tcp() {
     );
     assert_eq!(last.primary, Some(ip("10.31.2.1")));
     assert!(
-        last.paths[1].1 > FILE_SIZE as u64 / 4,
+        last.paths[1].acked > FILE_SIZE as u64 / 4,
         "a good part of the file went over link 2"
     );
 }
