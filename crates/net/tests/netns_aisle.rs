@@ -66,24 +66,16 @@ impl Topology {
             "link", "add", "i11p0", "type", "veth", "peer", "name", "i11p1",
         ]);
         for (k, rate) in [(1, "20mbit"), (2, "10mbit")] {
-            let m = format!("ai{k}m");
-            let c = format!("ai{k}c");
-            common::sh(&[
-                "ip", "link", "add", &m, "netns", &mn.name, "type", "veth", "peer", "name", &c,
-                "netns", &cn.name,
-            ]);
-            mn.ip(&["addr", "add", &format!("10.31.{k}.2/24"), "dev", &m]);
-            cn.ip(&["addr", "add", &format!("10.31.{k}.1/24"), "dev", &c]);
-            for (ns, dev) in [(&mn, &m), (&cn, &c)] {
-                ns.ip(&["link", "set", dev, "up"]);
-                // A bucket of one full frame: back-to-back packets leave
-                // spaced by the rate (a larger burst would let a probe
-                // train through unspaced).
-                ns.exec(&[
-                    "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", rate, "burst", "1600",
-                    "latency", "10ms",
-                ]);
-            }
+            // A bucket of one full frame: back-to-back packets leave
+            // spaced by the rate (a larger burst would let a probe train
+            // through unspaced).
+            common::veth_link(
+                &mn,
+                &cn,
+                (&format!("ai{k}m"), &format!("10.31.{k}.2/24")),
+                (&format!("ai{k}c"), &format!("10.31.{k}.1/24")),
+                &["tbf", "rate", rate, "burst", "1600", "latency", "10ms"],
+            );
         }
         Topology { mn, cn }
     }
@@ -131,11 +123,7 @@ fn aisle_moves_a_transfer_off_a_link_congested_by_tcp() {
 
     // CN: the msctp receiver and a TCP sink.
     let rx = t.cn.spawn(|| {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
+        common::block_on(async {
             let mut c = StackConfig::new(5001).tuned_for_lan();
             c.local_addrs = vec![ip("10.31.1.1"), ip("10.31.2.1")];
             c.endpoint.listen = true;
@@ -201,11 +189,7 @@ fn aisle_moves_a_transfer_off_a_link_congested_by_tcp() {
 
     // MN: the msctp sender with AISLE.
     let tx = t.mn.spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
+        common::block_on(async move {
             let mut c = StackConfig::new(5002).tuned_for_lan();
             c.local_addrs = vec![ip("10.31.1.2"), ip("10.31.2.2")];
             c.monitor = true;
@@ -377,11 +361,7 @@ fn perf_reports_capacity_and_available_bandwidth_per_path() {
     }
     let t = Topology::new("p");
     let server = t.cn.spawn(|| {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
+        common::block_on(async {
             let mut c = StackConfig::new(5001).tuned_for_lan();
             c.local_addrs = vec![ip("10.31.1.1"), ip("10.31.2.1")];
             c.endpoint.listen = true;
@@ -391,11 +371,7 @@ fn perf_reports_capacity_and_available_bandwidth_per_path() {
         })
     });
     let client = t.mn.spawn(|| {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
+        common::block_on(async {
             let mut c = StackConfig::new(5002).tuned_for_lan();
             c.local_addrs = vec![ip("10.31.1.2"), ip("10.31.2.2")];
             c.monitor = true;

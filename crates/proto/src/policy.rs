@@ -523,12 +523,10 @@ mod tests {
         s.parse().unwrap()
     }
 
-    /// Link-layer triggered (SYSTEMS.md 3): the "going down" hint of the
-    /// primary's link moves data before the link fails, so before
-    /// failover could; a hint about another link changes nothing.
-    #[test]
-    fn fastest_first_switches_on_the_going_down_hint() {
-        let assoc = Association::connect(
+    /// A mobile with 10.1.0.2 (interface 1) and 10.2.0.2 (interface 2)
+    /// towards one peer address.
+    fn dual_homed() -> Association {
+        Association::connect(
             AssociationConfig::default(),
             Time::ZERO,
             [1; 32],
@@ -537,8 +535,11 @@ mod tests {
             &[ip("10.1.0.2"), ip("10.2.0.2")],
             &[ip("10.1.0.1")],
         )
-        .unwrap();
-        let mut p = FastestFirst::new(BTreeMap::from([(1, 54_000_000), (2, 384_000)]));
+        .unwrap()
+    }
+
+    /// Both links up with their addresses: no decision yet.
+    fn bring_up(p: &mut FastestFirst, assoc: &Association) {
         for ev in [
             LinkEvent::LinkUp { iface: 1 },
             LinkEvent::LinkUp { iface: 2 },
@@ -551,8 +552,18 @@ mod tests {
                 addr: ip("10.2.0.2"),
             },
         ] {
-            p.on_link_event(Time::ZERO, &ev, &assoc);
+            assert!(p.on_link_event(Time::ZERO, &ev, assoc).is_empty(), "{ev:?}");
         }
+    }
+
+    /// Link-layer triggered (SYSTEMS.md 3): the "going down" hint of the
+    /// primary's link moves data before the link fails, so before
+    /// failover could; a hint about another link changes nothing.
+    #[test]
+    fn fastest_first_switches_on_the_going_down_hint() {
+        let assoc = dual_homed();
+        let mut p = FastestFirst::new(BTreeMap::from([(1, 54_000_000), (2, 384_000)]));
+        bring_up(&mut p, &assoc);
         assert!(
             p.on_link_event(Time::ZERO, &LinkEvent::LinkGoingDown { iface: 2 }, &assoc)
                 .is_empty(),
@@ -567,48 +578,17 @@ mod tests {
 
     #[test]
     fn fastest_first_leaves_a_failing_link_and_returns_when_it_is_back() {
-        let assoc = Association::connect(
-            AssociationConfig::default(),
-            Time::ZERO,
-            [1; 32],
-            5000,
-            5000,
-            &[ip("10.1.0.2"), ip("10.2.0.2")],
-            &[ip("10.1.0.1")],
-        )
-        .unwrap();
+        let assoc = dual_homed();
         let mut p = FastestFirst::new(BTreeMap::from([(1, 20_000_000), (2, 10_000_000)]));
         let t = Time::ZERO;
-        for ev in [
-            LinkEvent::LinkUp { iface: 1 },
-            LinkEvent::LinkUp { iface: 2 },
-            LinkEvent::AddressObtained {
-                iface: 1,
-                addr: ip("10.1.0.2"),
-            },
-            LinkEvent::AddressObtained {
-                iface: 2,
-                addr: ip("10.2.0.2"),
-            },
-        ] {
-            assert!(p.on_link_event(t, &ev, &assoc).is_empty(), "{ev:?}");
-        }
+        bring_up(&mut p, &assoc);
         // The fast link (the current primary) goes down: move to the other.
         assert_eq!(
             p.on_link_event(t, &LinkEvent::LinkDown { iface: 1 }, &assoc),
             vec![Decision::MakePrimary(ip("10.2.0.2"))]
         );
         // The fast link is back while the slow one carries the data.
-        let mut moved = Association::connect(
-            AssociationConfig::default(),
-            Time::ZERO,
-            [1; 32],
-            5000,
-            5000,
-            &[ip("10.1.0.2"), ip("10.2.0.2")],
-            &[ip("10.1.0.1")],
-        )
-        .unwrap();
+        let mut moved = dual_homed();
         moved.set_local_primary(Some(ip("10.2.0.2"))).unwrap();
         assert_eq!(
             p.on_link_event(t, &LinkEvent::LinkUp { iface: 1 }, &moved),
