@@ -96,7 +96,12 @@ pub struct StackConfig {
 impl StackConfig {
     /// Defaults for SCTP port `port`: RFC 9260 parameters, UDP port 9899.
     pub fn new(port: u16) -> Self {
-        let mut endpoint = EndpointConfig::new(port);
+        // The stack's endpoint is the only one behind its sockets: a
+        // packet for another SCTP port is refused at once (RFC 9260 8.4).
+        let mut endpoint = EndpointConfig {
+            answer_other_ports: true,
+            ..EndpointConfig::new(port)
+        };
         // The path estimators run on real hosts (capacity and available
         // bandwidth per path, shown by `msctp perf`); the capacity counts
         // the IPv4 and UDP headers of each packet.
