@@ -26,7 +26,7 @@ use toml::{Table, Value};
 
 use crate::flatten::{FlattenLimits, flatten};
 use crate::record::RunRecord;
-use crate::runner::{RunError, Runner, binary_fingerprint};
+use crate::runner::{RunError, Runner, model_fingerprint};
 
 /// See the module documentation.
 #[derive(Debug, Clone, Copy, Default)]
@@ -119,7 +119,7 @@ impl Runner for SimRunner {
         "sim"
     }
     fn fingerprint(&self) -> String {
-        binary_fingerprint()
+        model_fingerprint()
     }
     fn validate(&self, scenario: &Table) -> Result<(), RunError> {
         split(scenario).map(|_| ())
