@@ -10,7 +10,7 @@ use thiserror::Error;
 use crate::record::RunRecord;
 
 /// Why a run (or the validation of its scenario) failed.
-#[derive(Debug, Clone, PartialEq, Error)]
+#[derive(Debug, Clone, PartialEq, Error, serde::Serialize, serde::Deserialize)]
 pub enum RunError {
     /// The scenario is not valid for this runner (unknown key, value out
     /// of range); the message names the key.

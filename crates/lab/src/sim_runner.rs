@@ -103,6 +103,15 @@ impl SimRunner {
         Ok(rec)
     }
 
+    /// Runs the scenario and returns its record together with everything
+    /// the run produced (summary, goodput, path and event tables,
+    /// captures): what `msctp run --out` writes, for the Python package.
+    pub fn run_full(&self, table: &Table, seed: u64) -> Result<(RunRecord, RunResult), RunError> {
+        let (s, keys) = split(table)?;
+        let r = run_scenario(&s, seed).map_err(|e| RunError::Failed(e.to_string()))?;
+        Ok((self.record(&r, keys)?, r))
+    }
+
     fn go(&self, table: &Table, seed: u64, dir: Option<&Path>) -> Result<RunRecord, RunError> {
         let (s, keys) = split(table)?;
         let r = run_scenario(&s, seed).map_err(|e| RunError::Failed(e.to_string()))?;

@@ -15,6 +15,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
+use crate::adhoc::summarize_sweep;
+use crate::aggregate::aggregate;
 use crate::error::LabError;
 use crate::execute::{ExecReport, FailedRun, describe_run, execute_subset, run_file};
 use crate::plan::Plan;
@@ -36,7 +40,7 @@ pub struct Study {
 }
 
 /// Everything a worker needs to run one run of a plan, anywhere.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunTask {
     /// Index into [`Plan::runs`].
     pub run: usize,
@@ -52,7 +56,7 @@ pub struct RunTask {
 }
 
 /// What a worker sends back.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunOutcome {
     /// The worker's model fingerprint.
     pub fingerprint: String,
@@ -238,6 +242,28 @@ impl Study {
     pub fn write_runs_csv(&self) -> Result<std::path::PathBuf, LabError> {
         let runs = self.store.load_plan(&self.plan);
         Ok(self.store.write_runs_csv(&self.plan, &runs)?)
+    }
+
+    /// Rebuilds `summary.csv` (and `runs.csv`) from the stored runs: per
+    /// variant, point and metric the mean, standard deviation and 95%
+    /// confidence interval, as `msctp reproduce` and `msctp sweep` write
+    /// it. An experiment that declares no metrics (an ad-hoc sweep) is
+    /// summarised over every metric its runs reported. Returns its path.
+    pub fn write_summary_csv(&self) -> Result<std::path::PathBuf, LabError> {
+        if self.exp.spec.metrics.is_empty() {
+            summarize_sweep(
+                self.exp.clone(),
+                self.plan.clone(),
+                &self.store,
+                ExecReport::default(),
+            )?;
+        } else {
+            let runs = self.store.load_plan(&self.plan);
+            self.store.write_runs_csv(&self.plan, &runs)?;
+            let results = aggregate(&self.exp, &self.plan, &runs);
+            self.store.write_summary_csv(&results)?;
+        }
+        Ok(self.store.dir.join("summary.csv"))
     }
 
     /// Writes the experiment's results from the stored runs, as `msctp
