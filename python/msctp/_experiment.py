@@ -57,6 +57,22 @@ def _shard(shard: str | tuple[int, int] | None) -> tuple[int, int] | None:
     return int(i), int(n)
 
 
+def run_batch(tasks: list[dict]) -> list[dict]:
+    """Runs several tasks in turn (one executor task for several short
+    runs: the executor's per-task cost is paid once)."""
+    return [_native.run_task(t) for t in tasks]
+
+
+def _batches(tasks: list, size: int) -> list[list]:
+    return [tasks[i : i + size] for i in range(0, len(tasks), size)]
+
+
+def _auto_batch(pending: int, threads: int) -> int:
+    """Runs per executor task: about 8 tasks per worker thread and at
+    least 256 tasks in all (balanced to the end), at most 32 runs each."""
+    return max(1, min(32, pending // max(256, 8 * threads)))
+
+
 def _is_dask_client(executor: object) -> bool:
     distributed = sys.modules.get("distributed")
     return distributed is not None and isinstance(executor, distributed.Client)
@@ -181,6 +197,7 @@ class Experiment:
         *,
         shard: str | tuple[int, int] | None = None,
         progress: Progress | None = None,
+        batch: int | None = None,
     ) -> RunReport:
         """Runs the runs not yet stored (of slice ``shard`` only, if
         given) and stores each as it finishes, so an interrupted run loses
@@ -194,20 +211,31 @@ class Experiment:
         msctp build: a worker of another build refuses its runs).
         Workers compute; this process writes the store, so the workers
         need no shared file system. ``progress(done, pending)`` is called
-        after each finished run."""
+        after each stored (or failed) run.
+
+        ``batch``: runs per executor task (default: 1 without an executor,
+        else enough for about eight tasks per worker and 256 in all, at
+        most 32), so that short runs do not pay the executor's per-task
+        cost each."""
         runs = self._native.runs(_shard(shard))
         pending = self._native.pending(runs)
         t0 = time.perf_counter()
         tasks = [(r, self._native.task(r)) for r in pending]
+        if batch is not None and batch < 1:
+            raise ValueError("batch must be at least 1")
         if executor is None:
             with concurrent.futures.ThreadPoolExecutor(
                 max_workers=self._native.jobs
             ) as pool:
-                executed, failed = self._run_futures(pool, tasks, progress)
+                executed, failed = self._run_futures(pool, _batches(tasks, batch or 1), progress)
         elif isinstance(executor, concurrent.futures.Executor):
-            executed, failed = self._run_futures(executor, tasks, progress)
+            threads = getattr(executor, "_max_workers", 1)
+            size = batch or _auto_batch(len(tasks), threads)
+            executed, failed = self._run_futures(executor, _batches(tasks, size), progress)
         elif _is_dask_client(executor):
-            executed, failed = self._run_dask(executor, tasks, progress)
+            threads = sum(executor.nthreads().values())
+            size = batch or _auto_batch(len(tasks), threads)
+            executed, failed = self._run_dask(executor, _batches(tasks, size), progress)
         else:
             raise TypeError(
                 "executor must be None, a concurrent.futures.Executor or a "
@@ -221,65 +249,63 @@ class Experiment:
             wall_s=time.perf_counter() - t0,
         )
 
-    def _store(self, run: int, key: str, outcome, failed: list) -> int:
-        why = self._native.store(run, outcome)
-        if why is None:
-            return 1
-        failed.append((key, f"run {run}", why))
-        return 0
+    def _store_batch(self, batch, outcomes, error, state, progress, total) -> None:
+        """Stores one finished executor task's outcomes (or records the
+        exception that kept it from running) and reports progress."""
+        for i, (run, task) in enumerate(batch):
+            if error is not None:
+                state["failed"].append((task["key"], f"run {run}", repr(error)))
+            else:
+                why = self._native.store(run, outcomes[i])
+                if why is None:
+                    state["executed"] += 1
+                else:
+                    state["failed"].append((task["key"], f"run {run}", why))
+            state["done"] += 1
+            if progress is not None:
+                progress(state["done"], total)
 
-    def _run_futures(self, executor, tasks, progress):
-        futures = {
-            executor.submit(_native.run_task, task): (run, task["key"])
-            for run, task in tasks
-        }
-        executed, failed, done = 0, [], 0
+    def _run_futures(self, executor, batches, progress):
+        total = sum(len(b) for b in batches)
+        futures = {executor.submit(run_batch, [t for _, t in b]): b for b in batches}
+        state = {"executed": 0, "failed": [], "done": 0}
         try:
             for fut in concurrent.futures.as_completed(futures):
-                run, key = futures[fut]
                 try:
-                    outcome = fut.result()
+                    outcomes, error = fut.result(), None
                 except Exception as e:  # the worker could not run the task
-                    failed.append((key, f"run {run}", repr(e)))
-                else:
-                    executed += self._store(run, key, outcome, failed)
-                done += 1
-                if progress is not None:
-                    progress(done, len(tasks))
+                    outcomes, error = None, e
+                self._store_batch(futures[fut], outcomes, error, state, progress, total)
         except BaseException:
             for f in futures:
                 f.cancel()
             raise
-        return executed, failed
+        return state["executed"], state["failed"]
 
-    def _run_dask(self, client, tasks, progress):
+    def _run_dask(self, client, batches, progress):
         from distributed import as_completed
 
+        total = sum(len(b) for b in batches)
         futures = client.map(
-            _native.run_task,
-            [task for _, task in tasks],
-            key=[f"msctp-run-{task['key']}" for _, task in tasks],
+            run_batch,
+            [[t for _, t in b] for b in batches],
+            key=[f"msctp-runs-{b[0][1]['key']}-{len(b)}" for b in batches],
             pure=False,
         )
-        which = {f.key: (run, task["key"]) for f, (run, task) in zip(futures, tasks)}
-        executed, failed, done = 0, [], 0
+        which = {f.key: b for f, b in zip(futures, batches)}
+        state = {"executed": 0, "failed": [], "done": 0}
         try:
             for fut in as_completed(futures):
-                run, key = which[fut.key]
                 try:
-                    outcome = fut.result()
+                    outcomes, error = fut.result(), None
                 except Exception as e:
-                    failed.append((key, f"run {run}", repr(e)))
-                else:
-                    executed += self._store(run, key, outcome, failed)
+                    outcomes, error = None, e
+                self._store_batch(which[fut.key], outcomes, error, state, progress, total)
                 fut.release()
-                done += 1
-                if progress is not None:
-                    progress(done, len(tasks))
         except BaseException:
             client.cancel(futures)
             raise
-        return executed, failed
+        return state["executed"], state["failed"]
 
     def results(self) -> pd.DataFrame:
         """The tidy runs table of the stored runs (``runs.csv``, rebuilt):

@@ -57,7 +57,7 @@ def test_a_dask_local_cluster_gives_the_runs_of_msctp_reproduce(cli, tmp_path):
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster, Client(cluster) as client:
         assert len(client.scheduler_info()["workers"]) == 2
-        rep = exp.run(client)
+        rep = exp.run(client, batch=4)  # 14 Dask tasks of up to 4 runs
     assert rep.failed == []
     assert rep.total == rep.executed == 54 and rep.cached == 0
     report = exp.report()
@@ -165,6 +165,8 @@ def test_bad_experiments_and_arguments_are_refused(tmp_path):
     exp = msctp.Experiment.load(EXPERIMENTS / "e4-linkdown.toml", out=tmp_path, quick=True)
     with pytest.raises(TypeError, match="executor"):
         exp.run(executor=object())
+    with pytest.raises(ValueError, match="batch"):
+        exp.run(batch=0)
     for shard in ["4/3", "0/3", "3", "a/b"]:
         with pytest.raises(msctp.ExperimentError):
             exp.plan(shard=shard)
@@ -174,3 +176,13 @@ def test_bad_experiments_and_arguments_are_refused(tmp_path):
             {"mobiles.0.speed": [1, 2]},
             out=tmp_path,
         )
+
+
+def test_executor_tasks_batch_short_runs():
+    from msctp._experiment import _auto_batch, _batches
+
+    assert _auto_batch(54, 2) == 1
+    assert _auto_batch(3240, 2) == 12  # E5: 270 tasks on 2 workers
+    assert _auto_batch(3240, 128) == 3  # 1080 tasks, ~8 per thread
+    assert _auto_batch(10**6, 2) == 32
+    assert [len(b) for b in _batches(list(range(10)), 4)] == [4, 4, 2]

@@ -334,15 +334,7 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
                     planned - stored
                 );
             }
-            for u in &unexpected {
-                eprintln!(
-                    "  claim \"{}\": {} (expected to {:?}): {}",
-                    u.claim,
-                    u.verdict.word(),
-                    u.expect,
-                    u.detail
-                );
-            }
+            print_unexpected(&unexpected);
             bad |= stored < planned || !unexpected.is_empty();
         } else if run_it {
             let c = &r.analysis.checks;
@@ -368,15 +360,7 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
             for f in r.exec.failed.iter().take(10) {
                 eprintln!("  failed: {}: {}", f.what, f.error);
             }
-            for u in &unexpected {
-                eprintln!(
-                    "  claim \"{}\": {} (expected to {:?}): {}",
-                    u.claim,
-                    u.verdict.word(),
-                    u.expect,
-                    u.detail
-                );
-            }
+            print_unexpected(&unexpected);
             bad |= !r.exec.failed.is_empty() || !unexpected.is_empty();
         } else {
             let (d, p) = r.analysis.results.completeness();
@@ -396,6 +380,18 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn print_unexpected(unexpected: &[&msctp_lab::check::CheckOutcome]) {
+    for u in unexpected {
+        eprintln!(
+            "  claim \"{}\": {} (expected to {:?}): {}",
+            u.claim,
+            u.verdict.word(),
+            u.expect,
+            u.detail
+        );
+    }
 }
 
 /// `reproduce --shard I/N`: the slice's runs of each selected experiment,
