@@ -39,7 +39,7 @@ fn main() {
         println!("cargo:rerun-if-changed={}", lock.display());
     }
     for dir in &crates {
-        let base = root.as_deref().unwrap_or(&here);
+        let base = root.unwrap_or(&here);
         hash_file(&mut h, base, &dir.join("Cargo.toml"));
         let mut files = Vec::new();
         walk(&dir.join("src"), &mut files);

@@ -54,6 +54,8 @@ impl PyStudy {
     /// Loads an experiment file and plans it (results under `out/<id>/`).
     #[staticmethod]
     #[pyo3(signature = (path, out, quick=false, repetitions=None, jobs=None, fresh=false, plots=true))]
+    // Python keyword arguments, one parameter each.
+    #[allow(clippy::too_many_arguments)]
     fn load(
         py: Python<'_>,
         path: PathBuf,
@@ -77,6 +79,7 @@ impl PyStudy {
     /// `out/sweep-<name>/`.
     #[staticmethod]
     #[pyo3(signature = (scenario, name, params, repetitions, out, runner="sim", jobs=None, fresh=false))]
+    // Python keyword arguments, one parameter each.
     #[allow(clippy::too_many_arguments)]
     fn sweep(
         py: Python<'_>,

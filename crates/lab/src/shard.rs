@@ -113,9 +113,9 @@ mod tests {
             let mut seen = vec![0u32; 23];
             for index in 1..=count {
                 let s = Shard::new(index, count).unwrap();
-                for run in 0..23 {
+                for (run, n) in seen.iter_mut().enumerate() {
                     if s.contains(run) {
-                        seen[run] += 1;
+                        *n += 1;
                         assert_eq!(Shard::of(run, count), s);
                     }
                 }
