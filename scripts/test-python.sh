@@ -17,7 +17,13 @@ if [ ! -x target/ci/msctp ]; then
     cargo build --profile ci -p msctp
 fi
 rm -rf target/wheels
+sims() { find target/ci/deps -name 'libmsctp_sim-*.rlib' 2>/dev/null | sort; }
+before=$(sims)
 VIRTUAL_ENV=$venv PATH=$venv/bin:$PATH \
     maturin build --quiet --profile ci --manifest-path python/Cargo.toml --out target/wheels
+if [ -n "$before" ] && [ "$(sims)" != "$before" ]; then
+    echo "warning: the extension compiled the simulator a second time: a shared dependency's" \
+        "features differ between the workspace and python/ alone (see python/Cargo.toml)" >&2
+fi
 "$venv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps target/wheels/msctp-*.whl
 MSCTP_BIN=$root/target/ci/msctp "$venv/bin/pytest" -q -p no:cacheprovider python/tests
