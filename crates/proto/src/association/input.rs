@@ -213,13 +213,19 @@ impl Association {
                 }
             };
             let flow = match chunk {
-                Chunk::Data(d) => {
+                Chunk::Data(mut d) => {
                     // DATA the state does not accept is dropped and
                     // leaves no SACK behind (section 9.2: no data after
                     // the peer's SHUTDOWN or in SHUTDOWN-ACK-SENT).
                     if self.accepts_data() {
                         data_seen = true;
                         immediate |= d.immediate;
+                    }
+                    // The payload is a slice of the datagram: a small one
+                    // is copied out, so that what the receiver holds does
+                    // not pin a datagram many times its size.
+                    if d.payload.len() * 2 < packet.len() {
+                        d.payload = Bytes::copy_from_slice(&d.payload);
                     }
                     self.on_data(d, src, dst)
                 }
@@ -436,6 +442,9 @@ impl Association {
             return Flow::Continue;
         }
         self.stats.sacks_received += 1;
+        if s.gap_blocks.len() > self.cfg.limits.max_gap_blocks {
+            self.stats.oversized_sacks += 1;
+        }
         let o = self.sender.on_sack(s, now, &mut self.paths);
         if o.acks_unsent {
             self.protocol_violation("SACK acknowledges a TSN that was not sent", src);
@@ -723,6 +732,9 @@ impl Association {
         }
         self.stats.asconfs_received += 1;
         let expected = self.asconf.peer_serial.wrapping_add(1);
+        if a.serial != expected {
+            self.stats.stale_asconfs += 1;
+        }
         if a.serial == self.asconf.peer_serial {
             // A retransmission: resend the cached answer, or discard.
             if let Some(ack) = self.asconf.cached_ack.clone() {

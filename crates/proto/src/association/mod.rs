@@ -278,6 +278,21 @@ pub struct AssociationStats {
     pub asconfs_sent: u64,
     pub asconf_retransmissions: u64,
     pub asconfs_received: u64,
+    /// ASCONFs whose serial number is not the next expected one: a
+    /// retransmission of the last (answered from the cached ASCONF-ACK,
+    /// RFC 5061 section 5.2) or an old or future serial (discarded), as
+    /// a replay would carry.
+    pub stale_asconfs: u64,
+    /// INITs received by an association that exists (collisions and
+    /// restart attempts, RFC 9260 section 5.2): answered, never applied
+    /// directly.
+    pub unexpected_inits: u64,
+    /// SACKs with more Gap Ack Blocks than `Limits::max_gap_blocks` (a
+    /// peer's huge gap-report list; processed at a bounded cost).
+    pub oversized_sacks: u64,
+    /// DATA chunks sent as zero window probes (RFC 9260 section 6.1
+    /// rule A) to a peer whose window was closed.
+    pub zero_window_probes: u64,
     pub events_dropped: u64,
     pub t3_expirations: u64,
     pub fast_retransmissions: u64,
@@ -338,7 +353,7 @@ struct Directed {
 }
 
 /// An SCTP association.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Association {
     cfg: AssociationConfig,
     state: State,
@@ -808,6 +823,18 @@ impl Association {
         s.duplicate_tsns_received = self.receiver.duplicates_received;
         s.data_dropped_no_buffer = self.receiver.dropped_for_window;
         s
+    }
+
+    /// Checks the send-side TSN accounting (consecutive TSNs from the
+    /// cumulative ack point, byte counters, per-path flight sizes) against
+    /// the queues. Meant for tests and fuzz targets: it walks every queue.
+    /// A closed association has handed its data back to the application
+    /// (`Event::SendFailed`) and has nothing left to account for.
+    pub fn check_accounting(&self) -> Result<(), String> {
+        if self.state == State::Closed {
+            return Ok(());
+        }
+        self.sender.check_accounting(&self.paths)
     }
 
     /// Chooses the primary destination (RFC 9260 section 8.2 / the

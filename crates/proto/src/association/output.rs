@@ -464,6 +464,9 @@ impl Association {
             let c = Chunk::Data(sent.data.clone());
             let tsn = sent.data.tsn;
             let n = sent.payload_len();
+            if self.sender.peer_rwnd < n {
+                self.stats.zero_window_probes += 1;
+            }
             b.push(c, auth);
             self.sender.peer_rwnd = self.sender.peer_rwnd.saturating_sub(n);
             let p = &mut self.paths[path];

@@ -100,7 +100,7 @@ pub struct SackOutcome {
 }
 
 /// Sender state.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Sender {
     queue: VecDeque<OutMessage>,
     /// Bytes of messages not yet cut into chunks.
@@ -259,6 +259,73 @@ impl Sender {
             route,
         });
         self.outstanding.back()
+    }
+
+    /// Checks the sender's bookkeeping against its queues: TSNs of the
+    /// retransmission queue consecutive from the cumulative ack point, the
+    /// byte and mark counters equal to what the queues hold, and every
+    /// path's flight size equal to the payload of the chunks counted in
+    /// flight there. For tests and fuzz targets (it walks every queue).
+    pub fn check_accounting(&self, paths: &[Path]) -> Result<(), String> {
+        for (i, c) in self.outstanding.iter().enumerate() {
+            let want = self.cum_ack.wrapping_add(1).wrapping_add(i as u32);
+            if c.data.tsn != want {
+                return Err(format!(
+                    "outstanding[{i}] has TSN {} not {want}",
+                    c.data.tsn
+                ));
+            }
+            if c.in_flight && c.path >= paths.len() {
+                return Err(format!(
+                    "TSN {} in flight on missing path {}",
+                    c.data.tsn, c.path
+                ));
+            }
+        }
+        let next = self
+            .cum_ack
+            .wrapping_add(1)
+            .wrapping_add(self.outstanding.len() as u32);
+        if next != self.next_tsn {
+            return Err(format!("next TSN {} but {} expected", self.next_tsn, next));
+        }
+        let bytes: usize = self.outstanding.iter().map(|c| c.data.payload.len()).sum();
+        if bytes != self.outstanding_bytes {
+            return Err(format!(
+                "outstanding bytes {} but chunks hold {bytes}",
+                self.outstanding_bytes
+            ));
+        }
+        let queued: usize = self.queue.iter().map(|m| m.data.len() - m.offset).sum();
+        if queued != self.queued_bytes {
+            return Err(format!(
+                "queued bytes {} but messages hold {queued}",
+                self.queued_bytes
+            ));
+        }
+        let marked = self
+            .outstanding
+            .iter()
+            .filter(|c| c.marked.is_some())
+            .count();
+        if marked != self.marked {
+            return Err(format!("{} marked but {marked} chunks are", self.marked));
+        }
+        for (i, p) in paths.iter().enumerate() {
+            let flight: u64 = self
+                .outstanding
+                .iter()
+                .filter(|c| c.in_flight && c.path == i)
+                .map(|c| c.data.payload.len() as u64)
+                .sum();
+            if flight != u64::from(p.flight_size) {
+                return Err(format!(
+                    "path {i} flight size {} but {flight} in flight",
+                    p.flight_size
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Size of the next chunk `next_chunk` would produce.
@@ -496,12 +563,15 @@ impl Sender {
         // Gap blocks, and reneging of blocks no longer reported.
         let mut covered = vec![false; self.outstanding.len()];
         for b in &sack.gap_blocks {
-            for off in b.start..=b.end {
-                // Index relative to the new cumulative point.
-                let idx = off as usize - 1;
-                if idx < covered.len() {
-                    covered[idx] = true;
-                }
+            // Offsets are relative to the new cumulative point: offset 1
+            // is outstanding[0]. Offset 0 names the cumulative TSN itself
+            // (already acknowledged; a start of 0 is malformed but
+            // harmless), and the block is clamped to the queue so a peer's
+            // huge gap lists cost at most one pass over it per block.
+            let start = usize::from(b.start.max(1));
+            let end = usize::from(b.end).min(covered.len());
+            for slot in covered.iter_mut().take(end).skip(start - 1) {
+                *slot = true;
             }
         }
         for (i, c) in self.outstanding.iter_mut().enumerate() {
@@ -718,6 +788,22 @@ mod tests {
             s.on_sack(&sack(102, &[(1, 9)]), Time::ZERO, &mut p)
                 .acks_unsent
         );
+    }
+
+    #[test]
+    fn gap_block_starting_at_offset_zero_is_harmless() {
+        // Found by the `established` fuzz target: a Gap Ack Block Start of
+        // 0 underflowed the offset arithmetic (a panic with overflow
+        // checks on). Offset 0 names the cumulative TSN itself.
+        let mut p = paths(1);
+        let mut s = Sender::new(1, 1, 100_000);
+        send_n(&mut s, &mut p, 4, 0, Time::ZERO);
+        let o = s.on_sack(&sack(1, &[(0, 2)]), Time::ZERO, &mut p);
+        assert!(!o.acks_unsent);
+        // TSN 1 cumulatively, TSNs 2 and 3 by the block (offsets 1 and 2).
+        assert_eq!(o.bytes_acked, 300);
+        assert_eq!(p[0].flight_size, 100);
+        s.check_accounting(&p).unwrap();
     }
 
     #[test]

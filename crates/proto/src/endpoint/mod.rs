@@ -74,6 +74,9 @@ pub struct EndpointStats {
     /// because a live association holds them (should stay 0).
     pub index_conflicts: u64,
     pub associations_created: u64,
+    /// INITs and valid cookies refused because `max_associations`
+    /// associations exist (answered with an ABORT, Out of Resource).
+    pub association_limit_refusals: u64,
     pub events_dropped: u64,
 }
 
@@ -83,7 +86,7 @@ const MAX_PENDING_REPLIES: usize = 1024;
 const MAX_EVENTS: usize = 1 << 16;
 
 /// An SCTP endpoint.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Endpoint {
     cfg: EndpointConfig,
     rng: ChaCha20Rng,
@@ -307,6 +310,8 @@ impl Endpoint {
     fn refuse_no_room(&mut self, dst: IpAddr, src: IpAddr, sport: u16, tag: u32) {
         if self.assocs.len() < self.cfg.max_associations {
             self.stats.source_limit_refusals += 1;
+        } else {
+            self.stats.association_limit_refusals += 1;
         }
         self.abort_init(dst, src, sport, tag, vec![ErrorCause::OutOfResource]);
     }
