@@ -58,6 +58,11 @@ pub struct StackConfig {
     pub max_datagram: usize,
     /// Datagrams read in one go before the driver sends what they caused.
     pub recv_batch: usize,
+    /// Use the kernel's UDP segmentation offload (GSO, `UDP_SEGMENT`) and
+    /// receive coalescing (GRO, `UDP_GRO`) where it has them; without
+    /// them (or with `false`) datagrams are still sent and read many per
+    /// system call (`sendmmsg`, `recvmmsg`).
+    pub offload: bool,
     /// Send requests waiting for room in an association's send buffer.
     pub max_pending_sends: usize,
     /// Bytes of messages an application may hand over ahead of the
@@ -90,13 +95,23 @@ impl StackConfig {
             move_data_on_link_down: true,
             socket_buffer: 4 << 20,
             max_datagram: 65_535,
-            recv_batch: 64,
+            recv_batch: 512,
+            offload: true,
             max_pending_sends: 4096,
             send_credit: 256 << 10,
             event_queue: 4096,
             accept_queue: 64,
             connect_timeout: Duration::from_secs(10),
             drain_timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// How the driver opens its UDP sockets.
+    pub fn socket_options(&self) -> crate::encap::SocketOptions {
+        crate::encap::SocketOptions {
+            buffer: self.socket_buffer,
+            max_datagram: self.max_datagram,
+            offload: self.offload,
         }
     }
 

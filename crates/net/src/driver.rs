@@ -22,6 +22,17 @@ use crate::error::{NetError, describe_close};
 use crate::mobility::{Handover, Mobility, pair_paths};
 use crate::monitor::{IfaceChange, Interfaces, Subscription};
 use crate::status::{AssocStatus, DriverStats};
+use crate::udp::{self, Datagram, Train};
+
+/// A packet the engine produced, waiting for the next batched send.
+struct Queued {
+    sock: usize,
+    to: SocketAddr,
+    payload: Vec<u8>,
+}
+
+/// Packets taken from the engine before they are sent in one batch.
+const TX_QUEUE: usize = 1024;
 
 /// What the application sees besides messages.
 #[derive(Debug, Clone, PartialEq)]
@@ -196,7 +207,10 @@ pub(crate) struct Driver {
     accept_waiters: VecDeque<Reply<AssocParts>>,
     ifaces: Interfaces,
     monitor: Option<Subscription>,
-    buf: Vec<u8>,
+    /// Datagrams read in one batch, before the engine takes them.
+    rx: Vec<Datagram>,
+    /// Packets from the engine waiting for one batched send.
+    txq: Vec<Queued>,
     timer: Pin<Box<Sleep>>,
     stats: DriverStats,
 }
@@ -225,7 +239,8 @@ impl Driver {
         let start = Instant::now();
         Driver {
             ports: RemotePorts::new(4096),
-            buf: vec![0u8; cfg.max_datagram.max(1500)],
+            rx: Vec::new(),
+            txq: Vec::new(),
             cfg,
             ep,
             socks,
@@ -272,7 +287,6 @@ impl Driver {
             let Driver {
                 cmds,
                 socks,
-                buf,
                 timer,
                 monitor,
                 ..
@@ -285,7 +299,7 @@ impl Driver {
             };
             enum Input {
                 Cmd(Option<Command>),
-                Dgram(usize, io::Result<(usize, SocketAddr)>),
+                Dgram(usize),
                 Timer,
                 Iface(io::Result<Vec<IfaceChange>>),
             }
@@ -297,7 +311,7 @@ impl Driver {
             };
             let input = tokio::select! {
                 biased;
-                r = std::future::poll_fn(|cx| socks.poll_recv(cx, buf)) => Input::Dgram(r.0, r.1),
+                i = std::future::poll_fn(|cx| socks.poll_readable(cx)) => Input::Dgram(i),
                 c = cmds.recv(), if draining.is_none() => Input::Cmd(c),
                 _ = timer.as_mut(), if deadline.is_some() => Input::Timer,
                 m = wait => Input::Iface(m),
@@ -326,10 +340,7 @@ impl Driver {
                         }
                     }
                 }
-                Input::Dgram(i, r) => {
-                    self.datagram(i, r);
-                    self.drain_sockets();
-                }
+                Input::Dgram(i) => self.drain_sockets(i),
                 Input::Timer => {}
                 Input::Iface(Ok(changes)) => self.iface_changes(&changes),
                 Input::Iface(Err(e)) => {
@@ -353,63 +364,182 @@ impl Driver {
         self.flush().await;
     }
 
-    fn datagram(&mut self, i: usize, r: io::Result<(usize, SocketAddr)>) {
-        match r {
-            Ok((n, from)) => {
-                self.stats.datagrams_received += 1;
-                let Some(local) = self.socks.socks.get(i).map(|s| s.addr) else {
-                    return;
-                };
-                self.ports.learn(from.ip(), from.port());
-                let data = Bytes::copy_from_slice(&self.buf[..n]);
-                let now = self.now();
-                self.ep.handle_datagram(now, from.ip(), local, data);
+    /// Reads what is queued on the sockets (batches of `recvmmsg`, the
+    /// socket that woke the driver first), up to `recv_batch` datagrams,
+    /// and hands every datagram to the engine.
+    fn drain_sockets(&mut self, first: usize) {
+        let mut budget = self.cfg.recv_batch.max(1);
+        let n = self.socks.socks.len();
+        let mut idle = vec![false; n];
+        let mut k = 0;
+        while budget > 0 && idle.iter().any(|d| !d) {
+            let i = (first + k) % n.max(1);
+            k += 1;
+            if n == 0 || idle[i] {
+                continue;
             }
+            let got = self.read_socket(i);
+            match got {
+                Some(c) if c > 0 => budget = budget.saturating_sub(c),
+                _ => idle[i] = true,
+            }
+            let now = self.now();
+            let local = self.socks.socks[i].addr;
+            for d in self.rx.drain(..) {
+                self.stats.datagrams_received += 1;
+                self.ports.learn(d.from.ip(), d.from.port());
+                self.ep.handle_datagram(now, d.from.ip(), local, d.data);
+            }
+        }
+    }
+
+    /// One `recvmmsg` on socket `i` into `self.rx`: how many datagrams,
+    /// `None` when nothing was queued.
+    fn read_socket(&mut self, i: usize) -> Option<usize> {
+        use std::os::fd::AsRawFd;
+        let s = &mut self.socks.socks[i];
+        let fd = s.sock.as_raw_fd();
+        let before = self.rx.len();
+        let (sock, batch, rx) = (&s.sock, &mut s.batch, &mut self.rx);
+        match sock.try_io(tokio::io::Interest::READABLE, || batch.recv(fd, rx)) {
+            Ok(_) => {
+                self.stats.recv_batches += 1;
+                Some(self.rx.len() - before)
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => None,
             Err(e) => {
                 // ICMP errors reported on the socket (port unreachable,
                 // ...): the engine's timers handle the loss.
                 self.stats.recv_errors += 1;
                 tracing::debug!("receive error: {e}");
+                Some(0)
             }
         }
     }
 
-    /// Reads what else is queued on the sockets, up to `recv_batch`.
-    fn drain_sockets(&mut self) {
-        let mut budget = self.cfg.recv_batch;
-        loop {
-            let mut any = false;
-            for i in 0..self.socks.socks.len() {
-                if budget == 0 {
-                    return;
-                }
-                let r = self.socks.socks[i].sock.try_recv_from(&mut self.buf);
-                match r {
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                    r => {
-                        any = true;
-                        budget -= 1;
-                        self.datagram(i, r);
-                    }
-                }
-            }
-            if !any {
-                return;
-            }
-        }
-    }
-
-    /// Sends everything the engine has to send.
+    /// Sends everything the engine has to send, in batches.
     async fn flush(&mut self) {
         loop {
             let now = self.now();
-            let Some(t) = self.ep.poll_transmit(now) else {
+            while self.txq.len() < TX_QUEUE {
+                let Some(t) = self.ep.poll_transmit(now) else {
+                    break;
+                };
+                self.queue_transmit(t);
+            }
+            if self.txq.is_empty() {
                 break;
-            };
-            self.transmit(t).await;
+            }
+            self.send_queued().await;
         }
         // Transmitting may have produced events (e.g. a closed association).
         self.service();
+    }
+
+    fn queue_transmit(&mut self, t: Transmit) {
+        let port = self.udp_port_for(t.destination);
+        let Some(sock) = self.socks.index_for(t.source, t.destination) else {
+            self.stats.no_socket += 1;
+            return;
+        };
+        self.txq.push(Queued {
+            sock,
+            to: SocketAddr::new(t.destination, port),
+            payload: t.payload,
+        });
+    }
+
+    /// Sends the queued packets: consecutive packets of one socket to
+    /// one destination and of one size (the last may be shorter) form a
+    /// GSO train; trains go `SEND_BATCH` per `sendmmsg`.
+    async fn send_queued(&mut self) {
+        use std::os::fd::AsRawFd;
+        let mut done = 0;
+        while done < self.txq.len() {
+            let sock = self.txq[done].sock;
+            let s = &self.socks.socks[sock];
+            let gso = s.batch.gso;
+            // The run of packets from this socket.
+            let run_end = self.txq[done..]
+                .iter()
+                .position(|q| q.sock != sock)
+                .map_or(self.txq.len(), |p| done + p);
+            let segs: Vec<&[u8]> = self.txq[done..run_end]
+                .iter()
+                .map(|q| &q.payload[..])
+                .collect();
+            // Trains: (start, end) in segs.
+            let mut bounds: Vec<(usize, usize)> = Vec::new();
+            let mut a = 0;
+            while a < segs.len() && bounds.len() < udp::SEND_BATCH {
+                let mut b = a + 1;
+                if gso {
+                    let size = segs[a].len();
+                    let mut bytes = size;
+                    while b < segs.len()
+                        && b - a < udp::MAX_SEGMENTS
+                        && self.txq[done + b].to == self.txq[done + a].to
+                        && segs[b].len() <= size
+                        && bytes + segs[b].len() <= udp::MAX_GSO_BYTES
+                    {
+                        bytes += segs[b].len();
+                        b += 1;
+                        if segs[b - 1].len() < size {
+                            break;
+                        }
+                    }
+                }
+                bounds.push((a, b));
+                a = b;
+            }
+            let trains: Vec<Train> = bounds
+                .iter()
+                .map(|&(a, b)| Train {
+                    to: self.txq[done + a].to,
+                    segments: &segs[a..b],
+                })
+                .collect();
+            let fd = s.sock.as_raw_fd();
+            let r = s
+                .sock
+                .try_io(tokio::io::Interest::WRITABLE, || s.batch.send(fd, &trains));
+            match r {
+                Ok(k) => {
+                    let k = k.max(1).min(bounds.len());
+                    let sent = bounds[k - 1].1;
+                    self.stats.datagrams_sent += sent as u64;
+                    self.stats.send_batches += 1;
+                    self.stats.gso_trains +=
+                        bounds[..k].iter().filter(|(a, b)| b - a > 1).count() as u64;
+                    done += sent;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    drop(trains);
+                    if self.socks.socks[sock].sock.writable().await.is_err() {
+                        self.stats.send_errors += 1;
+                        done = run_end;
+                    }
+                }
+                Err(e) if gso && bounds[0].1 - bounds[0].0 > 1 && udp::is_gso_refusal(&e) => {
+                    // The kernel or device cannot segment: one datagram
+                    // per message from now on.
+                    tracing::debug!("UDP GSO refused ({e}); sending without it");
+                    drop(trains);
+                    self.socks.socks[sock].batch.gso = false;
+                    self.stats.gso_fallbacks += 1;
+                }
+                Err(e) => {
+                    // Unreachable network, address gone, ...: the first
+                    // train is lost (the engine's timers deal with it);
+                    // the rest go on.
+                    let lost = bounds[0].1;
+                    self.stats.send_errors += lost as u64;
+                    tracing::debug!("send to {} failed: {e}", trains[0].to);
+                    done += lost;
+                }
+            }
+        }
+        self.txq.clear();
     }
 
     fn udp_port_for(&self, dest: IpAddr) -> u16 {
@@ -427,36 +557,6 @@ impl Driver {
             }
         }
         self.cfg.remote_udp_port
-    }
-
-    async fn transmit(&mut self, t: Transmit) {
-        let port = self.udp_port_for(t.destination);
-        let Some(s) = self.socks.for_source(t.source, t.destination) else {
-            self.stats.no_socket += 1;
-            return;
-        };
-        let to = SocketAddr::new(t.destination, port);
-        loop {
-            match s.sock.try_send_to(&t.payload, to) {
-                Ok(_) => {
-                    self.stats.datagrams_sent += 1;
-                    return;
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if s.sock.writable().await.is_err() {
-                        self.stats.send_errors += 1;
-                        return;
-                    }
-                }
-                Err(e) => {
-                    // Unreachable network, address gone, ...: the packet
-                    // is lost; the engine's timers deal with it.
-                    self.stats.send_errors += 1;
-                    tracing::debug!("send to {to} failed: {e}");
-                    return;
-                }
-            }
-        }
     }
 
     fn new_assoc(&mut self, id: AssocId, udp_port: u16, peer_port: u16) -> &mut Assoc {
@@ -678,7 +778,7 @@ impl Driver {
     }
 
     fn bind_socket(&mut self, addr: IpAddr) -> Result<(), NetError> {
-        let s = encap::bind(addr, self.cfg.udp_port, self.cfg.socket_buffer)?;
+        let s = encap::bind(addr, self.cfg.udp_port, self.cfg.socket_options())?;
         self.socks.socks.push(s);
         Ok(())
     }

@@ -80,7 +80,7 @@ impl Stack {
             if !socks.contains(a) {
                 socks
                     .socks
-                    .push(encap::bind(a, cfg.udp_port, cfg.socket_buffer)?);
+                    .push(encap::bind(a, cfg.udp_port, cfg.socket_options())?);
             }
         }
         // Port 0 asks the kernel; every socket then uses the first one's.
@@ -92,7 +92,9 @@ impl Stack {
             let addrs = socks.addrs();
             socks.socks.truncate(1);
             for a in addrs.into_iter().skip(1) {
-                socks.socks.push(encap::bind(a, port, cfg.socket_buffer)?);
+                socks
+                    .socks
+                    .push(encap::bind(a, port, cfg.socket_options())?);
             }
         }
         let seed: [u8; 32] = rand::random();
