@@ -43,13 +43,14 @@ pub struct BenchConfig {
     pub work_dir: PathBuf,
     /// usrsctp example sources (Debian: /usr/share/doc/libusrsctp-dev/examples).
     pub usrsctp_examples: PathBuf,
-    /// msctp's path MTU (SCTP packet bytes); `None`: the stack's default
-    /// (1452, an Ethernet path less IPv6 and UDP headers).
+    /// msctp's path MTU (SCTP packet bytes); `None`: the stack's choice
+    /// on loopback, the loopback interface's MTU less IP and UDP headers
+    /// (65 488 bytes), as kernel TCP sizes its segments there.
     pub path_mtu: Option<usize>,
     /// UDP GSO / GRO for msctp.
     pub offload: bool,
-    /// Contenders to run (`msctp`, `msctp-auth`, `usrsctp`, `tcp`); empty:
-    /// all.
+    /// Contenders to run (`msctp`, `msctp-auth`, `msctp-eth`, `usrsctp`,
+    /// `tcp`); empty: all.
     pub only: Vec<String>,
 }
 
@@ -57,7 +58,7 @@ impl Default for BenchConfig {
     fn default() -> Self {
         BenchConfig {
             bytes: 200 << 20,
-            message: 1400,
+            message: 65_536,
             work_dir: std::env::temp_dir().join(format!("msctp-bench-{}", std::process::id())),
             usrsctp_examples: PathBuf::from("/usr/share/doc/libusrsctp-dev/examples"),
             path_mtu: None,
@@ -114,6 +115,8 @@ pub struct Sample {
     pub secs: f64,
     /// CPU time of both ends.
     pub cpu_s: Option<f64>,
+    /// msctp's path MTU.
+    pub path_mtu: Option<usize>,
 }
 
 /// The run.
@@ -121,12 +124,15 @@ pub struct Sample {
 pub struct BenchReport {
     pub bytes: u64,
     pub message: usize,
-    /// msctp's path MTU.
-    pub path_mtu: usize,
+    /// msctp's path MTU (AUTH off and on).
+    pub path_mtu: Option<usize>,
     /// msctp without AUTH.
     pub msctp: Measure,
     /// msctp with every DATA and SACK authenticated.
     pub msctp_auth: Measure,
+    /// msctp (AUTH off) with Ethernet-size packets (path MTU 1452): the
+    /// figure that batching and UDP GSO / GRO make.
+    pub msctp_ethernet: Measure,
     pub usrsctp: Measure,
     pub tcp: Measure,
     /// msctp (AUTH off) / usrsctp and msctp / TCP.
@@ -141,13 +147,21 @@ impl std::fmt::Display for BenchReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "loopback throughput, {} MB in {}-byte messages (msctp path MTU {} bytes):",
+            "loopback throughput, {} MB in {}-byte messages (TCP: {}-byte writes){}:",
             self.bytes / 1_000_000,
             self.message,
+            TCP_WRITE,
             self.path_mtu
+                .map_or(String::new(), |m| format!(", msctp path MTU {m} bytes"))
         )?;
         writeln!(f, "  {:<52} {:>10} {:>12}", "", "MB/s", "CPU s/GB")?;
-        for m in [&self.msctp, &self.msctp_auth, &self.usrsctp, &self.tcp] {
+        for m in [
+            &self.msctp,
+            &self.msctp_auth,
+            &self.msctp_ethernet,
+            &self.usrsctp,
+            &self.tcp,
+        ] {
             match (m.mb_per_s, &m.missing) {
                 (Some(v), _) => {
                     let cpu = m
@@ -206,13 +220,14 @@ fn cpu_time(children: bool) -> Option<f64> {
 pub fn run(cfg: &BenchConfig) -> Result<BenchReport, NetError> {
     const MSCTP: &str = "msctp (SCTP over UDP), AUTH off";
     const MSCTP_AUTH: &str = "msctp, AUTH on (HMAC-SHA-256 on DATA, SACK)";
+    const MSCTP_ETH: &str = "msctp, AUTH off, 1452-byte packets (GSO/GRO)";
     const USRSCTP: &str = "usrsctp tsctp (SCTP over UDP, rebuilt)";
     const TCP: &str = "kernel TCP (64 kB writes)";
+    let mut mtu_seen = None;
     let msctp = if cfg.runs("msctp") {
-        Measure::of(
-            MSCTP,
-            msctp_throughput(cfg, Auth::Off).map_err(|e| e.to_string()),
-        )
+        let r = msctp_throughput(cfg, Auth::Off).map_err(|e| e.to_string());
+        mtu_seen = r.as_ref().ok().and_then(|x| x.path_mtu);
+        Measure::of(MSCTP, r)
     } else {
         skipped(MSCTP)
     };
@@ -223,6 +238,18 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, NetError> {
         )
     } else {
         skipped(MSCTP_AUTH)
+    };
+    let msctp_ethernet = if cfg.runs("msctp-eth") {
+        let eth = BenchConfig {
+            path_mtu: Some(1452),
+            ..cfg.clone()
+        };
+        Measure::of(
+            MSCTP_ETH,
+            msctp_throughput(&eth, Auth::Off).map_err(|e| e.to_string()),
+        )
+    } else {
+        skipped(MSCTP_ETH)
     };
     let usrsctp = if cfg.runs("usrsctp") {
         Measure::of(USRSCTP, tsctp_throughput(cfg))
@@ -242,20 +269,21 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, NetError> {
     Ok(BenchReport {
         bytes: cfg.bytes,
         message: cfg.message,
-        path_mtu: msctp_config(cfg, 0, false, Auth::Off)
-            .endpoint
-            .association
-            .path_mtu,
+        path_mtu: mtu_seen,
         ratio_usrsctp: ratio(&msctp, &usrsctp),
         ratio_tcp: ratio(&msctp, &tcp),
         ratio_auth_usrsctp: ratio(&msctp_auth, &usrsctp),
         ratio_auth_tcp: ratio(&msctp_auth, &tcp),
         msctp,
         msctp_auth,
+        msctp_ethernet,
         usrsctp,
         tcp,
     })
 }
+
+/// Kernel TCP's write (and read) size.
+const TCP_WRITE: usize = 1 << 16;
 
 const LO: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 
@@ -270,6 +298,7 @@ fn msctp_config(cfg: &BenchConfig, port: u16, listen: bool, auth: Auth) -> Stack
     a.max_message_size = a.max_message_size.max(cfg.message);
     if let Some(m) = cfg.path_mtu {
         a.path_mtu = m;
+        c.loopback_mtu = false;
     }
     match auth {
         Auth::Off => {
@@ -295,8 +324,10 @@ pub fn msctp_throughput(cfg: &BenchConfig, auth: Auth) -> Result<Sample, NetErro
         .enable_all()
         .build()?;
     let cpu0 = cpu_time(false);
+    let mut mtu = None;
     let r = rt.block_on(async {
         let server = Stack::bind(msctp_config(cfg, 5001, true, auth)).await?;
+        mtu = Some(server.info().path_mtu);
         let sport = server.udp_port();
         let client = Stack::bind(msctp_config(cfg, 5002, false, auth)).await?;
         let total = cfg.bytes;
@@ -336,6 +367,7 @@ pub fn msctp_throughput(cfg: &BenchConfig, auth: Auth) -> Result<Sample, NetErro
         bytes,
         secs,
         cpu_s: cpu,
+        path_mtu: mtu,
     })
 }
 
@@ -347,7 +379,7 @@ pub fn tcp_throughput(cfg: &BenchConfig) -> Result<Sample, NetError> {
     let total = cfg.bytes;
     let rx = std::thread::spawn(move || -> std::io::Result<(u64, f64)> {
         let (mut s, _) = l.accept()?;
-        let mut buf = vec![0u8; 1 << 16];
+        let mut buf = vec![0u8; TCP_WRITE];
         let mut got = 0u64;
         let mut start = None;
         loop {
@@ -364,7 +396,7 @@ pub fn tcp_throughput(cfg: &BenchConfig) -> Result<Sample, NetError> {
         ))
     });
     let mut s = TcpStream::connect(addr)?;
-    let buf = vec![0x42u8; 1 << 16];
+    let buf = vec![0x42u8; TCP_WRITE];
     let mut sent = 0u64;
     while sent < total {
         let n = (total - sent).min(buf.len() as u64) as usize;
@@ -381,6 +413,7 @@ pub fn tcp_throughput(cfg: &BenchConfig) -> Result<Sample, NetError> {
         bytes: got,
         secs,
         cpu_s: cpu,
+        path_mtu: None,
     })
 }
 
@@ -557,5 +590,6 @@ pub fn tsctp_throughput(cfg: &BenchConfig) -> Result<Sample, String> {
         bytes: bytes as u64,
         secs,
         cpu_s: cpu,
+        path_mtu: None,
     })
 }

@@ -51,6 +51,12 @@ pub struct StackConfig {
     /// When the policy moves data off a path whose link is down, resend
     /// that path's outstanding data at once (instead of after T3-rtx).
     pub move_data_on_link_down: bool,
+    /// When every local address is a loopback address (the peer is on this
+    /// host), packets are sized to the loopback interface's MTU less the
+    /// IP and UDP headers (at most 65 507 bytes), as the kernel's TCP and
+    /// SCTP size theirs there; `endpoint.association.path_mtu` applies
+    /// otherwise.
+    pub loopback_mtu: bool,
     /// SO_RCVBUF and SO_SNDBUF of each UDP socket, bytes.
     pub socket_buffer: usize,
     /// Largest datagram received (bytes); larger ones are truncated and
@@ -93,6 +99,7 @@ impl StackConfig {
             interfaces: Vec::new(),
             policy: PolicyKind::FailoverOnly,
             move_data_on_link_down: true,
+            loopback_mtu: true,
             socket_buffer: 4 << 20,
             max_datagram: 65_535,
             recv_batch: 512,

@@ -54,6 +54,8 @@ pub(crate) struct SendShared {
     /// Credit (bytes) the semaphore was created with.
     pub limit: usize,
     pub error: std::sync::Mutex<Option<String>>,
+    /// `error` holds something (read without the lock on every send).
+    pub failed: std::sync::atomic::AtomicBool,
 }
 
 impl SendShared {
@@ -62,6 +64,8 @@ impl SendShared {
             && g.is_none()
         {
             *g = Some(e.to_string());
+            self.failed
+                .store(true, std::sync::atomic::Ordering::Release);
         }
     }
 }
@@ -157,7 +161,11 @@ impl PendingSend {
     /// and answer.
     fn done(self, shared: &SendShared, r: Result<(), NetError>) {
         shared.credit.add_permits(self.credit as usize);
-        match self.reply {
+        Self::answer(self.reply, shared, r);
+    }
+
+    fn answer(reply: Option<Reply<()>>, shared: &SendShared, r: Result<(), NetError>) {
+        match reply {
             Some(reply) => {
                 let _ = reply.send(r);
             }
@@ -569,6 +577,7 @@ impl Driver {
             credit: tokio::sync::Semaphore::new(limit),
             limit,
             error: std::sync::Mutex::new(None),
+            failed: std::sync::atomic::AtomicBool::new(false),
         });
         self.assocs.entry(id).or_insert(Assoc {
             shared,
@@ -920,16 +929,32 @@ impl Driver {
         // Sends waiting for room.
         match x {
             Some(x) if a.closed.is_none() => {
+                // Credit given back once for the whole pass.
+                let mut credit = 0usize;
                 while let Some(p) = a.sends.front() {
+                    if x.state() == msctp_proto::association::State::Established
+                        && x.send_capacity() >= p.data.len()
+                    {
+                        // Room: the message moves into the engine.
+                        let Some(p) = a.sends.pop_front() else { break };
+                        credit += p.credit as usize;
+                        let r = x.send(p.stream, p.ppid, p.data, p.unordered);
+                        PendingSend::answer(p.reply, &a.shared, r.map_err(NetError::from));
+                        continue;
+                    }
                     match x.send(p.stream, p.ppid, p.data.clone(), p.unordered) {
                         Err(SendError::BufferFull) => break,
                         Err(SendError::NotConnected) if !x.state().is_established() => break,
                         r => {
                             if let Some(p) = a.sends.pop_front() {
-                                p.done(&a.shared, r.map_err(NetError::from));
+                                credit += p.credit as usize;
+                                PendingSend::answer(p.reply, &a.shared, r.map_err(NetError::from));
                             }
                         }
                     }
+                }
+                if credit > 0 {
+                    a.shared.credit.add_permits(credit);
                 }
                 if a.shutdown_wanted && !a.shutdown_started && a.sends.is_empty() {
                     a.shutdown_started = true;

@@ -36,6 +36,8 @@ pub struct StackInfo {
     pub udp_port: u16,
     pub local_addrs: Vec<IpAddr>,
     pub connect_timeout: std::time::Duration,
+    /// The path MTU of its associations (SCTP packet bytes).
+    pub path_mtu: usize,
 }
 
 async fn call<T>(
@@ -97,6 +99,17 @@ impl Stack {
                     .push(encap::bind(a, port, cfg.socket_options())?);
             }
         }
+        if cfg.loopback_mtu
+            && cfg.local_addrs.iter().all(|a| a.is_loopback())
+            && let Some(first) = socks.socks.first()
+        {
+            use std::os::fd::AsRawFd;
+            if let Some(mtu) = crate::udp::loopback_mtu(first.sock.as_raw_fd()) {
+                // IPv6 and UDP headers (the larger IP header of the two).
+                let m = mtu.saturating_sub(48).clamp(508, 65_507);
+                cfg.endpoint.association.path_mtu = m;
+            }
+        }
         let seed: [u8; 32] = rand::random();
         let mut ep = Endpoint::new(cfg.endpoint.clone(), seed)?;
         ep.set_local_addresses(&socks.addrs());
@@ -105,6 +118,7 @@ impl Stack {
             udp_port: cfg.udp_port,
             local_addrs: socks.addrs(),
             connect_timeout: cfg.connect_timeout,
+            path_mtu: cfg.endpoint.association.path_mtu,
         });
         let (tx, rx) = mpsc::channel(1024);
         let driver = Driver::new(cfg, ep, socks, rx, ifaces, monitor_sub);
@@ -230,6 +244,9 @@ async fn send_msg(
 }
 
 fn earlier_error(shared: &SendShared) -> Result<(), NetError> {
+    if !shared.failed.load(std::sync::atomic::Ordering::Acquire) {
+        return Ok(());
+    }
     match shared.error.lock().ok().and_then(|g| g.clone()) {
         Some(e) => Err(NetError::SendFailed(e)),
         None => Ok(()),

@@ -292,6 +292,30 @@ mod sys {
     }
 }
 
+/// The MTU of the loopback interface (`lo`) as the socket `fd` sees it
+/// (its network namespace), if the kernel tells.
+#[cfg(target_os = "linux")]
+pub fn loopback_mtu(fd: std::os::fd::RawFd) -> Option<usize> {
+    // SAFETY: ifreq is plain data; all-zero is valid.
+    let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
+    for (d, s) in req.ifr_name.iter_mut().zip(b"lo\0") {
+        *d = *s as libc::c_char;
+    }
+    // SAFETY: SIOCGIFMTU reads the name and writes ifru_mtu of `req`.
+    let r = unsafe { libc::ioctl(fd, libc::SIOCGIFMTU as _, &mut req) };
+    if r != 0 {
+        return None;
+    }
+    // SAFETY: the kernel filled the mtu member.
+    let mtu = unsafe { req.ifr_ifru.ifru_mtu };
+    usize::try_from(mtu).ok().filter(|m| *m > 0)
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn loopback_mtu(_fd: i32) -> Option<usize> {
+    None
+}
+
 /// Whether an error of a GSO send means "no GSO here" (the device or
 /// kernel cannot segment), so that the socket should fall back.
 pub fn is_gso_refusal(e: &io::Error) -> bool {

@@ -45,17 +45,19 @@ enum What {
         /// Megabytes per transfer.
         #[arg(long, default_value_t = 200)]
         megabytes: u64,
-        /// Message size in bytes (msctp and tsctp).
-        #[arg(long, default_value_t = 1400)]
+        /// Message size in bytes (msctp and tsctp; kernel TCP writes 64 kB).
+        #[arg(long, default_value_t = 65536)]
         message: usize,
-        /// msctp's path MTU in bytes (default: the stack's, 1452).
+        /// msctp's path MTU in bytes (default: the stack's choice, on
+        /// loopback the interface's MTU less IP and UDP headers).
         #[arg(long)]
         mtu: Option<usize>,
         /// msctp without UDP GSO / GRO (batched system calls only).
         #[arg(long)]
         no_offload: bool,
-        /// Run only these contenders (repeat): msctp, msctp-auth, usrsctp, tcp.
-        #[arg(long, value_parser = ["msctp", "msctp-auth", "usrsctp", "tcp"])]
+        /// Run only these contenders (repeat): msctp, msctp-auth, msctp-eth
+        /// (1452-byte packets), usrsctp, tcp.
+        #[arg(long, value_parser = ["msctp", "msctp-auth", "msctp-eth", "usrsctp", "tcp"])]
         only: Vec<String>,
         /// Print JSON.
         #[arg(long)]

@@ -75,7 +75,9 @@ impl Association {
     ) {
         let view = Packet::new_unchecked(&packet[..]);
         let vtag = view.verification_tag();
-        let mut chunks: Vec<(Range<usize>, u8, u8)> = Vec::new();
+        // The chunk list of every packet reuses one vector.
+        let mut chunks = std::mem::take(&mut self.rx_chunks);
+        chunks.clear();
         for item in view.chunks() {
             match item {
                 Ok((range, c)) => chunks.push((range, c.chunk_type(), c.flags())),
@@ -85,6 +87,23 @@ impl Association {
                 }
             }
         }
+        self.handle_chunks(now, src, dst, packet, vtag, &chunks, cookie);
+        self.rx_chunks = chunks;
+    }
+
+    /// [`handle_packet`](Self::handle_packet) once the chunk headers are
+    /// known: `(range in the packet, type, flags)` each.
+    #[allow(clippy::too_many_arguments)]
+    fn handle_chunks(
+        &mut self,
+        now: Time,
+        src: IpAddr,
+        dst: IpAddr,
+        packet: &Bytes,
+        vtag: u32,
+        chunks: &[(Range<usize>, u8, u8)],
+        cookie: Option<&CookieState>,
+    ) {
         let Some(&(_, first, first_flags)) = chunks.first() else {
             return;
         };

@@ -366,6 +366,8 @@ pub struct Association {
     send_blocked: bool,
     events: VecDeque<Event>,
     stats: AssociationStats,
+    /// The chunk headers of the packet being handled (reused).
+    rx_chunks: Vec<(std::ops::Range<usize>, u8, u8)>,
 }
 
 impl Association {
@@ -431,6 +433,7 @@ impl Association {
             send_blocked: false,
             events: VecDeque::new(),
             stats: AssociationStats::default(),
+            rx_chunks: Vec::new(),
         }
     }
 

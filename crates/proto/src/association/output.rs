@@ -414,7 +414,9 @@ impl Association {
             // rides behind control chunks (an ASCONF in front of DATA)
             // instead of waiting for the next packet; a sliver of room is
             // not worth a fragment.
-            let auth_cost = if auth && !b.needs_auth {
+            // The AUTH chunk is not in `b.size`: it costs its room whether
+            // this chunk or one bundled before (a SACK) needs it.
+            let auth_cost = if auth || b.needs_auth {
                 b.auth_overhead
             } else {
                 0
@@ -567,7 +569,12 @@ impl Association {
         chunks: Vec<Chunk>,
         auth: bool,
     ) -> Transmit {
-        let mut buf = Vec::with_capacity(self.cfg.path_mtu);
+        // Exactly the packet's size: with a large path MTU (loopback) a
+        // SACK must not take 64 kB.
+        let size = COMMON_HEADER
+            + chunks.iter().map(|c| c.padded_len()).sum::<usize>()
+            + if auth { self.auth_overhead() } else { 0 };
+        let mut buf = Vec::with_capacity(size);
         buf.extend_from_slice(&self.local_port.to_be_bytes());
         buf.extend_from_slice(&self.peer_port.to_be_bytes());
         buf.extend_from_slice(&tag.to_be_bytes());

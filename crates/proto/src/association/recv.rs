@@ -320,6 +320,9 @@ impl Receiver {
         }
         self.ready.push_back(msg);
         s.next_ssn = s.next_ssn.wrapping_add(1);
+        if s.waiting.is_empty() {
+            return;
+        }
         while let Some(m) = s.waiting.remove(&s.next_ssn) {
             self.ready.push_back(m);
             s.next_ssn = s.next_ssn.wrapping_add(1);

@@ -236,6 +236,15 @@ impl Endpoint {
             return;
         };
         let port = a.peer_port();
+        // The common case, every packet: nothing changed.
+        if let Some(old) = self.indexed.get(&id)
+            && old.len() == a.paths().len()
+            && a.paths()
+                .iter()
+                .all(|p| old.binary_search(&p.remote).is_ok())
+        {
+            return;
+        }
         let mut now_addrs: Vec<IpAddr> = a.paths().iter().map(|p| p.remote).collect();
         if now_addrs.is_empty() {
             // Still in COOKIE-WAIT: keep the INIT destinations.
