@@ -221,13 +221,26 @@ pub(crate) struct Driver {
     txq: Vec<Queued>,
     timer: Pin<Box<Sleep>>,
     stats: DriverStats,
+    unreported: Unreported,
 }
 
-/// Counts handovers and tells the application about each.
-fn report_handovers(stats: &mut DriverStats, events: &mpsc::Sender<NetEvent>, hs: Vec<Handover>) {
-    for h in hs {
+/// Handovers decided but not yet reported: each is told to the
+/// application once the driver has sent the first packet after it (its
+/// `sent_ns`), at the end of the same pass.
+type Unreported = Vec<(mpsc::Sender<NetEvent>, Handover)>;
+
+/// Counts handovers and keeps them for the report after the next send.
+fn report_handovers(
+    stats: &mut DriverStats,
+    out: &mut Unreported,
+    events: &mpsc::Sender<NetEvent>,
+    link_event_ns: Option<u64>,
+    hs: Vec<Handover>,
+) {
+    for mut h in hs {
         stats.handovers += 1;
-        let _ = events.try_send(NetEvent::Handover(h));
+        h.link_event_ns = link_event_ns;
+        out.push((events.clone(), h));
     }
 }
 
@@ -243,8 +256,9 @@ impl Driver {
         cmds: mpsc::Receiver<Command>,
         ifaces: Interfaces,
         monitor: Option<Subscription>,
+        start: std::time::Instant,
     ) -> Self {
-        let start = Instant::now();
+        let start = Instant::from_std(start);
         Driver {
             ports: RemotePorts::new(4096),
             rx: Vec::new(),
@@ -261,6 +275,7 @@ impl Driver {
             monitor,
             timer: Box::pin(tokio::time::sleep_until(start + Duration::from_secs(3600))),
             stats: DriverStats::default(),
+            unreported: Vec::new(),
         }
     }
 
@@ -319,10 +334,12 @@ impl Driver {
             };
             let input = tokio::select! {
                 biased;
+                // Interface changes first: a link that went down must not
+                // wait behind a busy transfer's datagrams and sends.
+                m = wait => Input::Iface(m),
                 i = std::future::poll_fn(|cx| socks.poll_readable(cx)) => Input::Dgram(i),
                 c = cmds.recv(), if draining.is_none() => Input::Cmd(c),
                 _ = timer.as_mut(), if deadline.is_some() => Input::Timer,
-                m = wait => Input::Iface(m),
                 _ = drain_tick => Input::Timer,
             };
             match input {
@@ -440,6 +457,9 @@ impl Driver {
             }
             self.send_queued().await;
         }
+        for (tx, h) in self.unreported.drain(..) {
+            let _ = tx.try_send(NetEvent::Handover(h));
+        }
         // Transmitting may have produced events (e.g. a closed association).
         self.service();
     }
@@ -513,6 +533,12 @@ impl Driver {
                 .try_io(tokio::io::Interest::WRITABLE, || s.batch.send(fd, &trains));
             match r {
                 Ok(k) => {
+                    if !self.unreported.is_empty() {
+                        let now = now_of(self.start).as_nanos();
+                        for (_, h) in self.unreported.iter_mut() {
+                            h.sent_ns.get_or_insert(now);
+                        }
+                    }
                     let k = k.max(1).min(bounds.len());
                     let sent = bounds[k - 1].1;
                     self.stats.datagrams_sent += sent as u64;
@@ -875,7 +901,13 @@ impl Driver {
                 continue;
             }
             let hs = m.on_link_events(now, &usable, x, &self.ifaces);
-            report_handovers(&mut self.stats, &a.events, hs);
+            report_handovers(
+                &mut self.stats,
+                &mut self.unreported,
+                &a.events,
+                Some(now.as_nanos()),
+                hs,
+            );
         }
         for ev in &usable {
             if let LinkEvent::AddressLost { addr, .. } = ev {
@@ -923,7 +955,7 @@ impl Driver {
         // A move held until a returning link's path answers (mobility).
         if let (Some(m), Some(x)) = (a.mobility.as_mut(), self.ep.association_mut(id)) {
             let hs = m.poll(now, x, &self.ifaces);
-            report_handovers(&mut self.stats, &a.events, hs);
+            report_handovers(&mut self.stats, &mut self.unreported, &a.events, None, hs);
         }
         let x = self.ep.association_mut(id);
         // Sends waiting for room.
@@ -1133,7 +1165,7 @@ impl Driver {
         if let Some(a) = self.assocs.get_mut(&id) {
             if let (Some(m), Some(x)) = (a.mobility.as_mut(), self.ep.association_mut(id)) {
                 let hs = m.on_event(now, &ev, x, &self.ifaces);
-                report_handovers(&mut self.stats, &a.events, hs);
+                report_handovers(&mut self.stats, &mut self.unreported, &a.events, None, hs);
             }
             if !matches!(ev, Event::Readable | Event::Writable)
                 && a.events.try_send(NetEvent::Assoc(ev)).is_err()

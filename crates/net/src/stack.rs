@@ -38,6 +38,9 @@ pub struct StackInfo {
     pub connect_timeout: std::time::Duration,
     /// The path MTU of its associations (SCTP packet bytes).
     pub path_mtu: usize,
+    /// The origin of the driver's clock: its times (`Handover::at_ns`,
+    /// ...) are nanoseconds since this instant.
+    pub started: std::time::Instant,
 }
 
 async fn call<T>(
@@ -113,15 +116,17 @@ impl Stack {
         let seed: [u8; 32] = rand::random();
         let mut ep = Endpoint::new(cfg.endpoint.clone(), seed)?;
         ep.set_local_addresses(&socks.addrs());
+        let started = std::time::Instant::now();
         let info = Arc::new(StackInfo {
             port: cfg.endpoint.port,
             udp_port: cfg.udp_port,
             local_addrs: socks.addrs(),
             connect_timeout: cfg.connect_timeout,
             path_mtu: cfg.endpoint.association.path_mtu,
+            started,
         });
         let (tx, rx) = mpsc::channel(1024);
-        let driver = Driver::new(cfg, ep, socks, rx, ifaces, monitor_sub);
+        let driver = Driver::new(cfg, ep, socks, rx, ifaces, monitor_sub, started);
         tokio::spawn(driver.run());
         Ok(Stack { tx, info })
     }

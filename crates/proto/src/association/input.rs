@@ -154,6 +154,9 @@ impl Association {
             return;
         }
 
+        if !self.moved_off.is_empty() {
+            self.moved_off.retain(|a| *a != src);
+        }
         if let Some(i) = self.path_index(src) {
             let p = &mut self.paths[i];
             p.last_heard = Some(now);
@@ -481,7 +484,15 @@ impl Association {
         p.heartbeat = None;
         p.stats.heartbeat_acks_received += 1;
         if !probe.timed_out {
-            p.rto.sample(now.saturating_since(probe.sent_at));
+            let rtt = now.saturating_since(probe.sent_at);
+            p.rto.sample(rtt);
+            // What a packet takes there when nothing of ours is queued.
+            if p.flight_size == 0 {
+                match self.idle_rtt.iter_mut().find(|(a, _)| *a == addr) {
+                    Some(e) => e.1 = rtt,
+                    None => self.idle_rtt.push((addr, rtt)),
+                }
+            }
         }
         let newly_confirmed = !p.confirmed;
         p.confirmed = true;

@@ -368,6 +368,13 @@ pub struct Association {
     stats: AssociationStats,
     /// The chunk headers of the packet being handled (reused).
     rx_chunks: Vec<(std::ops::Range<usize>, u8, u8)>,
+    /// Peer addresses whose data the application moved away because the
+    /// link under them went down (`retransmit_path_data`), until a packet
+    /// from them arrives: no fast retransmission goes there meanwhile.
+    moved_off: Vec<IpAddr>,
+    /// The last heartbeat round trip of each peer address measured while
+    /// none of our data was in flight there (its queue empty).
+    idle_rtt: Vec<(IpAddr, Duration)>,
 }
 
 impl Association {
@@ -434,6 +441,8 @@ impl Association {
             events: VecDeque::new(),
             stats: AssociationStats::default(),
             rx_chunks: Vec::new(),
+            moved_off: Vec::new(),
+            idle_rtt: Vec::new(),
         }
     }
 
@@ -992,6 +1001,9 @@ impl Association {
     pub fn retransmit_path_data(&mut self, addr: IpAddr) -> Result<usize, AddressError> {
         let i = self.path_index(addr).ok_or(AddressError::Unknown)?;
         let n = self.sender.mark_path_for_handover(i, &mut self.paths);
+        if !self.moved_off.contains(&addr) {
+            self.moved_off.push(addr);
+        }
         let p = &mut self.paths[i];
         if p.flight_size == 0 {
             p.t3_deadline = None;
