@@ -90,8 +90,14 @@ pub struct StackConfig {
 impl StackConfig {
     /// Defaults for SCTP port `port`: RFC 9260 parameters, UDP port 9899.
     pub fn new(port: u16) -> Self {
+        // The stack's endpoint is the only one behind its sockets: a
+        // packet for another SCTP port is refused at once (RFC 9260 8.4).
+        let endpoint = EndpointConfig {
+            answer_other_ports: true,
+            ..EndpointConfig::new(port)
+        };
         StackConfig {
-            endpoint: EndpointConfig::new(port),
+            endpoint,
             udp_port: SCTP_UDP_PORT,
             remote_udp_port: SCTP_UDP_PORT,
             local_addrs: Vec::new(),

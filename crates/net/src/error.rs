@@ -26,6 +26,8 @@ pub enum NetError {
     },
     #[error("no local address given (and none found)")]
     NoLocalAddress,
+    #[error("no interface named {name:?} (this host has: {})", known.join(", "))]
+    UnknownInterface { name: String, known: Vec<String> },
     #[error("no local address of the same family as {peer}")]
     NoAddressFamily { peer: IpAddr },
     #[error("bad address {text:?}: {why}")]
@@ -71,7 +73,9 @@ pub fn describe_close(reason: &CloseReason) -> String {
         CloseReason::PeerAbort { causes } => format!("the peer aborted: {causes:?}"),
         CloseReason::Aborted => "aborted locally".into(),
         CloseReason::InitFailed => "the peer never answered the INIT".into(),
-        CloseReason::Refused => "the peer refused it".into(),
+        CloseReason::Refused => {
+            "it answered with an ABORT: no endpoint accepts associations on that SCTP port".into()
+        }
         CloseReason::PeerUnreachable => {
             "the peer became unreachable (Association.Max.Retrans exceeded)".into()
         }

@@ -277,7 +277,11 @@ pub async fn client(
         }
     }
     stop.store(true, Ordering::Relaxed);
-    let _ = sender.await;
+    // A send that failed ends the run with its error, not a summary of
+    // nothing.
+    if let Ok(Err(e)) = sender.await {
+        return Err(e);
+    }
     let st = h.status().await.ok();
     let rtx = st.as_ref().map_or(0, |s| s.stats.retransmitted_chunks);
     h.shutdown().await?;

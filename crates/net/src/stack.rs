@@ -41,6 +41,8 @@ pub struct StackInfo {
     /// The origin of the driver's clock: its times (`Handover::at_ns`,
     /// ...) are nanoseconds since this instant.
     pub started: std::time::Instant,
+    /// Interfaces to follow that do not exist yet (with the monitor).
+    pub missing_interfaces: Vec<String>,
 }
 
 async fn call<T>(
@@ -71,7 +73,25 @@ impl Stack {
                 }
             }
             Err(e) if cfg.monitor => return Err(NetError::Monitor(e)),
+            Err(e) if !cfg.interfaces.is_empty() => {
+                let why = format!(
+                    "cannot list the interfaces to find {:?}: {e}",
+                    cfg.interfaces
+                );
+                return Err(NetError::Monitor(std::io::Error::new(e.kind(), why)));
+            }
             Err(e) => tracing::debug!("no interface dump: {e}"),
+        }
+        // An interface named that the host lacks: an error, unless the
+        // monitor follows it (it may appear later, a modem plugged in).
+        let missing_interfaces = ifaces.missing();
+        if let Some(name) = missing_interfaces.first()
+            && !cfg.monitor
+        {
+            return Err(NetError::UnknownInterface {
+                name: name.clone(),
+                known: ifaces.names(),
+            });
         }
         if cfg.local_addrs.is_empty() {
             cfg.local_addrs = ifaces.addresses();
@@ -124,6 +144,7 @@ impl Stack {
             connect_timeout: cfg.connect_timeout,
             path_mtu: cfg.endpoint.association.path_mtu,
             started,
+            missing_interfaces,
         });
         let (tx, rx) = mpsc::channel(1024);
         let driver = Driver::new(cfg, ep, socks, rx, ifaces, monitor_sub, started);

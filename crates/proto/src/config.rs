@@ -226,6 +226,21 @@ pub struct EndpointConfig {
     pub listen: bool,
     /// Associations accepted or created at most.
     pub max_associations: usize,
+    /// Incoming associations one source may hold at a time (counted by
+    /// the address its INIT came from), so that one host cannot take
+    /// every slot of `max_associations`. Further INITs and COOKIE ECHOs
+    /// from it are refused with an ABORT (Out of Resource).
+    pub max_associations_per_source: usize,
+    /// IPv6 sources are counted per prefix of this length (a host
+    /// usually holds a whole /64); 128 counts each address.
+    pub source_prefix_v6: u8,
+    /// This endpoint is the only SCTP endpoint at its addresses (the UDP
+    /// driver, RFC 6951): a packet for another SCTP port is answered as
+    /// RFC 9260 section 8.4 says for a packet no endpoint takes (an INIT
+    /// gets an ABORT), so that a peer trying a port nobody serves is
+    /// refused at once instead of waiting. Off where several endpoints
+    /// share the addresses (the simulator).
+    pub answer_other_ports: bool,
     /// Defaults for every association of this endpoint.
     pub association: AssociationConfig,
 }
@@ -236,6 +251,9 @@ impl EndpointConfig {
             port,
             listen: false,
             max_associations: 1024,
+            max_associations_per_source: 64,
+            source_prefix_v6: 64,
+            answer_other_ports: false,
             association: AssociationConfig::default(),
         }
     }
@@ -251,6 +269,18 @@ impl EndpointConfig {
             return Err(ConfigError {
                 field: "max_associations",
                 why: "must be at least 1",
+            });
+        }
+        if self.max_associations_per_source == 0 {
+            return Err(ConfigError {
+                field: "max_associations_per_source",
+                why: "must be at least 1",
+            });
+        }
+        if self.source_prefix_v6 == 0 || self.source_prefix_v6 > 128 {
+            return Err(ConfigError {
+                field: "source_prefix_v6",
+                why: "must lie between 1 and 128",
             });
         }
         self.association.validate()
