@@ -101,7 +101,7 @@ impl SocketSet {
     /// datagrams queued (or an error to read).
     pub fn poll_readable(&self, cx: &mut Context<'_>) -> Poll<usize> {
         for (i, s) in self.socks.iter().enumerate() {
-            if let Poll::Ready(_) = s.sock.poll_recv_ready(cx) {
+            if s.sock.poll_recv_ready(cx).is_ready() {
                 return Poll::Ready(i);
             }
         }
