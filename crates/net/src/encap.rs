@@ -85,18 +85,6 @@ impl SocketSet {
         self.socks.retain(|s| s.addr != addr);
     }
 
-    /// The socket to send from: the one bound to `source`, else the first
-    /// of the destination's family.
-    pub fn for_source(&self, source: Option<IpAddr>, dest: IpAddr) -> Option<&LocalSocket> {
-        source
-            .and_then(|a| self.socks.iter().find(|s| s.addr == a))
-            .or_else(|| {
-                self.socks
-                    .iter()
-                    .find(|s| s.addr.is_ipv4() == dest.is_ipv4())
-            })
-    }
-
     /// Polls every socket for readability: the index of one that has
     /// datagrams queued (or an error to read).
     pub fn poll_readable(&self, cx: &mut Context<'_>) -> Poll<usize> {
@@ -108,7 +96,8 @@ impl SocketSet {
         Poll::Pending
     }
 
-    /// Index of the socket [`for_source`](Self::for_source) picks.
+    /// Index of the socket to send from: the one bound to `source`, else
+    /// the first of the destination's family.
     pub fn index_for(&self, source: Option<IpAddr>, dest: IpAddr) -> Option<usize> {
         source
             .and_then(|a| self.socks.iter().position(|s| s.addr == a))

@@ -17,8 +17,7 @@ mod common;
 
 use std::time::Duration;
 
-use bytes::Bytes;
-use common::{Link, Net, ip};
+use common::{Link, Net, bulk_transfer, ip};
 use msctp_proto::{AssociationConfig, EndpointConfig};
 
 fn main() {
@@ -59,27 +58,7 @@ fn main() {
     );
     n.record = false;
     let (a, b) = n.connect(Duration::from_secs(1));
-    let payload = Bytes::from(vec![0x5au8; msg]);
-    let (mut sent, mut got) = (0usize, 0usize);
-    let end = n.now + Duration::from_secs(3600);
-    n.run_with(end, &mut |n| {
-        if got >= total {
-            return;
-        }
-        let x = n.a.association_mut(a).unwrap();
-        while sent < total && x.send_capacity() >= msg {
-            let k = (total - sent).min(msg);
-            x.send(0, 0, payload.slice(..k), false).unwrap();
-            sent += k;
-        }
-        let y = n.b.association_mut(b).unwrap();
-        while let Some(m) = y.recv() {
-            got += m.data.len();
-        }
-        if got >= total {
-            n.a.association_mut(a).unwrap().abort(None);
-        }
-    });
+    let got = bulk_transfer(&mut n, a, b, total, msg);
     assert_eq!(got, total);
     println!(
         "{} bytes in {msg}-byte messages{} moved",
