@@ -52,6 +52,8 @@ pub struct BenchConfig {
     /// Contenders to run (`msctp`, `msctp-auth`, `msctp-eth`, `usrsctp`,
     /// `tcp`); empty: all.
     pub only: Vec<String>,
+    /// Run msctp with the path estimators (the default of the stack).
+    pub estimators: bool,
 }
 
 impl Default for BenchConfig {
@@ -64,6 +66,7 @@ impl Default for BenchConfig {
             path_mtu: None,
             offload: true,
             only: Vec::new(),
+            estimators: true,
         }
     }
 }
@@ -296,6 +299,7 @@ fn msctp_config(cfg: &BenchConfig, port: u16, listen: bool, auth: Auth) -> Stack
     let a = &mut c.endpoint.association;
     c.endpoint.listen = listen;
     a.max_message_size = a.max_message_size.max(cfg.message);
+    a.estimators.enabled = cfg.estimators;
     if let Some(m) = cfg.path_mtu {
         a.path_mtu = m;
         c.loopback_mtu = false;

@@ -6,14 +6,15 @@ use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use msctp_proto::EndpointConfig;
+use msctp_proto::policy::AisleParams;
+use msctp_proto::{EndpointConfig, EstimatorConfig};
 
 /// The IANA port for SCTP over UDP (RFC 6951 section 5.1).
 pub const SCTP_UDP_PORT: u16 = 9899;
 
 /// Which handover policy (`msctp_proto::policy`) decides for associations
 /// when interfaces change.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum PolicyKind {
     /// Addresses follow the interfaces; the primary changes only by
     /// failover (standard SCTP).
@@ -23,6 +24,22 @@ pub enum PolicyKind {
     /// Fastest network first: nominal rate per interface name in bit/s;
     /// a link going down moves data to the fastest link that is up.
     FastestFirst { rates: BTreeMap<String, u64> },
+    /// AISLE (SYSTEMS.md 3): the sender moves its data off a congested
+    /// path with probability C2 / (C1 + C2), from the path estimators
+    /// (which must be on). `seed` seeds its generator; `None`: random per
+    /// association.
+    Aisle {
+        params: AisleParams,
+        seed: Option<u64>,
+    },
+}
+
+impl PolicyKind {
+    /// The policy decides from path statistics alone, so it runs even
+    /// without the interface monitor.
+    pub fn needs_no_monitor(&self) -> bool {
+        matches!(self, PolicyKind::Aisle { .. })
+    }
 }
 
 /// Everything a [`Stack`](crate::Stack) needs.
@@ -92,9 +109,16 @@ impl StackConfig {
     pub fn new(port: u16) -> Self {
         // The stack's endpoint is the only one behind its sockets: a
         // packet for another SCTP port is refused at once (RFC 9260 8.4).
-        let endpoint = EndpointConfig {
+        let mut endpoint = EndpointConfig {
             answer_other_ports: true,
             ..EndpointConfig::new(port)
+        };
+        // The path estimators run on real hosts (capacity and available
+        // bandwidth per path, shown by `msctp perf`); the capacity counts
+        // the IPv4 and UDP headers of each packet.
+        endpoint.association.estimators = EstimatorConfig {
+            packet_overhead: 28,
+            ..EstimatorConfig::on()
         };
         StackConfig {
             endpoint,

@@ -55,6 +55,8 @@ pub enum NetError {
     SendFailed(String),
     #[error("address change refused: {0}")]
     Address(#[from] AddressError),
+    #[error("capacity probe not sent: {0}")]
+    Probe(#[from] msctp_proto::association::ProbeError),
     #[error("the stack has stopped")]
     Stopped,
     #[error("too many requests are waiting on this association (limit {0})")]

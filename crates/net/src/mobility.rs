@@ -13,7 +13,7 @@ use std::net::IpAddr;
 
 use msctp_proto::asconf::LocalAddrState;
 use msctp_proto::policy::{
-    self, Decision, FailoverOnly, FastestFirst, HandoverPolicy, LinkEvent, NewestAddress,
+    self, Aisle, Decision, FailoverOnly, FastestFirst, HandoverPolicy, LinkEvent, NewestAddress,
 };
 use msctp_proto::{Association, Event, Time};
 
@@ -153,6 +153,9 @@ impl Mobility {
                     .filter_map(|(name, r)| ifaces.index_of(name).map(|i| (i, *r)))
                     .collect(),
             )),
+            PolicyKind::Aisle { params, seed } => {
+                Box::new(Aisle::with_seed(*params, seed.unwrap_or_else(rand::random)))
+            }
         };
         Mobility {
             policy,
@@ -238,10 +241,14 @@ impl Mobility {
         let ready = self
             .held
             .take_if(|h| now >= h.deadline || heartbeat_acks(assoc, h.peer) > h.acks);
-        match ready {
+        let mut out = match ready {
             Some(h) => self.carry_out(now, &h.decisions, assoc, ifaces),
             None => Vec::new(),
-        }
+        };
+        // Policies that watch the path statistics (AISLE).
+        let d = self.policy.poll(now, assoc);
+        out.extend(self.carry_out(now, &d, assoc, ifaces));
+        out
     }
 
     /// Association events (addresses confirmed, paths down, ...).
@@ -281,10 +288,43 @@ impl Mobility {
         let results = policy::apply(assoc, decisions);
         let mut out = Vec::new();
         for (d, r) in decisions.iter().zip(results) {
-            let Decision::MakePrimary(to_local) = *d else {
+            if r.is_err() {
                 continue;
+            }
+            let to_local = match *d {
+                Decision::MakePrimary(to_local) => to_local,
+                Decision::UsePath(to_peer) => {
+                    // The sender chose another path (AISLE): data leaves
+                    // from the address paired with it. The old path is
+                    // congested, not dead: nothing is resent at once.
+                    if from_peer == Some(to_peer) {
+                        continue;
+                    }
+                    let locals = usable_locals(assoc);
+                    let old = from_peer.and_then(|p| ifaces.on_link_with(p, &locals));
+                    let Some(to_local) = ifaces
+                        .on_link_with(to_peer, &locals)
+                        .or(assoc.local_primary())
+                        .or(locals.first().copied())
+                    else {
+                        continue;
+                    };
+                    out.push(Handover {
+                        at_ns: now.as_nanos(),
+                        from_local: old.or(from_local),
+                        to_local,
+                        from_peer,
+                        to_peer: Some(to_peer),
+                        link_down: false,
+                        retransmitted: 0,
+                        link_event_ns: None,
+                        sent_ns: None,
+                    });
+                    continue;
+                }
+                _ => continue,
             };
-            if r.is_err() || from_local == Some(to_local) {
+            if from_local == Some(to_local) {
                 continue;
             }
             // New data goes to the peer address reached through the new

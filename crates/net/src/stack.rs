@@ -465,6 +465,12 @@ impl Association {
         self.op(AssocOp::RequestPeerPrimary(local)).await
     }
 
+    /// Sends a capacity-probe train on the path to `peer` now; the
+    /// estimate appears in the path's statistics when the echo returns.
+    pub async fn probe_capacity(&self, peer: IpAddr) -> Result<(), NetError> {
+        self.op(AssocOp::ProbeCapacity(peer)).await
+    }
+
     /// Adds a local address to this association (ASCONF Add IP); binds
     /// its socket if needed.
     pub async fn add_local_address(&self, local: IpAddr) -> Result<(), NetError> {

@@ -87,8 +87,65 @@ pub struct AssociationConfig {
     /// (retransmission policies for CMT) measured the benefit for fast
     /// retransmissions.
     pub fast_retransmit_on_fastest: bool,
+    /// Path estimators: packet-pair capacity and Westwood+ available
+    /// bandwidth (SYSTEMS.md section 3).
+    pub estimators: EstimatorConfig,
     /// Limits.
     pub limits: Limits,
+}
+
+/// The path estimators (module [`crate::estimate`]; docs/DESIGN.md "Path
+/// estimators").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EstimatorConfig {
+    /// Run them: Westwood+ on every path that carries data, and capacity
+    /// trains, announced in Supported Extensions (and, with AUTH, listed
+    /// in CHUNKS) and answered. Off (the default, as RFC 9260 has no such
+    /// thing): none of it, and probes from a peer are skipped as the
+    /// unknown chunks they then are.
+    pub enabled: bool,
+    /// Capacity samples the median filter keeps per path (1 to 64).
+    pub capacity_samples: usize,
+    /// Bytes each packet carries below the SCTP packet at the bottleneck
+    /// (e.g. 28 for IPv4 and UDP encapsulation), counted in the capacity.
+    pub packet_overhead: u32,
+    /// Probe a path as soon as it can carry data (the primary when the
+    /// association is established, others when confirmed) with five
+    /// trains one RTO (at least 100 ms) apart, instead of waiting for its
+    /// first heartbeat interval.
+    pub probe_new_paths: bool,
+    /// Send trains also to peers that did not announce support. Such a
+    /// peer skips the probes and never echoes: no capacity is learnt.
+    /// For interoperability tests.
+    pub probe_unannounced: bool,
+    /// Bandwidth-aware start (SYSTEMS.md section 3): when the path new
+    /// data goes to changes (the application's or the peer's choice, or a
+    /// failover), its window is set to capacity estimate x smoothed RTT
+    /// (if both are known) instead of continuing from where it was.
+    pub bandwidth_aware_start: bool,
+}
+
+impl Default for EstimatorConfig {
+    fn default() -> Self {
+        EstimatorConfig {
+            enabled: false,
+            capacity_samples: 5,
+            packet_overhead: 0,
+            probe_new_paths: true,
+            probe_unannounced: false,
+            bandwidth_aware_start: false,
+        }
+    }
+}
+
+impl EstimatorConfig {
+    /// Everything on, defaults otherwise.
+    pub fn on() -> Self {
+        EstimatorConfig {
+            enabled: true,
+            ..Default::default()
+        }
+    }
 }
 
 /// Bounds on what a peer can make the association hold.
@@ -151,6 +208,7 @@ impl Default for AssociationConfig {
             confirm_asconf_source: true,
             return_to_primary: true,
             fast_retransmit_on_fastest: false,
+            estimators: EstimatorConfig::default(),
             limits: Limits::default(),
         }
     }
@@ -200,6 +258,9 @@ impl AssociationConfig {
         }
         if self.limits.max_peer_addresses == 0 || self.limits.max_local_addresses == 0 {
             return bad("limits", "address limits must be at least 1");
+        }
+        if !(1..=64).contains(&self.estimators.capacity_samples) {
+            return bad("estimators.capacity_samples", "must lie between 1 and 64");
         }
         if self.auth_chunks.len() > 256 {
             return bad(

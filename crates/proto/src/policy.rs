@@ -7,7 +7,18 @@
 //! real interface monitor) and may look at the association's path
 //! statistics; it answers with [`Decision`]s, which [`apply`] carries out
 //! on an association (ASCONF Add IP / Set Primary / Delete IP plus the
-//! local source-address choice).
+//! local source-address choice, or the choice of the peer address data
+//! goes to).
+//!
+//! Drivers call [`HandoverPolicy::on_link_event`] for every link event,
+//! [`HandoverPolicy::on_association_event`] for every association event
+//! and [`HandoverPolicy::poll`] whenever the association has processed
+//! input or timers (policies that watch the path estimators, [`Aisle`],
+//! decide there).
+
+mod aisle;
+
+pub use aisle::{Aisle, AisleParams, AisleStats, Congestion, PathView};
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -66,6 +77,9 @@ pub enum Decision {
     MakePrimary(IpAddr),
     /// Delete a local address (ASCONF Delete IP).
     Delete(IpAddr),
+    /// Send new data to this peer address from now on (the sender's own
+    /// choice of primary path, RFC 9260 section 6.4; no ASCONF).
+    UsePath(IpAddr),
 }
 
 /// A handover policy.
@@ -84,6 +98,12 @@ pub trait HandoverPolicy {
         _event: &Event,
         _assoc: &Association,
     ) -> Vec<Decision> {
+        Vec::new()
+    }
+
+    /// The association processed input or timers: its path statistics may
+    /// have changed.
+    fn poll(&mut self, _now: Time, _assoc: &Association) -> Vec<Decision> {
         Vec::new()
     }
 }
@@ -489,6 +509,7 @@ pub fn apply(assoc: &mut Association, decisions: &[Decision]) -> Vec<Result<(), 
                 assoc.request_peer_primary(a)?;
                 assoc.set_local_primary(Some(a))
             }
+            Decision::UsePath(a) => assoc.set_primary(a),
         })
         .collect()
 }
@@ -502,9 +523,10 @@ mod tests {
         s.parse().unwrap()
     }
 
-    #[test]
-    fn fastest_first_leaves_a_failing_link_and_returns_when_it_is_back() {
-        let assoc = Association::connect(
+    /// A mobile with 10.1.0.2 (interface 1) and 10.2.0.2 (interface 2)
+    /// towards one peer address.
+    fn dual_homed() -> Association {
+        Association::connect(
             AssociationConfig::default(),
             Time::ZERO,
             [1; 32],
@@ -513,9 +535,11 @@ mod tests {
             &[ip("10.1.0.2"), ip("10.2.0.2")],
             &[ip("10.1.0.1")],
         )
-        .unwrap();
-        let mut p = FastestFirst::new(BTreeMap::from([(1, 20_000_000), (2, 10_000_000)]));
-        let t = Time::ZERO;
+        .unwrap()
+    }
+
+    /// Both links up with their addresses: no decision yet.
+    fn bring_up(p: &mut FastestFirst, assoc: &Association) {
         for ev in [
             LinkEvent::LinkUp { iface: 1 },
             LinkEvent::LinkUp { iface: 2 },
@@ -528,24 +552,43 @@ mod tests {
                 addr: ip("10.2.0.2"),
             },
         ] {
-            assert!(p.on_link_event(t, &ev, &assoc).is_empty(), "{ev:?}");
+            assert!(p.on_link_event(Time::ZERO, &ev, assoc).is_empty(), "{ev:?}");
         }
+    }
+
+    /// Link-layer triggered (SYSTEMS.md 3): the "going down" hint of the
+    /// primary's link moves data before the link fails, so before
+    /// failover could; a hint about another link changes nothing.
+    #[test]
+    fn fastest_first_switches_on_the_going_down_hint() {
+        let assoc = dual_homed();
+        let mut p = FastestFirst::new(BTreeMap::from([(1, 54_000_000), (2, 384_000)]));
+        bring_up(&mut p, &assoc);
+        assert!(
+            p.on_link_event(Time::ZERO, &LinkEvent::LinkGoingDown { iface: 2 }, &assoc)
+                .is_empty(),
+            "the slow link's hint does not matter"
+        );
+        assert_eq!(
+            p.on_link_event(Time::ZERO, &LinkEvent::LinkGoingDown { iface: 1 }, &assoc),
+            vec![Decision::MakePrimary(ip("10.2.0.2"))],
+            "WLAN going down: switch to UMTS now"
+        );
+    }
+
+    #[test]
+    fn fastest_first_leaves_a_failing_link_and_returns_when_it_is_back() {
+        let assoc = dual_homed();
+        let mut p = FastestFirst::new(BTreeMap::from([(1, 20_000_000), (2, 10_000_000)]));
+        let t = Time::ZERO;
+        bring_up(&mut p, &assoc);
         // The fast link (the current primary) goes down: move to the other.
         assert_eq!(
             p.on_link_event(t, &LinkEvent::LinkDown { iface: 1 }, &assoc),
             vec![Decision::MakePrimary(ip("10.2.0.2"))]
         );
         // The fast link is back while the slow one carries the data.
-        let mut moved = Association::connect(
-            AssociationConfig::default(),
-            Time::ZERO,
-            [1; 32],
-            5000,
-            5000,
-            &[ip("10.1.0.2"), ip("10.2.0.2")],
-            &[ip("10.1.0.1")],
-        )
-        .unwrap();
+        let mut moved = dual_homed();
         moved.set_local_primary(Some(ip("10.2.0.2"))).unwrap();
         assert_eq!(
             p.on_link_event(t, &LinkEvent::LinkUp { iface: 1 }, &moved),

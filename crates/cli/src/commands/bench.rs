@@ -59,6 +59,9 @@ enum What {
         /// (1452-byte packets), usrsctp, tcp.
         #[arg(long, value_parser = ["msctp", "msctp-auth", "msctp-eth", "usrsctp", "tcp"])]
         only: Vec<String>,
+        /// Run msctp without its path estimators.
+        #[arg(long)]
+        no_estimators: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -128,6 +131,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             mtu,
             no_offload,
             only,
+            no_estimators,
             json,
         } => {
             if megabytes == 0 || megabytes > 100_000 {
@@ -147,6 +151,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 path_mtu: mtu,
                 offload: !no_offload,
                 only,
+                estimators: !no_estimators,
                 ..Default::default()
             };
             let report = msctp_net::bench::run(&cfg)?;

@@ -12,6 +12,7 @@ use msctp_net::error::parse_ip;
 use msctp_net::perf::{self, PerfConfig, PerfLine};
 use msctp_net::transfer;
 use msctp_net::{NetEvent, PolicyKind, SCTP_UDP_PORT, Stack, StackConfig};
+use msctp_proto::policy::AisleParams;
 
 /// Options every network command shares.
 #[derive(clap::Args, Debug, Clone)]
@@ -36,9 +37,27 @@ pub struct NetOpts {
     /// Interface to follow (repeat); default: all but loopback.
     #[arg(long = "iface", value_name = "NAME")]
     ifaces: Vec<String>,
-    /// Handover policy: failover-only, newest-address or fastest-first.
+    /// Handover policy: failover-only, newest-address, fastest-first or
+    /// aisle (moves data off a congested path, from the path estimators;
+    /// runs without --monitor too).
     #[arg(long, default_value = "fastest-first")]
     policy: String,
+    /// AISLE: theta, B2 must exceed theta x B1 when B2 is fresh.
+    #[arg(long, default_value_t = 1.1, value_name = "THETA")]
+    aisle_theta: f64,
+    /// AISLE: hold-down Th after a swap, seconds.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    aisle_hold_down: f64,
+    /// AISLE: freshness Td of an available-bandwidth estimate, seconds.
+    #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
+    aisle_freshness: f64,
+    /// AISLE: seed of its random draws (default: random).
+    #[arg(long, value_name = "N")]
+    aisle_seed: Option<u64>,
+    /// Turn the path estimators off (no capacity probes, no available
+    /// bandwidth; AISLE then never swaps).
+    #[arg(long)]
+    no_estimators: bool,
     /// Nominal rate of an interface for fastest-first, NAME=BITS_PER_S
     /// (e.g. wlan0=54000000; repeat).
     #[arg(long = "rate", value_name = "NAME=BPS")]
@@ -92,10 +111,34 @@ impl NetOpts {
                 }
                 PolicyKind::FastestFirst { rates }
             }
+            "aisle" => {
+                let secs = |name: &str, v: f64| -> anyhow::Result<Duration> {
+                    Duration::try_from_secs_f64(v)
+                        .map_err(|_| anyhow::anyhow!("--{name} {v}: expected seconds >= 0"))
+                };
+                if !self.aisle_theta.is_finite() || self.aisle_theta <= 0.0 {
+                    bail!(
+                        "--aisle-theta {}: expected a positive number",
+                        self.aisle_theta
+                    );
+                }
+                PolicyKind::Aisle {
+                    params: AisleParams {
+                        theta: self.aisle_theta,
+                        hold_down: secs("aisle-hold-down", self.aisle_hold_down)?,
+                        freshness: secs("aisle-freshness", self.aisle_freshness)?,
+                        ..AisleParams::default()
+                    },
+                    seed: self.aisle_seed,
+                }
+            }
             other => {
-                bail!("unknown policy {other:?} (failover-only, newest-address, fastest-first)")
+                bail!(
+                    "unknown policy {other:?} (failover-only, newest-address, fastest-first, aisle)"
+                )
             }
         };
+        c.endpoint.association.estimators.enabled = !self.no_estimators;
         Ok(c)
     }
 

@@ -287,7 +287,20 @@ impl Association {
                 Chunk::Asconf(a) => self.on_asconf(now, a, src, dst, in_use),
                 Chunk::AsconfAck(a) => self.on_asconf_ack(&a),
                 Chunk::Auth(_) => Flow::Continue,
-                Chunk::ForwardTsn { .. } | Chunk::Unknown { .. } => {
+                Chunk::Probe(p) if self.cfg.estimators.enabled => {
+                    self.on_probe(now, src, dst, &p, packet.len());
+                    Flow::Continue
+                }
+                Chunk::ProbeEcho(e) if self.cfg.estimators.enabled => {
+                    self.on_probe_echo(now, &e);
+                    Flow::Continue
+                }
+                // With the estimators off, probes are the unknown chunks
+                // they are to any other stack (skipped, high bits 10).
+                Chunk::ForwardTsn { .. }
+                | Chunk::Probe(_)
+                | Chunk::ProbeEcho(_)
+                | Chunk::Unknown { .. } => {
                     // The Unrecognized Chunk Type cause returns the chunk
                     // as it was on the wire, padding included, as FreeBSD
                     // and Linux do (section 3.3.10.6 leaves it open).
@@ -453,6 +466,9 @@ impl Association {
         }
         if o.stale {
             return Flow::Continue;
+        }
+        if self.cfg.estimators.enabled {
+            self.feed_westwood(now, &o.acked_bytes);
         }
         if !o.acked_paths.is_empty() {
             self.error_count = 0;
@@ -899,6 +915,7 @@ impl Association {
             now
         });
         self.paths.push(p);
+        self.init_path_estimators(self.paths.len() - 1);
         self.push_event(Event::PeerAddressAdded { addr });
         if confirmed {
             self.push_event(Event::PathConfirmed { addr });
@@ -1006,6 +1023,7 @@ impl Association {
         };
         if i != self.primary {
             self.primary = i;
+            self.data_path_changed(i);
             self.push_event(Event::PrimaryChanged {
                 addr,
                 reason: PrimaryReason::PeerRequest,

@@ -7,6 +7,7 @@
 //! application talks to it through the methods below.
 
 mod collision;
+mod estimators;
 mod handshake;
 mod input;
 mod output;
@@ -23,6 +24,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
 pub(crate) use collision::announced_addresses;
+pub use estimators::ProbeError;
 pub use handshake::{InitError, PeerInit, local_auth_params, local_params};
 
 /// The INIT ACK the endpoint sends statelessly (section 5.1 step B).
@@ -393,6 +395,12 @@ pub struct Association {
     /// The last heartbeat round trip of each peer address measured while
     /// none of our data was in flight there (its queue empty).
     idle_rtt: Vec<(IpAddr, Duration)>,
+    /// The peer announced capacity probes (Supported Extensions).
+    peer_probes: bool,
+    /// Probe packets of a train going out, back to back.
+    probe_out: VecDeque<Transmit>,
+    /// Probe trains from the peer being timed.
+    train_rx: crate::estimate::TrainReceiver,
 }
 
 impl Association {
@@ -462,6 +470,9 @@ impl Association {
             rx_chunks: Vec::new(),
             moved_off: Vec::new(),
             idle_rtt: Vec::new(),
+            peer_probes: false,
+            probe_out: VecDeque::new(),
+            train_rx: crate::estimate::TrainReceiver::default(),
         }
     }
 
@@ -609,6 +620,10 @@ impl Association {
             peer.initial_tsn,
             self.cfg.limits.max_pending_asconf_params,
         );
+        self.peer_probes = peer.supports_probes;
+        for i in 0..self.paths.len() {
+            self.init_path_estimators(i);
+        }
         // Unconfirmed addresses are probed at once (section 5.4).
         for p in self.paths.iter_mut() {
             p.heartbeat_deadline = Some(if p.confirmed {
@@ -817,6 +832,7 @@ impl Association {
             .ok_or(AddressError::Unknown)?;
         if i != self.primary {
             self.primary = i;
+            self.data_path_changed(i);
             self.push_event(Event::PrimaryChanged {
                 addr,
                 reason: PrimaryReason::Local,
@@ -1090,6 +1106,7 @@ impl Association {
         self.shutdown = ShutdownState::default();
         self.sack_now = false;
         self.sack_deadline = None;
+        self.probe_out.clear();
         for p in self.paths.iter_mut() {
             p.t3_deadline = None;
             p.heartbeat_deadline = None;
@@ -1225,6 +1242,7 @@ impl Association {
             if !self.cfg.return_to_primary {
                 self.primary = alt;
             }
+            self.data_path_changed(alt);
             self.push_event(Event::PrimaryChanged {
                 addr: alt_addr,
                 reason: PrimaryReason::Failover,
