@@ -155,8 +155,7 @@ impl StackConfig {
     /// Settings for real networks with small RTTs (the mobility studies'
     /// choice, SYSTEMS.md 1.1): RTO.Min 20 ms, RTO.Initial 200 ms, a
     /// heartbeat every second, SACK delay 20 ms, 4 MB windows and
-    /// buffers, and fast retransmissions on the path with the shortest
-    /// round trip. The defaults above stay those of RFC 9260.
+    /// buffers. The defaults above stay those of RFC 9260.
     pub fn tuned_for_lan(mut self) -> Self {
         let a = &mut self.endpoint.association;
         a.rto_min = Duration::from_millis(20);
@@ -167,7 +166,6 @@ impl StackConfig {
         a.receive_window = 4 << 20;
         a.send_buffer = 4 << 20;
         a.max_burst = None;
-        a.fast_retransmit_on_fastest = true;
         self
     }
 }
