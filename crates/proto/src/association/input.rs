@@ -76,7 +76,9 @@ impl Association {
     ) {
         let view = Packet::new_unchecked(&packet[..]);
         let vtag = view.verification_tag();
-        let mut chunks: Vec<(Range<usize>, u8, u8)> = Vec::new();
+        // The chunk list of every packet reuses one vector.
+        let mut chunks = std::mem::take(&mut self.rx_chunks);
+        chunks.clear();
         for item in view.chunks() {
             match item {
                 Ok((range, c)) => chunks.push((range, c.chunk_type(), c.flags())),
@@ -86,6 +88,24 @@ impl Association {
                 }
             }
         }
+        self.handle_chunks(now, src, dst, packet, vtag, &chunks, cookie, in_use);
+        self.rx_chunks = chunks;
+    }
+
+    /// [`handle_packet`](Self::handle_packet) once the chunk headers are
+    /// known: `(range in the packet, type, flags)` each.
+    #[allow(clippy::too_many_arguments)]
+    fn handle_chunks(
+        &mut self,
+        now: Time,
+        src: IpAddr,
+        dst: IpAddr,
+        packet: &Bytes,
+        vtag: u32,
+        chunks: &[(Range<usize>, u8, u8)],
+        cookie: Option<&CookieState>,
+        in_use: &dyn Fn(IpAddr) -> bool,
+    ) {
         let Some(&(_, first, first_flags)) = chunks.first() else {
             return;
         };
@@ -136,6 +156,9 @@ impl Association {
             return;
         }
 
+        if !self.moved_off.is_empty() {
+            self.moved_off.retain(|a| *a != src);
+        }
         if let Some(i) = self.path_index(src) {
             let p = &mut self.paths[i];
             p.last_heard = Some(now);
@@ -488,7 +511,15 @@ impl Association {
         p.heartbeat = None;
         p.stats.heartbeat_acks_received += 1;
         if !probe.timed_out {
-            p.rto.sample(now.saturating_since(probe.sent_at));
+            let rtt = now.saturating_since(probe.sent_at);
+            p.rto.sample(rtt);
+            // What a packet takes there when nothing of ours is queued.
+            if p.flight_size == 0 {
+                match self.idle_rtt.iter_mut().find(|(a, _)| *a == addr) {
+                    Some(e) => e.1 = rtt,
+                    None => self.idle_rtt.push((addr, rtt)),
+                }
+            }
         }
         let newly_confirmed = !p.confirmed;
         p.confirmed = true;

@@ -401,6 +401,15 @@ pub struct Association {
     send_blocked: bool,
     events: VecDeque<Event>,
     stats: AssociationStats,
+    /// The chunk headers of the packet being handled (reused).
+    rx_chunks: Vec<(std::ops::Range<usize>, u8, u8)>,
+    /// Peer addresses whose data the application moved away because the
+    /// link under them went down (`retransmit_path_data`), until a packet
+    /// from them arrives: no fast retransmission goes there meanwhile.
+    moved_off: Vec<IpAddr>,
+    /// The last heartbeat round trip of each peer address measured while
+    /// none of our data was in flight there (its queue empty).
+    idle_rtt: Vec<(IpAddr, Duration)>,
     /// The peer announced capacity probes (Supported Extensions).
     peer_probes: bool,
     /// Probe packets of a train going out, back to back.
@@ -473,6 +482,9 @@ impl Association {
             send_blocked: false,
             events: VecDeque::new(),
             stats: AssociationStats::default(),
+            rx_chunks: Vec::new(),
+            moved_off: Vec::new(),
+            idle_rtt: Vec::new(),
             peer_probes: false,
             probe_out: VecDeque::new(),
             train_rx: crate::estimate::TrainReceiver::default(),
@@ -1058,6 +1070,9 @@ impl Association {
     pub fn retransmit_path_data(&mut self, addr: IpAddr) -> Result<usize, AddressError> {
         let i = self.path_index(addr).ok_or(AddressError::Unknown)?;
         let n = self.sender.mark_path_for_handover(i, &mut self.paths);
+        if !self.moved_off.contains(&addr) {
+            self.moved_off.push(addr);
+        }
         let p = &mut self.paths[i];
         if p.flight_size == 0 {
             p.t3_deadline = None;
