@@ -4,6 +4,9 @@
 #   scripts/fuzz.sh [-m MINUTES] [TARGET...]   fuzz each target MINUTES (default 10), one after the other
 #   scripts/fuzz.sh --merge [TARGET...]        add what the runs found to fuzz/corpus, minimised
 #   scripts/fuzz.sh --list                     the targets
+#   scripts/fuzz.sh --bin DIR ...              run prebuilt binaries from DIR
+#                                              (a copy made at a commit, so a long
+#                                              campaign goes on while the tree changes)
 #
 # Each target starts from its checked-in corpus (fuzz/corpus/TARGET, read
 # only) and writes new inputs to fuzz/work/TARGET; crashes go to
@@ -11,8 +14,10 @@
 # of inputs that reaches the code edges the corpus does not (libFuzzer's
 # greedy set cover over edges, hit counts ignored), so the checked-in
 # corpus stays small; `cargo test -p msctp-fuzz` replays it.
-# Statistics of every run (executions, exec/s, cov, ft) are appended to
-# fuzz/work/stats.tsv.
+# Statistics of every run are appended to fuzz/work/stats.tsv: end time,
+# target, commit fuzzed (with "+dirty" for uncommitted changes), executions,
+# exec/s, cov and ft (libFuzzer's edge and feature counts), the crashes,
+# timeouts and out-of-memory inputs the run wrote, and its length in seconds.
 #
 # cargo-fuzz needs nightly compiler flags (-Z sanitizer options,
 # coverage instrumentation); on the stable toolchain RUSTC_BOOTSTRAP=1
@@ -30,26 +35,36 @@ declare -A MAX_LEN=([codec]=2048 [listener]=2048 [established]=1024 [session]=51
 
 minutes=10
 merge=0
+bin_dir=""
 sel=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         -m) minutes="$2"; shift 2 ;;
         --merge) merge=1; shift ;;
         --list) printf '%s\n' "${TARGETS[@]}"; exit 0 ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        --bin) bin_dir="$2"; shift 2 ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
         *) sel+=("$1"); shift ;;
     esac
 done
 [[ ${#sel[@]} -eq 0 ]] && sel=("${TARGETS[@]}")
 
-export RUSTC_BOOTSTRAP=1
-if ! cargo fuzz --version >/dev/null 2>&1; then
-    cargo install cargo-fuzz --locked
+if [[ -z "$bin_dir" ]]; then
+    export RUSTC_BOOTSTRAP=1
+    if ! cargo fuzz --version >/dev/null 2>&1; then
+        cargo install cargo-fuzz --locked
+    fi
+    FUZZ_DIR=fuzz/libfuzzer
+    cargo fuzz build --fuzz-dir "$FUZZ_DIR" -s none
+    triple=$(rustc -vV | sed -n 's/^host: //p')
+    bin_dir="$FUZZ_DIR/target/$triple/release"
+    commit=$(git rev-parse --short=10 HEAD 2>/dev/null || echo unknown)
+    git diff --quiet HEAD -- crates fuzz/src 2>/dev/null || commit="$commit+dirty"
+else
+    # A copy of the binaries names its commit in a file COMMIT beside them.
+    commit=$(cat "$bin_dir/COMMIT" 2>/dev/null || echo unknown)
 fi
-FUZZ_DIR=fuzz/libfuzzer
-cargo fuzz build --fuzz-dir "$FUZZ_DIR" -s none
-triple=$(rustc -vV | sed -n 's/^host: //p')
-bin_dir="$FUZZ_DIR/target/$triple/release"
+stats=fuzz/work/stats.tsv
 
 mkdir -p fuzz/work fuzz/artifacts
 for t in "${sel[@]}"; do
@@ -62,15 +77,20 @@ for t in "${sel[@]}"; do
         continue
     fi
     log="fuzz/work/$t.$(date +%Y%m%d-%H%M%S).log"
-    echo "fuzzing $t for $minutes min (log $log)"
+    echo "fuzzing $t at $commit for $minutes min (log $log)"
+    before=$(ls "fuzz/artifacts/$t" | wc -l)
+    start=$(date +%s)
     nice -n 19 "$bin_dir/$t" "fuzz/work/$t" "fuzz/corpus/$t" \
         -max_total_time=$((minutes * 60)) -max_len="${MAX_LEN[$t]}" -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1 || true
+    secs=$(($(date +%s) - start))
     execs=$(grep -h 'stat::number_of_executed_units' "$log" | awk '{s+=$2} END {print s+0}')
     speed=$(grep -h 'stat::average_exec_per_sec' "$log" | awk '{s+=$2} END {print s+0}')
-    cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
-    crashes=$(ls "fuzz/artifacts/$t" | wc -l)
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$execs" "$speed" "$cov" "$crashes" >>fuzz/work/stats.tsv
-    echo "  $execs executions, $speed exec/s, $cov, $crashes artifacts"
+    cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 | awk '{print $2 "\t" $4}')
+    [[ -n "$cov" ]] || cov=$'-\t-'
+    findings=$(($(ls "fuzz/artifacts/$t" | wc -l) - before))
+    [[ -s "$stats" ]] || printf 'end\ttarget\tcommit\texecs\texec_per_s\tcov\tft\tfindings\tseconds\n' >"$stats"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$commit" "$execs" "$speed" "$cov" "$findings" "$secs" >>"$stats"
+    echo "  $execs executions, $speed exec/s, cov/ft ${cov/$'\t'//}, $findings new artifacts"
 done
