@@ -76,6 +76,7 @@ for t in "${sel[@]}"; do
             2>&1 | grep -E "MERGE-OUTER: [0-9]+ new files" || true
         continue
     fi
+    [[ -x "$bin_dir/$t" ]] || { echo "no binary $bin_dir/$t" >&2; exit 1; }
     log="fuzz/work/$t.$(date +%Y%m%d-%H%M%S).log"
     echo "fuzzing $t at $commit for $minutes min (log $log)"
     before=$(ls "fuzz/artifacts/$t" | wc -l)
@@ -85,9 +86,9 @@ for t in "${sel[@]}"; do
         -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1 || true
     secs=$(($(date +%s) - start))
-    execs=$(grep -h 'stat::number_of_executed_units' "$log" | awk '{s+=$2} END {print s+0}')
-    speed=$(grep -h 'stat::average_exec_per_sec' "$log" | awk '{s+=$2} END {print s+0}')
-    cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 | awk '{print $2 "\t" $4}')
+    execs=$(grep -h 'stat::number_of_executed_units' "$log" | awk '{s+=$2} END {print s+0}' || true)
+    speed=$(grep -h 'stat::average_exec_per_sec' "$log" | awk '{s+=$2} END {print s+0}' || true)
+    cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 | awk '{print $2 "\t" $4}' || true)
     [[ -n "$cov" ]] || cov=$'-\t-'
     findings=$(($(ls "fuzz/artifacts/$t" | wc -l) - before))
     [[ -s "$stats" ]] || printf 'end\ttarget\tcommit\texecs\texec_per_s\tcov\tft\tfindings\tseconds\n' >"$stats"
