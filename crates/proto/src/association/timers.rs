@@ -32,6 +32,7 @@ impl Association {
             consider(o.deadline);
         }
         consider(self.probe_timeout());
+        consider(self.cmt_timer());
         for p in &self.paths {
             consider(p.t3_deadline);
             consider(p.heartbeat_deadline);
@@ -55,6 +56,7 @@ impl Association {
             self.sack_deadline = None;
             self.sack_now = true;
         }
+        self.cmt_timeout(now);
         for i in 0..self.paths.len() {
             if self.state == State::Closed {
                 return;
@@ -112,7 +114,7 @@ impl Association {
         if self.association_error() {
             return;
         }
-        let _ = now;
+        self.cmt_path_timed_out(i, now);
     }
 
     fn heartbeat_timers(&mut self, i: usize, now: Time) {
@@ -143,6 +145,13 @@ impl Association {
         let confirmed = p.confirmed;
         let outstanding = p.heartbeat.is_some_and(|h| !h.timed_out);
         let rto = p.rto.rto();
+        if confirmed && let Some(period) = self.cmt_probe_period(i) {
+            if !outstanding {
+                self.queue_heartbeat(i, now);
+            }
+            self.paths[i].heartbeat_deadline = Some(now + period);
+            return;
+        }
         match (confirmed, self.cfg.heartbeat_interval) {
             (true, None) => {
                 self.paths[i].heartbeat_deadline = None;
