@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod streams;
+
 use std::fs::File;
 use std::os::fd::AsFd;
 use std::process::Command;
@@ -49,7 +51,13 @@ pub struct Netns {
 
 impl Netns {
     pub fn new(tag: &str) -> Netns {
-        let name = format!("msctp-{tag}-{}", std::process::id());
+        Netns::with_prefix(&format!("msctp-{tag}"))
+    }
+
+    /// A namespace named `PREFIX-PID` (a lane's tests use their own
+    /// prefix, so that parallel runs on one machine never collide).
+    pub fn with_prefix(prefix: &str) -> Netns {
+        let name = format!("{prefix}-{}", std::process::id());
         sh_quiet(&["ip", "netns", "del", &name]);
         sh(&["ip", "netns", "add", &name]);
         let ns = Netns { name };
