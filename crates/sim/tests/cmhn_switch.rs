@@ -10,9 +10,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use handoff_net::*;
-use msctp_sim::app::{Source, Traffic};
-use msctp_sim::cmhn::{CmhnAgent, CmhnConfig, CmhnInterface, CmhnSide, Scheduling};
-use msctp_sim::flow::FlowLog;
+use msctp_sim::metrics::flow_log::FlowLog;
+use msctp_sim::models::app::{Source, Traffic};
+use msctp_sim::models::cmhn::{CmhnAgent, CmhnConfig, CmhnInterface, CmhnSide, Scheduling};
 use msctp_sim::{AgentId, Time};
 
 fn bulk() -> Source {

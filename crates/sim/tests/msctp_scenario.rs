@@ -214,7 +214,7 @@ fn access_point_change_without_address_change_needs_no_asconf() {
 }
 
 /// Koh, Chang and Lee's rules through the whole pipeline (radio samples,
-/// mobility manager, ASCONF): with aggressive Add-IP the new address is
+/// handover manager, ASCONF): with aggressive Add-IP the new address is
 /// added when it is obtained; the primary changes when ap1's power falls
 /// below the Primary-Change threshold: 6.8e-10 W (aggressive) at 162.2 m
 /// from ap1, 4.7e-10 W (conservative) at 177.7 m. The mobile starts at

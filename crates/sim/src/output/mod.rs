@@ -28,7 +28,7 @@ pub use summary::{
     SingleHandoffSummary, TcpSummary, UdpSummary,
 };
 
-use crate::flow::FlowLog;
+use crate::metrics::flow_log::FlowLog;
 
 /// A time as seconds with nine decimals (exact).
 pub fn fmt_time(t: Time) -> String {

@@ -467,7 +467,7 @@ pub(crate) fn handovers(
 /// log, filled into `f`.
 pub(crate) fn fill_from_log(
     f: &mut FlowSummary,
-    log: &crate::flow::FlowLog,
+    log: &crate::metrics::flow_log::FlowLog,
     start: Time,
     end: Time,
     file_bytes: Option<u64>,

@@ -13,28 +13,28 @@ use msctp_proto::{AssociationConfig, Time};
 use super::baselines::{self, BaselineFlow, Env, Infra, Watch};
 use super::spec::*;
 use super::validate::{ScenarioError, gateway_of, host_in, net};
-use crate::app::{Source, Traffic};
-use crate::cell::{CellConfig, Sharing};
-use crate::error_model::ErrorModelSpec;
-use crate::flow::{FlowLog, SharedFlowLog};
-use crate::ids::{AgentId, CellId, IfaceId, LinkId, NodeId};
-use crate::link::LinkConfig;
-use crate::mobility::{
-    E1Geometry, Point, RandomWaypointParams, Trajectory, TrajectoryBuilder, cross_over,
-    e1_trajectory, random_waypoint,
+use crate::kernel::error_model::ErrorModelSpec;
+use crate::kernel::ids::{AgentId, CellId, IfaceId, LinkId, NodeId};
+use crate::kernel::link::LinkConfig;
+use crate::kernel::node::NodeKind;
+use crate::kernel::pcap::{CaptureConfig, SharedBuffer};
+use crate::kernel::routing::Route;
+use crate::kernel::wireless::{CellConfig, Sharing};
+use crate::kernel::world::{World, WorldConfig};
+use crate::metrics::flow_log::{FlowLog, SharedFlowLog};
+use crate::models::app::{Source, Traffic};
+use crate::models::mobility::{
+    OverlapGeometry, Point, RandomWaypointParams, Trajectory, TrajectoryBuilder, cross_over,
+    random_waypoint, scheduled_handoffs,
 };
-use crate::mobility_manager::PolicyKind;
-use crate::node::NodeKind;
-use crate::pcap::{CaptureConfig, SharedBuffer};
-use crate::propagation::TwoRayGround;
-use crate::radio::{
+use crate::models::radio::driver::{self, RadioAction, RadioLink, SharedDriverLog, StationRadio};
+use crate::models::radio::propagation::TwoRayGround;
+use crate::models::radio::{
     self, AddressAcquisition, CellSignal, DecisionLatency, RadioConfig, SampleMode, ScriptedSignal,
     Thresholds,
 };
-use crate::radio_driver::{self, RadioAction, RadioLink, SharedDriverLog, StationRadio};
-use crate::routing::Route;
-use crate::sctp::{Role, SctpAgent, SctpAgentConfig};
-use crate::world::{World, WorldConfig};
+use crate::models::sctp::handover::PolicyKind;
+use crate::models::sctp::{Role, SctpAgent, SctpAgentConfig};
 
 /// Milliseconds of a scenario file as a duration (negative: zero).
 pub(super) fn ms(v: f64) -> Duration {
@@ -474,7 +474,7 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
                 .find(|l| l.cell_name == from)
                 .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;
             let (iface, cell) = (link.iface, link.cell);
-            let driver_log: SharedDriverLog = Rc::new(RefCell::new(radio_driver::DriverLog {
+            let driver_log: SharedDriverLog = Rc::new(RefCell::new(driver::DriverLog {
                 limit: s.limits.radio_log,
                 ..Default::default()
             }));
@@ -513,8 +513,8 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
                 ..Default::default()
             },
         };
-        let mut plan = radio_driver::plan(&station, Time::ZERO, end)
-            .map_err(|e| ScenarioError::model(&key, e))?;
+        let mut plan =
+            driver::plan(&station, Time::ZERO, end).map_err(|e| ScenarioError::model(&key, e))?;
         if radio_use == RadioUse::NoAddresses {
             plan.retain(|a| {
                 !matches!(
@@ -523,7 +523,7 @@ pub(crate) fn build(s: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
                 )
             });
         }
-        let driver_log = radio_driver::install_plan(&mut w, node, plan, s.limits.radio_log);
+        let driver_log = driver::install_plan(&mut w, node, plan, s.limits.radio_log);
         mobiles.push(BuiltMobile {
             name: m.name.clone(),
             driver_log,
@@ -704,7 +704,7 @@ fn trajectory(
     end: Time,
 ) -> Result<Trajectory, ScenarioError> {
     let key = format!("{key}.mobility");
-    let err = |e: crate::mobility::MobilityError| ScenarioError::model(&key, e);
+    let err = |e: crate::models::mobility::MobilityError| ScenarioError::model(&key, e);
     let p = |(x, y): (f64, f64)| Point::new(x, y);
     match &m.mobility {
         MobilitySpec::Stationary { x_m, y_m } => {
@@ -771,7 +771,7 @@ fn trajectory(
                 pause_min: Duration::from_secs_f64(pause_min_s.max(0.0)),
                 pause_max: Duration::from_secs_f64(pause_max_s.max(0.0)),
                 until: end,
-                max_waypoints: crate::mobility::DEFAULT_MAX_WAYPOINTS,
+                max_waypoints: crate::models::mobility::DEFAULT_MAX_WAYPOINTS,
             };
             let mut rng = w.rng_stream(&format!("mobility/{}", m.name));
             random_waypoint(&params, &mut rng).map_err(err)
@@ -780,8 +780,8 @@ fn trajectory(
             handoffs,
             window_start_s,
             window_s,
-        } => e1_trajectory(
-            &E1Geometry::default(),
+        } => scheduled_handoffs(
+            &OverlapGeometry::default(),
             *handoffs,
             secs(*window_start_s),
             Duration::from_secs_f64(window_s.max(0.0)),
@@ -790,7 +790,7 @@ fn trajectory(
     }
 }
 
-fn radio_cell(s: &Scenario, c: &CellSpec) -> Result<radio::CellConfig, ScenarioError> {
+fn radio_cell(s: &Scenario, c: &CellSpec) -> Result<radio::CellRadio, ScenarioError> {
     let key = format!("cells[{}]", c.name);
     let r = &s.radio;
     let data_w = c.data_w.unwrap_or(r.data_w);
@@ -828,8 +828,8 @@ fn radio_cell(s: &Scenario, c: &CellSpec) -> Result<radio::CellConfig, ScenarioE
         }
     };
     let a = c.acquisition.as_ref().unwrap_or(&r.acquisition);
-    let cfg = radio::CellConfig {
-        id: radio::CellId(0),
+    let cfg = radio::CellRadio {
+        id: radio::CellIndex(0),
         signal,
         beacon_interval: interval,
         beacon_offset: ms(c.beacon_offset_ms),
@@ -895,7 +895,7 @@ pub(crate) fn traffic(t: &TrafficSpec) -> Traffic {
 /// uniformly at random in the first 5 s), for every transport.
 pub(crate) fn jittered_start_s(seed: u64, f: &FlowSpec) -> f64 {
     let jitter = if f.start_jitter_s > 0.0 {
-        let mut rng = crate::rng::stream(seed, &format!("flow/{}/start", f.name));
+        let mut rng = crate::kernel::rng::stream(seed, &format!("flow/{}/start", f.name));
         rand::Rng::gen_range(&mut rng, 0.0..f.start_jitter_s)
     } else {
         0.0
@@ -1039,7 +1039,7 @@ fn build_flow(
         mobiles: infos,
     };
     let watch = |local: u16, remote: u16| Watch {
-        protocol: crate::ip::proto::SCTP,
+        protocol: crate::kernel::ip::proto::SCTP,
         local_port: local,
         remote_port: remote,
         sends: false,

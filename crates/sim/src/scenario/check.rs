@@ -235,10 +235,13 @@ impl Scenario {
         }
         if let Some(c) = &f.cmhn {
             let ck = format!("{key}.cmhn");
-            if m.ifaces.len() > crate::cmhn::MAX_SLOTS {
+            if m.ifaces.len() > crate::models::cmhn::MAX_SLOTS {
                 return Err(combination(
                     format!("mobiles[{}].ifaces", m.name),
-                    format!("cmhn handles at most {} interfaces", crate::cmhn::MAX_SLOTS),
+                    format!(
+                        "cmhn handles at most {} interfaces",
+                        crate::models::cmhn::MAX_SLOTS
+                    ),
                 ));
             }
             if let Some(i) = &c.initial

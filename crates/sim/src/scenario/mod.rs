@@ -24,7 +24,7 @@
 //! order) for every link and cell prefix. A cell lives on a node (its
 //! router); a mobile has one radio interface per cell, whose address is
 //! the cell prefix plus the mobile's `host_id`, configured by the radio
-//! driver ([`crate::radio_driver`]) when the link is up and the address
+//! driver ([`crate::models::radio::driver`]) when the link is up and the address
 //! acquired.
 
 mod baselines;

@@ -10,14 +10,14 @@ use super::baselines::{self, FlowObserver};
 use super::build::{self, Built, BuiltFlow, BuiltKind};
 use super::spec::*;
 use super::validate::ScenarioError;
-use crate::ids::AgentId;
+use crate::kernel::ids::AgentId;
 use crate::metrics::{ArrivalKind, PathId, Window, failover_time, goodput_series};
+use crate::models::sctp::SctpAgent;
 use crate::output::summary::{fill_from_log, handovers};
 use crate::output::{
     AsconfSummary, EventRow, FailoverSummary, FlowSummary, GoodputRow, PathRow, RunResult,
     RunSummary,
 };
-use crate::sctp::SctpAgent;
 
 /// Builds the scenario's world with `seed`, runs it for `duration_s` and
 /// returns every output. The same scenario and seed give identical
@@ -256,7 +256,8 @@ pub(crate) fn count_lost(sum: &mut FlowSummary, w: &crate::World, uids: &mut [u6
             sum.lost_data_packets += 1;
             if !matches!(
                 d.reason,
-                crate::drop::DropReason::QueueOverflow | crate::drop::DropReason::LinkError
+                crate::kernel::drop::DropReason::QueueOverflow
+                    | crate::kernel::drop::DropReason::LinkError
             ) {
                 sum.lost_data_mobility += 1;
             }
@@ -271,7 +272,7 @@ pub(crate) fn count_lost(sum: &mut FlowSummary, w: &crate::World, uids: &mut [u6
 pub(crate) fn fill_handovers(
     sum: &mut FlowSummary,
     s: &Scenario,
-    log: &crate::flow::FlowLog,
+    log: &crate::metrics::flow_log::FlowLog,
     end: Time,
 ) {
     let before = Duration::from_secs_f64(s.output.handover_window_before_s);
@@ -289,7 +290,7 @@ pub(crate) fn fill_handovers(
 pub(crate) fn goodput_rows(
     s: &Scenario,
     name: &str,
-    log: &crate::flow::FlowLog,
+    log: &crate::metrics::flow_log::FlowLog,
     end: Time,
     warnings: &mut Vec<String>,
 ) -> Vec<GoodputRow> {

@@ -1,6 +1,6 @@
 //! The link-decision bridge: the TCP handoff schemes of E4
-//! ([`crate::handoff`], [`crate::cmhn`]) act on
-//! [`LinkDecision`](crate::handoff::LinkDecision) notifications; the radio
+//! ([`crate::models::handoff`], [`crate::models::cmhn`]) act on
+//! [`LinkDecision`](crate::models::handoff::LinkDecision) notifications; the radio
 //! driver raises the link layer's decisions as
 //! `Notification::LinkDetected` (link up after the decision latency x) and
 //! `Notification::LinkLost` (link down, y after the last usable beacon).
@@ -17,10 +17,10 @@
 
 use std::collections::BTreeSet;
 
-use crate::agent::{Agent, Ctx};
-use crate::handoff::LinkDecision;
-use crate::ids::IfaceId;
-use crate::notification::Notification;
+use crate::kernel::ids::IfaceId;
+use crate::kernel::notification::Notification;
+use crate::kernel::{Agent, Ctx};
+use crate::models::handoff::LinkDecision;
 
 /// See the module documentation.
 #[derive(Debug, Default)]

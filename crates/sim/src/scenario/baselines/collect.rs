@@ -27,15 +27,19 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{BaselineFlow, FlowAgents, FlowObserver, NO_PATH, SchemeParts};
 use crate::Time;
-use crate::app::{ParetoOnOff, UdpCbr, UdpSink};
-use crate::cmhn::CmhnAgent;
-use crate::flow::FlowLog;
-use crate::fmip::FmipRouter;
-use crate::handoff::{HandoffPeer, SingleConnectionHandoff};
-use crate::ids::{AgentId, IfaceId};
+use crate::kernel::ids::{AgentId, IfaceId};
+use crate::kernel::world::World;
 use crate::metrics::PathId;
-use crate::mip::v6::{HomeAgent6, MobileNode6};
-use crate::mip::{HomeAgent, MipTraceEvent, MobileNode};
+use crate::metrics::flow_log::FlowLog;
+use crate::models::app::{ParetoOnOff, UdpCbr, UdpSink};
+use crate::models::cmhn::CmhnAgent;
+use crate::models::fmip::FmipRouter;
+use crate::models::handoff::{HandoffPeer, SingleConnectionHandoff};
+use crate::models::mip::MipTraceEvent;
+use crate::models::mip::v4::{HomeAgent, MobileNode};
+use crate::models::mip::v6::{HomeAgent6, MobileNode6};
+use crate::models::sctp::SctpAgent;
+use crate::models::tcp::TcpAgent;
 use crate::output::summary::fill_from_log;
 use crate::output::{
     CmhnSummary, EventRow, FmipSummary, MipHandoverSummary, MobileIpSummary, PathRow,
@@ -45,9 +49,6 @@ use crate::scenario::run::{
     FlowOut, count_lost, fill_handovers, goodput_rows, new_summary, sctp_rows,
 };
 use crate::scenario::spec::*;
-use crate::sctp::SctpAgent;
-use crate::tcp::TcpAgent;
-use crate::world::World;
 
 fn observer(w: &World, (a, _): (AgentId, usize)) -> Option<&FlowObserver> {
     w.agent::<FlowObserver>(a)
@@ -308,7 +309,7 @@ pub(crate) fn outputs(
 fn tcp_summary(
     sender: Option<msctp_tcp::TcpStats>,
     receiver: Option<msctp_tcp::TcpStats>,
-    ep: Option<&crate::tcp::TcpEndpoint>,
+    ep: Option<&crate::models::tcp::TcpEndpoint>,
     connections: u64,
 ) -> TcpSummary {
     let st = sender.as_ref();
@@ -404,7 +405,7 @@ fn scheme_summaries(
             // The sender's connections, summed over its slots.
             let (tx, rx) = if down { (f, m) } else { (m, f) };
             let mut t = tcp_summary(None, None, None, 0);
-            for slot in 0..crate::cmhn::MAX_SLOTS {
+            for slot in 0..crate::models::cmhn::MAX_SLOTS {
                 if let Some(c) = tx.and_then(|a| a.connection(slot)) {
                     let st = c.stats();
                     t.connections += 1;

@@ -1,5 +1,5 @@
 //! Mobile IP deployments of a scenario (SYSTEMS.md 2.1, 2.2): the agents
-//! of [`crate::mip`] and [`crate::fmip`] placed on the scenario's routers
+//! of [`crate::models::mip`] and [`crate::models::fmip`] placed on the scenario's routers
 //! and hosts from a flow's `[flows.mip4]`, `[flows.mip6]` and
 //! `[flows.fmip6]` tables (validated identical across flows, so the first
 //! flow builds the deployment and later ones reuse it).
@@ -24,20 +24,22 @@ use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 use rand::Rng;
 
 use super::{Env, Infra, address_in, ms, secs};
-use crate::fmip::{AttachTiming, FmipRouter, FmipRouterConfig, Move, Neighbour, schedule_move};
-use crate::ids::{AgentId, CellId, NodeId};
-use crate::mip::v6::{
-    AccessRouter, AccessRouterConfig, Correspondent6, Correspondent6Config, HomeAgent6,
-    HomeAgent6Config, MobileNode6, MobileNode6Config,
+use crate::kernel::ids::{AgentId, CellId, NodeId};
+use crate::kernel::world::World;
+use crate::models::fmip::{
+    AttachTiming, FmipRouter, FmipRouterConfig, Move, Neighbour, schedule_move,
 };
-use crate::mip::{
+use crate::models::mip::v4::{
     AdvertisementConfig, ForeignAgent, ForeignAgentConfig, HomeAgent, HomeAgentConfig, MobileNode,
     MobileNodeConfig, MobileSecurity,
+};
+use crate::models::mip::v6::{
+    AccessRouter, AccessRouterConfig, Correspondent6, Correspondent6Config, HomeAgent6,
+    HomeAgent6Config, MobileNode6, MobileNode6Config,
 };
 use crate::scenario::build::MobileInfo;
 use crate::scenario::spec::*;
 use crate::scenario::validate::ScenarioError;
-use crate::world::World;
 
 /// The security association index of every mobile with its home agent.
 const SPI: u32 = 256;
@@ -84,7 +86,7 @@ fn ap(
     env: &Env<'_>,
     cell: &str,
     key: &str,
-) -> Result<(CellId, NodeId, crate::ids::IfaceId, IpNet), ScenarioError> {
+) -> Result<(CellId, NodeId, crate::kernel::ids::IfaceId, IpNet), ScenarioError> {
     let (id, net) = env
         .names
         .cells

@@ -1,7 +1,7 @@
 //! The baseline transports of scenario files (SYSTEMS.md section 2): each
 //! `transport` value other than `msctp` becomes the agents of the models
-//! in [`crate::tcp`], [`crate::mip`], [`crate::fmip`], [`crate::handoff`],
-//! [`crate::cmhn`] and [`crate::app`], wired to the scenario's topology,
+//! in [`crate::models::tcp`], [`crate::models::mip`], [`crate::models::fmip`], [`crate::models::handoff`],
+//! [`crate::models::cmhn`] and [`crate::models::app`], wired to the scenario's topology,
 //! plus what every flow needs for its measures: a [`FlowObserver`] on both
 //! ends (paths, data packet uids, ADD-IP bits) and, for the E4 schemes, a
 //! [`DecisionBridge`] that hands them the radio's link decisions.
@@ -31,19 +31,21 @@ use super::build::{MobileInfo, Names, ms, secs};
 use super::check::Family;
 use super::spec::*;
 use super::validate::{ScenarioError, host_in};
-use crate::app::UdpSink;
-use crate::app::{CbrConfig, ParetoConfig, ParetoOnOff, SinkConfig, Source, UdpCbr, UdpFlow};
-use crate::cmhn::{CmhnAgent, CmhnConfig, CmhnInterface, CmhnSide, Scheduling};
-use crate::flow::{FlowLog, SharedFlowLog};
-use crate::handoff::{
+use crate::kernel::ids::{AgentId, NodeId};
+use crate::kernel::ip::proto;
+use crate::kernel::world::World;
+use crate::metrics::flow_log::{FlowLog, SharedFlowLog};
+use crate::models::app::UdpSink;
+use crate::models::app::{
+    CbrConfig, ParetoConfig, ParetoOnOff, SinkConfig, Source, UdpCbr, UdpFlow,
+};
+use crate::models::cmhn::{CmhnAgent, CmhnConfig, CmhnInterface, CmhnSide, Scheduling};
+use crate::models::handoff::{
     HandoffPeer, NetworkProfile, SingleConnectionConfig, SingleConnectionHandoff,
 };
-use crate::ids::{AgentId, NodeId};
-use crate::ip::proto;
-use crate::mobility_manager::PolicyKind;
-use crate::sctp::{Role, SctpAgent, SctpAgentConfig};
-use crate::tcp::{TcpAgent, TcpAgentConfig};
-use crate::world::World;
+use crate::models::sctp::handover::PolicyKind;
+use crate::models::sctp::{Role, SctpAgent, SctpAgentConfig};
+use crate::models::tcp::{TcpAgent, TcpAgentConfig};
 
 pub(crate) use mip::{Mip4Parts, Mip6Parts};
 
@@ -514,7 +516,7 @@ pub(crate) fn build_flow(
             };
             let payload = size
                 .saturating_sub(flow.overhead())
-                .max(crate::app::STAMP_LEN) as u64;
+                .max(crate::models::app::STAMP_LEN) as u64;
             let sink = UdpSink::new(SinkConfig {
                 port: dst_port,
                 max_records: s.limits.flow_records,

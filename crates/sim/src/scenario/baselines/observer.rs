@@ -31,16 +31,16 @@ use msctp_proto::wire::Packet;
 use msctp_proto::wire::chunk::chunk_type;
 
 use crate::Time;
-use crate::agent::{Agent, Ctx, PacketOrigin};
-use crate::app::Stamp;
-use crate::ids::{CellId, IfaceId};
-use crate::ip::{IpPacket, proto};
-use crate::node::Attachment;
-use crate::notification::Notification;
-use crate::sctp::observe::TsnNumbering;
-use crate::tcp::peek_header;
-use crate::tcp::seqspace::unwrap_offset;
-use crate::udp::UDP_HEADER_LEN;
+use crate::kernel::ids::{CellId, IfaceId};
+use crate::kernel::ip::{IpPacket, proto};
+use crate::kernel::node::Attachment;
+use crate::kernel::notification::Notification;
+use crate::kernel::udp::UDP_HEADER_LEN;
+use crate::kernel::{Agent, Ctx, PacketOrigin};
+use crate::models::app::Stamp;
+use crate::models::sctp::observe::TsnNumbering;
+use crate::models::tcp::peek_header;
+use crate::models::tcp::seqspace::unwrap_offset;
 
 /// Path id of a packet whose cell is unknown (the interface is attached
 /// to no cell the scenario numbers).
@@ -342,7 +342,7 @@ fn sctp_init_origin(sctp: &[u8], n: &mut TsnNumbering) {
 }
 
 fn for_each_tsn(sctp: &[u8], mut f: impl FnMut(u32)) {
-    crate::sctp::observe::for_each_data(sctp, |tsn, _| f(tsn));
+    crate::models::sctp::observe::for_each_data(sctp, |tsn, _| f(tsn));
 }
 
 /// Adds the ASCONF, ASCONF-ACK and bundled AUTH chunks of a packet.
