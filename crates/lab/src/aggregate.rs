@@ -1,12 +1,12 @@
 //! From stored runs to statistics per (variant, point): for each declared
 //! metric the samples (runner metric times scale) and their summary
 //! (mean, sample standard deviation, 95% Student-t CI, from
-//! `msctp_sim::metrics::stats`); for each time series the mean over
+//! [`crate::stats`]); for each time series the mean over
 //! repetitions.
 
 use std::collections::BTreeMap;
 
-use msctp_sim::metrics::{Summary, summarize};
+use crate::stats::{Summary, summarize};
 use toml::Table;
 
 use crate::plan::{Plan, Point};

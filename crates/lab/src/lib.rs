@@ -8,8 +8,9 @@
 //!   scenario (dotted-key overrides, [`keypath`]) and seed ([`seed`]);
 //! - execution ([`execute`]): a worker pool with a progress bar; finished
 //!   runs are stored at once as JSON ([`store`]) and never repeated;
-//! - statistics ([`aggregate`]): mean, standard deviation and 95%
-//!   Student-t intervals per (variant, point, metric), tidy CSV tables;
+//! - statistics ([`stats`]: mean, sample standard deviation, Student-t
+//!   quantiles and intervals; [`aggregate`]: the summaries per (variant,
+//!   point, metric), tidy CSV tables);
 //! - [`analysis`], [`plot`] (PNG and SVG), [`report`] (Markdown tables
 //!   and `docs/REPRODUCTION.md`), [`reproduce`] (one experiment end to
 //!   end), [`adhoc`] (`msctp run` / `msctp sweep`), [`testing`] (claim
@@ -36,6 +37,7 @@ pub mod runners;
 pub mod seed;
 pub mod sim_runner;
 pub mod spec;
+pub mod stats;
 pub mod store;
 pub mod synthetic;
 pub mod testing;

@@ -8,9 +8,10 @@
 //! - [`goodput`]: goodput over a window, as a time series, file delivery
 //!   time;
 //! - [`handoff`]: handoff delay, handoff latency, failover time;
-//! - [`loss`]: lost packets, reordered packets, spurious retransmissions;
-//! - [`stats`]: mean, sample standard deviation, Student-t confidence
-//!   intervals for the experiment layer.
+//! - [`loss`]: lost packets, reordered packets, spurious retransmissions.
+//!
+//! Statistics over repetitions (means, Student-t intervals) belong to the
+//! experiment layer (`msctp-lab`).
 //!
 //! Input records need not be sorted; every function sorts what it needs.
 //! The exact definition of each measure is in its doc comment.
@@ -20,7 +21,6 @@ pub mod goodput;
 pub mod handoff;
 pub mod loss;
 pub mod records;
-pub mod stats;
 
 pub use flow_log::{FlowLog, SharedFlowLog};
 pub use goodput::{file_delivery_time, goodput_bps, goodput_series};
@@ -29,7 +29,4 @@ pub use loss::{lost_packets, out_of_order_arrivals, reordered_packets, spurious_
 pub use records::{
     Arrival, ArrivalKind, Delivery, DropReason, DropRecord, HandoverWindow, MetricsError, PathId,
     ReorderKind, ReorderSignal, Retransmission, Window,
-};
-pub use stats::{
-    StatsError, Summary, mean, sample_std_dev, student_t_half_width, student_t_quantile, summarize,
 };

@@ -196,6 +196,21 @@ mod tests {
     }
 
     #[test]
+    fn summary_of_five_repetitions() {
+        // Goodputs of five runs whose blackout grows by 100 ms each time
+        // (msctp-sim's tests/metrics_traces.rs).
+        let goodputs = [792_000.0, 784_000.0, 776_000.0, 768_000.0, 760_000.0];
+        let s = summarize(&goodputs).unwrap();
+        assert_eq!(s.mean, 776_000.0);
+        // s = 8000 * sqrt(2.5) = 12 649.1; t_{0.975,4} = 2.776445; half-width
+        // = 2.776445 * 12649.1 / sqrt(5) = 15 705.8
+        let sd = s.std_dev.unwrap();
+        assert!((sd - 8000.0 * 2.5f64.sqrt()).abs() < 1e-6);
+        let h = s.ci95_half_width.unwrap();
+        assert!((h - 2.776_445 * sd / 5f64.sqrt()).abs() < 0.01, "{h}");
+    }
+
+    #[test]
     fn edge_cases_are_errors_or_none() {
         assert_eq!(mean(&[]), Err(StatsError::NoSamples));
         assert_eq!(
