@@ -221,7 +221,7 @@ pub fn sweep(
         })
         .collect();
     let results = aggregate(&exp, &p, &runs);
-    store.write_summary_csv(&results)?;
+    results.write_summary_csv(&store)?;
     Ok(SweepRun {
         exp,
         plan: p,

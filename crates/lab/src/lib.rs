@@ -3,7 +3,8 @@
 //!
 //! - experiment files ([`spec`]): variants, sweep axes, repetitions,
 //!   figures, tables, published values, analytic formulas ([`formula`]),
-//!   qualitative checks ([`check`]) and notes, validated strictly;
+//!   qualitative checks ([`check`]) and notes, validated strictly against
+//!   the names the file declares ([`names`]);
 //! - planning ([`plan`]): variants x points x repetitions, each run's
 //!   scenario (dotted-key overrides, [`keypath`]) and seed ([`seed`]);
 //! - execution ([`execute`]): a worker pool with a progress bar; finished
@@ -11,10 +12,11 @@
 //! - statistics ([`stats`]: mean, sample standard deviation, Student-t
 //!   quantiles and intervals; [`aggregate`]: the summaries per (variant,
 //!   point, metric), tidy CSV tables);
-//! - [`analysis`], [`plot`] (PNG and SVG), [`report`] (Markdown tables
-//!   and `docs/REPRODUCTION.md`), [`reproduce`] (one experiment end to
-//!   end), [`adhoc`] (`msctp run` / `msctp sweep`), [`testing`] (claim
-//!   tests for CI).
+//! - [`analysis`] (the formulas and checks evaluated on the results),
+//!   [`plot`] (PNG and SVG), [`report`] (Markdown tables and
+//!   `docs/REPRODUCTION.md`), [`reproduce`] (one experiment end to end),
+//!   [`adhoc`] (`msctp run` / `msctp sweep`), [`testing`] (claim tests for
+//!   CI).
 //!
 //! The file format is documented key by key in `crates/lab/README.md`.
 
@@ -27,6 +29,7 @@ pub mod execute;
 pub mod flatten;
 pub mod formula;
 pub mod keypath;
+pub mod names;
 pub mod plan;
 pub mod plot;
 pub mod record;

@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 use msctp_lab::aggregate::{CellResult, MetricStats, Results};
-use msctp_lab::check::{CheckSpec, FormulaValues, Verdict};
+use msctp_lab::analysis::FormulaValues;
+use msctp_lab::check::{CheckSpec, Verdict};
 use msctp_lab::plan::Point;
 use msctp_lab::stats::summarize;
 use toml::Value;

@@ -2,8 +2,13 @@
 //! aggregated results: the analytic formulas at every cell, the published
 //! values beside ours with a plain verdict, and the qualitative checks.
 
+mod checks;
+mod formulas;
+
+pub use checks::FormulaValues;
+
 use crate::aggregate::Results;
-use crate::check::{CheckOutcome, FormulaValues};
+use crate::check::CheckOutcome;
 use crate::plan::{Plan, Point};
 use crate::spec::{BASE_VARIANT, Experiment, PublishedSpec};
 
