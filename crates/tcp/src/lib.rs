@@ -45,14 +45,16 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod send_buffer;
 pub mod seq;
+pub mod state;
 pub mod stats;
 pub mod wire;
 
 pub use config::{ConfigError, TcpConfig};
-pub use connection::{Segment, TcpConnection, TcpState};
+pub use connection::{Segment, TcpConnection};
 pub use event::{CloseReason, TcpError, TcpEvent};
 pub use listener::{ListenOutcome, TcpListener};
 pub use msctp_proto::Time;
 pub use seq::SeqNum;
+pub use state::TcpState;
 pub use stats::TcpStats;
 pub use wire::WireError;
