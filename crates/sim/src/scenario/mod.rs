@@ -27,17 +27,24 @@
 //! driver ([`crate::models::radio::driver`]) when the link is up and the address
 //! acquired.
 
-mod baselines;
 mod build;
-mod check;
+mod collect;
+pub(crate) mod convert;
+pub(crate) mod error;
+mod resolve;
 mod run;
 pub mod spec;
-pub mod transport;
-mod validate;
 
+pub use error::ScenarioError;
 pub use run::run_scenario;
 pub use spec::*;
-pub use validate::{ScenarioError, parse};
+
+/// Parses a scenario file and checks it ([`Scenario::validate`]).
+pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    let s: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Parse(e.to_string()))?;
+    s.validate()?;
+    Ok(s)
+}
 
 /// A complete scenario with every key at its default (two overlapping
 /// cells, a mobile driving from one to the other, a downlink bulk flow).

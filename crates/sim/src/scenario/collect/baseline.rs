@@ -25,7 +25,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{BaselineFlow, FlowAgents, FlowObserver, NO_PATH, SchemeParts};
+use super::{FlowOut, count_lost, fill_handovers, goodput_rows, new_summary, sctp_rows};
 use crate::Time;
 use crate::kernel::ids::{AgentId, IfaceId};
 use crate::kernel::world::World;
@@ -45,8 +45,8 @@ use crate::output::{
     CmhnSummary, EventRow, FmipSummary, MipHandoverSummary, MobileIpSummary, PathRow,
     SingleHandoffRecord, SingleHandoffSummary, TcpSummary, UdpSummary,
 };
-use crate::scenario::run::{
-    FlowOut, count_lost, fill_handovers, goodput_rows, new_summary, sctp_rows,
+use crate::scenario::build::{
+    BaselineFlow, FlowAgents, FlowObserver, NO_PATH, PathRecord, SchemeParts, WatchRecords,
 };
 use crate::scenario::spec::*;
 
@@ -54,12 +54,12 @@ fn observer(w: &World, (a, _): (AgentId, usize)) -> Option<&FlowObserver> {
     w.agent::<FlowObserver>(a)
 }
 
-fn records(w: &World, o: (AgentId, usize)) -> Option<&super::observer::WatchRecords> {
+fn records(w: &World, o: (AgentId, usize)) -> Option<&WatchRecords> {
     observer(w, o).and_then(|x| x.records(o.1))
 }
 
 /// Index of path records by data number: (time, path) in time order.
-fn index(recs: &[super::observer::PathRecord]) -> BTreeMap<u64, Vec<(Time, u32)>> {
+fn index(recs: &[PathRecord]) -> BTreeMap<u64, Vec<(Time, u32)>> {
     let mut m: BTreeMap<u64, Vec<(Time, u32)>> = BTreeMap::new();
     for r in recs {
         m.entry(r.seq).or_default().push((r.time, r.path));
@@ -628,7 +628,6 @@ fn mip_summary(
 
 #[cfg(test)]
 mod tests {
-    use super::super::observer::PathRecord;
     use super::*;
 
     #[test]

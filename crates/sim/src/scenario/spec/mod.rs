@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use super::transport::*;
+pub mod transport;
+
+pub use transport::*;
 
 fn d_seed() -> u64 {
     1

@@ -6,8 +6,11 @@
 
 use ipnet::IpNet;
 
-use super::spec::*;
-use super::validate::{MAX_MS, MAX_RATE, MAX_S, ScenarioError, net, positive_f, range_f, range_u};
+use super::{Cell, Link};
+use crate::scenario::error::{
+    MAX_MS, MAX_RATE, MAX_S, ScenarioError, positive_f, range_f, range_u,
+};
+use crate::scenario::spec::*;
 
 /// Which transports allow a table, for messages.
 fn allowed_by(table: &str) -> String {
@@ -20,7 +23,7 @@ fn allowed_by(table: &str) -> String {
 }
 
 fn combination(key: String, why: String) -> ScenarioError {
-    ScenarioError::Reference { key, why }
+    ScenarioError::combination(key, why)
 }
 
 /// The address family of a flow's network side: IPv4 or IPv6.
@@ -47,36 +50,48 @@ impl Family {
     }
 }
 
-impl Scenario {
-    pub(crate) fn cell_spec(&self, name: &str) -> Option<&CellSpec> {
-        self.cells.iter().find(|c| c.name == name)
+/// What the transport checks read: the scenario with its links and cells
+/// resolved.
+pub(super) struct Topology<'a> {
+    pub s: &'a Scenario,
+    pub links: &'a [Link],
+    pub cells: &'a [Cell],
+}
+
+/// Every cell name of a mobile, in interface order.
+fn mobile_cells(m: &MobileSpec) -> impl Iterator<Item = &String> {
+    m.ifaces.iter().flat_map(|i| i.cells.iter())
+}
+
+impl Topology<'_> {
+    /// The prefix of cell `name`.
+    fn cell_ap(&self, name: &str) -> Option<IpNet> {
+        self.s.cell_index(name).map(|k| self.cells[k].ap)
     }
 
     fn cell_family(&self, name: &str) -> Option<Family> {
-        let c = self.cell_spec(name)?;
-        c.ap_addr.parse::<IpNet>().ok().map(|n| Family::of(&n))
+        self.cell_ap(name).map(|n| Family::of(&n))
     }
 
-    /// Families of the fixed node's link addresses.
+    /// Whether fixed node `node` has a link address of family `fam`.
     fn fixed_has(&self, node: &str, fam: Family) -> bool {
+        let Some(k) = self.s.fixed_index(node) else {
+            return false;
+        };
         self.links.iter().any(|l| {
-            [(&l.a, &l.a_addr), (&l.b, &l.b_addr)]
+            [(l.a, l.a_addr), (l.b, l.b_addr)]
                 .iter()
-                .any(|(n, a)| *n == node && a.parse::<IpNet>().is_ok_and(|x| Family::of(&x) == fam))
+                .any(|(n, a)| *n == k && Family::of(a) == fam)
         })
     }
 
-    /// Every cell name of a mobile, in interface order.
-    fn mobile_cells(m: &MobileSpec) -> impl Iterator<Item = &String> {
-        m.ifaces.iter().flat_map(|i| i.cells.iter())
-    }
-
-    /// The transport's own keys and the combinations of a flow.
-    pub(crate) fn validate_transport(
+    /// The transport's own keys and the combinations of a flow; the
+    /// address family it runs over.
+    pub(super) fn check_transport(
         &self,
         f: &FlowSpec,
         m: &MobileSpec,
-    ) -> Result<(), ScenarioError> {
+    ) -> Result<Option<Family>, ScenarioError> {
         let key = format!("flows[{}]", f.name);
         let t = f.transport;
         let present = [
@@ -155,9 +170,6 @@ impl Scenario {
                  address): use transport msctp for ADD-IP"
                     .into(),
             ));
-        }
-        if let Some(tcp) = &f.tcp {
-            validate_tcp(&format!("{key}.tcp"), tcp)?;
         }
         if let Some(mip) = &f.mip4 {
             self.validate_mip4(&format!("{key}.mip4"), mip, m)?;
@@ -268,7 +280,7 @@ impl Scenario {
                 100_000_000,
             )?;
         }
-        Ok(())
+        Ok(fam)
     }
 
     /// The family a flow runs over (`None` for mSCTP, which uses every
@@ -310,7 +322,7 @@ impl Scenario {
                     .and_then(|c| self.cell_family(c))
             }
             TransportSpec::SingleHandoff | TransportSpec::Cmhn => {
-                let fams: Vec<Family> = Self::mobile_cells(m)
+                let fams: Vec<Family> = mobile_cells(m)
                     .filter_map(|c| self.cell_family(c))
                     .collect();
                 match fams.first() {
@@ -368,7 +380,7 @@ impl Scenario {
                 }
             }
         }
-        for c in Self::mobile_cells(m) {
+        for c in mobile_cells(m) {
             if self.cell_family(c) != Some(Family::V4) {
                 return Err(combination(
                     format!("mobiles[{}].ifaces", m.name),
@@ -425,10 +437,9 @@ impl Scenario {
 
     fn validate_mip6(&self, key: &str, x: &Mip6Spec, m: &MobileSpec) -> Result<(), ScenarioError> {
         let v6_64 = |cell: &str, k: String| -> Result<(), ScenarioError> {
-            let Some(c) = self.cell_spec(cell) else {
+            let Some(n) = self.cell_ap(cell) else {
                 return Err(ScenarioError::reference(k, format!("no cell {cell:?}")));
             };
-            let n = net(&k, &c.ap_addr)?;
             if Family::of(&n) != Family::V6 || n.prefix_len() > 64 {
                 return Err(combination(
                     k,
@@ -436,14 +447,14 @@ impl Scenario {
                         "cell {cell:?} ({}) must be IPv6 with a prefix of at most /64 \
                          (care-of addresses are formed from the prefix and the home \
                          address's interface identifier)",
-                        c.ap_addr
+                        n
                     ),
                 ));
             }
             Ok(())
         };
         v6_64(&x.home_cell, format!("{key}.home_cell"))?;
-        for c in Self::mobile_cells(m) {
+        for c in mobile_cells(m) {
             v6_64(c, format!("mobiles[{}].ifaces", m.name))?;
         }
         positive_f(&format!("{key}.ra_interval_ms"), x.ra_interval_ms, MAX_MS)?;
@@ -500,7 +511,7 @@ impl Scenario {
         m: &MobileSpec,
     ) -> Result<(), ScenarioError> {
         for (k, c) in [("from_cell", &x.from_cell), ("to_cell", &x.to_cell)] {
-            if !Self::mobile_cells(m).any(|mc| mc == c) {
+            if !mobile_cells(m).any(|mc| mc == c) {
                 return Err(ScenarioError::reference(
                     format!("{key}.{k}"),
                     format!("mobile {:?} has no interface for cell {c:?}", m.name),
@@ -525,7 +536,7 @@ impl Scenario {
             &format!("{key}.trigger_s"),
             x.trigger_s,
             0.0,
-            self.duration_s,
+            self.s.duration_s,
         )?;
         for (k, v) in [
             ("early_after_ms", x.early_after_ms),
@@ -556,20 +567,20 @@ impl Scenario {
             MAX_MS,
         )
     }
+}
 
+impl Scenario {
     /// Scenario-wide rules: one Mobile IP deployment of each kind, and a
     /// mobile's flows all on the same mobility support when it is Mobile IP
     /// (the Mobile IP client owns the mobile's addresses).
-    pub(crate) fn validate_deployments(&self) -> Result<(), ScenarioError> {
+    pub(super) fn check_deployments(&self) -> Result<(), ScenarioError> {
         // Mobiles sharing a cell need distinct addresses there.
         for (i, m) in self.mobiles.iter().enumerate() {
             for o in &self.mobiles[..i] {
                 if o.host_id != m.host_id {
                     continue;
                 }
-                if let Some(c) =
-                    Self::mobile_cells(m).find(|c| Self::mobile_cells(o).any(|x| x == *c))
-                {
+                if let Some(c) = mobile_cells(m).find(|c| mobile_cells(o).any(|x| x == *c)) {
                     return Err(combination(
                         format!("mobiles[{}].host_id", m.name),
                         format!(
@@ -710,63 +721,4 @@ impl Scenario {
         }
         Ok(())
     }
-}
-
-/// Range checks of a `[flows.tcp]` table, then the TCP model's own checks.
-fn validate_tcp(key: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
-    if let Some(v) = t.mss {
-        range_u(&format!("{key}.mss"), u64::from(v), 64, 65_495)?;
-    }
-    if let Some(v) = t.initial_window_segments {
-        range_u(
-            &format!("{key}.initial_window_segments"),
-            u64::from(v),
-            1,
-            1_000_000,
-        )?;
-    }
-    if let Some(v) = t.initial_ssthresh {
-        range_u(
-            &format!("{key}.initial_ssthresh"),
-            u64::from(v),
-            1,
-            u64::from(u32::MAX),
-        )?;
-    }
-    for (k, v) in [
-        ("initial_rto_ms", t.initial_rto_ms),
-        ("min_rto_ms", t.min_rto_ms),
-        ("max_rto_ms", t.max_rto_ms),
-        ("syn_rto_ms", t.syn_rto_ms),
-    ] {
-        if let Some(v) = v {
-            range_f(&format!("{key}.{k}"), v, 0.001, MAX_MS)?;
-        }
-    }
-    if let Some(v) = t.delayed_ack_ms {
-        range_f(&format!("{key}.delayed_ack_ms"), v, 0.0, 500.0)?;
-    }
-    for (k, v, lo, hi) in [
-        ("max_retransmissions", t.max_retransmissions, 0, 100),
-        ("syn_retries", t.syn_retries, 0, 100),
-        ("delayed_ack_count", t.delayed_ack_count, 1, 1_000),
-        ("dup_ack_threshold", t.dup_ack_threshold, 1, 1_000),
-    ] {
-        if let Some(v) = v {
-            range_u(&format!("{key}.{k}"), u64::from(v), lo, hi)?;
-        }
-    }
-    if let Some(v) = t.send_buffer {
-        range_u(&format!("{key}.send_buffer"), v as u64, 1, 1 << 34)?;
-    }
-    if let Some(v) = t.recv_buffer {
-        range_u(&format!("{key}.recv_buffer"), v as u64, 64, 1 << 30)?;
-    }
-    super::baselines::tcp_config(t)
-        .validate()
-        .map_err(|e| ScenarioError::Range {
-            key: key.to_string(),
-            value: "(see the tcp table)".into(),
-            allowed: e.to_string(),
-        })
 }

@@ -23,12 +23,11 @@ use std::time::Duration;
 use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 use rand::Rng;
 
-use super::{Env, Infra, address_in, ms, secs};
-use crate::kernel::ids::{AgentId, CellId, NodeId};
+use super::env::Env;
+use super::mobiles::MobileInfo;
+use crate::kernel::ids::{AgentId, CellId, IfaceId, NodeId};
 use crate::kernel::world::World;
-use crate::models::fmip::{
-    AttachTiming, FmipRouter, FmipRouterConfig, Move, Neighbour, schedule_move,
-};
+use crate::models::fmip::{FmipRouter, FmipRouterConfig, Move, Neighbour, schedule_move};
 use crate::models::mip::v4::{
     AdvertisementConfig, ForeignAgent, ForeignAgentConfig, HomeAgent, HomeAgentConfig, MobileNode,
     MobileNodeConfig, MobileSecurity,
@@ -37,15 +36,24 @@ use crate::models::mip::v6::{
     AccessRouter, AccessRouterConfig, Correspondent6, Correspondent6Config, HomeAgent6,
     HomeAgent6Config, MobileNode6, MobileNode6Config,
 };
-use crate::scenario::build::MobileInfo;
+use crate::scenario::convert::{attach_timing, ms, secs};
+use crate::scenario::error::ScenarioError;
+use crate::scenario::resolve::{Flow, host_in};
 use crate::scenario::spec::*;
-use crate::scenario::validate::ScenarioError;
 
 /// The security association index of every mobile with its home agent.
 const SPI: u32 = 256;
 
 fn key_of(mobile: &str) -> Vec<u8> {
     format!("msctp-sim mip4 {mobile}").into_bytes()
+}
+
+/// The Mobile IP deployments of a scenario, each created by the first
+/// flow that needs it.
+#[derive(Debug, Default)]
+pub(crate) struct Deployments {
+    mip4: Option<Mip4Infra>,
+    mip6: Option<Mip6Infra>,
 }
 
 /// The Mobile IPv4 deployment.
@@ -80,45 +88,54 @@ fn v6(n: IpNet, key: &str) -> Result<Ipv6Net, ScenarioError> {
     }
 }
 
-/// The cell ids and access point of a cell.
+/// The address of `host_id` in a cell's prefix (the home address).
+fn address_in(ap: IpNet, host_id: u32, key: &str) -> Result<IpAddr, ScenarioError> {
+    host_in(ap, host_id)
+        .map(|n| n.addr())
+        .ok_or_else(|| ScenarioError::model(key, "host_id does not fit the home prefix"))
+}
+
+/// The index of cell `name`.
+fn cell(env: &Env<'_>, name: &str, key: &str) -> Result<usize, ScenarioError> {
+    env.r
+        .scenario
+        .cell_index(name)
+        .ok_or_else(|| ScenarioError::reference(key, format!("no cell {name:?}")))
+}
+
+/// The cell ids and access point of cell `k`.
 fn ap(
     w: &World,
     env: &Env<'_>,
-    cell: &str,
+    k: usize,
     key: &str,
-) -> Result<(CellId, NodeId, crate::kernel::ids::IfaceId, IpNet), ScenarioError> {
-    let (id, net) = env
-        .names
-        .cells
-        .get(cell)
-        .copied()
-        .ok_or_else(|| ScenarioError::reference(key, format!("no cell {cell:?}")))?;
-    let (router, iface) = w
-        .cell_ap(id)
-        .ok_or_else(|| ScenarioError::model(key, format!("cell {cell:?} has no access point")))?;
-    Ok((id, router, iface, net))
+) -> Result<(CellId, NodeId, IfaceId, IpNet), ScenarioError> {
+    let id = env.ids.cells[k];
+    let (router, iface) = w.cell_ap(id).ok_or_else(|| {
+        let name = &env.r.scenario.cells[k].name;
+        ScenarioError::model(key, format!("cell {name:?} has no access point"))
+    })?;
+    Ok((id, router, iface, env.r.cells[k].ap))
 }
 
-/// Cells used by the mobiles whose flows satisfy `pred`, in scenario
-/// order, without repeats.
-fn cells_of(env: &Env<'_>, pred: impl Fn(&FlowSpec) -> bool) -> Vec<String> {
-    let mobiles: Vec<&str> = env
-        .s
+/// Cells (by index) used by the mobiles whose flows satisfy `pred`, in
+/// scenario order, without repeats.
+fn cells_of(env: &Env<'_>, pred: impl Fn(&FlowSpec) -> bool) -> Vec<usize> {
+    let mobiles: Vec<usize> = env
+        .r
         .flows
         .iter()
-        .filter(|f| pred(f))
-        .map(|f| f.mobile.as_str())
+        .filter(|f| pred(f.spec))
+        .map(|f| f.mobile)
         .collect();
-    let mut out: Vec<String> = Vec::new();
-    for m in env
-        .s
-        .mobiles
-        .iter()
-        .filter(|m| mobiles.contains(&m.name.as_str()))
-    {
-        for c in m.ifaces.iter().flat_map(|i| i.cells.iter()) {
-            if !out.contains(c) {
-                out.push(c.clone());
+    let mut out: Vec<usize> = Vec::new();
+    for (k, m) in env.r.mobiles.iter().enumerate() {
+        if !mobiles.contains(&k) {
+            continue;
+        }
+        for l in &m.links {
+            if !out.contains(&l.cell) {
+                out.push(l.cell);
             }
         }
     }
@@ -156,7 +173,9 @@ fn is_mip6(f: &FlowSpec) -> bool {
 
 fn mip4_infra(w: &mut World, env: &Env<'_>, x: &Mip4Spec) -> Result<Mip4Infra, ScenarioError> {
     let key = "mip4";
-    let (_, ha_router, ha_if, home_net) = ap(w, env, &x.home_cell, &format!("{key}.home_cell"))?;
+    let cells = &env.r.scenario.cells;
+    let home_cell = cell(env, &x.home_cell, &format!("{key}.home_cell"))?;
+    let (_, ha_router, ha_if, home_net) = ap(w, env, home_cell, &format!("{key}.home_cell"))?;
     let home_prefix = v4(home_net, key)?.trunc();
     let ha_addr = v4(home_net, key)?.addr();
     let advert = |w: &World, cell: &str, iface, address| AdvertisementConfig {
@@ -171,8 +190,8 @@ fn mip4_infra(w: &mut World, env: &Env<'_>, x: &Mip4Spec) -> Result<Mip4Infra, S
     hcfg.max_lifetime_s = x.max_lifetime_s;
     hcfg.processing_delay = ms(x.ha_processing_ms);
     hcfg.auth_delay = ms(x.ha_auth_ms);
-    for m in env.s.mobiles.iter() {
-        if env.s.flows.iter().any(|f| f.mobile == m.name && is_mip4(f)) {
+    for (k, m) in env.r.scenario.mobiles.iter().enumerate() {
+        if env.r.flows.iter().any(|f| f.mobile == k && is_mip4(f.spec)) {
             let home = address_in(home_net, m.host_id, &format!("mobiles[{}].host_id", m.name))?;
             let IpAddr::V4(home) = home else {
                 return Err(ScenarioError::model(key, "home address is not IPv4"));
@@ -187,23 +206,27 @@ fn mip4_infra(w: &mut World, env: &Env<'_>, x: &Mip4Spec) -> Result<Mip4Infra, S
     let ha = w
         .add_agent(ha_router, "mip4/ha", Box::new(HomeAgent::new(hcfg)))
         .map_err(|e| ScenarioError::model(key, e))?;
+    let k = format!("{key}.foreign_cells");
     let foreign = match &x.foreign_cells {
-        Some(c) => c.clone(),
+        Some(names) => names
+            .iter()
+            .map(|c| cell(env, c, &k))
+            .collect::<Result<Vec<_>, _>>()?,
         None => cells_of(env, is_mip4)
             .into_iter()
-            .filter(|c| *c != x.home_cell)
+            .filter(|c| *c != home_cell)
             .collect(),
     };
     for c in foreign {
-        let k = format!("{key}.foreign_cells");
-        let (_, router, iface, n) = ap(w, env, &c, &k)?;
+        let name = &cells[c].name;
+        let (_, router, iface, n) = ap(w, env, c, &k)?;
         let coa = v4(n, &k)?.addr();
-        let mut fcfg = ForeignAgentConfig::new(advert(w, &c, iface, coa));
+        let mut fcfg = ForeignAgentConfig::new(advert(w, name, iface, coa));
         fcfg.max_lifetime_s = x.max_lifetime_s;
         fcfg.processing_delay = ms(x.fa_processing_ms);
         w.add_agent(
             router,
-            &format!("mip4/fa/{c}"),
+            &format!("mip4/fa/{name}"),
             Box::new(ForeignAgent::new(fcfg)),
         )
         .map_err(|e| ScenarioError::model(&k, e))?;
@@ -219,29 +242,25 @@ fn mip4_infra(w: &mut World, env: &Env<'_>, x: &Mip4Spec) -> Result<Mip4Infra, S
 
 /// The Mobile IPv4 parts of a flow (deployment and the mobile's client
 /// created on first use).
-pub(crate) fn mip4_for(
+pub(super) fn mip4_for(
     w: &mut World,
     env: &Env<'_>,
-    infra: &mut Infra,
-    f: &FlowSpec,
-    m: &MobileInfo,
+    deployments: &mut Deployments,
+    flow: &Flow<'_>,
 ) -> Result<Mip4Parts, ScenarioError> {
+    let f = flow.spec;
+    let m = env.mobile(flow);
     let key = format!("flows[{}].mip4", f.name);
     let Some(x) = &f.mip4 else {
         return Err(ScenarioError::reference(key, "missing"));
     };
-    if infra.mip4.is_none() {
-        infra.mip4 = Some(mip4_infra(w, env, x)?);
+    if deployments.mip4.is_none() {
+        deployments.mip4 = Some(mip4_infra(w, env, x)?);
     }
-    let Some(d) = infra.mip4.as_mut() else {
+    let Some(d) = deployments.mip4.as_mut() else {
         return Err(ScenarioError::model(key, "no Mobile IPv4 deployment"));
     };
-    let spec = env
-        .s
-        .mobiles
-        .iter()
-        .find(|x| x.name == f.mobile)
-        .ok_or_else(|| ScenarioError::reference(&key, "no mobile"))?;
+    let spec = &env.r.scenario.mobiles[flow.mobile];
     let home = address_in(
         d.home_net,
         spec.host_id,
@@ -316,24 +335,27 @@ fn mip6_infra(
     fast: Option<&Fmip6Spec>,
 ) -> Result<Mip6Infra, ScenarioError> {
     let key = "mip6";
-    let (_, ha_router, _, home_net) = ap(w, env, &x.home_cell, &format!("{key}.home_cell"))?;
+    let cells = &env.r.scenario.cells;
+    let home_cell = cell(env, &x.home_cell, &format!("{key}.home_cell"))?;
+    let (_, ha_router, _, home_net) = ap(w, env, home_cell, &format!("{key}.home_cell"))?;
     let home_prefix = v6(home_net, key)?.trunc();
     let ha_addr = v6(home_net, key)?.addr();
-    let mut ra_cells = vec![x.home_cell.clone()];
+    let mut ra_cells = vec![home_cell];
     for c in cells_of(env, is_mip6) {
         if !ra_cells.contains(&c) {
             ra_cells.push(c);
         }
     }
-    for c in &ra_cells {
+    for &k_cell in &ra_cells {
+        let c = &cells[k_cell].name;
         let k = format!("{key}.cells[{c}]");
-        let (_, router, iface, n) = ap(w, env, c, &k)?;
+        let (_, router, iface, n) = ap(w, env, k_cell, &k)?;
         let n6 = v6(n, &k)?;
         let cfg = AccessRouterConfig {
             interval: ms(x.ra_interval_ms),
             offset: phase(w, "mip6", c, x.ra_offset_ms, x.ra_interval_ms),
             lifetime_s: x.ra_lifetime_s,
-            home_agent: *c == x.home_cell,
+            home_agent: k_cell == home_cell,
             answer_solicitations: x.answer_solicitations,
             ..AccessRouterConfig::new(iface, n6.addr(), n6.trunc())
         };
@@ -352,11 +374,12 @@ fn mip6_infra(
         .map_err(|e| ScenarioError::model(key, e))?;
     let mut fmip = Vec::new();
     if let Some(fx) = fast {
-        let cells = cells_of(env, |f| f.transport.mobility() == Mobility::FastMobileIpv6);
+        let fast_cells = cells_of(env, |f| f.transport.mobility() == Mobility::FastMobileIpv6);
         let mut routers = Vec::new();
-        for c in &cells {
+        for &k_cell in &fast_cells {
+            let c = &cells[k_cell].name;
             let k = format!("fmip6.cells[{c}]");
-            let (id, router, iface, n) = ap(w, env, c, &k)?;
+            let (id, router, iface, n) = ap(w, env, k_cell, &k)?;
             let n6 = v6(n, &k)?;
             routers.push((
                 c.clone(),
@@ -411,25 +434,26 @@ fn v6_addr(w: &World, node: NodeId) -> Option<Ipv6Addr> {
 
 /// The Mobile IPv6 parts of a flow (deployment, the fixed node's binding
 /// cache, the mobile's client and FMIPv6 move created on first use).
-pub(crate) fn mip6_for(
+pub(super) fn mip6_for(
     w: &mut World,
     env: &Env<'_>,
-    infra: &mut Infra,
-    f: &FlowSpec,
-    m: &MobileInfo,
-    fixed: NodeId,
+    deployments: &mut Deployments,
+    flow: &Flow<'_>,
     fixed_addr: IpAddr,
 ) -> Result<Mip6Parts, ScenarioError> {
+    let f = flow.spec;
+    let m = env.mobile(flow);
+    let fixed = env.fixed(flow);
     let key = format!("flows[{}].mip6", f.name);
     let Some(x) = &f.mip6 else {
         return Err(ScenarioError::reference(key, "missing"));
     };
     // The deployment knows about FMIPv6 if any flow of the scenario uses it.
-    let fast_any = env.s.flows.iter().find_map(|g| g.fmip6.clone());
-    if infra.mip6.is_none() {
-        infra.mip6 = Some(mip6_infra(w, env, x, fast_any.as_ref())?);
+    let fast_any = env.r.flows.iter().find_map(|g| g.spec.fmip6.clone());
+    if deployments.mip6.is_none() {
+        deployments.mip6 = Some(mip6_infra(w, env, x, fast_any.as_ref())?);
     }
-    let Some(d) = infra.mip6.as_mut() else {
+    let Some(d) = deployments.mip6.as_mut() else {
         return Err(ScenarioError::model(key, "no Mobile IPv6 deployment"));
     };
     let IpAddr::V6(fixed6) = fixed_addr else {
@@ -446,12 +470,7 @@ pub(crate) fn mip6_for(
             .map_err(|e| ScenarioError::model(&key, e))?;
         e.insert(c);
     }
-    let spec = env
-        .s
-        .mobiles
-        .iter()
-        .find(|x| x.name == f.mobile)
-        .ok_or_else(|| ScenarioError::reference(&key, "no mobile"))?;
+    let spec = &env.r.scenario.mobiles[flow.mobile];
     let home = address_in(
         d.home_net,
         spec.host_id,
@@ -470,9 +489,8 @@ pub(crate) fn mip6_for(
                 }
             }
             let mut cfg = MobileNode6Config::new(home6, d.home_prefix, d.ha_addr, ifaces);
-            for g in env.s.flows.iter().filter(|g| g.mobile == f.mobile) {
-                if let Some(&n) = env.names.nodes.get(&g.fixed)
-                    && let Some(a) = v6_addr(w, n)
+            for g in env.r.flows.iter().filter(|g| g.mobile == flow.mobile) {
+                if let Some(a) = v6_addr(w, env.ids.fixed[g.fixed])
                     && !cfg.correspondents.contains(&a)
                 {
                     cfg.correspondents.push(a);
@@ -491,7 +509,14 @@ pub(crate) fn mip6_for(
                 .map_err(|e| ScenarioError::model(&key, e))?;
             d.clients.insert(m.node, c);
             if let Some(fx) = &f.fmip6 {
-                schedule_fast_move(w, m, c, fx, &format!("flows[{}].fmip6", f.name))?;
+                schedule_fast_move(
+                    w,
+                    &env.r.scenario.cells,
+                    m,
+                    c,
+                    fx,
+                    &format!("flows[{}].fmip6", f.name),
+                )?;
             }
             c
         }
@@ -513,30 +538,22 @@ pub(crate) fn mip6_for(
 /// beacon) at `trigger_s`, then the move with the chosen timing.
 fn schedule_fast_move(
     w: &mut World,
+    cells: &[CellSpec],
     m: &MobileInfo,
     client: AgentId,
     x: &Fmip6Spec,
     key: &str,
 ) -> Result<(), ScenarioError> {
-    let from = m
-        .links
-        .iter()
-        .find(|l| l.cell_name == x.from_cell)
-        .ok_or_else(|| ScenarioError::reference(format!("{key}.from_cell"), "no interface"))?;
-    let to = m
-        .links
-        .iter()
-        .find(|l| l.cell_name == x.to_cell)
-        .ok_or_else(|| ScenarioError::reference(format!("{key}.to_cell"), "no interface"))?;
-    let timing = match x.attach {
-        AttachSpec::Early => AttachTiming::Early {
-            after_trigger: ms(x.early_after_ms),
-        },
-        AttachSpec::Ideal => AttachTiming::Ideal,
-        AttachSpec::Late => AttachTiming::Late {
-            after_fback: ms(x.late_after_ms),
-        },
+    let link_of = |name: &str, k: &str| {
+        cells
+            .iter()
+            .position(|c| c.name == name)
+            .and_then(|c| m.links.iter().find(|l| l.cell_index == c))
+            .ok_or_else(|| ScenarioError::reference(format!("{key}.{k}"), "no interface"))
     };
+    let from = link_of(&x.from_cell, "from_cell")?;
+    let to = link_of(&x.to_cell, "to_cell")?;
+    let timing = attach_timing(x);
     schedule_move(
         w,
         Move {
