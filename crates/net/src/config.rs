@@ -2,7 +2,6 @@
 //! addresses, the interface monitor and handover policy, and every buffer
 //! and queue bound of the driver.
 
-use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::time::Duration;
 
@@ -11,19 +10,10 @@ use msctp_proto::EndpointConfig;
 /// The IANA port for SCTP over UDP (RFC 6951 section 5.1).
 pub const SCTP_UDP_PORT: u16 = 9899;
 
-/// Which handover policy (`msctp_proto::policy`) decides for associations
-/// when interfaces change.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PolicyKind {
-    /// Addresses follow the interfaces; the primary changes only by
-    /// failover (standard SCTP).
-    FailoverOnly,
-    /// Every new address is added and made primary at once.
-    NewestAddress,
-    /// Fastest network first: nominal rate per interface name in bit/s;
-    /// a link going down moves data to the fastest link that is up.
-    FastestFirst { rates: BTreeMap<String, u64> },
-}
+/// Which handover policy decides for associations when interfaces
+/// change: the engine's [`msctp_proto::policy::PolicyKind`], interfaces
+/// by name (fastest-first's rates per interface name, in bit/s).
+pub type PolicyKind = msctp_proto::policy::PolicyKind<String>;
 
 /// Everything a [`Stack`](crate::Stack) needs.
 #[derive(Debug, Clone)]

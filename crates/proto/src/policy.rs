@@ -235,6 +235,11 @@ impl HandoverPolicy for NewestAddress {
 
 /// Aggressive or conservative, for the Add-IP rule of Koh, Chang and Lee.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum AddRule {
     /// Add a new address as soon as its signal exceeds the Add-IP threshold.
     Aggressive,
@@ -493,6 +498,120 @@ pub fn apply(assoc: &mut Association, decisions: &[Decision]) -> Vec<Result<(), 
         .collect()
 }
 
+/// Which handover policy a host runs, with its parameters: what the
+/// simulator's scenario files, its mSCTP agents and the real-network
+/// driver's configuration all name. `I` names an interface: its number
+/// ([`IfaceId`], what [`PolicyKind::build`] needs) or, in files and on
+/// command lines, its name ([`PolicyKind::map_interfaces`] turns one into
+/// the other).
+///
+/// In a file (with the `serde` feature), a table tagged by `kind`:
+/// `{ kind = "none" }`, `"failover_only"`, `"newest_address"`,
+/// `{ kind = "signal_strength", add = "aggressive", add_threshold_w = ..,
+/// primary_threshold_w = .. }`, `{ kind = "fastest_first", rates = {
+/// wlan0 = 11e6 } }`.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        tag = "kind",
+        rename_all = "snake_case",
+        deny_unknown_fields,
+        bound(
+            serialize = "I: serde::Serialize",
+            deserialize = "I: Ord + serde::Deserialize<'de>"
+        )
+    )
+)]
+pub enum PolicyKind<I = IfaceId> {
+    /// No policy: addresses are never added or deleted after the
+    /// association starts.
+    None,
+    /// Standard SCTP ([`FailoverOnly`]): addresses follow the interfaces,
+    /// the primary moves only by failover.
+    FailoverOnly,
+    /// [`NewestAddress`]: add and make primary as soon as a new address
+    /// exists.
+    NewestAddress,
+    /// Koh, Chang and Lee's signal-strength rules ([`SignalStrength`]).
+    SignalStrength {
+        #[cfg_attr(feature = "serde", serde(rename = "add"))]
+        add_rule: AddRule,
+        add_threshold_w: f64,
+        primary_threshold_w: f64,
+    },
+    /// Link-layer triggered, fastest network first ([`FastestFirst`]):
+    /// the nominal rate of each interface in bit/s (an interface not
+    /// listed counts as rate 0).
+    FastestFirst {
+        #[cfg_attr(feature = "serde", serde(default = "BTreeMap::new"))]
+        rates: BTreeMap<I, u64>,
+    },
+}
+
+impl<I: Ord> PolicyKind<I> {
+    /// The policy's name in reports (the name [`HandoverPolicy::name`]
+    /// gives; `none` without a policy).
+    pub fn name(&self) -> &'static str {
+        match self {
+            PolicyKind::None => "none",
+            PolicyKind::FailoverOnly => "failover-only",
+            PolicyKind::NewestAddress => "newest-address",
+            PolicyKind::SignalStrength { .. } => "signal-strength",
+            PolicyKind::FastestFirst { .. } => "fastest-first",
+        }
+    }
+
+    /// The same policy with its interfaces named by `f` (e.g. names
+    /// turned into the host's interface numbers); an interface `f` does
+    /// not know (`None`) is left out.
+    pub fn map_interfaces<J: Ord>(&self, mut f: impl FnMut(&I) -> Option<J>) -> PolicyKind<J> {
+        match self {
+            PolicyKind::None => PolicyKind::None,
+            PolicyKind::FailoverOnly => PolicyKind::FailoverOnly,
+            PolicyKind::NewestAddress => PolicyKind::NewestAddress,
+            PolicyKind::SignalStrength {
+                add_rule,
+                add_threshold_w,
+                primary_threshold_w,
+            } => PolicyKind::SignalStrength {
+                add_rule: *add_rule,
+                add_threshold_w: *add_threshold_w,
+                primary_threshold_w: *primary_threshold_w,
+            },
+            PolicyKind::FastestFirst { rates } => PolicyKind::FastestFirst {
+                rates: rates
+                    .iter()
+                    .filter_map(|(i, r)| f(i).map(|j| (j, *r)))
+                    .collect(),
+            },
+        }
+    }
+}
+
+impl PolicyKind<IfaceId> {
+    /// A fresh policy object (policies keep per-association state);
+    /// `None` for [`PolicyKind::None`].
+    pub fn build(&self) -> Option<Box<dyn HandoverPolicy + Send>> {
+        match self {
+            PolicyKind::None => None,
+            PolicyKind::FailoverOnly => Some(Box::new(FailoverOnly::default())),
+            PolicyKind::NewestAddress => Some(Box::new(NewestAddress::default())),
+            PolicyKind::SignalStrength {
+                add_rule,
+                add_threshold_w,
+                primary_threshold_w,
+            } => Some(Box::new(SignalStrength::new(
+                *add_rule,
+                *add_threshold_w,
+                *primary_threshold_w,
+            ))),
+            PolicyKind::FastestFirst { rates } => Some(Box::new(FastestFirst::new(rates.clone()))),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -500,6 +619,38 @@ mod tests {
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_policy_kind_builds_the_policy_it_names() {
+        let kinds: [PolicyKind; 4] = [
+            PolicyKind::FailoverOnly,
+            PolicyKind::NewestAddress,
+            PolicyKind::SignalStrength {
+                add_rule: AddRule::Conservative,
+                add_threshold_w: 3.6e-10,
+                primary_threshold_w: 4.7e-10,
+            },
+            PolicyKind::FastestFirst {
+                rates: BTreeMap::from([(1, 11_000_000)]),
+            },
+        ];
+        for k in kinds {
+            assert_eq!(k.build().map(|p| p.name()), Some(k.name()));
+        }
+        assert!(PolicyKind::<IfaceId>::None.build().is_none());
+        // Interfaces named in a file become the host's numbers; one the
+        // host does not have is left out.
+        let named = PolicyKind::FastestFirst {
+            rates: BTreeMap::from([("wlan0".to_string(), 11_000_000), ("gone".into(), 1)]),
+        };
+        let numbered = named.map_interfaces(|n| (n == "wlan0").then_some(3));
+        assert_eq!(
+            numbered,
+            PolicyKind::FastestFirst {
+                rates: BTreeMap::from([(3, 11_000_000)])
+            }
+        );
     }
 
     #[test]

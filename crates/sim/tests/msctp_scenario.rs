@@ -4,7 +4,7 @@
 
 use msctp_sim::output::{EventRow, RunResult};
 use msctp_sim::scenario::{
-    self, AddRuleSpec, DirectionSpec, MobileIfaceSpec, PolicySpec, REFERENCE, Scenario, TrafficSpec,
+    self, DirectionSpec, MobileIfaceSpec, PolicySpec, REFERENCE, Scenario, TrafficSpec,
 };
 
 fn reference() -> Scenario {
@@ -226,7 +226,7 @@ fn signal_strength_primary_change_follows_the_threshold() {
     for threshold in [6.8e-10, 4.7e-10] {
         let mut s = reference();
         s.flows[0].policy = PolicySpec::SignalStrength {
-            add: AddRuleSpec::Aggressive,
+            add_rule: msctp_proto::policy::AddRule::Aggressive,
             add_threshold_w: 3.6e-10,
             primary_threshold_w: threshold,
         };

@@ -1,7 +1,8 @@
 //! The file's tables turned into the models' configurations, each in one
 //! place: SCTP (`AssociationConfig`), TCP (`TcpConfig`), error models,
 //! links, cells (the wireless medium and what a station's radio hears),
-//! movements, traffic, the handover policy.
+//! movements, traffic. (The handover policy needs no conversion: the file
+//! names the engine's `PolicyKind` itself.)
 //!
 //! A value the file leaves out keeps the configuration's default (RFC or
 //! preset). Each conversion ends with the model's own `validate`, whose
@@ -9,7 +10,6 @@
 //! the conversion needs (finite numbers, durations that fit) and what no
 //! model checks (see [`crate::scenario::error`]).
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use msctp_proto::{AssociationConfig, Time};
@@ -31,7 +31,6 @@ use crate::models::radio::{
     self, AddressAcquisition, CellRadio, CellSignal, DecisionLatency, SampleMode, ScriptedSignal,
     Thresholds,
 };
-use crate::models::sctp::handover::PolicyKind;
 
 /// Milliseconds of a scenario file as a duration (negative: zero).
 pub(crate) fn ms(v: f64) -> Duration {
@@ -421,29 +420,6 @@ pub(crate) fn traffic(t: &TrafficSpec) -> Traffic {
             mean_off: ms(mean_off_ms),
             shape,
         },
-    }
-}
-
-/// The handover policy of an mSCTP mobile; `rates` are the nominal rates
-/// of fastest-first by interface index.
-pub(crate) fn policy(p: &PolicySpec, rates: BTreeMap<u32, u64>) -> PolicyKind {
-    match p {
-        PolicySpec::None => PolicyKind::None,
-        PolicySpec::FailoverOnly => PolicyKind::FailoverOnly,
-        PolicySpec::NewestAddress => PolicyKind::NewestAddress,
-        PolicySpec::SignalStrength {
-            add,
-            add_threshold_w,
-            primary_threshold_w,
-        } => PolicyKind::SignalStrength {
-            add_rule: match add {
-                AddRuleSpec::Aggressive => msctp_proto::policy::AddRule::Aggressive,
-                AddRuleSpec::Conservative => msctp_proto::policy::AddRule::Conservative,
-            },
-            add_threshold_w: *add_threshold_w,
-            primary_threshold_w: *primary_threshold_w,
-        },
-        PolicySpec::FastestFirst { .. } => PolicyKind::FastestFirst { rates },
     }
 }
 

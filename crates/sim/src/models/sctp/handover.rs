@@ -27,71 +27,15 @@
 //! to a bound; older ones are dropped and counted) and replayed in order
 //! when it is.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use msctp_proto::association::AddressError;
-use msctp_proto::policy::{
-    AddRule, Decision, FailoverOnly, FastestFirst, HandoverPolicy, LinkEvent, NewestAddress,
-    SignalStrength, apply,
-};
+pub use msctp_proto::policy::PolicyKind;
+use msctp_proto::policy::{Decision, HandoverPolicy, LinkEvent, apply};
 use msctp_proto::{Association, Event, Time};
 
 use crate::kernel::node::{Attachment, Node};
 use crate::kernel::notification::Notification;
-
-/// Which handover policy an mSCTP mobile runs (SYSTEMS.md section 3).
-#[derive(Debug, Clone, PartialEq)]
-pub enum PolicyKind {
-    /// No policy: addresses are never added or deleted after the
-    /// association starts.
-    None,
-    /// Standard SCTP: addresses follow the interfaces, the primary moves
-    /// only by failover.
-    FailoverOnly,
-    /// Add and make primary as soon as a new address exists.
-    NewestAddress,
-    /// Koh, Chang and Lee's signal-strength rules.
-    SignalStrength {
-        add_rule: AddRule,
-        add_threshold_w: f64,
-        primary_threshold_w: f64,
-    },
-    /// Link-layer triggered, fastest network first; nominal rate of each
-    /// interface (by interface index) in bit/s.
-    FastestFirst { rates: BTreeMap<u32, u64> },
-}
-
-impl PolicyKind {
-    /// A fresh policy object (policies keep per-association state).
-    pub fn build(&self) -> Option<Box<dyn HandoverPolicy>> {
-        match self {
-            PolicyKind::None => None,
-            PolicyKind::FailoverOnly => Some(Box::new(FailoverOnly::default())),
-            PolicyKind::NewestAddress => Some(Box::new(NewestAddress::default())),
-            PolicyKind::SignalStrength {
-                add_rule,
-                add_threshold_w,
-                primary_threshold_w,
-            } => Some(Box::new(SignalStrength::new(
-                *add_rule,
-                *add_threshold_w,
-                *primary_threshold_w,
-            ))),
-            PolicyKind::FastestFirst { rates } => Some(Box::new(FastestFirst::new(rates.clone()))),
-        }
-    }
-
-    /// Short name for reports.
-    pub fn name(&self) -> &'static str {
-        match self {
-            PolicyKind::None => "none",
-            PolicyKind::FailoverOnly => "failover-only",
-            PolicyKind::NewestAddress => "newest-address",
-            PolicyKind::SignalStrength { .. } => "signal-strength",
-            PolicyKind::FastestFirst { .. } => "fastest-first",
-        }
-    }
-}
 
 /// The [`LinkEvent`] a notification stands for on `node`, if any (see the
 /// module documentation for the mapping).
@@ -314,25 +258,5 @@ mod tests {
                 power_w: 1e-9
             })
         );
-    }
-
-    #[test]
-    fn policy_kinds_build_and_name() {
-        assert!(PolicyKind::None.build().is_none());
-        for k in [
-            PolicyKind::FailoverOnly,
-            PolicyKind::NewestAddress,
-            PolicyKind::SignalStrength {
-                add_rule: AddRule::Aggressive,
-                add_threshold_w: 3.6e-10,
-                primary_threshold_w: 6.8e-10,
-            },
-            PolicyKind::FastestFirst {
-                rates: BTreeMap::new(),
-            },
-        ] {
-            let p = k.build().unwrap();
-            assert_eq!(p.name(), k.name());
-        }
     }
 }

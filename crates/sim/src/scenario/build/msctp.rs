@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::net::IpAddr;
 
 use msctp_proto::Time;
+use msctp_proto::policy::PolicyKind;
 
 use super::BuiltKind;
 use super::Shared;
@@ -20,10 +21,8 @@ use crate::kernel::ip::proto;
 use crate::kernel::world::World;
 use crate::metrics::flow_log::SharedFlowLog;
 use crate::models::sctp::SctpAgent;
-use crate::scenario::convert;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::Flow;
-use crate::scenario::spec::PolicySpec;
 
 pub(super) fn build(
     w: &mut World,
@@ -69,7 +68,12 @@ pub(super) fn build(
     let split = spec.sctp.split_fast_retransmit.unwrap_or(false);
     mobile.split_fast_retransmit = split;
     fixed_cfg.split_fast_retransmit = split;
-    mobile.policy = convert::policy(&spec.policy, fastest_first_rates(w, env, f));
+    mobile.policy = match &spec.policy {
+        PolicyKind::FastestFirst { .. } => PolicyKind::FastestFirst {
+            rates: fastest_first_rates(w, env, f),
+        },
+        other => other.map_interfaces(|_| None),
+    };
     if spec.sctp.bandwidth_aware_start == Some(true) {
         // The capacity of each cell's network: a perfect estimate.
         let caps: Vec<(ipnet::IpNet, u64)> = env
@@ -116,7 +120,7 @@ pub(super) fn build(
 /// The nominal rate of each mobile interface for a fastest-first policy:
 /// the file's `rates`, else the rate of the interface's first cell.
 fn fastest_first_rates(w: &World, env: &Env<'_>, f: &Flow<'_>) -> BTreeMap<u32, u64> {
-    let PolicySpec::FastestFirst { rates } = &f.spec.policy else {
+    let PolicyKind::FastestFirst { rates } = &f.spec.policy else {
         return BTreeMap::new();
     };
     let s = env.r.scenario;

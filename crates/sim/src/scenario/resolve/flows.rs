@@ -7,6 +7,8 @@ use msctp_tcp::TcpConfig;
 
 use super::transport::{Family, Topology};
 use super::{Cell, Link};
+use msctp_proto::policy::PolicyKind;
+
 use crate::models::app::Traffic;
 use crate::scenario::convert;
 use crate::scenario::error::{
@@ -106,7 +108,7 @@ impl Scenario {
 
     fn check_policy(&self, key: &str, f: &FlowSpec, m: &MobileSpec) -> Result<(), ScenarioError> {
         match &f.policy {
-            PolicySpec::SignalStrength {
+            PolicyKind::SignalStrength {
                 add_threshold_w,
                 primary_threshold_w,
                 ..
@@ -122,7 +124,7 @@ impl Scenario {
                     1e3,
                 )
             }
-            PolicySpec::FastestFirst { rates } => {
+            PolicyKind::FastestFirst { rates } => {
                 for (iface, r) in rates {
                     if !m.ifaces.iter().any(|i| &i.name == iface) {
                         return Err(ScenarioError::reference(

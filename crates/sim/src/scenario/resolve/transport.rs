@@ -97,7 +97,7 @@ impl Topology<'_> {
         let present = [
             ("tcp", f.tcp.is_some()),
             ("sctp", f.sctp != SctpSpec::default()),
-            ("policy", f.policy != PolicySpec::default()),
+            ("policy", f.policy != d_policy()),
             ("mip4", f.mip4.is_some()),
             ("mip6", f.mip6.is_some()),
             ("fmip6", f.fmip6.is_some()),

@@ -3,8 +3,7 @@
 //! default and meaning. Unknown keys are refused by the parser; values out
 //! of range by [`Scenario::validate`](super::Scenario::validate).
 
-use std::collections::BTreeMap;
-
+use msctp_proto::policy::PolicyKind;
 use serde::{Deserialize, Serialize};
 
 pub mod transport;
@@ -557,33 +556,14 @@ impl Default for TrafficSpec {
     }
 }
 
-/// The handover policy of the mobile's end.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum PolicySpec {
-    None,
-    FailoverOnly,
-    #[default]
-    NewestAddress,
-    SignalStrength {
-        /// "aggressive" or "conservative".
-        add: AddRuleSpec,
-        add_threshold_w: f64,
-        primary_threshold_w: f64,
-    },
-    FastestFirst {
-        /// Nominal rate (bit/s) per mobile interface name; absent: the
-        /// rate of the interface's cell.
-        #[serde(default)]
-        rates: BTreeMap<String, u64>,
-    },
-}
+/// The handover policy of the mobile's end of an mSCTP flow
+/// (`msctp_proto::policy::PolicyKind`, interfaces by name; a
+/// fastest-first interface without a rate takes its first cell's):
+/// `newest_address` unless the file says otherwise.
+pub type PolicySpec = PolicyKind<String>;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AddRuleSpec {
-    Aggressive,
-    Conservative,
+pub(crate) fn d_policy() -> PolicySpec {
+    PolicyKind::NewestAddress
 }
 
 /// One transport flow between a mobile and a fixed node.
@@ -616,7 +596,7 @@ pub struct FlowSpec {
     pub stop_s: Option<f64>,
     #[serde(default)]
     pub traffic: TrafficSpec,
-    #[serde(default)]
+    #[serde(default = "d_policy")]
     pub policy: PolicySpec,
     #[serde(default)]
     pub sctp: SctpSpec,
