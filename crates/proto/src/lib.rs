@@ -19,7 +19,6 @@ pub mod congestion;
 pub mod endpoint;
 pub mod path;
 pub mod policy;
-pub mod time;
 pub mod tsn;
 pub mod wire;
 
@@ -28,4 +27,4 @@ pub use association::{
 };
 pub use config::{AssociationConfig, EndpointConfig, Limits};
 pub use endpoint::{AssocId, Endpoint};
-pub use time::Time;
+pub use msctp_time::Time;

@@ -53,7 +53,7 @@ pub use config::{ConfigError, TcpConfig};
 pub use connection::{Segment, TcpConnection};
 pub use event::{CloseReason, TcpError, TcpEvent};
 pub use listener::{ListenOutcome, TcpListener};
-pub use msctp_proto::Time;
+pub use msctp_time::Time;
 pub use seq::SeqNum;
 pub use state::TcpState;
 pub use stats::TcpStats;

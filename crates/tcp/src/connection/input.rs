@@ -6,7 +6,7 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use msctp_proto::Time;
+use msctp_time::Time;
 
 use super::{AckDue, MAX_OWED_ACKS, RstToSend, TcpConnection};
 use crate::congestion::Congestion;

@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
-use msctp_proto::Time;
+use msctp_time::Time;
 
 use crate::config::TcpConfig;
 use crate::congestion::Congestion;

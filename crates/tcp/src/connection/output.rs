@@ -2,7 +2,7 @@
 //! RST, pure ACKs with SACK blocks (RFC 2018) and timestamps (RFC 7323),
 //! and data within the congestion and peer windows.
 
-use msctp_proto::Time;
+use msctp_time::Time;
 
 use super::{AckDue, RstToSend, Segment, TcpConnection};
 use crate::scoreboard::{SegmentState, SentSegment};

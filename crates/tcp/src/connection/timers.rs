@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use msctp_proto::Time;
+use msctp_time::Time;
 
 use super::{AckDue, TcpConnection};
 use crate::event::CloseReason;

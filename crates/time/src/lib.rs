@@ -1,7 +1,12 @@
-//! Time as the engine sees it: a point on the caller's monotonic clock in
-//! integer nanoseconds. The simulator passes virtual time, the real-network
-//! driver the nanoseconds elapsed since it started. Integer nanoseconds make
-//! every computation exact and reproducible.
+//! msctp-time: time as the msctp engines see it, a point on the caller's
+//! monotonic clock in integer nanoseconds. The simulator passes virtual
+//! time, the real-network driver the nanoseconds elapsed since it
+//! started. Integer nanoseconds make every computation exact and
+//! reproducible.
+//!
+//! A crate of its own so that every engine (the SCTP engine, the TCP
+//! model) and the simulator share the one type without depending on each
+//! other.
 
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
