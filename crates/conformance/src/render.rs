@@ -434,7 +434,10 @@ pub fn render_chunk(raw: &[u8], map: &Mapping) -> String {
                 params
             )
         }
-        Chunk::ForwardTsn { .. } | Chunk::Unknown { .. } => format!(
+        Chunk::ForwardTsn { .. }
+        | Chunk::Probe(_)
+        | Chunk::ProbeEcho(_)
+        | Chunk::Unknown { .. } => format!(
             "CHUNK[type=0x{ty:02x}, flgs=0x{flags:02x}, len={len}, val={}]",
             bytes_list(raw.get(4..).unwrap_or_default())
         ),

@@ -33,6 +33,8 @@ pub struct BenchConfig {
     pub work_dir: PathBuf,
     /// usrsctp example sources (Debian: /usr/share/doc/libusrsctp-dev/examples).
     pub usrsctp_examples: PathBuf,
+    /// Run msctp with the path estimators (the default of the stack).
+    pub estimators: bool,
 }
 
 impl Default for BenchConfig {
@@ -42,6 +44,7 @@ impl Default for BenchConfig {
             message: 1400,
             work_dir: std::env::temp_dir().join(format!("msctp-bench-{}", std::process::id())),
             usrsctp_examples: PathBuf::from("/usr/share/doc/libusrsctp-dev/examples"),
+            estimators: true,
         }
     }
 }
@@ -162,6 +165,7 @@ pub fn msctp_throughput(cfg: &BenchConfig) -> Result<f64, NetError> {
             c.udp_port = 0;
             c.local_addrs = vec![LO];
             c.endpoint.listen = listen;
+            c.endpoint.association.estimators.enabled = cfg.estimators;
             c.endpoint.association.max_message_size =
                 c.endpoint.association.max_message_size.max(cfg.message);
             c

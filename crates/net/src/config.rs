@@ -5,7 +5,7 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use msctp_proto::EndpointConfig;
+use msctp_proto::{EndpointConfig, EstimatorConfig};
 
 /// The IANA port for SCTP over UDP (RFC 6951 section 5.1).
 pub const SCTP_UDP_PORT: u16 = 9899;
@@ -69,8 +69,21 @@ pub struct StackConfig {
 impl StackConfig {
     /// Defaults for SCTP port `port`: RFC 9260 parameters, UDP port 9899.
     pub fn new(port: u16) -> Self {
+        // The stack's endpoint is the only one behind its sockets: a
+        // packet for another SCTP port is refused at once (RFC 9260 8.4).
+        let mut endpoint = EndpointConfig {
+            answer_other_ports: true,
+            ..EndpointConfig::new(port)
+        };
+        // The path estimators run on real hosts (capacity and available
+        // bandwidth per path, shown by `msctp perf`); the capacity counts
+        // the IPv4 and UDP headers of each packet.
+        endpoint.association.estimators = EstimatorConfig {
+            packet_overhead: 28,
+            ..EstimatorConfig::on()
+        };
         StackConfig {
-            endpoint: EndpointConfig::new(port),
+            endpoint,
             udp_port: SCTP_UDP_PORT,
             remote_udp_port: SCTP_UDP_PORT,
             local_addrs: Vec::new(),

@@ -70,6 +70,7 @@ pub(crate) struct AssocParts {
 pub(crate) enum AssocOp {
     SetPrimary(IpAddr),
     RequestPeerPrimary(IpAddr),
+    ProbeCapacity(IpAddr),
     AddLocal(IpAddr),
     RemoveLocal(IpAddr),
     Abort,
@@ -669,6 +670,7 @@ impl Driver {
                 a.request_peer_primary(l)?;
                 a.set_local_primary(Some(l))?;
             }
+            AssocOp::ProbeCapacity(p) => a.probe_capacity(now_of(self.start), p)?,
             AssocOp::AddLocal(l) => a.add_local_address(l)?,
             AssocOp::RemoveLocal(l) => a.remove_local_address(l)?,
             AssocOp::Abort => a.abort(None),
@@ -916,7 +918,7 @@ impl Driver {
         match &ev {
             Event::Connected => {
                 let mut m = None;
-                if self.cfg.monitor
+                if (self.cfg.monitor || self.cfg.policy.needs_no_monitor())
                     && let Some(x) = self.ep.association_mut(id)
                 {
                     let mut mob = Mobility::new(

@@ -26,6 +26,8 @@ pub enum NetError {
     },
     #[error("no local address given (and none found)")]
     NoLocalAddress,
+    #[error("no interface named {name:?} (this host has: {})", known.join(", "))]
+    UnknownInterface { name: String, known: Vec<String> },
     #[error("no local address of the same family as {peer}")]
     NoAddressFamily { peer: IpAddr },
     #[error("bad address {text:?}: {why}")]
@@ -53,6 +55,8 @@ pub enum NetError {
     SendFailed(String),
     #[error("address change refused: {0}")]
     Address(#[from] AddressError),
+    #[error("capacity probe not sent: {0}")]
+    Probe(#[from] msctp_proto::association::ProbeError),
     #[error("the stack has stopped")]
     Stopped,
     #[error("too many requests are waiting on this association (limit {0})")]
@@ -71,7 +75,9 @@ pub fn describe_close(reason: &CloseReason) -> String {
         CloseReason::PeerAbort { causes } => format!("the peer aborted: {causes:?}"),
         CloseReason::Aborted => "aborted locally".into(),
         CloseReason::InitFailed => "the peer never answered the INIT".into(),
-        CloseReason::Refused => "the peer refused it".into(),
+        CloseReason::Refused => {
+            "it answered with an ABORT: no endpoint accepts associations on that SCTP port".into()
+        }
         CloseReason::PeerUnreachable => {
             "the peer became unreachable (Association.Max.Retrans exceeded)".into()
         }

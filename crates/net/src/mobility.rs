@@ -137,7 +137,9 @@ fn returning_peer(
 
 impl Mobility {
     pub fn new(kind: &PolicyKind, ifaces: &Interfaces, move_data: bool) -> Self {
-        let policy = kind.map_interfaces(|name| ifaces.index_of(name)).build();
+        let policy = kind
+            .map_interfaces(|name| ifaces.index_of(name))
+            .build(rand::random);
         Mobility {
             policy,
             move_data,
@@ -225,10 +227,16 @@ impl Mobility {
         let ready = self
             .held
             .take_if(|h| now >= h.deadline || heartbeat_acks(assoc, h.peer) > h.acks);
-        match ready {
+        let mut out = match ready {
             Some(h) => self.carry_out(now, &h.decisions, assoc, ifaces),
             None => Vec::new(),
+        };
+        // Policies that watch the path statistics (AISLE).
+        if let Some(policy) = self.policy.as_mut() {
+            let d = policy.poll(now, assoc);
+            out.extend(self.carry_out(now, &d, assoc, ifaces));
         }
+        out
     }
 
     /// Association events (addresses confirmed, paths down, ...).
@@ -271,10 +279,41 @@ impl Mobility {
         let results = policy::apply(assoc, decisions);
         let mut out = Vec::new();
         for (d, r) in decisions.iter().zip(results) {
-            let Decision::MakePrimary(to_local) = *d else {
+            if r.is_err() {
                 continue;
+            }
+            let to_local = match *d {
+                Decision::MakePrimary(to_local) => to_local,
+                Decision::UsePath(to_peer) => {
+                    // The sender chose another path (AISLE): data leaves
+                    // from the address paired with it. The old path is
+                    // congested, not dead: nothing is resent at once.
+                    if from_peer == Some(to_peer) {
+                        continue;
+                    }
+                    let locals = usable_locals(assoc);
+                    let old = from_peer.and_then(|p| ifaces.on_link_with(p, &locals));
+                    let Some(to_local) = ifaces
+                        .on_link_with(to_peer, &locals)
+                        .or(assoc.local_primary())
+                        .or(locals.first().copied())
+                    else {
+                        continue;
+                    };
+                    out.push(Handover {
+                        at_ns: now.as_nanos(),
+                        from_local: old.or(from_local),
+                        to_local,
+                        from_peer,
+                        to_peer: Some(to_peer),
+                        link_down: false,
+                        retransmitted: 0,
+                    });
+                    continue;
+                }
+                _ => continue,
             };
-            if r.is_err() || from_local == Some(to_local) {
+            if from_local == Some(to_local) {
                 continue;
             }
             // New data goes to the peer address reached through the new

@@ -363,6 +363,20 @@ impl Interfaces {
         best.map(|(a, _)| a)
     }
 
+    /// Names of the host's interfaces, in index order.
+    pub fn names(&self) -> Vec<String> {
+        self.ifaces.values().map(|i| i.name.clone()).collect()
+    }
+
+    /// Followed names that no interface has (yet).
+    pub fn missing(&self) -> Vec<String> {
+        self.follow
+            .iter()
+            .filter(|n| self.index_of(n).is_none())
+            .cloned()
+            .collect()
+    }
+
     /// The interface index for a name.
     pub fn index_of(&self, name: &str) -> Option<u32> {
         self.ifaces

@@ -48,6 +48,20 @@ pub struct PathLine {
     pub flight: u32,
     pub retransmissions: u64,
     pub t3_expirations: u64,
+    /// Capacity of the path by packet-pair dispersion (whole IP packets),
+    /// Mbit/s; `None` until a probe train was answered.
+    pub capacity_mbps: Option<f64>,
+    /// Bandwidth available to the association on the path (Westwood+,
+    /// payload), Mbit/s; measured while the path carries data.
+    pub available_mbps: Option<f64>,
+}
+
+fn to_mbps(bps: Option<u64>) -> Option<f64> {
+    bps.map(|b| b as f64 / 1e6)
+}
+
+fn show(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into())
 }
 
 /// What `msctp perf` prints, one per line (`--json`: one JSON object per
@@ -111,7 +125,7 @@ impl std::fmt::Display for PerfLine {
                 for p in paths {
                     write!(
                         f,
-                        " | {} {} cwnd {} srtt {} flight {} rtx {}",
+                        " | {} {} cwnd {} srtt {} flight {} rtx {} cap {} avail {} Mbit/s",
                         p.peer,
                         if p.active { "up" } else { "DOWN" },
                         p.cwnd,
@@ -119,7 +133,9 @@ impl std::fmt::Display for PerfLine {
                             .map(|s| format!("{s:.1}ms"))
                             .unwrap_or_else(|| "-".into()),
                         p.flight,
-                        p.retransmissions
+                        p.retransmissions,
+                        show(p.capacity_mbps),
+                        show(p.available_mbps)
                     )?;
                 }
                 Ok(())
@@ -235,6 +251,8 @@ pub async fn client(
                     flight: p.flight_size,
                     retransmissions: p.counters.retransmissions,
                     t3_expirations: p.counters.t3_expirations,
+                    capacity_mbps: to_mbps(p.capacity_bps),
+                    available_mbps: to_mbps(p.available_bps),
                 }).collect();
                 out(&PerfLine::Interval { t, mbps, primary: st.data_destination, paths, receiver: receiver.take() });
                 if sender.is_finished() {
@@ -277,7 +295,11 @@ pub async fn client(
         }
     }
     stop.store(true, Ordering::Relaxed);
-    let _ = sender.await;
+    // A send that failed ends the run with its error, not a summary of
+    // nothing.
+    if let Ok(Err(e)) = sender.await {
+        return Err(e);
+    }
     let st = h.status().await.ok();
     let rtx = st.as_ref().map_or(0, |s| s.stats.retransmitted_chunks);
     h.shutdown().await?;

@@ -36,6 +36,8 @@ pub struct StackInfo {
     pub udp_port: u16,
     pub local_addrs: Vec<IpAddr>,
     pub connect_timeout: std::time::Duration,
+    /// Interfaces to follow that do not exist yet (with the monitor).
+    pub missing_interfaces: Vec<String>,
 }
 
 async fn call<T>(
@@ -66,7 +68,25 @@ impl Stack {
                 }
             }
             Err(e) if cfg.monitor => return Err(NetError::Monitor(e)),
+            Err(e) if !cfg.interfaces.is_empty() => {
+                let why = format!(
+                    "cannot list the interfaces to find {:?}: {e}",
+                    cfg.interfaces
+                );
+                return Err(NetError::Monitor(std::io::Error::new(e.kind(), why)));
+            }
             Err(e) => tracing::debug!("no interface dump: {e}"),
+        }
+        // An interface named that the host lacks: an error, unless the
+        // monitor follows it (it may appear later, a modem plugged in).
+        let missing_interfaces = ifaces.missing();
+        if let Some(name) = missing_interfaces.first()
+            && !cfg.monitor
+        {
+            return Err(NetError::UnknownInterface {
+                name: name.clone(),
+                known: ifaces.names(),
+            });
         }
         if cfg.local_addrs.is_empty() {
             cfg.local_addrs = ifaces.addresses();
@@ -103,6 +123,7 @@ impl Stack {
             udp_port: cfg.udp_port,
             local_addrs: socks.addrs(),
             connect_timeout: cfg.connect_timeout,
+            missing_interfaces,
         });
         let (tx, rx) = mpsc::channel(1024);
         let driver = Driver::new(cfg, ep, socks, rx, ifaces, monitor_sub);
@@ -418,6 +439,12 @@ impl Association {
     /// Address) and sends from it.
     pub async fn request_peer_primary(&self, local: IpAddr) -> Result<(), NetError> {
         self.op(AssocOp::RequestPeerPrimary(local)).await
+    }
+
+    /// Sends a capacity-probe train on the path to `peer` now; the
+    /// estimate appears in the path's statistics when the echo returns.
+    pub async fn probe_capacity(&self, peer: IpAddr) -> Result<(), NetError> {
+        self.op(AssocOp::ProbeCapacity(peer)).await
     }
 
     /// Adds a local address to this association (ASCONF Add IP); binds

@@ -69,21 +69,13 @@ impl Topology {
             "link", "add", "pad0", "type", "veth", "peer", "name", "pad1",
         ]);
         for (k, rate) in [(1, "20mbit"), (2, "10mbit")] {
-            let m = format!("mn{k}");
-            let c = format!("cn{k}");
-            common::sh(&[
-                "ip", "link", "add", &m, "netns", &mn.name, "type", "veth", "peer", "name", &c,
-                "netns", &cn.name,
-            ]);
-            mn.ip(&["addr", "add", &format!("10.{k}.0.2/24"), "dev", &m]);
-            cn.ip(&["addr", "add", &format!("10.{k}.0.1/24"), "dev", &c]);
-            for (ns, dev) in [(&mn, &m), (&cn, &c)] {
-                ns.ip(&["link", "set", dev, "up"]);
-                ns.exec(&[
-                    "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", rate, "burst",
-                    "32kbit", "latency", "20ms",
-                ]);
-            }
+            common::veth_link(
+                &mn,
+                &cn,
+                (&format!("mn{k}"), &format!("10.{k}.0.2/24")),
+                (&format!("cn{k}"), &format!("10.{k}.0.1/24")),
+                &["tbf", "rate", rate, "burst", "32kbit", "latency", "20ms"],
+            );
         }
         Topology { mn, cn }
     }

@@ -15,6 +15,13 @@
 //! - msctp client -> usrsctp server: handshake, a 4 MB file, an ASCONF
 //!   Add IP (127.0.0.3) and Set Primary Address from msctp, which usrsctp
 //!   acknowledges; graceful shutdown; usrsctp's output file is compared.
+//!   msctp's INIT announces its capacity probes (chunk types 0xB0, 0xB1
+//!   in Supported Extensions and CHUNKS), and msctp sends probe trains to
+//!   usrsctp although it did not announce them (`probe_unannounced`),
+//!   mid-transfer and in place of heartbeats: usrsctp skips them silently
+//!   (high bits 10, RFC 9260 section 3.2) — no ERROR, no abort, the file
+//!   intact, and the HEARTBEAT bundled behind a probe answered — and
+//!   tshark decodes them as unknown chunks without error.
 
 mod common;
 
@@ -308,15 +315,21 @@ fn msctp_client_sends_to_usrsctp_with_asconf() {
             c.udp_port = MSCTP_UDP;
             c.remote_udp_port = USRSCTP_UDP;
             c.local_addrs = vec![ip("127.0.0.1")];
+            assert!(c.endpoint.association.estimators.enabled);
+            c.endpoint.association.estimators.probe_unannounced = true;
             let s = Stack::bind(c).await.unwrap();
             let mut a = s.connect(&[ip("127.0.0.1")], 5001).await.unwrap();
             let st = a.status().await.unwrap();
             assert!(st.auth && st.asconf, "usrsctp negotiated AUTH and ADD-IP");
             let half = d.len() / 2;
-            for c in d[..half].chunks(16384) {
+            for (k, c) in d[..half].chunks(16384).enumerate() {
                 a.send(0, 0x6d73_0002, Bytes::copy_from_slice(c))
                     .await
                     .unwrap();
+                // Capacity trains in the middle of the data.
+                if k % 16 == 8 {
+                    a.probe_capacity(ip("127.0.0.1")).await.unwrap();
+                }
             }
             a.add_local_address(ip("127.0.0.3")).await.unwrap();
             let mut added = false;
@@ -347,11 +360,15 @@ fn msctp_client_sends_to_usrsctp_with_asconf() {
                     .await
                     .unwrap();
             }
+            // Idle: heartbeats (1 s) go as trains carrying them.
+            let before = a.status().await.unwrap();
+            tokio::time::sleep(Duration::from_millis(3500)).await;
+            let after = a.status().await.unwrap();
             a.shutdown().await.unwrap();
-            primary
+            (primary, before, after)
         })
     });
-    let primary = client.join().unwrap();
+    let (primary, before, after) = client.join().unwrap();
     let status = server.wait().unwrap();
     let log = std::fs::read_to_string(dir.join("server.log")).unwrap_or_default();
     assert!(status.success(), "usrsctp server failed: {log}");
@@ -363,6 +380,23 @@ fn msctp_client_sends_to_usrsctp_with_asconf() {
     let got = std::fs::read(&out).unwrap();
     assert_eq!(got.len(), data.len(), "byte count; usrsctp said: {log}");
     assert!(got == data, "bytes differ");
+    // Probes sent, never echoed; the heartbeats behind them answered.
+    let path = |st: &msctp_net::status::AssocStatus| st.paths[0].clone();
+    let (p0, p1) = (path(&before), path(&after));
+    eprintln!(
+        "probes: {:?}; heartbeats acked {} -> {}",
+        p1.probes, p0.counters.heartbeat_acks_received, p1.counters.heartbeat_acks_received
+    );
+    assert!(p1.probes.trains_sent >= 4, "{:?}", p1.probes);
+    assert_eq!(p1.capacity_bps, None, "usrsctp does not echo");
+    assert!(
+        p1.probes.trains_sent > p0.probes.trains_sent,
+        "trains in place of heartbeats"
+    );
+    assert!(
+        p1.counters.heartbeat_acks_received > p0.counters.heartbeat_acks_received,
+        "usrsctp answered the heartbeats carried behind probes"
+    );
     let file = cap.stop();
     let (n, asconf, ack) = check_capture(&file);
     eprintln!("capture: {n} packets, {asconf} with ASCONF, {ack} with ASCONF-ACK");
@@ -370,5 +404,20 @@ fn msctp_client_sends_to_usrsctp_with_asconf() {
         asconf >= 2 && ack >= 2,
         "Add IP and Set Primary on the wire"
     );
+    let probes = tshark(&file, "sctp.chunk_type==176").len();
+    let with_heartbeat = tshark(&file, "sctp.chunk_type==176 && sctp.chunk_type==4").len();
+    let errors = tshark(&file, "sctp.chunk_type==9").len();
+    let init = tshark(
+        &file,
+        "sctp.chunk_type==1 && sctp.supported_chunk_type==176 && sctp.supported_chunk_type==177 && sctp.chunk_type_to_auth==176 && sctp.chunk_type_to_auth==177",
+    )
+    .len();
+    eprintln!(
+        "capture: {probes} probe packets ({with_heartbeat} carrying a heartbeat), {errors} ERROR chunks"
+    );
+    assert_eq!(init, 1, "the INIT announced the probe chunks");
+    assert!(probes >= 6 * 4, "probe trains on the wire: {probes}");
+    assert!(with_heartbeat >= 1);
+    assert_eq!(errors, 0, "usrsctp reported nothing: skipped silently");
     let _ = std::fs::remove_dir_all(&dir);
 }

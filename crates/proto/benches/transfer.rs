@@ -1,7 +1,8 @@
 //! In-memory bulk transfer between two engines: payload bytes moved per
 //! CPU-second, the whole engine (chunking, SACKs, congestion control,
-//! checksums, reassembly) on both sides. Single-threaded, so wall time is
-//! CPU time. `cargo bench -p msctp-proto --bench transfer`.
+//! checksums, reassembly) on both sides, without and with the path
+//! estimators. Single-threaded, so wall time is CPU time.
+//! `cargo bench -p msctp-proto --bench transfer`.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -11,12 +12,12 @@ use std::time::Duration;
 use bytes::Bytes;
 use common::{Link, Net, ip};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use msctp_proto::{AssociationConfig, EndpointConfig};
+use msctp_proto::{AssociationConfig, EndpointConfig, EstimatorConfig};
 
 const TOTAL: usize = 8 << 20;
 const MSG: usize = 64 << 10;
 
-fn transfer(auth_data: bool) {
+fn transfer(auth_data: bool, estimators: bool) {
     let mut ca = EndpointConfig::new(5000);
     let mut cb = EndpointConfig::new(6000);
     for c in [&mut ca, &mut cb] {
@@ -28,6 +29,9 @@ fn transfer(auth_data: bool) {
         };
         if auth_data {
             c.association.auth_chunks = vec![0];
+        }
+        if estimators {
+            c.association.estimators = EstimatorConfig::on();
         }
     }
     let mut n = Net::new(
@@ -69,10 +73,15 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(TOTAL as u64));
     g.sample_size(10);
     g.bench_function("8 MiB, two engines in memory", |b| {
-        b.iter(|| transfer(false))
+        b.iter(|| transfer(false, false))
+    });
+    // The cost of the path estimators (Westwood+ on every SACK, capacity
+    // trains on the new path): compare with the line above.
+    g.bench_function("8 MiB, path estimators on", |b| {
+        b.iter(|| transfer(false, true))
     });
     g.bench_function("8 MiB, DATA authenticated (HMAC-SHA256)", |b| {
-        b.iter(|| transfer(true))
+        b.iter(|| transfer(true, false))
     });
     g.finish();
 }

@@ -77,8 +77,65 @@ pub struct AssociationConfig {
     /// failover (RFC 9260 section 8.2 leaves the choice to the
     /// implementation).
     pub return_to_primary: bool,
+    /// Path estimators: packet-pair capacity and Westwood+ available
+    /// bandwidth (SYSTEMS.md section 3).
+    pub estimators: EstimatorConfig,
     /// Limits.
     pub limits: Limits,
+}
+
+/// The path estimators (module [`crate::estimate`]; docs/DESIGN.md "Path
+/// estimators").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EstimatorConfig {
+    /// Run them: Westwood+ on every path that carries data, and capacity
+    /// trains, announced in Supported Extensions (and, with AUTH, listed
+    /// in CHUNKS) and answered. Off (the default, as RFC 9260 has no such
+    /// thing): none of it, and probes from a peer are skipped as the
+    /// unknown chunks they then are.
+    pub enabled: bool,
+    /// Capacity samples the median filter keeps per path (1 to 64).
+    pub capacity_samples: usize,
+    /// Bytes each packet carries below the SCTP packet at the bottleneck
+    /// (e.g. 28 for IPv4 and UDP encapsulation), counted in the capacity.
+    pub packet_overhead: u32,
+    /// Probe a path as soon as it can carry data (the primary when the
+    /// association is established, others when confirmed) with five
+    /// trains one RTO (at least 100 ms) apart, instead of waiting for its
+    /// first heartbeat interval.
+    pub probe_new_paths: bool,
+    /// Send trains also to peers that did not announce support. Such a
+    /// peer skips the probes and never echoes: no capacity is learnt.
+    /// For interoperability tests.
+    pub probe_unannounced: bool,
+    /// Bandwidth-aware start (SYSTEMS.md section 3): when the path new
+    /// data goes to changes (the application's or the peer's choice, or a
+    /// failover), its window is set to capacity estimate x smoothed RTT
+    /// (if both are known) instead of continuing from where it was.
+    pub bandwidth_aware_start: bool,
+}
+
+impl Default for EstimatorConfig {
+    fn default() -> Self {
+        EstimatorConfig {
+            enabled: false,
+            capacity_samples: 5,
+            packet_overhead: 0,
+            probe_new_paths: true,
+            probe_unannounced: false,
+            bandwidth_aware_start: false,
+        }
+    }
+}
+
+impl EstimatorConfig {
+    /// Everything on, defaults otherwise.
+    pub fn on() -> Self {
+        EstimatorConfig {
+            enabled: true,
+            ..Default::default()
+        }
+    }
 }
 
 /// Bounds on what a peer can make the association hold.
@@ -140,6 +197,7 @@ impl Default for AssociationConfig {
             adaptation_indication: None,
             confirm_asconf_source: true,
             return_to_primary: true,
+            estimators: EstimatorConfig::default(),
             limits: Limits::default(),
         }
     }
@@ -190,6 +248,9 @@ impl AssociationConfig {
         if self.limits.max_peer_addresses == 0 || self.limits.max_local_addresses == 0 {
             return bad("limits", "address limits must be at least 1");
         }
+        if !(1..=64).contains(&self.estimators.capacity_samples) {
+            return bad("estimators.capacity_samples", "must lie between 1 and 64");
+        }
         if self.auth_chunks.len() > 256 {
             return bad(
                 "auth_chunks",
@@ -215,6 +276,21 @@ pub struct EndpointConfig {
     pub listen: bool,
     /// Associations accepted or created at most.
     pub max_associations: usize,
+    /// Incoming associations one source may hold at a time (counted by
+    /// the address its INIT came from), so that one host cannot take
+    /// every slot of `max_associations`. Further INITs and COOKIE ECHOs
+    /// from it are refused with an ABORT (Out of Resource).
+    pub max_associations_per_source: usize,
+    /// IPv6 sources are counted per prefix of this length (a host
+    /// usually holds a whole /64); 128 counts each address.
+    pub source_prefix_v6: u8,
+    /// This endpoint is the only SCTP endpoint at its addresses (the UDP
+    /// driver, RFC 6951): a packet for another SCTP port is answered as
+    /// RFC 9260 section 8.4 says for a packet no endpoint takes (an INIT
+    /// gets an ABORT), so that a peer trying a port nobody serves is
+    /// refused at once instead of waiting. Off where several endpoints
+    /// share the addresses (the simulator).
+    pub answer_other_ports: bool,
     /// Defaults for every association of this endpoint.
     pub association: AssociationConfig,
 }
@@ -225,6 +301,9 @@ impl EndpointConfig {
             port,
             listen: false,
             max_associations: 1024,
+            max_associations_per_source: 64,
+            source_prefix_v6: 64,
+            answer_other_ports: false,
             association: AssociationConfig::default(),
         }
     }
@@ -240,6 +319,18 @@ impl EndpointConfig {
             return Err(ConfigError {
                 field: "max_associations",
                 why: "must be at least 1",
+            });
+        }
+        if self.max_associations_per_source == 0 {
+            return Err(ConfigError {
+                field: "max_associations_per_source",
+                why: "must be at least 1",
+            });
+        }
+        if self.source_prefix_v6 == 0 || self.source_prefix_v6 > 128 {
+            return Err(ConfigError {
+                field: "source_prefix_v6",
+                why: "must lie between 1 and 128",
             });
         }
         self.association.validate()

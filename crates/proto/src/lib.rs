@@ -9,7 +9,8 @@
 //! Entry point: [`Endpoint`]. Modules follow the protocol: [`wire`] (the
 //! packet format), [`endpoint`] (demultiplexing, cookies), [`association`],
 //! [`path`] (RTO, error counters, heartbeats), [`congestion`], [`asconf`],
-//! [`auth`], [`policy`] (handover decisions).
+//! [`auth`], [`estimate`] (capacity and available bandwidth per path),
+//! [`policy`] (handover decisions).
 
 pub mod asconf;
 pub mod association;
@@ -17,6 +18,7 @@ pub mod auth;
 pub mod config;
 pub mod congestion;
 pub mod endpoint;
+pub mod estimate;
 pub mod path;
 pub mod policy;
 pub mod tsn;
@@ -25,6 +27,6 @@ pub mod wire;
 pub use association::{
     Association, CloseReason, Event, Message, PrimaryReason, SendError, State, Transmit,
 };
-pub use config::{AssociationConfig, EndpointConfig, Limits};
+pub use config::{AssociationConfig, EndpointConfig, EstimatorConfig, Limits};
 pub use endpoint::{AssocId, Endpoint};
 pub use msctp_time::Time;

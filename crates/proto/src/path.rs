@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::Time;
 use crate::congestion::Congestion;
+use crate::estimate::{CapacityEstimator, Westwood};
 
 /// RTT measurement and retransmission timeout of one destination
 /// (RFC 9260 section 6.3.1), in integer nanoseconds.
@@ -134,6 +135,15 @@ pub struct Path {
     /// Fast recovery on this destination: exits when the cumulative ack
     /// reaches this TSN (RFC 9260 section 7.2.4).
     pub fast_recovery_exit: Option<u32>,
+    /// Capacity by packet-pair dispersion (when the estimators are on).
+    pub capacity: CapacityEstimator,
+    /// Available bandwidth by Westwood+ (when the estimators are on).
+    pub westwood: Westwood,
+    /// First trains of a new path still to send (see
+    /// `EstimatorConfig::probe_new_paths`).
+    pub initial_trains: u8,
+    /// When the next of them is due (set once the path can carry one).
+    pub probe_at: Option<Time>,
     pub stats: PathCounters,
 }
 
@@ -149,6 +159,8 @@ pub struct PathCounters {
     pub heartbeats_sent: u64,
     pub heartbeat_acks_received: u64,
     pub packets_received: u64,
+    /// Bytes of DATA payload sent here and acknowledged.
+    pub bytes_acked: u64,
 }
 
 impl Path {
@@ -173,6 +185,10 @@ impl Path {
             route: 0,
             route_source: None,
             fast_recovery_exit: None,
+            capacity: CapacityEstimator::new(5),
+            westwood: Westwood::default(),
+            initial_trains: 0,
+            probe_at: None,
             stats: PathCounters::default(),
         }
     }
@@ -223,6 +239,12 @@ impl Path {
             flight_size: self.flight_size,
             error_count: self.error_count,
             counters: self.stats,
+            capacity_bps: self.capacity.estimate(),
+            capacity_updated: self.capacity.updated(),
+            probes: self.capacity.counters,
+            available_bps: self.westwood.estimate(),
+            available_updated: self.westwood.updated(),
+            available_samples: self.westwood.samples(),
         }
     }
 }
@@ -242,6 +264,22 @@ pub struct PathStats {
     pub flight_size: u32,
     pub error_count: u32,
     pub counters: PathCounters,
+    /// Capacity of the path's bottleneck by packet-pair dispersion, bits
+    /// per second of whole packets (SCTP packet plus the configured
+    /// overhead); median of the last samples.
+    pub capacity_bps: Option<u64>,
+    /// When the capacity estimate last changed.
+    pub capacity_updated: Option<Time>,
+    /// Capacity trains sent, answered with or without a sample.
+    pub probes: crate::estimate::packet_pair::ProbeCounters,
+    /// Bandwidth available to this association on the path (Westwood+),
+    /// bits per second of DATA payload acknowledged; measured while the
+    /// path carries data.
+    pub available_bps: Option<u64>,
+    /// When the available-bandwidth estimate last changed.
+    pub available_updated: Option<Time>,
+    /// Westwood+ samples taken.
+    pub available_samples: u64,
 }
 
 #[cfg(test)]

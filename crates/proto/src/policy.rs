@@ -7,7 +7,18 @@
 //! real interface monitor) and may look at the association's path
 //! statistics; it answers with [`Decision`]s, which [`apply`] carries out
 //! on an association (ASCONF Add IP / Set Primary / Delete IP plus the
-//! local source-address choice).
+//! local source-address choice, or the choice of the peer address data
+//! goes to).
+//!
+//! Drivers call [`HandoverPolicy::on_link_event`] for every link event,
+//! [`HandoverPolicy::on_association_event`] for every association event
+//! and [`HandoverPolicy::poll`] whenever the association has processed
+//! input or timers (policies that watch the path estimators, [`Aisle`],
+//! decide there).
+
+mod aisle;
+
+pub use aisle::{Aisle, AisleParams, AisleStats, Congestion, PathView};
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -66,6 +77,9 @@ pub enum Decision {
     MakePrimary(IpAddr),
     /// Delete a local address (ASCONF Delete IP).
     Delete(IpAddr),
+    /// Send new data to this peer address from now on (the sender's own
+    /// choice of primary path, RFC 9260 section 6.4; no ASCONF).
+    UsePath(IpAddr),
 }
 
 /// A handover policy.
@@ -84,6 +98,12 @@ pub trait HandoverPolicy {
         _event: &Event,
         _assoc: &Association,
     ) -> Vec<Decision> {
+        Vec::new()
+    }
+
+    /// The association processed input or timers: its path statistics may
+    /// have changed.
+    fn poll(&mut self, _now: Time, _assoc: &Association) -> Vec<Decision> {
         Vec::new()
     }
 }
@@ -494,6 +514,7 @@ pub fn apply(assoc: &mut Association, decisions: &[Decision]) -> Vec<Result<(), 
                 assoc.request_peer_primary(a)?;
                 assoc.set_local_primary(Some(a))
             }
+            Decision::UsePath(a) => assoc.set_primary(a),
         })
         .collect()
 }
@@ -548,6 +569,15 @@ pub enum PolicyKind<I = IfaceId> {
         #[cfg_attr(feature = "serde", serde(default = "BTreeMap::new"))]
         rates: BTreeMap<I, u64>,
     },
+    /// AISLE ([`Aisle`]): the sender moves its data off a congested path
+    /// with probability C2 / (C1 + C2), from the path estimators (which
+    /// must be on). `seed` seeds its generator; `None`: the caller's
+    /// (see [`PolicyKind::build`]). Not (yet) in files.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    Aisle {
+        params: AisleParams,
+        seed: Option<u64>,
+    },
 }
 
 impl<I: Ord> PolicyKind<I> {
@@ -560,7 +590,14 @@ impl<I: Ord> PolicyKind<I> {
             PolicyKind::NewestAddress => "newest-address",
             PolicyKind::SignalStrength { .. } => "signal-strength",
             PolicyKind::FastestFirst { .. } => "fastest-first",
+            PolicyKind::Aisle { .. } => "aisle",
         }
+    }
+
+    /// The policy decides from path statistics alone, so it runs without
+    /// a monitor of the host's interfaces (no link events).
+    pub fn needs_no_monitor(&self) -> bool {
+        matches!(self, PolicyKind::Aisle { .. })
     }
 
     /// The same policy with its interfaces named by `f` (e.g. names
@@ -586,14 +623,20 @@ impl<I: Ord> PolicyKind<I> {
                     .filter_map(|(i, r)| f(i).map(|j| (j, *r)))
                     .collect(),
             },
+            PolicyKind::Aisle { params, seed } => PolicyKind::Aisle {
+                params: *params,
+                seed: *seed,
+            },
         }
     }
 }
 
 impl PolicyKind<IfaceId> {
     /// A fresh policy object (policies keep per-association state);
-    /// `None` for [`PolicyKind::None`].
-    pub fn build(&self) -> Option<Box<dyn HandoverPolicy + Send>> {
+    /// `None` for [`PolicyKind::None`]. A policy that draws random numbers
+    /// and whose kind names no seed takes `seed()` (the engine has no
+    /// randomness of its own).
+    pub fn build(&self, seed: impl FnOnce() -> u64) -> Option<Box<dyn HandoverPolicy + Send>> {
         match self {
             PolicyKind::None => None,
             PolicyKind::FailoverOnly => Some(Box::new(FailoverOnly::default())),
@@ -608,6 +651,13 @@ impl PolicyKind<IfaceId> {
                 *primary_threshold_w,
             ))),
             PolicyKind::FastestFirst { rates } => Some(Box::new(FastestFirst::new(rates.clone()))),
+            PolicyKind::Aisle {
+                params,
+                seed: given,
+            } => Some(Box::new(Aisle::with_seed(
+                *params,
+                given.unwrap_or_else(seed),
+            ))),
         }
     }
 }
@@ -623,7 +673,7 @@ mod tests {
 
     #[test]
     fn a_policy_kind_builds_the_policy_it_names() {
-        let kinds: [PolicyKind; 4] = [
+        let kinds: [PolicyKind; 5] = [
             PolicyKind::FailoverOnly,
             PolicyKind::NewestAddress,
             PolicyKind::SignalStrength {
@@ -634,11 +684,15 @@ mod tests {
             PolicyKind::FastestFirst {
                 rates: BTreeMap::from([(1, 11_000_000)]),
             },
+            PolicyKind::Aisle {
+                params: AisleParams::default(),
+                seed: None,
+            },
         ];
         for k in kinds {
-            assert_eq!(k.build().map(|p| p.name()), Some(k.name()));
+            assert_eq!(k.build(|| 7).map(|p| p.name()), Some(k.name()));
         }
-        assert!(PolicyKind::<IfaceId>::None.build().is_none());
+        assert!(PolicyKind::<IfaceId>::None.build(|| 7).is_none());
         // Interfaces named in a file become the host's numbers; one the
         // host does not have is left out.
         let named = PolicyKind::FastestFirst {
@@ -653,9 +707,10 @@ mod tests {
         );
     }
 
-    #[test]
-    fn fastest_first_leaves_a_failing_link_and_returns_when_it_is_back() {
-        let assoc = Association::connect(
+    /// A mobile with 10.1.0.2 (interface 1) and 10.2.0.2 (interface 2)
+    /// towards one peer address.
+    fn dual_homed() -> Association {
+        Association::connect(
             AssociationConfig::default(),
             Time::ZERO,
             [1; 32],
@@ -664,9 +719,11 @@ mod tests {
             &[ip("10.1.0.2"), ip("10.2.0.2")],
             &[ip("10.1.0.1")],
         )
-        .unwrap();
-        let mut p = FastestFirst::new(BTreeMap::from([(1, 20_000_000), (2, 10_000_000)]));
-        let t = Time::ZERO;
+        .unwrap()
+    }
+
+    /// Both links up with their addresses: no decision yet.
+    fn bring_up(p: &mut FastestFirst, assoc: &Association) {
         for ev in [
             LinkEvent::LinkUp { iface: 1 },
             LinkEvent::LinkUp { iface: 2 },
@@ -679,24 +736,43 @@ mod tests {
                 addr: ip("10.2.0.2"),
             },
         ] {
-            assert!(p.on_link_event(t, &ev, &assoc).is_empty(), "{ev:?}");
+            assert!(p.on_link_event(Time::ZERO, &ev, assoc).is_empty(), "{ev:?}");
         }
+    }
+
+    /// Link-layer triggered (SYSTEMS.md 3): the "going down" hint of the
+    /// primary's link moves data before the link fails, so before
+    /// failover could; a hint about another link changes nothing.
+    #[test]
+    fn fastest_first_switches_on_the_going_down_hint() {
+        let assoc = dual_homed();
+        let mut p = FastestFirst::new(BTreeMap::from([(1, 54_000_000), (2, 384_000)]));
+        bring_up(&mut p, &assoc);
+        assert!(
+            p.on_link_event(Time::ZERO, &LinkEvent::LinkGoingDown { iface: 2 }, &assoc)
+                .is_empty(),
+            "the slow link's hint does not matter"
+        );
+        assert_eq!(
+            p.on_link_event(Time::ZERO, &LinkEvent::LinkGoingDown { iface: 1 }, &assoc),
+            vec![Decision::MakePrimary(ip("10.2.0.2"))],
+            "WLAN going down: switch to UMTS now"
+        );
+    }
+
+    #[test]
+    fn fastest_first_leaves_a_failing_link_and_returns_when_it_is_back() {
+        let assoc = dual_homed();
+        let mut p = FastestFirst::new(BTreeMap::from([(1, 20_000_000), (2, 10_000_000)]));
+        let t = Time::ZERO;
+        bring_up(&mut p, &assoc);
         // The fast link (the current primary) goes down: move to the other.
         assert_eq!(
             p.on_link_event(t, &LinkEvent::LinkDown { iface: 1 }, &assoc),
             vec![Decision::MakePrimary(ip("10.2.0.2"))]
         );
         // The fast link is back while the slow one carries the data.
-        let mut moved = Association::connect(
-            AssociationConfig::default(),
-            Time::ZERO,
-            [1; 32],
-            5000,
-            5000,
-            &[ip("10.1.0.2"), ip("10.2.0.2")],
-            &[ip("10.1.0.1")],
-        )
-        .unwrap();
+        let mut moved = dual_homed();
         moved.set_local_primary(Some(ip("10.2.0.2"))).unwrap();
         assert_eq!(
             p.on_link_event(t, &LinkEvent::LinkUp { iface: 1 }, &moved),

@@ -8,7 +8,8 @@ use bytes::Bytes;
 use msctp_proto::wire::chunk::{auth_hmac_range, chunk_type};
 use msctp_proto::wire::{
     AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkView, CommonHeader, DataChunk, ErrorCause,
-    GapBlock, InitChunk, Packet, PacketRepr, Param, ParamIter, ParamView, SackChunk, crc,
+    GapBlock, InitChunk, Packet, PacketRepr, Param, ParamIter, ParamView, ProbeArrival, ProbeChunk,
+    ProbeEchoChunk, SackChunk, crc,
 };
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -40,7 +41,7 @@ const KNOWN_PARAMS: &[u16] = &[
     0xc003, 0xc004, 0xc005, 0xc006,
 ];
 const KNOWN_CHUNKS: &[u8] = &[
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 15, 0x80, 0xc0, 0xc1,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 15, 0x80, 0xb0, 0xb1, 0xc0, 0xc1,
 ];
 
 /// Any valid error cause.
@@ -211,6 +212,27 @@ pub fn arb_chunk() -> impl Strategy<Value = Chunk> {
         }),
         (any::<u32>(), vec(arb_param(), 0..4))
             .prop_map(|(serial, params)| Chunk::AsconfAck(AsconfAckChunk { serial, params })),
+        (any::<u32>(), any::<u8>(), any::<u8>(), arb_bytes(64)).prop_map(
+            |(train, seq, count, filler)| Chunk::Probe(ProbeChunk {
+                train,
+                seq,
+                count,
+                filler
+            })
+        ),
+        (any::<u32>(), vec(any::<(u8, u16, u32)>(), 0..8)).prop_map(|(train, a)| {
+            Chunk::ProbeEcho(ProbeEchoChunk {
+                train,
+                arrivals: a
+                    .into_iter()
+                    .map(|(seq, packet_len, offset_ns)| ProbeArrival {
+                        seq,
+                        packet_len,
+                        offset_ns,
+                    })
+                    .collect(),
+            })
+        }),
         (any::<u32>(), vec(any::<(u16, u16)>(), 0..4)).prop_map(|(new_cum_tsn, streams)| {
             Chunk::ForwardTsn {
                 new_cum_tsn,

@@ -47,6 +47,9 @@ enum What {
         /// Message size in bytes.
         #[arg(long, default_value_t = 1400)]
         message: usize,
+        /// Run msctp without its path estimators.
+        #[arg(long)]
+        no_estimators: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -113,6 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         What::Net {
             megabytes,
             message,
+            no_estimators,
             json,
         } => {
             if megabytes == 0 || megabytes > 100_000 {
@@ -124,6 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let cfg = msctp_net::bench::BenchConfig {
                 bytes: megabytes << 20,
                 message,
+                estimators: !no_estimators,
                 ..Default::default()
             };
             let report = msctp_net::bench::run(&cfg)?;

@@ -112,9 +112,37 @@ fn exec_options(j: Option<usize>, fresh: bool) -> anyhow::Result<ExecOptions> {
     })
 }
 
+/// A simulator scenario without nodes or flows runs and measures
+/// nothing: say what is missing instead (every key has a default, so the
+/// simulator itself accepts an empty file).
+fn check_something_to_simulate(path: &Path, scenario: &toml::Table) -> anyhow::Result<()> {
+    let missing: Vec<String> = ["nodes", "flows"]
+        .into_iter()
+        .filter(|k| {
+            scenario
+                .get(*k)
+                .and_then(|v| v.as_array())
+                .is_none_or(|a| a.is_empty())
+        })
+        .map(|k| format!("[[{k}]]"))
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "{}: the scenario has no {}: nothing to simulate (every key is documented in the \
+             reference scenario, crates/sim/src/scenario/reference.toml)",
+            path.display(),
+            missing.join(" and ")
+        );
+    }
+    Ok(())
+}
+
 pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let runner = runners::by_name(&a.runner).map_err(anyhow::Error::msg)?;
     let scenario = adhoc::read_scenario(&a.scenario)?;
+    if runner.name() == "sim" {
+        check_something_to_simulate(&a.scenario, &scenario)?;
+    }
     let seed = a.seed.unwrap_or_else(|| adhoc::scenario_seed(&scenario));
     let out = adhoc::run_scenario_reps(
         runner.as_ref(),
@@ -186,6 +214,9 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<ExitCode> {
         .collect::<Result<Vec<_>, _>>()?;
     if a.reps == 0 {
         bail!("--reps must be at least 1");
+    }
+    if runner.name() == "sim" {
+        check_something_to_simulate(&a.scenario, &adhoc::read_scenario(&a.scenario)?)?;
     }
     let exp = adhoc::sweep_experiment(&a.scenario, &params, a.reps, runner.name())?;
     let mut opts = LabOptions::new(&a.out);

@@ -12,6 +12,7 @@ use msctp_net::error::parse_ip;
 use msctp_net::perf::{self, PerfConfig, PerfLine};
 use msctp_net::transfer;
 use msctp_net::{NetEvent, PolicyKind, SCTP_UDP_PORT, Stack, StackConfig};
+use msctp_proto::policy::AisleParams;
 
 /// Options every network command shares.
 #[derive(clap::Args, Debug, Clone)]
@@ -36,9 +37,27 @@ pub struct NetOpts {
     /// Interface to follow (repeat); default: all but loopback.
     #[arg(long = "iface", value_name = "NAME")]
     ifaces: Vec<String>,
-    /// Handover policy: failover-only, newest-address or fastest-first.
+    /// Handover policy: failover-only, newest-address, fastest-first or
+    /// aisle (moves data off a congested path, from the path estimators;
+    /// runs without --monitor too).
     #[arg(long, default_value = "fastest-first")]
     policy: String,
+    /// AISLE: theta, B2 must exceed theta x B1 when B2 is fresh.
+    #[arg(long, default_value_t = 1.1, value_name = "THETA")]
+    aisle_theta: f64,
+    /// AISLE: hold-down Th after a swap, seconds.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    aisle_hold_down: f64,
+    /// AISLE: freshness Td of an available-bandwidth estimate, seconds.
+    #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
+    aisle_freshness: f64,
+    /// AISLE: seed of its random draws (default: random).
+    #[arg(long, value_name = "N")]
+    aisle_seed: Option<u64>,
+    /// Turn the path estimators off (no capacity probes, no available
+    /// bandwidth; AISLE then never swaps).
+    #[arg(long)]
+    no_estimators: bool,
     /// Nominal rate of an interface for fastest-first, NAME=BITS_PER_S
     /// (e.g. wlan0=54000000; repeat).
     #[arg(long = "rate", value_name = "NAME=BPS")]
@@ -50,6 +69,10 @@ pub struct NetOpts {
     /// Machine-readable output: one JSON object per line.
     #[arg(long)]
     json: bool,
+    /// Seconds to wait for a peer to answer before declaring it
+    /// unreachable.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    connect_timeout: f64,
 }
 
 impl NetOpts {
@@ -58,6 +81,10 @@ impl NetOpts {
         if self.lan {
             c = c.tuned_for_lan();
         }
+        if !(self.connect_timeout > 0.0 && self.connect_timeout <= 3600.0) {
+            bail!("--connect-timeout must lie between 0 and 3600 seconds");
+        }
+        c.connect_timeout = Duration::from_secs_f64(self.connect_timeout);
         c.udp_port = self.udp_port;
         c.remote_udp_port = self.remote_udp_port;
         c.endpoint.listen = listen;
@@ -84,10 +111,34 @@ impl NetOpts {
                 }
                 PolicyKind::FastestFirst { rates }
             }
+            "aisle" => {
+                let secs = |name: &str, v: f64| -> anyhow::Result<Duration> {
+                    Duration::try_from_secs_f64(v)
+                        .map_err(|_| anyhow::anyhow!("--{name} {v}: expected seconds >= 0"))
+                };
+                if !self.aisle_theta.is_finite() || self.aisle_theta <= 0.0 {
+                    bail!(
+                        "--aisle-theta {}: expected a positive number",
+                        self.aisle_theta
+                    );
+                }
+                PolicyKind::Aisle {
+                    params: AisleParams {
+                        theta: self.aisle_theta,
+                        hold_down: secs("aisle-hold-down", self.aisle_hold_down)?,
+                        freshness: secs("aisle-freshness", self.aisle_freshness)?,
+                        ..AisleParams::default()
+                    },
+                    seed: self.aisle_seed,
+                }
+            }
             other => {
-                bail!("unknown policy {other:?} (failover-only, newest-address, fastest-first)")
+                bail!(
+                    "unknown policy {other:?} (failover-only, newest-address, fastest-first, aisle)"
+                )
             }
         };
+        c.endpoint.association.estimators.enabled = !self.no_estimators;
         Ok(c)
     }
 
@@ -108,6 +159,50 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .worker_threads(2)
         .enable_all()
         .build()?)
+}
+
+/// Says which interfaces `--iface` names that do not exist yet (the
+/// monitor will use them when they appear).
+fn warn_missing_interfaces(s: &Stack) {
+    for name in &s.info().missing_interfaces {
+        eprintln!("msctp: no interface {name:?} yet; it will be followed when it appears");
+    }
+}
+
+/// Starts an association, saying first what it tries (a peer that does
+/// not answer takes `connect_timeout` to be declared unreachable).
+async fn connect(
+    s: &Stack,
+    peers: &[IpAddr],
+    port: u16,
+    udp_port: u16,
+) -> anyhow::Result<msctp_net::Association> {
+    let list: Vec<String> = peers.iter().map(|p| p.to_string()).collect();
+    eprintln!(
+        "connecting to {} SCTP port {port} over UDP port {udp_port} (giving up after {:.0} s)",
+        list.join(", "),
+        s.info().connect_timeout.as_secs_f64()
+    );
+    Ok(s.connect_via(peers, port, Some(udp_port)).await?)
+}
+
+/// Checks that received files can be written into `dir` before any
+/// association is accepted.
+fn check_writable_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+    let shown = dir.display();
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!("-d {shown}: no such directory (create it first)")
+        }
+        Err(e) => bail!("-d {shown}: {e}"),
+        Ok(m) if !m.is_dir() => bail!("-d {shown}: not a directory"),
+        Ok(_) => {}
+    }
+    let probe = dir.join(format!(".msctp-recv-probe-{}", std::process::id()));
+    std::fs::File::create(&probe)
+        .with_context(|| format!("-d {shown}: cannot write files there"))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
 }
 
 fn peers(to: &[String]) -> anyhow::Result<Vec<IpAddr>> {
@@ -182,6 +277,7 @@ pub fn listen(a: ListenArgs) -> anyhow::Result<ExitCode> {
     let cfg = a.net.config(true)?;
     runtime()?.block_on(async move {
         let s = Stack::bind(cfg).await?;
+        warn_missing_interfaces(&s);
         let addrs = s.local_addresses().await?;
         eprintln!(
             "listening on SCTP port {} over UDP port {} at {:?}",
@@ -248,9 +344,8 @@ pub fn send(a: SendArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot open {}", a.file.display()))?;
         let size = f.metadata().await?.len();
         let s = Stack::bind(cfg).await?;
-        let mut assoc = s
-            .connect_via(&peers, a.peer_port, Some(a.net.remote_udp_port))
-            .await?;
+        warn_missing_interfaces(&s);
+        let mut assoc = connect(&s, &peers, a.peer_port, a.net.remote_udp_port).await?;
         let r =
             transfer::send_file(&assoc, &name, size, tokio::io::BufReader::new(f), a.chunk).await?;
         while let Some(e) = assoc.try_event() {
@@ -272,8 +367,10 @@ pub fn send(a: SendArgs) -> anyhow::Result<ExitCode> {
 /// `msctp recv`: receive files into a directory.
 pub fn recv(a: RecvArgs) -> anyhow::Result<ExitCode> {
     let cfg = a.net.config(true)?;
+    check_writable_dir(&a.dir)?;
     runtime()?.block_on(async move {
         let s = Stack::bind(cfg).await?;
+        warn_missing_interfaces(&s);
         eprintln!(
             "waiting for files on SCTP port {} over UDP port {}",
             s.info().port,
@@ -348,11 +445,20 @@ pub fn perf(a: PerfArgs) -> anyhow::Result<ExitCode> {
     }
     let interval = Duration::from_secs_f64(a.interval);
     let opts = a.net.clone();
+    if !a.server {
+        // The engine refuses larger messages (SendError::TooLarge): say so
+        // now rather than send nothing.
+        let max = a.net.config(false)?.endpoint.association.max_message_size;
+        if a.len == 0 || a.len > max {
+            bail!("--len {}: a message must have 1 to {max} bytes", a.len);
+        }
+    }
     let print = move |l: &PerfLine| opts.print(l, l);
     if a.server {
         let cfg = a.net.config(true)?;
         return runtime()?.block_on(async move {
             let s = Stack::bind(cfg).await?;
+            warn_missing_interfaces(&s);
             eprintln!(
                 "perf server on SCTP port {} over UDP port {}",
                 s.info().port,
@@ -373,14 +479,13 @@ pub fn perf(a: PerfArgs) -> anyhow::Result<ExitCode> {
     let peers = peers(&a.to)?;
     let pc = PerfConfig {
         duration: Duration::from_secs_f64(a.time),
-        message: a.len.max(1),
+        message: a.len,
         interval,
     };
     runtime()?.block_on(async move {
         let s = Stack::bind(cfg).await?;
-        let assoc = s
-            .connect_via(&peers, a.peer_port, Some(a.net.remote_udp_port))
-            .await?;
+        warn_missing_interfaces(&s);
+        let assoc = connect(&s, &peers, a.peer_port, a.net.remote_udp_port).await?;
         perf::client(assoc, &pc, print).await?;
         Ok(ExitCode::SUCCESS)
     })

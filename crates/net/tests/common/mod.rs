@@ -94,3 +94,36 @@ impl Drop for Netns {
         sh_quiet(&["ip", "netns", "del", &self.name]);
     }
 }
+
+/// A veth pair between two namespaces, `m` in `mn` with `m_addr` and `c`
+/// in `cn` with `c_addr` (both with their prefix length), both ends up,
+/// each shaped by `tc qdisc add dev END root QDISC...`.
+pub fn veth_link(
+    mn: &Netns,
+    cn: &Netns,
+    (m, m_addr): (&str, &str),
+    (c, c_addr): (&str, &str),
+    qdisc: &[&str],
+) {
+    sh(&[
+        "ip", "link", "add", m, "netns", &mn.name, "type", "veth", "peer", "name", c, "netns",
+        &cn.name,
+    ]);
+    mn.ip(&["addr", "add", m_addr, "dev", m]);
+    cn.ip(&["addr", "add", c_addr, "dev", c]);
+    for (ns, dev) in [(mn, m), (cn, c)] {
+        ns.ip(&["link", "set", dev, "up"]);
+        let mut tc = vec!["tc", "qdisc", "add", "dev", dev, "root"];
+        tc.extend_from_slice(qdisc);
+        ns.exec(&tc);
+    }
+}
+
+/// Runs `f` to completion on a new current-thread tokio runtime.
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+        .block_on(f)
+}

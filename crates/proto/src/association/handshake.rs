@@ -30,6 +30,9 @@ pub struct PeerInit {
     pub auth: Option<AuthParams>,
     /// Supported Extensions lists ASCONF and ASCONF-ACK.
     pub supports_asconf: bool,
+    /// Supported Extensions lists PROBE and PROBE-ECHO (msctp's capacity
+    /// probes).
+    pub supports_probes: bool,
     pub adaptation: Option<u32>,
     /// Unrecognized parameters to report (raw TLVs).
     pub unrecognized: Vec<Bytes>,
@@ -87,6 +90,7 @@ impl PeerInit {
             cookie_preservative: None,
             auth: None,
             supports_asconf: false,
+            supports_probes: false,
             adaptation: None,
             unrecognized: Vec::new(),
             host_name: false,
@@ -105,6 +109,8 @@ impl PeerInit {
                 Param::SupportedExtensions(list) => {
                     p.supports_asconf = list.contains(&chunk_type::ASCONF)
                         && list.contains(&chunk_type::ASCONF_ACK);
+                    p.supports_probes =
+                        list.contains(&chunk_type::PROBE) && list.contains(&chunk_type::PROBE_ECHO);
                 }
                 Param::Random(r) => randoms.push(r.clone()),
                 Param::Chunks(c) => chunks.push(c.clone()),
@@ -187,11 +193,18 @@ fn push_unique(v: &mut Vec<IpAddr>, a: IpAddr) {
 /// Our AUTH parameters for an INIT / INIT ACK.
 pub fn local_auth_params(cfg: &AssociationConfig, random: &[u8; RANDOM_LEN]) -> AuthParams {
     let mut chunks = cfg.auth_chunks.clone();
+    let mut required = Vec::new();
     if cfg.asconf {
-        for c in [chunk_type::ASCONF, chunk_type::ASCONF_ACK] {
-            if !chunks.contains(&c) {
-                chunks.push(c);
-            }
+        required.extend([chunk_type::ASCONF, chunk_type::ASCONF_ACK]);
+    }
+    // A forged echo would steer the handover policy; a forged probe would
+    // falsify the echo: both must be authenticated (docs/DESIGN.md).
+    if cfg.estimators.enabled {
+        required.extend([chunk_type::PROBE, chunk_type::PROBE_ECHO]);
+    }
+    for c in required {
+        if !chunks.contains(&c) {
+            chunks.push(c);
         }
     }
     let mut hmac_ids: Vec<u16> = Vec::new();
@@ -249,6 +262,9 @@ pub fn local_params(
     }
     if cfg.auth {
         ext.push(chunk_type::AUTH);
+    }
+    if cfg.estimators.enabled {
+        ext.extend([chunk_type::PROBE, chunk_type::PROBE_ECHO]);
     }
     if !ext.is_empty() {
         params.push(Param::SupportedExtensions(ext));
@@ -342,6 +358,29 @@ mod tests {
             initial_tsn: 3,
             params,
         }
+    }
+
+    #[test]
+    fn estimators_are_announced_and_authenticated() {
+        let mut cfg = AssociationConfig::default();
+        let plain = local_params(&cfg, &[], None, false);
+        assert!(plain.contains(&Param::SupportedExtensions(vec![0xc1, 0x80, 0x0f])));
+        cfg.estimators.enabled = true;
+        let params = local_params(&cfg, &[], None, false);
+        assert!(params.contains(&Param::SupportedExtensions(vec![
+            0xc1, 0x80, 0x0f, 0xb0, 0xb1
+        ])));
+        let auth = local_auth_params(&cfg, &[0; RANDOM_LEN]);
+        assert_eq!(auth.chunks, Some(vec![0xc1, 0x80, 0xb0, 0xb1]));
+        let init = InitChunk {
+            initiate_tag: 1,
+            a_rwnd: 1500,
+            outbound_streams: 1,
+            inbound_streams: 1,
+            initial_tsn: 0,
+            params,
+        };
+        assert!(PeerInit::from_chunk(&init, false).unwrap().supports_probes);
     }
 
     #[test]

@@ -6,7 +6,6 @@ use std::ops::Range;
 
 use bytes::Bytes;
 
-use super::handshake::{InitAckSpec, build_init_ack};
 use super::recv::DataOutcome;
 use super::{Association, CloseReason, Directed, Event, PeerInit, PrimaryReason, State};
 use crate::Time;
@@ -26,7 +25,7 @@ const MAX_CTRL_QUEUE: usize = 256;
 
 /// Outcome of a chunk handler: go on with the next chunk or stop.
 #[derive(PartialEq, Eq)]
-enum Flow {
+pub(super) enum Flow {
     Continue,
     Stop,
 }
@@ -39,7 +38,7 @@ enum AuthFailure {
     UnsupportedHmac(u16),
 }
 
-fn addr_tlv(a: IpAddr) -> Bytes {
+pub(super) fn addr_tlv(a: IpAddr) -> Bytes {
     let mut v = Vec::with_capacity(20);
     match a {
         IpAddr::V4(v4) => {
@@ -64,7 +63,8 @@ fn param_tlv(p: &Param) -> Bytes {
 impl Association {
     /// Handles a packet the endpoint routed here. The checksum was verified;
     /// `cookie` is the validated State Cookie if the packet carried a
-    /// COOKIE ECHO.
+    /// COOKIE ECHO; `in_use` says whether a peer address belongs to
+    /// another association of the endpoint (the peer cannot add it).
     pub(crate) fn handle_packet(
         &mut self,
         now: Time,
@@ -72,6 +72,7 @@ impl Association {
         dst: IpAddr,
         packet: &Bytes,
         cookie: Option<&CookieState>,
+        in_use: &dyn Fn(IpAddr) -> bool,
     ) {
         let view = Packet::new_unchecked(&packet[..]);
         let vtag = view.verification_tag();
@@ -260,10 +261,23 @@ impl Association {
                     Flow::Stop
                 }
                 Chunk::Error { causes } => self.on_error(now, causes),
-                Chunk::Asconf(a) => self.on_asconf(now, a, src, dst),
+                Chunk::Asconf(a) => self.on_asconf(now, a, src, dst, in_use),
                 Chunk::AsconfAck(a) => self.on_asconf_ack(&a),
                 Chunk::Auth(_) => Flow::Continue,
-                Chunk::ForwardTsn { .. } | Chunk::Unknown { .. } => {
+                Chunk::Probe(p) if self.cfg.estimators.enabled => {
+                    self.on_probe(now, src, dst, &p, packet.len());
+                    Flow::Continue
+                }
+                Chunk::ProbeEcho(e) if self.cfg.estimators.enabled => {
+                    self.on_probe_echo(now, &e);
+                    Flow::Continue
+                }
+                // With the estimators off, probes are the unknown chunks
+                // they are to any other stack (skipped, high bits 10).
+                Chunk::ForwardTsn { .. }
+                | Chunk::Probe(_)
+                | Chunk::ProbeEcho(_)
+                | Chunk::Unknown { .. } => {
                     // The Unrecognized Chunk Type cause returns the chunk
                     // as it was on the wire, padding included, as FreeBSD
                     // and Linux do (section 3.3.10.6 leaves it open).
@@ -290,7 +304,7 @@ impl Association {
         }
     }
 
-    fn ctrl_push(&mut self, d: Directed) {
+    pub(super) fn ctrl_push(&mut self, d: Directed) {
         if self.ctrl.len() < MAX_CTRL_QUEUE {
             self.ctrl.push_back(d);
         }
@@ -430,6 +444,9 @@ impl Association {
         if o.stale {
             return Flow::Continue;
         }
+        if self.cfg.estimators.enabled {
+            self.feed_westwood(now, &o.acked_bytes);
+        }
         if !o.acked_paths.is_empty() {
             self.error_count = 0;
         }
@@ -478,113 +495,6 @@ impl Association {
             self.path_recovered(i);
         }
         Flow::Continue
-    }
-
-    /// An INIT for an existing association (section 5.2.1 and 5.2.2).
-    fn on_init(
-        &mut self,
-        now: Time,
-        init: &InitChunk,
-        raw: Bytes,
-        src: IpAddr,
-        dst: IpAddr,
-    ) -> Flow {
-        let peer = match PeerInit::from_chunk(init, false) {
-            Ok(p) => p,
-            Err(_) => return Flow::Stop,
-        };
-        let (local_tag, local_tsn, tie_local, tie_peer, random) = match self.state {
-            State::Closed => return Flow::Stop,
-            State::ShutdownAckSent => {
-                // Section 9.2: discard and retransmit the SHUTDOWN ACK.
-                self.shutdown.due = true;
-                return Flow::Stop;
-            }
-            State::CookieWait | State::CookieEchoed => {
-                // Section 5.2.1: same parameters as our INIT.
-                let Some(st) = &self.init else {
-                    return Flow::Stop;
-                };
-                let tie_peer = if self.state == State::CookieEchoed {
-                    self.peer_tag
-                } else {
-                    0
-                };
-                let random = self
-                    .local_auth
-                    .as_ref()
-                    .and_then(|a| a.random.as_slice().try_into().ok());
-                (
-                    st.chunk.initiate_tag,
-                    st.chunk.initial_tsn,
-                    self.local_tag,
-                    tie_peer,
-                    random,
-                )
-            }
-            _ => {
-                // Section 5.2.2: a new tag, tie-tags of this association.
-                // New addresses would be a restart with new addresses.
-                let mut listed = peer.addresses.clone();
-                listed.push(src);
-                let new: Vec<IpAddr> = listed
-                    .into_iter()
-                    .filter(|a| self.path_index(*a).is_none())
-                    .collect();
-                if !new.is_empty() {
-                    let addresses: Vec<u8> =
-                        new.iter().flat_map(|a| addr_tlv(*a).to_vec()).collect();
-                    let chunk = Chunk::Abort {
-                        t_bit: false,
-                        causes: vec![ErrorCause::RestartWithNewAddresses {
-                            addresses: Bytes::from(addresses),
-                        }],
-                    };
-                    self.ctrl_push(Directed {
-                        dest: src,
-                        source: Some(dst),
-                        reflect: Some(peer.initiate_tag),
-                        chunk,
-                    });
-                    return Flow::Stop;
-                }
-                let tag = super::nonzero(&mut self.rng);
-                let tsn = rand_core::RngCore::next_u32(&mut self.rng);
-                let random = if self.cfg.auth {
-                    let mut r = [0u8; crate::auth::RANDOM_LEN];
-                    rand_core::RngCore::fill_bytes(&mut self.rng, &mut r);
-                    Some(r)
-                } else {
-                    None
-                };
-                (tag, tsn, self.local_tag, self.peer_tag, random)
-            }
-        };
-        let addrs: Vec<IpAddr> = self.local.iter().map(|l| l.addr).collect();
-        let chunk = build_init_ack(InitAckSpec {
-            cfg: &self.cfg,
-            local_addrs: &addrs,
-            secret: &self.secret,
-            now,
-            peer_init_raw: raw,
-            peer: &peer,
-            src,
-            dst,
-            local_port: self.local_port,
-            peer_port: self.peer_port,
-            local_tag,
-            local_initial_tsn: local_tsn,
-            local_tie_tag: tie_local,
-            peer_tie_tag: tie_peer,
-            local_random: random,
-        });
-        self.ctrl_push(Directed {
-            dest: src,
-            source: Some(dst),
-            reflect: Some(peer.initiate_tag),
-            chunk,
-        });
-        Flow::Stop
     }
 
     fn on_init_ack(&mut self, now: Time, init: &InitChunk, src: IpAddr, dst: IpAddr) -> Flow {
@@ -672,109 +582,7 @@ impl Association {
         Flow::Stop
     }
 
-    /// COOKIE ECHO for an existing association (section 5.2.4).
-    fn on_cookie_echo(&mut self, now: Time, c: &CookieState, src: IpAddr, dst: IpAddr) -> Flow {
-        let peer_init = match Chunk::parse(&c.peer_init) {
-            Ok(Chunk::Init(i)) => i,
-            _ => return Flow::Stop,
-        };
-        let Ok(peer) = PeerInit::from_chunk(&peer_init, false) else {
-            return Flow::Stop;
-        };
-        let my_match = c.local_tag == self.local_tag;
-        let peer_match = c.peer_tag == self.peer_tag;
-        let ties_match = c.local_tie_tag == self.local_tag
-            && c.peer_tie_tag == self.peer_tag
-            && c.local_tie_tag != 0;
-        if !my_match && !peer_match && ties_match {
-            // A: the peer restarted.
-            if self.state == State::ShutdownAckSent {
-                self.ctrl_push(Directed {
-                    dest: src,
-                    source: Some(dst),
-                    reflect: None,
-                    chunk: Chunk::ShutdownAck,
-                });
-                let chunk = Chunk::Error {
-                    causes: vec![ErrorCause::CookieReceivedWhileShuttingDown],
-                };
-                self.ctrl_push(Directed {
-                    dest: src,
-                    source: Some(dst),
-                    reflect: None,
-                    chunk,
-                });
-                return Flow::Stop;
-            }
-            let addrs: Vec<IpAddr> = self.local.iter().map(|l| l.addr).collect();
-            let mut seed = [0u8; 32];
-            rand_core::RngCore::fill_bytes(&mut self.rng, &mut seed);
-            let secret = self.secret;
-            match Association::from_cookie(self.cfg.clone(), now, seed, c, &peer, &addrs) {
-                Ok(mut fresh) => {
-                    fresh.secret = secret;
-                    let old_unsent = self.sender.drain_unsent();
-                    let mut events = std::mem::take(&mut self.events);
-                    *self = fresh;
-                    // Keep earlier events, replace "Connected" by "Restarted".
-                    self.events.retain(|e| *e != Event::Connected);
-                    events.extend(self.events.drain(..));
-                    self.events = events;
-                    self.push_event(Event::Restarted);
-                    for (stream, ppid, data) in old_unsent {
-                        self.push_event(Event::SendFailed { stream, ppid, data });
-                    }
-                    self.ctrl_push(Directed {
-                        dest: src,
-                        source: Some(dst),
-                        reflect: None,
-                        chunk: Chunk::CookieAck,
-                    });
-                }
-                Err(_) => return Flow::Stop,
-            }
-            return Flow::Continue;
-        }
-        if my_match && !peer_match {
-            // B: INIT collision; adopt the peer's parameters from the cookie.
-            if self.setup_peer(&peer, c.init_src, c.init_src, now).is_err() {
-                return Flow::Stop;
-            }
-            self.establish(now);
-            self.ctrl_push(Directed {
-                dest: src,
-                source: Some(dst),
-                reflect: None,
-                chunk: Chunk::CookieAck,
-            });
-            return Flow::Continue;
-        }
-        if !my_match && peer_match && c.local_tie_tag == 0 && c.peer_tie_tag == 0 {
-            // C: a late cookie; discard.
-            return Flow::Stop;
-        }
-        if my_match && peer_match {
-            // D: duplicate or our own crossing COOKIE ECHO.
-            if matches!(self.state, State::CookieWait | State::CookieEchoed) {
-                if self.state == State::CookieWait
-                    && self.setup_peer(&peer, c.init_src, c.init_src, now).is_err()
-                {
-                    return Flow::Stop;
-                }
-                self.establish(now);
-            }
-            self.ctrl_push(Directed {
-                dest: src,
-                source: Some(dst),
-                reflect: None,
-                chunk: Chunk::CookieAck,
-            });
-            return Flow::Continue;
-        }
-        Flow::Stop
-    }
-
-    fn establish(&mut self, _now: Time) {
+    pub(super) fn establish(&mut self, _now: Time) {
         if !matches!(self.state, State::CookieWait | State::CookieEchoed) {
             return;
         }
@@ -902,7 +710,14 @@ impl Association {
     // ADD-IP, receiver side (RFC 5061 section 5.2)
     // ---------------------------------------------------------------
 
-    fn on_asconf(&mut self, now: Time, a: AsconfChunk, src: IpAddr, dst: IpAddr) -> Flow {
+    fn on_asconf(
+        &mut self,
+        now: Time,
+        a: AsconfChunk,
+        src: IpAddr,
+        dst: IpAddr,
+        in_use: &dyn Fn(IpAddr) -> bool,
+    ) -> Flow {
         if !self.asconf.enabled || !self.state.is_established() {
             return Flow::Continue;
         }
@@ -930,7 +745,10 @@ impl Association {
                 Param::AddIpAddress {
                     correlation_id,
                     address,
-                } => Some((*correlation_id, self.peer_add(now, *address, src, param))),
+                } => Some((
+                    *correlation_id,
+                    self.peer_add(now, *address, src, param, in_use),
+                )),
                 Param::DeleteIpAddress {
                     correlation_id,
                     address,
@@ -1020,6 +838,7 @@ impl Association {
         address: IpAddr,
         src: IpAddr,
         param: &Param,
+        in_use: &dyn Fn(IpAddr) -> bool,
     ) -> Result<(), ErrorCause> {
         let addr = if is_wildcard(&address) { src } else { address };
         if is_unusable_peer_address(&addr) || !self.uses_family(&addr) {
@@ -1029,6 +848,15 @@ impl Association {
         }
         if self.path_index(addr).is_some() {
             return Ok(());
+        }
+        if in_use(addr) {
+            // Another association's peer has this address: adding it
+            // would take that association's packets (RFC 5061 section
+            // 4.2: refused by local policy).
+            self.stats.addresses_refused_in_use += 1;
+            return Err(ErrorCause::NoAuthorization {
+                request: param_tlv(param),
+            });
         }
         if self.paths.len() >= self.cfg.limits.max_peer_addresses {
             return Err(ErrorCause::ResourceShortage {
@@ -1056,6 +884,7 @@ impl Association {
             now
         });
         self.paths.push(p);
+        self.init_path_estimators(self.paths.len() - 1);
         self.push_event(Event::PeerAddressAdded { addr });
         if confirmed {
             self.push_event(Event::PathConfirmed { addr });
@@ -1163,6 +992,7 @@ impl Association {
         };
         if i != self.primary {
             self.primary = i;
+            self.data_path_changed(i);
             self.push_event(Event::PrimaryChanged {
                 addr,
                 reason: PrimaryReason::PeerRequest,

@@ -6,6 +6,8 @@
 //! which demultiplexes packets to it and collects its output; the
 //! application talks to it through the methods below.
 
+mod collision;
+mod estimators;
 mod handshake;
 mod input;
 mod output;
@@ -21,6 +23,8 @@ use bytes::Bytes;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
+pub(crate) use collision::announced_addresses;
+pub use estimators::ProbeError;
 pub use handshake::{InitError, PeerInit, local_auth_params, local_params};
 
 /// The INIT ACK the endpoint sends statelessly (section 5.1 step B).
@@ -279,6 +283,15 @@ pub struct AssociationStats {
     pub fast_retransmissions: u64,
     pub retransmitted_chunks: u64,
     pub messages_delivered: u64,
+    /// INITs (or restart cookies) refused because they add peer
+    /// addresses (RFC 9260 section 5.2.2).
+    pub restarts_refused: u64,
+    /// COOKIE ECHOs discarded by section 5.2.4's table (late, or
+    /// matching nothing).
+    pub cookies_discarded: u64,
+    /// ASCONF Add IP requests refused because another association of
+    /// the endpoint has that peer address.
+    pub addresses_refused_in_use: u64,
 }
 
 /// The handshake of the side that sent the INIT.
@@ -287,6 +300,9 @@ struct InitState {
     chunk: InitChunk,
     /// Peer address the INIT goes to.
     dest: IpAddr,
+    /// The peer addresses the application gave (an INIT ACK answering a
+    /// colliding INIT goes only to one of them, section 5.2.1).
+    peers: Vec<IpAddr>,
     cookie: Option<Bytes>,
     /// Chunks to bundle after the COOKIE ECHO (an ERROR reporting
     /// unrecognized INIT ACK parameters).
@@ -361,11 +377,21 @@ pub struct Association {
     fast_rtx_pending: bool,
     /// The endpoint's cookie secret (INIT ACKs for collisions).
     secret: [u8; 32],
+    /// Tie-tags (RFC 9260 sections 2 and 5.2.2): a random nonce put in
+    /// the cookies of INIT ACKs answering unexpected INITs; a cookie
+    /// carrying it restarts this association (section 5.2.4 action A).
+    tie_tags: Option<(u32, u32)>,
     /// `Event::Closed` was emitted.
     closed_reported: bool,
     send_blocked: bool,
     events: VecDeque<Event>,
     stats: AssociationStats,
+    /// The peer announced capacity probes (Supported Extensions).
+    peer_probes: bool,
+    /// Probe packets of a train going out, back to back.
+    probe_out: VecDeque<Transmit>,
+    /// Probe trains from the peer being timed.
+    train_rx: crate::estimate::TrainReceiver,
 }
 
 impl Association {
@@ -403,6 +429,7 @@ impl Association {
             burst_budget: cfg.max_burst.unwrap_or(u32::MAX),
             fast_rtx_pending: false,
             secret,
+            tie_tags: None,
             closed_reported: false,
             cfg,
             state: State::Closed,
@@ -431,6 +458,9 @@ impl Association {
             send_blocked: false,
             events: VecDeque::new(),
             stats: AssociationStats::default(),
+            peer_probes: false,
+            probe_out: VecDeque::new(),
+            train_rx: crate::estimate::TrainReceiver::default(),
         }
     }
 
@@ -468,6 +498,7 @@ impl Association {
         a.init = Some(InitState {
             chunk,
             dest,
+            peers: peer_addrs.to_vec(),
             cookie: None,
             cookie_bundle: Vec::new(),
             retransmits: 0,
@@ -577,6 +608,10 @@ impl Association {
             peer.initial_tsn,
             self.cfg.limits.max_pending_asconf_params,
         );
+        self.peer_probes = peer.supports_probes;
+        for i in 0..self.paths.len() {
+            self.init_path_estimators(i);
+        }
         // Unconfirmed addresses are probed at once (section 5.4).
         for p in self.paths.iter_mut() {
             p.heartbeat_deadline = Some(if p.confirmed {
@@ -734,6 +769,12 @@ impl Association {
     }
 
     /// Statistics of the path to `addr`.
+    /// The peer's addresses (one per path), without the statistics of
+    /// [`Association::paths`].
+    pub fn peer_addresses(&self) -> impl Iterator<Item = IpAddr> + '_ {
+        self.paths.iter().map(|p| p.remote)
+    }
+
     pub fn path_stats(&self, addr: IpAddr) -> Option<PathStats> {
         self.paths
             .iter()
@@ -779,6 +820,7 @@ impl Association {
             .ok_or(AddressError::Unknown)?;
         if i != self.primary {
             self.primary = i;
+            self.data_path_changed(i);
             self.push_event(Event::PrimaryChanged {
                 addr,
                 reason: PrimaryReason::Local,
@@ -1049,6 +1091,7 @@ impl Association {
         self.shutdown = ShutdownState::default();
         self.sack_now = false;
         self.sack_deadline = None;
+        self.probe_out.clear();
         for p in self.paths.iter_mut() {
             p.t3_deadline = None;
             p.heartbeat_deadline = None;
@@ -1184,6 +1227,7 @@ impl Association {
             if !self.cfg.return_to_primary {
                 self.primary = alt;
             }
+            self.data_path_changed(alt);
             self.push_event(Event::PrimaryChanged {
                 addr: alt_addr,
                 reason: PrimaryReason::Failover,

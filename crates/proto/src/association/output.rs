@@ -51,6 +51,10 @@ impl Bundle {
 }
 
 impl Association {
+    pub(super) fn must_authenticate_chunk(&self, ty: u8) -> bool {
+        self.must_authenticate(ty)
+    }
+
     fn must_authenticate(&self, ty: u8) -> bool {
         match &self.auth {
             Some(a) => {
@@ -58,6 +62,10 @@ impl Association {
             }
             None => false,
         }
+    }
+
+    pub(super) fn auth_overhead_bytes(&self) -> usize {
+        self.auth_overhead()
     }
 
     fn auth_overhead(&self) -> usize {
@@ -96,6 +104,13 @@ impl Association {
         {
             let d = self.ctrl.pop_front()?;
             return Some(self.emit_raw(d.dest, d.source, tag, vec![d.chunk], false));
+        }
+        // A capacity train leaves back to back, before anything else.
+        if self.cfg.estimators.enabled {
+            self.queue_due_trains(now);
+            if let Some(t) = self.poll_probe() {
+                return Some(t);
+            }
         }
         if let Some(t) = self.poll_handshake(now) {
             return Some(t);
@@ -603,6 +618,20 @@ impl Association {
 
     /// Queues a HEARTBEAT to path `i` (section 8.3 or 5.4).
     pub(super) fn queue_heartbeat(&mut self, i: usize, now: Time) {
+        let chunk = self.heartbeat_chunk(i, now);
+        let dest = self.paths[i].remote;
+        let source = self.source_for(i);
+        self.ctrl.push_back(Directed {
+            dest,
+            source,
+            reflect: None,
+            chunk,
+        });
+    }
+
+    /// A HEARTBEAT for path `i`, counted and remembered as the path's
+    /// probe in flight.
+    pub(super) fn heartbeat_chunk(&mut self, i: usize, now: Time) -> Chunk {
         let nonce = self.random_u64();
         let p = &mut self.paths[i];
         let rto = p.rto.rto();
@@ -613,14 +642,7 @@ impl Association {
             timed_out: false,
         });
         p.stats.heartbeats_sent += 1;
-        let dest = p.remote;
-        let info = super::input::encode_heartbeat_info(dest, nonce);
-        let source = self.source_for(i);
-        self.ctrl.push_back(Directed {
-            dest,
-            source,
-            reflect: None,
-            chunk: Chunk::Heartbeat { info },
-        });
+        let info = super::input::encode_heartbeat_info(p.remote, nonce);
+        Chunk::Heartbeat { info }
     }
 }

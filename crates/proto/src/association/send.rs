@@ -95,6 +95,8 @@ pub struct SackOutcome {
     pub acked_paths: Vec<usize>,
     /// Paths that entered fast recovery.
     pub entered_fast_recovery: Vec<usize>,
+    /// Bytes newly acknowledged per path (index as in the path list).
+    pub acked_bytes: Vec<u32>,
 }
 
 /// Sender state.
@@ -587,6 +589,7 @@ impl Sender {
         self.stats.bytes_acked += out.bytes_acked;
         let in_flight: u32 = paths.iter().map(|p| p.flight_size).sum();
         self.peer_rwnd = sack.a_rwnd.saturating_sub(in_flight);
+        out.acked_bytes = acked_bytes;
         out
     }
 

@@ -31,6 +31,7 @@ impl Association {
         if let Some(o) = &self.asconf.outstanding {
             consider(o.deadline);
         }
+        consider(self.probe_timeout());
         for p in &self.paths {
             consider(p.t3_deadline);
             consider(p.heartbeat_deadline);
@@ -147,7 +148,9 @@ impl Association {
                 self.paths[i].heartbeat_deadline = None;
             }
             (true, Some(iv)) => {
-                if !outstanding {
+                // On an idle path the heartbeat rides in a capacity train
+                // when the peer answers those (SYSTEMS.md 3, AISLE).
+                if !outstanding && !self.heartbeat_as_train(i, now) {
                     self.queue_heartbeat(i, now);
                 }
                 let period = self.heartbeat_period(rto, iv);

@@ -149,6 +149,27 @@ impl CookieState {
 
     /// Verifies the signature and the lifetime, and decodes.
     pub fn open(cookie: &Bytes, secret: &[u8], now: Time) -> Result<CookieState, CookieError> {
+        let c = CookieState::verify(cookie, secret)?;
+        match c.staleness_us(now) {
+            None => Ok(c),
+            Some(staleness_us) => Err(CookieError::Stale {
+                staleness_us,
+                peer_tag: c.peer_tag,
+            }),
+        }
+    }
+
+    /// How long past its lifetime the cookie is at `now`, in
+    /// microseconds (for the Stale Cookie cause), or `None` while valid.
+    pub fn staleness_us(&self, now: Time) -> Option<u32> {
+        let expiry = self.created + self.lifespan;
+        (now > expiry).then(|| (now - expiry).as_micros().min(u32::MAX as u128) as u32)
+    }
+
+    /// Verifies the signature and decodes, whatever the lifetime (a
+    /// stale cookie that matches an association's tags is still valid,
+    /// RFC 9260 section 5.2.4 step 3).
+    pub fn verify(cookie: &Bytes, secret: &[u8]) -> Result<CookieState, CookieError> {
         if cookie.len() < MAC_LEN + 1 {
             return Err(CookieError::Malformed);
         }
@@ -193,14 +214,6 @@ impl CookieState {
             return Err(CookieError::Malformed);
         }
         let peer_init = cookie.slice(start..start + n);
-        let expiry = created + lifespan;
-        if now > expiry {
-            let stale_us = (now - expiry).as_micros().min(u32::MAX as u128) as u32;
-            return Err(CookieError::Stale {
-                staleness_us: stale_us,
-                peer_tag,
-            });
-        }
         Ok(CookieState {
             created,
             lifespan,

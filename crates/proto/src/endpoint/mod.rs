@@ -8,9 +8,14 @@
 //! associations (RFC 9260 section 8.5; RFC 5061 section 5.2 for an ASCONF
 //! from a new address), answers INITs statelessly with a signed State
 //! Cookie (section 5.1), and applies the out-of-the-blue rules (section
-//! 8.4).
+//! 8.4). Which association a packet belongs to is in [`demux`]; the peer
+//! index that never gives one association's address to another is in
+//! [`index`].
 
 pub mod cookie;
+mod demux;
+mod index;
+mod ootb;
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
@@ -20,11 +25,13 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 
 use crate::Time;
-use crate::association::{Association, Event, PeerInit, Transmit, build_init_ack_for_endpoint};
+use crate::association::{Association, Event, State, Transmit};
 use crate::config::{AssociationConfig, ConfigError, EndpointConfig};
 use crate::wire::chunk::chunk_type;
-use crate::wire::{Chunk, ErrorCause, Packet, crc};
-use cookie::{CookieError, CookieState};
+use crate::wire::{Chunk, ErrorCause, Packet};
+use cookie::CookieState;
+use demux::Route;
+use index::PeerIndex;
 
 /// Handle of an association within its endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -57,6 +64,15 @@ pub struct EndpointStats {
     pub inits_refused: u64,
     pub bad_cookies: u64,
     pub stale_cookies: u64,
+    /// Valid cookies dropped because they came from an address their INIT
+    /// did not announce, or named addresses of two associations.
+    pub foreign_cookies: u64,
+    /// INITs and cookies refused because their source holds
+    /// `max_associations_per_source` associations.
+    pub source_limit_refusals: u64,
+    /// Peer addresses an association has but could not be indexed to it
+    /// because a live association holds them (should stay 0).
+    pub index_conflicts: u64,
     pub associations_created: u64,
     pub events_dropped: u64,
 }
@@ -78,8 +94,11 @@ pub struct Endpoint {
     order: Vec<AssocId>,
     next_id: u32,
     /// (peer address, peer port) -> association.
-    by_peer: HashMap<(IpAddr, u16), AssocId>,
-    indexed: HashMap<AssocId, Vec<IpAddr>>,
+    index: PeerIndex,
+    /// Incoming associations per source (the INIT's source address, IPv6
+    /// by prefix), and each one's source.
+    per_source: HashMap<IpAddr, usize>,
+    source_of: HashMap<AssocId, IpAddr>,
     pending: VecDeque<Transmit>,
     events: VecDeque<(AssocId, Event)>,
     cursor: usize,
@@ -102,8 +121,9 @@ impl Endpoint {
             assocs: HashMap::new(),
             order: Vec::new(),
             next_id: 1,
-            by_peer: HashMap::new(),
-            indexed: HashMap::new(),
+            index: PeerIndex::default(),
+            per_source: HashMap::new(),
+            source_of: HashMap::new(),
             pending: VecDeque::new(),
             events: VecDeque::new(),
             cursor: 0,
@@ -154,6 +174,13 @@ impl Endpoint {
         self.assocs.get_mut(&id)
     }
 
+    /// The association that packets from peer address `addr`, port
+    /// `port`, are delivered to (the demultiplexing key of RFC 9260
+    /// section 8.5's implementation note).
+    pub fn association_for_peer(&self, addr: IpAddr, port: u16) -> Option<AssocId> {
+        self.index.get(addr, port)
+    }
+
     /// Ids of the associations, oldest first.
     pub fn associations(&self) -> Vec<AssocId> {
         self.order.clone()
@@ -163,9 +190,13 @@ impl Endpoint {
     pub fn remove(&mut self, id: AssocId) -> Option<Association> {
         let a = self.assocs.remove(&id)?;
         self.order.retain(|x| *x != id);
-        if let Some(addrs) = self.indexed.remove(&id) {
-            for addr in addrs {
-                self.by_peer.remove(&(addr, a.peer_port()));
+        self.index.remove(id);
+        if let Some(key) = self.source_of.remove(&id)
+            && let Some(n) = self.per_source.get_mut(&key)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.per_source.remove(&key);
             }
         }
         Some(a)
@@ -197,10 +228,11 @@ impl Endpoint {
         if self.assocs.len() >= self.cfg.max_associations {
             return Err(ConnectError::TooManyAssociations(self.cfg.max_associations));
         }
-        if peer_addrs
-            .iter()
-            .any(|a| self.by_peer.contains_key(&(*a, peer_port)))
-        {
+        if peer_addrs.iter().any(|a| {
+            self.index
+                .get(*a, peer_port)
+                .is_some_and(|id| self.is_live(id))
+        }) {
             return Err(ConnectError::Exists);
         }
         let mut seed = [0u8; 32];
@@ -211,12 +243,11 @@ impl Endpoint {
                 .ok_or(ConnectError::NoAddress)?;
         a.set_secret(self.secret);
         let id = self.insert(a);
-        // The INIT's destination indexes the association until the peer's
+        // The INIT's destinations index the association until the peer's
         // addresses are known.
-        for addr in peer_addrs {
-            self.by_peer.insert((*addr, peer_port), id);
-        }
-        self.indexed.insert(id, peer_addrs.to_vec());
+        let assocs = &self.assocs;
+        let gone = |o: AssocId| assocs.get(&o).is_none_or(|x| x.state() == State::Closed);
+        self.index.set(id, peer_port, peer_addrs, gone);
         Ok(id)
     }
 
@@ -230,32 +261,54 @@ impl Endpoint {
     }
 
     /// Keeps the (peer address, port) index in step with the association's
-    /// peer addresses (they change through ASCONF).
+    /// peer addresses (they change through ASCONF and restarts). An
+    /// address a live association holds is never taken from it.
     fn reindex(&mut self, id: AssocId) {
         let Some(a) = self.assocs.get(&id) else {
             return;
         };
         let port = a.peer_port();
-        let mut now_addrs: Vec<IpAddr> = a.paths().iter().map(|p| p.remote).collect();
-        if now_addrs.is_empty() {
-            // Still in COOKIE-WAIT: keep the INIT destinations.
+        let addrs: Vec<IpAddr> = a.peer_addresses().collect();
+        if addrs.is_empty() || self.index.holds(id, port, &addrs) {
+            // Still in COOKIE-WAIT (the INIT destinations stay), or no
+            // change.
             return;
         }
-        now_addrs.sort();
-        let old = self
-            .indexed
-            .insert(id, now_addrs.clone())
-            .unwrap_or_default();
-        for addr in old {
-            if now_addrs.binary_search(&addr).is_err()
-                && self.by_peer.get(&(addr, port)) == Some(&id)
-            {
-                self.by_peer.remove(&(addr, port));
+        let assocs = &self.assocs;
+        let gone = |o: AssocId| assocs.get(&o).is_none_or(|x| x.state() == State::Closed);
+        let refused = self.index.set(id, port, &addrs, gone);
+        self.stats.index_conflicts += refused.len() as u64;
+    }
+
+    /// The key under which incoming associations from `addr` are
+    /// counted.
+    fn source_key(&self, addr: IpAddr) -> IpAddr {
+        match addr {
+            IpAddr::V4(_) => addr,
+            IpAddr::V6(v6) => {
+                let bits = u32::from(self.cfg.source_prefix_v6.min(128));
+                let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
+                IpAddr::V6((u128::from(v6) & mask).into())
             }
         }
-        for addr in now_addrs {
-            self.by_peer.insert((addr, port), id);
+    }
+
+    /// May another incoming association from `src` be created?
+    fn admits(&self, src: IpAddr) -> bool {
+        self.assocs.len() < self.cfg.max_associations
+            && self
+                .per_source
+                .get(&self.source_key(src))
+                .is_none_or(|n| *n < self.cfg.max_associations_per_source)
+    }
+
+    /// The ABORT refusing an INIT or cookie for lack of room (RFC 9260
+    /// section 5.1: Out of Resource), counted.
+    fn refuse_no_room(&mut self, dst: IpAddr, src: IpAddr, sport: u16, tag: u32) {
+        if self.assocs.len() < self.cfg.max_associations {
+            self.stats.source_limit_refusals += 1;
         }
+        self.abort_init(dst, src, sport, tag, vec![ErrorCause::OutOfResource]);
     }
 
     fn drain_events(&mut self, id: AssocId) {
@@ -285,6 +338,9 @@ impl Endpoint {
         }
         if pkt.dst_port() != self.cfg.port {
             self.stats.wrong_port += 1;
+            if self.cfg.answer_other_ports {
+                self.no_endpoint(src, dst, &data);
+            }
             return;
         }
         let sport = pkt.src_port();
@@ -305,369 +361,72 @@ impl Endpoint {
         if crate::asconf::is_unusable_peer_address(&src) || src.is_unspecified() {
             return;
         }
-        let id = self.lookup(&data, src, sport, vtag, &types);
-        let cookie_range = types
-            .iter()
-            .find(|(_, t)| *t == chunk_type::COOKIE_ECHO)
-            .map(|(r, _)| r.clone());
-        let cookie = match &cookie_range {
-            Some(r) => match self.open_cookie(now, &data, r.clone(), src, dst, sport) {
-                Ok(c) => Some(c),
-                Err(()) => return,
+        let cookie = match types.iter().find(|(_, t)| *t == chunk_type::COOKIE_ECHO) {
+            Some((r, _)) => match self.verify_cookie(&data, r.clone()) {
+                Some(c) => Some(c),
+                None => return,
             },
             None => None,
         };
-        match id {
-            Some(id) => {
-                if let Some(c) = &cookie
-                    && c.peer_port != sport
-                {
+        let route = match &cookie {
+            Some(c) => self.route_cookie(src, sport, c),
+            None if types[0].1 == chunk_type::INIT => {
+                self.route_init(&data, src, sport, types[0].0.clone())
+            }
+            None => self.lookup(&data, src, sport, vtag, &types),
+        };
+        // A stale cookie is still valid when both its tags are the
+        // association's (RFC 9260 section 5.2.4 step 3); otherwise it is
+        // answered with a Stale Cookie ERROR (sections 5.1.5, 5.2.6).
+        if let Some(c) = &cookie
+            && let Some(staleness_us) = c.staleness_us(now)
+        {
+            let same_tags = |id: &AssocId| {
+                self.assocs
+                    .get(id)
+                    .is_some_and(|a| a.local_tag() == c.local_tag && a.peer_tag() == c.peer_tag)
+            };
+            match route {
+                Route::Discard => return,
+                Route::Association(id) if same_tags(&id) => {}
+                _ => {
+                    self.stats.stale_cookies += 1;
+                    let chunk = Chunk::Error {
+                        causes: vec![ErrorCause::StaleCookie { staleness_us }],
+                    };
+                    self.reply(dst, src, sport, c.peer_tag, vec![chunk]);
                     return;
                 }
+            }
+        }
+        match route {
+            Route::Association(id) => {
+                let index = &self.index;
                 if let Some(a) = self.assocs.get_mut(&id) {
-                    a.handle_packet(now, src, dst, &data, cookie.as_ref());
+                    let in_use = |addr: IpAddr| index.get(addr, sport).is_some_and(|o| o != id);
+                    a.handle_packet(now, src, dst, &data, cookie.as_ref(), &in_use);
                 }
                 self.reindex(id);
                 self.drain_events(id);
             }
-            None => self.out_of_the_blue(now, src, dst, sport, vtag, &data, &types, cookie),
+            Route::None => self.out_of_the_blue(now, src, dst, sport, vtag, &data, &types, cookie),
+            Route::Discard => {}
         }
     }
 
-    /// Finds the association for a packet: by peer address and port, else
-    /// by an ASCONF's Address Parameter plus the verification tag (RFC
-    /// 5061 section 5.2), else by tag for an INIT ACK coming from another
-    /// address of the peer (RFC 9260 section 5.1).
-    fn lookup(
-        &self,
-        data: &Bytes,
-        src: IpAddr,
-        sport: u16,
-        vtag: u32,
-        types: &[(std::ops::Range<usize>, u8)],
-    ) -> Option<AssocId> {
-        if let Some(id) = self.by_peer.get(&(src, sport)) {
-            return Some(*id);
-        }
-        if let Some((r, _)) = types.iter().find(|(_, t)| *t == chunk_type::ASCONF)
-            && let Ok(Chunk::Asconf(a)) = Chunk::parse(&data.slice(r.clone()))
-            && let Some(id) = self.by_peer.get(&(a.address, sport))
-            && self.assocs.get(id).is_some_and(|x| x.local_tag() == vtag)
-        {
-            return Some(*id);
-        }
-        if types
-            .first()
-            .is_some_and(|(_, t)| *t == chunk_type::INIT_ACK)
-        {
-            return self
-                .order
-                .iter()
-                .find(|id| {
-                    self.assocs.get(id).is_some_and(|a| {
-                        a.local_tag() == vtag
-                            && a.peer_port() == sport
-                            && a.state() == crate::association::State::CookieWait
-                    })
-                })
-                .copied();
-        }
-        None
-    }
-
-    /// Verifies a COOKIE ECHO's cookie. Stale cookies are answered with an
-    /// ERROR (section 5.2.6); forged ones are dropped.
-    fn open_cookie(
-        &mut self,
-        now: Time,
-        data: &Bytes,
-        r: std::ops::Range<usize>,
-        src: IpAddr,
-        dst: IpAddr,
-        sport: u16,
-    ) -> Result<CookieState, ()> {
+    /// Reads a COOKIE ECHO's cookie and checks its signature and port;
+    /// forged ones are dropped (the lifetime is checked by the caller).
+    fn verify_cookie(&mut self, data: &Bytes, r: std::ops::Range<usize>) -> Option<CookieState> {
         let Ok(Chunk::CookieEcho { cookie }) = Chunk::parse(&data.slice(r)) else {
-            return Err(());
+            return None;
         };
-        match CookieState::open(&cookie, &self.secret, now) {
-            Ok(c) => {
-                if c.local_port != self.cfg.port {
-                    self.stats.bad_cookies += 1;
-                    return Err(());
-                }
-                Ok(c)
-            }
-            Err(CookieError::Stale {
-                staleness_us,
-                peer_tag,
-            }) => {
-                self.stats.stale_cookies += 1;
-                let chunk = Chunk::Error {
-                    causes: vec![ErrorCause::StaleCookie { staleness_us }],
-                };
-                self.reply(dst, src, sport, peer_tag, vec![chunk]);
-                Err(())
-            }
-            Err(_) => {
+        match CookieState::verify(&cookie, &self.secret) {
+            Ok(c) if c.local_port == self.cfg.port => Some(c),
+            _ => {
                 self.stats.bad_cookies += 1;
-                Err(())
+                None
             }
         }
-    }
-
-    fn reply(&mut self, from: IpAddr, to: IpAddr, peer_port: u16, tag: u32, chunks: Vec<Chunk>) {
-        if self.pending.len() >= MAX_PENDING_REPLIES {
-            return;
-        }
-        let mut buf = Vec::with_capacity(128);
-        buf.extend_from_slice(&self.cfg.port.to_be_bytes());
-        buf.extend_from_slice(&peer_port.to_be_bytes());
-        buf.extend_from_slice(&tag.to_be_bytes());
-        buf.extend_from_slice(&[0; 4]);
-        for c in &chunks {
-            c.emit(&mut buf);
-        }
-        crc::fill(&mut buf);
-        self.pending.push_back(Transmit {
-            source: Some(from),
-            destination: to,
-            payload: buf,
-        });
-    }
-
-    /// Section 8.4: packets that belong to no association.
-    #[allow(clippy::too_many_arguments)]
-    fn out_of_the_blue(
-        &mut self,
-        now: Time,
-        src: IpAddr,
-        dst: IpAddr,
-        sport: u16,
-        vtag: u32,
-        data: &Bytes,
-        types: &[(std::ops::Range<usize>, u8)],
-        cookie: Option<CookieState>,
-    ) {
-        self.stats.out_of_the_blue += 1;
-        let has = |t: u8| types.iter().any(|(_, x)| *x == t);
-        if has(chunk_type::ABORT)
-            || has(chunk_type::SHUTDOWN_COMPLETE)
-            || has(chunk_type::COOKIE_ACK)
-        {
-            return;
-        }
-        if has(chunk_type::INIT) {
-            if vtag != 0 || types.len() > 1 {
-                return;
-            }
-            let raw = data.slice(types[0].0.clone());
-            self.answer_init(now, src, dst, sport, raw);
-            return;
-        }
-        if let Some(c) = cookie {
-            if !self.cfg.listen || c.local_tag != vtag || c.peer_port != sport {
-                self.stats.bad_cookies += 1;
-                return;
-            }
-            self.accept_cookie(now, src, dst, data, c);
-            return;
-        }
-        if has(chunk_type::SHUTDOWN_ACK) {
-            self.reply(
-                dst,
-                src,
-                sport,
-                vtag,
-                vec![Chunk::ShutdownComplete { t_bit: true }],
-            );
-            return;
-        }
-        if has(chunk_type::ERROR) {
-            return;
-        }
-        self.reply(
-            dst,
-            src,
-            sport,
-            vtag,
-            vec![Chunk::Abort {
-                t_bit: true,
-                causes: vec![],
-            }],
-        );
-    }
-
-    /// Section 5.1 step B: INIT ACK with a cookie, no state kept.
-    fn answer_init(&mut self, now: Time, src: IpAddr, dst: IpAddr, sport: u16, raw: Bytes) {
-        let init = match Chunk::parse(&raw) {
-            Ok(Chunk::Init(init)) => init,
-            Err(crate::wire::WireError::BadParamLength { .. }) if raw.len() >= 20 => {
-                // The fixed part is readable but a parameter is malformed
-                // (e.g. its length is zero): refuse with a Protocol
-                // Violation, tagged with the Initiate Tag.
-                let tag = u32::from_be_bytes([raw[4], raw[5], raw[6], raw[7]]);
-                if tag != 0 {
-                    self.stats.inits_refused += 1;
-                    let cause = ErrorCause::ProtocolViolation {
-                        info: Bytes::from_static(b"malformed INIT parameter"),
-                    };
-                    self.reply(
-                        dst,
-                        src,
-                        sport,
-                        tag,
-                        vec![Chunk::Abort {
-                            t_bit: false,
-                            causes: vec![cause],
-                        }],
-                    );
-                }
-                return;
-            }
-            _ => return,
-        };
-        if init.initiate_tag == 0 {
-            return;
-        }
-        if !self.cfg.listen {
-            self.stats.inits_refused += 1;
-            self.reply(
-                dst,
-                src,
-                sport,
-                init.initiate_tag,
-                vec![Chunk::Abort {
-                    t_bit: false,
-                    causes: vec![],
-                }],
-            );
-            return;
-        }
-        let peer = match PeerInit::from_chunk(&init, false) {
-            Ok(p) => p,
-            Err(e) => {
-                self.stats.inits_refused += 1;
-                let cause = crate::association::init_error_cause(&e, &init);
-                self.reply(
-                    dst,
-                    src,
-                    sport,
-                    init.initiate_tag,
-                    vec![Chunk::Abort {
-                        t_bit: false,
-                        causes: vec![cause],
-                    }],
-                );
-                return;
-            }
-        };
-        if self.assocs.len() >= self.cfg.max_associations {
-            self.stats.inits_refused += 1;
-            self.reply(
-                dst,
-                src,
-                sport,
-                init.initiate_tag,
-                vec![Chunk::Abort {
-                    t_bit: false,
-                    causes: vec![ErrorCause::OutOfResource],
-                }],
-            );
-            return;
-        }
-        let local_tag = loop {
-            let t = self.rng.next_u32();
-            if t != 0 {
-                break t;
-            }
-        };
-        let local_tsn = self.rng.next_u32();
-        let random = if self.cfg.association.auth {
-            let mut r = [0u8; crate::auth::RANDOM_LEN];
-            self.rng.fill_bytes(&mut r);
-            Some(r)
-        } else {
-            None
-        };
-        let chunk = build_init_ack_for_endpoint(
-            &self.cfg.association,
-            &self.local_addrs,
-            &self.secret,
-            now,
-            raw,
-            &peer,
-            (src, dst),
-            (self.cfg.port, sport),
-            (local_tag, local_tsn),
-            random,
-        );
-        self.stats.inits_answered += 1;
-        self.reply(dst, src, sport, init.initiate_tag, vec![chunk]);
-    }
-
-    /// Section 5.1 step D: a valid cookie creates the association.
-    fn accept_cookie(&mut self, now: Time, src: IpAddr, dst: IpAddr, data: &Bytes, c: CookieState) {
-        let peer = match Chunk::parse(&c.peer_init) {
-            Ok(Chunk::Init(i)) => match PeerInit::from_chunk(&i, false) {
-                Ok(p) => p,
-                Err(_) => return,
-            },
-            _ => return,
-        };
-        if self.assocs.len() >= self.cfg.max_associations {
-            self.reply(
-                dst,
-                src,
-                c.peer_port,
-                c.peer_tag,
-                vec![Chunk::Abort {
-                    t_bit: false,
-                    causes: vec![ErrorCause::OutOfResource],
-                }],
-            );
-            return;
-        }
-        let mut seed = [0u8; 32];
-        self.rng.fill_bytes(&mut seed);
-        let local = if self.local_addrs.is_empty() {
-            vec![dst]
-        } else {
-            self.local_addrs.clone()
-        };
-        let mut a = match Association::from_cookie(
-            self.cfg.association.clone(),
-            now,
-            seed,
-            &c,
-            &peer,
-            &local,
-        ) {
-            Ok(a) => a,
-            Err(why) => {
-                let cause = ErrorCause::ProtocolViolation {
-                    info: Bytes::from_static(why.as_bytes()),
-                };
-                self.reply(
-                    dst,
-                    src,
-                    c.peer_port,
-                    c.peer_tag,
-                    vec![Chunk::Abort {
-                        t_bit: false,
-                        causes: vec![cause],
-                    }],
-                );
-                return;
-            }
-        };
-        a.set_secret(self.secret);
-        let id = self.insert(a);
-        self.reindex(id);
-        if let Some(a) = self.assocs.get_mut(&id) {
-            a.handle_packet(now, src, dst, data, Some(&c));
-        }
-        self.reindex(id);
-        self.drain_events(id);
     }
 
     /// The next datagram to send.

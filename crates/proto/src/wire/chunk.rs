@@ -9,6 +9,7 @@ use super::WireError;
 use super::cause::ErrorCause;
 use super::field::{backpatch_len, pad, padded, u8_at, u16_at, u32_at};
 use super::param::{Param, ParamIter, address_param_len, emit_address, parse_address};
+use super::probe::{ProbeChunk, ProbeEchoChunk};
 
 /// Chunk type codes (RFC 9260 section 3.2, RFC 4895, RFC 5061, RFC 3758).
 pub mod chunk_type {
@@ -29,6 +30,12 @@ pub mod chunk_type {
     pub const SHUTDOWN_COMPLETE: u8 = 14;
     pub const AUTH: u8 = 15;
     pub const ASCONF_ACK: u8 = 0x80;
+    /// msctp's capacity probe (an extension, not IANA-registered; see
+    /// [`crate::wire::probe`]): high bits `10`, skipped silently by peers
+    /// that do not know it.
+    pub const PROBE: u8 = 0xB0;
+    /// The answer to a train of [`PROBE`]s (msctp extension, high bits `10`).
+    pub const PROBE_ECHO: u8 = 0xB1;
     pub const FORWARD_TSN: u8 = 0xC0;
     pub const ASCONF: u8 = 0xC1;
 }
@@ -162,6 +169,10 @@ pub enum Chunk {
     Auth(AuthChunk),
     Asconf(AsconfChunk),
     AsconfAck(AsconfAckChunk),
+    /// msctp's capacity probe (docs/DESIGN.md, "Path estimators").
+    Probe(ProbeChunk),
+    /// The arrival times of a train of probes.
+    ProbeEcho(ProbeEchoChunk),
     /// FORWARD TSN (RFC 3758 section 3.2): parsed so it can be recognised;
     /// this stack does not negotiate PR-SCTP.
     ForwardTsn {
@@ -357,6 +368,8 @@ impl Chunk {
             Chunk::Auth(_) => t::AUTH,
             Chunk::Asconf(_) => t::ASCONF,
             Chunk::AsconfAck(_) => t::ASCONF_ACK,
+            Chunk::Probe(_) => t::PROBE,
+            Chunk::ProbeEcho(_) => t::PROBE_ECHO,
             Chunk::ForwardTsn { .. } => t::FORWARD_TSN,
             Chunk::Unknown { chunk_type, .. } => *chunk_type,
         }
@@ -410,6 +423,8 @@ impl Chunk {
                 (4 + address_param_len(&a.address)).saturating_add(Param::list_len(&a.params))
             }
             Chunk::AsconfAck(a) => 4usize.saturating_add(Param::list_len(&a.params)),
+            Chunk::Probe(p) => p.value_len(),
+            Chunk::ProbeEcho(e) => e.value_len(),
             Chunk::ForwardTsn { streams, .. } => {
                 4usize.saturating_add(streams.len().saturating_mul(4))
             }
@@ -619,6 +634,11 @@ impl Chunk {
                     params,
                 })
             }
+            t::PROBE => Chunk::Probe(ProbeChunk::parse(
+                c,
+                buf.slice((range.start + super::probe::PROBE_HEADER_LEN).min(range.end)..range.end),
+            )?),
+            t::PROBE_ECHO => Chunk::ProbeEcho(ProbeEchoChunk::parse(c)?),
             t::FORWARD_TSN => {
                 if len < 8 || !len.is_multiple_of(4) {
                     return Err(bad("FORWARD TSN chunk", len));
@@ -729,6 +749,8 @@ impl Chunk {
                 out.extend_from_slice(&a.serial.to_be_bytes());
                 Param::emit_list(&a.params, out);
             }
+            Chunk::Probe(p) => p.emit_value(out),
+            Chunk::ProbeEcho(e) => e.emit_value(out),
             Chunk::ForwardTsn {
                 new_cum_tsn,
                 streams,

@@ -41,6 +41,7 @@ pub mod crc;
 mod field;
 pub mod packet;
 pub mod param;
+pub mod probe;
 
 pub use cause::ErrorCause;
 pub use chunk::{
@@ -49,6 +50,7 @@ pub use chunk::{
 };
 pub use packet::{ChunkIter, CommonHeader, Packet, PacketRepr};
 pub use param::{Param, ParamIter, ParamView, UnknownParamAction};
+pub use probe::{ProbeArrival, ProbeChunk, ProbeEchoChunk};
 
 /// Why a buffer could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod script;
+
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::net::IpAddr;
@@ -129,6 +131,9 @@ pub struct Net {
     seq: u64,
     rng: ChaCha8Rng,
     pub seen: Vec<Seen>,
+    /// Packets addressed to neither endpoint (e.g. answers to an
+    /// attacker's injected packets), always recorded.
+    pub stray: Vec<Seen>,
     pub record: bool,
     pub events_a: Vec<(Time, AssocId, Event)>,
     pub events_b: Vec<(Time, AssocId, Event)>,
@@ -169,6 +174,7 @@ impl Net {
             seq: 0,
             rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed),
             seen: Vec::new(),
+            stray: Vec::new(),
             record: true,
             events_a: Vec::new(),
             events_b: Vec::new(),
@@ -214,7 +220,18 @@ impl Net {
             Side::A => self.a_addrs[0],
             Side::B => self.b_addrs[0],
         });
-        let Some(to) = self.owner(dst) else { return };
+        let Some(to) = self.owner(dst) else {
+            self.stray.push(Seen {
+                time: self.now,
+                from,
+                src,
+                dst,
+                chunks: chunk_types(&data),
+                bytes: Bytes::from(data),
+                dropped: true,
+            });
+            return;
+        };
         let mut dropped = false;
         if let Some(f) = self.filter.as_mut()
             && let Verdict::Drop = f(from, src, dst, &mut data)
@@ -255,14 +272,7 @@ impl Net {
         let dup = r3 < link.duplicate;
         let bytes = Bytes::from(data);
         if self.record {
-            let chunks = Packet::new_checked(&bytes[..])
-                .map(|p| {
-                    p.chunks()
-                        .filter_map(|c| c.ok())
-                        .map(|(_, v)| v.chunk_type())
-                        .collect()
-                })
-                .unwrap_or_default();
+            let chunks = chunk_types(&bytes);
             self.seen.push(Seen {
                 time: now,
                 from,
@@ -400,6 +410,18 @@ impl Net {
             Side::B => &self.events_b,
         }
     }
+}
+
+/// The chunk types of a packet, in order.
+pub fn chunk_types(data: &[u8]) -> Vec<u8> {
+    Packet::new_checked(data)
+        .map(|p| {
+            p.chunks()
+                .filter_map(|c| c.ok())
+                .map(|(_, v)| v.chunk_type())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A deterministic payload: byte i of the stream is `(i * 7 + i / 251) as u8`.

@@ -267,9 +267,11 @@ impl std::fmt::Debug for SctpAgent {
 
 impl SctpAgent {
     pub fn new(cfg: SctpAgentConfig) -> Self {
+        // A policy that draws (AISLE) takes its seed from its kind: the
+        // builder of the run names it, derived from the run's seed.
         let manager = cfg
             .policy
-            .build()
+            .build(|| 0)
             .map(|p| HandoverManager::new(p, cfg.manager_limits));
         SctpAgent {
             manager,

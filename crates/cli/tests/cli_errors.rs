@@ -1,0 +1,165 @@
+//! What a new user meets on the command line when something is wrong
+//! (issue 19): a clear message naming the problem, at once, and a
+//! non-zero exit, never a run that does nothing. Network cases use
+//! loopback only, on ports the kernel picks.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn msctp(dir: &Path, args: &[&str]) -> (Output, Duration) {
+    let start = Instant::now();
+    let o = Command::new(env!("CARGO_BIN_EXE_msctp"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (o, start.elapsed())
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Fails with exit code 2 and a message containing every one of `want`.
+fn assert_refused(o: &Output, want: &[&str]) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    for w in want {
+        assert!(e.contains(w), "{w:?} missing from: {e}");
+    }
+}
+
+#[test]
+fn run_of_an_empty_scenario_says_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.toml"), "").unwrap();
+    std::fs::write(dir.path().join("named.toml"), "name = \"only a name\"\n").unwrap();
+    for f in ["empty.toml", "named.toml"] {
+        let (o, _) = msctp(dir.path(), &["run", f]);
+        assert_refused(
+            &o,
+            &[f, "no [[nodes]] and [[flows]]", "nothing to simulate"],
+        );
+    }
+}
+
+#[test]
+fn perf_refuses_a_message_the_engine_would_refuse() {
+    let dir = tempfile::tempdir().unwrap();
+    for len in ["4000000000", "0"] {
+        let (o, took) = msctp(
+            dir.path(),
+            &["perf", "--to", "127.0.0.1", "--len", len, "-t", "1"],
+        );
+        assert_refused(&o, &[&format!("--len {len}"), "1 to 1048576 bytes"]);
+        assert!(took < Duration::from_secs(5), "{took:?}");
+    }
+}
+
+#[test]
+fn recv_checks_its_directory_before_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a-file"), "x").unwrap();
+    let net = ["--bind", "127.0.0.1", "--udp-port", "0"];
+    let (o, _) = msctp(
+        dir.path(),
+        &[&["recv", "-d", "/nonexistent/x"][..], &net].concat(),
+    );
+    assert_refused(&o, &["-d /nonexistent/x", "no such directory"]);
+    let (o, _) = msctp(dir.path(), &[&["recv", "-d", "a-file"][..], &net].concat());
+    assert_refused(&o, &["-d a-file", "not a directory"]);
+}
+
+/// `msctp send f` to 127.0.0.1 from 127.0.0.1 (kernel-chosen UDP port),
+/// with `extra` options.
+fn send(dir: &Path, extra: &[&str]) -> (Output, Duration) {
+    std::fs::write(dir.join("f"), "x").unwrap();
+    let base = ["send", "f", "--to", "127.0.0.1", "--bind", "127.0.0.1"];
+    msctp(dir, &[&base[..], &["--udp-port", "0"], extra].concat())
+}
+
+#[test]
+fn send_names_an_unknown_interface() {
+    let dir = tempfile::tempdir().unwrap();
+    let (o, _) = send(dir.path(), &["--iface", "nosuch0"]);
+    assert_refused(&o, &["nosuch0"]);
+}
+
+/// A listener on loopback (kernel-chosen UDP port), killed on drop.
+struct Listener {
+    child: Child,
+    udp_port: u16,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn listener(port: &str) -> Listener {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_msctp"))
+        .args([
+            "listen",
+            "--bind",
+            "127.0.0.1",
+            "--udp-port",
+            "0",
+            "--port",
+            port,
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    // "listening on SCTP port P over UDP port U at [...]"
+    let udp_port = line
+        .split("UDP port ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"));
+    Listener { child, udp_port }
+}
+
+#[test]
+fn send_to_a_port_nobody_serves_says_what_it_tries_then_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = listener("6101");
+    let udp = l.udp_port.to_string();
+    let send = |peer_port: &str, remote_udp: &str| {
+        let to = ["--peer-port", peer_port, "--remote-udp-port", remote_udp];
+        send(dir.path(), &[&to[..], &["--connect-timeout", "1"]].concat())
+    };
+    // An SCTP port the listening stack does not serve: refused at once
+    // (the stack answers the INIT with an ABORT, RFC 9260 section 8.4).
+    let (o, took) = send("6102", &udp);
+    assert_refused(
+        &o,
+        &[
+            "connecting to 127.0.0.1 SCTP port 6102",
+            "refused the association",
+        ],
+    );
+    assert!(took < Duration::from_millis(900), "{took:?}");
+    // A UDP port nobody listens on (the listener's, once it is gone): no
+    // answer, declared unreachable after --connect-timeout.
+    drop(l);
+    let (o, took) = send("6101", &udp);
+    assert_refused(
+        &o,
+        &[
+            "connecting to 127.0.0.1 SCTP port 6101",
+            "no answer from 127.0.0.1",
+        ],
+    );
+    assert!(took >= Duration::from_secs(1), "{took:?}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}

@@ -1,0 +1,279 @@
+//! The path estimators inside the association (module
+//! [`crate::estimate`]): capacity trains sent in place of heartbeats, on new
+//! paths and on request; the receiver's echo; Westwood+ fed by SACKs; and
+//! the bandwidth-aware start from the capacity estimate.
+
+use std::net::IpAddr;
+
+use super::{Association, Directed, State, Transmit};
+use crate::Time;
+use crate::association::AddressError;
+use crate::estimate::packet_pair::{TRAIN_LEN, TrainInFlight, train_chunks};
+use crate::path::PathState;
+use crate::wire::chunk::chunk_type;
+use crate::wire::{Chunk, ProbeChunk, ProbeEchoChunk};
+
+/// Bytes of the SCTP common header.
+const COMMON_HEADER: usize = 12;
+/// Trains a new path gets before it is probed only in place of
+/// heartbeats: enough for the median to outvote two spoilt samples (the
+/// start of an association is busy at both ends, and a real host delays a
+/// packet now and then by a scheduler tick).
+const INITIAL_TRAINS: u8 = 5;
+/// The least time between them, so that one stall of a host does not
+/// spoil several.
+const INITIAL_SPACING: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Why a capacity probe was not sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeError {
+    #[error("the path estimators are off")]
+    Disabled,
+    #[error("the peer did not announce capacity probes")]
+    Unsupported,
+    #[error("no such peer address")]
+    Unknown,
+    #[error("the association or the path cannot carry probes now")]
+    NotReady,
+}
+
+impl Association {
+    /// Trains may be sent to this peer at all.
+    pub(super) fn probes_allowed(&self) -> bool {
+        let e = &self.cfg.estimators;
+        e.enabled && (self.peer_probes || e.probe_unannounced)
+    }
+
+    /// The peer announced that it answers capacity probes.
+    pub fn peer_supports_probes(&self) -> bool {
+        self.peer_probes
+    }
+
+    /// Path `i` can take a train now.
+    fn train_ready(&self, i: usize) -> bool {
+        let p = &self.paths[i];
+        self.state == State::Established
+            && p.confirmed
+            && p.state == PathState::Active
+            && self.probe_out.is_empty()
+    }
+
+    /// Sends a capacity train on the path to `addr` now (SYSTEMS.md 3:
+    /// "on request"). The estimate in [`Association::path_stats`] changes
+    /// when the echo comes back with a usable sample.
+    pub fn probe_capacity(&mut self, now: Time, addr: IpAddr) -> Result<(), ProbeError> {
+        if !self.cfg.estimators.enabled {
+            return Err(ProbeError::Disabled);
+        }
+        if !self.probes_allowed() {
+            return Err(ProbeError::Unsupported);
+        }
+        let i = self.path_index(addr).ok_or(ProbeError::Unknown)?;
+        if !self.train_ready(i) {
+            return Err(ProbeError::NotReady);
+        }
+        self.queue_train(i, now, None);
+        Ok(())
+    }
+
+    /// A heartbeat is due on path `i`: sends a train carrying it instead
+    /// when the path is idle and may be probed. Returns false if the
+    /// caller must send a plain heartbeat.
+    pub(super) fn heartbeat_as_train(&mut self, i: usize, now: Time) -> bool {
+        if !self.probes_allowed() || self.paths[i].flight_size > 0 || !self.train_ready(i) {
+            return false;
+        }
+        let hb = self.heartbeat_chunk(i, now);
+        self.queue_train(i, now, Some(hb));
+        true
+    }
+
+    /// The first trains of new paths: the first one RTO after the path
+    /// can carry one, the others one RTO (at least 100 ms) apart, each
+    /// spacing varied by +-50% as heartbeats are (so that the two ends of
+    /// an association, which start together, do not probe in step).
+    pub(super) fn queue_due_trains(&mut self, now: Time) {
+        if !self.probes_allowed() {
+            return;
+        }
+        for i in 0..self.paths.len() {
+            if self.paths[i].initial_trains == 0 || !self.train_ready(i) {
+                continue;
+            }
+            let spacing = self.paths[i].rto.rto().max(INITIAL_SPACING);
+            let spacing = self.jittered(spacing);
+            let p = &mut self.paths[i];
+            let at = *p.probe_at.get_or_insert(now + spacing);
+            if at > now {
+                continue;
+            }
+            p.initial_trains -= 1;
+            p.probe_at = (p.initial_trains > 0).then(|| now + spacing);
+            self.queue_train(i, now, None);
+        }
+    }
+
+    /// The earliest first-train deadline (a timer of the association).
+    pub(super) fn probe_timeout(&self) -> Option<Time> {
+        if !self.probes_allowed() {
+            return None;
+        }
+        self.paths
+            .iter()
+            .filter(|p| p.initial_trains > 0)
+            .filter_map(|p| p.probe_at)
+            .min()
+    }
+
+    /// Sets up path `i`'s estimators; its first trains if the
+    /// configuration asks.
+    pub(super) fn init_path_estimators(&mut self, i: usize) {
+        let e = &self.cfg.estimators;
+        let p = &mut self.paths[i];
+        p.capacity = crate::estimate::CapacityEstimator::new(e.capacity_samples);
+        p.initial_trains = if e.enabled && e.probe_new_paths {
+            INITIAL_TRAINS
+        } else {
+            0
+        };
+        p.probe_at = None;
+    }
+
+    /// Builds the six probe packets for path `i`, back to back in
+    /// `probe_out` (poll_transmit sends them before anything else). A
+    /// heartbeat, if given, rides behind the probe in the first packet.
+    fn queue_train(&mut self, i: usize, now: Time, heartbeat: Option<Chunk>) {
+        let id = self.rng_u32();
+        let auth = self.must_authenticate_chunk(chunk_type::PROBE)
+            || heartbeat
+                .as_ref()
+                .is_some_and(|h| self.must_authenticate_chunk(h.chunk_type()));
+        let fixed = COMMON_HEADER + if auth { self.auth_overhead_bytes() } else { 0 };
+        let small = fixed + crate::wire::probe::PROBE_HEADER_LEN;
+        let large = self.cfg.path_mtu;
+        let dest = self.paths[i].remote;
+        let source = self.source_for(i);
+        let tag = self.peer_tag;
+        let mut sizes = [0u16; TRAIN_LEN];
+        let mut hb = heartbeat;
+        for (k, probe) in train_chunks(id, small, large, fixed)
+            .into_iter()
+            .enumerate()
+        {
+            let mut chunks = vec![Chunk::Probe(probe)];
+            if let Some(h) = hb.take() {
+                chunks.push(h);
+            }
+            let t = self.emit_raw(dest, source, tag, chunks, auth);
+            sizes[k] = t.payload.len().min(usize::from(u16::MAX)) as u16;
+            let p = &mut self.paths[i];
+            p.stats.packets_sent += 1;
+            p.stats.bytes_sent += t.payload.len() as u64;
+            self.probe_out.push_back(t);
+        }
+        self.paths[i].capacity.train_sent(TrainInFlight {
+            id,
+            sent_at: now,
+            sizes,
+        });
+    }
+
+    /// The next probe packet to send, if a train is going out.
+    pub(super) fn poll_probe(&mut self) -> Option<Transmit> {
+        self.probe_out.pop_front()
+    }
+
+    /// A PROBE arrived from `src` at `dst` in a packet of `packet_len`
+    /// bytes: timed, and echoed when the train is complete.
+    pub(super) fn on_probe(
+        &mut self,
+        now: Time,
+        src: IpAddr,
+        dst: IpAddr,
+        probe: &ProbeChunk,
+        packet_len: usize,
+    ) {
+        // Only peer addresses of this association get an answer.
+        if self.path_index(src).is_none() || !self.state.is_established() {
+            return;
+        }
+        if let Some(echo) = self.train_rx.on_probe(now, src, probe, packet_len) {
+            self.ctrl_push(Directed {
+                dest: src,
+                source: Some(dst),
+                reflect: None,
+                chunk: Chunk::ProbeEcho(echo),
+            });
+        }
+    }
+
+    /// A PROBE-ECHO: a capacity sample for the path whose train it answers.
+    pub(super) fn on_probe_echo(&mut self, now: Time, echo: &ProbeEchoChunk) {
+        let overhead = self.cfg.estimators.packet_overhead;
+        if let Some(p) = self
+            .paths
+            .iter_mut()
+            .find(|p| p.capacity.in_flight() == Some(echo.train))
+        {
+            let _ = p.capacity.on_echo(now, echo, overhead);
+        }
+    }
+
+    /// Westwood+ after a SACK: `acked[p]` bytes newly acknowledged on
+    /// path `p`.
+    pub(super) fn feed_westwood(&mut self, now: Time, acked: &[u32]) {
+        let app_limited = !self.sender.has_queued();
+        for (p, path) in self.paths.iter_mut().enumerate() {
+            let bytes = acked.get(p).copied().unwrap_or(0);
+            if bytes > 0 {
+                path.stats.bytes_acked += u64::from(bytes);
+                let srtt = path.rto.srtt();
+                path.westwood
+                    .on_ack(now, u64::from(bytes), srtt, app_limited);
+            }
+            if path.flight_size == 0 && app_limited {
+                path.westwood.on_idle();
+            }
+        }
+    }
+
+    /// Sets the window of the path to `addr` to its capacity estimate
+    /// times its smoothed RTT (the bandwidth-aware start of SYSTEMS.md 3,
+    /// fed by the packet-pair estimate). Returns the new window, or `None`
+    /// when the path has no capacity estimate or no RTT yet.
+    pub fn start_from_capacity_estimate(
+        &mut self,
+        addr: IpAddr,
+    ) -> Result<Option<u32>, AddressError> {
+        let i = self.path_index(addr).ok_or(AddressError::Unknown)?;
+        Ok(self.start_path_from_estimate(i))
+    }
+
+    fn start_path_from_estimate(&mut self, i: usize) -> Option<u32> {
+        let icwnd = self.cfg.initial_cwnd_for(self.cfg.path_mtu);
+        let p = &mut self.paths[i];
+        let (bps, srtt) = (p.capacity.estimate()?, p.rto.srtt()?);
+        let bdp = (u128::from(bps) * srtt.as_nanos() / 8_000_000_000).min(u128::from(u64::MAX));
+        p.cc.set_from_bdp(bdp as u64, icwnd);
+        Some(p.cc.cwnd)
+    }
+
+    /// The path new data goes to became `i`: bandwidth-aware start if
+    /// configured.
+    pub(super) fn data_path_changed(&mut self, i: usize) {
+        if self.cfg.estimators.enabled && self.cfg.estimators.bandwidth_aware_start {
+            let _ = self.start_path_from_estimate(i);
+        }
+    }
+
+    /// `d` varied uniformly by +-50%.
+    fn jittered(&mut self, d: std::time::Duration) -> std::time::Duration {
+        let ns = d.as_nanos().min(u64::MAX as u128) as u64;
+        let r = rand_core::RngCore::next_u64(&mut self.rng) % ns.max(1);
+        std::time::Duration::from_nanos(ns / 2 + r)
+    }
+
+    fn rng_u32(&mut self) -> u32 {
+        rand_core::RngCore::next_u32(&mut self.rng)
+    }
+}

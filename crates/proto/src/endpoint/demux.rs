@@ -1,0 +1,158 @@
+//! Which association a received packet belongs to.
+//!
+//! Ordinary packets are found by their source transport address (RFC
+//! 9260 section 8.5), an ASCONF from a new address by its Address
+//! Parameter and tag (RFC 5061 section 5.2), an INIT ACK from another
+//! address of the peer by its tag (section 5.1).
+//!
+//! Set-up chunks are matched by every address they name, not only by
+//! their source (section 5.1.2 rule D: an INIT "MUST be treated as
+//! belonging to an already established association ... if the use of any
+//! of the valid address parameters contained within the chunk would
+//! identify an existing TCB"). An INIT or COOKIE ECHO that names an
+//! address of a live association goes to that association, which answers
+//! as section 5.2 says; it never creates a second association that would
+//! take the address (issue 19).
+
+use std::net::IpAddr;
+use std::ops::Range;
+
+use bytes::Bytes;
+
+use super::cookie::CookieState;
+use super::{AssocId, Endpoint};
+use crate::association::{State, announced_addresses};
+use crate::wire::chunk::chunk_type;
+use crate::wire::{Chunk, InitChunk, Param};
+
+/// Where a received packet goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Route {
+    Association(AssocId),
+    /// No association: the out-of-the-blue rules (section 8.4), which
+    /// answer an INIT and turn a valid cookie into an association.
+    None,
+    /// Dropped, and counted.
+    Discard,
+}
+
+/// Every address an INIT lists (section 3.3.2.1), before any rule of
+/// which ones are used: matching by a superset is the safe side.
+fn listed_addresses(init: &InitChunk) -> Vec<IpAddr> {
+    init.params
+        .iter()
+        .filter_map(|p| match p {
+            Param::Ipv4Address(a) => Some(IpAddr::V4(*a)),
+            Param::Ipv6Address(a) => Some(IpAddr::V6(*a)),
+            _ => None,
+        })
+        .collect()
+}
+
+impl Endpoint {
+    /// An association that still exists for its peer: one that is closed
+    /// keeps its index entries only until another needs them.
+    pub(super) fn is_live(&self, id: AssocId) -> bool {
+        self.assocs
+            .get(&id)
+            .is_some_and(|a| a.state() != State::Closed)
+    }
+
+    /// Ordinary packets: by peer address and port, else by an ASCONF's
+    /// Address Parameter plus the verification tag (RFC 5061 section
+    /// 5.2), else by tag for an INIT ACK coming from another address of
+    /// the peer (RFC 9260 section 5.1).
+    pub(super) fn lookup(
+        &self,
+        data: &Bytes,
+        src: IpAddr,
+        sport: u16,
+        vtag: u32,
+        types: &[(Range<usize>, u8)],
+    ) -> Route {
+        if let Some(id) = self.index.get(src, sport) {
+            return Route::Association(id);
+        }
+        if let Some((r, _)) = types.iter().find(|(_, t)| *t == chunk_type::ASCONF)
+            && let Ok(Chunk::Asconf(a)) = Chunk::parse(&data.slice(r.clone()))
+            && let Some(id) = self.index.get(a.address, sport)
+            && self.assocs.get(&id).is_some_and(|x| x.local_tag() == vtag)
+        {
+            return Route::Association(id);
+        }
+        if types
+            .first()
+            .is_some_and(|(_, t)| *t == chunk_type::INIT_ACK)
+            && let Some(id) = self.order.iter().find(|id| {
+                self.assocs.get(id).is_some_and(|a| {
+                    a.local_tag() == vtag
+                        && a.peer_port() == sport
+                        && a.state() == State::CookieWait
+                })
+            })
+        {
+            return Route::Association(*id);
+        }
+        Route::None
+    }
+
+    /// An INIT goes to the live association that holds its source or any
+    /// address it lists (the source's first); that association answers
+    /// as section 5.2.1 or 5.2.2 says, refusing an INIT that would add
+    /// addresses. An INIT naming only addresses of closed associations
+    /// (or none) is answered statelessly.
+    pub(super) fn route_init(
+        &self,
+        data: &Bytes,
+        src: IpAddr,
+        sport: u16,
+        r: Range<usize>,
+    ) -> Route {
+        let listed = match Chunk::parse(&data.slice(r)) {
+            Ok(Chunk::Init(i)) => listed_addresses(&i),
+            _ => Vec::new(),
+        };
+        let addrs = announced_addresses(src, &listed);
+        match self
+            .index
+            .owners(&addrs, sport, |id| self.is_live(id))
+            .first()
+        {
+            Some(id) => Route::Association(*id),
+            None => Route::None,
+        }
+    }
+
+    /// A COOKIE ECHO (its signature verified) must come from an address
+    /// of the INIT it answers, and goes to the live association that
+    /// holds any address of that INIT, where section 5.2.4's table
+    /// decides; with no such association it may create one. A cookie
+    /// naming addresses of two associations matches neither and is
+    /// dropped.
+    pub(super) fn route_cookie(&mut self, src: IpAddr, sport: u16, c: &CookieState) -> Route {
+        if c.peer_port != sport {
+            self.stats.bad_cookies += 1;
+            return Route::Discard;
+        }
+        let listed = match Chunk::parse(&c.peer_init) {
+            Ok(Chunk::Init(i)) => listed_addresses(&i),
+            _ => Vec::new(),
+        };
+        let addrs = announced_addresses(c.init_src, &listed);
+        if !addrs.contains(&src) {
+            // A replay from elsewhere (issue 19, H2): the peer answers
+            // from an address it announced.
+            self.stats.foreign_cookies += 1;
+            return Route::Discard;
+        }
+        let owners = self.index.owners(&addrs, sport, |id| self.is_live(id));
+        match owners[..] {
+            [] => Route::None,
+            [id] => Route::Association(id),
+            _ => {
+                self.stats.foreign_cookies += 1;
+                Route::Discard
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! The peer index: which association a packet from a peer transport
+//! address (address, port) belongs to (RFC 9260 section 5.1.2, the
+//! implementation note: "the IP addresses and SCTP port are generally
+//! used as the key to find the TCB").
+//!
+//! An address belongs to at most one association. The rule that keeps
+//! associations from stealing each other's addresses (issue 19) lives
+//! here: an entry held by a live association is never re-pointed; only
+//! an entry of a closed association (or of none) can be taken.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+
+use super::AssocId;
+
+/// (peer address, peer port) -> association, and the reverse.
+#[derive(Debug, Default)]
+pub(super) struct PeerIndex {
+    by_peer: HashMap<(IpAddr, u16), AssocId>,
+    /// What each association holds: its peer port and addresses.
+    held: HashMap<AssocId, (u16, Vec<IpAddr>)>,
+}
+
+impl PeerIndex {
+    pub(super) fn get(&self, addr: IpAddr, port: u16) -> Option<AssocId> {
+        self.by_peer.get(&(addr, port)).copied()
+    }
+
+    /// Does `id` hold exactly `addrs` (in this order) at `port`?
+    pub(super) fn holds(&self, id: AssocId, port: u16, addrs: &[IpAddr]) -> bool {
+        self.held
+            .get(&id)
+            .is_some_and(|(p, a)| *p == port && a == addrs)
+    }
+
+    /// The associations `except` that hold any of `addrs` at
+    /// `port` and for which `live` holds, each once, in the order of
+    /// `addrs`.
+    pub(super) fn owners(
+        &self,
+        addrs: &[IpAddr],
+        port: u16,
+        live: impl Fn(AssocId) -> bool,
+    ) -> Vec<AssocId> {
+        let mut out: Vec<AssocId> = Vec::new();
+        for a in addrs {
+            if let Some(id) = self.get(*a, port)
+                && live(id)
+                && !out.contains(&id)
+            {
+                out.push(id);
+            }
+        }
+        out
+    }
+
+    /// Makes `id` hold exactly `addrs` at `port`. An address held by
+    /// another association is taken only when `may_take` says that one is
+    /// gone (closed); otherwise it stays where it is and is returned.
+    pub(super) fn set(
+        &mut self,
+        id: AssocId,
+        port: u16,
+        addrs: &[IpAddr],
+        may_take: impl Fn(AssocId) -> bool,
+    ) -> Vec<IpAddr> {
+        let old = self.held.remove(&id).map(|(_, a)| a).unwrap_or_default();
+        for addr in &old {
+            if !addrs.contains(addr) && self.get(*addr, port) == Some(id) {
+                self.by_peer.remove(&(*addr, port));
+            }
+        }
+        let mut refused = Vec::new();
+        let mut kept = Vec::with_capacity(addrs.len());
+        for addr in addrs {
+            match self.get(*addr, port) {
+                Some(other) if other != id && !may_take(other) => refused.push(*addr),
+                _ => {
+                    self.by_peer.insert((*addr, port), id);
+                    kept.push(*addr);
+                }
+            }
+        }
+        self.held.insert(id, (port, kept));
+        refused
+    }
+
+    /// Forgets `id`: the entries it still holds are removed.
+    pub(super) fn remove(&mut self, id: AssocId) {
+        if let Some((port, addrs)) = self.held.remove(&id) {
+            for addr in addrs {
+                if self.get(addr, port) == Some(id) {
+                    self.by_peer.remove(&(addr, port));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_live_owner_keeps_its_address_and_a_closed_one_gives_it_up() {
+        let mut x = PeerIndex::default();
+        let (m1, m2) = (ip("10.0.0.1"), ip("10.0.0.2"));
+        assert!(x.set(AssocId(1), 5000, &[m1], |_| false).is_empty());
+        // Another association asks for m1 and m2: m1 stays with 1.
+        assert_eq!(x.set(AssocId(2), 5000, &[m1, m2], |_| false), vec![m1]);
+        assert_eq!(x.get(m1, 5000), Some(AssocId(1)));
+        assert_eq!(x.get(m2, 5000), Some(AssocId(2)));
+        // The same address on another port is another transport address.
+        assert!(x.set(AssocId(3), 5001, &[m1], |_| false).is_empty());
+        assert_eq!(
+            x.owners(&[m2, m1, m2], 5000, |_| true),
+            [AssocId(2), AssocId(1)]
+        );
+        assert_eq!(
+            x.owners(&[m1, m2], 5000, |id| id != AssocId(1)),
+            [AssocId(2)]
+        );
+        // 1 closed: 2 may take m1; removing 1 later leaves 2's entry alone.
+        assert!(
+            x.set(AssocId(2), 5000, &[m1, m2], |id| id == AssocId(1))
+                .is_empty()
+        );
+        x.remove(AssocId(1));
+        assert_eq!(x.get(m1, 5000), Some(AssocId(2)));
+        // Dropping an address releases it.
+        x.set(AssocId(2), 5000, &[m2], |_| false);
+        assert_eq!(x.get(m1, 5000), None);
+        x.remove(AssocId(2));
+        assert_eq!(x.get(m2, 5000), None);
+        assert_eq!(x.get(m1, 5001), Some(AssocId(3)));
+    }
+}

@@ -1,0 +1,496 @@
+//! The path estimators end to end, over in-memory links of known rate:
+//! packet-pair capacity (trains in place of heartbeats, echoed by the
+//! peer), Westwood+ available bandwidth, and the policies they feed
+//! (AISLE, the bandwidth-aware start from the estimate).
+//!
+//! Topology: A (sender) and B, both dual-homed; only matching pairs are
+//! links:
+//!
+//! ```text
+//!   A1 10.1.0.2 ---- R1, 10 ms ---> B1 10.1.0.1
+//!   A2 10.2.0.2 ---- R2, 30 ms ---> B2 10.2.0.1
+//! ```
+//!
+//! (the return directions have the same delay and no rate limit).
+
+mod common;
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use common::*;
+use msctp_proto::policy::{self, Aisle, AisleParams, Decision, HandoverPolicy};
+use msctp_proto::wire::chunk::chunk_type;
+use msctp_proto::wire::{Chunk, Packet};
+use msctp_proto::{AssocId, EndpointConfig, EstimatorConfig, Time};
+use rand_chacha::ChaCha8Rng;
+use rand_core::SeedableRng;
+
+const A1: &str = "10.1.0.2";
+const A2: &str = "10.2.0.2";
+const B1: &str = "10.1.0.1";
+const B2: &str = "10.2.0.1";
+
+fn cfg(port: u16, estimators: bool) -> EndpointConfig {
+    let mut c = EndpointConfig::new(port);
+    let a = &mut c.association;
+    a.rto_min = Duration::from_millis(50);
+    a.rto_initial = Duration::from_millis(500);
+    a.heartbeat_interval = Some(Duration::from_secs(1));
+    a.sack_delay = Some(Duration::from_millis(20));
+    if estimators {
+        a.estimators = EstimatorConfig::on();
+    }
+    c
+}
+
+/// The two-path network with rates `r1` and `r2` (bit/s) towards B.
+fn net(r1: u64, r2: u64, seed: u64, estimators: bool) -> Net {
+    let mut n = Net::new(
+        cfg(5000, estimators),
+        &[ip(A1), ip(A2)],
+        cfg(6000, estimators),
+        &[ip(B1), ip(B2)],
+        Link::new(Duration::from_millis(10)),
+        seed,
+    );
+    for (x, y) in [(A1, B2), (A2, B1)] {
+        n.set_up(ip(x), ip(y), false);
+    }
+    n.set_link(
+        ip(A1),
+        ip(B1),
+        Link::new(Duration::from_millis(10)).rate(r1, 200),
+    );
+    n.set_link(
+        ip(A2),
+        ip(B2),
+        Link::new(Duration::from_millis(30)).rate(r2, 200),
+    );
+    n.set_link(ip(B2), ip(A2), Link::new(Duration::from_millis(30)));
+    n
+}
+
+/// Connects and pins each path to its source.
+fn connect(n: &mut Net) -> (AssocId, AssocId) {
+    let (a, b) = n.connect(Duration::from_secs(2));
+    let x = n.a.association_mut(a).unwrap();
+    x.set_path_source(ip(B1), Some(ip(A1))).unwrap();
+    x.set_path_source(ip(B2), Some(ip(A2))).unwrap();
+    (a, b)
+}
+
+fn capacity(n: &Net, a: AssocId, peer: &str) -> Option<u64> {
+    n.a.association(a)?.path_stats(ip(peer))?.capacity_bps
+}
+
+fn within(x: u64, want: u64, frac: f64) -> bool {
+    (x as f64 - want as f64).abs() <= frac * want as f64
+}
+
+/// The probes A sent: (time, train, seq, packet length).
+fn probes_sent(n: &Net) -> Vec<(Time, u32, u8, usize)> {
+    let mut v = Vec::new();
+    for s in n.seen.iter().filter(|s| s.from == Side::A) {
+        let Ok(p) = Packet::new_checked(&s.bytes[..]) else {
+            continue;
+        };
+        for (r, _) in p.chunks().flatten() {
+            if let Ok(Chunk::Probe(c)) = Chunk::parse(&s.bytes.slice(r)) {
+                v.push((s.time, c.train, c.seq, s.bytes.len()));
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn packet_pair_measures_each_path_rate_within_5_percent() {
+    let (r1, r2) = (2_000_000, 5_000_000);
+    let mut n = net(r1, r2, 1, true);
+    let (a, _) = connect(&mut n);
+    n.run_for(Duration::from_secs(10));
+    let c1 = capacity(&n, a, B1).expect("a capacity for path 1");
+    let c2 = capacity(&n, a, B2).expect("a capacity for path 2");
+    eprintln!("capacity: path 1 {c1} bit/s (link {r1}), path 2 {c2} bit/s (link {r2})");
+    assert!(within(c1, r1, 0.05), "path 1: {c1} for {r1}");
+    assert!(within(c2, r2, 0.05), "path 2: {c2} for {r2}");
+    // Trains went in place of heartbeats, each a 6-packet train of two
+    // small, two full-MTU, two small packets sent back to back.
+    let x = n.a.association(a).unwrap();
+    let s1 = x.path_stats(ip(B1)).unwrap();
+    assert!(s1.probes.trains_sent >= 5, "{:?}", s1.probes);
+    assert_eq!(s1.probes.samples, s1.probes.trains_sent, "{:?}", s1.probes);
+    // Five first trains, then one per heartbeat, which rides in the
+    // first probe packet and is still answered.
+    assert!(s1.counters.heartbeat_acks_received + 5 >= s1.probes.trains_sent);
+    let sent = probes_sent(&n);
+    let first = sent[0].1;
+    let train: Vec<_> = sent.iter().filter(|p| p.1 == first).collect();
+    assert_eq!(train.len(), 6);
+    assert!(train.iter().all(|p| p.0 == train[0].0), "back to back");
+    let sizes: Vec<usize> = train.iter().map(|p| p.3).collect();
+    assert!(sizes[2] == 1452 && sizes[3] == 1452, "{sizes:?}");
+    assert!(sizes[0] < 100 && sizes[1] < 100 && sizes[4] < 100 && sizes[5] < 100);
+    // The echo came back authenticated (AUTH is on by default).
+    let echoes: Vec<&Seen> = n
+        .seen
+        .iter()
+        .filter(|s| s.from == Side::B && s.chunks.contains(&chunk_type::PROBE_ECHO))
+        .collect();
+    assert!(!echoes.is_empty());
+    assert!(
+        echoes
+            .iter()
+            .all(|s| s.chunks.first() == Some(&chunk_type::AUTH))
+    );
+}
+
+#[test]
+fn packet_pair_discards_lossy_and_reordered_trains() {
+    let (r1, r2) = (3_000_000, 1_000_000);
+    let mut n = net(r1, r2, 2, true);
+    // Path 1 loses the second large probe of every other train; path 2
+    // reorders a third of its packets by 5 ms (several probe spacings).
+    let mut count = 0u32;
+    n.filter = Some(Box::new(move |from, _src, dst, data| {
+        if from != Side::A || dst != ip(B1) {
+            return Verdict::Pass;
+        }
+        let b = Bytes::copy_from_slice(data);
+        let Ok(p) = Packet::new_checked(&b[..]) else {
+            return Verdict::Pass;
+        };
+        for (r, _) in p.chunks().flatten() {
+            if let Ok(Chunk::Probe(c)) = Chunk::parse(&b.slice(r))
+                && c.seq == 3
+            {
+                count += 1;
+                if count.is_multiple_of(2) {
+                    return Verdict::Drop;
+                }
+            }
+        }
+        Verdict::Pass
+    }));
+    {
+        let l = n.link_mut(ip(A2), ip(B2));
+        l.reorder = 0.33;
+        l.reorder_delay = Duration::from_millis(5);
+    }
+    let (a, _) = connect(&mut n);
+    n.run_for(Duration::from_secs(20));
+    let x = n.a.association(a).unwrap();
+    let p1 = x.path_stats(ip(B1)).unwrap();
+    let p2 = x.path_stats(ip(B2)).unwrap();
+    eprintln!("path 1 {:?} -> {:?}", p1.probes, p1.capacity_bps);
+    eprintln!("path 2 {:?} -> {:?}", p2.probes, p2.capacity_bps);
+    assert!(p1.probes.discarded >= p1.probes.trains_sent / 2 - 1);
+    assert!(
+        p2.probes.discarded >= 3,
+        "reordered trains: {:?}",
+        p2.probes
+    );
+    // What was kept is still right.
+    assert!(within(p1.capacity_bps.unwrap(), r1, 0.05), "{p1:?}");
+    assert!(within(p2.capacity_bps.unwrap(), r2, 0.05), "{p2:?}");
+}
+
+#[test]
+fn packet_pair_echo_without_auth_is_discarded() {
+    // An echo stripped of its AUTH chunk (as a forger without the key
+    // would send it) must not steer the estimate.
+    let mut n = net(2_000_000, 1_000_000, 12, true);
+    n.filter = Some(Box::new(|from, _s, _d, data| {
+        if from != Side::B || data.len() < 16 || data[12] != chunk_type::AUTH {
+            return Verdict::Pass;
+        }
+        let auth_len = usize::from(u16::from_be_bytes([data[14], data[15]])).div_ceil(4) * 4;
+        if data.get(12 + auth_len) == Some(&chunk_type::PROBE_ECHO) {
+            data.drain(12..12 + auth_len);
+            msctp_proto::wire::crc::fill(data);
+        }
+        Verdict::Pass
+    }));
+    let (a, _) = connect(&mut n);
+    n.run_for(Duration::from_secs(5));
+    let x = n.a.association(a).unwrap();
+    assert_eq!(capacity(&n, a, B1), None);
+    assert!(x.stats().auth_failures >= 3, "{:?}", x.stats());
+}
+
+#[test]
+fn packet_pair_stays_off_without_the_switch_or_the_peers_support() {
+    // Off on both sides: no probe on the wire, nothing estimated.
+    let mut n = net(2_000_000, 1_000_000, 3, false);
+    let (a, _) = connect(&mut n);
+    n.run_for(Duration::from_secs(5));
+    assert!(probes_sent(&n).is_empty());
+    assert_eq!(capacity(&n, a, B1), None);
+    // On at A only: B does not announce support, A sends no train.
+    let mut n = Net::new(
+        cfg(5000, true),
+        &[ip(A1)],
+        cfg(6000, false),
+        &[ip(B1)],
+        Link::new(Duration::from_millis(10)).rate(2_000_000, 100),
+        3,
+    );
+    let (a, _) = n.connect(Duration::from_secs(2));
+    n.run_for(Duration::from_secs(5));
+    let x = n.a.association_mut(a).unwrap();
+    assert!(!x.peer_supports_probes());
+    assert!(x.probe_capacity(n.now, ip(B1)).is_err());
+    assert!(probes_sent(&n).is_empty());
+}
+
+#[test]
+fn packet_pair_on_request_and_to_a_peer_that_skips_probes() {
+    // A sends trains to a peer that did not announce them (the usrsctp
+    // case): B's engine, estimators off, skips the chunks silently and
+    // answers the heartbeat carried in the first probe packet.
+    let mut ca = cfg(5000, true);
+    ca.association.estimators.probe_unannounced = true;
+    let mut n = Net::new(
+        ca,
+        &[ip(A1)],
+        cfg(6000, false),
+        &[ip(B1)],
+        Link::new(Duration::from_millis(10)).rate(2_000_000, 100),
+        4,
+    );
+    let (a, b) = n.connect(Duration::from_secs(2));
+    n.run_for(Duration::from_secs(3));
+    let now = n.now;
+    n.a.association_mut(a)
+        .unwrap()
+        .probe_capacity(now, ip(B1))
+        .unwrap();
+    n.run_for(Duration::from_secs(3));
+    let sent = probes_sent(&n);
+    assert!(sent.len() >= 12, "{} probes", sent.len());
+    let x = n.a.association(a).unwrap();
+    let s = x.path_stats(ip(B1)).unwrap();
+    assert_eq!(s.capacity_bps, None, "no echo, no estimate");
+    assert!(s.counters.heartbeat_acks_received >= 2, "{s:?}");
+    let y = n.b.association(b).unwrap();
+    assert!(y.stats().unknown_chunks >= sent.len() as u64);
+    assert!(
+        !n.seen
+            .iter()
+            .any(|p| p.from == Side::B && p.chunks.contains(&chunk_type::ERROR)),
+        "skipped without an ERROR report"
+    );
+}
+
+/// Reads whatever B has received.
+fn drain(n: &mut Net) {
+    for id in n.b.associations() {
+        if let Some(y) = n.b.association_mut(id) {
+            while y.recv().is_some() {}
+        }
+    }
+}
+
+/// A bulk transfer of `bytes` from A over path 1, B reading; true when
+/// everything was acknowledged within `limit`.
+fn bulk(n: &mut Net, a: AssocId, bytes: usize, limit: Duration) -> bool {
+    let mut sent = 0usize;
+    let end = n.now + limit;
+    let mut done = false;
+    n.run_with(end, &mut |n| {
+        drain(n);
+        let x = n.a.association_mut(a).unwrap();
+        while sent < bytes {
+            let k = 1400.min(bytes - sent);
+            match x.send(0, 0, Bytes::from(pattern(sent, k)), false) {
+                Ok(()) => sent += k,
+                Err(_) => break,
+            }
+        }
+        done |= sent == bytes && x.send_buffered() == 0;
+    });
+    done
+}
+
+#[test]
+fn westwood_estimates_the_bottleneck_of_a_bulk_transfer() {
+    let r1 = 4_000_000;
+    let mut n = net(r1, 1_000_000, 5, true);
+    let (a, _) = connect(&mut n);
+    assert!(bulk(&mut n, a, 3_000_000, Duration::from_secs(20)));
+    let s = n.a.association(a).unwrap().path_stats(ip(B1)).unwrap();
+    let b = s.available_bps.unwrap();
+    // DATA payload: 1424 of the 1452 bytes of a full packet.
+    let want = r1 * 1424 / 1452;
+    eprintln!(
+        "Westwood+: {b} bit/s of payload over a {r1} bit/s link ({want} payload), {} samples",
+        s.available_samples
+    );
+    assert!(within(b, want, 0.10), "{b} for {want}");
+    assert!(s.available_samples > 20, "one sample per RTT (above 50 ms)");
+    // The idle alternate has none.
+    let s2 = n.a.association(a).unwrap().path_stats(ip(B2)).unwrap();
+    assert_eq!(s2.available_bps, None);
+}
+
+/// One AISLE run: estimates first, then a transfer on path 1 that loses
+/// one DATA packet (a fast retransmit: congestion on the primary). Returns
+/// the decision AISLE took on that first congestion event, and the
+/// association's data destination afterwards.
+fn aisle_run(seed: u64) -> (Vec<Decision>, Option<std::net::IpAddr>) {
+    let mut n = net(2_000_000, 1_000_000, seed, true);
+    n.record = false;
+    let (a, _) = connect(&mut n);
+    n.run_for(Duration::from_secs(3));
+    let mut data_packets = 0u32;
+    n.filter = Some(Box::new(move |from, _s, dst, data| {
+        if from == Side::A && dst == ip(B1) && data.get(12) == Some(&chunk_type::DATA) {
+            data_packets += 1;
+            if data_packets == 30 {
+                return Verdict::Drop;
+            }
+        }
+        Verdict::Pass
+    }));
+    let mut p = Aisle::new(AisleParams::default(), ChaCha8Rng::seed_from_u64(seed));
+    let mut first: Option<Vec<Decision>> = None;
+    let mut sent = 0usize;
+    let end = n.now + Duration::from_secs(5);
+    n.run_with(end, &mut |n| {
+        drain(n);
+        let now = n.now;
+        let x = n.a.association_mut(a).unwrap();
+        while sent < 300_000 && x.send(0, 0, Bytes::from(vec![7u8; 1400]), false).is_ok() {
+            sent += 1400;
+        }
+        if first.is_none() {
+            let d = p.poll(now, x);
+            if p.stats.congestion_events > 0 {
+                policy::apply(x, &d);
+                first = Some(d);
+            }
+        }
+    });
+    let dest = n.a.association(a).unwrap().data_destination();
+    (first.expect("a congestion event"), dest)
+}
+
+#[test]
+fn aisle_swap_probability_matches_capacity_share() {
+    // C1 = 2 Mbit/s, C2 = 1 Mbit/s, both measured: p = 1/3.
+    let runs = 300u64;
+    let mut swaps = 0u64;
+    for seed in 0..runs {
+        let (d, dest) = aisle_run(seed);
+        match d.as_slice() {
+            [] => assert_eq!(dest, Some(ip(B1))),
+            [Decision::UsePath(x)] => {
+                assert_eq!(*x, ip(B2));
+                assert_eq!(dest, Some(ip(B2)), "the data moved");
+                swaps += 1;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let p = 1.0 / 3.0;
+    let sd = (runs as f64 * p * (1.0 - p)).sqrt();
+    let dev = (swaps as f64 - runs as f64 * p).abs() / sd;
+    eprintln!(
+        "AISLE: {swaps} swaps in {runs} congestion events, p = 1/3 expects {:.0} ({dev:.2} sd off)",
+        runs as f64 * p
+    );
+    // Four standard deviations: a correct rule fails this with
+    // probability 6e-5; p^2 (a second draw) or 1/2 fail it surely.
+    assert!(dev <= 4.0);
+}
+
+#[test]
+fn aisle_hold_down_keeps_the_data_after_a_swap() {
+    let mut n = net(2_000_000, 1_000_000, 11, true);
+    n.record = false;
+    let (a, _) = connect(&mut n);
+    n.run_for(Duration::from_secs(3));
+    // Every 40th DATA packet is lost, on either path.
+    let mut k = 0u32;
+    n.filter = Some(Box::new(move |from, _s, _d, data| {
+        if from == Side::A && data.get(12) == Some(&chunk_type::DATA) {
+            k += 1;
+            if k.is_multiple_of(40) {
+                return Verdict::Drop;
+            }
+        }
+        Verdict::Pass
+    }));
+    let mut p = Aisle::new(
+        AisleParams {
+            hold_down: Duration::from_secs(30),
+            ..Default::default()
+        },
+        ChaCha8Rng::seed_from_u64(7),
+    );
+    let mut swaps: Vec<Time> = Vec::new();
+    let end = n.now + Duration::from_secs(25);
+    n.run_with(end, &mut |n| {
+        drain(n);
+        let now = n.now;
+        let x = n.a.association_mut(a).unwrap();
+        while x.send(0, 0, Bytes::from(vec![7u8; 1400]), false).is_ok() {}
+        let d = p.poll(now, x);
+        if !d.is_empty() {
+            swaps.push(now);
+            policy::apply(x, &d);
+        }
+    });
+    eprintln!(
+        "hold-down: {:?} over {} congestion events ({} held down)",
+        swaps, p.stats.congestion_events, p.stats.held_down
+    );
+    assert!(p.stats.congestion_events >= 10, "{:?}", p.stats);
+    assert_eq!(swaps.len(), 1, "one swap in 25 s with Th = 30 s");
+    assert!(p.stats.held_down >= 5, "{:?}", p.stats);
+}
+
+#[test]
+fn bandwidth_aware_start_uses_the_packet_pair_estimate() {
+    let r2 = 1_000_000;
+    let mut n = net(8_000_000, r2, 9, true);
+    let (a, _) = connect(&mut n);
+    n.run_for(Duration::from_secs(4));
+    let x = n.a.association_mut(a).unwrap();
+    let s2 = x.path_stats(ip(B2)).unwrap();
+    let (c2, srtt) = (s2.capacity_bps.unwrap(), s2.srtt.unwrap());
+    let cwnd = x.start_from_capacity_estimate(ip(B2)).unwrap().unwrap();
+    let bdp = c2 as f64 / 8.0 * srtt.as_secs_f64();
+    eprintln!("path 2: C {c2} bit/s x SRTT {srtt:?} = {bdp:.0} bytes -> cwnd {cwnd}");
+    assert!((cwnd as f64 - bdp.max(4380.0)).abs() < 2.0);
+    let s2 = x.path_stats(ip(B2)).unwrap();
+    assert_eq!(s2.ssthresh, s2.cwnd, "continues in congestion avoidance");
+    assert!(x.start_from_capacity_estimate(ip("10.9.9.9")).is_err());
+}
+
+#[test]
+fn bandwidth_aware_start_on_a_primary_change_when_configured() {
+    let mut n = net(8_000_000, 1_000_000, 10, true);
+    let (a, _) = connect(&mut n);
+    n.run_for(Duration::from_secs(4));
+    let x = n.a.association_mut(a).unwrap();
+    let before = x.path_stats(ip(B2)).unwrap().cwnd;
+    // Off: a primary change leaves the window alone.
+    x.set_primary(ip(B2)).unwrap();
+    assert_eq!(x.path_stats(ip(B2)).unwrap().cwnd, before);
+    x.set_primary(ip(B1)).unwrap();
+    let mut n = net(8_000_000, 1_000_000, 10, true);
+    let mut c = cfg(5000, true);
+    c.association.estimators.bandwidth_aware_start = true;
+    n.a = msctp_proto::Endpoint::new(c, [3; 32]).unwrap();
+    n.a.set_local_addresses(&[ip(A1), ip(A2)]);
+    let (a, _) = connect(&mut n);
+    n.run_for(Duration::from_secs(4));
+    let x = n.a.association_mut(a).unwrap();
+    let s2 = x.path_stats(ip(B2)).unwrap();
+    let bdp = s2.capacity_bps.unwrap() as f64 / 8.0 * s2.srtt.unwrap().as_secs_f64();
+    x.set_primary(ip(B2)).unwrap();
+    let after = x.path_stats(ip(B2)).unwrap().cwnd;
+    assert!((after as f64 - bdp).abs() < 2.0, "{after} for {bdp:.0}");
+}
