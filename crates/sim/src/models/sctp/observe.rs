@@ -89,7 +89,7 @@ impl TsnNumbering {
         let Some((h, ht)) = self.highest else {
             return 0;
         };
-        let d = i64::from(tsn.wrapping_sub(ht) as i32);
+        let d = i64::from(msctp_serial::Serial(tsn).diff(msctp_serial::Serial(ht)));
         let s = (h as i64).saturating_add(d);
         if s < 0 {
             return 0;

@@ -5,29 +5,9 @@
 
 /// Unwraps `seq` (32 bits) into the 64-bit offset `seq - base` closest to
 /// `reference` (RFC 9293 section 3.4: sequence numbers are compared modulo
-/// 2^32; a transfer longer than 4 GiB keeps counting).
+/// 2^32; a transfer longer than 4 GiB keeps counting; offsets start at 0).
 pub fn unwrap_offset(seq: u32, base: u32, reference: u64) -> u64 {
-    let off = u64::from(seq.wrapping_sub(base));
-    let high = reference & !0xffff_ffff;
-    let candidates = [
-        high.wrapping_sub(1 << 32) | off,
-        high | off,
-        high.wrapping_add(1 << 32) | off,
-    ];
-    let mut best = high | off;
-    let mut best_d = u64::MAX;
-    for c in candidates {
-        // Offsets below zero do not exist; skip a wrapped-around candidate.
-        if c > reference.saturating_add(1 << 33) {
-            continue;
-        }
-        let d = c.abs_diff(reference);
-        if d < best_d {
-            best_d = d;
-            best = c;
-        }
-    }
-    best
+    msctp_serial::unwrap_near(seq.wrapping_sub(base), reference)
 }
 
 /// Byte ranges `[start, end)` received so far: a contiguous prefix and a
