@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages the test suite needs, if missing: usrsctp
 # (interoperability peer), tshark (independent wire-format check), ns-3
-# (TCP reference), iperf3, iproute2 and capsh (network-namespace tests).
+# (TCP reference), iperf3, iproute2 and capsh (network-namespace tests),
+# python3-venv (the Python package's tests).
 set -euo pipefail
 need=()
 dpkg -s libusrsctp-dev >/dev/null 2>&1 || need+=(libusrsctp-dev)
@@ -12,6 +13,8 @@ dpkg -s iperf3 >/dev/null 2>&1 || need+=(iperf3)
 dpkg -s iproute2 >/dev/null 2>&1 || need+=(iproute2)
 dpkg -s libcap2-bin >/dev/null 2>&1 || need+=(libcap2-bin)
 dpkg -s pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+# The Python package's tests run in a virtual environment.
+python3 -c "import ensurepip, venv" >/dev/null 2>&1 || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 #[derive(Parser)]
 #[command(
     name = "msctp",
-    version,
+    version = version(),
     about = "Mobile SCTP: a real stack, and the lab that proves it"
 )]
 struct Cli {
@@ -35,6 +35,20 @@ enum Command {
     Reproduce(commands::lab::ReproduceArgs),
     /// Benchmarks with ratios against references measured in the same run.
     Bench(commands::bench::Args),
+}
+
+/// "0.1.0 (model 0123456789abcdef)": the simulation model's build, which
+/// enters every stored run's key (the Python package prints the same with
+/// `msctp.model_fingerprint()`; the nodes of a cluster must agree).
+fn version() -> &'static str {
+    static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    V.get_or_init(|| {
+        format!(
+            "{} (model {})",
+            env!("CARGO_PKG_VERSION"),
+            msctp_lab::runner::model_fingerprint()
+        )
+    })
 }
 
 fn main() -> std::process::ExitCode {

@@ -135,7 +135,20 @@ pub fn sweep_experiment(
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_else(|| "sweep".into());
-    let id: String = format!("sweep-{stem}")
+    sweep_experiment_from(base, scenario_path, &stem, params, repetitions, runner)
+}
+
+/// Builds the ad-hoc experiment of a sweep of the scenario `base` (id
+/// `sweep-<name>`; `path` only names it in messages and the title).
+pub fn sweep_experiment_from(
+    base: Table,
+    scenario_path: &Path,
+    name: &str,
+    params: &[(String, Vec<Value>)],
+    repetitions: u32,
+    runner: &str,
+) -> Result<Experiment, LabError> {
+    let id: String = format!("sweep-{name}")
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -194,13 +207,24 @@ pub fn sweep_experiment(
 /// Runs a sweep (resumable, stored under `opts.out/<id>/`) and aggregates
 /// every metric the runs reported.
 pub fn sweep(
-    mut exp: Experiment,
+    exp: Experiment,
     runner: &dyn Runner,
     opts: &LabOptions,
 ) -> Result<SweepRun, LabError> {
     let p = crate::reproduce::prepare(&exp, runner, opts)?;
     let store = Store::open(&opts.out.join(&exp.spec.id))?;
     let exec = execute(&p, runner, &store, &opts.exec)?;
+    summarize_sweep(exp, p, &store, exec)
+}
+
+/// The tables of a sweep from its stored runs: `runs.csv`, and
+/// `summary.csv` over every metric the runs reported.
+pub fn summarize_sweep(
+    mut exp: Experiment,
+    p: Plan,
+    store: &Store,
+    exec: ExecReport,
+) -> Result<SweepRun, LabError> {
     let runs = store.load_plan(&p);
     store.write_runs_csv(&p, &runs)?;
     let names: BTreeSet<String> = runs
@@ -221,7 +245,7 @@ pub fn sweep(
         })
         .collect();
     let results = aggregate(&exp, &p, &runs);
-    results.write_summary_csv(&store)?;
+    results.write_summary_csv(store)?;
     Ok(SweepRun {
         exp,
         plan: p,

@@ -76,17 +76,28 @@ pub fn execute(
     store: &Store,
     opts: &ExecOptions,
 ) -> Result<ExecReport, StoreError> {
+    let all: Vec<usize> = (0..plan.runs.len()).collect();
+    execute_subset(plan, &all, runner, store, opts)
+}
+
+/// Executes the missing runs among `subset` (indices into
+/// [`Plan::runs`], e.g. one shard of the plan) and stores them.
+pub fn execute_subset(
+    plan: &Plan,
+    subset: &[usize],
+    runner: &dyn Runner,
+    store: &Store,
+    opts: &ExecOptions,
+) -> Result<ExecReport, StoreError> {
     let t0 = Instant::now();
-    let pending: Vec<usize> = plan
-        .runs
+    let pending: Vec<usize> = subset
         .iter()
-        .enumerate()
-        .filter(|(_, r)| opts.fresh || store.load(&r.key).is_none())
-        .map(|(i, _)| i)
+        .copied()
+        .filter(|&i| opts.fresh || store.load(&plan.runs[i].key).is_none())
         .collect();
     let mut report = ExecReport {
-        total: plan.runs.len(),
-        cached: plan.runs.len() - pending.len(),
+        total: subset.len(),
+        cached: subset.len() - pending.len(),
         ..Default::default()
     };
     if pending.is_empty() {
@@ -126,22 +137,9 @@ pub fn execute(
         drop(tx);
         for (ri, out, wall) in rx {
             let run = &plan.runs[ri];
-            let cell = &plan.cells[run.cell];
             match out {
                 Ok(record) => {
-                    let file = RunFile {
-                        format: FORMAT,
-                        key: run.key.clone(),
-                        experiment: plan.experiment.clone(),
-                        variant: cell.variant.clone(),
-                        point: cell.point.coords.clone(),
-                        repetition: run.repetition,
-                        seed: run.seed,
-                        runner: runner.name().to_string(),
-                        fingerprint: runner.fingerprint(),
-                        wall_time_s: wall,
-                        record,
-                    };
+                    let file = run_file(plan, ri, runner, record, wall);
                     match store.save(&file) {
                         Ok(()) => report.executed += 1,
                         Err(e) => {
@@ -154,13 +152,7 @@ pub fn execute(
                 Err(error) => {
                     report.failed.push(FailedRun {
                         key: run.key.clone(),
-                        what: format!(
-                            "{} at {}, repetition {} (seed {})",
-                            cell.variant,
-                            cell.point.label(),
-                            run.repetition,
-                            run.seed
-                        ),
+                        what: describe_run(plan, ri),
                         error,
                     });
                 }
@@ -182,6 +174,46 @@ pub fn execute(
     Ok(report)
 }
 
+/// The stored form of run `ri` of the plan, finished by `runner` in
+/// `wall_time_s` seconds with `record`: what every path that runs a plan
+/// (this pool, a shard, the Python package's executors) writes.
+pub fn run_file(
+    plan: &Plan,
+    ri: usize,
+    runner: &dyn Runner,
+    record: RunRecord,
+    wall_time_s: f64,
+) -> RunFile {
+    let run = &plan.runs[ri];
+    let cell = &plan.cells[run.cell];
+    RunFile {
+        format: FORMAT,
+        key: run.key.clone(),
+        experiment: plan.experiment.clone(),
+        variant: cell.variant.clone(),
+        point: cell.point.coords.clone(),
+        repetition: run.repetition,
+        seed: run.seed,
+        runner: runner.name().to_string(),
+        fingerprint: runner.fingerprint(),
+        wall_time_s,
+        record,
+    }
+}
+
+/// "variant at point, repetition r (seed s)": a run as named in messages.
+pub fn describe_run(plan: &Plan, ri: usize) -> String {
+    let run = &plan.runs[ri];
+    let cell = &plan.cells[run.cell];
+    format!(
+        "{} at {}, repetition {} (seed {})",
+        cell.variant,
+        cell.point.label(),
+        run.repetition,
+        run.seed
+    )
+}
+
 fn progress_bar(len: u64, wanted: bool) -> ProgressBar {
     let pb = ProgressBar::new(len);
     let on_terminal = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
@@ -196,7 +228,7 @@ fn progress_bar(len: u64, wanted: bool) -> ProgressBar {
     pb
 }
 
-fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
+pub(crate) fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = p.downcast_ref::<String>() {

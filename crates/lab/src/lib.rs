@@ -16,7 +16,10 @@
 //!   [`plot`] (PNG and SVG), [`report`] (Markdown tables and
 //!   `docs/REPRODUCTION.md`), [`reproduce`] (one experiment end to end),
 //!   [`adhoc`] (`msctp run` / `msctp sweep`), [`testing`] (claim tests for
-//!   CI).
+//!   CI);
+//! - distribution: [`shard`] (slices of a plan for job arrays) and
+//!   [`study`] (plan, run anywhere, store, report: `--shard`,
+//!   `--report-only` and the Python package).
 //!
 //! The file format is documented key by key in `crates/lab/README.md`.
 
@@ -38,10 +41,12 @@ pub mod reproduce;
 pub mod runner;
 pub mod runners;
 pub mod seed;
+pub mod shard;
 pub mod sim_runner;
 pub mod spec;
 pub mod stats;
 pub mod store;
+pub mod study;
 pub mod synthetic;
 pub mod testing;
 pub mod value;
@@ -50,4 +55,6 @@ pub use error::LabError;
 pub use record::RunRecord;
 pub use reproduce::{ExperimentRun, LabOptions, run_experiment, write_reproduction};
 pub use runner::{FnRunner, RunError, Runner};
+pub use shard::Shard;
 pub use spec::{Experiment, ExperimentSpec};
+pub use study::{RunOutcome, RunTask, Study, run_task};

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// Why a run (or the validation of its scenario) failed.
-#[derive(Debug, Clone, PartialEq, Error)]
+#[derive(Debug, Clone, PartialEq, Error, Serialize, Deserialize)]
 pub enum RunError {
     /// The scenario is not valid for this runner (unknown key, value out
     /// of range); the message names the key.

@@ -75,27 +75,16 @@ where
     }
 }
 
-/// A fingerprint of the running executable: the SHA-256 of its bytes
-/// (hex, 16 digits), computed once. A runner whose model is compiled into
-/// the binary can return it from [`Runner::fingerprint`], so any rebuild
-/// of the model makes new storage keys and stored runs of an older model
-/// are never mistaken for current ones (at the price of re-running after
-/// an unrelated rebuild). `"unknown"` when the executable cannot be read.
-pub fn binary_fingerprint() -> String {
-    use sha2::{Digest, Sha256};
-    static FP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    FP.get_or_init(|| {
-        std::env::current_exe()
-            .and_then(std::fs::read)
-            .map(|bytes| {
-                Sha256::digest(&bytes)[..8]
-                    .iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect()
-            })
-            .unwrap_or_else(|_| "unknown".into())
-    })
-    .clone()
+/// The fingerprint of the simulation model compiled into this build: a
+/// hash of the sources of this crate and of every workspace crate it
+/// depends on, of `Cargo.lock` and of the target (computed by
+/// `build.rs`; 16 hex digits). A runner whose model is compiled in returns
+/// it from [`Runner::fingerprint`]: any change to the model makes new
+/// storage keys, so stored runs of an older model are never taken for
+/// current ones, while the `msctp` command and the Python extension built
+/// from the same sources agree and share one results store.
+pub fn model_fingerprint() -> String {
+    env!("MSCTP_MODEL_FINGERPRINT").to_string()
 }
 
 #[cfg(test)]
@@ -103,9 +92,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn binary_fingerprint_is_stable() {
-        let a = binary_fingerprint();
+    fn model_fingerprint_is_16_hex_digits() {
+        let a = model_fingerprint();
         assert_eq!(a.len(), 16);
-        assert_eq!(a, binary_fingerprint());
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()), "{a}");
     }
 }

@@ -9,7 +9,7 @@ use crate::synthetic::SyntheticRunner;
 pub const NAMES: &[&str] = &["sim", "synthetic"];
 
 /// The runner called `name`, or why there is none.
-pub fn by_name(name: &str) -> Result<Box<dyn Runner>, String> {
+pub fn by_name(name: &str) -> Result<Box<dyn Runner + Send>, String> {
     match name {
         "synthetic" => Ok(Box::new(SyntheticRunner)),
         "sim" => Ok(Box::new(SimRunner::default())),

@@ -26,7 +26,7 @@ use toml::{Table, Value};
 
 use crate::flatten::{FlattenLimits, flatten};
 use crate::record::RunRecord;
-use crate::runner::{RunError, Runner, binary_fingerprint};
+use crate::runner::{RunError, Runner, model_fingerprint};
 
 /// See the module documentation.
 #[derive(Debug, Clone, Copy, Default)]
@@ -103,6 +103,15 @@ impl SimRunner {
         Ok(rec)
     }
 
+    /// Runs the scenario and returns its record together with everything
+    /// the run produced (summary, goodput, path and event tables,
+    /// captures): what `msctp run --out` writes, for the Python package.
+    pub fn run_full(&self, table: &Table, seed: u64) -> Result<(RunRecord, RunResult), RunError> {
+        let (s, keys) = split(table)?;
+        let r = run_scenario(&s, seed).map_err(|e| RunError::Failed(e.to_string()))?;
+        Ok((self.record(&r, keys)?, r))
+    }
+
     fn go(&self, table: &Table, seed: u64, dir: Option<&Path>) -> Result<RunRecord, RunError> {
         let (s, keys) = split(table)?;
         let r = run_scenario(&s, seed).map_err(|e| RunError::Failed(e.to_string()))?;
@@ -119,7 +128,7 @@ impl Runner for SimRunner {
         "sim"
     }
     fn fingerprint(&self) -> String {
-        binary_fingerprint()
+        model_fingerprint()
     }
     fn validate(&self, scenario: &Table) -> Result<(), RunError> {
         split(scenario).map(|_| ())

@@ -19,6 +19,10 @@ use crate::value;
 /// The version of the run file format.
 pub const FORMAT: u32 = 1;
 
+/// Age past which a temporary run file is an interrupted writer's
+/// leftover (writing one takes milliseconds).
+pub const STALE_TMP: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// A storage failure.
 #[derive(Debug, Error)]
 pub enum StoreError {
@@ -64,15 +68,29 @@ pub struct Store {
 
 impl Store {
     /// Opens (creating) `dir` and its `runs/` directory, and removes
-    /// temporary files an interrupted writer left.
+    /// temporary files an interrupted writer left: those older than
+    /// [`STALE_TMP`], so the files other processes are writing into the
+    /// same store at this moment (the shards of a job array) are kept.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         let runs = dir.join("runs");
         std::fs::create_dir_all(&runs).map_err(io(&runs))?;
         for e in std::fs::read_dir(&runs).map_err(io(&runs))? {
             let e = e.map_err(io(&runs))?;
             let p = e.path();
-            if p.extension().is_some_and(|x| x == "tmp") {
-                std::fs::remove_file(&p).map_err(io(&p))?;
+            let stale = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_none_or(|age| age > STALE_TMP);
+            if p.extension().is_some_and(|x| x == "tmp") && stale {
+                // Another cleaner may have been first.
+                match std::fs::remove_file(&p) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(io(&p)(e));
+                    }
+                    _ => {}
+                }
             }
         }
         Ok(Store {
@@ -93,10 +111,11 @@ impl Store {
         (f.format == FORMAT && f.key == key && f.record.check(usize::MAX).is_ok()).then_some(f)
     }
 
-    /// Writes a run file atomically (temporary file, then rename).
+    /// Writes a run file atomically (a temporary file of this process,
+    /// then rename).
     pub fn save(&self, run: &RunFile) -> Result<(), StoreError> {
         let path = self.run_path(&run.key);
-        let tmp = path.with_extension("json.tmp");
+        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
         let text = serde_json::to_string_pretty(run).map_err(|e| StoreError::Io {
             path: path.clone(),
             source: std::io::Error::other(e),
@@ -166,5 +185,31 @@ impl Store {
         }
         w.flush().map_err(io(&path))?;
         Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn open_removes_only_stale_temporary_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let fresh = dir.path().join("runs/a.json.7.tmp");
+        let stale = dir.path().join("runs/b.json.8.tmp");
+        std::fs::write(&fresh, "{").unwrap();
+        std::fs::write(&stale, "{").unwrap();
+        let old = SystemTime::now() - STALE_TMP - Duration::from_secs(1);
+        std::fs::File::options()
+            .write(true)
+            .open(&stale)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        Store::open(&store.dir).unwrap();
+        assert!(fresh.exists(), "a writer's file in progress was removed");
+        assert!(!stale.exists());
     }
 }

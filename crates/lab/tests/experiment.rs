@@ -259,13 +259,23 @@ fn damaged_store_files_are_rerun() {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    // A truncated file (interrupted writer without atomic rename) and a
-    // leftover temporary file.
+    // A truncated file (interrupted writer without atomic rename), a
+    // temporary file an interrupted writer left long ago, and one another
+    // process (a shard of a job array) is writing now.
     std::fs::write(&files[0], "{\"format\": 1, \"key\"").unwrap();
-    std::fs::write(runs.join("x.json.tmp"), "partial").unwrap();
+    std::fs::write(runs.join("x.json.1.tmp"), "partial").unwrap();
+    let long_ago = std::time::SystemTime::now() - msctp_lab::store::STALE_TMP * 2;
+    std::fs::File::options()
+        .write(true)
+        .open(runs.join("x.json.1.tmp"))
+        .unwrap()
+        .set_modified(long_ago)
+        .unwrap();
+    std::fs::write(runs.join("y.json.2.tmp"), "being written").unwrap();
     run_experiment(load(), &fake, &o, true).unwrap();
     assert_eq!(fake.count(), 9);
-    assert!(!runs.join("x.json.tmp").exists());
+    assert!(!runs.join("x.json.1.tmp").exists());
+    assert!(runs.join("y.json.2.tmp").exists());
     // --fresh runs everything again.
     o.exec.fresh = true;
     run_experiment(load(), &fake, &o, true).unwrap();

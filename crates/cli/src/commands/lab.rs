@@ -12,7 +12,7 @@ use msctp_lab::analysis::PublishedVerdict;
 use msctp_lab::check::fmt;
 use msctp_lab::execute::{ExecOptions, default_jobs};
 use msctp_lab::spec::{Experiment, list_experiment_files};
-use msctp_lab::{LabOptions, run_experiment, runners, write_reproduction};
+use msctp_lab::{LabOptions, Shard, Study, run_experiment, runners, write_reproduction};
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -93,6 +93,15 @@ pub struct ReproduceArgs {
     /// Run everything again, ignoring stored runs.
     #[arg(long)]
     pub fresh: bool,
+    /// Run only slice I of N of each selected experiment's plan (I from 1
+    /// to N; round robin over the runs) and store the runs, without a
+    /// report: one task of a job array. Merge with `--report-only`.
+    #[arg(long, value_name = "I/N", conflicts_with = "report_only")]
+    pub shard: Option<Shard>,
+    /// Run nothing: build the results and the report from the stored runs
+    /// (e.g. those the shards of a job array stored).
+    #[arg(long, conflicts_with = "fresh")]
+    pub report_only: bool,
 }
 
 fn jobs(j: Option<usize>) -> anyhow::Result<usize> {
@@ -308,6 +317,9 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let selected = |e: &Experiment| want_all || a.ids.iter().any(|i| id_matches(i, &e.spec.id));
+    if let Some(shard) = a.shard {
+        return reproduce_shard(&a, all.into_iter().filter(selected).collect(), shard);
+    }
     let docs = match (&a.docs, a.no_docs, a.quick) {
         (_, true, _) => None,
         (Some(d), false, _) => Some(d.clone()),
@@ -335,9 +347,27 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
             }
             Err(why) => bail!("{}: {why}", exp.path.display()),
         };
-        let r = run_experiment(exp, runner.as_ref(), &opts, run_it)
+        let r = run_experiment(exp, runner.as_ref(), &opts, run_it && !a.report_only)
             .with_context(|| format!("experiment {id}"))?;
-        if run_it {
+        if run_it && a.report_only {
+            let (stored, planned) = r.analysis.results.completeness();
+            let c = &r.analysis.checks;
+            let unexpected: Vec<_> = c.iter().filter(|x| !x.as_expected()).collect();
+            println!(
+                "{id}: report from {stored} of {planned} planned runs stored; claims as expected {}/{}; results in {}",
+                c.len() - unexpected.len(),
+                c.len(),
+                r.dir.display()
+            );
+            if stored < planned {
+                eprintln!(
+                    "  {} runs missing: run the missing shards again, or `msctp reproduce {id}`",
+                    planned - stored
+                );
+            }
+            print_unexpected(&unexpected);
+            bad |= stored < planned || !unexpected.is_empty();
+        } else if run_it {
             let c = &r.analysis.checks;
             let unexpected: Vec<_> = c.iter().filter(|x| !x.as_expected()).collect();
             let agree = r
@@ -361,15 +391,7 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
             for f in r.exec.failed.iter().take(10) {
                 eprintln!("  failed: {}: {}", f.what, f.error);
             }
-            for u in &unexpected {
-                eprintln!(
-                    "  claim \"{}\": {} (expected to {:?}): {}",
-                    u.claim,
-                    u.verdict.word(),
-                    u.expect,
-                    u.detail
-                );
-            }
+            print_unexpected(&unexpected);
             bad |= !r.exec.failed.is_empty() || !unexpected.is_empty();
         } else {
             let (d, p) = r.analysis.results.completeness();
@@ -385,6 +407,59 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
         println!("report: {}", p.display());
     }
     Ok(if bad {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_unexpected(unexpected: &[&msctp_lab::check::CheckOutcome]) {
+    for u in unexpected {
+        eprintln!(
+            "  claim \"{}\": {} (expected to {:?}): {}",
+            u.claim,
+            u.verdict.word(),
+            u.expect,
+            u.detail
+        );
+    }
+}
+
+/// `reproduce --shard I/N`: the slice's runs of each selected experiment,
+/// stored; no report.
+fn reproduce_shard(
+    a: &ReproduceArgs,
+    selected: Vec<Experiment>,
+    shard: Shard,
+) -> anyhow::Result<ExitCode> {
+    let mut opts = LabOptions::new(&a.out);
+    opts.quick = a.quick;
+    opts.repetitions = a.reps;
+    opts.exec = exec_options(a.jobs, a.fresh)?;
+    let mut failed = false;
+    for exp in selected {
+        let id = exp.spec.id.clone();
+        let study =
+            Study::open_default(exp, opts.clone()).with_context(|| format!("experiment {id}"))?;
+        let r = study
+            .execute(&study.runs(Some(shard)))
+            .with_context(|| format!("experiment {id}"))?;
+        println!(
+            "{id} shard {shard}: {} of {} runs ({} run now, {} stored before, {} failed) in {:.1} s; results in {}",
+            r.total,
+            study.plan().runs.len(),
+            r.executed,
+            r.cached,
+            r.failed.len(),
+            r.wall.as_secs_f64(),
+            study.dir().display()
+        );
+        for f in r.failed.iter().take(10) {
+            eprintln!("  failed: {}: {}", f.what, f.error);
+        }
+        failed |= !r.failed.is_empty();
+    }
+    Ok(if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

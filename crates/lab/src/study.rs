@@ -1,0 +1,404 @@
+//! One experiment as a library, for whoever runs its runs somewhere else
+//! than [`run_experiment`]'s thread pool: `msctp reproduce --shard I/N`
+//! (a job array), and the Python package's executors (a process pool, a
+//! Dask cluster).
+//!
+//! The plan, seeds, storage keys, store and report are the lab's own, so
+//! the results equal those of `msctp reproduce` byte for byte: a
+//! [`Study`] hands out [`RunTask`]s (the full scenario as TOML text, the
+//! seed, the runner and model fingerprint), [`run_task`] runs one on any
+//! machine with the same build, and [`Study::store`] writes the outcome
+//! to the results store exactly as the pool does ([`run_file`]).
+//! [`Study::report`] is `msctp reproduce --report-only`.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::adhoc::summarize_sweep;
+use crate::aggregate::aggregate;
+use crate::error::LabError;
+use crate::execute::{ExecReport, FailedRun, describe_run, execute_subset, run_file};
+use crate::plan::Plan;
+use crate::record::RunRecord;
+use crate::reproduce::{ExperimentRun, LabOptions, prepare, run_experiment};
+use crate::runner::{RunError, Runner};
+use crate::runners;
+use crate::shard::Shard;
+use crate::spec::Experiment;
+use crate::store::Store;
+
+/// A planned experiment with its results store.
+pub struct Study {
+    exp: Experiment,
+    plan: Plan,
+    store: Store,
+    runner: Box<dyn Runner + Send>,
+    opts: LabOptions,
+}
+
+/// Everything a worker needs to run one run of a plan, anywhere.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunTask {
+    /// Index into [`Plan::runs`].
+    pub run: usize,
+    pub key: String,
+    /// The runner's name (`sim`, `synthetic`).
+    pub runner: String,
+    /// The model fingerprint of the planning side; a worker with another
+    /// build refuses the task.
+    pub fingerprint: String,
+    /// The cell's full scenario (what `scenarios/<cell>.toml` holds).
+    pub scenario: String,
+    pub seed: u64,
+}
+
+/// What a worker sends back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunOutcome {
+    /// The worker's model fingerprint.
+    pub fingerprint: String,
+    /// Seconds the run took on the worker.
+    pub wall_time_s: f64,
+    pub result: Result<RunRecord, RunError>,
+}
+
+/// Runs one task in the calling thread with the runner it names (the
+/// worker side). A panic of the model is caught and returned as
+/// [`RunError::Panicked`], as in the lab's own pool.
+pub fn run_task(task: &RunTask) -> RunOutcome {
+    let runner = match runners::by_name(&task.runner) {
+        Ok(r) => r,
+        Err(e) => {
+            return RunOutcome {
+                fingerprint: String::new(),
+                wall_time_s: 0.0,
+                result: Err(RunError::Failed(e)),
+            };
+        }
+    };
+    let fingerprint = runner.fingerprint();
+    let refuse = |e: RunError| RunOutcome {
+        fingerprint: fingerprint.clone(),
+        wall_time_s: 0.0,
+        result: Err(e),
+    };
+    if fingerprint != task.fingerprint {
+        return refuse(RunError::Failed(format!(
+            "this worker's model is build {fingerprint}, the experiment was planned with build {}: \
+             install the same msctp build everywhere",
+            task.fingerprint
+        )));
+    }
+    let scenario: toml::Table = match toml::from_str(&task.scenario) {
+        Ok(t) => t,
+        Err(e) => return refuse(RunError::Scenario(e.to_string())),
+    };
+    let t = Instant::now();
+    let result = catch_unwind(AssertUnwindSafe(|| runner.run(&scenario, task.seed)))
+        .unwrap_or_else(|p| Err(RunError::Panicked(crate::execute::panic_message(&p))));
+    RunOutcome {
+        fingerprint,
+        wall_time_s: t.elapsed().as_secs_f64(),
+        result,
+    }
+}
+
+impl Study {
+    /// Plans the experiment, checks every scenario with the runner and
+    /// opens its results directory `<opts.out>/<id>/`.
+    pub fn open(
+        exp: Experiment,
+        runner: Box<dyn Runner + Send>,
+        opts: LabOptions,
+    ) -> Result<Study, LabError> {
+        let plan = prepare(&exp, runner.as_ref(), &opts)?;
+        let store = Store::open(&opts.out.join(&exp.spec.id))?;
+        Ok(Study {
+            exp,
+            plan,
+            store,
+            runner,
+            opts,
+        })
+    }
+
+    /// [`Study::open`] with the runner the experiment file names.
+    pub fn open_default(exp: Experiment, opts: LabOptions) -> Result<Study, LabError> {
+        let runner = runners::by_name(&exp.spec.runner).map_err(|message| LabError::Runner {
+            experiment: exp.spec.id.clone(),
+            message,
+        })?;
+        Study::open(exp, runner, opts)
+    }
+
+    pub fn experiment(&self) -> &Experiment {
+        &self.exp
+    }
+
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    pub fn options(&self) -> &LabOptions {
+        &self.opts
+    }
+
+    pub fn runner(&self) -> &dyn Runner {
+        self.runner.as_ref()
+    }
+
+    /// The experiment's result directory.
+    pub fn dir(&self) -> &Path {
+        &self.store.dir
+    }
+
+    /// Whether run `run` is in the store.
+    pub fn is_stored(&self, run: usize) -> bool {
+        self.store.load(&self.plan.runs[run].key).is_some()
+    }
+
+    /// The runs of `shard` (all runs without one), in plan order.
+    pub fn runs(&self, shard: Option<Shard>) -> Vec<usize> {
+        match shard {
+            Some(s) => s.runs(&self.plan),
+            None => (0..self.plan.runs.len()).collect(),
+        }
+    }
+
+    /// The runs among `runs` still to do: not stored, or all of them with
+    /// `opts.exec.fresh`.
+    pub fn pending(&self, runs: &[usize]) -> Vec<usize> {
+        runs.iter()
+            .copied()
+            .filter(|&r| self.opts.exec.fresh || !self.is_stored(r))
+            .collect()
+    }
+
+    /// The task of run `run`.
+    pub fn task(&self, run: usize) -> RunTask {
+        let r = &self.plan.runs[run];
+        RunTask {
+            run,
+            key: r.key.clone(),
+            runner: self.runner.name().to_string(),
+            fingerprint: self.runner.fingerprint(),
+            scenario: self.plan.cells[r.cell].canonical.clone(),
+            seed: r.seed,
+        }
+    }
+
+    /// Stores what a worker returned for run `run`, exactly as the lab's
+    /// own pool does. A failed run is returned (nothing is stored, so it
+    /// is tried again next time); an outcome from another model build, or
+    /// a record the lab cannot store, is a failure too.
+    pub fn store(&self, run: usize, outcome: RunOutcome) -> Result<Option<FailedRun>, LabError> {
+        let failed = |error| FailedRun {
+            key: self.plan.runs[run].key.clone(),
+            what: describe_run(&self.plan, run),
+            error,
+        };
+        let record = match outcome.result {
+            Ok(r) => r,
+            Err(e) => return Ok(Some(failed(e))),
+        };
+        let mine = self.runner.fingerprint();
+        if outcome.fingerprint != mine {
+            return Ok(Some(failed(RunError::Failed(format!(
+                "run on model build {}, not this build {mine}",
+                outcome.fingerprint
+            )))));
+        }
+        if let Err(e) = record.check(self.opts.exec.max_series_points) {
+            return Ok(Some(failed(e)));
+        }
+        let file = run_file(
+            &self.plan,
+            run,
+            self.runner.as_ref(),
+            record,
+            outcome.wall_time_s,
+        );
+        self.store.save(&file)?;
+        Ok(None)
+    }
+
+    /// Runs the missing runs among `runs` on this machine's thread pool
+    /// (`opts.exec.jobs` threads) and stores them.
+    pub fn execute(&self, runs: &[usize]) -> Result<ExecReport, LabError> {
+        Ok(execute_subset(
+            &self.plan,
+            runs,
+            self.runner.as_ref(),
+            &self.store,
+            &self.opts.exec,
+        )?)
+    }
+
+    /// Rebuilds `runs.csv` from the stored runs of the plan; returns its
+    /// path.
+    pub fn write_runs_csv(&self) -> Result<std::path::PathBuf, LabError> {
+        let runs = self.store.load_plan(&self.plan);
+        Ok(self.store.write_runs_csv(&self.plan, &runs)?)
+    }
+
+    /// Rebuilds `summary.csv` (and `runs.csv`) from the stored runs: per
+    /// variant, point and metric the mean, standard deviation and 95%
+    /// confidence interval, as `msctp reproduce` and `msctp sweep` write
+    /// it. An experiment that declares no metrics (an ad-hoc sweep) is
+    /// summarised over every metric its runs reported. Returns its path.
+    pub fn write_summary_csv(&self) -> Result<std::path::PathBuf, LabError> {
+        if self.exp.spec.metrics.is_empty() {
+            summarize_sweep(
+                self.exp.clone(),
+                self.plan.clone(),
+                &self.store,
+                ExecReport::default(),
+            )?;
+        } else {
+            let runs = self.store.load_plan(&self.plan);
+            self.store.write_runs_csv(&self.plan, &runs)?;
+            let results = aggregate(&self.exp, &self.plan, &runs);
+            results.write_summary_csv(&self.store)?;
+        }
+        Ok(self.store.dir.join("summary.csv"))
+    }
+
+    /// Writes the experiment's results from the stored runs, as `msctp
+    /// reproduce --report-only`: `runs.csv`, `summary.csv`, the scenarios,
+    /// tables, figures (with `opts.plots`) and `report.md`.
+    pub fn report(&self) -> Result<ExperimentRun, LabError> {
+        run_experiment(self.exp.clone(), self.runner.as_ref(), &self.opts, false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::execute::ExecOptions;
+
+    const EXP: &str = r#"
+id = "S1"
+title = "Synthetic"
+runner = "synthetic"
+repetitions = 3
+scenario = { synthetic = { x = 0, metrics = { y = { intercept = 1.0, slope = 0.5, noise = 0.1 } } } }
+
+[[axes]]
+name = "x"
+key = "synthetic.x"
+values = [0, 1, 2]
+
+[[metrics]]
+name = "y"
+"#;
+
+    fn study(out: &Path) -> Study {
+        let exp = Experiment::from_str(EXP, Path::new("s1.toml"), Path::new(".")).unwrap();
+        let mut opts = LabOptions::new(out);
+        opts.exec = ExecOptions {
+            jobs: 2,
+            progress: false,
+            ..ExecOptions::default()
+        };
+        opts.plots = false;
+        Study::open_default(exp, opts).unwrap()
+    }
+
+    fn file(dir: &Path, name: &str) -> String {
+        std::fs::read_to_string(dir.join(name)).unwrap()
+    }
+
+    #[test]
+    fn tasks_run_elsewhere_store_what_the_pool_stores() {
+        let pool = tempfile::tempdir().unwrap();
+        let s = study(pool.path());
+        let all = s.runs(None);
+        assert_eq!(s.execute(&all).unwrap().executed, 9);
+        s.report().unwrap();
+
+        let tasks = tempfile::tempdir().unwrap();
+        let t = study(tasks.path());
+        assert_eq!(t.pending(&all), all);
+        for r in t.pending(&all) {
+            let outcome = run_task(&t.task(r));
+            assert!(t.store(r, outcome).unwrap().is_none());
+        }
+        assert!(t.pending(&all).is_empty());
+        t.report().unwrap();
+        let wall = without_wall_time;
+        assert_eq!(
+            wall(&file(s.dir(), "runs.csv")),
+            wall(&file(t.dir(), "runs.csv"))
+        );
+        assert_eq!(file(s.dir(), "summary.csv"), file(t.dir(), "summary.csv"));
+        assert_eq!(file(s.dir(), "report.md"), file(t.dir(), "report.md"));
+    }
+
+    /// runs.csv without its wall_time_s column (a measured time).
+    fn without_wall_time(csv: &str) -> String {
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let col = header.iter().position(|h| *h == "wall_time_s").unwrap();
+        csv.lines()
+            .map(|l| {
+                let mut f: Vec<&str> = l.split(',').collect();
+                f.remove(col);
+                f.join(",")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn shards_split_the_plan_and_merge_into_one_report() {
+        let whole = tempfile::tempdir().unwrap();
+        let s = study(whole.path());
+        s.execute(&s.runs(None)).unwrap();
+        s.report().unwrap();
+        let split = tempfile::tempdir().unwrap();
+        let t = study(split.path());
+        let mut total = 0;
+        for i in 1..=4 {
+            let shard = Shard::new(i, 4).unwrap();
+            let r = t.execute(&t.runs(Some(shard))).unwrap();
+            assert_eq!(r.executed, r.total);
+            total += r.total;
+            // Repeating a shard runs nothing.
+            assert_eq!(t.execute(&t.runs(Some(shard))).unwrap().executed, 0);
+        }
+        assert_eq!(total, 9);
+        t.report().unwrap();
+        assert_eq!(file(s.dir(), "summary.csv"), file(t.dir(), "summary.csv"));
+    }
+
+    #[test]
+    fn foreign_builds_and_bad_records_are_not_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = study(dir.path());
+        let mut task = s.task(0);
+        task.fingerprint = "0000000000000000".into();
+        let o = run_task(&task);
+        let e = o.result.as_ref().unwrap_err().to_string();
+        assert!(e.contains("install the same msctp build"), "{e}");
+        let o = RunOutcome {
+            fingerprint: "ffffffffffffffff".into(),
+            wall_time_s: 0.1,
+            result: Ok(RunRecord::new().with_metric("y", 1.0)),
+        };
+        let f = s.store(0, o).unwrap().unwrap();
+        assert!(
+            f.error.to_string().contains("not this build"),
+            "{}",
+            f.error
+        );
+        let o = RunOutcome {
+            fingerprint: s.runner().fingerprint(),
+            wall_time_s: 0.1,
+            result: Ok(RunRecord::new().with_metric("y", f64::NAN)),
+        };
+        assert!(s.store(0, o).unwrap().is_some());
+        assert!(!s.is_stored(0));
+    }
+}
