@@ -30,13 +30,18 @@ fn the_lab_has_no_module_circles() {
 }
 
 #[test]
+fn the_engine_has_no_module_circles() {
+    check("proto");
+}
+
+#[test]
 fn the_tcp_model_has_no_module_circles() {
     check("tcp");
 }
 
 #[test]
 fn the_driver_conformance_and_command_have_no_module_circles() {
-    for krate in ["net", "conformance", "cli", "modgraph"] {
+    for krate in ["net", "conformance", "cli", "modgraph", "time", "serial"] {
         check(krate);
     }
 }

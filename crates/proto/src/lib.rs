@@ -17,6 +17,7 @@ pub mod association;
 pub mod auth;
 pub mod config;
 pub mod congestion;
+pub mod cookie;
 pub mod endpoint;
 pub mod estimate;
 pub mod path;

@@ -517,7 +517,7 @@ impl Association {
         cfg: AssociationConfig,
         now: Time,
         seed: [u8; 32],
-        cookie: &crate::endpoint::cookie::CookieState,
+        cookie: &crate::cookie::CookieState,
         peer: &PeerInit,
         local_addrs: &[IpAddr],
     ) -> Result<Self, &'static str> {

@@ -42,7 +42,7 @@
 pub mod cause;
 pub mod chunk;
 pub mod crc;
-mod field;
+pub(crate) mod field;
 pub mod packet;
 pub mod param;
 pub mod probe;
@@ -53,7 +53,7 @@ pub use chunk::{
     AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkView, DataChunk, GapBlock, InitChunk,
     SackChunk, UnknownChunkAction, auth_hmac_range,
 };
-pub use packet::{ChunkIter, CommonHeader, Packet, PacketRepr};
+pub use packet::{ChunkIndex, ChunkIter, CommonHeader, IndexedChunk, Packet, PacketRepr};
 pub use param::{Param, ParamIter, ParamView, UnknownParamAction};
 pub use probe::{ProbeArrival, ProbeChunk, ProbeEchoChunk};
 pub use tlv::TlvView;

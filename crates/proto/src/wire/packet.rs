@@ -176,6 +176,79 @@ impl<'a> Iterator for ChunkIter<'a> {
     }
 }
 
+/// One chunk of a received packet, as the walk over the packet found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedChunk {
+    /// Header and value in the packet, without padding.
+    pub range: Range<usize>,
+    pub chunk_type: u8,
+    pub flags: u8,
+}
+
+/// The chunks of a received packet, walked once: each chunk's place,
+/// type and flags, in order, and whether the walk stopped at a chunk
+/// whose header does not hold (what came before it is kept). The endpoint
+/// builds it to find the packet's association and hands it over, so the
+/// association processes the chunks without walking the packet again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChunkIndex {
+    chunks: Vec<IndexedChunk>,
+    malformed: bool,
+}
+
+impl ChunkIndex {
+    /// Walks the chunks of `packet` (which starts with the common header).
+    pub fn new(packet: &[u8]) -> Self {
+        let mut index = ChunkIndex::default();
+        for item in ChunkIter::new(packet) {
+            match item {
+                Ok((range, c)) => index.chunks.push(IndexedChunk {
+                    range,
+                    chunk_type: c.chunk_type(),
+                    flags: c.flags(),
+                }),
+                Err(_) => {
+                    index.malformed = true;
+                    break;
+                }
+            }
+        }
+        index
+    }
+
+    /// The chunks, in order.
+    pub fn chunks(&self) -> &[IndexedChunk] {
+        &self.chunks
+    }
+
+    pub fn first(&self) -> Option<&IndexedChunk> {
+        self.chunks.first()
+    }
+
+    /// The first chunk of type `t`.
+    pub fn find(&self, t: u8) -> Option<&IndexedChunk> {
+        self.chunks.iter().find(|c| c.chunk_type == t)
+    }
+
+    /// Whether a chunk of type `t` is bundled.
+    pub fn has(&self, t: u8) -> bool {
+        self.find(t).is_some()
+    }
+
+    pub fn len(&self) -> usize {
+        self.chunks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// The walk stopped at a chunk whose header does not hold.
+    pub fn malformed(&self) -> bool {
+        self.malformed
+    }
+}
+
 impl PacketRepr {
     /// Decodes a packet: the common header and every chunk, in order.
     /// Does NOT check the checksum (see [`Packet::verify_checksum`]).

@@ -1,7 +1,8 @@
 //! The State Cookie (RFC 9260 sections 5.1.3 and 5.1.5): everything needed
 //! to create the association when a valid COOKIE ECHO arrives, so that the
 //! listening side keeps no state before then. Signed with HMAC-SHA-256
-//! under a secret of the endpoint.
+//! under a secret of the endpoint, which verifies it and hands the
+//! association the validated state (neither reads the other's module).
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::Duration;
