@@ -9,15 +9,11 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use msctp_proto::Time;
-
-use super::Shared;
+use super::FlowCx;
 use super::baseline::{BaselineFlow, FlowAgents, baseline_ends};
 use super::env::Env;
 use super::mobiles::MobileInfo;
 use super::tcp::tcp_of;
-use crate::kernel::world::World;
-use crate::metrics::flow_log::SharedFlowLog;
 use crate::models::handoff::{
     HandoffPeer, NetworkProfile, SingleConnectionConfig, SingleConnectionHandoff,
 };
@@ -27,44 +23,37 @@ use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::{Flow, Resolved};
 use crate::scenario::spec::HandoffSpec;
 
-pub(super) fn build(
-    w: &mut World,
-    env: &Env<'_>,
-    shared: &mut Shared,
-    f: &Flow<'_>,
-    start: Time,
-    log: &SharedFlowLog,
-) -> Result<BaselineFlow, ScenarioError> {
-    let ends = baseline_ends(w, env, shared, f)?;
+pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
+    let ends = baseline_ends(cx.w, cx.env, cx.shared, cx.f)?;
     let key = &ends.key;
-    let tcp = tcp_of(f, key)?;
-    let m = env.mobile(f);
-    let h = f.spec.handoff.clone().unwrap_or_default();
-    let networks = networks(env.r, f, m, &h, key)?;
+    let tcp = tcp_of(cx.f, key)?;
+    let m = cx.env.mobile(cx.f);
+    let h = cx.f.spec.handoff.clone().unwrap_or_default();
+    let networks = networks(cx.env.r, cx.f, m, &h, key)?;
     let mut cfg = SingleConnectionConfig::new(
         tcp.clone(),
         networks,
-        SocketAddr::new(ends.fixed_addr, f.fixed_port),
+        SocketAddr::new(ends.fixed_addr, cx.f.fixed_port),
     );
-    cfg.initial = initial_link(env, f, m, h.initial.as_deref());
-    cfg.local_port = f.mobile_port;
-    cfg.start = start;
-    cfg.log = Some(log.clone());
+    cfg.initial = initial_link(cx.env, cx.f, m, h.initial.as_deref());
+    cfg.local_port = cx.f.mobile_port;
+    cfg.start = cx.start;
+    cfg.log = Some(cx.log.clone());
     cfg.bdp_start = h.bdp_start;
     cfg.update_retry = ms(h.update_retry_ms);
-    let mut server = TcpAgentConfig::server(tcp, f.fixed_port).with_log(log.clone());
+    let mut server = TcpAgentConfig::server(tcp, cx.f.fixed_port).with_log(cx.log.clone());
     if ends.downlink {
-        server = server.with_source(env.source(f, start)?);
+        server = server.with_source(cx.env.source(cx.f, cx.start)?);
     } else {
-        cfg.source = Some(env.source(f, start)?);
+        cfg.source = Some(cx.env.source(cx.f, cx.start)?);
     }
     let server =
         TcpAgent::new(server).map_err(|e| ScenarioError::model(format!("{key}.tcp"), e))?;
     let mobile_side = SingleConnectionHandoff::new(cfg)
         .map_err(|e| ScenarioError::model(format!("{key}.handoff"), e))?;
-    shared.observers.bridge(w, ends.mobile, key)?;
-    let fixed_agent = ends.add(w, ends.fixed, Box::new(HandoffPeer::new(server)))?;
-    let mobile_agent = ends.add(w, ends.mobile, Box::new(mobile_side))?;
+    cx.shared.observers.bridge(cx.w, ends.mobile, key)?;
+    let fixed_agent = ends.add(cx.w, ends.fixed, Box::new(HandoffPeer::new(server)))?;
+    let mobile_agent = ends.add(cx.w, ends.mobile, Box::new(mobile_side))?;
     Ok(ends.flow(FlowAgents::Single {
         mobile: mobile_agent,
         fixed: fixed_agent,

@@ -102,6 +102,18 @@ pub(crate) struct Shared {
     pub mip: mip::Deployments,
 }
 
+/// What a transport's builder works with: the world, the built topology,
+/// the scenario's shared pieces, the flow, its start (drawn from the
+/// run's seed) and its log.
+pub(crate) struct FlowCx<'a, 'r> {
+    pub w: &'a mut World,
+    pub env: &'a Env<'r>,
+    pub shared: &'a mut Shared,
+    pub f: &'a Flow<'r>,
+    pub start: Time,
+    pub log: &'a SharedFlowLog,
+}
+
 /// The World's ids of the scenario's fixed nodes, links and cells, by
 /// index in the file.
 pub(crate) struct Ids {
@@ -293,25 +305,29 @@ fn build_flow(
     let log: SharedFlowLog = Rc::new(RefCell::new(FlowLog::with_limit(
         env.r.scenario.limits.flow_records,
     )));
-    let start = jittered_start(seed, spec);
+    let cx = FlowCx {
+        w,
+        env,
+        shared,
+        f,
+        start: jittered_start(seed, spec),
+        log: &log,
+    };
     let kind = match spec.transport {
-        TransportSpec::Msctp => msctp::build(w, env, shared, f, start, &log)?,
-        t => {
-            let b = match t {
-                TransportSpec::Tcp
-                | TransportSpec::Mip4Tcp
-                | TransportSpec::Mip6Tcp
-                | TransportSpec::Fmip6Tcp => tcp::build(w, env, shared, f, start, &log)?,
-                TransportSpec::Mip4Sctp => sctp::build(w, env, shared, f, start, &log)?,
-                TransportSpec::Mip6Udp | TransportSpec::Fmip6Udp | TransportSpec::Udp => {
-                    udp::build(w, env, shared, f, start)?
-                }
-                TransportSpec::SingleHandoff => handoff::build(w, env, shared, f, start, &log)?,
-                TransportSpec::Cmhn => cmhn::build(w, env, shared, f, start, &log)?,
-                TransportSpec::Msctp => unreachable!("handled above"),
-            };
-            BuiltKind::Baseline(Box::new(b))
-        }
+        TransportSpec::Msctp => msctp::build(cx)?,
+        t => BuiltKind::Baseline(Box::new(match t {
+            TransportSpec::Tcp
+            | TransportSpec::Mip4Tcp
+            | TransportSpec::Mip6Tcp
+            | TransportSpec::Fmip6Tcp => tcp::build(cx)?,
+            TransportSpec::Mip4Sctp => sctp::build(cx)?,
+            TransportSpec::Mip6Udp | TransportSpec::Fmip6Udp | TransportSpec::Udp => {
+                udp::build(cx)?
+            }
+            TransportSpec::SingleHandoff => handoff::build(cx)?,
+            TransportSpec::Cmhn => cmhn::build(cx)?,
+            TransportSpec::Msctp => unreachable!("handled above"),
+        })),
     };
     Ok(BuiltFlow {
         spec: spec.clone(),

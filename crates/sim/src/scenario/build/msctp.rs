@@ -9,58 +9,49 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
-use msctp_proto::Time;
 use msctp_proto::policy::PolicyKind;
 
 use super::BuiltKind;
-use super::Shared;
+use super::FlowCx;
 use super::env::Env;
 use super::observer::Watch;
 use super::sctp::agent_configs;
 use crate::kernel::ip::proto;
 use crate::kernel::world::World;
-use crate::metrics::flow_log::SharedFlowLog;
 use crate::models::sctp::SctpAgent;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::Flow;
 
-pub(super) fn build(
-    w: &mut World,
-    env: &Env<'_>,
-    shared: &mut Shared,
-    f: &Flow<'_>,
-    start: Time,
-    log: &SharedFlowLog,
-) -> Result<BuiltKind, ScenarioError> {
-    let spec = f.spec;
+pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
+    let spec = cx.f.spec;
     let key = format!("flows[{}]", spec.name);
-    let m = env.mobile(f);
-    let fixed = env.fixed(f);
+    let m = cx.env.mobile(cx.f);
+    let fixed = cx.env.fixed(cx.f);
     let path_addrs = m.addrs.clone();
-    let fixed_addrs: Vec<IpAddr> = w
-        .node(fixed)
-        .map(|n| {
-            n.ifaces()
-                .iter()
-                .flat_map(|i| i.addrs().iter().map(|a| a.addr()))
-                .collect()
-        })
-        .unwrap_or_default();
+    let fixed_addrs: Vec<IpAddr> =
+        cx.w.node(fixed)
+            .map(|n| {
+                n.ifaces()
+                    .iter()
+                    .flat_map(|i| i.addrs().iter().map(|a| a.addr()))
+                    .collect()
+            })
+            .unwrap_or_default();
     if fixed_addrs.is_empty() {
         return Err(ScenarioError::reference(
             format!("{key}.fixed"),
             "the fixed node has no address (no link)",
         ));
     }
-    let association = f
-        .association
-        .clone()
-        .ok_or_else(|| ScenarioError::model(&key, "no SCTP configuration"))?;
+    let association =
+        cx.f.association
+            .clone()
+            .ok_or_else(|| ScenarioError::model(&key, "no SCTP configuration"))?;
     let (mut mobile, mut fixed_cfg) = agent_configs(
-        env,
-        f,
-        start,
-        log,
+        cx.env,
+        cx.f,
+        cx.start,
+        cx.log,
         association,
         fixed_addrs,
         path_addrs.clone(),
@@ -70,29 +61,30 @@ pub(super) fn build(
     fixed_cfg.split_fast_retransmit = split;
     mobile.policy = match &spec.policy {
         PolicyKind::FastestFirst { .. } => PolicyKind::FastestFirst {
-            rates: fastest_first_rates(w, env, f),
+            rates: fastest_first_rates(cx.w, cx.env, cx.f),
         },
         other => other.map_interfaces(|_| None),
     };
     if spec.sctp.bandwidth_aware_start == Some(true) {
         // The capacity of each cell's network: a perfect estimate.
-        let caps: Vec<(ipnet::IpNet, u64)> = env
+        let caps: Vec<(ipnet::IpNet, u64)> = cx
+            .env
             .r
             .cells
             .iter()
-            .zip(&env.r.scenario.cells)
+            .zip(&cx.env.r.scenario.cells)
             .map(|(c, s)| (c.ap.trunc(), s.rate_bps))
             .collect();
         mobile.capacities = caps.clone();
         fixed_cfg.capacities = caps;
     }
     let name = format!("sctp/{}", spec.name);
-    let fixed_agent = w
-        .add_agent(fixed, &name, Box::new(SctpAgent::new(fixed_cfg)))
-        .map_err(|e| ScenarioError::model(&key, e))?;
-    let mobile_agent = w
-        .add_agent(m.node, &name, Box::new(SctpAgent::new(mobile)))
-        .map_err(|e| ScenarioError::model(&key, e))?;
+    let fixed_agent =
+        cx.w.add_agent(fixed, &name, Box::new(SctpAgent::new(fixed_cfg)))
+            .map_err(|e| ScenarioError::model(&key, e))?;
+    let mobile_agent =
+        cx.w.add_agent(m.node, &name, Box::new(SctpAgent::new(mobile)))
+            .map_err(|e| ScenarioError::model(&key, e))?;
     let watch = |local: u16, remote: u16| Watch {
         protocol: proto::SCTP,
         local_port: local,
@@ -103,12 +95,20 @@ pub(super) fn build(
         refuse_unowned: false,
         asconf: true,
     };
-    let m_obs = shared
-        .observers
-        .watch(w, env, f, true, watch(f.mobile_port, f.fixed_port))?;
-    let f_obs = shared
-        .observers
-        .watch(w, env, f, false, watch(f.fixed_port, f.mobile_port))?;
+    let m_obs = cx.shared.observers.watch(
+        cx.w,
+        cx.env,
+        cx.f,
+        true,
+        watch(cx.f.mobile_port, cx.f.fixed_port),
+    )?;
+    let f_obs = cx.shared.observers.watch(
+        cx.w,
+        cx.env,
+        cx.f,
+        false,
+        watch(cx.f.fixed_port, cx.f.mobile_port),
+    )?;
     Ok(BuiltKind::Msctp {
         mobile_agent,
         fixed_agent,

@@ -8,10 +8,9 @@ use std::time::Duration;
 
 use msctp_proto::{AssociationConfig, Time};
 
-use super::Shared;
+use super::FlowCx;
 use super::baseline::{BaselineFlow, FlowAgents, baseline_ends};
 use super::env::Env;
-use crate::kernel::world::World;
 use crate::metrics::flow_log::SharedFlowLog;
 use crate::models::sctp::handover::PolicyKind;
 use crate::models::sctp::{Role, SctpAgent, SctpAgentConfig};
@@ -70,34 +69,27 @@ pub(super) fn agent_configs(
 /// Builds a `mip4-sctp` flow: the common baseline ends (observers, Mobile
 /// IPv4 deployment and client), then the fixed node's agent, then the
 /// mobile's.
-pub(super) fn build(
-    w: &mut World,
-    env: &Env<'_>,
-    shared: &mut Shared,
-    f: &Flow<'_>,
-    start: Time,
-    log: &SharedFlowLog,
-) -> Result<BaselineFlow, ScenarioError> {
-    let ends = baseline_ends(w, env, shared, f)?;
-    let mut association = f
-        .association
-        .clone()
-        .ok_or_else(|| ScenarioError::model(ends.key.as_str(), "no SCTP configuration"))?;
+pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
+    let ends = baseline_ends(cx.w, cx.env, cx.shared, cx.f)?;
+    let mut association =
+        cx.f.association
+            .clone()
+            .ok_or_else(|| ScenarioError::model(ends.key.as_str(), "no SCTP configuration"))?;
     // SCTP over Mobile IP: no ADD-IP, one address (the home address) at
     // the mobile.
     association.asconf = false;
     let (mut mobile, fixed) = agent_configs(
-        env,
-        f,
-        start,
-        log,
+        cx.env,
+        cx.f,
+        cx.start,
+        cx.log,
         association,
         vec![ends.fixed_addr],
         vec![ends.mobile_addr],
     )?;
     mobile.policy = PolicyKind::None;
-    let fixed_agent = ends.add(w, ends.fixed, Box::new(SctpAgent::new(fixed)))?;
-    let mobile_agent = ends.add(w, ends.mobile, Box::new(SctpAgent::new(mobile)))?;
+    let fixed_agent = ends.add(cx.w, ends.fixed, Box::new(SctpAgent::new(fixed)))?;
+    let mobile_agent = ends.add(cx.w, ends.mobile, Box::new(SctpAgent::new(mobile)))?;
     Ok(ends.flow(FlowAgents::Sctp {
         mobile: mobile_agent,
         fixed: fixed_agent,

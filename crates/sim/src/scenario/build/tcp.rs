@@ -6,44 +6,33 @@
 
 use std::net::SocketAddr;
 
-use msctp_proto::Time;
 use msctp_tcp::TcpConfig;
 
-use super::Shared;
+use super::FlowCx;
 use super::baseline::{BaselineFlow, FlowAgents, baseline_ends};
-use super::env::Env;
-use crate::kernel::world::World;
-use crate::metrics::flow_log::SharedFlowLog;
 use crate::models::tcp::{TcpAgent, TcpAgentConfig};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::Flow;
 
-pub(super) fn build(
-    w: &mut World,
-    env: &Env<'_>,
-    shared: &mut Shared,
-    f: &Flow<'_>,
-    start: Time,
-    log: &SharedFlowLog,
-) -> Result<BaselineFlow, ScenarioError> {
-    let ends = baseline_ends(w, env, shared, f)?;
+pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
+    let ends = baseline_ends(cx.w, cx.env, cx.shared, cx.f)?;
     let key = &ends.key;
-    let tcp = tcp_of(f, key)?;
-    let local = SocketAddr::new(ends.mobile_addr, f.mobile_port);
-    let remote = SocketAddr::new(ends.fixed_addr, f.fixed_port);
+    let tcp = tcp_of(cx.f, key)?;
+    let local = SocketAddr::new(ends.mobile_addr, cx.f.mobile_port);
+    let remote = SocketAddr::new(ends.fixed_addr, cx.f.fixed_port);
     let mut client =
-        TcpAgentConfig::client(tcp.clone(), local, remote, start).with_log(log.clone());
-    let mut server = TcpAgentConfig::server(tcp, f.fixed_port).with_log(log.clone());
+        TcpAgentConfig::client(tcp.clone(), local, remote, cx.start).with_log(cx.log.clone());
+    let mut server = TcpAgentConfig::server(tcp, cx.f.fixed_port).with_log(cx.log.clone());
     if ends.downlink {
-        server = server.with_source(env.source(f, start)?);
+        server = server.with_source(cx.env.source(cx.f, cx.start)?);
     } else {
-        client = client.with_source(env.source(f, start)?);
+        client = client.with_source(cx.env.source(cx.f, cx.start)?);
     }
     let tcp_err = |e: msctp_tcp::TcpError| ScenarioError::model(format!("{key}.tcp"), e);
     let server = TcpAgent::new(server).map_err(tcp_err)?;
     let client = TcpAgent::new(client).map_err(tcp_err)?;
-    let fixed_agent = ends.add(w, ends.fixed, Box::new(server))?;
-    let mobile_agent = ends.add(w, ends.mobile, Box::new(client))?;
+    let fixed_agent = ends.add(cx.w, ends.fixed, Box::new(server))?;
+    let mobile_agent = ends.add(cx.w, ends.mobile, Box::new(client))?;
     Ok(ends.flow(FlowAgents::Tcp {
         mobile: mobile_agent,
         fixed: fixed_agent,

@@ -2,51 +2,40 @@
 //! ON/OFF source (ns-2 semantics) on the sending end and a sink on the
 //! other. Built after the common baseline ends: the source, then the sink.
 
-use msctp_proto::Time;
-
-use super::Shared;
+use super::FlowCx;
 use super::baseline::{BaselineFlow, FlowAgents, baseline_ends};
-use super::env::Env;
 use crate::kernel::Agent;
-use crate::kernel::world::World;
 use crate::models::app::{
     CbrConfig, ParetoConfig, ParetoOnOff, STAMP_LEN, SinkConfig, Traffic, UdpCbr, UdpFlow, UdpSink,
 };
 use crate::scenario::convert::secs;
 use crate::scenario::error::ScenarioError;
-use crate::scenario::resolve::Flow;
 
-pub(super) fn build(
-    w: &mut World,
-    env: &Env<'_>,
-    shared: &mut Shared,
-    f: &Flow<'_>,
-    start: Time,
-) -> Result<BaselineFlow, ScenarioError> {
-    let ends = baseline_ends(w, env, shared, f)?;
+pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
+    let ends = baseline_ends(cx.w, cx.env, cx.shared, cx.f)?;
     let (src, src_port, dst, dst_port, src_node, dst_node) = if ends.downlink {
         (
             ends.fixed_addr,
-            f.fixed_port,
+            cx.f.fixed_port,
             ends.mobile_addr,
-            f.mobile_port,
+            cx.f.mobile_port,
             ends.fixed,
             ends.mobile,
         )
     } else {
         (
             ends.mobile_addr,
-            f.mobile_port,
+            cx.f.mobile_port,
             ends.fixed_addr,
-            f.fixed_port,
+            cx.f.fixed_port,
             ends.mobile,
             ends.fixed,
         )
     };
     let flow = UdpFlow::new(src, src_port, dst, dst_port);
     let tk = format!("{}.traffic", ends.key);
-    let stop = f.spec.stop_s.map(secs);
-    let (agent, pareto, size): (Box<dyn Agent>, bool, usize) = match f.traffic {
+    let stop = cx.f.spec.stop_s.map(secs);
+    let (agent, pareto, size): (Box<dyn Agent>, bool, usize) = match cx.f.traffic {
         Traffic::Cbr {
             message_bytes,
             rate_bps,
@@ -56,7 +45,7 @@ pub(super) fn build(
                     flow,
                     packet_size: message_bytes,
                     rate_bps,
-                    start,
+                    start: cx.start,
                     stop,
                     max_packets: None,
                 })
@@ -80,7 +69,7 @@ pub(super) fn build(
                     mean_on,
                     mean_off,
                     shape,
-                    start,
+                    start: cx.start,
                     stop,
                 })
                 .map_err(|e| ScenarioError::model(&tk, e))?,
@@ -98,10 +87,10 @@ pub(super) fn build(
     let payload = size.saturating_sub(flow.overhead()).max(STAMP_LEN) as u64;
     let sink = UdpSink::new(SinkConfig {
         port: dst_port,
-        max_records: env.r.scenario.limits.flow_records,
+        max_records: cx.env.r.scenario.limits.flow_records,
     });
-    let source = ends.add(w, src_node, agent)?;
-    let sink = ends.add(w, dst_node, Box::new(sink))?;
+    let source = ends.add(cx.w, src_node, agent)?;
+    let sink = ends.add(cx.w, dst_node, Box::new(sink))?;
     Ok(ends.flow(FlowAgents::Udp {
         source,
         pareto,

@@ -25,7 +25,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{FlowOut, count_lost, fill_handovers, goodput_rows, new_summary, sctp_rows};
+use super::{FlowOut, count_lost, fill_handovers, goodput_rows, sctp_data, sctp_rows, summary_of};
 use crate::Time;
 use crate::kernel::ids::{AgentId, IfaceId};
 use crate::kernel::world::World;
@@ -40,7 +40,6 @@ use crate::models::mip::v4::{HomeAgent, MobileNode};
 use crate::models::mip::v6::{HomeAgent6, MobileNode6};
 use crate::models::sctp::SctpAgent;
 use crate::models::tcp::TcpAgent;
-use crate::output::summary::fill_from_log;
 use crate::output::{
     CmhnSummary, EventRow, FmipSummary, MipHandoverSummary, MobileIpSummary, PathRow,
     SingleHandoffRecord, SingleHandoffSummary, TcpSummary, UdpSummary,
@@ -229,17 +228,7 @@ pub(crate) fn outputs(
             spec.name
         ));
     }
-    let start = Time::from_secs_f64(spec.start_s);
-    let file_bytes = spec.traffic.file_bytes();
-    let mut sum = new_summary(spec, spec.transport.name(), scheme_name(spec));
-    fill_from_log(
-        &mut sum,
-        &log,
-        start,
-        end.max(start),
-        file_bytes,
-        &s.output.goodput_windows_s,
-    );
+    let mut sum = summary_of(s, spec, &log, spec.transport.name(), scheme_name(spec), end);
     // Data packets and their losses.
     let mut uids: Vec<u64> = Vec::new();
     let mut paths: Vec<PathRow> = Vec::new();
@@ -248,17 +237,7 @@ pub(crate) fn outputs(
         FlowAgents::Sctp { mobile, fixed } => {
             let m = w.agent::<SctpAgent>(mobile);
             let f = w.agent::<SctpAgent>(fixed);
-            for a in [m, f].into_iter().flatten() {
-                sum.data_packets_sent += a.counters().data_packets_out;
-                sum.datagrams_refused += a.counters().unowned_source + a.counters().send_failures;
-                uids.extend_from_slice(a.data_uids());
-                if a.counters().data_uids_dropped > 0 {
-                    warnings.push(format!(
-                        "flow {}: data packet uids beyond the bound: lost packets undercounted",
-                        spec.name
-                    ));
-                }
-            }
+            sctp_data(&mut sum, [m, f], &mut uids, warnings);
             let (p, e) = sctp_rows(spec, [("mobile", m), ("fixed", f)], warnings);
             paths = p;
             events = e;

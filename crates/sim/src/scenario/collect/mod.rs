@@ -19,7 +19,7 @@ use crate::kernel::world::World;
 use crate::metrics::flow_log::FlowLog;
 use crate::metrics::{Window, goodput_series};
 use crate::models::sctp::SctpAgent;
-use crate::output::summary::handovers;
+use crate::output::summary::{fill_from_log, handovers};
 use crate::output::{EventRow, FlowSummary, GoodputRow, PathRow, RunResult, RunSummary};
 
 /// Every output of a finished run.
@@ -187,6 +187,49 @@ pub(crate) fn new_summary(spec: &FlowSpec, transport: &str, policy: String) -> F
         handoff: None,
         cmhn: None,
         udp: None,
+    }
+}
+
+/// A flow's summary with the measures of its records filled in.
+pub(crate) fn summary_of(
+    s: &Scenario,
+    spec: &FlowSpec,
+    log: &FlowLog,
+    transport: &str,
+    policy: String,
+    end: Time,
+) -> FlowSummary {
+    let start = Time::from_secs_f64(spec.start_s);
+    let mut sum = new_summary(spec, transport, policy);
+    fill_from_log(
+        &mut sum,
+        log,
+        start,
+        end.max(start),
+        spec.traffic.file_bytes(),
+        &s.output.goodput_windows_s,
+    );
+    sum
+}
+
+/// The DATA packets the SCTP agents of a flow sent (their uids into
+/// `uids`) and the datagrams they refused.
+pub(crate) fn sctp_data(
+    sum: &mut FlowSummary,
+    agents: [Option<&SctpAgent>; 2],
+    uids: &mut Vec<u64>,
+    warnings: &mut Vec<String>,
+) {
+    for a in agents.into_iter().flatten() {
+        sum.data_packets_sent += a.counters().data_packets_out;
+        sum.datagrams_refused += a.counters().unowned_source + a.counters().send_failures;
+        uids.extend_from_slice(a.data_uids());
+        if a.counters().data_uids_dropped > 0 {
+            warnings.push(format!(
+                "flow {}: data packet uids beyond the bound: lost packets undercounted",
+                sum.name
+            ));
+        }
     }
 }
 

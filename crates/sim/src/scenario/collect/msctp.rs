@@ -9,12 +9,11 @@ use std::time::Duration;
 
 use msctp_proto::Time;
 
-use super::{FlowOut, count_lost, fill_handovers, goodput_rows, new_summary, sctp_rows};
+use super::{FlowOut, count_lost, fill_handovers, goodput_rows, sctp_data, sctp_rows, summary_of};
 use crate::kernel::ids::AgentId;
 use crate::kernel::world::World;
 use crate::metrics::{ArrivalKind, PathId, failover_time};
 use crate::models::sctp::SctpAgent;
-use crate::output::summary::fill_from_log;
 use crate::output::{AsconfSummary, FailoverSummary};
 use crate::scenario::build::{Built, BuiltFlow, FlowObserver};
 use crate::scenario::resolve::{Flow, Resolved};
@@ -38,37 +37,14 @@ pub(super) fn outputs(
     let mobile = w.agent::<SctpAgent>(mobile_agent);
     let fixed = w.agent::<SctpAgent>(fixed_agent);
     let log = f.log.borrow();
-    let start = Time::from_secs_f64(spec.start_s);
-    let file_bytes = spec.traffic.file_bytes();
-    let mut sum = new_summary(
-        spec,
-        "msctp",
-        mobile
-            .map(|m| m.config().policy.name().to_string())
-            .unwrap_or_default(),
-    );
-    fill_from_log(
-        &mut sum,
-        &log,
-        start,
-        end.max(start),
-        file_bytes,
-        &s.output.goodput_windows_s,
-    );
+    let policy = mobile
+        .map(|m| m.config().policy.name().to_string())
+        .unwrap_or_default();
+    let mut sum = summary_of(s, spec, &log, "msctp", policy, end);
     // Lost data packets: drops of packets whose uid an agent of the flow
     // recorded as carrying DATA.
     let mut uids: Vec<u64> = Vec::new();
-    for a in [mobile, fixed].into_iter().flatten() {
-        sum.data_packets_sent += a.counters().data_packets_out;
-        sum.datagrams_refused += a.counters().unowned_source + a.counters().send_failures;
-        uids.extend_from_slice(a.data_uids());
-        if a.counters().data_uids_dropped > 0 {
-            warnings.push(format!(
-                "flow {}: data packet uids beyond the bound: lost packets undercounted",
-                spec.name
-            ));
-        }
-    }
+    sctp_data(&mut sum, [mobile, fixed], &mut uids, warnings);
     count_lost(&mut sum, w, &mut uids);
     fill_handovers(&mut sum, s, &log, end);
     sum.asconf = Some(asconf_summary(w, asconf, sum.handovers.len()));
