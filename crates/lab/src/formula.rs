@@ -10,7 +10,7 @@
 //!   64) = 768 bits with the defaults, times `handoffs`.
 //! - `mip_tunnel_overhead_bits` (Song and Wang): `header_bits` (160, the
 //!   IP-in-IP header) per tunnelled datagram, times `datagrams`.
-//! - `failover_time` (SYSTEMS.md section 3, Budzisz et al.): the PMR + 1
+//! - `failover_time` (docs/MODELS.md section 3, Budzisz et al.): the PMR + 1
 //!   consecutive timeouts before failover with the RTO doubling each time,
 //!   `sum_{i=0..PMR} min(RTO * 2^i, RTO.Max)`, which is
 //!   `RTO * (2^(PMR+1) - 1)` while the RTO stays below `rto_max`

@@ -25,9 +25,9 @@ pub enum RunError {
 }
 
 /// The outcome of one run: named scalar measures (the measures of
-/// SYSTEMS.md section 5, e.g. `goodput_bps`, `handoff_delay_s`) and named
+/// docs/MODELS.md section 5, e.g. `goodput_bps`, `handoff_delay_s`) and named
 /// time series of `(time_s, value)` points (e.g. stations on each network
-/// over time, EXPERIMENTS.md E7). A measure the run could not take is
+/// over time). A measure the run could not take is
 /// left out, never written as NaN.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -104,7 +104,7 @@ impl StackConfig {
     }
 
     /// Settings for real networks with small RTTs (the mobility studies'
-    /// choice, SYSTEMS.md 1.1): RTO.Min 20 ms, RTO.Initial 200 ms, a
+    /// choice, docs/MODELS.md 1.1): RTO.Min 20 ms, RTO.Initial 200 ms, a
     /// heartbeat every second, SACK delay 20 ms, 4 MB windows and
     /// buffers. The defaults above stay those of RFC 9260.
     pub fn tuned_for_lan(mut self) -> Self {

@@ -1,4 +1,4 @@
-//! Handover policies (SYSTEMS.md section 3): who decides when a mobile
+//! Handover policies (docs/MODELS.md section 3): who decides when a mobile
 //! host adds an address to its associations, makes one primary, and
 //! deletes one.
 //!
@@ -118,7 +118,7 @@ struct IfaceInfo {
 
 /// Bookkeeping shared by the policies: interface addresses and signal, and
 /// an address lost while it was the association's only one (the
-/// single-homed move of SYSTEMS.md 1.2: it is deleted in the same ASCONF
+/// single-homed move of docs/MODELS.md 1.2: it is deleted in the same ASCONF
 /// that adds the new address).
 #[derive(Debug, Clone, Default)]
 struct Tracker {
@@ -267,7 +267,7 @@ pub enum AddRule {
     Conservative,
 }
 
-/// The signal-strength rules of SYSTEMS.md section 3 (Koh, Chang and Lee):
+/// The signal-strength rules of docs/MODELS.md section 3 (Koh, Chang and Lee):
 /// Add-IP by threshold (aggressive) or by comparison (conservative);
 /// delete an address whose signal falls below the Add-IP threshold;
 /// change primary, to the address with the best signal, when the
@@ -395,7 +395,7 @@ impl HandoverPolicy for SignalStrength {
     }
 }
 
-/// Link-layer triggered, fastest network first (SYSTEMS.md section 3):
+/// Link-layer triggered, fastest network first (docs/MODELS.md section 3):
 /// moving to a faster network, add and make primary as soon as the address
 /// exists; moving to a slower one, add it but stay on the fast link until
 /// its link layer says it is going down, then switch before failover would.
@@ -740,7 +740,7 @@ mod tests {
         }
     }
 
-    /// Link-layer triggered (SYSTEMS.md 3): the "going down" hint of the
+    /// Link-layer triggered (docs/MODELS.md 3): the "going down" hint of the
     /// primary's link moves data before the link fails, so before
     /// failover could; a hint about another link changes nothing.
     #[test]

@@ -1,4 +1,4 @@
-//! The multi-connection transport (SYSTEMS.md 2.4): control blocks reused
+//! The multi-connection transport (docs/MODELS.md 2.4): control blocks reused
 //! on a ping-pong return without a new handshake, the old connection's
 //! unacknowledged data sent first on the new one after a switch, the
 //! BDP-based switch on link-up, link state told over the backup link by a

@@ -1,4 +1,4 @@
-//! The single-connection bandwidth-aware vertical handoff (SYSTEMS.md
+//! The single-connection bandwidth-aware vertical handoff (docs/MODELS.md
 //! 2.3): the connection stops for exactly the handoff processing latency
 //! of the target network, then resumes on the new interface with its
 //! window set from the new link's BDP; the correspondent follows the

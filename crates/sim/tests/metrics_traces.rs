@@ -1,4 +1,4 @@
-//! The measures of SYSTEMS.md section 5 on two generated traces: a hard
+//! The measures of docs/MODELS.md section 5 on two generated traces: a hard
 //! (break-before-make, Mobile-IP-like) and a soft (make-before-break,
 //! mSCTP-like) handover of a 100 packet/s stream of 1000-byte packets.
 

@@ -24,7 +24,7 @@
 //! PAWS). [`TcpConfig::ns3_compatible`] matches ns-3 3.37's TCP as used by
 //! the reference programs in `bench/ns3/`.
 //!
-//! Hooks for the handoff baselines (SYSTEMS.md 2.3, 2.4):
+//! Hooks for the handoff baselines (docs/MODELS.md 2.3, 2.4):
 //! [`TcpConnection::set_local_ip`] / [`TcpConnection::set_remote_ip`],
 //! [`TcpConnection::set_cwnd`] / [`TcpConnection::set_ssthresh`],
 //! [`TcpConnection::reset_rtt`], [`TcpConnection::freeze`] /

@@ -955,7 +955,7 @@ impl Association {
     }
 
     /// Sets the congestion window of the path to `addr` from a bandwidth
-    /// estimate (bandwidth-aware start after a handover, SYSTEMS.md 3).
+    /// estimate (bandwidth-aware start after a handover, docs/MODELS.md 3).
     pub fn set_path_cwnd_from_bdp(
         &mut self,
         addr: IpAddr,
@@ -1023,7 +1023,7 @@ impl Association {
     /// chunk in flight there is marked for retransmission on the current
     /// data path (normally a new primary chosen just before), and the
     /// path's T3-rtx timer stops. For a handover triggered by the link
-    /// layer (SYSTEMS.md section 3, "link-layer triggered"): the chunks
+    /// layer (docs/MODELS.md section 3, "link-layer triggered"): the chunks
     /// sent over a link that just went down are resent now rather than
     /// after a retransmission timeout. Congestion state, RTO and error
     /// counters are left alone (the path did not show congestion).
@@ -1053,7 +1053,7 @@ impl Association {
         Ok(())
     }
 
-    /// Enables split fast retransmit (CMT, SYSTEMS.md section 3).
+    /// Enables split fast retransmit (CMT, docs/MODELS.md section 3).
     pub fn set_split_fast_retransmit(&mut self, on: bool) {
         self.sender.split_fast_retransmit = on;
     }

@@ -122,7 +122,7 @@ pub struct Sender {
     outstanding_bytes: usize,
     /// Chunks currently marked for retransmission.
     marked: usize,
-    /// Split fast retransmit for CMT (SYSTEMS.md section 3): a missing
+    /// Split fast retransmit for CMT (docs/MODELS.md section 3): a missing
     /// report counts only when a later chunk sent on the same path is newly
     /// acknowledged.
     pub split_fast_retransmit: bool,

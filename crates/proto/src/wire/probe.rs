@@ -1,5 +1,5 @@
 //! PROBE and PROBE-ECHO: the two chunks of msctp's packet-pair capacity
-//! estimator (SYSTEMS.md section 3, AISLE; the design and its reasons are
+//! estimator (docs/MODELS.md section 3, AISLE; the design and its reasons are
 //! in docs/DESIGN.md, "Path estimators").
 //!
 //! These are msctp extension chunks, not IETF ones. Their types, 0xB0 and

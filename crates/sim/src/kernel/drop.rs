@@ -1,5 +1,5 @@
 //! Every packet the simulator discards is counted with its reason, so
-//! "lost packets" (SYSTEMS.md section 5) can be measured, and the most
+//! "lost packets" (docs/MODELS.md section 5) can be measured, and the most
 //! recent drops are kept in a bounded log with the packet's identity.
 
 use std::collections::BTreeMap;

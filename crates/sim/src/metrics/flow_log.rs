@@ -1,4 +1,4 @@
-//! The records of one transport flow (SYSTEMS.md section 5), written by
+//! The records of one transport flow (docs/MODELS.md section 5), written by
 //! the flow's sending and receiving agents (SCTP, TCP, or a handoff
 //! scheme above them) and read by the experiment layer, which computes
 //! the measures with [`crate::metrics`]. One log per flow, shared by its

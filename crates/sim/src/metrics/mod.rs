@@ -1,4 +1,4 @@
-//! The measures every experiment reports (SYSTEMS.md section 5), defined
+//! The measures every experiment reports (docs/MODELS.md section 5), defined
 //! once, as functions over records that any transport (SCTP, TCP, UDP) or
 //! mobility model can produce:
 //!

@@ -1,4 +1,4 @@
-//! The JSON summary of a run: per flow, the measures of SYSTEMS.md
+//! The JSON summary of a run: per flow, the measures of docs/MODELS.md
 //! section 5 as [`crate::metrics`] defines them.
 //!
 //! # Metric names

@@ -3,7 +3,7 @@
 //! transport, traffic, handover policy and SCTP parameters, scheduled
 //! network events, outputs), and [`run_scenario`], which builds the
 //! [`World`](crate::World), runs it and computes the measures of
-//! SYSTEMS.md section 5 ([`crate::output::RunResult`]).
+//! docs/MODELS.md section 5 ([`crate::output::RunResult`]).
 //!
 //! [`REFERENCE`] is a complete scenario listing every key with its default
 //! and meaning. Parsing refuses unknown keys (the message names the key and
@@ -11,11 +11,11 @@
 //! message that names the key and the allowed range.
 //!
 //! Transports ([`TransportSpec`]): `msctp`, and the baselines of
-//! SYSTEMS.md section 2 (`tcp`, `mip4-tcp`, `mip4-sctp`, `mip6-tcp`,
+//! docs/MODELS.md section 2 (`tcp`, `mip4-tcp`, `mip4-sctp`, `mip6-tcp`,
 //! `mip6-udp`, `fmip6-tcp`, `fmip6-udp`, `single-handoff`, `cmhn`, `udp`),
 //! each with its own table of keys ([`transport`], listed with their
 //! defaults in [`REFERENCE_BASELINES`]). Every flow reports the same
-//! measures (SYSTEMS.md section 5), its data paths being the cells the
+//! measures (docs/MODELS.md section 5), its data paths being the cells the
 //! mobile used (for mSCTP, its addresses), plus its scheme's own
 //! quantities ([`crate::output::FlowSummary`]).
 //!

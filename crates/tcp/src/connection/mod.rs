@@ -431,7 +431,7 @@ impl TcpConnection {
         self.events.pop_front()
     }
 
-    // ----- handoff hooks (SYSTEMS.md 2.3 and 2.4) -----
+    // ----- handoff hooks (docs/MODELS.md 2.3 and 2.4) -----
 
     /// Uses a new local IP address from now on (after a handoff).
     pub fn set_local_ip(&mut self, ip: IpAddr) {

@@ -1,4 +1,4 @@
-//! The connection manager for heterogeneous networks (CMHN, SYSTEMS.md
+//! The connection manager for heterogeneous networks (CMHN, docs/MODELS.md
 //! 2.4) as one agent per end: the mobile side opens one TCP connection per
 //! interface; the fixed side accepts them. Either end may be the data
 //! sender (the one with a [`Source`]).

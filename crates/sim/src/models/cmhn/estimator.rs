@@ -1,5 +1,5 @@
 //! The bandwidth-delay product of one connection's path, measured from its
-//! own acknowledgements (SYSTEMS.md 2.4: "on link-up measures the new
+//! own acknowledgements (docs/MODELS.md 2.4: "on link-up measures the new
 //! link's BDP during start-up"): a delivery-rate sample every window of
 //! max(SRTT, 50 ms) (bytes newly acknowledged over the window, as
 //! Westwood+'s bandwidth samples), the largest recent sample as the

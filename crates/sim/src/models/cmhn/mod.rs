@@ -1,5 +1,5 @@
 //! The multi-connection transport CMHN (connection manager for
-//! heterogeneous networks, Tsukamoto, Hori and Oie; SYSTEMS.md 2.4): a
+//! heterogeneous networks, Tsukamoto, Hori and Oie; docs/MODELS.md 2.4): a
 //! layer above one TCP connection per interface of the mobile node that
 //!
 //! - keeps each connection alive (frozen: no data, no timers) while its

@@ -1,5 +1,5 @@
 //! Fast Handovers for Mobile IPv6 (FMIPv6, RFC 5568) in the simulator
-//! (SYSTEMS.md section 2.2).
+//! (docs/MODELS.md section 2.2).
 //!
 //! The access-router side is [`FmipRouter`] (previous and new router
 //! roles); the mobile side is [`crate::models::mip::v6::MobileNode6`] with

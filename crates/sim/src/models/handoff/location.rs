@@ -1,5 +1,5 @@
 //! The location update of the single-connection scheme: the mobile node
-//! tells its correspondent the connection's new address (SYSTEMS.md 2.3
+//! tells its correspondent the connection's new address (docs/MODELS.md 2.3
 //! "location update"). The papers do not specify a format; this model's
 //! own UDP message is:
 //!

@@ -1,5 +1,5 @@
 //! Vertical handoff schemes of TCP, as compared with mSCTP in E4
-//! (SYSTEMS.md sections 2.3 and 2.4):
+//! (docs/MODELS.md sections 2.3 and 2.4):
 //!
 //! - [`SingleConnectionHandoff`] and its correspondent [`HandoffPeer`]:
 //!   one TCP connection whose control block is rebuilt at each handoff

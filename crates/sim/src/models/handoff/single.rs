@@ -1,4 +1,4 @@
-//! The single-connection, bandwidth-aware vertical handoff (SYSTEMS.md
+//! The single-connection, bandwidth-aware vertical handoff (docs/MODELS.md
 //! 2.3), mobile side: one TCP connection whose control block is rebuilt at
 //! each handoff. On a handoff decision the connection stops (frozen: no
 //! data, no timers) for the whole handoff processing latency of the target

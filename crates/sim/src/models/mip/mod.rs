@@ -1,6 +1,6 @@
 //! Mobile IP in the simulator, as agents at the IP layer that exchange
 //! real packets, so that any transport agent (TCP, SCTP, UDP) of a mobile
-//! node runs unchanged above them (SYSTEMS.md section 2.1).
+//! node runs unchanged above them (docs/MODELS.md section 2.1).
 //!
 //! Side by side:
 //!

@@ -8,7 +8,7 @@
 //! only; its turning point is (350, 350), inside both cells (494.97 m from
 //! the Node-B). Along the diagonal at 10 m/s the MN needs 50*sqrt 2 / 10 =
 //! 7.07 s to reach the overlap and spends 7.07 s in it before the turning
-//! point: the "about 7.07 s" of EXPERIMENTS.md. The whole path stays in
+//! point: the "about 7.07 s" of Song and Wang's set-up (`experiments/e1.toml`). The whole path stays in
 //! UMTS coverage (a disc is convex), so every handoff is a crossing of the
 //! AP cell's boundary: entering it is a handoff to WLAN, leaving it a
 //! handoff back to UMTS.

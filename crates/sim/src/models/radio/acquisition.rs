@@ -1,6 +1,6 @@
 //! Address acquisition latency after a link comes up, as named parts.
 //!
-//! Defaults from SYSTEMS.md section 2.3 (the single-connection vertical
+//! Defaults from docs/MODELS.md section 2.3 (the single-connection vertical
 //! handoff scheme of Tsukamoto, Hori and Oie): DHCP 300 ms, location update
 //! 50 ms, AAA 350 ms, and on UMTS a PPP set-up of 600 ms, i.e. 700 ms into
 //! a WLAN and 1300 ms into UMTS. Router discovery (waiting for a router or
@@ -20,7 +20,7 @@ pub struct AddressAcquisition {
     pub dhcp: Duration,
     /// Authentication, authorisation and accounting.
     pub aaa: Duration,
-    /// Location update (counted here because SYSTEMS.md 2.3 counts it in
+    /// Location update (counted here because docs/MODELS.md 2.3 counts it in
     /// the handoff processing time).
     pub location_update: Duration,
 }

@@ -3,7 +3,7 @@
 //!
 //! A station is a node with radio interfaces. An interface that serves one
 //! cell is a dedicated radio (dual- or multi-homed mobile, cases C and D of
-//! SYSTEMS.md section 4); for each such interface and its cell:
+//! docs/MODELS.md section 4); for each such interface and its cell:
 //!
 //! - **Physical link**: the interface is attached to the cell
 //!   ([`World::attach`]) when the station enters the region where the
@@ -257,7 +257,7 @@ enum Edge {
 }
 
 /// The attachments and addresses of one radio that serves several cells
-/// (cases A and B of SYSTEMS.md section 4): it is attached to at most one
+/// (cases A and B of docs/MODELS.md section 4): it is attached to at most one
 /// cell at a time.
 ///
 /// - It attaches to a cell when it is free, the cell covers it physically

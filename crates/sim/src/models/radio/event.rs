@@ -1,4 +1,4 @@
-//! Link-layer events (SYSTEMS.md section 3: beacon detected / lost, signal
+//! Link-layer events (docs/MODELS.md section 3: beacon detected / lost, signal
 //! strength samples, link up / going down / down, address obtained / lost).
 
 use msctp_proto::Time;

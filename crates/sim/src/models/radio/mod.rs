@@ -4,7 +4,7 @@
 //! beacon the station's received power is evaluated (from its distance to
 //! the cell with a [`crate::models::radio::propagation::TwoRayGround`] model, or from a
 //! script of powers over time) and a per-cell state machine turns the
-//! powers into the events of SYSTEMS.md section 3 that handover policies
+//! powers into the events of docs/MODELS.md section 3 that handover policies
 //! consume: [`RadioEvent::BeaconDetected`] / [`RadioEvent::BeaconLost`]
 //! (detection threshold), [`RadioEvent::SignalSample`],
 //! [`RadioEvent::LinkUp`] / [`RadioEvent::LinkDown`] (data threshold, with

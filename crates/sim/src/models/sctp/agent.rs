@@ -120,9 +120,9 @@ pub struct SctpAgentConfig {
     pub role: Role,
     /// Parameters of the association.
     pub association: AssociationConfig,
-    /// Split fast retransmit (SYSTEMS.md section 3, CMT).
+    /// Split fast retransmit (docs/MODELS.md section 3, CMT).
     pub split_fast_retransmit: bool,
-    /// Bandwidth-aware start (SYSTEMS.md section 3): the capacity (bit/s)
+    /// Bandwidth-aware start (docs/MODELS.md section 3): the capacity (bit/s)
     /// of the network each prefix of the mobile's addresses belongs to.
     /// When the data moves to such a network the sender sets the path's
     /// window to capacity x smoothed RTT (see
@@ -808,7 +808,7 @@ impl SctpAgent {
 
     /// Sets the window of the path to `remote` from the capacity of the
     /// network that holds the mobile's address `mobile_addr` and the path's
-    /// smoothed RTT (SYSTEMS.md section 3), on the data sender only.
+    /// smoothed RTT (docs/MODELS.md section 3), on the data sender only.
     /// Returns false only when the path has no RTT yet (to be tried again);
     /// true when done or not applicable (feature off, not the sender,
     /// capacity unknown, path gone).

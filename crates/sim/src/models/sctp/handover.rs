@@ -2,7 +2,7 @@
 //! and IP-layer notifications into the [`LinkEvent`]s of
 //! `msctp_proto::policy`, feeds them (and the association's events) to a
 //! [`HandoverPolicy`], and carries the policy's decisions out on the
-//! association (ASCONF Add IP / Set Primary / Delete IP, SYSTEMS.md
+//! association (ASCONF Add IP / Set Primary / Delete IP, docs/MODELS.md
 //! sections 1.4 and 3).
 //!
 //! It runs inside the SCTP agent ([`crate::models::sctp::SctpAgent`]) rather than as

@@ -1,7 +1,7 @@
 //! One TCP connection ([`msctp_tcp::TcpConnection`], RFC 9293 / 5681 /
 //! 6582 / 6298) driven from inside a simulator agent: received packets in,
 //! segments out as real IPv4/IPv6 packets (protocol 6), the connection's
-//! timer, and the flow records of SYSTEMS.md section 5 (data arrivals with
+//! timer, and the flow records of docs/MODELS.md section 5 (data arrivals with
 //! their sequence number and whether they were new, deliveries to the
 //! application, retransmissions, duplicate ACKs sent as reordering
 //! signals).

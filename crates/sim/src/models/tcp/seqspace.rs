@@ -1,7 +1,7 @@
 //! TCP sequence numbers seen from outside the connection: 32-bit values
 //! unwrapped into 64-bit byte offsets from the start of the stream, and the
 //! set of byte ranges a receiver already holds (to tell new data from
-//! duplicates in the flow records of SYSTEMS.md section 5).
+//! duplicates in the flow records of docs/MODELS.md section 5).
 
 /// Unwraps `seq` (32 bits) into the 64-bit offset `seq - base` closest to
 /// `reference` (RFC 9293 section 3.4: sequence numbers are compared modulo

@@ -1,4 +1,4 @@
-//! Mobile IP deployments of a scenario (SYSTEMS.md 2.1, 2.2): the agents
+//! Mobile IP deployments of a scenario (docs/MODELS.md 2.1, 2.2): the agents
 //! of [`crate::models::mip`] and [`crate::models::fmip`] placed on the scenario's routers
 //! and hosts from a flow's `[flows.mip4]`, `[flows.mip6]` and
 //! `[flows.fmip6]` tables (validated identical across flows, so the first

@@ -1,4 +1,4 @@
-//! The run summary of a baseline flow: the measures of SYSTEMS.md section
+//! The run summary of a baseline flow: the measures of docs/MODELS.md section
 //! 5 defined exactly as for mSCTP ([`crate::metrics`] over the flow's
 //! records), and each scheme's own quantities (Mobile IP's T_ad and T_reg
 //! per handover and its tunnelling overhead, FMIPv6's timeline and

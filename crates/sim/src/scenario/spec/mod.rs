@@ -666,7 +666,7 @@ pub struct SctpSpec {
     pub return_to_primary: Option<bool>,
     /// Split fast retransmit (CMT; false).
     pub split_fast_retransmit: Option<bool>,
-    /// Bandwidth-aware start (SYSTEMS.md section 3; false): when the data
+    /// Bandwidth-aware start (docs/MODELS.md section 3; false): when the data
     /// moves to another network (the mobile makes a new address primary,
     /// or the fixed end changes primary on the mobile's request), the
     /// sender sets that path's window to the network's capacity times the

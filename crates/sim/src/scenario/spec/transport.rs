@@ -1,5 +1,5 @@
 //! The transports a flow may use besides mSCTP (the baselines of
-//! SYSTEMS.md section 2), and the per-transport tables of a flow:
+//! docs/MODELS.md section 2), and the per-transport tables of a flow:
 //! `[flows.tcp]`, `[flows.mip4]`, `[flows.mip6]`, `[flows.fmip6]`,
 //! `[flows.handoff]`, `[flows.cmhn]`. `reference-baselines.toml` next to
 //! this file lists every key with its default and meaning
@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 /// The transport of a flow (`transport = "..."`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum TransportSpec {
-    /// SCTP with ADD-IP driven by a handover policy (SYSTEMS.md 1).
+    /// SCTP with ADD-IP driven by a handover policy (docs/MODELS.md 1).
     #[default]
     #[serde(rename = "msctp")]
     Msctp,
@@ -368,7 +368,7 @@ pub struct Mip6Spec {
     pub cn_processing_ms: f64,
 }
 
-/// When the mobile attaches to the new access router (SYSTEMS.md 2.2).
+/// When the mobile attaches to the new access router (docs/MODELS.md 2.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum AttachSpec {
@@ -466,7 +466,7 @@ fn d_update_retry_ms() -> f64 {
 }
 
 /// One network (mobile interface) of the single-connection handoff: the
-/// processing latency into it is the sum of its parts (SYSTEMS.md 2.3:
+/// processing latency into it is the sum of its parts (docs/MODELS.md 2.3:
 /// DHCP ~300 ms, location update ~50 ms, AAA ~350 ms, and on UMTS a PPP
 /// set-up ~600 ms: 700 ms into WLAN, 1300 ms into UMTS).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -516,7 +516,7 @@ impl NetworkSpec {
     }
 }
 
-/// The single-connection handoff (`single-handoff`, SYSTEMS.md 2.3). Each
+/// The single-connection handoff (`single-handoff`, docs/MODELS.md 2.3). Each
 /// interface of the mobile serves one cell (a network); link-layer
 /// decisions (the radio's link up after x, link down after y) drive it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -574,7 +574,7 @@ fn d_max_reorder() -> usize {
     100_000
 }
 
-/// The multi-connection transport (`cmhn`, SYSTEMS.md 2.4): one TCP
+/// The multi-connection transport (`cmhn`, docs/MODELS.md 2.4): one TCP
 /// connection per mobile interface (each interface serves one cell),
 /// driven by link-layer decisions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
