@@ -22,6 +22,16 @@ use crate::config::StackConfig;
 use crate::error::NetError;
 use crate::stack::Stack;
 
+/// Which msctp configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Auth {
+    /// No AUTH (and so no ADD-IP, which requires it).
+    Off,
+    /// AUTH (RFC 4895) on every DATA and SACK chunk: each packet carries
+    /// an HMAC-SHA-256 computed by the sender and checked by the receiver.
+    Data,
+}
+
 /// What to measure.
 #[derive(Debug, Clone)]
 pub struct BenchConfig {
@@ -33,6 +43,15 @@ pub struct BenchConfig {
     pub work_dir: PathBuf,
     /// usrsctp example sources (Debian: /usr/share/doc/libusrsctp-dev/examples).
     pub usrsctp_examples: PathBuf,
+    /// msctp's path MTU (SCTP packet bytes); `None`: the stack's choice
+    /// on loopback, the loopback interface's MTU less IP and UDP headers
+    /// (65 488 bytes), as kernel TCP sizes its segments there.
+    pub path_mtu: Option<usize>,
+    /// UDP GSO / GRO for msctp.
+    pub offload: bool,
+    /// Contenders to run (`msctp`, `msctp-auth`, `msctp-eth`, `usrsctp`,
+    /// `tcp`); empty: all.
+    pub only: Vec<String>,
     /// Run msctp with the path estimators (the default of the stack).
     pub estimators: bool,
 }
@@ -41,11 +60,20 @@ impl Default for BenchConfig {
     fn default() -> Self {
         BenchConfig {
             bytes: 200 << 20,
-            message: 1400,
+            message: 65_536,
             work_dir: std::env::temp_dir().join(format!("msctp-bench-{}", std::process::id())),
             usrsctp_examples: PathBuf::from("/usr/share/doc/libusrsctp-dev/examples"),
+            path_mtu: None,
+            offload: true,
+            only: Vec::new(),
             estimators: true,
         }
+    }
+}
+
+impl BenchConfig {
+    fn runs(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| o == name)
     }
 }
 
@@ -55,8 +83,43 @@ pub struct Measure {
     pub system: String,
     /// Megabytes (10^6 bytes) per second.
     pub mb_per_s: Option<f64>,
+    /// CPU seconds (user + system, both ends together) per 10^9 bytes
+    /// delivered.
+    pub cpu_s_per_gb: Option<f64>,
     /// Why there is no figure.
     pub missing: Option<String>,
+}
+
+impl Measure {
+    fn of(system: &str, r: Result<Sample, String>) -> Self {
+        match r {
+            Ok(x) => Measure {
+                system: system.into(),
+                mb_per_s: Some(x.bytes as f64 / x.secs.max(1e-9) / 1e6),
+                cpu_s_per_gb: x.cpu_s.map(|c| c / (x.bytes as f64 / 1e9)),
+                missing: None,
+            },
+            Err(e) => Measure {
+                system: system.into(),
+                mb_per_s: None,
+                cpu_s_per_gb: None,
+                missing: Some(e),
+            },
+        }
+    }
+}
+
+/// What one transfer measured.
+#[derive(Debug, Clone, Copy)]
+pub struct Sample {
+    /// Bytes delivered.
+    pub bytes: u64,
+    /// First byte to last at the receiver.
+    pub secs: f64,
+    /// CPU time of both ends.
+    pub cpu_s: Option<f64>,
+    /// msctp's path MTU.
+    pub path_mtu: Option<usize>,
 }
 
 /// The run.
@@ -64,27 +127,53 @@ pub struct Measure {
 pub struct BenchReport {
     pub bytes: u64,
     pub message: usize,
+    /// msctp's path MTU (AUTH off and on).
+    pub path_mtu: Option<usize>,
+    /// msctp without AUTH.
     pub msctp: Measure,
+    /// msctp with every DATA and SACK authenticated.
+    pub msctp_auth: Measure,
+    /// msctp (AUTH off) with Ethernet-size packets (path MTU 1452): the
+    /// figure that batching and UDP GSO / GRO make.
+    pub msctp_ethernet: Measure,
     pub usrsctp: Measure,
     pub tcp: Measure,
-    /// msctp / usrsctp and msctp / TCP.
+    /// msctp (AUTH off) / usrsctp and msctp / TCP.
     pub ratio_usrsctp: Option<f64>,
     pub ratio_tcp: Option<f64>,
+    /// The same for msctp with AUTH on DATA.
+    pub ratio_auth_usrsctp: Option<f64>,
+    pub ratio_auth_tcp: Option<f64>,
 }
 
 impl std::fmt::Display for BenchReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "loopback throughput, {} MB in {}-byte messages:",
+            "loopback throughput, {} MB in {}-byte messages (TCP: {}-byte writes){}:",
             self.bytes / 1_000_000,
-            self.message
+            self.message,
+            TCP_WRITE,
+            self.path_mtu
+                .map_or(String::new(), |m| format!(", msctp path MTU {m} bytes"))
         )?;
-        for m in [&self.msctp, &self.usrsctp, &self.tcp] {
+        writeln!(f, "  {:<52} {:>10} {:>12}", "", "MB/s", "CPU s/GB")?;
+        for m in [
+            &self.msctp,
+            &self.msctp_auth,
+            &self.msctp_ethernet,
+            &self.usrsctp,
+            &self.tcp,
+        ] {
             match (m.mb_per_s, &m.missing) {
-                (Some(v), _) => writeln!(f, "  {:<40} {v:8.1} MB/s", m.system)?,
-                (None, Some(w)) => writeln!(f, "  {:<40} not measured: {w}", m.system)?,
-                (None, None) => writeln!(f, "  {:<40} not measured", m.system)?,
+                (Some(v), _) => {
+                    let cpu = m
+                        .cpu_s_per_gb
+                        .map_or("-".to_string(), |c| format!("{c:.2}"));
+                    writeln!(f, "  {:<52} {v:10.1} {cpu:>12}", m.system)?
+                }
+                (None, Some(w)) => writeln!(f, "  {:<52} not measured: {w}", m.system)?,
+                (None, None) => writeln!(f, "  {:<52} not measured", m.system)?,
             }
         }
         if let Some(r) = self.ratio_usrsctp {
@@ -93,47 +182,87 @@ impl std::fmt::Display for BenchReport {
         if let Some(r) = self.ratio_tcp {
             writeln!(f, "  msctp / kernel TCP = {r:.2}")?;
         }
+        if let Some(r) = self.ratio_auth_usrsctp {
+            writeln!(f, "  msctp with AUTH / usrsctp = {r:.2}")?;
+        }
+        if let Some(r) = self.ratio_auth_tcp {
+            writeln!(f, "  msctp with AUTH / kernel TCP = {r:.2}")?;
+        }
         Ok(())
     }
 }
 
-/// Runs the three measurements.
+fn skipped(system: &str) -> Measure {
+    Measure {
+        system: system.into(),
+        mb_per_s: None,
+        cpu_s_per_gb: None,
+        missing: Some("not selected".into()),
+    }
+}
+
+/// CPU time (user + system) of this process, or of its waited-for
+/// children, in seconds.
+fn cpu_time(children: bool) -> Option<f64> {
+    let who = if children {
+        libc::RUSAGE_CHILDREN
+    } else {
+        libc::RUSAGE_SELF
+    };
+    // SAFETY: getrusage fills the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to a rusage.
+    if unsafe { libc::getrusage(who, &mut ru) } != 0 {
+        return None;
+    }
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
+    Some(t(ru.ru_utime) + t(ru.ru_stime))
+}
+
+/// Runs the measurements, one after the other.
 pub fn run(cfg: &BenchConfig) -> Result<BenchReport, NetError> {
-    let msctp = match msctp_throughput(cfg) {
-        Ok(v) => Measure {
-            system: "msctp (SCTP over UDP)".into(),
-            mb_per_s: Some(v),
-            missing: None,
-        },
-        Err(e) => Measure {
-            system: "msctp (SCTP over UDP)".into(),
-            mb_per_s: None,
-            missing: Some(e.to_string()),
-        },
+    const MSCTP: &str = "msctp (SCTP over UDP), AUTH off";
+    const MSCTP_AUTH: &str = "msctp, AUTH on (HMAC-SHA-256 on DATA, SACK)";
+    const MSCTP_ETH: &str = "msctp, AUTH off, 1452-byte packets (GSO/GRO)";
+    const USRSCTP: &str = "usrsctp tsctp (SCTP over UDP, rebuilt)";
+    const TCP: &str = "kernel TCP (64 kB writes)";
+    let mut mtu_seen = None;
+    let msctp = if cfg.runs("msctp") {
+        let r = msctp_throughput(cfg, Auth::Off).map_err(|e| e.to_string());
+        mtu_seen = r.as_ref().ok().and_then(|x| x.path_mtu);
+        Measure::of(MSCTP, r)
+    } else {
+        skipped(MSCTP)
     };
-    let usrsctp = match tsctp_throughput(cfg) {
-        Ok(v) => Measure {
-            system: "usrsctp tsctp (SCTP over UDP, rebuilt)".into(),
-            mb_per_s: Some(v),
-            missing: None,
-        },
-        Err(e) => Measure {
-            system: "usrsctp tsctp (SCTP over UDP, rebuilt)".into(),
-            mb_per_s: None,
-            missing: Some(e),
-        },
+    let msctp_auth = if cfg.runs("msctp-auth") {
+        Measure::of(
+            MSCTP_AUTH,
+            msctp_throughput(cfg, Auth::Data).map_err(|e| e.to_string()),
+        )
+    } else {
+        skipped(MSCTP_AUTH)
     };
-    let tcp = match tcp_throughput(cfg) {
-        Ok(v) => Measure {
-            system: "kernel TCP".into(),
-            mb_per_s: Some(v),
-            missing: None,
-        },
-        Err(e) => Measure {
-            system: "kernel TCP".into(),
-            mb_per_s: None,
-            missing: Some(e.to_string()),
-        },
+    let msctp_ethernet = if cfg.runs("msctp-eth") {
+        let eth = BenchConfig {
+            path_mtu: Some(1452),
+            ..cfg.clone()
+        };
+        Measure::of(
+            MSCTP_ETH,
+            msctp_throughput(&eth, Auth::Off).map_err(|e| e.to_string()),
+        )
+    } else {
+        skipped(MSCTP_ETH)
+    };
+    let usrsctp = if cfg.runs("usrsctp") {
+        Measure::of(USRSCTP, tsctp_throughput(cfg))
+    } else {
+        skipped(USRSCTP)
+    };
+    let tcp = if cfg.runs("tcp") {
+        Measure::of(TCP, tcp_throughput(cfg).map_err(|e| e.to_string()))
+    } else {
+        skipped(TCP)
     };
     let ratio = |a: &Measure, b: &Measure| match (a.mb_per_s, b.mb_per_s) {
         (Some(x), Some(y)) if y > 0.0 => Some(x / y),
@@ -143,36 +272,68 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, NetError> {
     Ok(BenchReport {
         bytes: cfg.bytes,
         message: cfg.message,
+        path_mtu: mtu_seen,
         ratio_usrsctp: ratio(&msctp, &usrsctp),
         ratio_tcp: ratio(&msctp, &tcp),
+        ratio_auth_usrsctp: ratio(&msctp_auth, &usrsctp),
+        ratio_auth_tcp: ratio(&msctp_auth, &tcp),
         msctp,
+        msctp_auth,
+        msctp_ethernet,
         usrsctp,
         tcp,
     })
 }
 
+/// Kernel TCP's write (and read) size.
+const TCP_WRITE: usize = 1 << 16;
+
 const LO: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 
+/// The stack configuration of each msctp end.
+fn msctp_config(cfg: &BenchConfig, port: u16, listen: bool, auth: Auth) -> StackConfig {
+    let mut c = StackConfig::new(port).tuned_for_lan();
+    c.udp_port = 0;
+    c.local_addrs = vec![LO];
+    c.offload = cfg.offload;
+    let a = &mut c.endpoint.association;
+    c.endpoint.listen = listen;
+    a.max_message_size = a.max_message_size.max(cfg.message);
+    a.estimators.enabled = cfg.estimators;
+    if let Some(m) = cfg.path_mtu {
+        a.path_mtu = m;
+        c.loopback_mtu = false;
+    }
+    match auth {
+        Auth::Off => {
+            a.auth = false;
+            a.asconf = false;
+        }
+        Auth::Data => {
+            a.auth = true;
+            a.hmac_algorithms = vec![msctp_proto::auth::HmacAlgorithm::Sha256];
+            a.auth_chunks = vec![
+                msctp_proto::wire::chunk::chunk_type::DATA,
+                msctp_proto::wire::chunk::chunk_type::SACK,
+            ];
+        }
+    }
+    c
+}
+
 /// msctp between two stacks on 127.0.0.1 (ephemeral UDP ports).
-pub fn msctp_throughput(cfg: &BenchConfig) -> Result<f64, NetError> {
+pub fn msctp_throughput(cfg: &BenchConfig, auth: Auth) -> Result<Sample, NetError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    rt.block_on(async {
-        let mk = |port: u16, listen: bool| {
-            let mut c = StackConfig::new(port).tuned_for_lan();
-            c.udp_port = 0;
-            c.local_addrs = vec![LO];
-            c.endpoint.listen = listen;
-            c.endpoint.association.estimators.enabled = cfg.estimators;
-            c.endpoint.association.max_message_size =
-                c.endpoint.association.max_message_size.max(cfg.message);
-            c
-        };
-        let server = Stack::bind(mk(5001, true)).await?;
+    let cpu0 = cpu_time(false);
+    let mut mtu = None;
+    let r = rt.block_on(async {
+        let server = Stack::bind(msctp_config(cfg, 5001, true, auth)).await?;
+        mtu = Some(server.info().path_mtu);
         let sport = server.udp_port();
-        let client = Stack::bind(mk(5002, false)).await?;
+        let client = Stack::bind(msctp_config(cfg, 5002, false, auth)).await?;
         let total = cfg.bytes;
         let rx = tokio::spawn(async move {
             let mut a = server.accept().await?;
@@ -198,18 +359,31 @@ pub fn msctp_throughput(cfg: &BenchConfig) -> Result<f64, NetError> {
         if got != total {
             return Err(NetError::Closed(format!("received {got} of {total} bytes")));
         }
-        Ok(got as f64 / secs.max(1e-9) / 1e6)
+        Ok((got, secs))
+    });
+    drop(rt);
+    let cpu = match (cpu0, cpu_time(false)) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    let (bytes, secs) = r?;
+    Ok(Sample {
+        bytes,
+        secs,
+        cpu_s: cpu,
+        path_mtu: mtu,
     })
 }
 
 /// Kernel TCP on 127.0.0.1.
-pub fn tcp_throughput(cfg: &BenchConfig) -> Result<f64, NetError> {
+pub fn tcp_throughput(cfg: &BenchConfig) -> Result<Sample, NetError> {
+    let cpu0 = cpu_time(false);
     let l = TcpListener::bind((LO, 0))?;
     let addr = l.local_addr()?;
     let total = cfg.bytes;
     let rx = std::thread::spawn(move || -> std::io::Result<(u64, f64)> {
         let (mut s, _) = l.accept()?;
-        let mut buf = vec![0u8; 1 << 16];
+        let mut buf = vec![0u8; TCP_WRITE];
         let mut got = 0u64;
         let mut start = None;
         loop {
@@ -226,7 +400,7 @@ pub fn tcp_throughput(cfg: &BenchConfig) -> Result<f64, NetError> {
         ))
     });
     let mut s = TcpStream::connect(addr)?;
-    let buf = vec![0x42u8; 1 << 16];
+    let buf = vec![0x42u8; TCP_WRITE];
     let mut sent = 0u64;
     while sent < total {
         let n = (total - sent).min(buf.len() as u64) as usize;
@@ -235,7 +409,16 @@ pub fn tcp_throughput(cfg: &BenchConfig) -> Result<f64, NetError> {
     }
     drop(s);
     let (got, secs) = rx.join().map_err(|_| NetError::Stopped)??;
-    Ok(got as f64 / secs.max(1e-9) / 1e6)
+    let cpu = match (cpu0, cpu_time(false)) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    Ok(Sample {
+        bytes: got,
+        secs,
+        cpu_s: cpu,
+        path_mtu: None,
+    })
 }
 
 /// The header tsctp.c includes; Debian ships programs_helper.c but not
@@ -325,8 +508,10 @@ fn which(tool: &str) -> bool {
 
 /// tsctp server and client on 127.0.0.1; the server's report line gives
 /// the throughput.
-pub fn tsctp_throughput(cfg: &BenchConfig) -> Result<f64, String> {
+pub fn tsctp_throughput(cfg: &BenchConfig) -> Result<Sample, String> {
     let prog = build_tsctp(cfg)?;
+    // The compiler was a child too: count only what follows.
+    let cpu0 = cpu_time(true);
     let sport = free_udp_port()?;
     let cport = free_udp_port()?;
     let n = cfg.bytes.div_ceil(cfg.message.max(1) as u64);
@@ -384,6 +569,10 @@ pub fn tsctp_throughput(cfg: &BenchConfig) -> Result<f64, String> {
     let line = rx.recv_timeout(Duration::from_secs(120));
     let _ = server.kill();
     let _ = server.wait();
+    let cpu = match (cpu0, cpu_time(true)) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
     match client {
         Ok(s) if s.success() => {}
         Ok(s) => return Err(format!("tsctp client exited with {s}")),
@@ -392,9 +581,19 @@ pub fn tsctp_throughput(cfg: &BenchConfig) -> Result<f64, String> {
     let line = line.map_err(|_| "tsctp server printed no result".to_string())?;
     // first_length, messages, recv_calls, sum, seconds, B/s, notifications
     let f: Vec<&str> = line.split(", ").collect();
-    let bps: f64 = f
-        .get(5)
-        .and_then(|v| v.trim().parse().ok())
-        .ok_or_else(|| format!("cannot read tsctp's line {line:?}"))?;
-    Ok(bps / 1e6)
+    let num = |i: usize| -> Result<f64, String> {
+        f.get(i)
+            .and_then(|v| v.trim().parse().ok())
+            .ok_or_else(|| format!("cannot read tsctp's line {line:?}"))
+    };
+    let (bytes, secs) = (num(3)?, num(4)?);
+    if bytes <= 0.0 || secs <= 0.0 {
+        return Err(format!("tsctp reported nothing: {line:?}"));
+    }
+    Ok(Sample {
+        bytes: bytes as u64,
+        secs,
+        cpu_s: cpu,
+        path_mtu: None,
+    })
 }

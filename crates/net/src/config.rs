@@ -41,6 +41,12 @@ pub struct StackConfig {
     /// When the policy moves data off a path whose link is down, resend
     /// that path's outstanding data at once (instead of after T3-rtx).
     pub move_data_on_link_down: bool,
+    /// When every local address is a loopback address (the peer is on this
+    /// host), packets are sized to the loopback interface's MTU less the
+    /// IP and UDP headers (at most 65 507 bytes), as the kernel's TCP and
+    /// SCTP size theirs there; `endpoint.association.path_mtu` applies
+    /// otherwise.
+    pub loopback_mtu: bool,
     /// SO_RCVBUF and SO_SNDBUF of each UDP socket, bytes.
     pub socket_buffer: usize,
     /// Largest datagram received (bytes); larger ones are truncated and
@@ -48,6 +54,11 @@ pub struct StackConfig {
     pub max_datagram: usize,
     /// Datagrams read in one go before the driver sends what they caused.
     pub recv_batch: usize,
+    /// Use the kernel's UDP segmentation offload (GSO, `UDP_SEGMENT`) and
+    /// receive coalescing (GRO, `UDP_GRO`) where it has them; without
+    /// them (or with `false`) datagrams are still sent and read many per
+    /// system call (`sendmmsg`, `recvmmsg`).
+    pub offload: bool,
     /// Send requests waiting for room in an association's send buffer.
     pub max_pending_sends: usize,
     /// Bytes of messages an application may hand over ahead of the
@@ -91,15 +102,26 @@ impl StackConfig {
             interfaces: Vec::new(),
             policy: PolicyKind::FailoverOnly,
             move_data_on_link_down: true,
+            loopback_mtu: true,
             socket_buffer: 4 << 20,
             max_datagram: 65_535,
-            recv_batch: 64,
+            recv_batch: 512,
+            offload: true,
             max_pending_sends: 4096,
             send_credit: 256 << 10,
             event_queue: 4096,
             accept_queue: 64,
             connect_timeout: Duration::from_secs(10),
             drain_timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// How the driver opens its UDP sockets.
+    pub fn socket_options(&self) -> crate::encap::SocketOptions {
+        crate::encap::SocketOptions {
+            buffer: self.socket_buffer,
+            max_datagram: self.max_datagram,
+            offload: self.offload,
         }
     }
 

@@ -22,6 +22,17 @@ use crate::error::{NetError, describe_close};
 use crate::mobility::{Handover, Mobility, pair_paths};
 use crate::monitor::{IfaceChange, Interfaces, Subscription};
 use crate::status::{AssocStatus, DriverStats};
+use crate::udp::{self, Datagram, Train};
+
+/// A packet the engine produced, waiting for the next batched send.
+struct Queued {
+    sock: usize,
+    to: SocketAddr,
+    payload: Vec<u8>,
+}
+
+/// Packets taken from the engine before they are sent in one batch.
+const TX_QUEUE: usize = 1024;
 
 /// What the application sees besides messages.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +54,8 @@ pub(crate) struct SendShared {
     /// Credit (bytes) the semaphore was created with.
     pub limit: usize,
     pub error: std::sync::Mutex<Option<String>>,
+    /// `error` holds something (read without the lock on every send).
+    pub failed: std::sync::atomic::AtomicBool,
 }
 
 impl SendShared {
@@ -51,6 +64,8 @@ impl SendShared {
             && g.is_none()
         {
             *g = Some(e.to_string());
+            self.failed
+                .store(true, std::sync::atomic::Ordering::Release);
         }
     }
 }
@@ -147,7 +162,11 @@ impl PendingSend {
     /// and answer.
     fn done(self, shared: &SendShared, r: Result<(), NetError>) {
         shared.credit.add_permits(self.credit as usize);
-        match self.reply {
+        Self::answer(self.reply, shared, r);
+    }
+
+    fn answer(reply: Option<Reply<()>>, shared: &SendShared, r: Result<(), NetError>) {
+        match reply {
             Some(reply) => {
                 let _ = reply.send(r);
             }
@@ -197,16 +216,32 @@ pub(crate) struct Driver {
     accept_waiters: VecDeque<Reply<AssocParts>>,
     ifaces: Interfaces,
     monitor: Option<Subscription>,
-    buf: Vec<u8>,
+    /// Datagrams read in one batch, before the engine takes them.
+    rx: Vec<Datagram>,
+    /// Packets from the engine waiting for one batched send.
+    txq: Vec<Queued>,
     timer: Pin<Box<Sleep>>,
     stats: DriverStats,
+    unreported: Unreported,
 }
 
-/// Counts handovers and tells the application about each.
-fn report_handovers(stats: &mut DriverStats, events: &mpsc::Sender<NetEvent>, hs: Vec<Handover>) {
-    for h in hs {
+/// Handovers decided but not yet reported: each is told to the
+/// application once the driver has sent the first packet after it (its
+/// `sent_ns`), at the end of the same pass.
+type Unreported = Vec<(mpsc::Sender<NetEvent>, Handover)>;
+
+/// Counts handovers and keeps them for the report after the next send.
+fn report_handovers(
+    stats: &mut DriverStats,
+    out: &mut Unreported,
+    events: &mpsc::Sender<NetEvent>,
+    link_event_ns: Option<u64>,
+    hs: Vec<Handover>,
+) {
+    for mut h in hs {
         stats.handovers += 1;
-        let _ = events.try_send(NetEvent::Handover(h));
+        h.link_event_ns = link_event_ns;
+        out.push((events.clone(), h));
     }
 }
 
@@ -222,11 +257,13 @@ impl Driver {
         cmds: mpsc::Receiver<Command>,
         ifaces: Interfaces,
         monitor: Option<Subscription>,
+        start: std::time::Instant,
     ) -> Self {
-        let start = Instant::now();
+        let start = Instant::from_std(start);
         Driver {
             ports: RemotePorts::new(4096),
-            buf: vec![0u8; cfg.max_datagram.max(1500)],
+            rx: Vec::new(),
+            txq: Vec::new(),
             cfg,
             ep,
             socks,
@@ -239,6 +276,7 @@ impl Driver {
             monitor,
             timer: Box::pin(tokio::time::sleep_until(start + Duration::from_secs(3600))),
             stats: DriverStats::default(),
+            unreported: Vec::new(),
         }
     }
 
@@ -273,7 +311,6 @@ impl Driver {
             let Driver {
                 cmds,
                 socks,
-                buf,
                 timer,
                 monitor,
                 ..
@@ -286,7 +323,7 @@ impl Driver {
             };
             enum Input {
                 Cmd(Option<Command>),
-                Dgram(usize, io::Result<(usize, SocketAddr)>),
+                Dgram(usize),
                 Timer,
                 Iface(io::Result<Vec<IfaceChange>>),
             }
@@ -298,10 +335,12 @@ impl Driver {
             };
             let input = tokio::select! {
                 biased;
-                r = std::future::poll_fn(|cx| socks.poll_recv(cx, buf)) => Input::Dgram(r.0, r.1),
+                // Interface changes first: a link that went down must not
+                // wait behind a busy transfer's datagrams and sends.
+                m = wait => Input::Iface(m),
+                i = std::future::poll_fn(|cx| socks.poll_readable(cx)) => Input::Dgram(i),
                 c = cmds.recv(), if draining.is_none() => Input::Cmd(c),
                 _ = timer.as_mut(), if deadline.is_some() => Input::Timer,
-                m = wait => Input::Iface(m),
                 _ = drain_tick => Input::Timer,
             };
             match input {
@@ -327,10 +366,7 @@ impl Driver {
                         }
                     }
                 }
-                Input::Dgram(i, r) => {
-                    self.datagram(i, r);
-                    self.drain_sockets();
-                }
+                Input::Dgram(i) => self.drain_sockets(i),
                 Input::Timer => {}
                 Input::Iface(Ok(changes)) => self.iface_changes(&changes),
                 Input::Iface(Err(e)) => {
@@ -354,63 +390,191 @@ impl Driver {
         self.flush().await;
     }
 
-    fn datagram(&mut self, i: usize, r: io::Result<(usize, SocketAddr)>) {
-        match r {
-            Ok((n, from)) => {
-                self.stats.datagrams_received += 1;
-                let Some(local) = self.socks.socks.get(i).map(|s| s.addr) else {
-                    return;
-                };
-                self.ports.learn(from.ip(), from.port());
-                let data = Bytes::copy_from_slice(&self.buf[..n]);
-                let now = self.now();
-                self.ep.handle_datagram(now, from.ip(), local, data);
+    /// Reads what is queued on the sockets (batches of `recvmmsg`, the
+    /// socket that woke the driver first), up to `recv_batch` datagrams,
+    /// and hands every datagram to the engine.
+    fn drain_sockets(&mut self, first: usize) {
+        let mut budget = self.cfg.recv_batch.max(1);
+        let n = self.socks.socks.len();
+        let mut idle = vec![false; n];
+        let mut k = 0;
+        while budget > 0 && idle.iter().any(|d| !d) {
+            let i = (first + k) % n.max(1);
+            k += 1;
+            if n == 0 || idle[i] {
+                continue;
             }
+            let got = self.read_socket(i);
+            match got {
+                Some(c) if c > 0 => budget = budget.saturating_sub(c),
+                _ => idle[i] = true,
+            }
+            let now = self.now();
+            let local = self.socks.socks[i].addr;
+            for d in self.rx.drain(..) {
+                self.stats.datagrams_received += 1;
+                self.ports.learn(d.from.ip(), d.from.port());
+                self.ep.handle_datagram(now, d.from.ip(), local, d.data);
+            }
+        }
+    }
+
+    /// One `recvmmsg` on socket `i` into `self.rx`: how many datagrams,
+    /// `None` when nothing was queued.
+    fn read_socket(&mut self, i: usize) -> Option<usize> {
+        use std::os::fd::AsRawFd;
+        let s = &mut self.socks.socks[i];
+        let fd = s.sock.as_raw_fd();
+        let before = self.rx.len();
+        let (sock, batch, rx) = (&s.sock, &mut s.batch, &mut self.rx);
+        match sock.try_io(tokio::io::Interest::READABLE, || batch.recv(fd, rx)) {
+            Ok(_) => {
+                self.stats.recv_batches += 1;
+                Some(self.rx.len() - before)
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => None,
             Err(e) => {
                 // ICMP errors reported on the socket (port unreachable,
                 // ...): the engine's timers handle the loss.
                 self.stats.recv_errors += 1;
                 tracing::debug!("receive error: {e}");
+                Some(0)
             }
         }
     }
 
-    /// Reads what else is queued on the sockets, up to `recv_batch`.
-    fn drain_sockets(&mut self) {
-        let mut budget = self.cfg.recv_batch;
-        loop {
-            let mut any = false;
-            for i in 0..self.socks.socks.len() {
-                if budget == 0 {
-                    return;
-                }
-                let r = self.socks.socks[i].sock.try_recv_from(&mut self.buf);
-                match r {
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                    r => {
-                        any = true;
-                        budget -= 1;
-                        self.datagram(i, r);
-                    }
-                }
-            }
-            if !any {
-                return;
-            }
-        }
-    }
-
-    /// Sends everything the engine has to send.
+    /// Sends everything the engine has to send, in batches.
     async fn flush(&mut self) {
         loop {
             let now = self.now();
-            let Some(t) = self.ep.poll_transmit(now) else {
+            while self.txq.len() < TX_QUEUE {
+                let Some(t) = self.ep.poll_transmit(now) else {
+                    break;
+                };
+                self.queue_transmit(t);
+            }
+            if self.txq.is_empty() {
                 break;
-            };
-            self.transmit(t).await;
+            }
+            self.send_queued().await;
+        }
+        for (tx, h) in self.unreported.drain(..) {
+            let _ = tx.try_send(NetEvent::Handover(h));
         }
         // Transmitting may have produced events (e.g. a closed association).
         self.service();
+    }
+
+    fn queue_transmit(&mut self, t: Transmit) {
+        let port = self.udp_port_for(t.destination);
+        let Some(sock) = self.socks.index_for(t.source, t.destination) else {
+            self.stats.no_socket += 1;
+            return;
+        };
+        self.txq.push(Queued {
+            sock,
+            to: SocketAddr::new(t.destination, port),
+            payload: t.payload,
+        });
+    }
+
+    /// Sends the queued packets: consecutive packets of one socket to
+    /// one destination and of one size (the last may be shorter) form a
+    /// GSO train; trains go `SEND_BATCH` per `sendmmsg`.
+    async fn send_queued(&mut self) {
+        use std::os::fd::AsRawFd;
+        let mut done = 0;
+        while done < self.txq.len() {
+            let sock = self.txq[done].sock;
+            let s = &self.socks.socks[sock];
+            let gso = s.batch.gso;
+            // The run of packets from this socket.
+            let run_end = self.txq[done..]
+                .iter()
+                .position(|q| q.sock != sock)
+                .map_or(self.txq.len(), |p| done + p);
+            let segs: Vec<&[u8]> = self.txq[done..run_end]
+                .iter()
+                .map(|q| &q.payload[..])
+                .collect();
+            // Trains: (start, end) in segs.
+            let mut bounds: Vec<(usize, usize)> = Vec::new();
+            let mut a = 0;
+            while a < segs.len() && bounds.len() < udp::SEND_BATCH {
+                let mut b = a + 1;
+                if gso {
+                    let size = segs[a].len();
+                    let mut bytes = size;
+                    while b < segs.len()
+                        && b - a < udp::MAX_SEGMENTS
+                        && self.txq[done + b].to == self.txq[done + a].to
+                        && segs[b].len() <= size
+                        && bytes + segs[b].len() <= udp::MAX_GSO_BYTES
+                    {
+                        bytes += segs[b].len();
+                        b += 1;
+                        if segs[b - 1].len() < size {
+                            break;
+                        }
+                    }
+                }
+                bounds.push((a, b));
+                a = b;
+            }
+            let trains: Vec<Train> = bounds
+                .iter()
+                .map(|&(a, b)| Train {
+                    to: self.txq[done + a].to,
+                    segments: &segs[a..b],
+                })
+                .collect();
+            let fd = s.sock.as_raw_fd();
+            let r = s
+                .sock
+                .try_io(tokio::io::Interest::WRITABLE, || s.batch.send(fd, &trains));
+            match r {
+                Ok(k) => {
+                    if !self.unreported.is_empty() {
+                        let now = now_of(self.start).as_nanos();
+                        for (_, h) in self.unreported.iter_mut() {
+                            h.sent_ns.get_or_insert(now);
+                        }
+                    }
+                    let k = k.max(1).min(bounds.len());
+                    let sent = bounds[k - 1].1;
+                    self.stats.datagrams_sent += sent as u64;
+                    self.stats.send_batches += 1;
+                    self.stats.gso_trains +=
+                        bounds[..k].iter().filter(|(a, b)| b - a > 1).count() as u64;
+                    done += sent;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    drop(trains);
+                    if self.socks.socks[sock].sock.writable().await.is_err() {
+                        self.stats.send_errors += 1;
+                        done = run_end;
+                    }
+                }
+                Err(e) if gso && bounds[0].1 - bounds[0].0 > 1 && udp::is_gso_refusal(&e) => {
+                    // The kernel or device cannot segment: one datagram
+                    // per message from now on.
+                    tracing::debug!("UDP GSO refused ({e}); sending without it");
+                    drop(trains);
+                    self.socks.socks[sock].batch.gso = false;
+                    self.stats.gso_fallbacks += 1;
+                }
+                Err(e) => {
+                    // Unreachable network, address gone, ...: the first
+                    // train is lost (the engine's timers deal with it);
+                    // the rest go on.
+                    let lost = bounds[0].1;
+                    self.stats.send_errors += lost as u64;
+                    tracing::debug!("send to {} failed: {e}", trains[0].to);
+                    done += lost;
+                }
+            }
+        }
+        self.txq.clear();
     }
 
     fn udp_port_for(&self, dest: IpAddr) -> u16 {
@@ -430,36 +594,6 @@ impl Driver {
         self.cfg.remote_udp_port
     }
 
-    async fn transmit(&mut self, t: Transmit) {
-        let port = self.udp_port_for(t.destination);
-        let Some(s) = self.socks.for_source(t.source, t.destination) else {
-            self.stats.no_socket += 1;
-            return;
-        };
-        let to = SocketAddr::new(t.destination, port);
-        loop {
-            match s.sock.try_send_to(&t.payload, to) {
-                Ok(_) => {
-                    self.stats.datagrams_sent += 1;
-                    return;
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if s.sock.writable().await.is_err() {
-                        self.stats.send_errors += 1;
-                        return;
-                    }
-                }
-                Err(e) => {
-                    // Unreachable network, address gone, ...: the packet
-                    // is lost; the engine's timers deal with it.
-                    self.stats.send_errors += 1;
-                    tracing::debug!("send to {to} failed: {e}");
-                    return;
-                }
-            }
-        }
-    }
-
     fn new_assoc(&mut self, id: AssocId, udp_port: u16, peer_port: u16) -> &mut Assoc {
         let (tx, rx) = mpsc::channel(self.cfg.event_queue.max(1));
         let limit = self
@@ -470,6 +604,7 @@ impl Driver {
             credit: tokio::sync::Semaphore::new(limit),
             limit,
             error: std::sync::Mutex::new(None),
+            failed: std::sync::atomic::AtomicBool::new(false),
         });
         self.assocs.entry(id).or_insert(Assoc {
             shared,
@@ -680,7 +815,7 @@ impl Driver {
     }
 
     fn bind_socket(&mut self, addr: IpAddr) -> Result<(), NetError> {
-        let s = encap::bind(addr, self.cfg.udp_port, self.cfg.socket_buffer)?;
+        let s = encap::bind(addr, self.cfg.udp_port, self.cfg.socket_options())?;
         self.socks.socks.push(s);
         Ok(())
     }
@@ -768,7 +903,13 @@ impl Driver {
                 continue;
             }
             let hs = m.on_link_events(now, &usable, x, &self.ifaces);
-            report_handovers(&mut self.stats, &a.events, hs);
+            report_handovers(
+                &mut self.stats,
+                &mut self.unreported,
+                &a.events,
+                Some(now.as_nanos()),
+                hs,
+            );
         }
         for ev in &usable {
             if let LinkEvent::AddressLost { addr, .. } = ev {
@@ -816,22 +957,38 @@ impl Driver {
         // A move held until a returning link's path answers (mobility).
         if let (Some(m), Some(x)) = (a.mobility.as_mut(), self.ep.association_mut(id)) {
             let hs = m.poll(now, x, &self.ifaces);
-            report_handovers(&mut self.stats, &a.events, hs);
+            report_handovers(&mut self.stats, &mut self.unreported, &a.events, None, hs);
         }
         let x = self.ep.association_mut(id);
         // Sends waiting for room.
         match x {
             Some(x) if a.closed.is_none() => {
+                // Credit given back once for the whole pass.
+                let mut credit = 0usize;
                 while let Some(p) = a.sends.front() {
+                    if x.state() == msctp_proto::association::State::Established
+                        && x.send_capacity() >= p.data.len()
+                    {
+                        // Room: the message moves into the engine.
+                        let Some(p) = a.sends.pop_front() else { break };
+                        credit += p.credit as usize;
+                        let r = x.send(p.stream, p.ppid, p.data, p.unordered);
+                        PendingSend::answer(p.reply, &a.shared, r.map_err(NetError::from));
+                        continue;
+                    }
                     match x.send(p.stream, p.ppid, p.data.clone(), p.unordered) {
                         Err(SendError::BufferFull) => break,
                         Err(SendError::NotConnected) if !x.state().is_established() => break,
                         r => {
                             if let Some(p) = a.sends.pop_front() {
-                                p.done(&a.shared, r.map_err(NetError::from));
+                                credit += p.credit as usize;
+                                PendingSend::answer(p.reply, &a.shared, r.map_err(NetError::from));
                             }
                         }
                     }
+                }
+                if credit > 0 {
+                    a.shared.credit.add_permits(credit);
                 }
                 if a.shutdown_wanted && !a.shutdown_started && a.sends.is_empty() {
                     a.shutdown_started = true;
@@ -1010,7 +1167,7 @@ impl Driver {
         if let Some(a) = self.assocs.get_mut(&id) {
             if let (Some(m), Some(x)) = (a.mobility.as_mut(), self.ep.association_mut(id)) {
                 let hs = m.on_event(now, &ev, x, &self.ifaces);
-                report_handovers(&mut self.stats, &a.events, hs);
+                report_handovers(&mut self.stats, &mut self.unreported, &a.events, None, hs);
             }
             if !matches!(ev, Event::Readable | Event::Writable)
                 && a.events.try_send(NetEvent::Assoc(ev)).is_err()

@@ -9,21 +9,35 @@ use std::net::{IpAddr, SocketAddr};
 use std::task::{Context, Poll};
 
 use socket2::{Domain, Protocol, Socket, Type};
-use tokio::io::ReadBuf;
 use tokio::net::UdpSocket;
 
 use crate::error::NetError;
+use crate::udp::Batcher;
 
-/// A UDP socket bound to one local address.
+/// A UDP socket bound to one local address, with its batching state
+/// (offloads the kernel granted, reused receive slots).
 #[derive(Debug)]
 pub struct LocalSocket {
     pub addr: IpAddr,
     pub sock: UdpSocket,
+    pub batch: Batcher,
+}
+
+/// How a socket is opened.
+#[derive(Debug, Clone, Copy)]
+pub struct SocketOptions {
+    /// SO_RCVBUF and SO_SNDBUF, bytes.
+    pub buffer: usize,
+    /// Largest datagram read.
+    pub max_datagram: usize,
+    /// Ask for UDP GSO and GRO.
+    pub offload: bool,
 }
 
 /// Opens a UDP socket on `addr`:`port` (non-blocking, IPv6-only for IPv6
 /// addresses so that the IPv4 socket of the same port can coexist).
-pub fn bind(addr: IpAddr, port: u16, buffer: usize) -> Result<LocalSocket, NetError> {
+pub fn bind(addr: IpAddr, port: u16, opts: SocketOptions) -> Result<LocalSocket, NetError> {
+    let buffer = opts.buffer;
     let fail = |source: io::Error| match source.kind() {
         io::ErrorKind::AddrInUse => NetError::PortInUse { addr, port },
         io::ErrorKind::AddrNotAvailable => NetError::AddressNotLocal { addr },
@@ -43,9 +57,13 @@ pub fn bind(addr: IpAddr, port: u16, buffer: usize) -> Result<LocalSocket, NetEr
     let _ = s.set_send_buffer_size(buffer);
     s.set_nonblocking(true).map_err(fail)?;
     s.bind(&SocketAddr::new(addr, port).into()).map_err(fail)?;
+    let batch = {
+        use std::os::fd::AsRawFd;
+        Batcher::new(s.as_raw_fd(), opts.max_datagram, opts.offload)
+    };
     let std_sock: std::net::UdpSocket = s.into();
     let sock = UdpSocket::from_std(std_sock).map_err(fail)?;
-    Ok(LocalSocket { addr, sock })
+    Ok(LocalSocket { addr, sock, batch })
 }
 
 /// The sockets of a stack.
@@ -67,31 +85,27 @@ impl SocketSet {
         self.socks.retain(|s| s.addr != addr);
     }
 
-    /// The socket to send from: the one bound to `source`, else the first
-    /// of the destination's family.
-    pub fn for_source(&self, source: Option<IpAddr>, dest: IpAddr) -> Option<&LocalSocket> {
-        source
-            .and_then(|a| self.socks.iter().find(|s| s.addr == a))
-            .or_else(|| {
-                self.socks
-                    .iter()
-                    .find(|s| s.addr.is_ipv4() == dest.is_ipv4())
-            })
-    }
-
-    /// Polls every socket for a datagram: `(socket index, length, source)`.
-    pub fn poll_recv(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<(usize, io::Result<(usize, SocketAddr)>)> {
+    /// Polls every socket for readability: the index of one that has
+    /// datagrams queued (or an error to read).
+    pub fn poll_readable(&self, cx: &mut Context<'_>) -> Poll<usize> {
         for (i, s) in self.socks.iter().enumerate() {
-            let mut rb = ReadBuf::new(buf);
-            if let Poll::Ready(r) = s.sock.poll_recv_from(cx, &mut rb) {
-                return Poll::Ready((i, r.map(|from| (rb.filled().len(), from))));
+            if s.sock.poll_recv_ready(cx).is_ready() {
+                return Poll::Ready(i);
             }
         }
         Poll::Pending
+    }
+
+    /// Index of the socket to send from: the one bound to `source`, else
+    /// the first of the destination's family.
+    pub fn index_for(&self, source: Option<IpAddr>, dest: IpAddr) -> Option<usize> {
+        source
+            .and_then(|a| self.socks.iter().position(|s| s.addr == a))
+            .or_else(|| {
+                self.socks
+                    .iter()
+                    .position(|s| s.addr.is_ipv4() == dest.is_ipv4())
+            })
     }
 }
 
@@ -147,14 +161,19 @@ mod tests {
     #[tokio::test]
     async fn bind_reports_port_in_use_and_foreign_addresses() {
         let lo: IpAddr = "127.0.0.1".parse().unwrap();
-        let a = bind(lo, 0, 1 << 16).unwrap();
+        let o = SocketOptions {
+            buffer: 1 << 16,
+            max_datagram: 65_535,
+            offload: true,
+        };
+        let a = bind(lo, 0, o).unwrap();
         let port = a.sock.local_addr().unwrap().port();
-        match bind(lo, port, 1 << 16) {
+        match bind(lo, port, o) {
             Err(NetError::PortInUse { port: p, .. }) => assert_eq!(p, port),
             other => panic!("expected PortInUse, got {other:?}"),
         }
         // 192.0.2.1 (TEST-NET-1) is never a local address.
-        match bind("192.0.2.1".parse().unwrap(), 0, 1 << 16) {
+        match bind("192.0.2.1".parse().unwrap(), 0, o) {
             Err(NetError::AddressNotLocal { .. }) => {}
             other => panic!("expected AddressNotLocal, got {other:?}"),
         }

@@ -11,6 +11,8 @@
 //! - [`transfer`] (files with a SHA-256 check), [`perf`] (throughput,
 //!   paths, handovers) and [`bench`] (loopback throughput against usrsctp
 //!   and kernel TCP): the tools behind `msctp send / recv / listen / perf`.
+//! - [`udp`]: batched datagram I/O (`recvmmsg` / `sendmmsg`, UDP GSO and
+//!   GRO with fallback) under the driver.
 
 pub mod bench;
 pub mod blocking;
@@ -24,6 +26,7 @@ pub mod perf;
 pub mod stack;
 pub mod status;
 pub mod transfer;
+pub mod udp;
 
 pub use config::{PolicyKind, SCTP_UDP_PORT, StackConfig};
 pub use driver::NetEvent;

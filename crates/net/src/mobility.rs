@@ -33,6 +33,12 @@ pub struct Handover {
     pub link_down: bool,
     /// DATA chunks resent at once from the old path (outstanding there).
     pub retransmitted: usize,
+    /// When the driver read the interface change that caused it (driver
+    /// time, ns), for a handover decided on a link event.
+    pub link_event_ns: Option<u64>,
+    /// When the first packet after the decision was handed to the kernel
+    /// (driver time, ns).
+    pub sent_ns: Option<u64>,
 }
 
 /// The policy of one association and its bookkeeping.
@@ -308,6 +314,8 @@ impl Mobility {
                         to_peer: Some(to_peer),
                         link_down: false,
                         retransmitted: 0,
+                        link_event_ns: None,
+                        sent_ns: None,
                     });
                     continue;
                 }
@@ -340,6 +348,8 @@ impl Mobility {
                 to_peer: assoc.data_destination(),
                 link_down,
                 retransmitted,
+                link_event_ns: None,
+                sent_ns: None,
             });
         }
         out

@@ -36,6 +36,11 @@ pub struct StackInfo {
     pub udp_port: u16,
     pub local_addrs: Vec<IpAddr>,
     pub connect_timeout: std::time::Duration,
+    /// The path MTU of its associations (SCTP packet bytes).
+    pub path_mtu: usize,
+    /// The origin of the driver's clock: its times (`Handover::at_ns`,
+    /// ...) are nanoseconds since this instant.
+    pub started: std::time::Instant,
     /// Interfaces to follow that do not exist yet (with the monitor).
     pub missing_interfaces: Vec<String>,
 }
@@ -100,7 +105,7 @@ impl Stack {
             if !socks.contains(a) {
                 socks
                     .socks
-                    .push(encap::bind(a, cfg.udp_port, cfg.socket_buffer)?);
+                    .push(encap::bind(a, cfg.udp_port, cfg.socket_options())?);
             }
         }
         // Port 0 asks the kernel; every socket then uses the first one's.
@@ -112,21 +117,37 @@ impl Stack {
             let addrs = socks.addrs();
             socks.socks.truncate(1);
             for a in addrs.into_iter().skip(1) {
-                socks.socks.push(encap::bind(a, port, cfg.socket_buffer)?);
+                socks
+                    .socks
+                    .push(encap::bind(a, port, cfg.socket_options())?);
+            }
+        }
+        if cfg.loopback_mtu
+            && cfg.local_addrs.iter().all(|a| a.is_loopback())
+            && let Some(first) = socks.socks.first()
+        {
+            use std::os::fd::AsRawFd;
+            if let Some(mtu) = crate::udp::loopback_mtu(first.sock.as_raw_fd()) {
+                // IPv6 and UDP headers (the larger IP header of the two).
+                let m = mtu.saturating_sub(48).clamp(508, 65_507);
+                cfg.endpoint.association.path_mtu = m;
             }
         }
         let seed: [u8; 32] = rand::random();
         let mut ep = Endpoint::new(cfg.endpoint.clone(), seed)?;
         ep.set_local_addresses(&socks.addrs());
+        let started = std::time::Instant::now();
         let info = Arc::new(StackInfo {
             port: cfg.endpoint.port,
             udp_port: cfg.udp_port,
             local_addrs: socks.addrs(),
             connect_timeout: cfg.connect_timeout,
+            path_mtu: cfg.endpoint.association.path_mtu,
+            started,
             missing_interfaces,
         });
         let (tx, rx) = mpsc::channel(1024);
-        let driver = Driver::new(cfg, ep, socks, rx, ifaces, monitor_sub);
+        let driver = Driver::new(cfg, ep, socks, rx, ifaces, monitor_sub, started);
         tokio::spawn(driver.run());
         Ok(Stack { tx, info })
     }
@@ -249,6 +270,9 @@ async fn send_msg(
 }
 
 fn earlier_error(shared: &SendShared) -> Result<(), NetError> {
+    if !shared.failed.load(std::sync::atomic::Ordering::Acquire) {
+        return Ok(());
+    }
     match shared.error.lock().ok().and_then(|g| g.clone()) {
         Some(e) => Err(NetError::SendFailed(e)),
         None => Ok(()),

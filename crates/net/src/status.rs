@@ -67,6 +67,14 @@ impl AssocStatus {
 pub struct DriverStats {
     pub datagrams_received: u64,
     pub datagrams_sent: u64,
+    /// `recvmmsg` calls that returned datagrams.
+    pub recv_batches: u64,
+    /// `sendmmsg` calls.
+    pub send_batches: u64,
+    /// GSO messages of more than one datagram.
+    pub gso_trains: u64,
+    /// Sockets that fell back from GSO after the kernel refused it.
+    pub gso_fallbacks: u64,
     /// Sends that failed (network unreachable, address gone, ...).
     pub send_errors: u64,
     pub recv_errors: u64,

@@ -168,6 +168,9 @@ pub struct ReceiveReport {
     pub longest_gap_end_s: f64,
     /// Gaps of at least the threshold: (end in s, length in ms).
     pub gaps: Vec<(f64, f64)>,
+    /// When the first data was delivered (the origin of the gaps' ends).
+    #[serde(skip)]
+    pub first_delivery: Option<Instant>,
 }
 
 /// Receives one file from `assoc` into `dst` (until the sender shuts the
@@ -234,6 +237,7 @@ pub async fn receive_file<W: AsyncWrite + Unpin>(
             .iter()
             .map(|(e, g)| (*e, g.as_secs_f64() * 1e3))
             .collect(),
+        first_delivery: gaps.first,
     })
 }
 

@@ -209,6 +209,14 @@ fn usrsctp_client_sends_to_msctp_with_asconf() {
             .unwrap();
         rt.block_on(async {
             let mut c = StackConfig::new(5001).tuned_for_lan();
+            // Ethernet-size packets, as between two hosts (on loopback the
+            // stack would use 64 kB ones), and no UDP GSO: a capture on the
+            // sending host sees a GSO train as one datagram of several SCTP
+            // packets (as it sees TCP segmentation offload), which the
+            // dissector cannot split; without it, each packet is checked
+            // as the wire carries it.
+            c.loopback_mtu = false;
+            c.offload = false;
             c.udp_port = MSCTP_UDP;
             c.remote_udp_port = USRSCTP_UDP;
             c.local_addrs = vec![ip("127.0.0.1")];
@@ -312,6 +320,14 @@ fn msctp_client_sends_to_usrsctp_with_asconf() {
             .unwrap();
         rt.block_on(async move {
             let mut c = StackConfig::new(5002).tuned_for_lan();
+            // Ethernet-size packets, as between two hosts (on loopback the
+            // stack would use 64 kB ones), and no UDP GSO: a capture on the
+            // sending host sees a GSO train as one datagram of several SCTP
+            // packets (as it sees TCP segmentation offload), which the
+            // dissector cannot split; without it, each packet is checked
+            // as the wire carries it.
+            c.loopback_mtu = false;
+            c.offload = false;
             c.udp_port = MSCTP_UDP;
             c.remote_udp_port = USRSCTP_UDP;
             c.local_addrs = vec![ip("127.0.0.1")];

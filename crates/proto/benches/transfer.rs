@@ -9,8 +9,7 @@ mod common;
 
 use std::time::Duration;
 
-use bytes::Bytes;
-use common::{Link, Net, ip};
+use common::{Link, Net, bulk_transfer, ip};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use msctp_proto::{AssociationConfig, EndpointConfig, EstimatorConfig};
 
@@ -44,27 +43,7 @@ fn transfer(auth_data: bool, estimators: bool) {
     );
     n.record = false;
     let (a, b) = n.connect(Duration::from_secs(1));
-    let payload = Bytes::from(vec![0x5au8; MSG]);
-    let (mut sent, mut got) = (0usize, 0usize);
-    let end = n.now + Duration::from_secs(600);
-    n.run_with(end, &mut |n| {
-        if got == TOTAL {
-            return;
-        }
-        let x = n.a.association_mut(a).unwrap();
-        while sent < TOTAL && x.send_capacity() >= MSG {
-            x.send(0, 0, payload.clone(), false).unwrap();
-            sent += MSG;
-        }
-        let y = n.b.association_mut(b).unwrap();
-        while let Some(m) = y.recv() {
-            got += m.data.len();
-        }
-        if got == TOTAL {
-            // Stop the run: no more timers once both sides are gone.
-            n.a.association_mut(a).unwrap().abort(None);
-        }
-    });
+    let got = bulk_transfer(&mut n, a, b, TOTAL, MSG);
     assert_eq!(got, TOTAL);
 }
 

@@ -77,6 +77,16 @@ pub struct AssociationConfig {
     /// failover (RFC 9260 section 8.2 leaves the choice to the
     /// implementation).
     pub return_to_primary: bool,
+    /// A fast retransmission goes to the active destination with the
+    /// shortest smoothed round trip (the one it was lost on included)
+    /// instead of always the data path: behind a full queue on the data
+    /// path (a retransmission waits for everything queued there) an idle
+    /// second path delivers it a queue's length sooner, which is what the
+    /// receiver's in-order delivery waits for. RFC 9260 section 6.4 asks
+    /// the same for retransmissions after a timeout; Iyengar et al.
+    /// (retransmission policies for CMT) measured the benefit for fast
+    /// retransmissions.
+    pub fast_retransmit_on_fastest: bool,
     /// Path estimators: packet-pair capacity and Westwood+ available
     /// bandwidth (docs/MODELS.md section 3).
     pub estimators: EstimatorConfig,
@@ -197,6 +207,7 @@ impl Default for AssociationConfig {
             adaptation_indication: None,
             confirm_asconf_source: true,
             return_to_primary: true,
+            fast_retransmit_on_fastest: false,
             estimators: EstimatorConfig::default(),
             limits: Limits::default(),
         }

@@ -102,6 +102,9 @@ impl Association {
             Ok(p) => p,
             Err(_) => return Flow::Stop,
         };
+        if self.state != State::Closed {
+            self.stats.unexpected_inits += 1;
+        }
         let announced = announced_addresses(src, &peer.addresses);
         let own_random = self
             .local_auth

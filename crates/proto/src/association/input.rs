@@ -82,7 +82,23 @@ impl Association {
         if index.malformed() {
             self.stats.malformed_chunks += 1;
         }
-        let chunks = index.chunks();
+        self.handle_chunks(now, src, dst, packet, vtag, index.chunks(), cookie, in_use);
+    }
+
+    /// [`handle_packet`](Self::handle_packet) once the chunk headers are
+    /// known.
+    #[allow(clippy::too_many_arguments)]
+    fn handle_chunks(
+        &mut self,
+        now: Time,
+        src: IpAddr,
+        dst: IpAddr,
+        packet: &Bytes,
+        vtag: u32,
+        chunks: &[IndexedChunk],
+        cookie: Option<&CookieState>,
+        in_use: &dyn Fn(IpAddr) -> bool,
+    ) {
         let Some(&IndexedChunk {
             chunk_type: first,
             flags: first_flags,
@@ -94,7 +110,7 @@ impl Association {
         self.stats.packets_received += 1;
 
         // Verification tag rules (section 8.5 and 8.5.1).
-        let has = |t: u8| index.has(t);
+        let has = |t: u8| chunks.iter().any(|c| c.chunk_type == t);
         // Section 6.10: INIT ACK and SHUTDOWN COMPLETE are never bundled
         // (INIT is handled below); a packet that bundles one is dropped
         // whole rather than half processed.
@@ -138,6 +154,9 @@ impl Association {
             return;
         }
 
+        if !self.moved_off.is_empty() {
+            self.moved_off.retain(|a| *a != src);
+        }
         if let Some(i) = self.path_index(src) {
             let p = &mut self.paths[i];
             p.last_heard = Some(now);
@@ -216,13 +235,19 @@ impl Association {
                 }
             };
             let flow = match chunk {
-                Chunk::Data(d) => {
+                Chunk::Data(mut d) => {
                     // DATA the state does not accept is dropped and
                     // leaves no SACK behind (section 9.2: no data after
                     // the peer's SHUTDOWN or in SHUTDOWN-ACK-SENT).
                     if self.accepts_data() {
                         data_seen = true;
                         immediate |= d.immediate;
+                    }
+                    // The payload is a slice of the datagram: a small one
+                    // is copied out, so that what the receiver holds does
+                    // not pin a datagram many times its size.
+                    if d.payload.len() * 2 < packet.len() {
+                        d.payload = Bytes::copy_from_slice(&d.payload);
                     }
                     self.on_data(d, src, dst)
                 }
@@ -439,6 +464,9 @@ impl Association {
             return Flow::Continue;
         }
         self.stats.sacks_received += 1;
+        if s.gap_blocks.len() > self.cfg.limits.max_gap_blocks {
+            self.stats.oversized_sacks += 1;
+        }
         let o = self.sender.on_sack(s, now, &mut self.paths);
         if o.acks_unsent {
             self.protocol_violation("SACK acknowledges a TSN that was not sent", src);
@@ -482,7 +510,15 @@ impl Association {
         p.heartbeat = None;
         p.stats.heartbeat_acks_received += 1;
         if !probe.timed_out {
-            p.rto.sample(now.saturating_since(probe.sent_at));
+            let rtt = now.saturating_since(probe.sent_at);
+            p.rto.sample(rtt);
+            // What a packet takes there when nothing of ours is queued.
+            if p.flight_size == 0 {
+                match self.idle_rtt.iter_mut().find(|(a, _)| *a == addr) {
+                    Some(e) => e.1 = rtt,
+                    None => self.idle_rtt.push((addr, rtt)),
+                }
+            }
         }
         let newly_confirmed = !p.confirmed;
         p.confirmed = true;
@@ -726,6 +762,9 @@ impl Association {
         }
         self.stats.asconfs_received += 1;
         let expected = self.asconf.peer_serial.wrapping_add(1);
+        if a.serial != expected {
+            self.stats.stale_asconfs += 1;
+        }
         if a.serial == self.asconf.peer_serial {
             // A retransmission: resend the cached answer, or discard.
             if let Some(ack) = self.asconf.cached_ack.clone() {

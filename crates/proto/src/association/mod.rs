@@ -278,6 +278,21 @@ pub struct AssociationStats {
     pub asconfs_sent: u64,
     pub asconf_retransmissions: u64,
     pub asconfs_received: u64,
+    /// ASCONFs whose serial number is not the next expected one: a
+    /// retransmission of the last (answered from the cached ASCONF-ACK,
+    /// RFC 5061 section 5.2) or an old or future serial (discarded), as
+    /// a replay would carry.
+    pub stale_asconfs: u64,
+    /// INITs received by an association that exists (collisions and
+    /// restart attempts, RFC 9260 section 5.2): answered, never applied
+    /// directly.
+    pub unexpected_inits: u64,
+    /// SACKs with more Gap Ack Blocks than `Limits::max_gap_blocks` (a
+    /// peer's huge gap-report list; processed at a bounded cost).
+    pub oversized_sacks: u64,
+    /// DATA chunks sent as zero window probes (RFC 9260 section 6.1
+    /// rule A) to a peer whose window was closed.
+    pub zero_window_probes: u64,
     pub events_dropped: u64,
     pub t3_expirations: u64,
     pub fast_retransmissions: u64,
@@ -338,7 +353,7 @@ struct Directed {
 }
 
 /// An SCTP association.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Association {
     cfg: AssociationConfig,
     state: State,
@@ -386,6 +401,13 @@ pub struct Association {
     send_blocked: bool,
     events: VecDeque<Event>,
     stats: AssociationStats,
+    /// Peer addresses whose data the application moved away because the
+    /// link under them went down (`retransmit_path_data`), until a packet
+    /// from them arrives: no fast retransmission goes there meanwhile.
+    moved_off: Vec<IpAddr>,
+    /// The last heartbeat round trip of each peer address measured while
+    /// none of our data was in flight there (its queue empty).
+    idle_rtt: Vec<(IpAddr, Duration)>,
     /// The peer announced capacity probes (Supported Extensions).
     peer_probes: bool,
     /// Probe packets of a train going out, back to back.
@@ -458,6 +480,8 @@ impl Association {
             send_blocked: false,
             events: VecDeque::new(),
             stats: AssociationStats::default(),
+            moved_off: Vec::new(),
+            idle_rtt: Vec::new(),
             peer_probes: false,
             probe_out: VecDeque::new(),
             train_rx: crate::estimate::TrainReceiver::default(),
@@ -810,6 +834,18 @@ impl Association {
         s
     }
 
+    /// Checks the send-side TSN accounting (consecutive TSNs from the
+    /// cumulative ack point, byte counters, per-path flight sizes) against
+    /// the queues. Meant for tests and fuzz targets: it walks every queue.
+    /// A closed association has handed its data back to the application
+    /// (`Event::SendFailed`) and has nothing left to account for.
+    pub fn check_accounting(&self) -> Result<(), String> {
+        if self.state == State::Closed {
+            return Ok(());
+        }
+        self.sender.check_accounting(&self.paths)
+    }
+
     /// Chooses the primary destination (RFC 9260 section 8.2 / the
     /// application's choice). The address must be a peer address.
     pub fn set_primary(&mut self, addr: IpAddr) -> Result<(), AddressError> {
@@ -1031,6 +1067,9 @@ impl Association {
     pub fn retransmit_path_data(&mut self, addr: IpAddr) -> Result<usize, AddressError> {
         let i = self.path_index(addr).ok_or(AddressError::Unknown)?;
         let n = self.sender.mark_path_for_handover(i, &mut self.paths);
+        if !self.moved_off.contains(&addr) {
+            self.moved_off.push(addr);
+        }
         let p = &mut self.paths[i];
         if p.flight_size == 0 {
             p.t3_deadline = None;

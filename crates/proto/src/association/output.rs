@@ -380,6 +380,34 @@ impl Association {
     fn retransmit_path(&self, idx: usize) -> usize {
         let c = self.sender.chunk(idx);
         let data_path = self.data_path().unwrap_or(0);
+        if c.marked == Some(super::send::Retransmit::Fast) && self.cfg.fast_retransmit_on_fastest {
+            // The active, confirmed destination where it arrives soonest:
+            // by the SRTT, or for a path with nothing of ours in flight
+            // (its queue empty) by its last idle heartbeat round trip;
+            // the data path on a tie or without samples.
+            let srtt = |i: usize| {
+                let p = &self.paths[i];
+                let idle = self
+                    .idle_rtt
+                    .iter()
+                    .find(|(a, _)| *a == p.remote)
+                    .map(|e| e.1);
+                match (p.flight_size, idle) {
+                    (0, Some(r)) => Some(r),
+                    _ => p.rto.srtt(),
+                }
+            };
+            // A destination whose link just went down (its data was moved
+            // away and nothing came from it since) is no candidate.
+            let best = (0..self.paths.len())
+                .filter(|&i| self.paths[i].usable() && self.paths[i].confirmed)
+                .filter(|&i| i == data_path || !self.moved_off.contains(&self.paths[i].remote))
+                .filter_map(|i| srtt(i).map(|s| (s, i != data_path, i)))
+                .min();
+            if let Some((_, _, i)) = best {
+                return i;
+            }
+        }
         if c.marked == Some(super::send::Retransmit::Timeout) {
             if data_path != c.path && self.paths[data_path].usable() {
                 return data_path;
@@ -429,7 +457,9 @@ impl Association {
             // rides behind control chunks (an ASCONF in front of DATA)
             // instead of waiting for the next packet; a sliver of room is
             // not worth a fragment.
-            let auth_cost = if auth && !b.needs_auth {
+            // The AUTH chunk is not in `b.size`: it costs its room whether
+            // this chunk or one bundled before (a SACK) needs it.
+            let auth_cost = if auth || b.needs_auth {
                 b.auth_overhead
             } else {
                 0
@@ -464,6 +494,9 @@ impl Association {
             let c = Chunk::Data(sent.data.clone());
             let tsn = sent.data.tsn;
             let n = sent.payload_len();
+            if self.sender.peer_rwnd < n {
+                self.stats.zero_window_probes += 1;
+            }
             b.push(c, auth);
             self.sender.peer_rwnd = self.sender.peer_rwnd.saturating_sub(n);
             let p = &mut self.paths[path];
@@ -582,7 +615,12 @@ impl Association {
         chunks: Vec<Chunk>,
         auth: bool,
     ) -> Transmit {
-        let mut buf = Vec::with_capacity(self.cfg.path_mtu);
+        // Exactly the packet's size: with a large path MTU (loopback) a
+        // SACK must not take 64 kB.
+        let size = COMMON_HEADER
+            + chunks.iter().map(|c| c.padded_len()).sum::<usize>()
+            + if auth { self.auth_overhead() } else { 0 };
+        let mut buf = Vec::with_capacity(size);
         buf.extend_from_slice(&self.local_port.to_be_bytes());
         buf.extend_from_slice(&self.peer_port.to_be_bytes());
         buf.extend_from_slice(&tag.to_be_bytes());

@@ -44,8 +44,15 @@ struct InStream {
     waiting: HashMap<u16, Message>,
 }
 
+/// Memory a held chunk or message costs beyond its payload (map node,
+/// chunk header fields, buffer handle), for the receiver's memory bound.
+pub const ITEM_OVERHEAD: usize = 128;
+/// Data filling holes is accepted up to this many receive windows of
+/// memory in all (see [`Receiver::on_data`]).
+pub const HOLE_SLACK: usize = 2;
+
 /// Receiver state.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Receiver {
     unwrap: Unwrapper,
     /// Unwrapped cumulative TSN (everything up to it has arrived).
@@ -58,10 +65,17 @@ pub struct Receiver {
     highest: u64,
     /// Fragments of messages not yet complete, by unwrapped TSN.
     fragments: BTreeMap<u64, DataChunk>,
+    /// The run of fragments last extended in order: (its first TSN, its
+    /// last TSN, bytes so far). A fragment that continues it is checked
+    /// without walking back over the whole run (a message of n fragments
+    /// arriving in order costs n steps, not n²/2).
+    run: Option<(u64, u64, usize)>,
     streams: Vec<InStream>,
     ready: VecDeque<Message>,
     /// Bytes held (fragments, waiting and ready messages).
     buffered: usize,
+    /// Messages in the streams' `waiting` maps.
+    waiting_count: usize,
     window: u32,
     max_message: usize,
     /// Bytes of the partially reassembled message per (stream, unordered)
@@ -98,9 +112,11 @@ impl Receiver {
             max_dups,
             highest: cum,
             fragments: BTreeMap::new(),
+            run: None,
             streams: vec![InStream::default(); inbound_streams as usize],
             ready: VecDeque::new(),
             buffered: 0,
+            waiting_count: 0,
             window,
             max_message,
             data_chunks_received: 0,
@@ -202,9 +218,18 @@ impl Receiver {
             return DataOutcome::Duplicate;
         }
         // Window check: new data beyond the highest TSN is dropped when the
-        // buffer is full; data filling a hole is always taken (its space was
-        // advertised when the later data was accepted).
-        if t > self.highest && self.buffered + chunk.payload.len() > self.window as usize {
+        // buffer is full; data filling a hole is taken beyond the window (its
+        // space was advertised when the later data was accepted), but never
+        // beyond HOLE_SLACK windows in all, counting ITEM_OVERHEAD for every
+        // chunk and message held: a peer that opens a huge TSN gap and fills
+        // it with tiny chunks cannot make the receiver hold more than that
+        // (a conforming sender never gets near it, RFC 9260 section 6.2).
+        let len = chunk.payload.len();
+        if t > self.highest && self.buffered + len > self.window as usize {
+            self.dropped_for_window += 1;
+            return DataOutcome::Dropped;
+        }
+        if self.memory() + len + ITEM_OVERHEAD > HOLE_SLACK * self.window as usize {
             self.dropped_for_window += 1;
             return DataOutcome::Dropped;
         }
@@ -244,18 +269,43 @@ impl Receiver {
         let same_message = |c: &DataChunk| {
             c.stream_id == stream && c.unordered == unordered && (unordered || c.ssn == ssn)
         };
-        // Walk back to the B fragment.
+        // Walk back to the B fragment, from the start of the run this
+        // fragment continues if it does.
         let mut first = t;
         let mut size = 0usize;
+        if let Some((run_first, run_last, run_size)) = self.run
+            && run_last + 1 == t
+            && !self.fragments[&t].begin
+            && self
+                .fragments
+                .get(&run_last)
+                .is_some_and(|p| same_message(p) && !p.end)
+        {
+            first = run_first;
+            size = run_size;
+        }
+        size += if first == t {
+            0
+        } else {
+            self.fragments[&t].payload.len()
+        };
         loop {
             let c = &self.fragments[&first];
-            size += c.payload.len();
+            if first == t {
+                size += c.payload.len();
+            }
             if c.begin {
                 break;
             }
             match self.fragments.get(&(first - 1)) {
-                Some(p) if same_message(p) && !p.end => first -= 1,
-                _ => return self.check_partial_size(size),
+                Some(p) if same_message(p) && !p.end => {
+                    first -= 1;
+                    size += self.fragments[&first].payload.len();
+                }
+                _ => {
+                    self.run = Some((first, t, size));
+                    return self.check_partial_size(size);
+                }
             }
         }
         // Walk forward to the E fragment.
@@ -270,8 +320,14 @@ impl Receiver {
                     last += 1;
                     size += n.payload.len();
                 }
-                _ => return self.check_partial_size(size),
+                _ => {
+                    self.run = Some((first, last, size));
+                    return self.check_partial_size(size);
+                }
             }
+        }
+        if self.run.is_some_and(|(f, _, _)| f >= first && f <= last) {
+            self.run = None;
         }
         if size > self.max_message {
             return DataOutcome::MessageTooLarge;
@@ -306,6 +362,13 @@ impl Receiver {
         }
     }
 
+    /// Bytes the receiver holds, with an estimate of the bookkeeping per
+    /// chunk and message (what its memory use is bounded by).
+    pub fn memory(&self) -> usize {
+        let items = self.fragments.len() + self.ready.len() + self.waiting_count;
+        self.buffered + items * ITEM_OVERHEAD
+    }
+
     /// Hands a complete message to the ready queue, in SSN order for
     /// ordered messages.
     fn deliver(&mut self, msg: Message, ssn: u16) {
@@ -315,12 +378,22 @@ impl Receiver {
         }
         let s = &mut self.streams[msg.stream as usize];
         if ssn != s.next_ssn {
-            s.waiting.insert(ssn, msg);
+            // A second complete message with the same SSN (only a peer
+            // that breaks the rules sends one) replaces the first, whose
+            // bytes are no longer held.
+            match s.waiting.insert(ssn, msg) {
+                Some(old) => self.buffered -= old.data.len(),
+                None => self.waiting_count += 1,
+            }
             return;
         }
         self.ready.push_back(msg);
         s.next_ssn = s.next_ssn.wrapping_add(1);
+        if s.waiting.is_empty() {
+            return;
+        }
         while let Some(m) = s.waiting.remove(&s.next_ssn) {
+            self.waiting_count -= 1;
             self.ready.push_back(m);
             s.next_ssn = s.next_ssn.wrapping_add(1);
         }
@@ -468,6 +541,36 @@ mod tests {
         r.on_data(data(10, 1, 0, true, true, false, b"first"));
         assert_eq!(r.read().unwrap().data, &b"first"[..]);
         assert_eq!(r.read().unwrap().data, &b"second"[..]);
+    }
+
+    #[test]
+    fn a_repeated_ssn_does_not_leak_window() {
+        // Two complete messages with the same SSN, both waiting: the second
+        // replaces the first, whose bytes must leave the accounting.
+        let mut r = rx(10);
+        r.on_data(data(11, 1, 1, true, true, false, b"aaaa"));
+        r.on_data(data(12, 1, 1, true, true, false, b"bb"));
+        r.on_data(data(10, 1, 0, true, true, false, b"c"));
+        while r.read().is_some() {}
+        assert_eq!(r.buffered(), 0);
+        assert_eq!(r.memory(), 0);
+    }
+
+    #[test]
+    fn filling_a_huge_gap_stops_at_the_memory_bound() {
+        // TSN 10 never comes; far ahead data opens a gap, then tiny
+        // fragments fill it: taken only up to HOLE_SLACK windows.
+        let mut r = rx(10);
+        r.on_data(data(100_000, 0, 0, true, false, false, b"z"));
+        let mut taken = 0;
+        for t in 11..50_000 {
+            if r.on_data(data(t, 0, 0, true, false, false, b"y")) == DataOutcome::Accepted {
+                taken += 1;
+            }
+        }
+        assert!(taken > 0);
+        assert!(r.memory() <= HOLE_SLACK * 10_000, "{} held", r.memory());
+        assert!(r.dropped_for_window > 0);
     }
 
     #[test]

@@ -100,7 +100,7 @@ pub struct SackOutcome {
 }
 
 /// Sender state.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Sender {
     queue: VecDeque<OutMessage>,
     /// Bytes of messages not yet cut into chunks.
@@ -122,6 +122,9 @@ pub struct Sender {
     outstanding_bytes: usize,
     /// Chunks currently marked for retransmission.
     marked: usize,
+    /// The highest TSN a gap block acknowledged (the chunks above it are
+    /// not gap-acked), so that a SACK looks no further.
+    highest_gap_acked: Option<u32>,
     /// Split fast retransmit for CMT (docs/MODELS.md section 3): a missing
     /// report counts only when a later chunk sent on the same path is newly
     /// acknowledged.
@@ -151,6 +154,7 @@ impl Sender {
             peer_initial_rwnd: peer_rwnd,
             outstanding_bytes: 0,
             marked: 0,
+            highest_gap_acked: None,
             split_fast_retransmit: false,
             stats: SenderCounters::default(),
         }
@@ -259,6 +263,73 @@ impl Sender {
             route,
         });
         self.outstanding.back()
+    }
+
+    /// Checks the sender's bookkeeping against its queues: TSNs of the
+    /// retransmission queue consecutive from the cumulative ack point, the
+    /// byte and mark counters equal to what the queues hold, and every
+    /// path's flight size equal to the payload of the chunks counted in
+    /// flight there. For tests and fuzz targets (it walks every queue).
+    pub fn check_accounting(&self, paths: &[Path]) -> Result<(), String> {
+        for (i, c) in self.outstanding.iter().enumerate() {
+            let want = self.cum_ack.wrapping_add(1).wrapping_add(i as u32);
+            if c.data.tsn != want {
+                return Err(format!(
+                    "outstanding[{i}] has TSN {} not {want}",
+                    c.data.tsn
+                ));
+            }
+            if c.in_flight && c.path >= paths.len() {
+                return Err(format!(
+                    "TSN {} in flight on missing path {}",
+                    c.data.tsn, c.path
+                ));
+            }
+        }
+        let next = self
+            .cum_ack
+            .wrapping_add(1)
+            .wrapping_add(self.outstanding.len() as u32);
+        if next != self.next_tsn {
+            return Err(format!("next TSN {} but {} expected", self.next_tsn, next));
+        }
+        let bytes: usize = self.outstanding.iter().map(|c| c.data.payload.len()).sum();
+        if bytes != self.outstanding_bytes {
+            return Err(format!(
+                "outstanding bytes {} but chunks hold {bytes}",
+                self.outstanding_bytes
+            ));
+        }
+        let queued: usize = self.queue.iter().map(|m| m.data.len() - m.offset).sum();
+        if queued != self.queued_bytes {
+            return Err(format!(
+                "queued bytes {} but messages hold {queued}",
+                self.queued_bytes
+            ));
+        }
+        let marked = self
+            .outstanding
+            .iter()
+            .filter(|c| c.marked.is_some())
+            .count();
+        if marked != self.marked {
+            return Err(format!("{} marked but {marked} chunks are", self.marked));
+        }
+        for (i, p) in paths.iter().enumerate() {
+            let flight: u64 = self
+                .outstanding
+                .iter()
+                .filter(|c| c.in_flight && c.path == i)
+                .map(|c| c.data.payload.len() as u64)
+                .sum();
+            if flight != u64::from(p.flight_size) {
+                return Err(format!(
+                    "path {i} flight size {} but {flight} in flight",
+                    p.flight_size
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Size of the next chunk `next_chunk` would produce.
@@ -435,9 +506,26 @@ impl Sender {
         // Highest TSN newly acked per (path, route), for split fast retransmit.
         let mut htna_route: Vec<((usize, u32), u32)> = Vec::new();
         let mut rtt_samples: Vec<(usize, Duration)> = Vec::new();
-        // Earliest outstanding TSN per path before the SACK, for the T3 rule R3.
+        // Every scan below stops at the highest TSN this SACK can say
+        // anything about (its cumulative point plus its last gap block,
+        // or the highest chunk gap-acked before, whose block may be gone):
+        // a SACK costs what it acknowledges, not the size of the window.
+        let n_cum_raw = sack.cum_tsn_ack.wrapping_sub(self.cum_ack) as usize;
+        let n_cum = n_cum_raw.min(self.outstanding.len());
+        let max_end = sack
+            .gap_blocks
+            .iter()
+            .map(|b| b.end as usize)
+            .max()
+            .unwrap_or(0);
+        let old_gap_end = self
+            .highest_gap_acked
+            .map_or(0, |t| t.wrapping_sub(self.cum_ack) as usize);
+        let prefix = (n_cum + max_end).min(self.outstanding.len());
+        // Earliest outstanding TSN per path before the SACK, for the T3
+        // rule R3 (only chunks this SACK can acknowledge matter).
         let mut earliest: Vec<Option<u32>> = vec![None; n_paths];
-        for c in self.outstanding.iter().filter(|c| c.in_flight) {
+        for c in self.outstanding.range(..prefix).filter(|c| c.in_flight) {
             if c.path < n_paths && earliest[c.path].is_none() {
                 earliest[c.path] = Some(c.data.tsn);
             }
@@ -477,10 +565,9 @@ impl Sender {
         };
 
         // Cumulative part.
-        let n_cum = sack.cum_tsn_ack.wrapping_sub(self.cum_ack) as usize;
-        if n_cum > 0 {
+        if n_cum_raw > 0 {
             out.cum_advanced = true;
-            for _ in 0..n_cum.min(self.outstanding.len()) {
+            for _ in 0..n_cum {
                 let Some(mut c) = self.outstanding.pop_front() else {
                     break;
                 };
@@ -493,34 +580,46 @@ impl Sender {
             }
             self.cum_ack = sack.cum_tsn_ack;
         }
-        // Gap blocks, and reneging of blocks no longer reported.
-        let mut covered = vec![false; self.outstanding.len()];
+        // Gap blocks, and reneging of blocks no longer reported: the chunks
+        // up to the last block, and up to the highest one gap-acked before.
+        let scan = max_end
+            .max(old_gap_end.saturating_sub(n_cum))
+            .min(self.outstanding.len());
+        let mut covered = vec![false; scan];
         for b in &sack.gap_blocks {
-            for off in b.start..=b.end {
-                // Index relative to the new cumulative point.
-                let idx = off as usize - 1;
-                if idx < covered.len() {
-                    covered[idx] = true;
-                }
+            // Offsets are relative to the new cumulative point: offset 1
+            // is outstanding[0]. Offset 0 names the cumulative TSN itself
+            // (already acknowledged; a start of 0 is malformed but
+            // harmless), and the block is clamped to the queue so a peer's
+            // huge gap lists cost at most one pass over it per block.
+            let start = usize::from(b.start.max(1));
+            let end = usize::from(b.end).min(covered.len());
+            for slot in covered.iter_mut().take(end).skip(start - 1) {
+                *slot = true;
             }
         }
-        for (i, c) in self.outstanding.iter_mut().enumerate() {
+        let mut highest_gap_acked = None;
+        for (i, c) in self.outstanding.range_mut(..scan).enumerate() {
             if covered[i] {
                 if !c.gap_acked {
                     c.gap_acked = true;
                     ack_chunk(c, &mut self.marked, paths);
                 }
+                highest_gap_acked = Some(c.data.tsn);
             } else if c.gap_acked {
                 // Reneged (section 6.2.1): treat as not received; the T3-rtx
                 // timer recovers it.
                 c.gap_acked = false;
             }
         }
+        self.highest_gap_acked = highest_gap_acked;
 
-        // Missing reports (HTNA, section 7.2.4; split fast retransmit for CMT).
+        // Missing reports (HTNA, section 7.2.4; split fast retransmit for
+        // CMT): only chunks below the highest TSN newly acknowledged can
+        // be struck, all within the scanned range.
         if let Some(h) = htna {
             let mut newly_marked = Vec::new();
-            for (i, c) in self.outstanding.iter_mut().enumerate() {
+            for (i, c) in self.outstanding.range_mut(..scan).enumerate() {
                 if c.gap_acked || c.marked.is_some() {
                     continue;
                 }
@@ -558,7 +657,6 @@ impl Sender {
                 }
             }
         }
-
         // Fast recovery exit, congestion windows, error counters, T3 timers.
         for (p, path) in paths.iter_mut().enumerate() {
             if let Some(exit) = path.fast_recovery_exit
@@ -620,6 +718,7 @@ impl Sender {
         self.queued_bytes = 0;
         self.outstanding_bytes = 0;
         self.marked = 0;
+        self.highest_gap_acked = None;
         out
     }
 }
@@ -718,6 +817,22 @@ mod tests {
             s.on_sack(&sack(102, &[(1, 9)]), Time::ZERO, &mut p)
                 .acks_unsent
         );
+    }
+
+    #[test]
+    fn gap_block_starting_at_offset_zero_is_harmless() {
+        // Found by the `established` fuzz target: a Gap Ack Block Start of
+        // 0 underflowed the offset arithmetic (a panic with overflow
+        // checks on). Offset 0 names the cumulative TSN itself.
+        let mut p = paths(1);
+        let mut s = Sender::new(1, 1, 100_000);
+        send_n(&mut s, &mut p, 4, 0, Time::ZERO);
+        let o = s.on_sack(&sack(1, &[(0, 2)]), Time::ZERO, &mut p);
+        assert!(!o.acks_unsent);
+        // TSN 1 cumulatively, TSNs 2 and 3 by the block (offsets 1 and 2).
+        assert_eq!(o.bytes_acked, 300);
+        assert_eq!(p[0].flight_size, 100);
+        s.check_accounting(&p).unwrap();
     }
 
     #[test]

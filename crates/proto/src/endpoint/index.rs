@@ -14,7 +14,7 @@ use std::net::IpAddr;
 use super::AssocId;
 
 /// (peer address, peer port) -> association, and the reverse.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct PeerIndex {
     by_peer: HashMap<(IpAddr, u16), AssocId>,
     /// What each association holds: its peer port and addresses.

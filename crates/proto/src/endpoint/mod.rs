@@ -75,6 +75,9 @@ pub struct EndpointStats {
     /// because a live association holds them (should stay 0).
     pub index_conflicts: u64,
     pub associations_created: u64,
+    /// INITs and valid cookies refused because `max_associations`
+    /// associations exist (answered with an ABORT, Out of Resource).
+    pub association_limit_refusals: u64,
     pub events_dropped: u64,
 }
 
@@ -84,9 +87,11 @@ const MAX_PENDING_REPLIES: usize = 1024;
 const MAX_EVENTS: usize = 1 << 16;
 
 /// An SCTP endpoint.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Endpoint {
     cfg: EndpointConfig,
+    /// The chunk index of the packet being handled (memory reused).
+    rx_chunks: ChunkIndex,
     rng: ChaCha20Rng,
     secret: [u8; 32],
     local_addrs: Vec<IpAddr>,
@@ -123,6 +128,7 @@ impl Endpoint {
             order: Vec::new(),
             next_id: 1,
             index: PeerIndex::default(),
+            rx_chunks: ChunkIndex::default(),
             per_source: HashMap::new(),
             source_of: HashMap::new(),
             pending: VecDeque::new(),
@@ -308,6 +314,8 @@ impl Endpoint {
     fn refuse_no_room(&mut self, dst: IpAddr, src: IpAddr, sport: u16, tag: u32) {
         if self.assocs.len() < self.cfg.max_associations {
             self.stats.source_limit_refusals += 1;
+        } else {
+            self.stats.association_limit_refusals += 1;
         }
         self.abort_init(dst, src, sport, tag, vec![ErrorCause::OutOfResource]);
     }
@@ -344,11 +352,27 @@ impl Endpoint {
             }
             return;
         }
-        let sport = pkt.src_port();
-        let vtag = pkt.verification_tag();
+        let (sport, vtag) = (pkt.src_port(), pkt.verification_tag());
         // The one walk over the chunks: demultiplexing reads it, and the
-        // association is handed it with the packet.
-        let chunks = ChunkIndex::new(&data[..]);
+        // association is handed it with the packet. Its buffer is reused
+        // from packet to packet.
+        let mut chunks = std::mem::take(&mut self.rx_chunks);
+        chunks.refill(&data[..]);
+        self.dispatch(now, src, dst, &data, (sport, vtag), &chunks);
+        self.rx_chunks = chunks;
+    }
+
+    /// The rest of [`Endpoint::handle_datagram`] once the packet's header
+    /// is sound and its chunks walked.
+    fn dispatch(
+        &mut self,
+        now: Time,
+        src: IpAddr,
+        dst: IpAddr,
+        data: &Bytes,
+        (sport, vtag): (u16, u32),
+        chunks: &ChunkIndex,
+    ) {
         if chunks.is_empty() {
             // Not even the first chunk header is sound.
             self.stats.malformed += 1;
@@ -359,7 +383,7 @@ impl Endpoint {
             return;
         }
         let cookie = match chunks.find(chunk_type::COOKIE_ECHO) {
-            Some(c) => match self.verify_cookie(&data, c.range.clone()) {
+            Some(c) => match self.verify_cookie(data, c.range.clone()) {
                 Some(c) => Some(c),
                 None => return,
             },
@@ -368,9 +392,9 @@ impl Endpoint {
         let route = match &cookie {
             Some(c) => self.route_cookie(src, sport, c),
             None if chunks.chunks()[0].chunk_type == chunk_type::INIT => {
-                self.route_init(&data, src, sport, chunks.chunks()[0].range.clone())
+                self.route_init(data, src, sport, chunks.chunks()[0].range.clone())
             }
-            None => self.lookup(&data, src, sport, vtag, &chunks),
+            None => self.lookup(data, src, sport, vtag, chunks),
         };
         // A stale cookie is still valid when both its tags are the
         // association's (RFC 9260 section 5.2.4 step 3); otherwise it is
@@ -401,12 +425,12 @@ impl Endpoint {
                 let index = &self.index;
                 if let Some(a) = self.assocs.get_mut(&id) {
                     let in_use = |addr: IpAddr| index.get(addr, sport).is_some_and(|o| o != id);
-                    a.handle_packet(now, src, dst, &data, &chunks, cookie.as_ref(), &in_use);
+                    a.handle_packet(now, src, dst, data, chunks, cookie.as_ref(), &in_use);
                 }
                 self.reindex(id);
                 self.drain_events(id);
             }
-            Route::None => self.out_of_the_blue(now, src, dst, sport, vtag, &data, &chunks, cookie),
+            Route::None => self.out_of_the_blue(now, src, dst, sport, vtag, data, chunks, cookie),
             Route::Discard => {}
         }
     }

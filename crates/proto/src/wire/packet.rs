@@ -200,20 +200,27 @@ impl ChunkIndex {
     /// Walks the chunks of `packet` (which starts with the common header).
     pub fn new(packet: &[u8]) -> Self {
         let mut index = ChunkIndex::default();
+        index.refill(packet);
+        index
+    }
+
+    /// Walks the chunks of another packet, reusing this index's memory.
+    pub fn refill(&mut self, packet: &[u8]) {
+        self.chunks.clear();
+        self.malformed = false;
         for item in ChunkIter::new(packet) {
             match item {
-                Ok((range, c)) => index.chunks.push(IndexedChunk {
+                Ok((range, c)) => self.chunks.push(IndexedChunk {
                     range,
                     chunk_type: c.chunk_type(),
                     flags: c.flags(),
                 }),
                 Err(_) => {
-                    index.malformed = true;
+                    self.malformed = true;
                     break;
                 }
             }
         }
-        index
     }
 
     /// The chunks, in order.

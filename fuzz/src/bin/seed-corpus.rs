@@ -1,0 +1,14 @@
+//! Writes the seed corpus into `fuzz/corpus/<target>/` (existing files,
+//! among them everything the fuzzers found, are kept).
+
+fn main() {
+    let root = msctp_fuzz::seeds::repo_root().join("fuzz/corpus");
+    let mut n = 0;
+    for seed in msctp_fuzz::seeds::all() {
+        let dir = root.join(seed.target);
+        std::fs::create_dir_all(&dir).expect("create the corpus directory");
+        std::fs::write(dir.join(&seed.name), &seed.bytes).expect("write a seed");
+        n += 1;
+    }
+    println!("{n} seeds written to {}", root.display());
+}

@@ -1,0 +1,297 @@
+//! Two endpoints joined by a clean network in virtual time: every packet
+//! takes `delay` from source to destination, nothing is lost unless a
+//! direction is cut. Small and `Clone`, so a target sets up an association
+//! once and starts every input from a copy of it.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use msctp_proto::{AssocId, Endpoint, EndpointConfig, Event, Time, Transmit};
+
+use crate::wire_out::check_sent;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Side {
+    A,
+    B,
+}
+
+impl Side {
+    pub fn other(self) -> Side {
+        match self {
+            Side::A => Side::B,
+            Side::B => Side::A,
+        }
+    }
+}
+
+/// A packet on the wire.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub time: Time,
+    pub from: Side,
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub bytes: Bytes,
+}
+
+#[derive(Debug, Clone)]
+struct InFlight {
+    to: Side,
+    src: IpAddr,
+    dst: IpAddr,
+    data: Bytes,
+}
+
+#[derive(Debug, Clone)]
+pub struct Pair {
+    pub now: Time,
+    pub a: Endpoint,
+    pub b: Endpoint,
+    pub a_addrs: Vec<IpAddr>,
+    pub b_addrs: Vec<IpAddr>,
+    pub delay: Duration,
+    /// Directions (source, destination) that drop everything.
+    cut: Vec<(IpAddr, IpAddr)>,
+    queue: BTreeMap<(Time, u64), InFlight>,
+    seq: u64,
+    /// Every packet sent, when recording.
+    pub seen: Option<Vec<Seen>>,
+    /// Events of each side not yet taken by the caller.
+    pub events: Vec<(Side, AssocId, Event)>,
+    /// Check that every packet sent decodes (costs a parse per packet).
+    pub check_output: bool,
+}
+
+pub fn ip(s: &str) -> IpAddr {
+    s.parse().unwrap()
+}
+
+impl Pair {
+    /// Endpoints A and B with their addresses; B listens.
+    pub fn new(
+        cfg_a: EndpointConfig,
+        a_addrs: &[IpAddr],
+        mut cfg_b: EndpointConfig,
+        b_addrs: &[IpAddr],
+        delay: Duration,
+        seed: u8,
+    ) -> Pair {
+        cfg_b.listen = true;
+        let mut a = Endpoint::new(cfg_a, [seed; 32]).unwrap();
+        let mut b = Endpoint::new(cfg_b, [seed.wrapping_add(1); 32]).unwrap();
+        a.set_local_addresses(a_addrs);
+        b.set_local_addresses(b_addrs);
+        Pair {
+            now: Time::ZERO,
+            a,
+            b,
+            a_addrs: a_addrs.to_vec(),
+            b_addrs: b_addrs.to_vec(),
+            delay,
+            cut: Vec::new(),
+            queue: BTreeMap::new(),
+            seq: 0,
+            seen: None,
+            events: Vec::new(),
+            check_output: true,
+        }
+    }
+
+    pub fn endpoint(&mut self, side: Side) -> &mut Endpoint {
+        match side {
+            Side::A => &mut self.a,
+            Side::B => &mut self.b,
+        }
+    }
+
+    pub fn ep(&self, side: Side) -> &Endpoint {
+        match side {
+            Side::A => &self.a,
+            Side::B => &self.b,
+        }
+    }
+
+    pub fn addrs(&self, side: Side) -> &[IpAddr] {
+        match side {
+            Side::A => &self.a_addrs,
+            Side::B => &self.b_addrs,
+        }
+    }
+
+    /// Cuts (or restores) both directions between `x` and `y`.
+    pub fn set_up(&mut self, x: IpAddr, y: IpAddr, up: bool) {
+        self.cut.retain(|c| *c != (x, y) && *c != (y, x));
+        if !up {
+            self.cut.push((x, y));
+            self.cut.push((y, x));
+        }
+    }
+
+    pub fn all_up(&mut self) {
+        self.cut.clear();
+    }
+
+    fn owner(&self, addr: IpAddr) -> Option<Side> {
+        if self.a_addrs.contains(&addr) {
+            Some(Side::A)
+        } else if self.b_addrs.contains(&addr) {
+            Some(Side::B)
+        } else {
+            None
+        }
+    }
+
+    fn route(&mut self, from: Side, t: Transmit) {
+        if self.check_output {
+            check_sent(&t);
+        }
+        let src = t.source.unwrap_or(self.addrs(from)[0]);
+        let data = Bytes::from(t.payload);
+        if let Some(seen) = self.seen.as_mut() {
+            seen.push(Seen {
+                time: self.now,
+                from,
+                src,
+                dst: t.destination,
+                bytes: data.clone(),
+            });
+        }
+        let Some(to) = self.owner(t.destination) else {
+            return;
+        };
+        if self.cut.contains(&(src, t.destination)) {
+            return;
+        }
+        self.seq += 1;
+        self.queue.insert(
+            (self.now + self.delay, self.seq),
+            InFlight {
+                to,
+                src,
+                dst: t.destination,
+                data,
+            },
+        );
+    }
+
+    /// Sends whatever both endpoints have to send and collects events.
+    pub fn flush(&mut self) {
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            assert!(rounds < 100_000, "endless output");
+            let mut any = false;
+            while let Some(t) = self.a.poll_transmit(self.now) {
+                any = true;
+                self.route(Side::A, t);
+            }
+            while let Some(t) = self.b.poll_transmit(self.now) {
+                any = true;
+                self.route(Side::B, t);
+            }
+            self.a.flush_events();
+            self.b.flush_events();
+            while let Some((id, e)) = self.a.poll_event() {
+                self.events.push((Side::A, id, e));
+            }
+            while let Some((id, e)) = self.b.poll_event() {
+                self.events.push((Side::B, id, e));
+            }
+            if !any {
+                return;
+            }
+        }
+    }
+
+    /// Hands a datagram to one side now, as if it had arrived.
+    pub fn inject(&mut self, to: Side, src: IpAddr, dst: IpAddr, data: Bytes) {
+        let now = self.now;
+        self.endpoint(to).handle_datagram(now, src, dst, data);
+        self.flush();
+    }
+
+    /// The next moment something happens (a packet arrives or a timer
+    /// fires), if any.
+    pub fn next_event_time(&self) -> Option<Time> {
+        let pkt = self.queue.keys().next().map(|k| k.0);
+        [pkt, self.a.poll_timeout(), self.b.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// Advances to the next event if it is not later than `until`;
+    /// returns false (time set to `until`) when there is none.
+    pub fn step(&mut self, until: Time) -> bool {
+        self.flush();
+        let Some(next) = self.next_event_time().filter(|t| *t <= until) else {
+            self.now = self.now.max(until);
+            return false;
+        };
+        self.now = self.now.max(next);
+        while let Some(entry) = self.queue.first_entry() {
+            if entry.key().0 > self.now {
+                break;
+            }
+            let p = entry.remove();
+            let now = self.now;
+            self.endpoint(p.to)
+                .handle_datagram(now, p.src, p.dst, p.data);
+        }
+        for side in [Side::A, Side::B] {
+            let now = self.now;
+            let ep = self.endpoint(side);
+            if ep.poll_timeout().is_some_and(|t| t <= now) {
+                ep.handle_timeout(now);
+            }
+        }
+        self.flush();
+        true
+    }
+
+    /// Runs until `until`, at most `max_steps` events; returns false if
+    /// the step budget ran out first.
+    pub fn run_until(&mut self, until: Time, max_steps: usize) -> bool {
+        for _ in 0..max_steps {
+            if !self.step(until) {
+                return true;
+            }
+        }
+        false
+    }
+
+    pub fn run_for(&mut self, d: Duration, max_steps: usize) -> bool {
+        let t = self.now + d;
+        self.run_until(t, max_steps)
+    }
+
+    /// A connects to B's addresses; runs until both report `Connected`.
+    pub fn connect(&mut self) -> Option<(AssocId, AssocId)> {
+        let port = self.b.port();
+        let b_addrs = self.b_addrs.clone();
+        let id_a = self.a.connect(self.now, &b_addrs, port).ok()?;
+        let deadline = self.now + Duration::from_secs(5);
+        let mut found = (false, None);
+        while !(found.0 && found.1.is_some()) {
+            if !self.step(deadline) {
+                break;
+            }
+            for (side, id, e) in &self.events {
+                if *e == Event::Connected {
+                    match side {
+                        Side::A if *id == id_a => found.0 = true,
+                        Side::B => found.1 = Some(*id),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        match found {
+            (true, Some(id_b)) => Some((id_a, id_b)),
+            _ => None,
+        }
+    }
+}

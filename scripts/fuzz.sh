@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of msctp with libFuzzer (cargo-fuzz).
+#
+#   scripts/fuzz.sh [-m MINUTES] [TARGET...]   fuzz each target MINUTES (default 10), one after the other
+#   scripts/fuzz.sh --merge [TARGET...]        add what the runs found to fuzz/corpus, minimised
+#   scripts/fuzz.sh --list                     the targets
+#
+# Each target starts from its checked-in corpus (fuzz/corpus/TARGET, read
+# only) and writes new inputs to fuzz/work/TARGET; crashes go to
+# fuzz/artifacts/TARGET. `--merge` then adds to fuzz/corpus a smallest set
+# of inputs that reaches the code edges the corpus does not (libFuzzer's
+# greedy set cover over edges, hit counts ignored), so the checked-in
+# corpus stays small; `cargo test -p msctp-fuzz` replays it.
+# Statistics of every run (executions, exec/s, cov, ft) are appended to
+# fuzz/work/stats.tsv.
+#
+# cargo-fuzz needs nightly compiler flags (-Z sanitizer options,
+# coverage instrumentation); on the stable toolchain RUSTC_BOOTSTRAP=1
+# unlocks them. Targets are built in release mode with debug assertions
+# and overflow checks, without AddressSanitizer (the engine is safe Rust;
+# ASan would halve the speed and find nothing the panics do not).
+# Fuzzing runs under `nice -n 19`, so it only takes idle CPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TARGETS=(codec listener established session scenario script)
+# Largest input per target: a datagram for the packet targets, a small
+# file for the parsers, a short sequence of steps for the others.
+declare -A MAX_LEN=([codec]=2048 [listener]=2048 [established]=1024 [session]=512 [scenario]=4096 [script]=4096)
+
+minutes=10
+merge=0
+sel=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        -m) minutes="$2"; shift 2 ;;
+        --merge) merge=1; shift ;;
+        --list) printf '%s\n' "${TARGETS[@]}"; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        *) sel+=("$1"); shift ;;
+    esac
+done
+[[ ${#sel[@]} -eq 0 ]] && sel=("${TARGETS[@]}")
+
+export RUSTC_BOOTSTRAP=1
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    cargo install cargo-fuzz --locked
+fi
+FUZZ_DIR=fuzz/libfuzzer
+cargo fuzz build --fuzz-dir "$FUZZ_DIR" -s none
+triple=$(rustc -vV | sed -n 's/^host: //p')
+bin_dir="$FUZZ_DIR/target/$triple/release"
+
+mkdir -p fuzz/work fuzz/artifacts
+for t in "${sel[@]}"; do
+    [[ -n "${MAX_LEN[$t]:-}" ]] || { echo "unknown target $t (see --list)" >&2; exit 2; }
+    mkdir -p "fuzz/work/$t" "fuzz/artifacts/$t" "fuzz/corpus/$t"
+    if [[ $merge -eq 1 ]]; then
+        # Adds to the corpus what the work directory covers beyond it.
+        "$bin_dir/$t" -set_cover_merge=1 -use_counters=0 -use_value_profile=0 -max_len="${MAX_LEN[$t]}" "fuzz/corpus/$t" "fuzz/work/$t" "fuzz/artifacts/$t" \
+            2>&1 | grep -E "MERGE-OUTER: [0-9]+ new files" || true
+        continue
+    fi
+    log="fuzz/work/$t.$(date +%Y%m%d-%H%M%S).log"
+    echo "fuzzing $t for $minutes min (log $log)"
+    nice -n 19 "$bin_dir/$t" "fuzz/work/$t" "fuzz/corpus/$t" \
+        -max_total_time=$((minutes * 60)) -max_len="${MAX_LEN[$t]}" -timeout=10 \
+        -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1 || true
+    execs=$(grep -h 'stat::number_of_executed_units' "$log" | awk '{s+=$2} END {print s+0}')
+    speed=$(grep -h 'stat::average_exec_per_sec' "$log" | awk '{s+=$2} END {print s+0}')
+    cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
+    crashes=$(ls "fuzz/artifacts/$t" | wc -l)
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$execs" "$speed" "$cov" "$crashes" >>fuzz/work/stats.tsv
+    echo "  $execs executions, $speed exec/s, $cov, $crashes artifacts"
+done
