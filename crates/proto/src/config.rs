@@ -117,14 +117,24 @@ pub enum CmtScheduler {
 
 /// Where a retransmission goes under CMT (Iyengar, Amer and Stewart,
 /// "Retransmission policies for CMT"): among the usable paths, the one
-/// with the largest ssthresh (RTX-SSTHRESH) or the largest cwnd
-/// (RTX-CWND); a tie keeps a path other than the one the chunk was lost
-/// on, then the lower index.
+/// with the largest cwnd (RTX-CWND) or the largest ssthresh
+/// (RTX-SSTHRESH); a tie keeps a path other than the one the chunk was
+/// lost on, then the lower index.
+///
+/// RTX-CWND is the default, as in FreeBSD's and usrsctp's CMT
+/// (`sctp_find_alternate_net`, mode 1). RTX-SSTHRESH trusts a path's
+/// ssthresh, which keeps its initial, arbitrarily high value (the peer's
+/// window) until the path first loses a packet: a slow path that was
+/// never congested, such as one fastest path first hardly uses, attracts
+/// every retransmission, and the receiver waits for it (study E9 shows
+/// it over WLAN and GERAN).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CmtRtxPolicy {
+    /// RTX-CWND.
     #[default]
-    Ssthresh,
     Cwnd,
+    /// RTX-SSTHRESH.
+    Ssthresh,
 }
 
 /// Concurrent multipath transfer (SYSTEMS.md section 3; Iyengar, Amer and
@@ -172,7 +182,7 @@ impl Default for CmtConfig {
 }
 
 impl CmtConfig {
-    /// CMT on with `scheduler`, every algorithm on, RTX-SSTHRESH.
+    /// CMT on with `scheduler`, every algorithm on, RTX-CWND.
     pub fn on(scheduler: CmtScheduler) -> Self {
         CmtConfig {
             enabled: true,

@@ -69,8 +69,9 @@ pub struct NetOpts {
     /// or round-robin.
     #[arg(long, value_name = "NAME")]
     cmt_scheduler: Option<String>,
-    /// CMT retransmission destination: ssthresh (RTX-SSTHRESH, the path
-    /// with the largest slow-start threshold) or cwnd (RTX-CWND).
+    /// CMT retransmission destination: cwnd (RTX-CWND, the path with the
+    /// largest congestion window; the default) or ssthresh (RTX-SSTHRESH,
+    /// the largest slow-start threshold).
     #[arg(long, value_name = "POLICY")]
     cmt_rtx: Option<String>,
     /// Nominal rate of an interface for fastest-first, NAME=BITS_PER_S
@@ -170,9 +171,9 @@ impl NetOpts {
             }
         };
         let rtx_policy = match self.cmt_rtx.as_deref() {
-            None | Some("ssthresh") => CmtRtxPolicy::Ssthresh,
-            Some("cwnd") => CmtRtxPolicy::Cwnd,
-            Some(other) => bail!("unknown CMT retransmission policy {other:?} (ssthresh, cwnd)"),
+            None | Some("cwnd") => CmtRtxPolicy::Cwnd,
+            Some("ssthresh") => CmtRtxPolicy::Ssthresh,
+            Some(other) => bail!("unknown CMT retransmission policy {other:?} (cwnd, ssthresh)"),
         };
         Ok(CmtConfig {
             enabled: self.cmt,
