@@ -1,19 +1,62 @@
 //! Concurrent multipath transfer in scenario files (`[flows.sctp.cmt]`,
-//! issue 12): scenario C of docs/MODELS.md section 4 (a dual-homed mobile
-//! receiving from a single-homed correspondent), from the E9 base
-//! scenario, with the measures CMT needs: goodput, receiver reordering,
-//! time blocked by the receive window, longest delivery gap.
+//! issue 12), from the E9 base scenario: scenario C of docs/MODELS.md
+//! section 4 (a dual-homed mobile receiving from a single-homed
+//! correspondent) and scenario D (both dual-homed, CMT both ways), with
+//! the measures CMT needs: goodput, receiver reordering, time blocked by
+//! the receive window, longest delivery gap.
 
 use msctp_sim::output::FlowSummary;
-use msctp_sim::scenario::{self, CmtSchedulerSpec, CmtSpec, Scenario};
+use msctp_sim::scenario::{self, CmtSchedulerSpec, CmtSpec, DirectionSpec, Scenario};
 
-fn e9() -> Scenario {
+fn e9_text() -> String {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../experiments/scenarios/e9.toml"
     );
-    let text = std::fs::read_to_string(path).expect("the E9 scenario");
-    scenario::parse(&text).expect("the E9 scenario is valid")
+    std::fs::read_to_string(path).expect("the E9 scenario")
+}
+
+fn e9() -> Scenario {
+    scenario::parse(&e9_text()).expect("the E9 scenario is valid")
+}
+
+/// Scenario D: the E9 scenario with a second link between the
+/// correspondent and the core (a second address, 10.0.3.1), both
+/// networks WLANs, a 1 MiB window, 15 s.
+fn scenario_d(direction: DirectionSpec, cmt: Option<CmtSchedulerSpec>) -> FlowSummary {
+    let second = r#"
+[[links]]
+name = "cn-core2"
+a = "cn"
+a_addr = "10.0.3.1/24"
+b = "core"
+b_addr = "10.0.3.254/24"
+rate_bps = 100000000
+delay_ms = 1.0
+queue_packets = 1000
+"#;
+    let text = e9_text().replacen("[[links]]", &format!("{}\n[[links]]", second.trim()), 1);
+    let mut s = scenario::parse(&text).expect("scenario D is valid");
+    s.cells[1].rate_bps = 11_000_000;
+    s.cells[1].delay_ms = 15.0;
+    s.duration_s = 15.0;
+    s.output.goodput_windows_s = vec![(5.0, 15.0)];
+    s.flows[0].start_jitter_s = 0.0;
+    s.flows[0].direction = direction;
+    s.flows[0].sctp.receive_window = Some(1 << 20);
+    s.flows[0].sctp.cmt = cmt.map(|scheduler| CmtSpec {
+        scheduler,
+        ..CmtSpec::default()
+    });
+    let r = scenario::run_scenario(&s, 1).unwrap();
+    assert!(r.summary.warnings.is_empty(), "{:?}", r.summary.warnings);
+    assert_eq!(
+        r.summary.drops.get("NoRoute"),
+        None,
+        "{:?}",
+        r.summary.drops
+    );
+    r.summary.flows[0].clone()
 }
 
 /// Network 2 at `rate_bps` and `delay_ms`, the given receive window and
@@ -87,6 +130,24 @@ fn round_robin_is_blocked_by_a_small_receive_buffer() {
     assert!(rr.rwnd_blocked_s > 0.5 * 10.0);
     assert!(rr.out_of_order_arrivals > 100);
     assert!(goodput(&fpf) > 10.0 * goodput(&rr));
+}
+
+/// Scenario D: CMT both ways. Uplink, the mobile sends each path from
+/// its own interface, so both WLANs carry data; downlink, the
+/// correspondent sends to both of the mobile's addresses.
+#[test]
+fn cmt_both_ways_between_two_dual_homed_hosts() {
+    for direction in [DirectionSpec::Uplink, DirectionSpec::Downlink] {
+        let single = scenario_d(direction, None);
+        let cmt = scenario_d(direction, Some(CmtSchedulerSpec::RoundRobin));
+        println!(
+            "{direction:?}: CMT {:.2} Mbit/s, single path {:.2}",
+            goodput(&cmt) / 1e6,
+            goodput(&single) / 1e6
+        );
+        assert!(goodput(&cmt) > 1.8 * goodput(&single), "{direction:?}");
+        assert_eq!(cmt.lost_data_mobility, 0);
+    }
 }
 
 #[test]
