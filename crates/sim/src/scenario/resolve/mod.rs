@@ -350,6 +350,15 @@ impl Scenario {
         range_f(&format!("{key}.y_m"), c.y_m, -1e7, 1e7)?;
         positive_f(&format!("{key}.radius_m"), c.radius_m, 1e6)?;
         range_u(&format!("{key}.rate_bps"), c.rate_bps, 1, MAX_RATE)?;
+        if let MacSpec::Dcf { basic_rate_bps, .. } = c.mac {
+            range_u(&format!("{key}.mac.basic_rate_bps"), basic_rate_bps, 1, MAX_RATE)?;
+            if c.sharing == SharingSpec::Dedicated {
+                return Err(ScenarioError::combination(
+                    format!("{key}.mac"),
+                    "a contention MAC (\"dcf\") needs sharing = \"shared\"",
+                ));
+            }
+        }
         duration_ms(&format!("{key}.delay_ms"), c.delay_ms)?;
         range_u(
             &format!("{key}.queue_packets"),
@@ -617,6 +626,7 @@ fn mobility(key: &str, m: &MobilitySpec) -> Result<(), ScenarioError> {
             handoffs,
             window_start_s,
             window_s,
+            ..
         } => {
             range_u(&format!("{key}.handoffs"), u64::from(*handoffs), 0, 100_000)?;
             pause("window_start_s", *window_start_s)?;
