@@ -55,7 +55,8 @@ impl DcfTiming {
     /// The exchange's time besides the data frame's MAC header and
     /// payload at the data rate (which the medium adds per packet).
     pub fn overhead(&self) -> Duration {
-        let at_basic = |bytes: u64| PLCP_NS + bytes * 8 * 1_000_000_000 / self.basic_rate_bps.max(1);
+        let at_basic =
+            |bytes: u64| PLCP_NS + bytes * 8 * 1_000_000_000 / self.basic_rate_bps.max(1);
         let backoff = CW_MIN * SLOT_NS / 2;
         let mut ns = DIFS_NS + backoff + PLCP_NS + SIFS_NS + at_basic(ACK_BYTES);
         if self.rts_cts {
@@ -84,6 +85,9 @@ mod tests {
             rts_cts: false,
             ..dcf
         };
-        assert_eq!(dcf.overhead() - basic.overhead(), Duration::from_micros(676));
+        assert_eq!(
+            dcf.overhead() - basic.overhead(),
+            Duration::from_micros(676)
+        );
     }
 }

@@ -134,6 +134,7 @@ pub(crate) fn tcp_config(t: &TcpSpec, key: &str) -> Result<TcpConfig, ScenarioEr
         (&mut c.timestamps, t.timestamps),
         (&mut c.window_scaling, t.window_scaling),
         (&mut c.limited_transmit, t.limited_transmit),
+        (&mut c.careful_recover, t.careful_recover),
         (&mut c.nagle, t.nagle),
     ] {
         set(slot, v);

@@ -149,7 +149,11 @@ pub fn handoff_times(
 ) -> Vec<Time> {
     let len = u64::try_from(window_len.as_nanos()).unwrap_or(u64::MAX);
     let spacing = len / (u64::from(handoffs) + 1);
-    let at = |i: u64| spacing.saturating_mul(i).saturating_add(window_start.as_nanos());
+    let at = |i: u64| {
+        spacing
+            .saturating_mul(i)
+            .saturating_add(window_start.as_nanos())
+    };
     match policy {
         TurnPolicy::Dwell => (1..=u64::from(handoffs))
             .map(|i| Time::from_nanos(at(i)))

@@ -508,6 +508,15 @@ pub(super) fn mip6_for(
                 .add_agent(m.node, "mip6/mn", Box::new(MobileNode6::new(cfg)))
                 .map_err(|e| ScenarioError::model(&key, e))?;
             d.clients.insert(m.node, c);
+            if let Some(fs) = &x.forced_switch {
+                schedule_forced_switch(
+                    w,
+                    &env.r.scenario.cells,
+                    m,
+                    fs,
+                    &format!("flows[{}].mip6.forced_switch", f.name),
+                )?;
+            }
             if let Some(fx) = &f.fmip6 {
                 schedule_fast_move(
                     w,
@@ -532,6 +541,36 @@ pub(super) fn mip6_for(
         home,
         fast: f.fmip6.clone(),
     })
+}
+
+/// A Mobile IPv6 mobile's single radio, switched break-before-make: it
+/// leaves `from_cell` at `at_s` and joins `to_cell` `switch_ms` later.
+fn schedule_forced_switch(
+    w: &mut World,
+    cells: &[CellSpec],
+    m: &MobileInfo,
+    x: &ForcedSwitchSpec,
+    key: &str,
+) -> Result<(), ScenarioError> {
+    let link_of = |name: &str, k: &str| {
+        cells
+            .iter()
+            .position(|c| c.name == name)
+            .and_then(|c| m.links.iter().find(|l| l.cell_index == c))
+            .ok_or_else(|| ScenarioError::reference(format!("{key}.{k}"), "no interface"))
+    };
+    let from = link_of(&x.from_cell, "from_cell")?.iface;
+    let to = link_of(&x.to_cell, "to_cell")?;
+    let (node, new_iface, new_cell) = (m.node, to.iface, to.cell);
+    let switch = ms(x.switch_ms);
+    w.at(secs(x.at_s), move |w| {
+        let _ = w.detach(node, from);
+        let at = w.now() + switch;
+        w.at(at, move |w| {
+            let _ = w.attach(node, new_iface, new_cell);
+        });
+    });
+    Ok(())
 }
 
 /// The FMIPv6 script of a mobile: the trigger (the new access point's

@@ -176,6 +176,15 @@ impl Topology<'_> {
         }
         if let Some(mip) = &f.mip6 {
             self.validate_mip6(&format!("{key}.mip6"), mip, m)?;
+            if let Some(fs) = &mip.forced_switch {
+                if f.fmip6.is_some() {
+                    return Err(combination(
+                        format!("{key}.mip6.forced_switch"),
+                        "an FMIPv6 mobile is moved by its [fmip6] script".into(),
+                    ));
+                }
+                self.validate_forced_switch(&format!("{key}.mip6.forced_switch"), fs, m)?;
+            }
         }
         if let Some(fm) = &f.fmip6 {
             self.validate_fmip6(&format!("{key}.fmip6"), fm, m)?;
@@ -502,6 +511,38 @@ impl Topology<'_> {
             0.0,
             MAX_MS,
         )
+    }
+
+    fn validate_forced_switch(
+        &self,
+        key: &str,
+        x: &ForcedSwitchSpec,
+        m: &MobileSpec,
+    ) -> Result<(), ScenarioError> {
+        for (k, c) in [("from_cell", &x.from_cell), ("to_cell", &x.to_cell)] {
+            if !mobile_cells(m).any(|mc| mc == c) {
+                return Err(ScenarioError::reference(
+                    format!("{key}.{k}"),
+                    format!("mobile {:?} has no interface for cell {c:?}", m.name),
+                ));
+            }
+        }
+        if x.from_cell == x.to_cell {
+            return Err(combination(
+                format!("{key}.to_cell"),
+                "the switch needs two different cells".into(),
+            ));
+        }
+        if !matches!(m.mobility, MobilitySpec::Stationary { .. }) {
+            return Err(combination(
+                format!("mobiles[{}].mobility", m.name),
+                "a mobile with a forced switch is moved by it (from_cell, to_cell, \
+                 at_s), so its mobility must be \"stationary\""
+                    .into(),
+            ));
+        }
+        range_f(&format!("{key}.at_s"), x.at_s, 0.0, self.s.duration_s)?;
+        range_f(&format!("{key}.switch_ms"), x.switch_ms, 0.0, MAX_MS)
     }
 
     fn validate_fmip6(
