@@ -24,7 +24,7 @@ use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 use rand::Rng;
 
 use super::env::Env;
-use super::mobiles::MobileInfo;
+use super::mobiles::{MobileInfo, MobileLink};
 use crate::kernel::ids::{AgentId, CellId, IfaceId, NodeId};
 use crate::kernel::world::World;
 use crate::models::fmip::{FmipRouter, FmipRouterConfig, Move, Neighbour, schedule_move};
@@ -543,6 +543,20 @@ pub(super) fn mip6_for(
     })
 }
 
+/// The mobile's link in the cell named `name`.
+fn link_in<'m>(
+    cells: &[CellSpec],
+    m: &'m MobileInfo,
+    name: &str,
+    key: &str,
+) -> Result<&'m MobileLink, ScenarioError> {
+    cells
+        .iter()
+        .position(|c| c.name == name)
+        .and_then(|c| m.links.iter().find(|l| l.cell_index == c))
+        .ok_or_else(|| ScenarioError::reference(key, "no interface"))
+}
+
 /// A Mobile IPv6 mobile's single radio, switched break-before-make: it
 /// leaves `from_cell` at `at_s` and joins `to_cell` `switch_ms` later.
 fn schedule_forced_switch(
@@ -552,13 +566,7 @@ fn schedule_forced_switch(
     x: &ForcedSwitchSpec,
     key: &str,
 ) -> Result<(), ScenarioError> {
-    let link_of = |name: &str, k: &str| {
-        cells
-            .iter()
-            .position(|c| c.name == name)
-            .and_then(|c| m.links.iter().find(|l| l.cell_index == c))
-            .ok_or_else(|| ScenarioError::reference(format!("{key}.{k}"), "no interface"))
-    };
+    let link_of = |name: &str, k: &str| link_in(cells, m, name, &format!("{key}.{k}"));
     let from = link_of(&x.from_cell, "from_cell")?.iface;
     let to = link_of(&x.to_cell, "to_cell")?;
     let (node, new_iface, new_cell) = (m.node, to.iface, to.cell);
@@ -583,13 +591,7 @@ fn schedule_fast_move(
     x: &Fmip6Spec,
     key: &str,
 ) -> Result<(), ScenarioError> {
-    let link_of = |name: &str, k: &str| {
-        cells
-            .iter()
-            .position(|c| c.name == name)
-            .and_then(|c| m.links.iter().find(|l| l.cell_index == c))
-            .ok_or_else(|| ScenarioError::reference(format!("{key}.{k}"), "no interface"))
-    };
+    let link_of = |name: &str, k: &str| link_in(cells, m, name, &format!("{key}.{k}"));
     let from = link_of(&x.from_cell, "from_cell")?;
     let to = link_of(&x.to_cell, "to_cell")?;
     let timing = attach_timing(x);

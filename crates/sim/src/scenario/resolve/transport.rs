@@ -519,28 +519,13 @@ impl Topology<'_> {
         x: &ForcedSwitchSpec,
         m: &MobileSpec,
     ) -> Result<(), ScenarioError> {
-        for (k, c) in [("from_cell", &x.from_cell), ("to_cell", &x.to_cell)] {
-            if !mobile_cells(m).any(|mc| mc == c) {
-                return Err(ScenarioError::reference(
-                    format!("{key}.{k}"),
-                    format!("mobile {:?} has no interface for cell {c:?}", m.name),
-                ));
-            }
-        }
-        if x.from_cell == x.to_cell {
-            return Err(combination(
-                format!("{key}.to_cell"),
-                "the switch needs two different cells".into(),
-            ));
-        }
-        if !matches!(m.mobility, MobilitySpec::Stationary { .. }) {
-            return Err(combination(
-                format!("mobiles[{}].mobility", m.name),
-                "a mobile with a forced switch is moved by it (from_cell, to_cell, \
-                 at_s), so its mobility must be \"stationary\""
-                    .into(),
-            ));
-        }
+        scripted_move(
+            key,
+            (&x.from_cell, &x.to_cell),
+            m,
+            "the switch",
+            "a mobile with a forced switch is moved by it (from_cell, to_cell, at_s)",
+        )?;
         range_f(&format!("{key}.at_s"), x.at_s, 0.0, self.s.duration_s)?;
         range_f(&format!("{key}.switch_ms"), x.switch_ms, 0.0, MAX_MS)
     }
@@ -551,28 +536,14 @@ impl Topology<'_> {
         x: &Fmip6Spec,
         m: &MobileSpec,
     ) -> Result<(), ScenarioError> {
-        for (k, c) in [("from_cell", &x.from_cell), ("to_cell", &x.to_cell)] {
-            if !mobile_cells(m).any(|mc| mc == c) {
-                return Err(ScenarioError::reference(
-                    format!("{key}.{k}"),
-                    format!("mobile {:?} has no interface for cell {c:?}", m.name),
-                ));
-            }
-        }
-        if x.from_cell == x.to_cell {
-            return Err(combination(
-                format!("{key}.to_cell"),
-                "the fast handover needs two different cells".into(),
-            ));
-        }
-        if !matches!(m.mobility, MobilitySpec::Stationary { .. }) {
-            return Err(combination(
-                format!("mobiles[{}].mobility", m.name),
-                "the mobile of an FMIPv6 flow is moved by its [fmip6] script \
-                 (from_cell, to_cell, trigger_s), so its mobility must be \"stationary\""
-                    .into(),
-            ));
-        }
+        scripted_move(
+            key,
+            (&x.from_cell, &x.to_cell),
+            m,
+            "the fast handover",
+            "the mobile of an FMIPv6 flow is moved by its [fmip6] script \
+             (from_cell, to_cell, trigger_s)",
+        )?;
         range_f(
             &format!("{key}.trigger_s"),
             x.trigger_s,
@@ -762,4 +733,37 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+/// A mobile moved by a script from one of its cells to another (FMIPv6,
+/// a forced switch): both cells its own, two different ones, and the
+/// mobile standing still (the script, not the radio model, moves it).
+fn scripted_move(
+    key: &str,
+    (from, to): (&str, &str),
+    m: &MobileSpec,
+    what: &str,
+    moved_by: &str,
+) -> Result<(), ScenarioError> {
+    for (k, c) in [("from_cell", from), ("to_cell", to)] {
+        if !mobile_cells(m).any(|mc| mc == c) {
+            return Err(ScenarioError::reference(
+                format!("{key}.{k}"),
+                format!("mobile {:?} has no interface for cell {c:?}", m.name),
+            ));
+        }
+    }
+    if from == to {
+        return Err(combination(
+            format!("{key}.to_cell"),
+            format!("{what} needs two different cells"),
+        ));
+    }
+    if !matches!(m.mobility, MobilitySpec::Stationary { .. }) {
+        return Err(combination(
+            format!("mobiles[{}].mobility", m.name),
+            format!("{moved_by}, so its mobility must be \"stationary\""),
+        ));
+    }
+    Ok(())
 }
