@@ -686,13 +686,18 @@ impl Sender {
                 }
                 highest_gap_acked = Some(c.data.tsn);
             } else if c.gap_acked {
-                // Reneged (section 6.2.1): treat as not received, back in
-                // flight where it was sent, so that the T3-rtx timer
-                // recovers it. (Under CMT a SACK can also be overtaken by
-                // a newer one on a faster path; the next SACK then
-                // acknowledges it again, which `revoked` keeps from
-                // counting as news.)
+                // Reneged (section 6.2.1): treat as not received; the
+                // T3-rtx timer recovers it. Under CMT a SACK is often
+                // overtaken by a newer one sent over a faster path, so the
+                // chunk goes back in flight where it was sent (its timer
+                // covers it) and its next acknowledgement, which follows
+                // soon, is no news (`revoked`, as FreeBSD's
+                // `chunk_was_revoked`). Without CMT the sender keeps
+                // RFC 9260's plain rule (study E2 measures it).
                 c.gap_acked = false;
+                if !self.cmt.enabled {
+                    continue;
+                }
                 c.revoked = true;
                 if !c.in_flight && c.marked.is_none() && c.path < n_paths {
                     c.in_flight = true;
@@ -1128,9 +1133,9 @@ mod tests {
     }
 
     #[test]
-    fn reneged_chunks_return_to_the_flight_and_their_second_ack_is_no_news() {
+    fn cmt_reneged_chunks_return_to_the_flight_and_their_second_ack_is_no_news() {
         let mut p = paths(1);
-        let mut s = Sender::new(1, 1, 100_000);
+        let mut s = cmt_sender();
         send_n(&mut s, &mut p, 4, 0, Time::ZERO);
         s.on_sack(&sack(0, &[(2, 4)]), Time::ZERO, &mut p);
         assert_eq!(p[0].flight_size, 100);
