@@ -146,7 +146,9 @@ pub enum ErrorCounterReset {
     /// take longer" (`SctpAgent::SendBufferDequeueUpTo`, `sctp.cc`
     /// 2414-2441; `SctpAgent::ProcessGapAckBlocks`, 4242-4264): after a
     /// T3-rtx expiry, SACKs for data that got through before a failure
-    /// (their SACKs lost) leave the failure count standing.
+    /// (their SACKs lost) leave the failure count standing. ns-2 takes no
+    /// RTT sample from such chunks either (2404-2411); nor does the engine
+    /// in both modes, as the T3-rtx expiry drops the path's RTT probe.
     Ns2,
 }
 
