@@ -65,6 +65,8 @@ impl Association {
     /// `cookie` is the validated State Cookie if the packet carried a
     /// COOKIE ECHO; `in_use` says whether a peer address belongs to
     /// another association of the endpoint (the peer cannot add it).
+    /// Returns whether the packet passed the verification-tag rules (its
+    /// chunks were processed).
     pub(crate) fn handle_packet(
         &mut self,
         now: Time,
@@ -73,7 +75,7 @@ impl Association {
         packet: &Bytes,
         cookie: Option<&CookieState>,
         in_use: &dyn Fn(IpAddr) -> bool,
-    ) {
+    ) -> bool {
         let view = Packet::new_unchecked(&packet[..]);
         let vtag = view.verification_tag();
         // The chunk list of every packet reuses one vector.
@@ -88,8 +90,9 @@ impl Association {
                 }
             }
         }
-        self.handle_chunks(now, src, dst, packet, vtag, &chunks, cookie, in_use);
+        let accepted = self.handle_chunks(now, src, dst, packet, vtag, &chunks, cookie, in_use);
         self.rx_chunks = chunks;
+        accepted
     }
 
     /// [`handle_packet`](Self::handle_packet) once the chunk headers are
@@ -105,9 +108,9 @@ impl Association {
         chunks: &[(Range<usize>, u8, u8)],
         cookie: Option<&CookieState>,
         in_use: &dyn Fn(IpAddr) -> bool,
-    ) {
+    ) -> bool {
         let Some(&(_, first, first_flags)) = chunks.first() else {
-            return;
+            return false;
         };
         self.stats.packets_received += 1;
 
@@ -118,12 +121,12 @@ impl Association {
         // whole rather than half processed.
         if chunks.len() > 1 && (has(chunk_type::INIT_ACK) || has(chunk_type::SHUTDOWN_COMPLETE)) {
             self.stats.protocol_violations += 1;
-            return;
+            return false;
         }
         if has(chunk_type::INIT) {
             if vtag != 0 || chunks.len() > 1 {
                 self.stats.bad_vtag += 1;
-                return;
+                return false;
             }
         } else if first == chunk_type::COOKIE_ECHO
             || (first == chunk_type::AUTH
@@ -138,7 +141,7 @@ impl Association {
                 || (t_bit && vtag == self.peer_tag && self.peer_tag != 0);
             if !ok {
                 self.stats.bad_vtag += 1;
-                return;
+                return false;
             }
         } else if first == chunk_type::SHUTDOWN_ACK
             && matches!(self.state, State::CookieWait | State::CookieEchoed)
@@ -150,10 +153,10 @@ impl Association {
                 reflect: Some(vtag),
                 chunk: Chunk::ShutdownComplete { t_bit: true },
             });
-            return;
+            return false;
         } else if vtag != self.local_tag {
             self.stats.bad_vtag += 1;
-            return;
+            return false;
         }
 
         if !self.moved_off.is_empty() {
@@ -331,6 +334,7 @@ impl Association {
             self.send_blocked = false;
             self.push_event(Event::Writable);
         }
+        true
     }
 
     pub(super) fn ctrl_push(&mut self, d: Directed) {
@@ -479,8 +483,10 @@ impl Association {
         if self.cfg.estimators.enabled {
             self.feed_westwood(now, &o.acked_bytes);
         }
+        self.last_sack_at = Some(now);
         if !o.acked_paths.is_empty() {
             self.error_count = 0;
+            self.zero_window_probe_at = None;
         }
         for p in o.acked_paths {
             if self.paths[p].record_success() {
