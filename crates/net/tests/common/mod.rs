@@ -49,7 +49,13 @@ pub struct Netns {
 
 impl Netns {
     pub fn new(tag: &str) -> Netns {
-        let name = format!("msctp-{tag}-{}", std::process::id());
+        Netns::with_prefix("msctp", tag)
+    }
+
+    /// A namespace named `PREFIX-TAG-PID` (a lane's tests use their own
+    /// prefix, so that parallel runs of other lanes never meet them).
+    pub fn with_prefix(prefix: &str, tag: &str) -> Netns {
+        let name = format!("{prefix}-{tag}-{}", std::process::id());
         sh_quiet(&["ip", "netns", "del", &name]);
         sh(&["ip", "netns", "add", &name]);
         let ns = Netns { name };
