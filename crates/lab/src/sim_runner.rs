@@ -1,7 +1,7 @@
 //! The simulator as a runner: a scenario table is a scenario file of
 //! `msctp_sim::scenario` (parsed and range-checked by the simulator, so
 //! its messages name the key), run with [`run_scenario`], and the run's
-//! summary (SYSTEMS.md section 5 measures per flow) flattened into dotted
+//! summary (docs/MODELS.md section 5 measures per flow) flattened into dotted
 //! metric names ([`crate::flatten`]): `flows.<flow>.goodput_bps`,
 //! `flows.<flow>.total_handoff_delay_s`, `flows.<flow>.lost_data_packets`,
 //! `flows.<flow>.handovers.count`, `flows.<flow>.handovers.0.handoff_latency_s`,

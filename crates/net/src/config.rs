@@ -2,45 +2,18 @@
 //! addresses, the interface monitor and handover policy, and every buffer
 //! and queue bound of the driver.
 
-use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use msctp_proto::policy::AisleParams;
 use msctp_proto::{EndpointConfig, EstimatorConfig};
 
 /// The IANA port for SCTP over UDP (RFC 6951 section 5.1).
 pub const SCTP_UDP_PORT: u16 = 9899;
 
-/// Which handover policy (`msctp_proto::policy`) decides for associations
-/// when interfaces change.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PolicyKind {
-    /// Addresses follow the interfaces; the primary changes only by
-    /// failover (standard SCTP).
-    FailoverOnly,
-    /// Every new address is added and made primary at once.
-    NewestAddress,
-    /// Fastest network first: nominal rate per interface name in bit/s;
-    /// a link going down moves data to the fastest link that is up.
-    FastestFirst { rates: BTreeMap<String, u64> },
-    /// AISLE (SYSTEMS.md 3): the sender moves its data off a congested
-    /// path with probability C2 / (C1 + C2), from the path estimators
-    /// (which must be on). `seed` seeds its generator; `None`: random per
-    /// association.
-    Aisle {
-        params: AisleParams,
-        seed: Option<u64>,
-    },
-}
-
-impl PolicyKind {
-    /// The policy decides from path statistics alone, so it runs even
-    /// without the interface monitor.
-    pub fn needs_no_monitor(&self) -> bool {
-        matches!(self, PolicyKind::Aisle { .. })
-    }
-}
+/// Which handover policy decides for associations when interfaces
+/// change: the engine's [`msctp_proto::policy::PolicyKind`], interfaces
+/// by name (fastest-first's rates per interface name, in bit/s).
+pub type PolicyKind = msctp_proto::policy::PolicyKind<String>;
 
 /// Everything a [`Stack`](crate::Stack) needs.
 #[derive(Debug, Clone)]
@@ -153,7 +126,7 @@ impl StackConfig {
     }
 
     /// Settings for real networks with small RTTs (the mobility studies'
-    /// choice, SYSTEMS.md 1.1): RTO.Min 20 ms, RTO.Initial 200 ms, a
+    /// choice, docs/MODELS.md 1.1): RTO.Min 20 ms, RTO.Initial 200 ms, a
     /// heartbeat every second, SACK delay 4 ms, 4 MB windows and
     /// buffers, Max.Burst 4. The defaults above stay those of RFC 9260.
     ///

@@ -1,5 +1,5 @@
 //! File transfer over an association, as `msctp send` / `msctp recv` do
-//! it, and the receiver's delivery-gap measurement (SYSTEMS.md section 5:
+//! it, and the receiver's delivery-gap measurement (docs/MODELS.md section 5:
 //! "handoff latency", the longest wait for the next new data).
 //!
 //! On stream 0: a header message (PPID [`PPID_HEADER`], JSON with the

@@ -70,7 +70,7 @@ pub struct AssociationConfig {
     pub adaptation_indication: Option<u32>,
     /// Accept an address added by the peer as confirmed when the ASCONF
     /// that adds it arrived, authenticated, from that very address (the
-    /// single-homed handover of SYSTEMS.md 1.2). Otherwise new peer
+    /// single-homed handover of docs/MODELS.md 1.2). Otherwise new peer
     /// addresses are verified by a HEARTBEAT before data goes there.
     pub confirm_asconf_source: bool,
     /// Return to the primary path when it becomes active again after a
@@ -105,7 +105,7 @@ pub struct AssociationConfig {
     /// retransmissions.
     pub fast_retransmit_on_fastest: bool,
     /// Path estimators: packet-pair capacity and Westwood+ available
-    /// bandwidth (SYSTEMS.md section 3).
+    /// bandwidth (docs/MODELS.md section 3).
     pub estimators: EstimatorConfig,
     /// Limits.
     pub limits: Limits,
@@ -135,7 +135,7 @@ pub struct EstimatorConfig {
     /// peer skips the probes and never echoes: no capacity is learnt.
     /// For interoperability tests.
     pub probe_unannounced: bool,
-    /// Bandwidth-aware start (SYSTEMS.md section 3): when the path new
+    /// Bandwidth-aware start (docs/MODELS.md section 3): when the path new
     /// data goes to changes (the application's or the peer's choice, or a
     /// failover), its window is set to capacity estimate x smoothed RTT
     /// (if both are known) instead of continuing from where it was.

@@ -17,11 +17,11 @@ pub mod association;
 pub mod auth;
 pub mod config;
 pub mod congestion;
+pub mod cookie;
 pub mod endpoint;
 pub mod estimate;
 pub mod path;
 pub mod policy;
-pub mod time;
 pub mod tsn;
 pub mod wire;
 
@@ -30,4 +30,4 @@ pub use association::{
 };
 pub use config::{AssociationConfig, EndpointConfig, EstimatorConfig, Limits};
 pub use endpoint::{AssocId, Endpoint};
-pub use time::Time;
+pub use msctp_time::Time;

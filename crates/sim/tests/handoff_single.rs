@@ -1,4 +1,4 @@
-//! The single-connection bandwidth-aware vertical handoff (SYSTEMS.md
+//! The single-connection bandwidth-aware vertical handoff (docs/MODELS.md
 //! 2.3): the connection stops for exactly the handoff processing latency
 //! of the target network, then resumes on the new interface with its
 //! window set from the new link's BDP; the correspondent follows the
@@ -10,12 +10,12 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use handoff_net::*;
-use msctp_sim::app::{Source, Traffic};
-use msctp_sim::flow::FlowLog;
-use msctp_sim::handoff::{
+use msctp_sim::metrics::flow_log::FlowLog;
+use msctp_sim::models::app::{Source, Traffic};
+use msctp_sim::models::handoff::{
     HandoffPeer, NetworkProfile, SingleConnectionConfig, SingleConnectionHandoff,
 };
-use msctp_sim::tcp::{TcpAgent, TcpAgentConfig};
+use msctp_sim::models::tcp::{TcpAgent, TcpAgentConfig};
 use msctp_sim::{AgentId, Time};
 
 const INTO_WLAN: Duration = Duration::from_millis(700);
@@ -42,7 +42,13 @@ fn networks(net: &Net4) -> Vec<NetworkProfile> {
     ]
 }
 
-fn setup(net: &mut Net4) -> (AgentId, AgentId, msctp_sim::flow::SharedFlowLog) {
+fn setup(
+    net: &mut Net4,
+) -> (
+    AgentId,
+    AgentId,
+    msctp_sim::metrics::flow_log::SharedFlowLog,
+) {
     let log = FlowLog::shared();
     let remote = SocketAddr::new(ip(DST), 5000);
     let mut cfg = SingleConnectionConfig::new(tcp(), networks(net), remote);

@@ -195,7 +195,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         );
         let width = by_metric.keys().map(|k| k.len()).max().unwrap_or(10);
         for (k, v) in by_metric {
-            match msctp_sim::metrics::summarize(&v) {
+            match msctp_lab::stats::summarize(&v) {
                 Ok(s) => match s.ci95_half_width {
                     Some(h) => println!("  {k:width$}  {} ± {} (n={})", fmt(s.mean), fmt(h), s.n),
                     None => println!("  {k:width$}  {}", fmt(s.mean)),

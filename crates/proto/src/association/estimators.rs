@@ -58,7 +58,7 @@ impl Association {
             && self.probe_out.is_empty()
     }
 
-    /// Sends a capacity train on the path to `addr` now (SYSTEMS.md 3:
+    /// Sends a capacity train on the path to `addr` now (docs/MODELS.md 3:
     /// "on request"). The estimate in [`Association::path_stats`] changes
     /// when the echo comes back with a usable sample.
     pub fn probe_capacity(&mut self, now: Time, addr: IpAddr) -> Result<(), ProbeError> {
@@ -238,7 +238,7 @@ impl Association {
     }
 
     /// Sets the window of the path to `addr` to its capacity estimate
-    /// times its smoothed RTT (the bandwidth-aware start of SYSTEMS.md 3,
+    /// times its smoothed RTT (the bandwidth-aware start of docs/MODELS.md 3,
     /// fed by the packet-pair estimate). Returns the new window, or `None`
     /// when the path has no capacity estimate or no RTT yet.
     pub fn start_from_capacity_estimate(

@@ -2,7 +2,6 @@
 //! 8.5), chunk authentication (RFC 4895 section 6.3), and every chunk type.
 
 use std::net::IpAddr;
-use std::ops::Range;
 
 use bytes::Bytes;
 
@@ -11,12 +10,13 @@ use super::{Association, CloseReason, Directed, Event, PeerInit, PrimaryReason, 
 use crate::Time;
 use crate::asconf::{LocalAddrState, Request, is_unusable_peer_address, is_wildcard};
 use crate::congestion::Congestion;
-use crate::endpoint::cookie::CookieState;
+use crate::cookie::CookieState;
 use crate::path::{Path, RtoEstimator};
 use crate::wire::chunk::{UnknownChunkAction, chunk_type};
 use crate::wire::param::UnknownParamAction;
 use crate::wire::{
-    AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ErrorCause, InitChunk, Packet, Param, SackChunk,
+    AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkIndex, ErrorCause, IndexedChunk, InitChunk,
+    Packet, Param, SackChunk,
 };
 
 /// Bound on queued control replies (heartbeat acks, errors): a peer cannot
@@ -61,42 +61,33 @@ fn param_tlv(p: &Param) -> Bytes {
 }
 
 impl Association {
-    /// Handles a packet the endpoint routed here. The checksum was verified;
-    /// `cookie` is the validated State Cookie if the packet carried a
-    /// COOKIE ECHO; `in_use` says whether a peer address belongs to
-    /// another association of the endpoint (the peer cannot add it).
-    /// Returns whether the packet passed the verification-tag rules (its
-    /// chunks were processed).
+    /// Handles a packet the endpoint routed here, with what the endpoint
+    /// already learned of it: the checksum was verified; `index` is its
+    /// chunks, walked once; `cookie` the validated State Cookie if the
+    /// packet carried a COOKIE ECHO; `in_use` says whether a peer address
+    /// belongs to another association of the endpoint (the peer cannot
+    /// add it). Returns whether the packet passed the verification-tag
+    /// rules (its chunks were processed).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn handle_packet(
         &mut self,
         now: Time,
         src: IpAddr,
         dst: IpAddr,
         packet: &Bytes,
+        index: &ChunkIndex,
         cookie: Option<&CookieState>,
         in_use: &dyn Fn(IpAddr) -> bool,
     ) -> bool {
-        let view = Packet::new_unchecked(&packet[..]);
-        let vtag = view.verification_tag();
-        // The chunk list of every packet reuses one vector.
-        let mut chunks = std::mem::take(&mut self.rx_chunks);
-        chunks.clear();
-        for item in view.chunks() {
-            match item {
-                Ok((range, c)) => chunks.push((range, c.chunk_type(), c.flags())),
-                Err(_) => {
-                    self.stats.malformed_chunks += 1;
-                    break;
-                }
-            }
+        let vtag = Packet::new_unchecked(&packet[..]).verification_tag();
+        if index.malformed() {
+            self.stats.malformed_chunks += 1;
         }
-        let accepted = self.handle_chunks(now, src, dst, packet, vtag, &chunks, cookie, in_use);
-        self.rx_chunks = chunks;
-        accepted
+        self.handle_chunks(now, src, dst, packet, vtag, index.chunks(), cookie, in_use)
     }
 
     /// [`handle_packet`](Self::handle_packet) once the chunk headers are
-    /// known: `(range in the packet, type, flags)` each.
+    /// known.
     #[allow(clippy::too_many_arguments)]
     fn handle_chunks(
         &mut self,
@@ -105,17 +96,22 @@ impl Association {
         dst: IpAddr,
         packet: &Bytes,
         vtag: u32,
-        chunks: &[(Range<usize>, u8, u8)],
+        chunks: &[IndexedChunk],
         cookie: Option<&CookieState>,
         in_use: &dyn Fn(IpAddr) -> bool,
     ) -> bool {
-        let Some(&(_, first, first_flags)) = chunks.first() else {
+        let Some(&IndexedChunk {
+            chunk_type: first,
+            flags: first_flags,
+            ..
+        }) = chunks.first()
+        else {
             return false;
         };
         self.stats.packets_received += 1;
 
         // Verification tag rules (section 8.5 and 8.5.1).
-        let has = |t: u8| chunks.iter().any(|c| c.1 == t);
+        let has = |t: u8| chunks.iter().any(|c| c.chunk_type == t);
         // Section 6.10: INIT ACK and SHUTDOWN COMPLETE are never bundled
         // (INIT is handled below); a packet that bundles one is dropped
         // whole rather than half processed.
@@ -132,7 +128,7 @@ impl Association {
             || (first == chunk_type::AUTH
                 && chunks
                     .get(1)
-                    .is_some_and(|c| c.1 == chunk_type::COOKIE_ECHO))
+                    .is_some_and(|c| c.chunk_type == chunk_type::COOKIE_ECHO))
         {
             // Checked against the cookie (section 5.2.4).
         } else if first == chunk_type::ABORT || first == chunk_type::SHUTDOWN_COMPLETE {
@@ -176,7 +172,8 @@ impl Association {
         let mut authenticated = false;
         let readable_before = self.receiver.readable();
 
-        for (range, ty, _) in chunks.iter().cloned() {
+        for c in chunks {
+            let (range, ty) = (c.range.clone(), c.chunk_type);
             if self.state == State::Closed && cookie.is_none() {
                 break;
             }

@@ -420,8 +420,6 @@ pub struct Association {
     send_blocked: bool,
     events: VecDeque<Event>,
     stats: AssociationStats,
-    /// The chunk headers of the packet being handled (reused).
-    rx_chunks: Vec<(std::ops::Range<usize>, u8, u8)>,
     /// Peer addresses whose data the application moved away because the
     /// link under them went down (`retransmit_path_data`), until a packet
     /// from them arrives: no fast retransmission goes there meanwhile.
@@ -503,7 +501,6 @@ impl Association {
             send_blocked: false,
             events: VecDeque::new(),
             stats: AssociationStats::default(),
-            rx_chunks: Vec::new(),
             moved_off: Vec::new(),
             idle_rtt: Vec::new(),
             peer_probes: false,
@@ -565,7 +562,7 @@ impl Association {
         cfg: AssociationConfig,
         now: Time,
         seed: [u8; 32],
-        cookie: &crate::endpoint::cookie::CookieState,
+        cookie: &crate::cookie::CookieState,
         peer: &PeerInit,
         local_addrs: &[IpAddr],
     ) -> Result<Self, &'static str> {
@@ -1015,7 +1012,7 @@ impl Association {
     }
 
     /// Sets the congestion window of the path to `addr` from a bandwidth
-    /// estimate (bandwidth-aware start after a handover, SYSTEMS.md 3).
+    /// estimate (bandwidth-aware start after a handover, docs/MODELS.md 3).
     pub fn set_path_cwnd_from_bdp(
         &mut self,
         addr: IpAddr,
@@ -1083,7 +1080,7 @@ impl Association {
     /// chunk in flight there is marked for retransmission on the current
     /// data path (normally a new primary chosen just before), and the
     /// path's T3-rtx timer stops. For a handover triggered by the link
-    /// layer (SYSTEMS.md section 3, "link-layer triggered"): the chunks
+    /// layer (docs/MODELS.md section 3, "link-layer triggered"): the chunks
     /// sent over a link that just went down are resent now rather than
     /// after a retransmission timeout. Congestion state, RTO and error
     /// counters are left alone (the path did not show congestion).
@@ -1116,7 +1113,7 @@ impl Association {
         Ok(())
     }
 
-    /// Enables split fast retransmit (CMT, SYSTEMS.md section 3).
+    /// Enables split fast retransmit (CMT, docs/MODELS.md section 3).
     pub fn set_split_fast_retransmit(&mut self, on: bool) {
         self.sender.split_fast_retransmit = on;
     }

@@ -324,7 +324,7 @@ impl Association {
     ///
     /// It waits (at most until the next SACK) while data is queued but the
     /// congestion or receiver window stops it, so that it leaves in front
-    /// of DATA in the same packet and adds no packet of its own (SYSTEMS.md
+    /// of DATA in the same packet and adds no packet of its own (docs/MODELS.md
     /// 1.4). It waits only while SACKs are flowing (one arrived within the
     /// path's RTO), and never when it must leave from an address being
     /// added (the single-homed move: the old path is gone).

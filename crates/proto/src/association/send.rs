@@ -125,7 +125,7 @@ pub struct Sender {
     /// The highest TSN a gap block acknowledged (the chunks above it are
     /// not gap-acked), so that a SACK looks no further.
     highest_gap_acked: Option<u32>,
-    /// Split fast retransmit for CMT (SYSTEMS.md section 3): a missing
+    /// Split fast retransmit for CMT (docs/MODELS.md section 3): a missing
     /// report counts only when a later chunk sent on the same path is newly
     /// acknowledged.
     pub split_fast_retransmit: bool,

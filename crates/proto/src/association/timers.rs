@@ -161,7 +161,7 @@ impl Association {
             }
             (true, Some(iv)) => {
                 // On an idle path the heartbeat rides in a capacity train
-                // when the peer answers those (SYSTEMS.md 3, AISLE).
+                // when the peer answers those (docs/MODELS.md 3, AISLE).
                 if !outstanding && !self.heartbeat_as_train(i, now) {
                     self.queue_heartbeat(i, now);
                 }

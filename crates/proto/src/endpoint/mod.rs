@@ -10,9 +10,10 @@
 //! Cookie (section 5.1), and applies the out-of-the-blue rules (section
 //! 8.4). Which association a packet belongs to is in [`demux`]; the peer
 //! index that never gives one association's address to another is in
-//! [`index`].
+//! [`index`]. The packet's chunks are walked once ([`ChunkIndex`]) and a
+//! COOKIE ECHO's cookie verified once ([`crate::cookie`]): the association
+//! is handed both with the packet.
 
-pub mod cookie;
 mod demux;
 mod index;
 mod ootb;
@@ -27,9 +28,9 @@ use rand_core::{RngCore, SeedableRng};
 use crate::Time;
 use crate::association::{Association, Event, State, Transmit};
 use crate::config::{AssociationConfig, ConfigError, EndpointConfig};
+use crate::cookie::CookieState;
 use crate::wire::chunk::chunk_type;
-use crate::wire::{Chunk, ErrorCause, Packet};
-use cookie::CookieState;
+use crate::wire::{Chunk, ChunkIndex, ErrorCause, Packet};
 use demux::Route;
 use index::PeerIndex;
 
@@ -89,6 +90,8 @@ const MAX_EVENTS: usize = 1 << 16;
 #[derive(Debug, Clone)]
 pub struct Endpoint {
     cfg: EndpointConfig,
+    /// The chunk index of the packet being handled (memory reused).
+    rx_chunks: ChunkIndex,
     rng: ChaCha20Rng,
     secret: [u8; 32],
     local_addrs: Vec<IpAddr>,
@@ -125,6 +128,7 @@ impl Endpoint {
             order: Vec::new(),
             next_id: 1,
             index: PeerIndex::default(),
+            rx_chunks: ChunkIndex::default(),
             per_source: HashMap::new(),
             source_of: HashMap::new(),
             pending: VecDeque::new(),
@@ -362,16 +366,29 @@ impl Endpoint {
             }
             return None;
         }
-        let sport = pkt.src_port();
-        let vtag = pkt.verification_tag();
-        let mut types: Vec<(std::ops::Range<usize>, u8)> = Vec::new();
-        for c in pkt.chunks() {
-            match c {
-                Ok((r, v)) => types.push((r, v.chunk_type())),
-                Err(_) => break,
-            }
-        }
-        if types.is_empty() {
+        let (sport, vtag) = (pkt.src_port(), pkt.verification_tag());
+        // The one walk over the chunks: demultiplexing reads it, and the
+        // association is handed it with the packet. Its buffer is reused
+        // from packet to packet.
+        let mut chunks = std::mem::take(&mut self.rx_chunks);
+        chunks.refill(&data[..]);
+        let accepted = self.dispatch(now, src, dst, &data, (sport, vtag), &chunks);
+        self.rx_chunks = chunks;
+        accepted
+    }
+
+    /// The rest of [`Endpoint::handle_datagram`] once the packet's header
+    /// is sound and its chunks walked.
+    fn dispatch(
+        &mut self,
+        now: Time,
+        src: IpAddr,
+        dst: IpAddr,
+        data: &Bytes,
+        (sport, vtag): (u16, u32),
+        chunks: &ChunkIndex,
+    ) -> Option<AssocId> {
+        if chunks.is_empty() {
             // Not even the first chunk header is sound.
             self.stats.malformed += 1;
             return None;
@@ -380,8 +397,8 @@ impl Endpoint {
         if crate::asconf::is_unusable_peer_address(&src) || src.is_unspecified() {
             return None;
         }
-        let cookie = match types.iter().find(|(_, t)| *t == chunk_type::COOKIE_ECHO) {
-            Some((r, _)) => match self.verify_cookie(&data, r.clone()) {
+        let cookie = match chunks.find(chunk_type::COOKIE_ECHO) {
+            Some(c) => match self.verify_cookie(data, c.range.clone()) {
                 Some(c) => Some(c),
                 None => return None,
             },
@@ -389,10 +406,10 @@ impl Endpoint {
         };
         let route = match &cookie {
             Some(c) => self.route_cookie(src, sport, c),
-            None if types[0].1 == chunk_type::INIT => {
-                self.route_init(&data, src, sport, types[0].0.clone())
+            None if chunks.chunks()[0].chunk_type == chunk_type::INIT => {
+                self.route_init(data, src, sport, chunks.chunks()[0].range.clone())
             }
-            None => self.lookup(&data, src, sport, vtag, &types),
+            None => self.lookup(data, src, sport, vtag, chunks),
         };
         // A stale cookie is still valid when both its tags are the
         // association's (RFC 9260 section 5.2.4 step 3); otherwise it is
@@ -424,13 +441,14 @@ impl Endpoint {
                 let mut accepted = false;
                 if let Some(a) = self.assocs.get_mut(&id) {
                     let in_use = |addr: IpAddr| index.get(addr, sport).is_some_and(|o| o != id);
-                    accepted = a.handle_packet(now, src, dst, &data, cookie.as_ref(), &in_use);
+                    accepted =
+                        a.handle_packet(now, src, dst, data, chunks, cookie.as_ref(), &in_use);
                 }
                 self.reindex(id);
                 self.drain_events(id);
                 accepted.then_some(id)
             }
-            Route::None => self.out_of_the_blue(now, src, dst, sport, vtag, &data, &types, cookie),
+            Route::None => self.out_of_the_blue(now, src, dst, sport, vtag, data, chunks, cookie),
             Route::Discard => None,
         }
     }

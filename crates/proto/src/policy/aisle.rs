@@ -1,4 +1,4 @@
-//! AISLE, autonomic interface selection (SYSTEMS.md section 3; Budzisz et
+//! AISLE, autonomic interface selection (docs/MODELS.md section 3; Budzisz et
 //! al., section 4.2.2): the sender moves its data to another path when
 //! the primary is congested, with a probability that makes a population
 //! of senders spread over the paths in proportion to their capacities.
@@ -22,7 +22,7 @@
 //!    B2 > θ·B1; otherwise (B2 unknown or stale) it happens.
 //!
 //! So a swap has probability p when B2 is stale and p·[B2 > θ·B1] when it
-//! is fresh. (SYSTEMS.md's wording "else swap with probability p" is read
+//! is fresh. (docs/MODELS.md's wording "else swap with probability p" is read
 //! as this same single draw, not a second one, which would make p² and
 //! break the capacity-proportional split AISLE is designed to reach.)
 //! With more than two paths, C2 is the largest capacity among the usable

@@ -1,5 +1,5 @@
 //! Goodput (application bytes delivered per second) and file delivery
-//! time (SYSTEMS.md section 5).
+//! time (docs/MODELS.md section 5).
 
 use std::time::Duration;
 

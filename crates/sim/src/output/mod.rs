@@ -1,6 +1,6 @@
 //! The outputs of one run (what `msctp run` writes):
 //!
-//! - `summary.json`: [`RunSummary`], the measures of SYSTEMS.md section 5
+//! - `summary.json`: [`RunSummary`], the measures of docs/MODELS.md section 5
 //!   per flow, computed with [`crate::metrics`] from the flow's records;
 //! - `goodput.csv`: application bytes delivered over time per flow (bins
 //!   of `output.series_bin_ms`, with the cumulative count);
@@ -28,7 +28,7 @@ pub use summary::{
     SingleHandoffSummary, TcpSummary, UdpSummary,
 };
 
-use crate::flow::FlowLog;
+use crate::metrics::flow_log::FlowLog;
 
 /// A time as seconds with nine decimals (exact).
 pub fn fmt_time(t: Time) -> String {

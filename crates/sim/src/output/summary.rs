@@ -1,4 +1,4 @@
-//! The JSON summary of a run: per flow, the measures of SYSTEMS.md
+//! The JSON summary of a run: per flow, the measures of docs/MODELS.md
 //! section 5 as [`crate::metrics`] defines them.
 //!
 //! # Metric names
@@ -467,7 +467,7 @@ pub(crate) fn handovers(
 /// log, filled into `f`.
 pub(crate) fn fill_from_log(
     f: &mut FlowSummary,
-    log: &crate::flow::FlowLog,
+    log: &crate::metrics::flow_log::FlowLog,
     start: Time,
     end: Time,
     file_bytes: Option<u64>,

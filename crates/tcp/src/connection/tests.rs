@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::listener::{ListenOutcome, TcpListener};
+use crate::wire::{self, Flags, SackBlock, SegmentHeader, TcpOptions, Timestamps};
 
 const C_IP: IpAddr = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
 const S_IP: IpAddr = IpAddr::V4(Ipv4Addr::new(198, 51, 100, 1));
