@@ -174,13 +174,11 @@ fn run(pfmr: Option<u32>, data: Arc<Vec<u8>>) -> Option<Run> {
                 .unwrap();
             let cut_at = cut.await.unwrap();
             watch.abort();
-            let seen = log
-                .lock()
+            log.lock()
                 .unwrap()
                 .iter()
                 .map(|(t, e)| (t.saturating_duration_since(cut_at), e.clone()))
-                .collect::<Vec<_>>();
-            seen
+                .collect::<Vec<_>>()
         })
     });
     let events = tx.join().unwrap();
