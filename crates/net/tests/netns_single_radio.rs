@@ -22,10 +22,10 @@ mod common;
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use common::{Netns, sh, skip_reason};
+use common::{Capture, Netns, sh, skip_reason};
 use msctp_net::transfer;
 use msctp_net::{Event, NetEvent, PolicyKind, Stack, StackConfig};
 use sha2::{Digest, Sha256};
@@ -36,43 +36,6 @@ const CN: &str = "10.41.9.2";
 
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
-}
-
-/// dumpcap on one interface of a namespace, stopped by SIGINT.
-struct Capture {
-    child: Child,
-    file: PathBuf,
-}
-
-impl Capture {
-    fn start(ns: &Netns, dev: &str, file: PathBuf) -> Capture {
-        let child = Command::new("ip")
-            .args(["netns", "exec", &ns.name, "dumpcap", "-q", "-i", dev])
-            .args(["-f", "udp", "-w"])
-            .arg(&file)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        // dumpcap needs a moment before it captures.
-        std::thread::sleep(Duration::from_millis(1500));
-        Capture { child, file }
-    }
-
-    fn stop(mut self) -> PathBuf {
-        std::thread::sleep(Duration::from_millis(300));
-        let pid = rustix::process::Pid::from_raw(self.child.id() as i32).unwrap();
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
-        let _ = self.child.wait();
-        self.file.clone()
-    }
-}
-
-impl Drop for Capture {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// tshark fields of the packets matching `filter`, one line each.
@@ -155,26 +118,10 @@ fn single_radio_move_asconf_from_the_new_address() {
     let sha = transfer::hex(&Sha256::digest(&data));
 
     let rx = cn.spawn(|| {
-        common::block_on(async {
-            let mut c = StackConfig::new(5001).tuned_for_lan();
-            c.local_addrs = vec![ip(CN)];
-            c.endpoint.listen = true;
-            let s = Stack::bind(c).await.unwrap();
-            let mut a = s.accept().await.unwrap();
-            let mut events = a.take_events().unwrap();
-            let r = tokio::time::timeout(
-                Duration::from_secs(40),
-                transfer::receive_file(&mut a, tokio::io::sink(), Duration::from_millis(50)),
-            )
-            .await
-            .expect("transfer finished")
-            .unwrap();
-            let mut seen = Vec::new();
-            while let Ok(e) = events.try_recv() {
-                seen.push(e);
-            }
-            (r, seen)
-        })
+        common::block_on(common::receive_one_file(
+            vec![ip(CN)],
+            Duration::from_secs(40),
+        ))
     });
     let mn_name = mn.name.clone();
     let tx = mn.spawn(move || {
