@@ -48,6 +48,8 @@ pub fn serialization_time(len: usize, rate_bps: u64) -> Duration {
 pub enum LinkConfigError {
     #[error("rate must be > 0 bit/s")]
     ZeroRate,
+    #[error("a contention MAC needs a shared medium")]
+    ContentionOnDedicated,
     #[error(transparent)]
     ErrorModel(#[from] ErrorModelError),
 }

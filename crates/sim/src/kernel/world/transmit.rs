@@ -317,7 +317,7 @@ impl Core {
         let Some((dir, slot, pkt)) = popped else {
             return;
         };
-        let ser = serialization_time(pkt.len(), c.cfg.rate_bps);
+        let ser = c.cfg.frame_time(pkt.len());
         m.busy += ser;
         let (node, iface) = if dir == DOWN {
             c.ap
