@@ -15,9 +15,12 @@
 //! thousands of chunks a run were lost and resent, the delivery gaps
 //! reaching 50 ms. With RFC 9260's Max.Burst of 4 the kernel drops none.
 //!
-//! The remaining gaps (typically 15-40 ms on a loaded 2-core machine)
-//! come from the occasional spurious T3 expiry (RTO.Min 20 ms) when the
-//! CPU is shared; the printed line gives each sender's retransmissions.
+//! Measured on the shared 2-core machine at a load of 8-9 (others
+//! building): 1.0-1.7 Gbit/s per association, within 1.1% of the mean,
+//! longest gaps 15-34 ms (also at nice 19). What gap remains is the
+//! machine's: all four receivers wait at once, now and then behind an
+//! occasional spurious T3 expiry (RTO.Min 20 ms) when the CPU is taken;
+//! the printed line gives each sender's retransmissions.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -55,96 +58,120 @@ struct Seen {
     longest_gap: Duration,
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn four_associations_share_the_driver_fairly() {
-    let server = Stack::bind(cfg(5201, true)).await.unwrap();
-    let sport = server.udp_port();
-    let mut clients = Vec::new();
-    let mut assocs = Vec::new();
-    for k in 0..CLIENTS {
-        let c = Stack::bind(cfg(5210 + k as u16, false)).await.unwrap();
-        let a = c.connect_via(&[lo()], 5201, Some(sport)).await.unwrap();
-        clients.push(c);
-        assocs.push(a);
+/// A runtime of its own for one side (a process of its own in the issue's
+/// case: one `msctp perf` server, clients started next to it).
+fn runtime(workers: usize) -> tokio::runtime::Runtime {
+    let mut b = if workers > 1 {
+        let mut b = tokio::runtime::Builder::new_multi_thread();
+        b.worker_threads(workers);
+        b
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    b.enable_all().build().expect("tokio runtime")
+}
+
+/// Reads an accepted association until the sender shuts down; what it saw
+/// between `from` and `until`.
+async fn receive(mut a: msctp_net::Association, from: Instant, until: Instant) -> Seen {
+    let mut seen = Seen::default();
+    let mut last: Option<Instant> = None;
+    while let Ok(Some(m)) = a.recv().await {
+        let now = Instant::now();
+        if now >= from {
+            // The wait since the previous delivery, clipped to the
+            // window (a receiver starved at its start counts too).
+            let l = last.map_or(from, |l| l.max(from));
+            if l < until {
+                seen.longest_gap = seen.longest_gap.max(now.min(until) - l);
+            }
+        }
+        if now >= from && now <= until {
+            seen.bytes += m.data.len() as u64;
+        }
+        last = Some(now);
     }
-    let mut accepted = Vec::new();
-    for _ in 0..CLIENTS {
-        let a = tokio::time::timeout(Duration::from_secs(5), server.accept())
-            .await
-            .expect("accepted")
-            .unwrap();
-        accepted.push(a);
-    }
-    let start = Instant::now() + Duration::from_millis(50);
+    seen
+}
+
+#[test]
+fn four_associations_share_the_driver_fairly() {
+    // The server (two worker threads, as `msctp perf --server`) and the
+    // clients run side by side, as the processes of the case do:
+    // the server's driver alone shares its time between the associations.
+    // (In one runtime with the clients, the server's driver waited behind
+    // their tasks on a loaded machine, and its SACKs came late enough for
+    // spurious timeouts: gaps up to 130 ms.)
+    let start = Instant::now() + Duration::from_millis(800);
     let from = start + WARM_UP;
     let until = from + WINDOW;
     let stop = Arc::new(AtomicBool::new(false));
-    let mut receivers = Vec::new();
-    for mut a in accepted {
-        receivers.push(tokio::spawn(async move {
-            let mut seen = Seen::default();
-            let mut last: Option<Instant> = None;
-            while let Ok(Some(m)) = a.recv().await {
-                let now = Instant::now();
-                if now >= from {
-                    // The wait since the previous delivery, clipped to the
-                    // window (a receiver starved at its start counts too).
-                    let l = last.map_or(from, |l| l.max(from));
-                    if l < until {
-                        seen.longest_gap = seen.longest_gap.max(now.min(until) - l);
-                    }
-                }
-                if now >= from && now <= until {
-                    seen.bytes += m.data.len() as u64;
-                }
-                last = Some(now);
-                if now > until {
-                    break;
-                }
+    let (port_tx, port_rx) = std::sync::mpsc::channel();
+    let server = std::thread::spawn(move || {
+        runtime(2).block_on(async move {
+            let server = Stack::bind(cfg(5201, true)).await.unwrap();
+            port_tx.send(server.udp_port()).unwrap();
+            let mut receivers = Vec::new();
+            for _ in 0..CLIENTS {
+                let a = tokio::time::timeout(Duration::from_secs(5), server.accept())
+                    .await
+                    .expect("accepted")
+                    .unwrap();
+                receivers.push(tokio::spawn(receive(a, from, until)));
             }
-            // Drain the rest so that the senders can shut down.
-            while let Ok(Some(_)) = a.recv().await {}
+            let mut seen = Vec::new();
+            for r in receivers {
+                seen.push(
+                    tokio::time::timeout(Duration::from_secs(20), r)
+                        .await
+                        .expect("the sender shut down")
+                        .unwrap(),
+                );
+            }
             seen
-        }));
-    }
-    let mut senders = Vec::new();
-    for a in assocs {
-        let stop = stop.clone();
-        senders.push(tokio::spawn(async move {
-            tokio::time::sleep_until(start.into()).await;
-            let payload = Bytes::from(vec![0x5a; MESSAGE]);
-            while !stop.load(Ordering::Relaxed) {
-                a.send(0, 1, payload.clone()).await.unwrap();
+        })
+    });
+    let sport = port_rx.recv().unwrap();
+    // The four clients share one runtime (two threads): its scheduler
+    // runs their tasks in turn, so that only the server's driver decides
+    // who is served.
+    let s = stop.clone();
+    let clients = std::thread::spawn(move || {
+        runtime(2).block_on(async move {
+            let mut senders = Vec::new();
+            for k in 0..CLIENTS {
+                let c = Stack::bind(cfg(5210 + k as u16, false)).await.unwrap();
+                let a = c.connect_via(&[lo()], 5201, Some(sport)).await.unwrap();
+                let stop = s.clone();
+                senders.push(tokio::spawn(async move {
+                    tokio::time::sleep_until(start.into()).await;
+                    let payload = Bytes::from(vec![0x5a; MESSAGE]);
+                    while !stop.load(Ordering::Relaxed) {
+                        a.send(0, 1, payload.clone()).await.unwrap();
+                    }
+                    let st = a.status().await.unwrap();
+                    a.shutdown().await.unwrap();
+                    drop(c);
+                    (
+                        st.stats.retransmitted_chunks,
+                        st.stats.t3_expirations,
+                        st.stats.fast_retransmissions,
+                    )
+                }));
             }
-            let st = a.status().await.unwrap();
-            a.shutdown().await.unwrap();
-            (
-                st.stats.retransmitted_chunks,
-                st.stats.t3_expirations,
-                st.stats.fast_retransmissions,
-            )
-        }));
-    }
-    tokio::time::sleep_until((until + Duration::from_millis(100)).into()).await;
+            let mut rtx = Vec::new();
+            for t in senders {
+                rtx.push(t.await.unwrap());
+            }
+            rtx
+        })
+    });
+    std::thread::sleep(
+        (until + Duration::from_millis(100)).saturating_duration_since(Instant::now()),
+    );
     stop.store(true, Ordering::Relaxed);
-    let mut rtx = Vec::new();
-    for s in senders {
-        rtx.push(
-            tokio::time::timeout(Duration::from_secs(20), s)
-                .await
-                .unwrap()
-                .unwrap(),
-        );
-    }
-    let mut seen = Vec::new();
-    for r in receivers {
-        seen.push(
-            tokio::time::timeout(Duration::from_secs(20), r)
-                .await
-                .unwrap()
-                .unwrap(),
-        );
-    }
+    let rtx = clients.join().unwrap();
+    let seen = server.join().unwrap();
     let mbps: Vec<f64> = seen
         .iter()
         .map(|s| s.bytes as f64 * 8.0 / WINDOW.as_secs_f64() / 1e6)
@@ -181,5 +208,4 @@ async fn four_associations_share_the_driver_fairly() {
     for g in &gaps {
         assert!(*g <= 50.0, "no delivery gap above 50 ms: {gaps:?}");
     }
-    drop(clients);
 }
