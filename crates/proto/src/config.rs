@@ -77,6 +77,23 @@ pub struct AssociationConfig {
     /// failover (RFC 9260 section 8.2 leaves the choice to the
     /// implementation).
     pub return_to_primary: bool,
+    /// Quick failover, SCTP-PF (RFC 7829): PotentiallyFailed.Max.Retrans
+    /// (PFMR). A confirmed destination whose error counter exceeds PFMR
+    /// (but not yet PMR) is potentially failed: new data goes to an
+    /// active destination, the PF one is probed by a HEARTBEAT once per
+    /// RTO and comes back at the first answer. `Some(0)` is RFC 7829's
+    /// recommended value (move data after the first timeout); `None`
+    /// (the default) is RFC 9260's failover only, after PMR + 1 errors.
+    /// A value of PMR or more never fires. See docs/DESIGN.md "Quick
+    /// failover".
+    pub pf_max_retrans: Option<u32>,
+    /// Primary Path Switchover (RFC 7829 section 5):
+    /// Primary.Switchover.Max.Retrans (PSMR). When the primary's error
+    /// counter exceeds PSMR, the destination data goes to instead
+    /// becomes the primary for good: data does not return when the old
+    /// primary recovers. `None` (the default, as in RFC 7829) switches
+    /// back. Must not be below PFMR.
+    pub primary_switchover_max_retrans: Option<u32>,
     /// A fast retransmission goes to the active destination with the
     /// shortest smoothed round trip (the one it was lost on included)
     /// instead of always the data path: behind a full queue on the data
@@ -265,6 +282,8 @@ impl Default for AssociationConfig {
             adaptation_indication: None,
             confirm_asconf_source: true,
             return_to_primary: true,
+            pf_max_retrans: None,
+            primary_switchover_max_retrans: None,
             fast_retransmit_on_fastest: false,
             retransmit_destination: RetransmitDestination::Rfc9260,
             error_counter_reset: ErrorCounterReset::Rfc9260,
@@ -315,6 +334,14 @@ impl AssociationConfig {
         }
         if self.asconf && !self.auth {
             return bad("asconf", "ADD-IP requires AUTH (RFC 5061 section 4.1.1)");
+        }
+        if let (Some(pf), Some(ps)) = (self.pf_max_retrans, self.primary_switchover_max_retrans)
+            && ps < pf
+        {
+            return bad(
+                "primary_switchover_max_retrans",
+                "must not be below pf_max_retrans (RFC 7829 section 5)",
+            );
         }
         if self.limits.max_peer_addresses == 0 || self.limits.max_local_addresses == 0 {
             return bad("limits", "address limits must be at least 1");

@@ -515,6 +515,7 @@ impl Association {
             let n = sent.payload_len();
             if self.sender.peer_rwnd < n {
                 self.stats.zero_window_probes += 1;
+                self.zero_window_probe_at = Some(now);
             }
             b.push(c, auth);
             self.sender.peer_rwnd = self.sender.peer_rwnd.saturating_sub(n);
@@ -670,6 +671,7 @@ impl Association {
             source,
             destination: dest,
             payload: buf,
+            assoc: None,
         }
     }
 

@@ -63,6 +63,11 @@ pub(crate) fn association_config(
     set(&mut c.max_burst, s.max_burst.map(|v| (v > 0).then_some(v)));
     set(&mut c.assoc_max_retrans, s.assoc_max_retrans);
     set(&mut c.path_max_retrans, s.path_max_retrans);
+    set(&mut c.pf_max_retrans, s.pf_max_retrans.map(Some));
+    set(
+        &mut c.primary_switchover_max_retrans,
+        s.primary_switchover_max_retrans.map(Some),
+    );
     set(&mut c.max_init_retrans, s.max_init_retrans);
     set(
         &mut c.heartbeat_interval,

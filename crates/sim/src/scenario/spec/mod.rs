@@ -687,6 +687,14 @@ pub struct SctpSpec {
     pub assoc_max_retrans: Option<u32>,
     /// Path.Max.Retrans (5).
     pub path_max_retrans: Option<u32>,
+    /// Quick failover, SCTP-PF (RFC 7829): PotentiallyFailed.Max.Retrans;
+    /// absent: off (RFC 9260's failover only). 0 is RFC 7829's
+    /// recommendation: new data moves after the first timeout.
+    pub pf_max_retrans: Option<u32>,
+    /// Primary Path Switchover (RFC 7829 section 5):
+    /// Primary.Switchover.Max.Retrans; absent: off. At least
+    /// `pf_max_retrans`.
+    pub primary_switchover_max_retrans: Option<u32>,
     /// Max.Init.Retransmits (8).
     pub max_init_retrans: Option<u32>,
     /// HB.interval (ms, 30000); 0 disables heartbeats on confirmed paths.
