@@ -7,7 +7,6 @@ use bytes::Bytes;
 
 use super::recv::DataOutcome;
 use super::{Association, CloseReason, Directed, Event, PeerInit, PrimaryReason, State};
-use crate::Time;
 use crate::asconf::{LocalAddrState, Request, is_unusable_peer_address, is_wildcard};
 use crate::congestion::Congestion;
 use crate::cookie::CookieState;
@@ -18,6 +17,7 @@ use crate::wire::{
     AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkIndex, ErrorCause, IndexedChunk, InitChunk,
     Packet, Param, SackChunk,
 };
+use crate::{ErrorCounterReset, Time};
 
 /// Bound on queued control replies (heartbeat acks, errors): a peer cannot
 /// make the association hold more.
@@ -485,7 +485,11 @@ impl Association {
             self.error_count = 0;
             self.zero_window_probe_at = None;
         }
-        for p in o.acked_paths {
+        let clearing = match self.cfg.error_counter_reset {
+            ErrorCounterReset::Rfc9260 => o.acked_paths,
+            ErrorCounterReset::Ns2 => o.acked_unmarked_paths,
+        };
+        for p in clearing {
             if self.paths[p].record_success() {
                 self.path_recovered(p);
             }

@@ -720,6 +720,15 @@ pub struct SctpSpec {
     pub return_to_primary: Option<bool>,
     /// Split fast retransmit (CMT; false).
     pub split_fast_retransmit: Option<bool>,
+    /// Where retransmissions go: "rfc9260" (the default: after a timeout
+    /// to an alternate, fast retransmissions to the data path) or
+    /// "always_alternate" (ns-2's `rtxToAlt_ 1`: every retransmission to
+    /// an alternate).
+    pub retransmit_destination: Option<RetransmitDestinationSpec>,
+    /// Which acknowledgements clear a path's error counter: "rfc9260"
+    /// (the default: any new one) or "ns2" (not those of chunks marked for
+    /// timeout retransmission).
+    pub error_counter_reset: Option<ErrorCounterResetSpec>,
     /// Bandwidth-aware start (docs/MODELS.md section 3; false): when the data
     /// moves to another network (the mobile makes a new address primary,
     /// or the fixed end changes primary on the mobile's request), the
@@ -739,6 +748,22 @@ pub struct SctpSpec {
     /// Gap-ack blocks (64) and duplicate TSNs (32) reported per SACK.
     pub max_gap_blocks: Option<usize>,
     pub max_dup_tsns: Option<usize>,
+}
+
+/// `[flows.sctp] retransmit_destination` (`msctp_proto::RetransmitDestination`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetransmitDestinationSpec {
+    Rfc9260,
+    AlwaysAlternate,
+}
+
+/// `[flows.sctp] error_counter_reset` (`msctp_proto::ErrorCounterReset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCounterResetSpec {
+    Rfc9260,
+    Ns2,
 }
 
 /// A scheduled change of the network.
