@@ -46,6 +46,8 @@ pub struct PathLine {
     /// DATA payload acknowledged on this path in the interval, Mbit/s
     /// (under CMT, the path's share of the throughput).
     pub mbps: f64,
+    /// "active", "potentially-failed" (SCTP-PF) or "inactive".
+    pub state: &'static str,
     pub cwnd: u32,
     pub srtt_ms: Option<f64>,
     pub flight: u32,
@@ -135,7 +137,11 @@ impl std::fmt::Display for PerfLine {
                         f,
                         " | {} {} {:.2} Mbit/s cwnd {} srtt {} flight {} rtx {} cap {} avail {} Mbit/s",
                         p.peer,
-                        if p.active { "up" } else { "DOWN" },
+                        match p.state {
+                            "active" => "up",
+                            "potentially-failed" => "PF",
+                            _ => "DOWN",
+                        },
                         p.mbps,
                         p.cwnd,
                         p.srtt_ms
@@ -264,6 +270,11 @@ pub async fn client(
                     peer: p.remote,
                     active: p.state == msctp_proto::path::PathState::Active,
                     mbps: path_mbps(p.remote, p.counters.bytes_acked),
+                    state: match p.state {
+                        msctp_proto::path::PathState::Active => "active",
+                        msctp_proto::path::PathState::PotentiallyFailed => "potentially-failed",
+                        msctp_proto::path::PathState::Inactive => "inactive",
+                    },
                     cwnd: p.cwnd,
                     srtt_ms: p.srtt.map(|d| d.as_secs_f64() * 1e3),
                     flight: p.flight_size,

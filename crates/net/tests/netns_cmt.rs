@@ -52,8 +52,8 @@ struct Topology {
 
 impl Topology {
     fn new() -> Topology {
-        let mn = Netns::with_prefix("i12-mn");
-        let cn = Netns::with_prefix("i12-cn");
+        let mn = Netns::with_prefix("i12", "mn");
+        let cn = Netns::with_prefix("i12", "cn");
         // A carrier change is reported at once only if the peer device's
         // index differs from the device's own (see netns_handover.rs).
         cn.ip(&[
