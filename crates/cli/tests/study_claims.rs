@@ -61,3 +61,13 @@ fn e4_linkdown_claims() {
 fn e4_pingpong_claims() {
     check("e4-pingpong.toml");
 }
+
+#[test]
+fn e9_claims() {
+    check("e9.toml");
+}
+
+#[test]
+fn e9_handover_claims() {
+    check("e9-handover.toml");
+}

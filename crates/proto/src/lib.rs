@@ -29,8 +29,8 @@ pub use association::{
     Association, CloseReason, Event, Message, PrimaryReason, SendError, State, Transmit,
 };
 pub use config::{
-    AssociationConfig, EndpointConfig, ErrorCounterReset, EstimatorConfig, Limits,
-    RetransmitDestination,
+    AssociationConfig, CmtConfig, CmtRtxPolicy, CmtScheduler, EndpointConfig, ErrorCounterReset,
+    EstimatorConfig, Limits, RetransmitDestination,
 };
 pub use endpoint::{AssocId, Endpoint};
 pub use msctp_time::Time;

@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod streams;
+
 use std::fs::File;
 use std::net::IpAddr;
 use std::os::fd::AsFd;

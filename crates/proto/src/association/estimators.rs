@@ -226,7 +226,6 @@ impl Association {
         for (p, path) in self.paths.iter_mut().enumerate() {
             let bytes = acked.get(p).copied().unwrap_or(0);
             if bytes > 0 {
-                path.stats.bytes_acked += u64::from(bytes);
                 let srtt = path.rto.srtt();
                 path.westwood
                     .on_ack(now, u64::from(bytes), srtt, app_limited);

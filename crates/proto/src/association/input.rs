@@ -444,12 +444,14 @@ impl Association {
             return;
         }
         self.sack_dest = Some(src);
-        let gaps = self.receiver.has_gaps();
+        // CMT DAC: data arriving over several paths is reordered as a
+        // rule, not a sign of loss; gaps do not force a SACK for every
+        // packet (the SACK says how many packets it covers instead).
+        let reordering = (self.receiver.has_gaps() || had_gaps) && !self.cmt_delayed_ack();
         let first = self.stats.sacks_sent == 0;
         if immediate
             || first
-            || gaps
-            || had_gaps
+            || reordering
             || self.receiver.has_dups()
             || self.cfg.sack_delay.is_none()
             || self.receiver.packets_since_sack >= self.cfg.sack_frequency
@@ -1005,8 +1007,11 @@ impl Association {
             .filter(|&t| t != i)
             .or_else(|| (0..self.paths.len()).find(|&t| t != i && self.paths[t].usable()))
             .unwrap_or(if i == 0 { 1 } else { 0 });
-        self.sender.rehome(i, to, &mut self.paths);
-        let _ = now;
+        let hold = self.cmt_sending();
+        self.sender.rehome(i, to, &mut self.paths, hold);
+        if hold {
+            self.cmt_hold_rehomed(i, now);
+        }
         let was_primary = i == self.primary;
         self.paths.remove(i);
         self.sender.path_removed(i);

@@ -6,6 +6,7 @@
 //! which demultiplexes packets to it and collects its output; the
 //! application talks to it through the methods below.
 
+mod cmt;
 mod collision;
 mod estimators;
 mod failover;
@@ -24,6 +25,7 @@ use bytes::Bytes;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
+pub use cmt::ReceiveWindowBlock;
 pub(crate) use collision::announced_addresses;
 pub use estimators::ProbeError;
 pub use handshake::{InitError, PeerInit, local_auth_params, local_params};
@@ -309,6 +311,18 @@ pub struct AssociationStats {
     pub t3_expirations: u64,
     pub fast_retransmissions: u64,
     pub retransmitted_chunks: u64,
+    /// Retransmissions the peer reported as duplicates (it already had the
+    /// data): spurious.
+    pub spurious_retransmissions: u64,
+    /// Of these, fast retransmissions (e.g. reordering across CMT paths
+    /// taken for loss).
+    pub spurious_fast_retransmissions: u64,
+    /// Time the peer's receive window kept the sender waiting (data
+    /// queued, a congestion window open), over finished episodes; see
+    /// [`Association::rwnd_blocked`] for the one under way.
+    pub rwnd_blocked: Duration,
+    /// Episodes of it.
+    pub rwnd_blocked_episodes: u64,
     pub messages_delivered: u64,
     /// INITs (or restart cookies) refused because they add peer
     /// addresses (RFC 9260 section 5.2.2).
@@ -433,6 +447,14 @@ pub struct Association {
     probe_out: VecDeque<Transmit>,
     /// Probe trains from the peer being timed.
     train_rx: crate::estimate::TrainReceiver,
+    /// CMT round-robin: the path to try first for the next packet of new
+    /// data.
+    cmt_next: usize,
+    /// How long the peer's receive window has kept the sender waiting.
+    rwnd_block: ReceiveWindowBlock,
+    /// CMT: data that was in flight to a deleted peer address is resent
+    /// at this time if still unacknowledged.
+    rehome_deadline: Option<Time>,
 }
 
 impl Association {
@@ -449,7 +471,8 @@ impl Association {
         let mut secret = [0u8; 32];
         rng.fill_bytes(&mut secret);
         let max_pending = cfg.limits.max_pending_asconf_params;
-        let sender = Sender::new(local_initial_tsn, cfg.outbound_streams, 0);
+        let mut sender = Sender::new(local_initial_tsn, cfg.outbound_streams, 0);
+        sender.cmt = cfg.cmt;
         let receiver = Receiver::new(
             0,
             1,
@@ -506,6 +529,9 @@ impl Association {
             peer_probes: false,
             probe_out: VecDeque::new(),
             train_rx: crate::estimate::TrainReceiver::default(),
+            cmt_next: 0,
+            rwnd_block: ReceiveWindowBlock::default(),
+            rehome_deadline: None,
         }
     }
 
@@ -631,6 +657,7 @@ impl Association {
         let sfr = self.sender.split_fast_retransmit;
         self.sender = Sender::new(self.local_initial_tsn, os, peer.a_rwnd);
         self.sender.split_fast_retransmit = sfr;
+        self.sender.cmt = self.cfg.cmt;
         self.receiver = Receiver::new(
             peer.initial_tsn,
             is,
@@ -849,6 +876,10 @@ impl Association {
         let mut s = self.stats;
         s.retransmitted_chunks = self.sender.stats.retransmitted_chunks;
         s.fast_retransmissions = self.sender.stats.fast_retransmitted_chunks;
+        s.spurious_retransmissions = self.sender.stats.spurious_retransmissions;
+        s.spurious_fast_retransmissions = self.sender.stats.spurious_fast_retransmissions;
+        s.rwnd_blocked = self.rwnd_block.total;
+        s.rwnd_blocked_episodes = self.rwnd_block.episodes;
         s.data_chunks_received = self.receiver.data_chunks_received;
         s.duplicate_tsns_received = self.receiver.duplicates_received;
         s.data_dropped_no_buffer = self.receiver.dropped_for_window;

@@ -100,6 +100,11 @@ impl Association {
 
     /// The next datagram to send, if any.
     pub(crate) fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        self.note_rwnd_block(now);
+        self.build_packet(now)
+    }
+
+    fn build_packet(&mut self, now: Time) -> Option<Transmit> {
         // Replies with a reflected or special tag go alone.
         if let Some(front) = self.ctrl.front()
             && let Some(tag) = front.reflect
@@ -159,6 +164,13 @@ impl Association {
         }
         let data_path = self.data_path();
         let is_data_dest = data_path.is_some_and(|p| self.paths[p].remote == dest);
+        // Where new data goes: the data path, or under CMT the scheduler's
+        // choice.
+        let new_data_path = if self.cmt_sending() {
+            self.cmt_new_data_path()
+        } else {
+            data_path
+        };
 
         // 2. SHUTDOWN / SHUTDOWN ACK.
         if self.shutdown.due && is_data_dest {
@@ -195,9 +207,13 @@ impl Association {
                 .room
                 .saturating_sub(b.size + 16 + if auth { b.auth_overhead } else { 0 })
                 / 4;
-            let sack = self.receiver.build_sack(
+            let packets = self.receiver.packets_since_sack;
+            let mut sack = self.receiver.build_sack(
                 max_blocks.min(room_blocks.saturating_sub(self.cfg.limits.max_dup_tsns)),
             );
+            if self.cmt_delayed_ack() {
+                sack.set_dac_packets(packets);
+            }
             let c = Chunk::Sack(sack);
             if b.fits(c.padded_len(), auth) {
                 b.push(c, auth);
@@ -241,7 +257,7 @@ impl Association {
                 path.route_source = b.source;
             }
             self.bundle_retransmissions(&mut b, p, now);
-            if is_data_dest && self.may_send_new_data() {
+            if new_data_path == Some(p) && self.may_send_new_data() {
                 self.bundle_new_data(&mut b, p, now);
             }
         }
@@ -305,10 +321,16 @@ impl Association {
                 return Some(p.remote);
             }
         }
-        if self.sender.has_queued() && self.may_send_new_data() {
-            let p = &self.paths[data_path];
-            if p.flight_size < p.cc.cwnd && self.rwnd_allows() {
-                return Some(data_dest);
+        if self.sender.has_queued() && self.may_send_new_data() && self.rwnd_allows() {
+            if self.cmt_sending() {
+                if let Some(p) = self.cmt_new_data_path() {
+                    return Some(self.paths[p].remote);
+                }
+            } else {
+                let p = &self.paths[data_path];
+                if p.flight_size < p.cc.cwnd {
+                    return Some(data_dest);
+                }
             }
         }
         if self.sack_now {
@@ -369,7 +391,7 @@ impl Association {
 
     /// The peer's window admits the next chunk, or nothing is in flight
     /// (zero window probe, section 6.1 rule A).
-    fn rwnd_allows(&self) -> bool {
+    pub(super) fn rwnd_allows(&self) -> bool {
         let len = self
             .sender
             .peek_chunk_len(self.max_data_payload())
@@ -384,6 +406,13 @@ impl Association {
     fn retransmit_path(&self, idx: usize) -> usize {
         let c = self.sender.chunk(idx);
         let data_path = self.data_path().unwrap_or(0);
+        // Under CMT every reason follows the retransmission policy.
+        if self.cmt_sending()
+            && let Some(p) = self.cmt_retransmit_path(c.path)
+        {
+            return p;
+        }
+        if c.marked == Some(super::send::Retransmit::Fast) && self.cfg.fast_retransmit_on_fastest {
         if self.cfg.retransmit_destination == RetransmitDestination::AlwaysAlternate
             && matches!(c.marked, Some(Retransmit::Fast | Retransmit::Timeout))
         {
@@ -529,6 +558,7 @@ impl Association {
         }
         if sent_any {
             self.burst_budget = self.burst_budget.saturating_sub(1);
+            self.cmt_sent_new_data(path);
         }
     }
 

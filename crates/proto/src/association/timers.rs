@@ -32,6 +32,7 @@ impl Association {
             consider(o.deadline);
         }
         consider(self.probe_timeout());
+        consider(self.cmt_timer());
         for p in &self.paths {
             consider(p.t3_deadline);
             consider(p.heartbeat_deadline);
@@ -55,6 +56,7 @@ impl Association {
             self.sack_deadline = None;
             self.sack_now = true;
         }
+        self.cmt_timeout(now);
         for i in 0..self.paths.len() {
             if self.state == State::Closed {
                 return;
@@ -120,7 +122,10 @@ impl Association {
             return;
         }
         self.path_error(i, now);
-        self.association_error();
+        if self.association_error() {
+            return;
+        }
+        self.cmt_path_timed_out(i, now);
     }
 
     fn heartbeat_timers(&mut self, i: usize, now: Time) {
@@ -147,8 +152,9 @@ impl Association {
         let confirmed = p.confirmed;
         let outstanding = p.heartbeat.is_some_and(|h| !h.timed_out);
         let rto = p.rto.rto();
-        if self.probed_as_pf(i) {
-            // SCTP-PF: once per RTO, no HB.interval, no capacity train.
+        if self.probed_as_pf(i) || (confirmed && self.cmt_probe_period(i).is_some()) {
+            // SCTP-PF, and CMT-PF on a path with errors: once per RTO, no
+            // HB.interval, no capacity train.
             if !outstanding {
                 self.queue_heartbeat(i, now);
             }

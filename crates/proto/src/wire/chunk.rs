@@ -98,6 +98,9 @@ pub struct GapBlock {
 /// SACK (RFC 9260 section 3.3.4).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SackChunk {
+    /// Chunk Flags: reserved by RFC 9260 (sent as 0, ignored on receipt)
+    /// except where CMT's delayed ack uses them ([`sack_flags`]).
+    pub flags: u8,
     pub cum_tsn_ack: u32,
     pub a_rwnd: u32,
     pub gap_blocks: Vec<GapBlock>,
@@ -296,6 +299,42 @@ pub mod data_flags {
     pub const IMMEDIATE: u8 = 0x08;
 }
 
+/// Chunk Flags of SACK used by CMT's delayed-ack algorithm (DAC; Iyengar,
+/// Amer and Stewart): how many DATA packets arrived since the previous
+/// SACK, as usrsctp sends them (the count shifted left by 6; its sender
+/// reads bit 0x80, "two packets"). RFC 9260 reserves the bits: a stack
+/// without CMT ignores them.
+pub mod sack_flags {
+    /// The SACK acknowledges one DATA packet.
+    pub const DAC_ONE: u8 = 0x40;
+    /// The SACK acknowledges two (or more) DATA packets.
+    pub const DAC_TWO: u8 = 0x80;
+}
+
+impl SackChunk {
+    /// DATA packets acknowledged according to the DAC flags: 0 (not
+    /// said), 1 or 2.
+    pub fn dac_packets(&self) -> u8 {
+        if self.flags & sack_flags::DAC_TWO != 0 {
+            2
+        } else if self.flags & sack_flags::DAC_ONE != 0 {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// Sets the DAC flags for `packets` DATA packets (0: none).
+    pub fn set_dac_packets(&mut self, packets: u32) {
+        self.flags &= !(sack_flags::DAC_ONE | sack_flags::DAC_TWO);
+        self.flags |= match packets {
+            0 => 0,
+            1 => sack_flags::DAC_ONE,
+            _ => sack_flags::DAC_TWO,
+        };
+    }
+}
+
 /// The T bit of ABORT and SHUTDOWN COMPLETE (RFC 9260 sections 3.3.7 and
 /// 3.3.13): the verification tag is reflected.
 pub const T_BIT: u8 = 0x01;
@@ -385,6 +424,7 @@ impl Chunk {
                 f
             }
             Chunk::Abort { t_bit: true, .. } | Chunk::ShutdownComplete { t_bit: true } => T_BIT,
+            Chunk::Sack(s) => s.flags,
             Chunk::Unknown { flags, .. } => *flags,
             _ => 0,
         }
@@ -578,6 +618,7 @@ impl Tlv for Chunk {
                     .map(|d| u32_at(d, 0))
                     .collect();
                 Chunk::Sack(SackChunk {
+                    flags,
                     cum_tsn_ack: u32_at(c, sack::CUM_TSN_ACK),
                     a_rwnd: u32_at(c, sack::A_RWND),
                     gap_blocks,
@@ -978,6 +1019,7 @@ mod tests {
         assert_eq!(
             c,
             Chunk::Sack(SackChunk {
+                flags: 0,
                 cum_tsn_ack: 0x10,
                 a_rwnd: 0x1000,
                 gap_blocks: vec![GapBlock { start: 2, end: 3 }, GapBlock { start: 5, end: 5 }],

@@ -23,7 +23,7 @@ pub mod loss;
 pub mod records;
 
 pub use flow_log::{FlowLog, SharedFlowLog};
-pub use goodput::{file_delivery_time, goodput_bps, goodput_series};
+pub use goodput::{file_delivery_time, goodput_bps, goodput_series, longest_delivery_gap};
 pub use handoff::{failover_time, handoff_delay, handoff_latency, total_handoff_delay};
 pub use loss::{lost_packets, out_of_order_arrivals, reordered_packets, spurious_retransmissions};
 pub use records::{

@@ -55,7 +55,7 @@ use serde::Serialize;
 
 use crate::metrics::{
     Arrival, ArrivalKind, HandoverWindow, PathId, Window, file_delivery_time, goodput_bps,
-    handoff_delay, handoff_latency, out_of_order_arrivals, reordered_packets,
+    handoff_delay, handoff_latency, longest_delivery_gap, out_of_order_arrivals, reordered_packets,
     spurious_retransmissions,
 };
 
@@ -154,6 +154,13 @@ pub struct FlowSummary {
     pub fast_retransmissions: u64,
     pub spurious_retransmissions: u64,
     pub spurious_fast_retransmissions: u64,
+    /// metrics::longest_delivery_gap over the run: the longest wait of
+    /// the receiving application between two deliveries.
+    pub longest_delivery_gap_s: f64,
+    /// SCTP: time the receiver's window kept the data sender waiting
+    /// (data queued, a congestion window open, the advertised window
+    /// full), from `Association::rwnd_blocked`; 0 for other transports.
+    pub rwnd_blocked_s: f64,
     pub handovers: Vec<HandoverSummary>,
     pub total_handoff_delay_s: f64,
     pub handovers_unmeasured: usize,
@@ -197,6 +204,8 @@ pub struct GoodputWindow {
     pub from_s: f64,
     pub to_s: f64,
     pub goodput_bps: f64,
+    /// metrics::longest_delivery_gap over the window.
+    pub longest_gap_s: f64,
 }
 
 /// ADD-IP signalling of an mSCTP flow (RFC 5061): ASCONF chunks the
@@ -491,6 +500,8 @@ pub(crate) fn fill_from_log(
                 .ok()
                 .and_then(|w| goodput_bps(&log.deliveries, w).ok())
                 .unwrap_or(0.0),
+            longest_gap_s: Window::new(Time::from_secs_f64(from_s), Time::from_secs_f64(to_s))
+                .map_or(0.0, |w| secs(longest_delivery_gap(&log.deliveries, w))),
         })
         .collect();
     f.arrivals = log.arrivals.len() as u64;
@@ -499,6 +510,7 @@ pub(crate) fn fill_from_log(
         .iter()
         .filter(|a| a.kind == ArrivalKind::Duplicate)
         .count() as u64;
+    f.longest_delivery_gap_s = secs(longest_delivery_gap(&log.deliveries, Window::ALL));
     f.reordered_packets = reordered_packets(&log.reorder_signals, Window::ALL);
     f.out_of_order_arrivals = out_of_order_arrivals(&log.arrivals, Window::ALL);
     f.retransmissions = log.retransmissions.len() as u64;

@@ -106,12 +106,34 @@ pub(crate) fn association_config(
     set(&mut c.max_message_size, s.max_message_size);
     set(&mut c.limits.max_gap_blocks, s.max_gap_blocks);
     set(&mut c.limits.max_dup_tsns, s.max_dup_tsns);
+    if let Some(m) = &s.cmt {
+        c.cmt = cmt_config(m);
+    }
     c.validate().map_err(|e| ScenarioError::Range {
         key: format!("{key}.{}", sctp_key(e.field)),
         value: "(see the sctp section)".into(),
         allowed: e.why.to_string(),
     })?;
     Ok(c)
+}
+
+/// `CmtConfig` from a `[flows.sctp.cmt]` table.
+fn cmt_config(m: &CmtSpec) -> msctp_proto::CmtConfig {
+    use msctp_proto::{CmtConfig, CmtRtxPolicy, CmtScheduler};
+    CmtConfig {
+        enabled: m.enabled,
+        scheduler: match m.scheduler {
+            CmtSchedulerSpec::RoundRobin => CmtScheduler::RoundRobin,
+            CmtSchedulerSpec::FastestPathFirst => CmtScheduler::FastestPathFirst,
+        },
+        rtx_policy: match m.rtx_policy {
+            CmtRtxSpec::Ssthresh => CmtRtxPolicy::Ssthresh,
+            CmtRtxSpec::Cwnd => CmtRtxPolicy::Cwnd,
+        },
+        split_fast_retransmit: m.split_fast_retransmit,
+        cwnd_update: m.cwnd_update,
+        delayed_ack: m.delayed_ack,
+    }
 }
 
 /// The file's key of an `AssociationConfig` field.

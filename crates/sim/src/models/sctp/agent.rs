@@ -446,6 +446,11 @@ impl SctpAgent {
                 }
                 Event::Writable => continue,
                 Event::Connected => {
+                    if self.cfg.mobile_side
+                        && let Some(a) = ep.association_mut(id)
+                    {
+                        pair_cmt_paths(a, &self.cfg.path_addrs);
+                    }
                     if let (Some(m), Some(a)) = (self.manager.as_mut(), ep.association_mut(id)) {
                         m.on_established(now, a);
                     }
@@ -1001,5 +1006,24 @@ impl Agent for SctpAgent {
         if self.manager.is_some() {
             self.on_link_notification(ctx, n);
         }
+    }
+}
+
+/// Scenario D of docs/MODELS.md section 4 (dual-homed mobile and
+/// correspondent): under CMT the mobile sends path k (the correspondent's
+/// k-th address) from its own k-th address, so that each path crosses
+/// its own access network, as Iyengar et al.'s disjoint paths do. Without
+/// CMT, or with a single-homed correspondent, the source stays the
+/// engine's choice.
+fn pair_cmt_paths(a: &mut msctp_proto::Association, locals: &[IpAddr]) {
+    if !a.cmt().enabled {
+        return;
+    }
+    let remotes: Vec<IpAddr> = a.paths().iter().map(|p| p.remote).collect();
+    if remotes.len() < 2 {
+        return;
+    }
+    for (r, l) in remotes.iter().zip(locals) {
+        let _ = a.set_path_source(*r, Some(*l));
     }
 }

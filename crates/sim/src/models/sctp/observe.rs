@@ -137,6 +137,7 @@ mod tests {
     fn data_chunks_and_sack_gaps_are_read() {
         let sack = |gaps: Vec<GapBlock>| {
             Chunk::Sack(SackChunk {
+                flags: 0,
                 cum_tsn_ack: 9,
                 a_rwnd: 1000,
                 gap_blocks: gaps,

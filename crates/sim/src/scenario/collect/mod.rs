@@ -171,6 +171,8 @@ pub(crate) fn new_summary(spec: &FlowSpec, transport: &str, policy: String) -> F
         fast_retransmissions: 0,
         spurious_retransmissions: 0,
         spurious_fast_retransmissions: 0,
+        longest_delivery_gap_s: 0.0,
+        rwnd_blocked_s: 0.0,
         handovers: Vec::new(),
         total_handoff_delay_s: 0.0,
         handovers_unmeasured: 0,

@@ -134,6 +134,9 @@ pub(super) fn outputs(
             rto_at_break_s: rto_at_break,
         });
     }
+    if let Some(a) = sender.and_then(|x| x.association()) {
+        sum.rwnd_blocked_s = a.rwnd_blocked(end).0.as_secs_f64();
+    }
     if let Some(a) = mobile.and_then(|m| m.association()) {
         let st = a.stats();
         sum.asconfs_sent = st.asconfs_sent;

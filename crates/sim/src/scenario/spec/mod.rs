@@ -720,6 +720,10 @@ pub struct SctpSpec {
     pub return_to_primary: Option<bool>,
     /// Split fast retransmit (CMT; false).
     pub split_fast_retransmit: Option<bool>,
+    /// Concurrent multipath transfer (docs/MODELS.md section 3): new data
+    /// on every path at once. Absent: off. Set at both ends: the sender
+    /// schedules, the receiver acknowledges with CMT's delayed ack.
+    pub cmt: Option<CmtSpec>,
     /// Where retransmissions go: "rfc9260" (the default: after a timeout
     /// to an alternate, fast retransmissions to the data path) or
     /// "always_alternate" (ns-2's `rtxToAlt_ 1`: every retransmission to
@@ -748,6 +752,59 @@ pub struct SctpSpec {
     /// Gap-ack blocks (64) and duplicate TSNs (32) reported per SACK.
     pub max_gap_blocks: Option<usize>,
     pub max_dup_tsns: Option<usize>,
+}
+
+/// `[flows.sctp.cmt]`: concurrent multipath transfer
+/// (`msctp_proto::CmtConfig`); absent keys take the engine's defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CmtSpec {
+    /// On (true): the table's presence turns CMT on unless this says no.
+    pub enabled: bool,
+    /// "fastest_path_first" (the default) or "round_robin".
+    pub scheduler: CmtSchedulerSpec,
+    /// Retransmission destination: "cwnd" (RTX-CWND, default) or
+    /// "ssthresh" (RTX-SSTHRESH).
+    pub rtx_policy: CmtRtxSpec,
+    /// Split fast retransmit (true).
+    pub split_fast_retransmit: bool,
+    /// Per-path virtual cumulative ack points for cwnd growth (CUC, true).
+    pub cwnd_update: bool,
+    /// Delayed ack for CMT (DAC, true).
+    pub delayed_ack: bool,
+}
+
+impl Default for CmtSpec {
+    fn default() -> Self {
+        let c = msctp_proto::CmtConfig::on(msctp_proto::CmtScheduler::FastestPathFirst);
+        CmtSpec {
+            enabled: true,
+            scheduler: CmtSchedulerSpec::FastestPathFirst,
+            rtx_policy: match c.rtx_policy {
+                msctp_proto::CmtRtxPolicy::Cwnd => CmtRtxSpec::Cwnd,
+                msctp_proto::CmtRtxPolicy::Ssthresh => CmtRtxSpec::Ssthresh,
+            },
+            split_fast_retransmit: c.split_fast_retransmit,
+            cwnd_update: c.cwnd_update,
+            delayed_ack: c.delayed_ack,
+        }
+    }
+}
+
+/// CMT scheduler of a scenario file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CmtSchedulerSpec {
+    RoundRobin,
+    FastestPathFirst,
+}
+
+/// CMT retransmission policy of a scenario file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CmtRtxSpec {
+    Ssthresh,
+    Cwnd,
 }
 
 /// `[flows.sctp] retransmit_destination` (`msctp_proto::RetransmitDestination`).
