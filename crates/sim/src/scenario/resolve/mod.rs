@@ -110,6 +110,19 @@ pub(crate) struct Event {
     pub at: Time,
     pub action: EventAction,
     pub target: usize,
+    /// `degrade_cell`: the degradation before the break at `at`.
+    pub degrade: Option<Degradation>,
+}
+
+/// A cell's degradation before it dies (`degrade_cell`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Degradation {
+    /// The frame error rate starts rising here (0 there, `max_error` at
+    /// the break).
+    pub start: Time,
+    pub max_error: f64,
+    /// When the stations' link layer says "going down".
+    pub hint: Option<Time>,
 }
 
 /// A node of the scenario: fixed or mobile, by index.
@@ -503,10 +516,28 @@ impl Scenario {
                     ScenarioError::reference(format!("{key}.link"), format!("no link {:?}", e.link))
                 })?
         };
+        let degrade = if e.action == EventAction::DegradeCell {
+            range_f(&format!("{key}.duration_s"), e.duration_s, 0.0, e.at_s)?;
+            range_f(&format!("{key}.max_error"), e.max_error, 0.0, 1.0)?;
+            if let Some(x) = e.going_down_at {
+                range_f(&format!("{key}.going_down_at"), x, 0.0, 1.0)?;
+            }
+            let start = e.at_s - e.duration_s;
+            Some(Degradation {
+                start: convert::secs(start),
+                max_error: e.max_error,
+                hint: e
+                    .going_down_at
+                    .map(|x| convert::secs(start + x * e.duration_s)),
+            })
+        } else {
+            None
+        };
         Ok(Event {
             at: convert::secs(e.at_s),
             action: e.action,
             target,
+            degrade,
         })
     }
 }

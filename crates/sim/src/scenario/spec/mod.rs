@@ -693,8 +693,8 @@ pub struct SctpSpec {
 pub struct EventSpec {
     /// Required: when (s).
     pub at_s: f64,
-    /// Required: "cut_link", "restore_link", "break_cell" or
-    /// "restore_cell".
+    /// Required: "cut_link", "restore_link", "break_cell",
+    /// "degrade_cell" or "restore_cell".
     pub action: EventAction,
     /// The link's name (link actions).
     #[serde(default)]
@@ -702,6 +702,24 @@ pub struct EventSpec {
     /// The cell's name (cell actions).
     #[serde(default)]
     pub cell: String,
+    /// `degrade_cell`: how long (s) before `at_s` the degradation starts;
+    /// the frame error rate of every station of the cell (both
+    /// directions) rises linearly from 0 then to `max_error` at `at_s`,
+    /// where the cell breaks as with `break_cell`.
+    #[serde(default)]
+    pub duration_s: f64,
+    /// `degrade_cell`: the frame error rate reached at `at_s` (0.1).
+    #[serde(default = "d_max_error")]
+    pub max_error: f64,
+    /// `degrade_cell`: when the link layer of each station raises its
+    /// "link going down" hint, as a fraction of the degradation (0: at
+    /// its start, 1: when the cell dies); absent: no hint.
+    #[serde(default)]
+    pub going_down_at: Option<f64>,
+}
+
+fn d_max_error() -> f64 {
+    0.1
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -715,17 +733,29 @@ pub enum EventAction {
     /// stations stay attached and their link layer signals nothing (a
     /// path failure only the transport can detect).
     BreakCell,
+    /// A degradation ending in a silent break at `at_s` (Budzisz et al.,
+    /// section 4.2.1): the frame error rate of the cell's stations rises
+    /// linearly from 0 at `at_s - duration_s` to `max_error` at `at_s`,
+    /// then every frame is lost as with `break_cell`; the stations' link
+    /// layer may raise "link going down" at `going_down_at`.
+    DegradeCell,
     /// The cell's stations get back the cell's configured error models.
     RestoreCell,
 }
 
 impl EventAction {
     pub fn is_cell(self) -> bool {
-        matches!(self, EventAction::BreakCell | EventAction::RestoreCell)
+        matches!(
+            self,
+            EventAction::BreakCell | EventAction::DegradeCell | EventAction::RestoreCell
+        )
     }
 
     /// Actions after which data stops on a path (failover is measured).
     pub fn is_break(self) -> bool {
-        matches!(self, EventAction::CutLink | EventAction::BreakCell)
+        matches!(
+            self,
+            EventAction::CutLink | EventAction::BreakCell | EventAction::DegradeCell
+        )
     }
 }
