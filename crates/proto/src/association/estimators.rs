@@ -220,16 +220,23 @@ impl Association {
     }
 
     /// Westwood+ after a SACK: `acked[p]` bytes newly acknowledged on
-    /// path `p`.
+    /// path `p`. Only the path new data goes to is measured (SYSTEMS.md
+    /// 3: available bandwidth "on the primary"): what another path
+    /// carries is retransmissions sent there after a timeout, a few
+    /// chunks whose acknowledged rate says nothing of that path's
+    /// available bandwidth, and AISLE would take it for a fresh B2.
     pub(super) fn feed_westwood(&mut self, now: Time, acked: &[u32]) {
         let app_limited = !self.sender.has_queued();
+        let data = self.data_path();
         for (p, path) in self.paths.iter_mut().enumerate() {
             let bytes = acked.get(p).copied().unwrap_or(0);
             if bytes > 0 {
                 path.stats.bytes_acked += u64::from(bytes);
-                let srtt = path.rto.srtt();
-                path.westwood
-                    .on_ack(now, u64::from(bytes), srtt, app_limited);
+                if data == Some(p) {
+                    let srtt = path.rto.srtt();
+                    path.westwood
+                        .on_ack(now, u64::from(bytes), srtt, app_limited);
+                }
             }
             if path.flight_size == 0 && app_limited {
                 path.westwood.on_idle();

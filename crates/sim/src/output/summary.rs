@@ -22,7 +22,7 @@
 //!   paths are the mobile's cells numbered as its addresses (mSCTP: the
 //!   addresses themselves);
 //! - mSCTP: `.failovers.<i>.*`, `.asconfs_sent`, `.asconf_retransmissions`,
-//!   `.policy_decisions`, and [`AsconfSummary`] as `.asconf.{asconf_chunks,
+//!   `.policy_decisions`, `.policy_counters.<name>` (AISLE), and [`AsconfSummary`] as `.asconf.{asconf_chunks,
 //!   asconf_bits, asconf_ack_chunks, asconf_ack_bits, auth_bits,
 //!   signalling_bits, bits_per_handover, bits_per_handover_with_auth}`;
 //! - Mobile IP (`mip4-*`, `mip6-*`, `fmip6-*`): [`MobileIpSummary`] as
@@ -162,6 +162,10 @@ pub struct FlowSummary {
     pub asconfs_sent: u64,
     pub asconf_retransmissions: u64,
     pub policy_decisions: u64,
+    /// The handover policy's own counters, from whichever end runs it
+    /// (AISLE: `congestion_events`, `held_down`, `no_estimate`, `swaps`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub policy_counters: BTreeMap<String, u64>,
     /// Datagrams the hosts refused to send: from an address the node no
     /// longer holds, or with no source address at all.
     pub datagrams_refused: u64,

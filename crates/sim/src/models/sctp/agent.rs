@@ -413,6 +413,7 @@ impl SctpAgent {
         loop {
             rounds += 1;
             let mut progressed = self.handle_events(ctx);
+            progressed |= self.poll_policy(ctx.now());
             progressed |= self.feed_source(ctx);
             progressed |= self.transmit(ctx);
             if !progressed || rounds > 64 {
@@ -478,6 +479,25 @@ impl SctpAgent {
             }
         }
         any
+    }
+
+    /// Lets a policy that watches the path statistics (AISLE) decide;
+    /// returns whether it did.
+    fn poll_policy(&mut self, now: Time) -> bool {
+        let id = self.assoc;
+        let (Some(m), Some(ep), Some(id)) = (self.manager.as_mut(), self.endpoint.as_mut(), id)
+        else {
+            return false;
+        };
+        let Some(a) = ep.association_mut(id) else {
+            return false;
+        };
+        let before = m.records().len();
+        if !m.poll(now, a) {
+            return false;
+        }
+        self.log_decisions(now, before);
+        true
     }
 
     /// Logs the handover manager's decisions from record `from` on and

@@ -113,6 +113,8 @@ pub(crate) struct FlowCx<'a, 'r> {
     pub f: &'a Flow<'r>,
     pub start: Time,
     pub log: &'a SharedFlowLog,
+    /// The run's seed (for models that draw, e.g. AISLE).
+    pub seed: u64,
 }
 
 /// The World's ids of the scenario's fixed nodes, links and cells, by
@@ -369,6 +371,7 @@ fn build_flow(
         f,
         start: jittered_start(seed, spec),
         log: &log,
+        seed,
     };
     let kind = match spec.transport {
         TransportSpec::Msctp => msctp::build(cx)?,

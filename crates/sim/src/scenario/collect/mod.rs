@@ -178,6 +178,7 @@ pub(crate) fn new_summary(spec: &FlowSpec, transport: &str, policy: String) -> F
         asconfs_sent: 0,
         asconf_retransmissions: 0,
         policy_decisions: 0,
+        policy_counters: Default::default(),
         datagrams_refused: 0,
         records_dropped: 0,
         asconf: None,

@@ -37,9 +37,15 @@ pub(super) fn outputs(
     let mobile = w.agent::<SctpAgent>(mobile_agent);
     let fixed = w.agent::<SctpAgent>(fixed_agent);
     let log = f.log.borrow();
-    let policy = mobile
-        .map(|m| m.config().policy.name().to_string())
-        .unwrap_or_default();
+    // AISLE runs at the data sender, the other policies on the mobile.
+    let policy = [fixed, mobile]
+        .into_iter()
+        .flatten()
+        .map(|a| a.config().policy.name())
+        .find(|n| *n == "aisle")
+        .or_else(|| mobile.map(|m| m.config().policy.name()))
+        .unwrap_or_default()
+        .to_string();
     let mut sum = summary_of(s, spec, &log, "msctp", policy, end);
     // Lost data packets: drops of packets whose uid an agent of the flow
     // recorded as carrying DATA.
@@ -139,7 +145,21 @@ pub(super) fn outputs(
         sum.asconfs_sent = st.asconfs_sent;
         sum.asconf_retransmissions = st.asconf_retransmissions;
     }
-    sum.policy_decisions = mobile.and_then(|m| m.manager()).map_or(0, |m| m.decisions);
+    sum.policy_decisions = [mobile, fixed]
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a.manager())
+        .map(|m| m.decisions)
+        .sum();
+    for m in [mobile, fixed]
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a.manager())
+    {
+        for (k, v) in m.counters() {
+            *sum.policy_counters.entry(k.to_string()).or_default() += v;
+        }
+    }
     let goodput = goodput_rows(s, &spec.name, &log, end, warnings);
     let (paths, events) = sctp_rows(spec, [("mobile", mobile), ("fixed", fixed)], warnings);
     if log.records_dropped > 0 {

@@ -675,6 +675,16 @@ pub struct SctpSpec {
     /// mobile's address: a perfect capacity estimate, standing in for an
     /// estimator such as AISLE's packet pairs.
     pub bandwidth_aware_start: Option<bool>,
+    /// Where the bandwidth-aware start takes the capacity from: `oracle`
+    /// (the default, the cell's `rate_bps`, as above) or `packet_pair`
+    /// (the engine's own estimate from probe trains, docs/MODELS.md
+    /// section 3; the estimators are then on at both ends and the sender's
+    /// engine sets the window itself whenever new data changes path).
+    pub bandwidth_estimate: Option<BandwidthEstimateSpec>,
+    /// Run the path estimators (packet-pair capacity, Westwood+ available
+    /// bandwidth; false). On by itself with the `aisle` policy or a
+    /// `packet_pair` bandwidth-aware start.
+    pub estimators: Option<bool>,
     /// Valid.Cookie.Life (ms, 60000).
     pub valid_cookie_life_ms: Option<f64>,
     /// Outbound streams requested (10) and inbound streams accepted (65535).
@@ -685,6 +695,17 @@ pub struct SctpSpec {
     /// Gap-ack blocks (64) and duplicate TSNs (32) reported per SACK.
     pub max_gap_blocks: Option<usize>,
     pub max_dup_tsns: Option<usize>,
+}
+
+/// The capacity a bandwidth-aware start uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BandwidthEstimateSpec {
+    /// The cell's configured rate: a perfect estimate.
+    #[default]
+    Oracle,
+    /// The engine's packet-pair estimate of the path.
+    PacketPair,
 }
 
 /// A scheduled change of the network.
