@@ -262,6 +262,10 @@ impl Association {
         let (bps, srtt) = (p.capacity.estimate()?, p.rto.srtt()?);
         let bdp = (u128::from(bps) * srtt.as_nanos() / 8_000_000_000).min(u128::from(u64::MAX));
         p.cc.set_from_bdp(bdp as u64, icwnd);
+        // A window set from a fresh estimate does not decay for the idle
+        // time before it (section 7.2.1 would otherwise cut it to 4 MTU
+        // at the first send on a path that has been idle).
+        p.last_data_sent = None;
         Some(p.cc.cwnd)
     }
 

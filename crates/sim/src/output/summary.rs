@@ -116,6 +116,18 @@ pub struct FailoverSummary {
     /// its last path sample before the break (sample with a short
     /// `output.sample_ms` for precision): the RTO of RTO * (2^(PMR+1) - 1).
     pub rto_at_break_s: Option<f64>,
+    /// Break to the sender's first change of primary after the
+    /// degradation started (after the break without one), whatever its
+    /// reason: failover, or a move at a link-layer hint (negative when
+    /// before the break).
+    pub sender_moved_s: Option<f64>,
+    /// From that move until `output.failover_transfer_bytes` bytes of
+    /// data (new to the receiver) arrived on the path moved to: the
+    /// transfer time of the first bytes on the new path (E8, slow start
+    /// against a bandwidth-aware start). Absent without that key, a move
+    /// or enough data.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer_time_s: Option<f64>,
 }
 
 /// One flow.

@@ -124,6 +124,32 @@ pub(super) fn outputs(
                 .find(|a| a.time >= t && a.path == p && !retransmitted.contains(&a.seq))
                 .map(|a| (a.time - t).as_secs_f64())
         });
+        // The sender's first move after the degradation started (or the
+        // break), whatever its reason (failover, the peer's request after
+        // a link-layer hint, its own policy): where and when.
+        let since = re.degrade.map_or(t, |d| d.start);
+        let moved = sender.and_then(|a| {
+            a.events()
+                .iter()
+                .find(|ev| ev.time >= since && ev.kind == "primary-changed")
+                .and_then(|ev| {
+                    let addr: std::net::IpAddr = ev.detail.split(' ').next()?.parse().ok()?;
+                    let k = path_addrs.iter().position(|x| *x == addr)?;
+                    Some((ev.time, PathId(k as u32)))
+                })
+        });
+        // The first bytes on that path after the move.
+        let transfer_time = s.output.failover_transfer_bytes.and_then(|want| {
+            let (from, p) = moved?;
+            let mut got = 0u64;
+            news.iter()
+                .filter(|a| a.time >= from && a.path == p)
+                .find(|a| {
+                    got += u64::from(a.bytes);
+                    got >= want
+                })
+                .map(|a| (a.time - from).as_secs_f64())
+        });
         sum.failovers.push(FailoverSummary {
             link: if e.action.is_cell() {
                 e.cell.clone()
@@ -138,6 +164,8 @@ pub(super) fn outputs(
             sender_failover_s: sender_failover,
             new_data_failover_s: new_data_failover,
             rto_at_break_s: rto_at_break,
+            sender_moved_s: moved.map(|(m, _)| m.as_secs_f64() - t.as_secs_f64()),
+            transfer_time_s: transfer_time,
         });
     }
     if let Some(a) = mobile.and_then(|m| m.association()) {

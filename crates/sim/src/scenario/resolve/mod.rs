@@ -177,6 +177,9 @@ impl Scenario {
         if let Some(x) = self.output.end_after_failover_s {
             range_f("output.end_after_failover_s", x, 0.0, self.duration_s)?;
         }
+        if let Some(b) = self.output.failover_transfer_bytes {
+            range_u("output.failover_transfer_bytes", b, 1, 1 << 40)?;
+        }
         let mut flows = Vec::new();
         for (k, f) in self.flows.iter().enumerate() {
             flows.push(self.resolve_flow(k, f, &links, &cells)?);

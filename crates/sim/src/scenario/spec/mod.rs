@@ -161,6 +161,11 @@ pub struct OutputSpec {
     /// E4's 20-25 s), reported as `goodput_windows` in the summary.
     #[serde(default)]
     pub goodput_windows_s: Vec<(f64, f64)>,
+    /// Bytes of the first transfer on the alternate path after a failover
+    /// whose time is measured (`failovers.<i>.transfer_time_s`, E8);
+    /// absent: not measured.
+    #[serde(default)]
+    pub failover_transfer_bytes: Option<u64>,
 }
 
 fn d_window_before() -> f64 {
@@ -182,6 +187,7 @@ impl Default for OutputSpec {
             handover_window_after_s: d_window_after(),
             end_after_failover_s: None,
             goodput_windows_s: Vec::new(),
+            failover_transfer_bytes: None,
         }
     }
 }
