@@ -75,6 +75,10 @@ pub struct RunSummary {
     /// bound); lost data packets are then a lower bound.
     pub drops_unlogged: u64,
     pub flows: Vec<FlowSummary>,
+    /// The time-average number of stations whose data goes through each
+    /// cell over `output.stations_window_s` (E7), by cell name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub stations: BTreeMap<String, f64>,
     /// Anything that makes a figure doubtful (bounds reached, errors).
     pub warnings: Vec<String>,
 }

@@ -343,6 +343,16 @@ fn schedule_degradation(
 /// the run seed and the flow's name (E5: sources start uniformly at
 /// random in the first 5 s), for every transport.
 fn jittered_start(seed: u64, f: &FlowSpec) -> Time {
+    if let Some(a) = &f.arrival {
+        // The index-th arrival of a Poisson process (a station of a
+        // `[[stations]]` population).
+        let mut rng = crate::kernel::rng::stream(seed, &a.stream);
+        let exp = rand_distr::Exp::new(1.0 / a.mean_s).expect("mean checked positive");
+        let t: f64 = (0..=a.index)
+            .map(|_| rand_distr::Distribution::sample(&exp, &mut rng))
+            .sum();
+        return secs(f.start_s + t);
+    }
     let jitter = if f.start_jitter_s > 0.0 {
         let mut rng = crate::kernel::rng::stream(seed, &format!("flow/{}/start", f.name));
         rand::Rng::gen_range(&mut rng, 0.0..f.start_jitter_s)

@@ -66,6 +66,16 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
         },
         other => other.map_interfaces(|_| None),
     };
+    if spec.random_initial_path {
+        let seed = rand::RngCore::next_u64(&mut crate::kernel::rng::stream(
+            cx.seed,
+            &format!("flow/{}/initial-path", spec.name),
+        ));
+        match spec.direction {
+            DirectionSpec::Downlink => fixed_cfg.initial_path_seed = Some(seed),
+            DirectionSpec::Uplink => mobile.initial_path_seed = Some(seed),
+        }
+    }
     let bandwidth_aware = spec.sctp.bandwidth_aware_start == Some(true);
     let packet_pair_start =
         bandwidth_aware && spec.sctp.bandwidth_estimate == Some(BandwidthEstimateSpec::PacketPair);

@@ -141,7 +141,7 @@ pub(crate) struct Capture {
 impl Scenario {
     /// Checks every value's range and every name reference.
     pub fn validate(&self) -> Result<(), ScenarioError> {
-        self.resolve().map(|_| ())
+        self.expanded()?.resolve().map(|_| ())
     }
 
     /// Checks the scenario and resolves it (see the module documentation).
@@ -373,6 +373,18 @@ impl Scenario {
             1,
             MAX_QUEUE,
         )?;
+        if let Some(q) = c.ap_queue_packets {
+            range_u(&format!("{key}.ap_queue_packets"), q as u64, 1, MAX_QUEUE)?;
+        }
+        range_f(
+            &format!("{key}.frame_overhead_us"),
+            c.frame_overhead_us,
+            0.0,
+            1e6,
+        )?;
+        if let Some(t) = c.tti_ms {
+            positive_f(&format!("{key}.tti_ms"), t, 1e4)?;
+        }
         error_times(&format!("{key}.downlink_error"), &c.downlink_error)?;
         error_times(&format!("{key}.uplink_error"), &c.uplink_error)?;
         let r = &self.radio;

@@ -6,8 +6,10 @@
 use msctp_proto::policy::PolicyKind;
 use serde::{Deserialize, Serialize};
 
+pub mod stations;
 pub mod transport;
 
+pub use stations::*;
 pub use transport::*;
 
 fn d_seed() -> u64 {
@@ -90,6 +92,10 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub events: Vec<EventSpec>,
+    /// Populations of identical stations (expanded into mobiles and
+    /// flows, after those of the file).
+    #[serde(default)]
+    pub stations: Vec<StationsSpec>,
 }
 
 /// Bounds of the run's memory.
@@ -166,6 +172,10 @@ pub struct OutputSpec {
     /// absent: not measured.
     #[serde(default)]
     pub failover_transfer_bytes: Option<u64>,
+    /// The summary's `stations.<cell>`: the time-average number of
+    /// stations whose data goes through each cell over `[from_s, to_s)`.
+    #[serde(default)]
+    pub stations_window_s: Option<(f64, f64)>,
 }
 
 fn d_window_before() -> f64 {
@@ -188,6 +198,7 @@ impl Default for OutputSpec {
             end_after_failover_s: None,
             goodput_windows_s: Vec::new(),
             failover_transfer_bytes: None,
+            stations_window_s: None,
         }
     }
 }
@@ -368,6 +379,18 @@ pub struct CellSpec {
     /// "shared" (one medium) or "dedicated" (a channel per station).
     #[serde(default)]
     pub sharing: SharingSpec,
+    /// Shared cells: the AP's downlink queue (packets); absent:
+    /// `queue_packets` (which is then each station's uplink queue).
+    #[serde(default)]
+    pub ap_queue_packets: Option<usize>,
+    /// Shared cells: airtime per frame besides its bits (µs): 802.11b
+    /// about 892, 802.11a about 171 (docs/MODELS.md 6.1); 0: none.
+    #[serde(default)]
+    pub frame_overhead_us: f64,
+    /// Dedicated cells: transmission time interval (ms; UMTS 10); absent:
+    /// none.
+    #[serde(default)]
+    pub tti_ms: Option<f64>,
     #[serde(default)]
     pub downlink_error: ErrorSpec,
     #[serde(default)]
@@ -628,6 +651,14 @@ pub struct FlowSpec {
     /// The multi-connection transport (`cmhn`).
     #[serde(default)]
     pub cmhn: Option<CmhnSpec>,
+    /// A station of a `[[stations]]` population: its start is a Poisson
+    /// arrival (not in files: set by the expansion).
+    #[serde(skip)]
+    pub arrival: Option<PoissonArrival>,
+    /// The data sender starts on a path picked at random (not in files:
+    /// set by the expansion of `random_initial_path`).
+    #[serde(skip)]
+    pub random_initial_path: bool,
 }
 
 /// SCTP parameters (`msctp_proto::AssociationConfig`); absent keys keep
