@@ -218,28 +218,7 @@ pub fn run_bench_with(cfg: &BenchConfig, estimators: bool) -> Result<BenchResult
 
 /// Runs the benchmark scenario once and measures it.
 pub fn run_bench(cfg: &BenchConfig) -> Result<BenchResult, ScenarioError> {
-    let s = bulk_scenario(cfg)?;
-    let cpu0 = thread_cpu_ns();
-    let wall0 = Instant::now();
-    let r = scenario::run_scenario(&s, cfg.seed)?;
-    let wall = wall0.elapsed().as_secs_f64();
-    let (clock, cpu) = match (cpu0, thread_cpu_ns()) {
-        (Some(a), Some(b)) if b >= a => ("thread", (b - a) as f64 * 1e-9),
-        _ => ("wall", wall),
-    };
-    let per = |n: u64| if cpu > 0.0 { n as f64 / cpu } else { 0.0 };
-    Ok(BenchResult {
-        simulated_s: cfg.duration_s,
-        cpu_clock: clock,
-        cpu_s: cpu,
-        wall_s: wall,
-        events: r.summary.events,
-        packets: r.summary.packets_created,
-        events_per_cpu_s: per(r.summary.events),
-        packets_per_cpu_s: per(r.summary.packets_created),
-        bytes_delivered: r.summary.flows.iter().map(|f| f.bytes_delivered).sum(),
-        peak_rss_bytes: peak_rss_bytes(),
-    })
+    measure(&bulk_scenario(cfg)?, cfg.seed)
 }
 
 #[cfg(test)]

@@ -2,6 +2,8 @@
 //! 3): the data sender's policy, fed by the engine's packet-pair capacity
 //! and Westwood+ estimates over simulated cells of known capacity.
 
+mod common;
+
 use msctp_sim::scenario::{self, run_scenario};
 
 /// A stationary dual-homed mobile on two dedicated cells of C1 and C2
@@ -12,38 +14,7 @@ name = "aisle test"
 duration_s = DURATION
 [output]
 sample_ms = 0.0
-[[nodes]]
-name = "cn"
-[[nodes]]
-name = "core"
-kind = "router"
-[[nodes]]
-name = "ar1"
-kind = "router"
-[[nodes]]
-name = "ar2"
-kind = "router"
-[[links]]
-name = "cn-core"
-a = "cn"
-a_addr = "10.0.0.1/24"
-b = "core"
-b_addr = "10.0.0.254/24"
-rate_bps = 100000000
-[[links]]
-name = "core-ar1"
-a = "core"
-a_addr = "10.0.1.1/30"
-b = "ar1"
-b_addr = "10.0.1.2/30"
-rate_bps = 100000000
-[[links]]
-name = "core-ar2"
-a = "core"
-a_addr = "10.0.2.1/30"
-b = "ar2"
-b_addr = "10.0.2.2/30"
-rate_bps = 100000000
+WIRED
 [[cells]]
 name = "net1"
 router = "ar1"
@@ -79,8 +50,13 @@ rto_min_ms = 200.0
 sack_delay_ms = 0.0
 "#;
 
+/// [`BASE`] with the wired part filled in.
+fn base() -> String {
+    BASE.replace("WIRED", common::WIRED)
+}
+
 fn run(c1: u64, c2: u64, duration: f64, params: &str, seed: u64) -> msctp_sim::output::RunResult {
-    let text = BASE
+    let text = base()
         .replace("DURATION", &duration.to_string())
         .replace("C1", &c1.to_string())
         .replace("C2", &c2.to_string())
@@ -177,7 +153,7 @@ fn aisle_respects_the_hold_down_between_swaps() {
 
 #[test]
 fn aisle_parameters_are_checked() {
-    let text = BASE
+    let text = base()
         .replace("DURATION", "1.0")
         .replace("C1", "1000000")
         .replace("C2", "1000000")

@@ -4,6 +4,8 @@
 //! "oracle") or the engine's packet-pair estimate, both options of the
 //! scenario file.
 
+mod common;
+
 use msctp_sim::scenario::{self, run_scenario};
 
 /// A dual-homed mobile receives a bulk transfer on `net1` (UMTS-like);
@@ -17,38 +19,7 @@ duration_s = 30.0
 sample_ms = 10.0
 end_after_failover_s = 3.0
 failover_transfer_bytes = BYTES
-[[nodes]]
-name = "cn"
-[[nodes]]
-name = "core"
-kind = "router"
-[[nodes]]
-name = "ar1"
-kind = "router"
-[[nodes]]
-name = "ar2"
-kind = "router"
-[[links]]
-name = "cn-core"
-a = "cn"
-a_addr = "10.0.0.1/24"
-b = "core"
-b_addr = "10.0.0.254/24"
-rate_bps = 100000000
-[[links]]
-name = "core-ar1"
-a = "core"
-a_addr = "10.0.1.1/30"
-b = "ar1"
-b_addr = "10.0.1.2/30"
-rate_bps = 100000000
-[[links]]
-name = "core-ar2"
-a = "core"
-a_addr = "10.0.2.1/30"
-b = "ar2"
-b_addr = "10.0.2.2/30"
-rate_bps = 100000000
+WIRED
 [[cells]]
 name = "net1"
 router = "ar1"
@@ -93,8 +64,13 @@ max_error = 0.0
 going_down_at = 0.0
 "#;
 
+/// [`BASE`] with the wired part filled in.
+fn base() -> String {
+    BASE.replace("WIRED", common::WIRED)
+}
+
 fn run(start: &str, bytes: u64) -> msctp_sim::output::RunResult {
-    let text = BASE
+    let text = base()
         .replace("START", start)
         .replace("BYTES", &bytes.to_string());
     let s = scenario::parse(&text).expect("valid scenario");

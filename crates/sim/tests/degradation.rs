@@ -4,6 +4,8 @@
 //! silently, and the stations' link layer may say "going down" at any
 //! chosen point of it, which the link-layer-triggered policy acts on.
 
+mod common;
+
 use msctp_sim::scenario::{self, run_scenario};
 
 /// A stationary dual-homed mobile on two cells (11 Mbit/s 15 ms, 384
@@ -14,38 +16,7 @@ name = "degradation test"
 duration_s = 24.0
 [output]
 sample_ms = 10.0
-[[nodes]]
-name = "cn"
-[[nodes]]
-name = "core"
-kind = "router"
-[[nodes]]
-name = "ar1"
-kind = "router"
-[[nodes]]
-name = "ar2"
-kind = "router"
-[[links]]
-name = "cn-core"
-a = "cn"
-a_addr = "10.0.0.1/24"
-b = "core"
-b_addr = "10.0.0.254/24"
-rate_bps = 100000000
-[[links]]
-name = "core-ar1"
-a = "core"
-a_addr = "10.0.1.1/30"
-b = "ar1"
-b_addr = "10.0.1.2/30"
-rate_bps = 100000000
-[[links]]
-name = "core-ar2"
-a = "core"
-a_addr = "10.0.2.1/30"
-b = "ar2"
-b_addr = "10.0.2.2/30"
-rate_bps = 100000000
+WIRED
 [[cells]]
 name = "net1"
 router = "ar1"
@@ -81,8 +52,13 @@ duration_s = 10.0
 EVENT
 "#;
 
+/// [`BASE`] with the wired part filled in.
+fn base() -> String {
+    BASE.replace("WIRED", common::WIRED)
+}
+
 fn scenario(flow: &str, event: &str) -> scenario::Scenario {
-    let text = BASE.replace("FLOW", flow).replace("EVENT", event);
+    let text = base().replace("FLOW", flow).replace("EVENT", event);
     scenario::parse(&text).expect("valid scenario")
 }
 
@@ -227,11 +203,11 @@ fn degradation_keys_are_checked() {
         ("going_down_at = 1.5", "events[0].going_down_at"),
         ("max_error = 2.0", "events[0].max_error"),
     ] {
-        let text = BASE.replace("FLOW", UDP).replace("EVENT", event);
+        let text = base().replace("FLOW", UDP).replace("EVENT", event);
         let e = scenario::parse(&text).unwrap_err().to_string();
         assert!(e.contains(key), "{e}");
     }
-    let text = BASE
+    let text = base()
         .replace("FLOW", UDP)
         .replace("EVENT", "")
         .replace("duration_s = 10.0", "duration_s = 30.0");
