@@ -99,7 +99,7 @@ pub(crate) fn stations(
                 stations: count as u32,
                 fair: active as f64 * share,
             });
-            t = t + bin;
+            t += bin;
         }
         // Time average over the window.
         if let Some((from, to)) = window.filter(|(f, t)| t > f) {
