@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use msctp_sim::Time;
-use msctp_sim::models::mobility::{OverlapGeometry, Point, TrajectoryBuilder, scheduled_handoffs};
+use msctp_sim::models::mobility::{
+    OverlapGeometry, Point, TrajectoryBuilder, TurnPolicy, scheduled_handoffs,
+};
 use msctp_sim::models::radio::propagation::{
     E3_CELL_TX_POWER_W, NS2_DEFAULT_RX_THRESHOLD_W, TwoRayGround,
 };
@@ -165,7 +167,7 @@ fn e1_handoffs_give_matching_link_events() {
         ..RadioConfig::default()
     };
     for n in [0u32, 1, 4, 7, 10] {
-        let st = scheduled_handoffs(&g, n, start, len).unwrap();
+        let st = scheduled_handoffs(&g, TurnPolicy::Continuous, n, start, len).unwrap();
         let tl = generate_timeline(&st, &cells, Time::ZERO, start + len, &cfg).unwrap();
         let ev = tl.events();
         let ups = times(ev, wlan, |e| matches!(e, RadioEvent::LinkUp { .. }));

@@ -50,6 +50,8 @@ pub enum LinkConfigError {
     ZeroTti,
     #[error("rate must be > 0 bit/s")]
     ZeroRate,
+    #[error("a contention MAC needs a shared medium")]
+    ContentionOnDedicated,
     #[error(transparent)]
     ErrorModel(#[from] ErrorModelError),
 }

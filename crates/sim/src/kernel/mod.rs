@@ -56,6 +56,7 @@
 //! The models of [`crate::models`] are agents; the kernel knows none of
 //! them.
 
+pub mod dcf;
 pub mod drop;
 pub mod error_model;
 pub mod ids;

@@ -33,10 +33,11 @@
 use std::time::Duration;
 
 use crate::Time;
+use crate::kernel::dcf::{DATA_MAC_BYTES, DcfTiming};
 use crate::kernel::error_model::ErrorModelSpec;
 use crate::kernel::ids::{IfaceId, NodeId};
 use crate::kernel::ip::IpPacket;
-use crate::kernel::link::{Channel, LinkConfigError};
+use crate::kernel::link::{Channel, LinkConfigError, serialization_time};
 use crate::kernel::pipe::Pipe;
 use crate::kernel::queue::DropTailQueue;
 
@@ -62,6 +63,9 @@ pub struct CellConfig {
     /// dedicated).
     pub queue_limit: usize,
     pub sharing: Sharing,
+    /// A shared medium's contention MAC: each packet also pays an 802.11
+    /// DCF exchange ([`DcfTiming`]); `None`: the packet's bytes at the rate.
+    pub mac: Option<DcfTiming>,
     pub downlink_error: ErrorModelSpec,
     pub uplink_error: ErrorModelSpec,
     /// Shared cells: packets the AP's downlink queue holds (E7: 400, the
@@ -88,6 +92,7 @@ impl CellConfig {
             delay,
             queue_limit: 50,
             sharing,
+            mac: None,
             downlink_error: ErrorModelSpec::None,
             uplink_error: ErrorModelSpec::None,
             ap_queue_limit: None,
@@ -107,6 +112,20 @@ impl CellConfig {
         self
     }
 
+    /// A contention MAC on a shared medium.
+    pub fn mac(mut self, mac: Option<DcfTiming>) -> Self {
+        self.mac = mac;
+        self
+    }
+
+    /// Time one packet of `len` bytes holds the medium.
+    pub fn frame_time(&self, len: usize) -> Duration {
+        match self.mac {
+            None => serialization_time(len, self.rate_bps),
+            Some(dcf) => dcf.overhead() + serialization_time(len + DATA_MAC_BYTES, self.rate_bps),
+        }
+    }
+
     pub fn error(mut self, downlink: ErrorModelSpec, uplink: ErrorModelSpec) -> Self {
         self.downlink_error = downlink;
         self.uplink_error = uplink;
@@ -119,6 +138,9 @@ impl CellConfig {
         }
         if self.tti.is_some_and(|t| t.is_zero()) {
             return Err(LinkConfigError::ZeroTti);
+        }
+        if self.mac.is_some() && self.sharing == Sharing::Dedicated {
+            return Err(LinkConfigError::ContentionOnDedicated);
         }
         self.downlink_error.validate()?;
         self.uplink_error.validate()?;

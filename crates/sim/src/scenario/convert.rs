@@ -17,6 +17,7 @@ use msctp_tcp::TcpConfig;
 
 use super::error::ScenarioError;
 use super::spec::*;
+use crate::kernel::dcf::DcfTiming;
 use crate::kernel::error_model::ErrorModelSpec;
 use crate::kernel::link::LinkConfig;
 use crate::kernel::wireless::{CellConfig, Sharing};
@@ -24,7 +25,7 @@ use crate::models::app::Traffic;
 use crate::models::fmip::AttachTiming;
 use crate::models::mobility::{
     DEFAULT_MAX_WAYPOINTS, OverlapGeometry, Point, RandomWaypointParams, Trajectory,
-    TrajectoryBuilder, cross_over, scheduled_handoffs,
+    TrajectoryBuilder, TurnPolicy, cross_over, scheduled_handoffs,
 };
 use crate::models::radio::propagation::TwoRayGround;
 use crate::models::radio::{
@@ -133,6 +134,7 @@ pub(crate) fn tcp_config(t: &TcpSpec, key: &str) -> Result<TcpConfig, ScenarioEr
         (&mut c.timestamps, t.timestamps),
         (&mut c.window_scaling, t.window_scaling),
         (&mut c.limited_transmit, t.limited_transmit),
+        (&mut c.careful_recover, t.careful_recover),
         (&mut c.nagle, t.nagle),
     ] {
         set(slot, v);
@@ -206,7 +208,18 @@ pub(crate) fn cell_medium(
         error_model(&c.downlink_error, &format!("{key}.downlink_error"))?,
         error_model(&c.uplink_error, &format!("{key}.uplink_error"))?,
     );
+    let mac = match c.mac {
+        MacSpec::Rate => None,
+        MacSpec::Dcf {
+            basic_rate_bps,
+            rts_cts,
+        } => Some(DcfTiming {
+            basic_rate_bps,
+            rts_cts,
+        }),
+    };
     let mut cfg = CellConfig::new(c.rate_bps, ms(c.delay_ms), sharing)
+        .mac(mac)
         .at(c.x_m, c.y_m, c.radius_m)
         .queue_limit(c.queue_packets)
         .error(errors.0, errors.1);
@@ -381,8 +394,13 @@ pub(crate) fn movement(m: &MobilitySpec, key: &str, end: Time) -> Result<Movemen
             handoffs,
             window_start_s,
             window_s,
+            turn,
         } => scheduled_handoffs(
             &OverlapGeometry::default(),
+            match turn {
+                TurnSpec::Continuous => TurnPolicy::Continuous,
+                TurnSpec::Dwell => TurnPolicy::Dwell,
+            },
             *handoffs,
             secs(*window_start_s),
             Duration::from_secs_f64(window_s.max(0.0)),

@@ -349,7 +349,12 @@ impl TcpConnection {
             self.cc.on_ack(data_acked);
         }
         self.limited_tx_bytes = 0;
-        if self.recover_active && ack.ge(self.recover) {
+        let past_recover = if self.config.careful_recover {
+            ack.gt(self.recover)
+        } else {
+            ack.ge(self.recover)
+        };
+        if self.recover_active && past_recover {
             self.recover_active = false;
         }
         if self.board.is_empty() {
@@ -375,7 +380,12 @@ impl TcpConnection {
             return;
         }
         self.dup_acks += 1;
-        let may_enter = !self.recover_active || self.snd_una.ge(self.recover);
+        let past_recover = if self.config.careful_recover {
+            self.snd_una.gt(self.recover)
+        } else {
+            self.snd_una.ge(self.recover)
+        };
+        let may_enter = !self.recover_active || past_recover;
         let threshold = self.dup_acks >= self.config.dup_ack_threshold;
         let sack_lost = self.sack_ok
             && self

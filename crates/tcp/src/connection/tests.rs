@@ -603,6 +603,57 @@ fn retransmit_unacked_resends_the_flight_after_a_handoff() {
 }
 
 #[test]
+fn duplicate_acks_at_recover_start_no_new_recovery_when_careful() {
+    // Segment 0 is only late (reordering, as at a handover): segments 1-9
+    // bring nine duplicate ACKs, the sender fast-retransmits segment 0 and
+    // recover = the end of segment 9. The late original then acknowledges
+    // everything (a full ACK, exactly recover); new data leaves. The
+    // spurious retransmission of segment 0 arrives three times (a
+    // duplicating path) and brings three duplicate ACKs of recover itself.
+    // RFC 6582 section 3.2 step 1: they start no new fast retransmit
+    // unless the cumulative ACK covers more than recover; ns-3 3.37
+    // (`careful_recover = false`) starts one, and under steady
+    // reordering that becomes a cycle of spurious retransmissions.
+    for careful in [true, false] {
+        let (mut c, mut s, t) = pair(TcpConfig {
+            limited_transmit: false,
+            careful_recover: careful,
+            ..no_delack()
+        });
+        c.write(&vec![3u8; 20 * 1460]).unwrap();
+        let data = drain(&mut c, t);
+        assert_eq!(data.len(), 10);
+        let t = t + ms(50);
+        deliver(&mut s, t, &data[1..]);
+        let dupacks = drain(&mut s, t);
+        let t = t + ms(50);
+        deliver(&mut c, t, &dupacks);
+        let rtx = drain(&mut c, t);
+        assert_eq!(parse(&rtx[0]).0.seq, parse(&data[0]).0.seq);
+        assert_eq!(c.stats().fast_retransmits, 1);
+        // The late original: a full ACK ends the recovery.
+        deliver(&mut s, t, &data[..1]);
+        let full = drain(&mut s, t);
+        let t = t + ms(50);
+        deliver(&mut c, t, &full);
+        assert!(!c.stats().in_recovery);
+        let fresh = drain(&mut c, t);
+        assert!(!fresh.is_empty(), "new data outstanding");
+        // Three copies of the spurious retransmission.
+        let mut dups = Vec::new();
+        for _ in 0..3 {
+            deliver(&mut s, t, &rtx[..1]);
+            dups.extend(drain(&mut s, t));
+        }
+        assert_eq!(dups.len(), 3);
+        let t = t + ms(50);
+        deliver(&mut c, t, &dups);
+        let expected = if careful { 1 } else { 2 };
+        assert_eq!(c.stats().fast_retransmits, expected, "careful = {careful}");
+    }
+}
+
+#[test]
 fn duplicates_of_a_handoff_resend_do_not_trigger_fast_retransmit() {
     // Eight segments sent; the first four arrive but their ACKs are lost
     // with the old path. After the handoff all eight are sent again: the

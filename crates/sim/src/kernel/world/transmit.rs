@@ -364,7 +364,7 @@ impl Core {
         let Some((dir, slot, pkt)) = popped else {
             return;
         };
-        let ser = serialization_time(pkt.len(), c.cfg.rate_bps) + c.cfg.frame_overhead;
+        let ser = c.cfg.frame_time(pkt.len()) + c.cfg.frame_overhead;
         m.busy += ser;
         let (node, iface) = if dir == DOWN {
             c.ap

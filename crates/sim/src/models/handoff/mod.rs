@@ -18,6 +18,6 @@ pub use decision::{LinkDecision, TriggerSource};
 pub use location::LocationUpdate;
 pub use peer::HandoffPeer;
 pub use single::{
-    HandoffConfigError, HandoffRecord, LOCATION_PORT, NetworkProfile, SingleConnectionConfig,
-    SingleConnectionHandoff,
+    HandoffConfigError, HandoffRecord, LOCATION_PORT, NetworkProfile, ProcessingMode,
+    SingleConnectionConfig, SingleConnectionHandoff, TCB_UPDATE,
 };

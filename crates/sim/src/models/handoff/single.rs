@@ -9,6 +9,14 @@
 //! flight on the old link is sent again, and a location update tells the
 //! correspondent ([`super::HandoffPeer`]) the new address.
 //!
+//! That is [`ProcessingMode::Freeze`]. With [`ProcessingMode::Drop`]
+//! (the paper's own words, section 5.1: "transmitted packets are dropped
+//! while the TCB ... is being updated") the connection keeps running
+//! during the processing: what it sends is dropped (counted as the drop
+//! reason "tcb update"), its retransmission timer runs and backs off, and
+//! after the update it is bound to the new address with the new window
+//! but nothing is resent at once: it recovers by its timers.
+//!
 //! A decision that changes the target while processing restarts the
 //! processing toward the new target: every change of network costs its
 //! full processing latency (which is why the scheme suffers under
@@ -37,6 +45,9 @@ const TOKEN_START: u64 = 1;
 const TOKEN_DONE: u64 = 2;
 const TOKEN_UPDATE: u64 = 3;
 
+/// Drop reason of what the connection sends during a TCB update.
+pub const TCB_UPDATE: &str = "tcb update";
+
 /// UDP port of location updates at the correspondent.
 pub const LOCATION_PORT: u16 = 7777;
 
@@ -56,6 +67,14 @@ pub struct NetworkProfile {
     pub preference: u32,
 }
 
+/// The connection during handoff processing (module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProcessingMode {
+    #[default]
+    Freeze,
+    Drop,
+}
+
 /// Settings of a [`SingleConnectionHandoff`].
 #[derive(Debug, Clone)]
 pub struct SingleConnectionConfig {
@@ -72,6 +91,7 @@ pub struct SingleConnectionConfig {
     /// Set the congestion window from the new network's BDP after a
     /// handoff (the scheme's bandwidth awareness); otherwise slow start.
     pub bdp_start: bool,
+    pub processing_mode: ProcessingMode,
     /// Retransmission interval of an unacknowledged location update.
     pub update_retry: Duration,
     pub isn: u32,
@@ -90,6 +110,7 @@ impl SingleConnectionConfig {
             log: None,
             triggers: TriggerSource::Decisions,
             bdp_start: true,
+            processing_mode: ProcessingMode::Freeze,
             update_retry: Duration::from_millis(200),
             isn: 0x3000_0000,
         }
@@ -206,9 +227,12 @@ impl SingleConnectionHandoff {
             return;
         }
         let now = ctx.now();
-        // Stop: the control block is being rebuilt for `best`.
+        // The control block is being rebuilt for `best`.
         if let Some(ep) = self.endpoint.as_mut() {
-            ep.connection_mut().freeze();
+            match self.cfg.processing_mode {
+                ProcessingMode::Freeze => ep.connection_mut().freeze(),
+                ProcessingMode::Drop => ep.set_dropping(Some(TCB_UPDATE)),
+            }
         }
         // A handoff still processing is superseded (its record keeps
         // `resumed_at: None`).
@@ -246,8 +270,13 @@ impl SingleConnectionHandoff {
                 c.set_cwnd(bdp);
                 c.set_ssthresh(bdp);
             }
-            c.retransmit_unacked();
-            c.thaw(now);
+            match self.cfg.processing_mode {
+                ProcessingMode::Freeze => {
+                    c.retransmit_unacked();
+                    c.thaw(now);
+                }
+                ProcessingMode::Drop => ep.set_dropping(None),
+            }
         }
         if let Some(r) = self.records.last_mut() {
             r.resumed_at = Some(now);
@@ -301,7 +330,10 @@ impl SingleConnectionHandoff {
         ) {
             let mut ep = TcpEndpoint::new(c, DEFAULT_TTL, self.cfg.log.clone());
             if self.processing.is_some() {
-                ep.connection_mut().freeze();
+                match self.cfg.processing_mode {
+                    ProcessingMode::Freeze => ep.connection_mut().freeze(),
+                    ProcessingMode::Drop => ep.set_dropping(Some(TCB_UPDATE)),
+                }
             }
             self.endpoint = Some(ep);
         }

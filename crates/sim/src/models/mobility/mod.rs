@@ -26,5 +26,5 @@ pub use crossing::{CircleCrossings, Crossing, CrossingKind};
 pub use error::MobilityError;
 pub use patterns::{RandomWaypointParams, cross_over, random_waypoint};
 pub use point::Point;
-pub use scheduled_handoffs::{OverlapGeometry, handoff_times, scheduled_handoffs};
+pub use scheduled_handoffs::{OverlapGeometry, TurnPolicy, handoff_times, scheduled_handoffs};
 pub use trajectory::{DEFAULT_MAX_WAYPOINTS, Trajectory, TrajectoryBuilder};

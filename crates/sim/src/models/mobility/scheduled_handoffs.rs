@@ -13,16 +13,27 @@
 //! AP cell's boundary: entering it is a handoff to WLAN, leaving it a
 //! handoff back to UMTS.
 //!
-//! Schedule for `n` handoffs in the window `[start, start + len)`: handoff
-//! `i` (1..=n) happens exactly at `h_i = start + i * floor(len / (n + 1))`
-//! (nanoseconds), so handoffs are evenly spread and none falls on the window
-//! edges. Odd handoffs enter the WLAN: the MN leaves home at
-//! `h_i - t_reach`, crosses the boundary at `h_i` and waits at the turning
-//! point. Even ones leave it: the MN leaves the turning point at
-//! `h_i - t_in`, crosses at `h_i` and waits at home. With an odd `n` the MN
-//! ends in the WLAN. `n = 0` keeps the MN at home (UMTS only). Consecutive
-//! handoffs must be at least `2 * max(t_reach, t_in)` apart (14.14 s with
-//! the defaults: at most 41 handoffs in 600 s).
+//! Two ways of filling the window with `n` handoffs ([`TurnPolicy`]):
+//!
+//! - [`TurnPolicy::Continuous`] (Song and Wang's movement, the default):
+//!   the MN moves at 10 m/s without stopping at the turning point, so every
+//!   visit to the WLAN lasts `2 * t_in` (14.14 s): in at `h`, out at
+//!   `h + 2 * t_in`. Visit `k` (1-based) enters at `h_{2k-1} = start +
+//!   (2k - 1) * floor(len / (n + 1))` (the odd instants of an even spread);
+//!   between visits the MN waits at home, in UMTS only. With an odd `n`
+//!   the last visit has no exit: the MN stops at the turning point and stays
+//!   in the WLAN.
+//! - [`TurnPolicy::Dwell`] (this model's first reading): handoff `i`
+//!   (1..=n) happens exactly at `h_i = start + i * floor(len / (n + 1))`
+//!   (nanoseconds), so handoffs are evenly spread. Odd handoffs enter the
+//!   WLAN: the MN leaves home at `h_i - t_reach`, crosses the boundary at
+//!   `h_i` and waits at the turning point. Even ones leave it: the MN leaves
+//!   the turning point at `h_i - t_in`, crosses at `h_i` and waits at home.
+//!   The share of time in the WLAN then grows with `n`.
+//!
+//! `n = 0` keeps the MN at home (UMTS only). Consecutive handoff instants
+//! must be at least `2 * max(t_reach, t_in)` apart (14.14 s with the
+//! defaults: at most 41 handoffs in 600 s).
 
 use std::time::Duration;
 
@@ -59,6 +70,16 @@ impl Default for OverlapGeometry {
             speed_mps: 10.0,
         }
     }
+}
+
+/// What the MN does at the turning point (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TurnPolicy {
+    /// Turn back at once: every visit to the WLAN lasts `2 * t_in`.
+    #[default]
+    Continuous,
+    /// Wait at the turning point until the next handoff is due.
+    Dwell,
 }
 
 impl OverlapGeometry {
@@ -116,28 +137,49 @@ impl OverlapGeometry {
     }
 }
 
-/// The exact handoff times `h_i = start + i * floor(len / (n + 1))`,
-/// i = 1..=n, that [`scheduled_handoffs`] produces (e.g. to build the handover
-/// windows of the metrics). Saturates at [`Time::MAX`].
-pub fn handoff_times(handoffs: u32, window_start: Time, window_len: Duration) -> Vec<Time> {
+/// The exact handoff times that [`scheduled_handoffs`] produces with the
+/// default geometry `g` (e.g. to build the handover windows of the
+/// metrics), in order. Saturates at [`Time::MAX`].
+pub fn handoff_times(
+    g: &OverlapGeometry,
+    policy: TurnPolicy,
+    handoffs: u32,
+    window_start: Time,
+    window_len: Duration,
+) -> Vec<Time> {
     let len = u64::try_from(window_len.as_nanos()).unwrap_or(u64::MAX);
     let spacing = len / (u64::from(handoffs) + 1);
-    (1..=u64::from(handoffs))
-        .map(|i| {
-            Time::from_nanos(
-                spacing
-                    .saturating_mul(i)
-                    .saturating_add(window_start.as_nanos()),
-            )
-        })
-        .collect()
+    let at = |i: u64| {
+        spacing
+            .saturating_mul(i)
+            .saturating_add(window_start.as_nanos())
+    };
+    match policy {
+        TurnPolicy::Dwell => (1..=u64::from(handoffs))
+            .map(|i| Time::from_nanos(at(i)))
+            .collect(),
+        TurnPolicy::Continuous => {
+            let visit = secs_to_nanos("visit", 2.0 * g.time_in_overlap_s()).unwrap_or(u64::MAX);
+            (1..=u64::from(handoffs))
+                .map(|i| {
+                    if i % 2 == 1 {
+                        Time::from_nanos(at(i))
+                    } else {
+                        Time::from_nanos(at(i - 1).saturating_add(visit))
+                    }
+                })
+                .collect()
+        }
+    }
 }
 
 /// The E1 trajectory with exactly `handoffs` crossings of the WLAN cell
 /// boundary in `[window_start, window_start + window_len)`, at the times
-/// given in the module documentation; the MN never leaves UMTS coverage.
+/// given in the module documentation for `policy`; the MN never leaves
+/// UMTS coverage.
 pub fn scheduled_handoffs(
     g: &OverlapGeometry,
+    policy: TurnPolicy,
     handoffs: u32,
     window_start: Time,
     window_len: Duration,
@@ -160,22 +202,42 @@ pub fn scheduled_handoffs(
             spacing_ns: spacing,
         });
     }
-    for i in 1..=u64::from(handoffs) {
-        let h = spacing
+    let instant = |i: u64| {
+        spacing
             .checked_mul(i)
             .and_then(|x| x.checked_add(window_start.as_nanos()))
-            .ok_or(MobilityError::TimeOverflow)?;
-        let (lead, to) = if i % 2 == 1 {
-            (reach, g.turn)
-        } else {
-            (inside, g.home)
-        };
-        let depart = h
-            .checked_sub(lead)
-            .ok_or(MobilityError::BadGeometry("first handoff before time zero"))?;
-        b.pause_until(Time::from_nanos(depart))?;
-        let arrive = depart.checked_add(leg).ok_or(MobilityError::TimeOverflow)?;
-        b.move_to_at(to, Time::from_nanos(arrive))?;
+            .ok_or(MobilityError::TimeOverflow)
+    };
+    let first_departure = |h: u64| {
+        h.checked_sub(reach)
+            .ok_or(MobilityError::BadGeometry("first handoff before time zero"))
+    };
+    match policy {
+        TurnPolicy::Dwell => {
+            for i in 1..=u64::from(handoffs) {
+                let h = instant(i)?;
+                let (depart, to) = if i % 2 == 1 {
+                    (first_departure(h)?, g.turn)
+                } else {
+                    (h - inside, g.home)
+                };
+                b.pause_until(Time::from_nanos(depart))?;
+                let arrive = depart.checked_add(leg).ok_or(MobilityError::TimeOverflow)?;
+                b.move_to_at(to, Time::from_nanos(arrive))?;
+            }
+        }
+        TurnPolicy::Continuous => {
+            for i in (1..=u64::from(handoffs)).step_by(2) {
+                let depart = first_departure(instant(i)?)?;
+                b.pause_until(Time::from_nanos(depart))?;
+                let turn = depart.checked_add(leg).ok_or(MobilityError::TimeOverflow)?;
+                b.move_to_at(g.turn, Time::from_nanos(turn))?;
+                if i < u64::from(handoffs) {
+                    let home = turn.checked_add(leg).ok_or(MobilityError::TimeOverflow)?;
+                    b.move_to_at(g.home, Time::from_nanos(home))?;
+                }
+            }
+        }
     }
     Ok(b.build())
 }
@@ -209,7 +271,7 @@ mod tests {
         let len = Duration::from_secs(600);
         let end = start + len;
         for n in 0..=10u32 {
-            let tr = scheduled_handoffs(&g, n, start, len).unwrap();
+            let tr = scheduled_handoffs(&g, TurnPolicy::Dwell, n, start, len).unwrap();
             let wlan = tr.circle_crossings(g.ap, g.ap_radius_m).unwrap();
             let umts = tr.circle_crossings(g.node_b, g.node_b_radius_m).unwrap();
             assert!(
@@ -246,17 +308,63 @@ mod tests {
     #[test]
     fn too_many_handoffs_is_an_error() {
         let g = OverlapGeometry::default();
-        let r = scheduled_handoffs(&g, 50, Time::from_secs(30), Duration::from_secs(600));
+        let r = scheduled_handoffs(
+            &g,
+            TurnPolicy::Continuous,
+            50,
+            Time::from_secs(30),
+            Duration::from_secs(600),
+        );
         assert!(matches!(
             r,
             Err(MobilityError::HandoffsDoNotFit { handoffs: 50, .. })
         ));
-        assert!(scheduled_handoffs(&g, 41, Time::from_secs(30), Duration::from_secs(600)).is_ok());
+        assert!(
+            scheduled_handoffs(
+                &g,
+                TurnPolicy::Continuous,
+                41,
+                Time::from_secs(30),
+                Duration::from_secs(600)
+            )
+            .is_ok()
+        );
         let mut bad = g.clone();
         bad.turn = Point::new(260.0, 260.0);
         assert!(matches!(bad.validate(), Err(MobilityError::BadGeometry(_))));
         let mut bad = g;
         bad.home = Point::new(400.0, 400.0);
         assert!(bad.validate().is_err());
+    }
+    #[test]
+    fn continuous_movement_visits_the_wlan_for_14_s() {
+        let g = OverlapGeometry::default();
+        let start = Time::from_secs(30);
+        let len = Duration::from_secs(600);
+        let visit = 2.0 * g.time_in_overlap_s();
+        for n in 0..=10u32 {
+            let tr = scheduled_handoffs(&g, TurnPolicy::Continuous, n, start, len).unwrap();
+            let wlan = tr.circle_crossings(g.ap, g.ap_radius_m).unwrap();
+            assert_eq!(wlan.crossings.len(), n as usize, "n={n}");
+            let want = handoff_times(&g, TurnPolicy::Continuous, n, start, len);
+            for (c, h) in wlan.crossings.iter().zip(&want) {
+                assert!(c.time.as_nanos().abs_diff(h.as_nanos()) <= 2, "n={n}");
+            }
+            // Each visit with an exit lasts 14.14 s; the MN never stands
+            // still inside the WLAN except after an odd last entry.
+            for pair in wlan.crossings.chunks(2) {
+                if let [enter, exit] = pair {
+                    assert_eq!(enter.kind, CrossingKind::Enter);
+                    assert_eq!(exit.kind, CrossingKind::Exit);
+                    let d = (exit.time.as_nanos() - enter.time.as_nanos()) as f64 * 1e-9;
+                    assert!((d - visit).abs() < 1e-6, "n={n} {d}");
+                }
+            }
+            assert_eq!(wlan.inside_at(Time::MAX), n % 2 == 1);
+            for (t0, p0, t1, p1) in tr.legs() {
+                let v = p0.distance_to(p1) / ((t1.as_nanos() - t0.as_nanos()) as f64 * 1e-9);
+                assert!(v <= 10.0 + 1e-6, "{v}");
+            }
+        }
     }
 }

@@ -105,6 +105,9 @@ pub struct TcpEndpoint {
     rejected: u64,
     /// Read buffer (allocated once).
     scratch: Vec<u8>,
+    /// While set, what the connection sends is dropped with this reason
+    /// instead of sent (the single-connection scheme's TCB update).
+    dropping: Option<&'static str>,
 }
 
 impl TcpEndpoint {
@@ -128,6 +131,7 @@ impl TcpEndpoint {
             closed: None,
             peer_finished_at: None,
             send_errors: 0,
+            dropping: None,
             rejected: 0,
             scratch: Vec::new(),
         }
@@ -274,6 +278,12 @@ impl TcpEndpoint {
         }
     }
 
+    /// Drops what the connection sends, with `reason`, until called with
+    /// `None`.
+    pub fn set_dropping(&mut self, reason: Option<&'static str>) {
+        self.dropping = reason;
+    }
+
     /// The connection's next deadline.
     pub fn deadline(&self) -> Option<Time> {
         self.conn.poll_timeout()
@@ -316,6 +326,9 @@ impl TcpEndpoint {
         while let Some(seg) = self.conn.poll_transmit(now) {
             self.note_outgoing(ctx, &seg.bytes, seg.src_ip);
             match IpPacket::build(seg.src_ip, seg.dst_ip, proto::TCP, self.ttl, &seg.bytes) {
+                Ok(pkt) if self.dropping.is_some() => {
+                    ctx.drop_packet(pkt, self.dropping.unwrap_or_default());
+                }
                 Ok(pkt) => {
                     if ctx.send(pkt).is_err() {
                         self.send_errors += 1;

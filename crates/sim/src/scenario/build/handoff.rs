@@ -15,13 +15,14 @@ use super::env::Env;
 use super::mobiles::MobileInfo;
 use super::tcp::tcp_of;
 use crate::models::handoff::{
-    HandoffPeer, NetworkProfile, SingleConnectionConfig, SingleConnectionHandoff,
+    HandoffPeer, NetworkProfile, ProcessingMode, SingleConnectionConfig, SingleConnectionHandoff,
 };
 use crate::models::tcp::{TcpAgent, TcpAgentConfig};
 use crate::scenario::convert::ms;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::{Flow, Resolved};
 use crate::scenario::spec::HandoffSpec;
+use crate::scenario::spec::ProcessingSpec;
 
 pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
     let ends = baseline_ends(cx.w, cx.env, cx.shared, cx.f)?;
@@ -40,6 +41,10 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
     cfg.start = cx.start;
     cfg.log = Some(cx.log.clone());
     cfg.bdp_start = h.bdp_start;
+    cfg.processing_mode = match h.during_processing {
+        ProcessingSpec::Freeze => ProcessingMode::Freeze,
+        ProcessingSpec::Drop => ProcessingMode::Drop,
+    };
     cfg.update_retry = ms(h.update_retry_ms);
     let mut server = TcpAgentConfig::server(tcp, cx.f.fixed_port).with_log(cx.log.clone());
     if ends.downlink {

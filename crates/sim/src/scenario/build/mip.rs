@@ -24,7 +24,7 @@ use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 use rand::Rng;
 
 use super::env::Env;
-use super::mobiles::MobileInfo;
+use super::mobiles::{MobileInfo, MobileLink};
 use crate::kernel::ids::{AgentId, CellId, IfaceId, NodeId};
 use crate::kernel::world::World;
 use crate::models::fmip::{FmipRouter, FmipRouterConfig, Move, Neighbour, schedule_move};
@@ -508,6 +508,15 @@ pub(super) fn mip6_for(
                 .add_agent(m.node, "mip6/mn", Box::new(MobileNode6::new(cfg)))
                 .map_err(|e| ScenarioError::model(&key, e))?;
             d.clients.insert(m.node, c);
+            if let Some(fs) = &x.forced_switch {
+                schedule_forced_switch(
+                    w,
+                    &env.r.scenario.cells,
+                    m,
+                    fs,
+                    &format!("flows[{}].mip6.forced_switch", f.name),
+                )?;
+            }
             if let Some(fx) = &f.fmip6 {
                 schedule_fast_move(
                     w,
@@ -534,6 +543,44 @@ pub(super) fn mip6_for(
     })
 }
 
+/// The mobile's link in the cell named `name`.
+fn link_in<'m>(
+    cells: &[CellSpec],
+    m: &'m MobileInfo,
+    name: &str,
+    key: &str,
+) -> Result<&'m MobileLink, ScenarioError> {
+    cells
+        .iter()
+        .position(|c| c.name == name)
+        .and_then(|c| m.links.iter().find(|l| l.cell_index == c))
+        .ok_or_else(|| ScenarioError::reference(key, "no interface"))
+}
+
+/// A Mobile IPv6 mobile's single radio, switched break-before-make: it
+/// leaves `from_cell` at `at_s` and joins `to_cell` `switch_ms` later.
+fn schedule_forced_switch(
+    w: &mut World,
+    cells: &[CellSpec],
+    m: &MobileInfo,
+    x: &ForcedSwitchSpec,
+    key: &str,
+) -> Result<(), ScenarioError> {
+    let link_of = |name: &str, k: &str| link_in(cells, m, name, &format!("{key}.{k}"));
+    let from = link_of(&x.from_cell, "from_cell")?.iface;
+    let to = link_of(&x.to_cell, "to_cell")?;
+    let (node, new_iface, new_cell) = (m.node, to.iface, to.cell);
+    let switch = ms(x.switch_ms);
+    w.at(secs(x.at_s), move |w| {
+        let _ = w.detach(node, from);
+        let at = w.now() + switch;
+        w.at(at, move |w| {
+            let _ = w.attach(node, new_iface, new_cell);
+        });
+    });
+    Ok(())
+}
+
 /// The FMIPv6 script of a mobile: the trigger (the new access point's
 /// beacon) at `trigger_s`, then the move with the chosen timing.
 fn schedule_fast_move(
@@ -544,13 +591,7 @@ fn schedule_fast_move(
     x: &Fmip6Spec,
     key: &str,
 ) -> Result<(), ScenarioError> {
-    let link_of = |name: &str, k: &str| {
-        cells
-            .iter()
-            .position(|c| c.name == name)
-            .and_then(|c| m.links.iter().find(|l| l.cell_index == c))
-            .ok_or_else(|| ScenarioError::reference(format!("{key}.{k}"), "no interface"))
-    };
+    let link_of = |name: &str, k: &str| link_in(cells, m, name, &format!("{key}.{k}"));
     let from = link_of(&x.from_cell, "from_cell")?;
     let to = link_of(&x.to_cell, "to_cell")?;
     let timing = attach_timing(x);

@@ -89,8 +89,9 @@ pub(crate) enum RadioUse {
     /// The radio driver without address actions: a Mobile IP client
     /// manages the addresses.
     NoAddresses,
-    /// No radio model: an FMIPv6 script attaches and moves the mobile
-    /// (the index of its first link, in the `from_cell`).
+    /// No radio model: an FMIPv6 script or a Mobile IPv6 forced switch
+    /// attaches and moves the mobile (the index of its first link, in the
+    /// `from_cell`).
     Scripted { from: usize },
 }
 
@@ -366,6 +367,20 @@ impl Scenario {
         range_f(&format!("{key}.y_m"), c.y_m, -1e7, 1e7)?;
         positive_f(&format!("{key}.radius_m"), c.radius_m, 1e6)?;
         range_u(&format!("{key}.rate_bps"), c.rate_bps, 1, MAX_RATE)?;
+        if let MacSpec::Dcf { basic_rate_bps, .. } = c.mac {
+            range_u(
+                &format!("{key}.mac.basic_rate_bps"),
+                basic_rate_bps,
+                1,
+                MAX_RATE,
+            )?;
+            if c.sharing == SharingSpec::Dedicated {
+                return Err(ScenarioError::combination(
+                    format!("{key}.mac"),
+                    "a contention MAC (\"dcf\") needs sharing = \"shared\"",
+                ));
+            }
+        }
         duration_ms(&format!("{key}.delay_ms"), c.delay_ms)?;
         range_u(
             &format!("{key}.queue_packets"),
@@ -500,6 +515,19 @@ impl Scenario {
                 let from = f
                     .fmip6
                     .as_ref()
+                    .and_then(|x| self.cell_index(&x.from_cell))
+                    .and_then(|c| links.iter().position(|l| l.cell == c))
+                    .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;
+                RadioUse::Scripted { from }
+            }
+            Some((Mobility::MobileIpv6, f))
+                if f.mip6.as_ref().is_some_and(|x| x.forced_switch.is_some()) =>
+            {
+                // One radio switched by script (transport.rs checks it).
+                let from = f
+                    .mip6
+                    .as_ref()
+                    .and_then(|x| x.forced_switch.as_ref())
                     .and_then(|x| self.cell_index(&x.from_cell))
                     .and_then(|c| links.iter().position(|l| l.cell == c))
                     .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;
@@ -663,6 +691,7 @@ fn mobility(key: &str, m: &MobilitySpec) -> Result<(), ScenarioError> {
             handoffs,
             window_start_s,
             window_s,
+            ..
         } => {
             range_u(&format!("{key}.handoffs"), u64::from(*handoffs), 0, 100_000)?;
             pause("window_start_s", *window_start_s)?;

@@ -176,6 +176,15 @@ impl Topology<'_> {
         }
         if let Some(mip) = &f.mip6 {
             self.validate_mip6(&format!("{key}.mip6"), mip, m)?;
+            if let Some(fs) = &mip.forced_switch {
+                if f.fmip6.is_some() {
+                    return Err(combination(
+                        format!("{key}.mip6.forced_switch"),
+                        "an FMIPv6 mobile is moved by its [fmip6] script".into(),
+                    ));
+                }
+                self.validate_forced_switch(&format!("{key}.mip6.forced_switch"), fs, m)?;
+            }
         }
         if let Some(fm) = &f.fmip6 {
             self.validate_fmip6(&format!("{key}.fmip6"), fm, m)?;
@@ -504,34 +513,37 @@ impl Topology<'_> {
         )
     }
 
+    fn validate_forced_switch(
+        &self,
+        key: &str,
+        x: &ForcedSwitchSpec,
+        m: &MobileSpec,
+    ) -> Result<(), ScenarioError> {
+        scripted_move(
+            key,
+            (&x.from_cell, &x.to_cell),
+            m,
+            "the switch",
+            "a mobile with a forced switch is moved by it (from_cell, to_cell, at_s)",
+        )?;
+        range_f(&format!("{key}.at_s"), x.at_s, 0.0, self.s.duration_s)?;
+        range_f(&format!("{key}.switch_ms"), x.switch_ms, 0.0, MAX_MS)
+    }
+
     fn validate_fmip6(
         &self,
         key: &str,
         x: &Fmip6Spec,
         m: &MobileSpec,
     ) -> Result<(), ScenarioError> {
-        for (k, c) in [("from_cell", &x.from_cell), ("to_cell", &x.to_cell)] {
-            if !mobile_cells(m).any(|mc| mc == c) {
-                return Err(ScenarioError::reference(
-                    format!("{key}.{k}"),
-                    format!("mobile {:?} has no interface for cell {c:?}", m.name),
-                ));
-            }
-        }
-        if x.from_cell == x.to_cell {
-            return Err(combination(
-                format!("{key}.to_cell"),
-                "the fast handover needs two different cells".into(),
-            ));
-        }
-        if !matches!(m.mobility, MobilitySpec::Stationary { .. }) {
-            return Err(combination(
-                format!("mobiles[{}].mobility", m.name),
-                "the mobile of an FMIPv6 flow is moved by its [fmip6] script \
-                 (from_cell, to_cell, trigger_s), so its mobility must be \"stationary\""
-                    .into(),
-            ));
-        }
+        scripted_move(
+            key,
+            (&x.from_cell, &x.to_cell),
+            m,
+            "the fast handover",
+            "the mobile of an FMIPv6 flow is moved by its [fmip6] script \
+             (from_cell, to_cell, trigger_s)",
+        )?;
         range_f(
             &format!("{key}.trigger_s"),
             x.trigger_s,
@@ -721,4 +733,37 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+/// A mobile moved by a script from one of its cells to another (FMIPv6,
+/// a forced switch): both cells its own, two different ones, and the
+/// mobile standing still (the script, not the radio model, moves it).
+fn scripted_move(
+    key: &str,
+    (from, to): (&str, &str),
+    m: &MobileSpec,
+    what: &str,
+    moved_by: &str,
+) -> Result<(), ScenarioError> {
+    for (k, c) in [("from_cell", from), ("to_cell", to)] {
+        if !mobile_cells(m).any(|mc| mc == c) {
+            return Err(ScenarioError::reference(
+                format!("{key}.{k}"),
+                format!("mobile {:?} has no interface for cell {c:?}", m.name),
+            ));
+        }
+    }
+    if from == to {
+        return Err(combination(
+            format!("{key}.to_cell"),
+            format!("{what} needs two different cells"),
+        ));
+    }
+    if !matches!(m.mobility, MobilitySpec::Stationary { .. }) {
+        return Err(combination(
+            format!("mobiles[{}].mobility", m.name),
+            format!("{moved_by}, so its mobility must be \"stationary\""),
+        ));
+    }
+    Ok(())
 }

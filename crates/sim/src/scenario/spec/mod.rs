@@ -379,6 +379,11 @@ pub struct CellSpec {
     /// "shared" (one medium) or "dedicated" (a channel per station).
     #[serde(default)]
     pub sharing: SharingSpec,
+    /// The medium access of a shared cell: "rate" (a packet holds the
+    /// medium for its bytes at `rate_bps`) or "dcf" (an 802.11 DCF frame
+    /// exchange, `rate_bps` being the data rate; `kernel::dcf`).
+    #[serde(default)]
+    pub mac: MacSpec,
     /// Shared cells: the AP's downlink queue (packets); absent:
     /// `queue_packets` (which is then each station's uplink queue).
     #[serde(default)]
@@ -427,6 +432,32 @@ pub enum SharingSpec {
     #[default]
     Shared,
     Dedicated,
+}
+
+fn d_basic_rate() -> u64 {
+    1_000_000
+}
+
+/// A cell's medium access (`kernel::dcf`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum MacSpec {
+    /// The packet's bytes at the cell's rate.
+    #[default]
+    Rate,
+    /// 802.11 DCF: control frames at `basic_rate_bps` (ns-2's basicRate_
+    /// 1 Mbit/s), RTS/CTS before every frame unless `rts_cts = false`
+    /// (ns-2's RTSThreshold_ 0).
+    Dcf {
+        #[serde(default = "d_basic_rate")]
+        basic_rate_bps: u64,
+        #[serde(default = "d_true_mac")]
+        rts_cts: bool,
+    },
+}
+
+fn d_true_mac() -> bool {
+    true
 }
 
 /// A mobile node.
@@ -503,7 +534,22 @@ pub enum MobilitySpec {
         handoffs: u32,
         window_start_s: f64,
         window_s: f64,
+        /// "continuous" (Song and Wang: turn back at once, 14.14 s per
+        /// visit to the WLAN) or "dwell" (wait at the turning point until
+        /// the next handoff is due).
+        #[serde(default)]
+        turn: TurnSpec,
     },
+}
+
+/// What an E1 mobile does at its turning point
+/// (`models::mobility::TurnPolicy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnSpec {
+    #[default]
+    Continuous,
+    Dwell,
 }
 
 impl Default for MobilitySpec {

@@ -223,6 +223,9 @@ pub struct TcpSpec {
     pub timestamps: Option<bool>,
     pub window_scaling: Option<bool>,
     pub limited_transmit: Option<bool>,
+    /// Fast retransmit only when the cumulative ACK covers more than
+    /// `recover` (RFC 6582 3.2 step 1, ns-2's bugFix_; true; ns3: false).
+    pub careful_recover: Option<bool>,
     pub nagle: Option<bool>,
     /// Duplicate ACKs that trigger fast retransmit (3).
     pub dup_ack_threshold: Option<u32>,
@@ -366,6 +369,28 @@ pub struct Mip6Spec {
     pub ha_processing_ms: f64,
     #[serde(default = "d_one_ms")]
     pub cn_processing_ms: f64,
+    /// A single radio switched break-before-make (Tsang, Wang and Lau's
+    /// Mobile IP mobile, E2): absent, the mobile follows the radio model
+    /// with one radio per network.
+    #[serde(default)]
+    pub forced_switch: Option<ForcedSwitchSpec>,
+}
+
+/// A Mobile IPv6 mobile with one radio that leaves `from_cell` at `at_s`
+/// and is attached to `to_cell` `switch_ms` later, whatever the coverage
+/// (a radio that changed cell only on losing the old one would never
+/// switch while both cells cover it). The mobile does not follow the radio
+/// model, so its mobility must be "stationary"; it is attached to
+/// `from_cell` at the start. What is sent to it over the old cell after
+/// `at_s` is lost until its binding update takes effect.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForcedSwitchSpec {
+    pub from_cell: String,
+    pub to_cell: String,
+    pub at_s: f64,
+    #[serde(default = "d_switch_ms")]
+    pub switch_ms: f64,
 }
 
 /// When the mobile attaches to the new access router (docs/MODELS.md 2.2).
@@ -528,6 +553,13 @@ pub struct HandoffSpec {
     /// Window from the new network's BDP after a handoff (else slow start).
     #[serde(default = "d_true")]
     pub bdp_start: bool,
+    /// What the connection does during handoff processing: "freeze" (it
+    /// stops: nothing sent, no timer; at the end what was in flight is
+    /// sent again) or "drop" (Tsukamoto, Hori and Oie, section 5.1:
+    /// "transmitted packets are dropped while the TCB ... is being
+    /// updated"; its timers run, and it recovers by them).
+    #[serde(default)]
+    pub during_processing: ProcessingSpec,
     /// Retransmission interval of an unacknowledged location update (ms).
     #[serde(default = "d_update_retry_ms")]
     pub update_retry_ms: f64,
@@ -541,10 +573,21 @@ impl Default for HandoffSpec {
         HandoffSpec {
             initial: None,
             bdp_start: true,
+            during_processing: ProcessingSpec::default(),
             update_retry_ms: d_update_retry_ms(),
             networks: BTreeMap::new(),
         }
     }
+}
+
+/// The single-connection scheme's connection during handoff processing
+/// (`models::handoff::ProcessingMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ProcessingSpec {
+    #[default]
+    Freeze,
+    Drop,
 }
 
 /// How the multi-connection sender uses several usable links.
