@@ -134,7 +134,7 @@ fn check_something_to_simulate(path: &Path, scenario: &toml::Table) -> anyhow::R
     // A population of stations brings its own flows.
     let missing: Vec<String> = ["nodes", "flows"]
         .into_iter()
-        .filter(|k| empty(k) && !(*k == "flows" && !empty("stations")))
+        .filter(|k| empty(k) && (*k != "flows" || empty("stations")))
         .map(|k| format!("[[{k}]]"))
         .collect();
     if !missing.is_empty() {
