@@ -43,6 +43,8 @@ pub struct ReceiverReport {
 pub struct PathLine {
     pub peer: IpAddr,
     pub active: bool,
+    /// "active", "potentially-failed" (SCTP-PF) or "inactive".
+    pub state: &'static str,
     pub cwnd: u32,
     pub srtt_ms: Option<f64>,
     pub flight: u32,
@@ -127,7 +129,11 @@ impl std::fmt::Display for PerfLine {
                         f,
                         " | {} {} cwnd {} srtt {} flight {} rtx {} cap {} avail {} Mbit/s",
                         p.peer,
-                        if p.active { "up" } else { "DOWN" },
+                        match p.state {
+                            "active" => "up",
+                            "potentially-failed" => "PF",
+                            _ => "DOWN",
+                        },
                         p.cwnd,
                         p.srtt_ms
                             .map(|s| format!("{s:.1}ms"))
@@ -246,6 +252,11 @@ pub async fn client(
                 let paths = st.paths.iter().map(|p| PathLine {
                     peer: p.remote,
                     active: p.state == msctp_proto::path::PathState::Active,
+                    state: match p.state {
+                        msctp_proto::path::PathState::Active => "active",
+                        msctp_proto::path::PathState::PotentiallyFailed => "potentially-failed",
+                        msctp_proto::path::PathState::Inactive => "inactive",
+                    },
                     cwnd: p.cwnd,
                     srtt_ms: p.srtt.map(|d| d.as_secs_f64() * 1e3),
                     flight: p.flight_size,

@@ -127,12 +127,6 @@ fn aisle_moves_a_transfer_off_a_link_congested_by_tcp() {
             let mut c = StackConfig::new(5001).tuned_for_lan();
             c.local_addrs = vec![ip("10.31.1.1"), ip("10.31.2.1")];
             c.endpoint.listen = true;
-            // A delayed SACK as long as the sender's RTO.Min (20 ms both
-            // in `tuned_for_lan`) makes the last odd packet of each burst
-            // of a paced application time out spuriously, which AISLE
-            // would take for congestion: half of it, as RFC 9260's
-            // defaults have it (200 ms against 1 s).
-            c.endpoint.association.sack_delay = Some(Duration::from_millis(10));
             let s = Stack::bind(c).await.unwrap();
             let mut a = tokio::time::timeout(Duration::from_secs(10), s.accept())
                 .await

@@ -77,6 +77,23 @@ pub struct AssociationConfig {
     /// failover (RFC 9260 section 8.2 leaves the choice to the
     /// implementation).
     pub return_to_primary: bool,
+    /// Quick failover, SCTP-PF (RFC 7829): PotentiallyFailed.Max.Retrans
+    /// (PFMR). A confirmed destination whose error counter exceeds PFMR
+    /// (but not yet PMR) is potentially failed: new data goes to an
+    /// active destination, the PF one is probed by a HEARTBEAT once per
+    /// RTO and comes back at the first answer. `Some(0)` is RFC 7829's
+    /// recommended value (move data after the first timeout); `None`
+    /// (the default) is RFC 9260's failover only, after PMR + 1 errors.
+    /// A value of PMR or more never fires. See docs/DESIGN.md "Quick
+    /// failover".
+    pub pf_max_retrans: Option<u32>,
+    /// Primary Path Switchover (RFC 7829 section 5):
+    /// Primary.Switchover.Max.Retrans (PSMR). When the primary's error
+    /// counter exceeds PSMR, the destination data goes to instead
+    /// becomes the primary for good: data does not return when the old
+    /// primary recovers. `None` (the default, as in RFC 7829) switches
+    /// back. Must not be below PFMR.
+    pub primary_switchover_max_retrans: Option<u32>,
     /// A fast retransmission goes to the active destination with the
     /// shortest smoothed round trip (the one it was lost on included)
     /// instead of always the data path: behind a full queue on the data
@@ -87,11 +104,69 @@ pub struct AssociationConfig {
     /// (retransmission policies for CMT) measured the benefit for fast
     /// retransmissions.
     pub fast_retransmit_on_fastest: bool,
+    /// Where retransmissions go: RFC 9260's rule (the default) or ns-2's
+    /// `rtxToAlt_ 1`, every retransmission to an alternate (see
+    /// [`RetransmitDestination`]).
+    pub retransmit_destination: RetransmitDestination,
+    /// Which acknowledgements clear a destination's error counter: RFC
+    /// 9260's rule (the default) or ns-2's (see [`ErrorCounterReset`]).
+    pub error_counter_reset: ErrorCounterReset,
     /// Path estimators: packet-pair capacity and Westwood+ available
     /// bandwidth (docs/MODELS.md section 3).
     pub estimators: EstimatorConfig,
     /// Limits.
     pub limits: Limits,
+}
+
+/// Where a DATA chunk marked for retransmission is sent.
+///
+/// ns-2's SCTP module (the tool of several mobility studies) chooses with
+/// its `rtxToAlt_` option, 1 by default (ns-2.35 `tcl/lib/ns-default.tcl`
+/// 860; `sctp/sctp.cc` 2890-2935, `SctpAgent::RtxMarkedChunks`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RetransmitDestination {
+    /// RFC 9260: a retransmission after a T3-rtx timeout goes to an active
+    /// alternate destination if there is one (section 6.4.1); a fast
+    /// retransmission (section 7.2.4) goes where new data goes (the data
+    /// path), as does everything when no alternate is active.
+    #[default]
+    Rfc9260,
+    /// ns-2 `rtxToAlt_ 1` (`RTX_TO_ALT_ON`, `sctp.cc` 2918-2920): every
+    /// retransmission, fast ones included, goes to the next active
+    /// destination after the one the chunk was last sent to (in the order
+    /// the addresses were learnt, wrapping: ns-2's `GetNextDest`,
+    /// `sctp.cc` 5555-5587), which is that destination itself when no
+    /// other is active. Takes precedence over
+    /// [`AssociationConfig::fast_retransmit_on_fastest`]. Chunks the
+    /// engine moves off a path for a handover go to the data path either
+    /// way (ns-2 has no such marks).
+    AlwaysAlternate,
+}
+
+/// Which acknowledgements of DATA clear the error counter of the
+/// destination the DATA was last sent to (RFC 9260 section 8.3).
+///
+/// Either way an acknowledgement counts once, when it first arrives: a
+/// chunk gap-acked before and now covered by the cumulative TSN ack
+/// clears nothing again (ns-2's "has not been gap acked before",
+/// `sctp.cc` 2425-2436). The association's error counter is cleared by
+/// any new acknowledgement in both (section 8.1; ns-2 `sctp.cc` 2347,
+/// 4238).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ErrorCounterReset {
+    /// RFC 9260 section 8.3: any new acknowledgement of data sent to the
+    /// address clears its counter.
+    #[default]
+    Rfc9260,
+    /// ns-2: acknowledgements of chunks marked for timeout retransmission
+    /// and not yet retransmitted do not clear it, "or else failover would
+    /// take longer" (`SctpAgent::SendBufferDequeueUpTo`, `sctp.cc`
+    /// 2414-2441; `SctpAgent::ProcessGapAckBlocks`, 4242-4264): after a
+    /// T3-rtx expiry, SACKs for data that got through before a failure
+    /// (their SACKs lost) leave the failure count standing. ns-2 takes no
+    /// RTT sample from such chunks either (2404-2411); nor does the engine
+    /// in both modes, as the T3-rtx expiry drops the path's RTT probe.
+    Ns2,
 }
 
 /// The path estimators (module [`crate::estimate`]; docs/DESIGN.md "Path
@@ -207,7 +282,11 @@ impl Default for AssociationConfig {
             adaptation_indication: None,
             confirm_asconf_source: true,
             return_to_primary: true,
+            pf_max_retrans: None,
+            primary_switchover_max_retrans: None,
             fast_retransmit_on_fastest: false,
+            retransmit_destination: RetransmitDestination::Rfc9260,
+            error_counter_reset: ErrorCounterReset::Rfc9260,
             estimators: EstimatorConfig::default(),
             limits: Limits::default(),
         }
@@ -255,6 +334,14 @@ impl AssociationConfig {
         }
         if self.asconf && !self.auth {
             return bad("asconf", "ADD-IP requires AUTH (RFC 5061 section 4.1.1)");
+        }
+        if let (Some(pf), Some(ps)) = (self.pf_max_retrans, self.primary_switchover_max_retrans)
+            && ps < pf
+        {
+            return bad(
+                "primary_switchover_max_retrans",
+                "must not be below pf_max_retrans (RFC 7829 section 5)",
+            );
         }
         if self.limits.max_peer_addresses == 0 || self.limits.max_local_addresses == 0 {
             return bad("limits", "address limits must be at least 1");

@@ -28,6 +28,9 @@ pub mod wire;
 pub use association::{
     Association, CloseReason, Event, Message, PrimaryReason, SendError, State, Transmit,
 };
-pub use config::{AssociationConfig, EndpointConfig, EstimatorConfig, Limits};
+pub use config::{
+    AssociationConfig, EndpointConfig, ErrorCounterReset, EstimatorConfig, Limits,
+    RetransmitDestination,
+};
 pub use endpoint::{AssocId, Endpoint};
 pub use msctp_time::Time;

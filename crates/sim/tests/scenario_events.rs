@@ -139,6 +139,45 @@ fn a_silent_cell_break_moves_data_after_pmr_plus_one_timeouts() {
 }
 
 #[test]
+fn sctp_pf_moves_data_after_the_first_timeout_in_the_simulator() {
+    // The same break with quick failover (RFC 7829, PFMR 0): the sender
+    // moves new data at the first timeout, not after PMR + 1, the primary
+    // is probed (heartbeats) and declared down only after PMR + 1 errors.
+    let text = BASE.replace("START_JITTER", "").replace(
+        "path_max_retrans = 2",
+        "path_max_retrans = 2\npf_max_retrans = 0",
+    );
+    let s = scenario::parse(&text).expect("valid scenario");
+    let r = run_scenario(&s, 1).expect("run");
+    let fo = &r.summary.flows[0].failovers[0];
+    let rto = fo.rto_at_break_s.expect("RTO sampled before the break");
+    let sender = fo.sender_failover_s.expect("the sender failed over");
+    assert!(
+        sender <= rto + 0.05,
+        "SCTP-PF: failover {sender} after one RTO {rto} (plain: 7 RTO)"
+    );
+    let new_data = fo.new_data_failover_s.expect("new data moved");
+    assert!(new_data >= sender && new_data <= sender + 0.5);
+    let kinds: Vec<&str> = r.events.iter().map(|e| e.kind.as_str()).collect();
+    let pf = kinds
+        .iter()
+        .position(|k| *k == "path-potentially-failed")
+        .expect("the primary became potentially failed");
+    let down = kinds
+        .iter()
+        .position(|k| *k == "path-down")
+        .expect("and later down");
+    assert!(pf < down, "{kinds:?}");
+    // Plain failover on the same run seed, for contrast.
+    let plain = run("", 1);
+    let p = plain.summary.flows[0].failovers[0]
+        .sender_failover_s
+        .unwrap();
+    eprintln!("sender failover: SCTP-PF {sender:.3} s (RTO {rto:.3} s), plain {p:.3} s");
+    assert!(sender * 3.0 < p, "SCTP-PF {sender} s against plain {p} s");
+}
+
+#[test]
 fn losses_other_than_congestion_and_medium_count_as_mobility_losses() {
     // The access router's uplink is cut instead of the radio: the packets
     // sent towards it are lost to a link that is down.

@@ -62,10 +62,23 @@ pub struct NetOpts {
     /// (e.g. wlan0=54000000; repeat).
     #[arg(long = "rate", value_name = "NAME=BPS")]
     rates: Vec<String>,
-    /// Timers for small-RTT networks (RTO.Min 20 ms, heartbeat 1 s, 4 MB
-    /// windows) instead of the RFC 9260 defaults.
+    /// Timers for small-RTT networks (RTO.Min 20 ms, SACK delay 4 ms,
+    /// heartbeat 1 s, 4 MB windows, Max.Burst 4) instead of the RFC 9260
+    /// defaults.
     #[arg(long)]
     lan: bool,
+    /// Quick failover, SCTP-PF (RFC 7829): a path is "potentially failed"
+    /// after more than N consecutive timeouts and new data moves to
+    /// another path at once (RFC 7829 recommends 0); without it data
+    /// moves only after Path.Max.Retrans + 1 timeouts.
+    #[arg(long, value_name = "N")]
+    pf_max_retrans: Option<u32>,
+    /// Primary path switchover (RFC 7829): after more than N timeouts on
+    /// the primary, the path data moved to becomes the primary for good
+    /// (no return when the old primary recovers). At least
+    /// --pf-max-retrans.
+    #[arg(long, value_name = "N")]
+    primary_switchover: Option<u32>,
     /// Machine-readable output: one JSON object per line.
     #[arg(long)]
     json: bool,
@@ -139,6 +152,12 @@ impl NetOpts {
             }
         };
         c.endpoint.association.estimators.enabled = !self.no_estimators;
+        c.endpoint.association.pf_max_retrans = self.pf_max_retrans;
+        c.endpoint.association.primary_switchover_max_retrans = self.primary_switchover;
+        c.endpoint
+            .association
+            .validate()
+            .map_err(|e| anyhow::anyhow!("--pf-max-retrans / --primary-switchover: {e}"))?;
         Ok(c)
     }
 

@@ -7,7 +7,6 @@ use bytes::Bytes;
 
 use super::recv::DataOutcome;
 use super::{Association, CloseReason, Directed, Event, PeerInit, PrimaryReason, State};
-use crate::Time;
 use crate::asconf::{LocalAddrState, Request, is_unusable_peer_address, is_wildcard};
 use crate::congestion::Congestion;
 use crate::cookie::CookieState;
@@ -18,6 +17,7 @@ use crate::wire::{
     AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkIndex, ErrorCause, IndexedChunk, InitChunk,
     Packet, Param, SackChunk,
 };
+use crate::{ErrorCounterReset, Time};
 
 /// Bound on queued control replies (heartbeat acks, errors): a peer cannot
 /// make the association hold more.
@@ -66,7 +66,8 @@ impl Association {
     /// chunks, walked once; `cookie` the validated State Cookie if the
     /// packet carried a COOKIE ECHO; `in_use` says whether a peer address
     /// belongs to another association of the endpoint (the peer cannot
-    /// add it).
+    /// add it). Returns whether the packet passed the verification-tag
+    /// rules (its chunks were processed).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn handle_packet(
         &mut self,
@@ -77,12 +78,12 @@ impl Association {
         index: &ChunkIndex,
         cookie: Option<&CookieState>,
         in_use: &dyn Fn(IpAddr) -> bool,
-    ) {
+    ) -> bool {
         let vtag = Packet::new_unchecked(&packet[..]).verification_tag();
         if index.malformed() {
             self.stats.malformed_chunks += 1;
         }
-        self.handle_chunks(now, src, dst, packet, vtag, index.chunks(), cookie, in_use);
+        self.handle_chunks(now, src, dst, packet, vtag, index.chunks(), cookie, in_use)
     }
 
     /// [`handle_packet`](Self::handle_packet) once the chunk headers are
@@ -98,14 +99,14 @@ impl Association {
         chunks: &[IndexedChunk],
         cookie: Option<&CookieState>,
         in_use: &dyn Fn(IpAddr) -> bool,
-    ) {
+    ) -> bool {
         let Some(&IndexedChunk {
             chunk_type: first,
             flags: first_flags,
             ..
         }) = chunks.first()
         else {
-            return;
+            return false;
         };
         self.stats.packets_received += 1;
 
@@ -116,12 +117,12 @@ impl Association {
         // whole rather than half processed.
         if chunks.len() > 1 && (has(chunk_type::INIT_ACK) || has(chunk_type::SHUTDOWN_COMPLETE)) {
             self.stats.protocol_violations += 1;
-            return;
+            return false;
         }
         if has(chunk_type::INIT) {
             if vtag != 0 || chunks.len() > 1 {
                 self.stats.bad_vtag += 1;
-                return;
+                return false;
             }
         } else if first == chunk_type::COOKIE_ECHO
             || (first == chunk_type::AUTH
@@ -136,7 +137,7 @@ impl Association {
                 || (t_bit && vtag == self.peer_tag && self.peer_tag != 0);
             if !ok {
                 self.stats.bad_vtag += 1;
-                return;
+                return false;
             }
         } else if first == chunk_type::SHUTDOWN_ACK
             && matches!(self.state, State::CookieWait | State::CookieEchoed)
@@ -148,10 +149,10 @@ impl Association {
                 reflect: Some(vtag),
                 chunk: Chunk::ShutdownComplete { t_bit: true },
             });
-            return;
+            return false;
         } else if vtag != self.local_tag {
             self.stats.bad_vtag += 1;
-            return;
+            return false;
         }
 
         if !self.moved_off.is_empty() {
@@ -330,6 +331,7 @@ impl Association {
             self.send_blocked = false;
             self.push_event(Event::Writable);
         }
+        true
     }
 
     pub(super) fn ctrl_push(&mut self, d: Directed) {
@@ -478,10 +480,16 @@ impl Association {
         if self.cfg.estimators.enabled {
             self.feed_westwood(now, &o.acked_bytes);
         }
+        self.last_sack_at = Some(now);
         if !o.acked_paths.is_empty() {
             self.error_count = 0;
+            self.zero_window_probe_at = None;
         }
-        for p in o.acked_paths {
+        let clearing = match self.cfg.error_counter_reset {
+            ErrorCounterReset::Rfc9260 => o.acked_paths,
+            ErrorCounterReset::Ns2 => o.acked_unmarked_paths,
+        };
+        for p in clearing {
             if self.paths[p].record_success() {
                 self.path_recovered(p);
             }

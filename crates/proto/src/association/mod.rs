@@ -8,6 +8,7 @@
 
 mod collision;
 mod estimators;
+mod failover;
 mod handshake;
 mod input;
 mod output;
@@ -160,10 +161,16 @@ pub enum Event {
     Readable,
     /// The send buffer has room again after [`SendError::BufferFull`].
     Writable,
-    /// A peer address became reachable again (or first confirmed).
+    /// A peer address became reachable again (after it was inactive or
+    /// potentially failed, or first confirmed).
     PathUp { addr: IpAddr },
     /// A peer address exceeded Path.Max.Retrans.
     PathDown { addr: IpAddr },
+    /// SCTP-PF (RFC 7829): a peer address exceeded
+    /// PotentiallyFailed.Max.Retrans; new data goes elsewhere while it is
+    /// probed. `PathUp` follows when it answers, `PathDown` if it stays
+    /// silent past Path.Max.Retrans.
+    PathPotentiallyFailed { addr: IpAddr },
     /// A peer address was verified by a HEARTBEAT ACK (section 5.4).
     PathConfirmed { addr: IpAddr },
     /// The peer added one of its addresses (ASCONF).
@@ -253,6 +260,11 @@ pub struct Transmit {
     pub destination: IpAddr,
     /// The SCTP packet (common header and chunks).
     pub payload: Vec<u8>,
+    /// The association that sent it (set by [`crate::Endpoint::poll_transmit`];
+    /// `None` for the endpoint's stateless replies). A driver that
+    /// encapsulates in UDP keys the remote port by it (RFC 6951 section
+    /// 5: per association and destination address).
+    pub assoc: Option<crate::AssocId>,
 }
 
 /// Counters of one association.
@@ -390,6 +402,13 @@ pub struct Association {
     /// Fast retransmissions were just marked: the next packet of them
     /// ignores cwnd (section 7.2.4 step 3).
     fast_rtx_pending: bool,
+    /// Zero window probing (RFC 9260 section 6.1 rule A): when the last
+    /// probe left, until a SACK acknowledges new data. With
+    /// `last_sack_at`, tells a probe's timeout while the peer keeps
+    /// answering (no error) from a silent path.
+    zero_window_probe_at: Option<Time>,
+    /// When the last SACK arrived.
+    last_sack_at: Option<Time>,
     /// The endpoint's cookie secret (INIT ACKs for collisions).
     secret: [u8; 32],
     /// Tie-tags (RFC 9260 sections 2 and 5.2.2): a random nonce put in
@@ -450,6 +469,8 @@ impl Association {
         Association {
             burst_budget: cfg.max_burst.unwrap_or(u32::MAX),
             fast_rtx_pending: false,
+            zero_window_probe_at: None,
+            last_sack_at: None,
             secret,
             tie_tags: None,
             closed_reported: false,

@@ -4,7 +4,9 @@
 
 use std::net::IpAddr;
 
+use super::send::Retransmit;
 use super::{Association, Directed, State, Transmit};
+use crate::RetransmitDestination;
 use crate::Time;
 use crate::asconf::LocalAddrState;
 use crate::wire::chunk::chunk_type;
@@ -377,10 +379,17 @@ impl Association {
 
     /// Where a marked chunk goes: after a timeout, to an active alternate
     /// destination if there is one (section 6.4); otherwise the data path.
+    /// With [`RetransmitDestination::AlwaysAlternate`] (ns-2 `rtxToAlt_
+    /// 1`), every fast or timeout retransmission goes to an alternate.
     fn retransmit_path(&self, idx: usize) -> usize {
         let c = self.sender.chunk(idx);
         let data_path = self.data_path().unwrap_or(0);
-        if c.marked == Some(super::send::Retransmit::Fast) && self.cfg.fast_retransmit_on_fastest {
+        if self.cfg.retransmit_destination == RetransmitDestination::AlwaysAlternate
+            && matches!(c.marked, Some(Retransmit::Fast | Retransmit::Timeout))
+        {
+            return self.next_active_after(c.path).unwrap_or(data_path);
+        }
+        if c.marked == Some(Retransmit::Fast) && self.cfg.fast_retransmit_on_fastest {
             // The active, confirmed destination where it arrives soonest:
             // by the SRTT, or for a path with nothing of ours in flight
             // (its queue empty) by its last idle heartbeat round trip;
@@ -408,7 +417,7 @@ impl Association {
                 return i;
             }
         }
-        if c.marked == Some(super::send::Retransmit::Timeout) {
+        if c.marked == Some(Retransmit::Timeout) {
             if data_path != c.path && self.paths[data_path].usable() {
                 return data_path;
             }
@@ -419,6 +428,16 @@ impl Association {
             }
         }
         data_path
+    }
+
+    /// ns-2's `GetNextDest` (`sctp/sctp.cc` 5555-5587): the first usable
+    /// destination after `path` in address order, wrapping round to
+    /// `path` itself; `None` when none is usable.
+    fn next_active_after(&self, path: usize) -> Option<usize> {
+        let n = self.paths.len();
+        (1..=n)
+            .map(|k| (path + k) % n)
+            .find(|&i| self.paths[i].usable())
     }
 
     fn bundle_retransmissions(&mut self, b: &mut Bundle, path: usize, now: Time) {
@@ -496,6 +515,7 @@ impl Association {
             let n = sent.payload_len();
             if self.sender.peer_rwnd < n {
                 self.stats.zero_window_probes += 1;
+                self.zero_window_probe_at = Some(now);
             }
             b.push(c, auth);
             self.sender.peer_rwnd = self.sender.peer_rwnd.saturating_sub(n);
@@ -651,6 +671,7 @@ impl Association {
             source,
             destination: dest,
             payload: buf,
+            assoc: None,
         }
     }
 

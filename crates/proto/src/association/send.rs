@@ -93,6 +93,10 @@ pub struct SackOutcome {
     pub fast_retransmits: u32,
     /// Paths that had data acknowledged (their error counters reset).
     pub acked_paths: Vec<usize>,
+    /// Of those, the paths where at least one newly acknowledged chunk was
+    /// not marked for timeout retransmission: ns-2 clears the error
+    /// counter only for these (`ErrorCounterReset::Ns2`).
+    pub acked_unmarked_paths: Vec<usize>,
     /// Paths that entered fast recovery.
     pub entered_fast_recovery: Vec<usize>,
     /// Bytes newly acknowledged per path (index as in the path list).
@@ -531,6 +535,7 @@ impl Sender {
             }
         }
         let mut earliest_acked = vec![false; n_paths];
+        let mut acked_unmarked = vec![false; n_paths];
 
         let mut ack_chunk = |c: &mut SentChunk, marked: &mut usize, paths: &mut [Path]| {
             let len = c.data.payload.len() as u32;
@@ -539,8 +544,13 @@ impl Sender {
                 c.in_flight = false;
                 paths[p].flight_size = paths[p].flight_size.saturating_sub(len);
             }
-            if c.marked.take().is_some() {
-                *marked -= 1;
+            match c.marked.take() {
+                Some(Retransmit::Timeout) => *marked -= 1,
+                Some(_) => {
+                    *marked -= 1;
+                    acked_unmarked[p] = true;
+                }
+                None => acked_unmarked[p] = true,
             }
             acked_bytes[p] += len;
             if earliest[p] == Some(c.data.tsn) {
@@ -670,6 +680,9 @@ impl Sender {
                 path.cc
                     .on_ack(acked_bytes[p], flight_before[p], out.cum_advanced, in_fr);
                 out.acked_paths.push(p);
+                if acked_unmarked[p] {
+                    out.acked_unmarked_paths.push(p);
+                }
                 out.bytes_acked += acked_bytes[p] as u64;
             }
             if path.flight_size == 0 {

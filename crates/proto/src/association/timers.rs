@@ -93,10 +93,21 @@ impl Association {
         st.due = true;
     }
 
-    /// Section 6.3.3.
+    /// Section 6.3.3. The timeout of a zero window probe that the peer
+    /// answered with SACKs (its window still closed) is no error of the
+    /// path or the association (section 6.1 rule A): the peer is there,
+    /// its application is not reading. Counted, it would fail the path
+    /// over (with SCTP-PF at the first probe) and in the end abort.
     fn t3_expired(&mut self, i: usize, now: Time) {
         self.stats.t3_expirations += 1;
-        let pmr = self.cfg.path_max_retrans;
+        // A SACK since the probe left and since this timer started (it
+        // ran one RTO): a peer that falls silent while its window is
+        // closed still fails.
+        let started = now - self.paths[i].rto.rto();
+        let peer_answers_probes = self.zero_window_probe_at.is_some_and(|probe| {
+            self.last_sack_at
+                .is_some_and(|sack| sack >= probe && sack >= started)
+        });
         let p = &mut self.paths[i];
         p.t3_deadline = None;
         p.stats.t3_expirations += 1;
@@ -104,19 +115,15 @@ impl Association {
         p.rto.back_off();
         p.fast_recovery_exit = None;
         p.rtt_probe = None;
-        let failed = p.record_error(pmr);
         self.sender.mark_path_for_timeout(i, &mut self.paths);
-        if failed {
-            self.path_failed(i);
-        }
-        if self.association_error() {
+        if peer_answers_probes {
             return;
         }
-        let _ = now;
+        self.path_error(i, now);
+        self.association_error();
     }
 
     fn heartbeat_timers(&mut self, i: usize, now: Time) {
-        let pmr = self.cfg.path_max_retrans;
         // An unanswered probe counts as an error one RTO after it left.
         if let Some(h) = self.paths[i].heartbeat.as_mut()
             && !h.timed_out
@@ -125,11 +132,8 @@ impl Association {
             h.timed_out = true;
             let p = &mut self.paths[i];
             p.rto.back_off();
-            let failed = p.record_error(pmr);
             let confirmed = p.confirmed;
-            if failed && confirmed {
-                self.path_failed(i);
-            }
+            self.path_error(i, now);
             // Path verification failures do not count against the
             // association (the address was never part of it).
             if confirmed && self.association_error() {
@@ -143,6 +147,14 @@ impl Association {
         let confirmed = p.confirmed;
         let outstanding = p.heartbeat.is_some_and(|h| !h.timed_out);
         let rto = p.rto.rto();
+        if self.probed_as_pf(i) {
+            // SCTP-PF: once per RTO, no HB.interval, no capacity train.
+            if !outstanding {
+                self.queue_heartbeat(i, now);
+            }
+            self.paths[i].heartbeat_deadline = Some(now + rto);
+            return;
+        }
         match (confirmed, self.cfg.heartbeat_interval) {
             (true, None) => {
                 self.paths[i].heartbeat_deadline = None;
@@ -179,12 +191,8 @@ impl Association {
         if self.paths.is_empty() {
             return;
         }
-        let pmr = self.cfg.path_max_retrans;
-        let p = &mut self.paths[i];
-        p.rto.back_off();
-        if p.record_error(pmr) {
-            self.path_failed(i);
-        }
+        self.paths[i].rto.back_off();
+        self.path_error(i, now);
         if self.association_error() {
             return;
         }
@@ -210,12 +218,8 @@ impl Association {
         self.shutdown.deadline = None;
         self.shutdown.retransmits += 1;
         if let Some(p) = self.data_path() {
-            let pmr = self.cfg.path_max_retrans;
-            let path = &mut self.paths[p];
-            path.rto.back_off();
-            if path.record_error(pmr) {
-                self.path_failed(p);
-            }
+            self.paths[p].rto.back_off();
+            self.path_error(p, now);
         }
         if self.association_error() {
             return;

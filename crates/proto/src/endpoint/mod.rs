@@ -335,22 +335,36 @@ impl Endpoint {
 
     /// Processes one received SCTP packet (`data`, without IP or UDP
     /// headers) that came from `src` to `dst`.
-    pub fn handle_datagram(&mut self, now: Time, src: IpAddr, dst: IpAddr, data: Bytes) {
+    ///
+    /// Returns the association that accepted the packet: it passed that
+    /// association's verification-tag rules (RFC 9260 section 8.5), or its
+    /// valid cookie created the association. A driver that encapsulates
+    /// in UDP learns the peer's encapsulation port from such packets only,
+    /// per association and address (RFC 6951 section 5, decapsulation).
+    /// Stateless replies the packet caused are read with
+    /// [`Endpoint::poll_reply`].
+    pub fn handle_datagram(
+        &mut self,
+        now: Time,
+        src: IpAddr,
+        dst: IpAddr,
+        data: Bytes,
+    ) -> Option<AssocId> {
         self.stats.datagrams_received += 1;
         let Ok(pkt) = Packet::new_checked(&data[..]) else {
             self.stats.truncated += 1;
-            return;
+            return None;
         };
         if !pkt.verify_checksum() {
             self.stats.bad_checksum += 1;
-            return;
+            return None;
         }
         if pkt.dst_port() != self.cfg.port {
             self.stats.wrong_port += 1;
             if self.cfg.answer_other_ports {
                 self.no_endpoint(src, dst, &data);
             }
-            return;
+            return None;
         }
         let (sport, vtag) = (pkt.src_port(), pkt.verification_tag());
         // The one walk over the chunks: demultiplexing reads it, and the
@@ -358,8 +372,9 @@ impl Endpoint {
         // from packet to packet.
         let mut chunks = std::mem::take(&mut self.rx_chunks);
         chunks.refill(&data[..]);
-        self.dispatch(now, src, dst, &data, (sport, vtag), &chunks);
+        let accepted = self.dispatch(now, src, dst, &data, (sport, vtag), &chunks);
         self.rx_chunks = chunks;
+        accepted
     }
 
     /// The rest of [`Endpoint::handle_datagram`] once the packet's header
@@ -372,20 +387,20 @@ impl Endpoint {
         data: &Bytes,
         (sport, vtag): (u16, u32),
         chunks: &ChunkIndex,
-    ) {
+    ) -> Option<AssocId> {
         if chunks.is_empty() {
             // Not even the first chunk header is sound.
             self.stats.malformed += 1;
-            return;
+            return None;
         }
         // Non-unicast sources are never answered (section 8.4 rule 1).
         if crate::asconf::is_unusable_peer_address(&src) || src.is_unspecified() {
-            return;
+            return None;
         }
         let cookie = match chunks.find(chunk_type::COOKIE_ECHO) {
             Some(c) => match self.verify_cookie(data, c.range.clone()) {
                 Some(c) => Some(c),
-                None => return,
+                None => return None,
             },
             None => None,
         };
@@ -408,7 +423,7 @@ impl Endpoint {
                     .is_some_and(|a| a.local_tag() == c.local_tag && a.peer_tag() == c.peer_tag)
             };
             match route {
-                Route::Discard => return,
+                Route::Discard => return None,
                 Route::Association(id) if same_tags(&id) => {}
                 _ => {
                     self.stats.stale_cookies += 1;
@@ -416,22 +431,25 @@ impl Endpoint {
                         causes: vec![ErrorCause::StaleCookie { staleness_us }],
                     };
                     self.reply(dst, src, sport, c.peer_tag, vec![chunk]);
-                    return;
+                    return None;
                 }
             }
         }
         match route {
             Route::Association(id) => {
                 let index = &self.index;
+                let mut accepted = false;
                 if let Some(a) = self.assocs.get_mut(&id) {
                     let in_use = |addr: IpAddr| index.get(addr, sport).is_some_and(|o| o != id);
-                    a.handle_packet(now, src, dst, data, chunks, cookie.as_ref(), &in_use);
+                    accepted =
+                        a.handle_packet(now, src, dst, data, chunks, cookie.as_ref(), &in_use);
                 }
                 self.reindex(id);
                 self.drain_events(id);
+                accepted.then_some(id)
             }
             Route::None => self.out_of_the_blue(now, src, dst, sport, vtag, data, chunks, cookie),
-            Route::Discard => {}
+            Route::Discard => None,
         }
     }
 
@@ -460,15 +478,25 @@ impl Endpoint {
             let idx = (self.cursor + k) % n;
             let id = self.order[idx];
             if let Some(a) = self.assocs.get_mut(&id)
-                && let Some(t) = a.poll_transmit(now)
+                && let Some(mut t) = a.poll_transmit(now)
             {
                 self.cursor = (idx + 1) % n.max(1);
                 self.drain_events(id);
+                t.assoc = Some(id);
                 return Some(t);
             }
         }
         self.reap();
         None
+    }
+
+    /// The next stateless reply (INIT ACK, ABORT, SHUTDOWN COMPLETE, Stale
+    /// Cookie ERROR) caused by the datagrams handled so far, before any
+    /// association's packets. A driver that reads it right after
+    /// [`Endpoint::handle_datagram`] knows which datagram it answers (over
+    /// UDP: the source port to answer to).
+    pub fn poll_reply(&mut self) -> Option<Transmit> {
+        self.pending.pop_front()
     }
 
     /// Forgets closed associations with nothing left to deliver.

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use bytes::Bytes;
 use rand_core::RngCore;
 
-use super::{Endpoint, MAX_PENDING_REPLIES};
+use super::{AssocId, Endpoint, MAX_PENDING_REPLIES};
 use crate::Time;
 use crate::association::{Association, PeerInit, Transmit, build_init_ack_for_endpoint};
 use crate::cookie::CookieState;
@@ -71,6 +71,7 @@ impl Endpoint {
             source: Some(from),
             destination: to,
             payload: buf,
+            assoc: None,
         });
     }
 
@@ -86,30 +87,29 @@ impl Endpoint {
         data: &Bytes,
         chunks: &ChunkIndex,
         cookie: Option<CookieState>,
-    ) {
+    ) -> Option<AssocId> {
         self.stats.out_of_the_blue += 1;
         let has = |t: u8| chunks.has(t);
         if has(chunk_type::ABORT)
             || has(chunk_type::SHUTDOWN_COMPLETE)
             || has(chunk_type::COOKIE_ACK)
         {
-            return;
+            return None;
         }
         if has(chunk_type::INIT) {
             if vtag != 0 || chunks.len() > 1 {
-                return;
+                return None;
             }
             let raw = data.slice(chunks.chunks()[0].range.clone());
             self.answer_init(now, src, dst, sport, raw);
-            return;
+            return None;
         }
         if let Some(c) = cookie {
             if !self.cfg.listen || c.local_tag != vtag || c.peer_port != sport {
                 self.stats.bad_cookies += 1;
-                return;
+                return None;
             }
-            self.accept_cookie(now, src, dst, data, chunks, c);
-            return;
+            return self.accept_cookie(now, src, dst, data, chunks, c);
         }
         if has(chunk_type::SHUTDOWN_ACK) {
             self.reply(
@@ -119,10 +119,10 @@ impl Endpoint {
                 vtag,
                 vec![Chunk::ShutdownComplete { t_bit: true }],
             );
-            return;
+            return None;
         }
         if has(chunk_type::ERROR) {
-            return;
+            return None;
         }
         self.reply(
             dst,
@@ -134,6 +134,7 @@ impl Endpoint {
                 causes: vec![],
             }],
         );
+        None
     }
 
     /// Section 5.1 step B: INIT ACK with a cookie, no state kept.
@@ -217,17 +218,17 @@ impl Endpoint {
         data: &Bytes,
         chunks: &ChunkIndex,
         c: CookieState,
-    ) {
+    ) -> Option<AssocId> {
         let peer = match Chunk::parse(&c.peer_init) {
             Ok(Chunk::Init(i)) => match PeerInit::from_chunk(&i, false) {
                 Ok(p) => p,
-                Err(_) => return,
+                Err(_) => return None,
             },
-            _ => return,
+            _ => return None,
         };
         if !self.admits(c.init_src) {
             self.refuse_no_room(dst, src, c.peer_port, c.peer_tag);
-            return;
+            return None;
         }
         let mut seed = [0u8; 32];
         self.rng.fill_bytes(&mut seed);
@@ -250,7 +251,7 @@ impl Endpoint {
                     info: Bytes::from_static(why.as_bytes()),
                 };
                 self.abort_init(dst, src, c.peer_port, c.peer_tag, vec![cause]);
-                return;
+                return None;
             }
         };
         a.set_secret(self.secret);
@@ -260,12 +261,14 @@ impl Endpoint {
         self.source_of.insert(id, key);
         self.reindex(id);
         let index = &self.index;
+        let mut accepted = false;
         if let Some(a) = self.assocs.get_mut(&id) {
             let in_use = |addr: IpAddr| index.get(addr, c.peer_port).is_some_and(|o| o != id);
-            a.handle_packet(now, src, dst, data, chunks, Some(&c), &in_use);
+            accepted = a.handle_packet(now, src, dst, data, chunks, Some(&c), &in_use);
         }
         self.reindex(id);
         self.drain_events(id);
+        accepted.then_some(id)
     }
 
     /// A packet for an SCTP port no endpoint serves (section 8.4, with

@@ -12,7 +12,7 @@
 
 use std::time::Duration;
 
-use msctp_proto::{AssociationConfig, Time};
+use msctp_proto::{AssociationConfig, ErrorCounterReset, RetransmitDestination, Time};
 use msctp_tcp::TcpConfig;
 
 use super::error::ScenarioError;
@@ -63,6 +63,11 @@ pub(crate) fn association_config(
     set(&mut c.max_burst, s.max_burst.map(|v| (v > 0).then_some(v)));
     set(&mut c.assoc_max_retrans, s.assoc_max_retrans);
     set(&mut c.path_max_retrans, s.path_max_retrans);
+    set(&mut c.pf_max_retrans, s.pf_max_retrans.map(Some));
+    set(
+        &mut c.primary_switchover_max_retrans,
+        s.primary_switchover_max_retrans.map(Some),
+    );
     set(&mut c.max_init_retrans, s.max_init_retrans);
     set(
         &mut c.heartbeat_interval,
@@ -81,6 +86,20 @@ pub(crate) fn association_config(
     set(&mut c.auth, s.auth);
     set(&mut c.confirm_asconf_source, s.confirm_asconf_source);
     set(&mut c.return_to_primary, s.return_to_primary);
+    set(
+        &mut c.retransmit_destination,
+        s.retransmit_destination.map(|v| match v {
+            RetransmitDestinationSpec::Rfc9260 => RetransmitDestination::Rfc9260,
+            RetransmitDestinationSpec::AlwaysAlternate => RetransmitDestination::AlwaysAlternate,
+        }),
+    );
+    set(
+        &mut c.error_counter_reset,
+        s.error_counter_reset.map(|v| match v {
+            ErrorCounterResetSpec::Rfc9260 => ErrorCounterReset::Rfc9260,
+            ErrorCounterResetSpec::Ns2 => ErrorCounterReset::Ns2,
+        }),
+    );
     set(&mut c.valid_cookie_life, s.valid_cookie_life_ms.map(ms));
     set(&mut c.outbound_streams, s.outbound_streams);
     set(&mut c.max_inbound_streams, s.max_inbound_streams);
@@ -454,5 +473,29 @@ pub(crate) fn attach_timing(x: &Fmip6Spec) -> AttachTiming {
         AttachSpec::Late => AttachTiming::Late {
             after_fback: ms(x.late_after_ms),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retransmission_rules_default_to_rfc9260_and_take_ns2s() {
+        let rfc = association_config(&SctpSpec::default(), "flows.0.sctp").unwrap();
+        assert_eq!(rfc.retransmit_destination, RetransmitDestination::Rfc9260);
+        assert_eq!(rfc.error_counter_reset, ErrorCounterReset::Rfc9260);
+        let spec: SctpSpec = toml::from_str(
+            "retransmit_destination = \"always_alternate\"\nerror_counter_reset = \"ns2\"",
+        )
+        .unwrap();
+        let ns2 = association_config(&spec, "flows.0.sctp").unwrap();
+        assert_eq!(
+            ns2.retransmit_destination,
+            RetransmitDestination::AlwaysAlternate
+        );
+        assert_eq!(ns2.error_counter_reset, ErrorCounterReset::Ns2);
+        let bad: Result<SctpSpec, _> = toml::from_str("error_counter_reset = \"linux\"");
+        assert!(bad.is_err());
     }
 }

@@ -928,6 +928,7 @@ fn describe(ev: &Event) -> (&'static str, String) {
         Event::Restarted => ("restarted", String::new()),
         Event::PathUp { addr } => ("path-up", addr.to_string()),
         Event::PathDown { addr } => ("path-down", addr.to_string()),
+        Event::PathPotentiallyFailed { addr } => ("path-potentially-failed", addr.to_string()),
         Event::PathConfirmed { addr } => ("path-confirmed", addr.to_string()),
         Event::PeerAddressAdded { addr } => ("peer-address-added", addr.to_string()),
         Event::PeerAddressRemoved { addr } => ("peer-address-removed", addr.to_string()),

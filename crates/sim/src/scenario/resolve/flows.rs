@@ -230,6 +230,13 @@ fn check_sctp(key: &str, s: &SctpSpec) -> Result<(), ScenarioError> {
             0,
             1000,
         ),
+        ("pf_max_retrans", s.pf_max_retrans.map(u64::from), 0, 1000),
+        (
+            "primary_switchover_max_retrans",
+            s.primary_switchover_max_retrans.map(u64::from),
+            0,
+            1000,
+        ),
         (
             "max_init_retrans",
             s.max_init_retrans.map(u64::from),

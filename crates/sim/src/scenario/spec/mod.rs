@@ -724,6 +724,14 @@ pub struct SctpSpec {
     pub assoc_max_retrans: Option<u32>,
     /// Path.Max.Retrans (5).
     pub path_max_retrans: Option<u32>,
+    /// Quick failover, SCTP-PF (RFC 7829): PotentiallyFailed.Max.Retrans;
+    /// absent: off (RFC 9260's failover only). 0 is RFC 7829's
+    /// recommendation: new data moves after the first timeout.
+    pub pf_max_retrans: Option<u32>,
+    /// Primary Path Switchover (RFC 7829 section 5):
+    /// Primary.Switchover.Max.Retrans; absent: off. At least
+    /// `pf_max_retrans`.
+    pub primary_switchover_max_retrans: Option<u32>,
     /// Max.Init.Retransmits (8).
     pub max_init_retrans: Option<u32>,
     /// HB.interval (ms, 30000); 0 disables heartbeats on confirmed paths.
@@ -749,6 +757,15 @@ pub struct SctpSpec {
     pub return_to_primary: Option<bool>,
     /// Split fast retransmit (CMT; false).
     pub split_fast_retransmit: Option<bool>,
+    /// Where retransmissions go: "rfc9260" (the default: after a timeout
+    /// to an alternate, fast retransmissions to the data path) or
+    /// "always_alternate" (ns-2's `rtxToAlt_ 1`: every retransmission to
+    /// an alternate).
+    pub retransmit_destination: Option<RetransmitDestinationSpec>,
+    /// Which acknowledgements clear a path's error counter: "rfc9260"
+    /// (the default: any new one) or "ns2" (not those of chunks marked for
+    /// timeout retransmission).
+    pub error_counter_reset: Option<ErrorCounterResetSpec>,
     /// Bandwidth-aware start (docs/MODELS.md section 3; false): when the data
     /// moves to another network (the mobile makes a new address primary,
     /// or the fixed end changes primary on the mobile's request), the
@@ -789,6 +806,22 @@ pub enum BandwidthEstimateSpec {
     Oracle,
     /// The engine's packet-pair estimate of the path.
     PacketPair,
+}
+
+/// `[flows.sctp] retransmit_destination` (`msctp_proto::RetransmitDestination`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetransmitDestinationSpec {
+    Rfc9260,
+    AlwaysAlternate,
+}
+
+/// `[flows.sctp] error_counter_reset` (`msctp_proto::ErrorCounterReset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCounterResetSpec {
+    Rfc9260,
+    Ns2,
 }
 
 /// A scheduled change of the network.
