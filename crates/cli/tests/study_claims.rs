@@ -71,3 +71,23 @@ fn e9_claims() {
 fn e9_handover_claims() {
     check("e9-handover.toml");
 }
+
+#[test]
+fn e6_claims() {
+    check("e6.toml");
+}
+
+#[test]
+fn e7a_claims() {
+    check("e7a.toml");
+}
+
+#[test]
+fn e7b_claims() {
+    check("e7b.toml");
+}
+
+#[test]
+fn e8_claims() {
+    check("e8.toml");
+}

@@ -13,6 +13,7 @@
 //! ```toml
 //! [lab]
 //! series = ["goodput"]   # keep goodput.<flow> (time_s, bit/s) per run
+//!                         # ("stations": stations.<cell>, stations per cell)
 //! ```
 //!
 //! Time series are off by default: a 600 s run has thousands of goodput
@@ -38,6 +39,7 @@ pub struct SimRunner {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct LabKeys {
     goodput_series: bool,
+    stations_series: bool,
 }
 
 fn split(table: &Table) -> Result<(Scenario, LabKeys), RunError> {
@@ -53,9 +55,10 @@ fn split(table: &Table) -> Result<(Scenario, LabKeys), RunError> {
                     for s in a {
                         match s.as_str() {
                             Some("goodput") => keys.goodput_series = true,
+                            Some("stations") => keys.stations_series = true,
                             _ => {
                                 return Err(RunError::Scenario(format!(
-                                    "lab.series: unknown series {s} (known: \"goodput\")"
+                                    "lab.series: unknown series {s} (known: \"goodput\", \"stations\")"
                                 )));
                             }
                         }
@@ -98,6 +101,19 @@ impl SimRunner {
                     .entry(format!("goodput.{}", g.flow))
                     .or_default()
                     .push((g.time.as_secs_f64(), g.goodput_bps));
+            }
+        }
+        if keys.stations_series {
+            for st in &r.stations {
+                let t = st.time.as_secs_f64();
+                rec.series
+                    .entry(format!("stations.{}", st.cell))
+                    .or_default()
+                    .push((t, f64::from(st.stations)));
+                rec.series
+                    .entry(format!("fair.{}", st.cell))
+                    .or_default()
+                    .push((t, st.fair));
             }
         }
         Ok(rec)

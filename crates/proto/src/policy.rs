@@ -106,6 +106,12 @@ pub trait HandoverPolicy {
     fn poll(&mut self, _now: Time, _assoc: &Association) -> Vec<Decision> {
         Vec::new()
     }
+
+    /// The policy's own counters, for reports (name, value); none by
+    /// default.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// What a policy knows about each interface.
@@ -530,7 +536,7 @@ pub fn apply(assoc: &mut Association, decisions: &[Decision]) -> Vec<Result<(), 
 /// `{ kind = "none" }`, `"failover_only"`, `"newest_address"`,
 /// `{ kind = "signal_strength", add = "aggressive", add_threshold_w = ..,
 /// primary_threshold_w = .. }`, `{ kind = "fastest_first", rates = {
-/// wlan0 = 11e6 } }`.
+/// wlan0 = 11e6 } }`, `{ kind = "aisle" }`.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(
     feature = "serde",
@@ -572,10 +578,13 @@ pub enum PolicyKind<I = IfaceId> {
     /// AISLE ([`Aisle`]): the sender moves its data off a congested path
     /// with probability C2 / (C1 + C2), from the path estimators (which
     /// must be on). `seed` seeds its generator; `None`: the caller's
-    /// (see [`PolicyKind::build`]). Not (yet) in files.
-    #[cfg_attr(feature = "serde", serde(skip))]
+    /// (see [`PolicyKind::build`]). In files `{ kind = "aisle" }`,
+    /// optionally with `params = { theta = 1.1, hold_down_s = 60.0,
+    /// freshness_s = 120.0, low_bandwidth = 0.1 }` and a `seed`.
     Aisle {
+        #[cfg_attr(feature = "serde", serde(default))]
         params: AisleParams,
+        #[cfg_attr(feature = "serde", serde(default))]
         seed: Option<u64>,
     },
 }

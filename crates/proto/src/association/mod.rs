@@ -1056,6 +1056,9 @@ impl Association {
             .find(|p| p.remote == addr)
             .ok_or(AddressError::Unknown)?;
         p.cc.set_from_bdp(bdp_bytes, icwnd);
+        // Not decayed for the idle time before it (see
+        // `start_path_from_estimate`).
+        p.last_data_sent = None;
         Ok(())
     }
 

@@ -412,7 +412,6 @@ impl Association {
         {
             return p;
         }
-        if c.marked == Some(super::send::Retransmit::Fast) && self.cfg.fast_retransmit_on_fastest {
         if self.cfg.retransmit_destination == RetransmitDestination::AlwaysAlternate
             && matches!(c.marked, Some(Retransmit::Fast | Retransmit::Timeout))
         {

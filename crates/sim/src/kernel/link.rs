@@ -46,6 +46,8 @@ pub fn serialization_time(len: usize, rate_bps: u64) -> Duration {
 /// Invalid link or cell parameters.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LinkConfigError {
+    #[error("the transmission time interval must be > 0")]
+    ZeroTti,
     #[error("rate must be > 0 bit/s")]
     ZeroRate,
     #[error("a contention MAC needs a shared medium")]
@@ -151,6 +153,16 @@ pub(crate) struct Channel {
     pub pipe: Pipe<IpPacket>,
     pub error: ErrorModel,
     pub stats: ChannelStats,
+    /// Transmission time interval (dedicated UMTS-like cell channels; see
+    /// [`crate::kernel::wireless::CellConfig::tti`]).
+    pub tti: Option<Duration>,
+}
+
+/// `t` rounded up to a multiple of `tti`.
+pub(crate) fn tti_ceil(t: Time, tti: Duration) -> Time {
+    let q = tti.as_nanos().max(1) as u64;
+    let n = t.as_nanos();
+    Time::from_nanos(n.div_ceil(q) * q)
 }
 
 impl Channel {
@@ -173,6 +185,7 @@ impl Channel {
             pipe: Pipe::default(),
             error: ErrorModel::new(error, rng)?,
             stats: ChannelStats::default(),
+            tti: None,
         })
     }
 

@@ -68,6 +68,19 @@ pub struct CellConfig {
     pub mac: Option<DcfTiming>,
     pub downlink_error: ErrorModelSpec,
     pub uplink_error: ErrorModelSpec,
+    /// Shared cells: packets the AP's downlink queue holds (E7: 400, the
+    /// stations' queues 50); `None`: `queue_limit`.
+    pub ap_queue_limit: Option<usize>,
+    /// Shared cells: airtime every frame costs besides its bits at
+    /// `rate_bps` (802.11 DCF: DIFS, the mean backoff, the PHY preamble,
+    /// SIFS and the MAC acknowledgement; docs/MODELS.md 6.1).
+    pub frame_overhead: Duration,
+    /// Dedicated cells: transmission time interval (UMTS: 10 ms). A
+    /// channel that was idle starts sending at the next TTI boundary, and
+    /// a packet reaches the other end with the TTI in which its last bit
+    /// was sent; back-to-back packets are not spaced (the radio link
+    /// layer concatenates them). `None`: no TTI.
+    pub tti: Option<Duration>,
 }
 
 impl CellConfig {
@@ -82,6 +95,9 @@ impl CellConfig {
             mac: None,
             downlink_error: ErrorModelSpec::None,
             uplink_error: ErrorModelSpec::None,
+            ap_queue_limit: None,
+            frame_overhead: Duration::ZERO,
+            tti: None,
         }
     }
 
@@ -119,6 +135,9 @@ impl CellConfig {
     pub fn validate(&self) -> Result<(), LinkConfigError> {
         if self.rate_bps == 0 {
             return Err(LinkConfigError::ZeroRate);
+        }
+        if self.tti.is_some_and(|t| t.is_zero()) {
+            return Err(LinkConfigError::ZeroTti);
         }
         if self.mac.is_some() && self.sharing == Sharing::Dedicated {
             return Err(LinkConfigError::ContentionOnDedicated);
@@ -165,6 +184,10 @@ pub(crate) struct SharedMedium {
     pub in_service: Option<SharedTx>,
     /// Transmitter served last: 0 = AP, s + 1 = station slot s.
     pub cursor: usize,
+    /// Transmitters that may have a packet queued (a superset: entries
+    /// whose queue emptied are removed when met), so that the round robin
+    /// finds the next one in O(log n) among many stations.
+    pub backlogged: std::collections::BTreeSet<usize>,
     pub pipe: Pipe<(usize, u32, IpPacket)>,
     pub busy: Duration,
 }
@@ -176,6 +199,9 @@ pub(crate) struct Cell {
     pub ap: (NodeId, IfaceId),
     pub slots: Vec<StationSlot>,
     pub shared: Option<SharedMedium>,
+    /// Station slot last found holding an address (checked again at each
+    /// use), so that the AP finds a station among many in O(1).
+    pub addr_cache: std::collections::HashMap<std::net::IpAddr, u32>,
 }
 
 /// Counters of one station's two directions in a cell.

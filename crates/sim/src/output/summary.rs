@@ -22,7 +22,7 @@
 //!   paths are the mobile's cells numbered as its addresses (mSCTP: the
 //!   addresses themselves);
 //! - mSCTP: `.failovers.<i>.*`, `.asconfs_sent`, `.asconf_retransmissions`,
-//!   `.policy_decisions`, and [`AsconfSummary`] as `.asconf.{asconf_chunks,
+//!   `.policy_decisions`, `.policy_counters.<name>` (AISLE), and [`AsconfSummary`] as `.asconf.{asconf_chunks,
 //!   asconf_bits, asconf_ack_chunks, asconf_ack_bits, auth_bits,
 //!   signalling_bits, bits_per_handover, bits_per_handover_with_auth}`;
 //! - Mobile IP (`mip4-*`, `mip6-*`, `fmip6-*`): [`MobileIpSummary`] as
@@ -75,6 +75,10 @@ pub struct RunSummary {
     /// bound); lost data packets are then a lower bound.
     pub drops_unlogged: u64,
     pub flows: Vec<FlowSummary>,
+    /// The time-average number of stations whose data goes through each
+    /// cell over `output.stations_window_s` (E7), by cell name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub stations: BTreeMap<String, f64>,
     /// Anything that makes a figure doubtful (bounds reached, errors).
     pub warnings: Vec<String>,
 }
@@ -116,6 +120,18 @@ pub struct FailoverSummary {
     /// its last path sample before the break (sample with a short
     /// `output.sample_ms` for precision): the RTO of RTO * (2^(PMR+1) - 1).
     pub rto_at_break_s: Option<f64>,
+    /// Break to the sender's first change of primary after the
+    /// degradation started (after the break without one), whatever its
+    /// reason: failover, or a move at a link-layer hint (negative when
+    /// before the break).
+    pub sender_moved_s: Option<f64>,
+    /// From that move until `output.failover_transfer_bytes` bytes of
+    /// data (new to the receiver) arrived on the path moved to: the
+    /// transfer time of the first bytes on the new path (E8, slow start
+    /// against a bandwidth-aware start). Absent without that key, a move
+    /// or enough data.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer_time_s: Option<f64>,
 }
 
 /// One flow.
@@ -169,6 +185,10 @@ pub struct FlowSummary {
     pub asconfs_sent: u64,
     pub asconf_retransmissions: u64,
     pub policy_decisions: u64,
+    /// The handover policy's own counters, from whichever end runs it
+    /// (AISLE: `congestion_events`, `held_down`, `no_estimate`, `swaps`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub policy_counters: BTreeMap<String, u64>,
     /// Datagrams the hosts refused to send: from an address the node no
     /// longer holds, or with no source address at all.
     pub datagrams_refused: u64,

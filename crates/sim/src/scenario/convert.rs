@@ -259,11 +259,14 @@ pub(crate) fn cell_medium(
             rts_cts,
         }),
     };
-    let cfg = CellConfig::new(c.rate_bps, ms(c.delay_ms), sharing)
+    let mut cfg = CellConfig::new(c.rate_bps, ms(c.delay_ms), sharing)
         .mac(mac)
         .at(c.x_m, c.y_m, c.radius_m)
         .queue_limit(c.queue_packets)
         .error(errors.0, errors.1);
+    cfg.ap_queue_limit = c.ap_queue_packets;
+    cfg.frame_overhead = std::time::Duration::from_secs_f64(c.frame_overhead_us * 1e-6);
+    cfg.tti = c.tti_ms.map(ms);
     Ok((cfg, errors))
 }
 

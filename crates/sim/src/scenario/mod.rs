@@ -31,11 +31,13 @@ mod build;
 mod collect;
 pub(crate) mod convert;
 pub(crate) mod error;
+mod expand;
 mod resolve;
 mod run;
 pub mod spec;
 
 pub use error::ScenarioError;
+pub use expand::MAX_STATIONS;
 pub use run::run_scenario;
 pub use spec::*;
 

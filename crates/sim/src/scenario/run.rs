@@ -17,6 +17,7 @@ use crate::output::RunResult;
 /// returns every output. The same scenario and seed give identical
 /// results.
 pub fn run_scenario(s: &Scenario, seed: u64) -> Result<RunResult, ScenarioError> {
+    let s = &*s.expanded()?;
     let r = s.resolve()?;
     let mut b = build::build(&r, seed)?;
     let mut end = Time::from_secs_f64(s.duration_s);

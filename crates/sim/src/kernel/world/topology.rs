@@ -554,9 +554,10 @@ impl World {
         let iface = self.add_iface(ap, ap_iface_name)?;
         let id = CellId(self.core.cells.len() as u32);
         let shared = (cfg.sharing == Sharing::Shared).then(|| SharedMedium {
-            ap_queue: DropTailQueue::new(cfg.queue_limit),
+            ap_queue: DropTailQueue::new(cfg.ap_queue_limit.unwrap_or(cfg.queue_limit)),
             in_service: None,
             cursor: 0,
+            backlogged: Default::default(),
             pipe: Pipe::default(),
             busy: Duration::ZERO,
         });
@@ -566,6 +567,7 @@ impl World {
             ap: (ap, iface),
             slots: Vec::new(),
             shared,
+            addr_cache: Default::default(),
         });
         self.core.nodes[ap.index()].ifaces[iface.index()].attachment =
             Attachment::CellAp { cell: id };
@@ -670,10 +672,13 @@ impl World {
                         self.core.stream(&format!("{base}/{dir}")),
                     )
                 };
-                let ch = [
+                let mut ch = [
                     mk("down", &cfg.downlink_error)?,
                     mk("up", &cfg.uplink_error)?,
                 ];
+                for c in &mut ch {
+                    c.tti = cfg.tti;
+                }
                 let slots = &mut self.core.cells[cell.index()].slots;
                 slots.push(StationSlot {
                     node,

@@ -9,7 +9,7 @@ use super::{ChanRef, Core, Event, World};
 use crate::kernel::drop::{DropReason, DropSite};
 use crate::kernel::ids::{CellId, IfaceId, NodeId};
 use crate::kernel::ip::{IpPacket, is_group_address};
-use crate::kernel::link::{Channel, InService, serialization_time};
+use crate::kernel::link::{Channel, InService, serialization_time, tti_ceil};
 use crate::kernel::node::Attachment;
 use crate::kernel::trace::TraceKind;
 use crate::kernel::wireless::{BROADCAST_SLOT, DOWN, SharedTx, Sharing, UP};
@@ -107,7 +107,7 @@ impl Core {
     fn chan_enqueue(&mut self, r: ChanRef, pkt: IpPacket) {
         let ch = self.chan(r);
         if ch.in_service.is_none() {
-            self.chan_start(r, pkt);
+            self.chan_start(r, pkt, false);
             return;
         }
         match ch.queue.push(pkt) {
@@ -120,7 +120,10 @@ impl Core {
         }
     }
 
-    fn chan_start(&mut self, r: ChanRef, pkt: IpPacket) {
+    /// Starts serialising `pkt`; `back_to_back` when the transmitter has
+    /// just finished the previous packet (a TTI channel waits for the
+    /// next boundary only after it was idle).
+    fn chan_start(&mut self, r: ChanRef, pkt: IpPacket, back_to_back: bool) {
         let (node, iface) = self.chan_sender(r);
         self.write_capture(node, iface, &pkt);
         self.tracer
@@ -128,13 +131,17 @@ impl Core {
         let now = self.now;
         let ch = self.chan(r);
         let ser = serialization_time(pkt.len() + ch.framing, ch.rate_bps);
+        let begin = match ch.tti {
+            Some(tti) if !back_to_back => tti_ceil(now, tti),
+            _ => now,
+        };
         ch.stats.tx_packets += 1;
         ch.stats.tx_bytes += pkt.len() as u64;
         ch.in_service = Some(InService {
             pkt: Some(pkt),
-            start: now,
+            start: begin,
         });
-        self.sched.push(now + ser, Event::TxDone(r));
+        self.sched.push(begin + ser, Event::TxDone(r));
     }
 
     /// End of serialisation on a channel: error model, then propagation;
@@ -151,26 +158,45 @@ impl Core {
                 let site = self.chan_site(r);
                 self.drop_pkt(site, DropReason::LinkError, pkt);
             } else {
-                let at = now + ch.delay;
+                // With a TTI the packet goes with the interval its last
+                // bit was sent in.
+                let sent = ch.tti.map_or(now, |tti| tti_ceil(now, tti));
+                let at = sent + ch.delay;
                 if let Some((t, generation)) = ch.pipe.push(at, pkt) {
                     self.sched.push(t, Event::Arrive { ch: r, generation });
                 }
             }
         }
         if let Some(next) = self.chan(r).queue.pop() {
-            self.chan_start(r, next);
+            self.chan_start(r, next, true);
         }
     }
 
-    /// The attached station of `cell` whose interface holds `addr`.
-    fn station_for(&self, cell: CellId, addr: IpAddr) -> Option<u32> {
+    /// The attached station of `cell` whose interface holds `addr` (the
+    /// slot found last time for it if it still does, else a search).
+    fn station_for(&mut self, cell: CellId, addr: IpAddr) -> Option<u32> {
         let c = &self.cells[cell.index()];
-        c.slots
-            .iter()
-            .position(|s| {
-                s.attached && self.nodes[s.node.index()].ifaces[s.iface.index()].has_addr(addr)
-            })
-            .map(|i| i as u32)
+        let holds = |i: usize| {
+            let s = &c.slots[i];
+            s.attached && self.nodes[s.node.index()].ifaces[s.iface.index()].has_addr(addr)
+        };
+        if let Some(&k) = c.addr_cache.get(&addr)
+            && (k as usize) < c.slots.len()
+            && holds(k as usize)
+        {
+            return Some(k);
+        }
+        let found = (0..c.slots.len()).find(|&i| holds(i)).map(|i| i as u32);
+        let cache = &mut self.cells[cell.index()].addr_cache;
+        match found {
+            Some(k) => {
+                cache.insert(addr, k);
+            }
+            None => {
+                cache.remove(&addr);
+            }
+        }
+        found
     }
 
     fn cell_downlink(&mut self, cell: CellId, next_hop: IpAddr, pkt: IpPacket) {
@@ -226,6 +252,7 @@ impl Core {
                 let Some(m) = c.shared.as_mut() else { return };
                 match m.ap_queue.push((slot, pkt)) {
                     Ok(()) => {
+                        m.backlogged.insert(0);
                         if slot != BROADCAST_SLOT {
                             let st = &mut c.slots[slot as usize].ch[DOWN].stats;
                             st.max_queue = st.max_queue.max(m.ap_queue.len());
@@ -266,10 +293,16 @@ impl Core {
                 pkt,
             ),
             Sharing::Shared => {
-                let s = &mut self.cells[cell.index()].slots[slot as usize];
+                let c = &mut self.cells[cell.index()];
+                let s = &mut c.slots[slot as usize];
                 let ch = &mut s.ch[UP];
                 match ch.queue.push(pkt) {
-                    Ok(()) => ch.stats.max_queue = ch.stats.max_queue.max(ch.queue.len()),
+                    Ok(()) => {
+                        ch.stats.max_queue = ch.stats.max_queue.max(ch.queue.len());
+                        if let Some(m) = c.shared.as_mut() {
+                            m.backlogged.insert(slot as usize + 1);
+                        }
+                    }
                     Err(pkt) => {
                         ch.stats.queue_drops += 1;
                         let site = DropSite::Cell {
@@ -295,15 +328,29 @@ impl Core {
         if m.in_service.is_some() {
             return;
         }
-        let n = c.slots.len() + 1;
-        let Some(t) = (1..=n).map(|k| (m.cursor + k) % n).find(|&t| {
-            if t == 0 {
+        // The next backlogged transmitter after the cursor, cyclically;
+        // entries whose queue has emptied are dropped on the way.
+        let t = loop {
+            let next = m
+                .backlogged
+                .range(m.cursor + 1..)
+                .next()
+                .or_else(|| m.backlogged.iter().next())
+                .copied();
+            let Some(t) = next else {
+                return;
+            };
+            let queued = if t == 0 {
                 !m.ap_queue.is_empty()
             } else {
-                !c.slots[t - 1].ch[UP].queue.is_empty()
+                c.slots
+                    .get(t - 1)
+                    .is_some_and(|s| !s.ch[UP].queue.is_empty())
+            };
+            if queued {
+                break t;
             }
-        }) else {
-            return;
+            m.backlogged.remove(&t);
         };
         m.cursor = t;
         let popped = if t == 0 {
@@ -317,7 +364,7 @@ impl Core {
         let Some((dir, slot, pkt)) = popped else {
             return;
         };
-        let ser = c.cfg.frame_time(pkt.len());
+        let ser = c.cfg.frame_time(pkt.len()) + c.cfg.frame_overhead;
         m.busy += ser;
         let (node, iface) = if dir == DOWN {
             c.ap

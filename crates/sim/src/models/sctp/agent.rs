@@ -145,6 +145,10 @@ pub struct SctpAgentConfig {
     pub manager_limits: ManagerLimits,
     /// Period of path samples (cwnd, RTO, flight, primary); `None`: off.
     pub sample_interval: Option<Duration>,
+    /// On the data sender: start on a path picked uniformly at random
+    /// with this seed (E7a's stations "each picking an AP at random")
+    /// instead of the one the handshake gave.
+    pub initial_path_seed: Option<u64>,
     /// The receiving application expects this many bytes (file transfer):
     /// the log's `completed_at` is set when they are delivered.
     pub expect_bytes: Option<u64>,
@@ -170,6 +174,7 @@ impl SctpAgentConfig {
             policy: PolicyKind::None,
             manager_limits: ManagerLimits::default(),
             sample_interval: None,
+            initial_path_seed: None,
             expect_bytes: None,
             limits: AgentLimits::default(),
         }
@@ -252,6 +257,9 @@ pub struct SctpAgent {
     /// Paths that became primary before they had an RTT sample: the
     /// bandwidth-aware start waits for their first measurement.
     bandwidth_pending: Vec<IpAddr>,
+    /// Where new data went from when (each change of the data path, on
+    /// the data sender; bounded by `limits.max_events`).
+    data_paths: Vec<(Time, IpAddr)>,
     zeros: Bytes,
 }
 
@@ -289,6 +297,7 @@ impl SctpAgent {
             counters: AgentCounters::default(),
             closed_at: None,
             bandwidth_pending: Vec::new(),
+            data_paths: Vec::new(),
             zeros: Bytes::from(vec![0u8; 65_536]),
             cfg,
         }
@@ -332,6 +341,26 @@ impl SctpAgent {
 
     pub fn manager(&self) -> Option<&HandoverManager> {
         self.manager.as_ref()
+    }
+
+    /// The data sender's data path over time: (since, peer address).
+    pub fn data_paths(&self) -> &[(Time, IpAddr)] {
+        &self.data_paths
+    }
+
+    /// Notes a change of the path new data goes to (data sender only).
+    fn track_data_path(&mut self, now: Time) {
+        if self.cfg.source.is_none() {
+            return;
+        }
+        let Some(d) = self.association().and_then(|a| a.data_destination()) else {
+            return;
+        };
+        if self.data_paths.last().map(|x| x.1) != Some(d)
+            && self.data_paths.len() < self.cfg.limits.max_events
+        {
+            self.data_paths.push((now, d));
+        }
     }
 
     /// When the association closed, if it did.
@@ -413,12 +442,14 @@ impl SctpAgent {
         loop {
             rounds += 1;
             let mut progressed = self.handle_events(ctx);
+            progressed |= self.poll_policy(ctx.now());
             progressed |= self.feed_source(ctx);
             progressed |= self.transmit(ctx);
             if !progressed || rounds > 64 {
                 break;
             }
         }
+        self.track_data_path(ctx.now());
         self.arm_timers(ctx);
     }
 
@@ -450,6 +481,17 @@ impl SctpAgent {
                         && let Some(a) = ep.association_mut(id)
                     {
                         pair_cmt_paths(a, &self.cfg.path_addrs);
+                    }
+                    if let (Some(seed), Some(a), true) = (
+                        self.cfg.initial_path_seed,
+                        ep.association_mut(id),
+                        self.cfg.source.is_some(),
+                    ) {
+                        let paths: Vec<IpAddr> = a.paths().iter().map(|p| p.remote).collect();
+                        if !paths.is_empty() {
+                            let k = (seed % paths.len() as u64) as usize;
+                            let _ = a.set_primary(paths[k]);
+                        }
                     }
                     if let (Some(m), Some(a)) = (self.manager.as_mut(), ep.association_mut(id)) {
                         m.on_established(now, a);
@@ -483,6 +525,25 @@ impl SctpAgent {
             }
         }
         any
+    }
+
+    /// Lets a policy that watches the path statistics (AISLE) decide;
+    /// returns whether it did.
+    fn poll_policy(&mut self, now: Time) -> bool {
+        let id = self.assoc;
+        let (Some(m), Some(ep), Some(id)) = (self.manager.as_mut(), self.endpoint.as_mut(), id)
+        else {
+            return false;
+        };
+        let Some(a) = ep.association_mut(id) else {
+            return false;
+        };
+        let before = m.records().len();
+        if !m.poll(now, a) {
+            return false;
+        }
+        self.log_decisions(now, before);
+        true
     }
 
     /// Logs the handover manager's decisions from record `from` on and

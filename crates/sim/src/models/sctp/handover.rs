@@ -175,6 +175,22 @@ impl HandoverManager {
         self.carry_out(now, &d, assoc);
     }
 
+    /// The association processed input or timers: a policy that watches
+    /// the path statistics (AISLE) may decide. Returns whether it did.
+    pub fn poll(&mut self, now: Time, assoc: &mut Association) -> bool {
+        if !assoc.state().is_established() {
+            return false;
+        }
+        let d = self.policy.poll(now, assoc);
+        self.carry_out(now, &d, assoc);
+        !d.is_empty()
+    }
+
+    /// The policy's own counters (AISLE: congestion events, swaps, ...).
+    pub fn counters(&self) -> Vec<(&'static str, u64)> {
+        self.policy.counters()
+    }
+
     fn feed(&mut self, now: Time, ev: &LinkEvent, assoc: &mut Association) {
         let d = self.policy.on_link_event(now, ev, assoc);
         self.carry_out(now, &d, assoc);

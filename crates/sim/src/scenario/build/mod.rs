@@ -43,11 +43,12 @@ pub(crate) use observer::{FlowObserver, NO_PATH, PathRecord, WatchRecords};
 
 use super::convert::secs;
 use super::error::ScenarioError;
-use super::resolve::{Capture, Flow, NodeRef, Resolved};
+use super::resolve::{Capture, Degradation, Flow, NodeRef, Resolved};
 use super::spec::*;
 use crate::kernel::error_model::ErrorModelSpec;
 use crate::kernel::ids::{AgentId, CellId, IfaceId, LinkId, NodeId};
 use crate::kernel::node::NodeKind;
+use crate::kernel::notification::Notification;
 use crate::kernel::pcap::{CaptureConfig, SharedBuffer};
 use crate::kernel::world::{World, WorldConfig};
 use crate::metrics::flow_log::{FlowLog, SharedFlowLog};
@@ -112,6 +113,8 @@ pub(crate) struct FlowCx<'a, 'r> {
     pub f: &'a Flow<'r>,
     pub start: Time,
     pub log: &'a SharedFlowLog,
+    /// The run's seed (for models that draw, e.g. AISLE).
+    pub seed: u64,
 }
 
 /// The World's ids of the scenario's fixed nodes, links and cells, by
@@ -230,13 +233,16 @@ fn schedule_events(w: &mut World, r: &Resolved<'_>, ids: &Ids) -> Rc<RefCell<Vec
     for e in &r.events {
         let log = network_log.clone();
         let action = e.action;
+        if let Some(d) = e.degrade {
+            schedule_degradation(w, r, ids, e.target, e.at, d, &network_log);
+        }
         if action.is_cell() {
             let cell = ids.cells[e.target];
             let configured = r.cells[e.target].errors;
             let name = r.scenario.cells[e.target].name.clone();
             w.at(e.at, move |w| {
                 let (down, up) = match action {
-                    EventAction::BreakCell => (
+                    EventAction::BreakCell | EventAction::DegradeCell => (
                         ErrorModelSpec::Bernoulli { loss: 1.0 },
                         ErrorModelSpec::Bernoulli { loss: 1.0 },
                     ),
@@ -248,10 +254,9 @@ fn schedule_events(w: &mut World, r: &Resolved<'_>, ids: &Ids) -> Rc<RefCell<Vec
                         errors.push(e.to_string());
                     }
                 }
-                let verb = if action == EventAction::BreakCell {
-                    "break-cell"
-                } else {
-                    "restore-cell"
+                let verb = match action {
+                    EventAction::BreakCell | EventAction::DegradeCell => "break-cell",
+                    _ => "restore-cell",
                 };
                 let what = if errors.is_empty() {
                     format!("{verb} {name}")
@@ -280,10 +285,74 @@ fn schedule_events(w: &mut World, r: &Resolved<'_>, ids: &Ids) -> Rc<RefCell<Vec
     network_log
 }
 
+/// A `degrade_cell` event before its break at `at`: the frame error
+/// rate of every station of the cell, both directions, ramps from 0 at
+/// the degradation's start to its maximum at `at`
+/// ([`ErrorModelSpec::Ramp`], judged at the end of each frame); the
+/// stations' link layer says "going down" at the hint, if any.
+fn schedule_degradation(
+    w: &mut World,
+    r: &Resolved<'_>,
+    ids: &Ids,
+    target: usize,
+    at: Time,
+    d: Degradation,
+    log: &Rc<RefCell<Vec<(Time, String)>>>,
+) {
+    let cell = ids.cells[target];
+    let name = r.scenario.cells[target].name.clone();
+    let ramp = ErrorModelSpec::Ramp {
+        from: 0.0,
+        to: d.max_error,
+        start: d.start,
+        end: at,
+    };
+    let start_log = log.clone();
+    let start_name = name.clone();
+    w.at(d.start, move |w| {
+        let mut errors = Vec::new();
+        for (node, iface) in w.cell_stations(cell) {
+            if let Err(e) = w.set_station_error(cell, node, iface, ramp, ramp) {
+                errors.push(e.to_string());
+            }
+        }
+        let what = if errors.is_empty() {
+            format!("degrade-cell {start_name}")
+        } else {
+            format!("error {start_name}: {}", errors.join("; "))
+        };
+        start_log.borrow_mut().push((w.now(), what));
+    });
+    if let Some(hint) = d.hint {
+        let log = log.clone();
+        w.at(hint, move |w| {
+            for (node, iface) in w.cell_stations(cell) {
+                let note = Notification::LinkGoingDown {
+                    iface,
+                    cell: Some(cell),
+                };
+                let _ = w.notify(node, note);
+            }
+            log.borrow_mut()
+                .push((w.now(), format!("link-going-down {name}")));
+        });
+    }
+}
+
 /// The flow's start: drawn in `[start_s, start_s + start_jitter_s)` from
 /// the run seed and the flow's name (E5: sources start uniformly at
 /// random in the first 5 s), for every transport.
 fn jittered_start(seed: u64, f: &FlowSpec) -> Time {
+    if let Some(a) = &f.arrival {
+        // The index-th arrival of a Poisson process (a station of a
+        // `[[stations]]` population).
+        let mut rng = crate::kernel::rng::stream(seed, &a.stream);
+        let exp = rand_distr::Exp::new(1.0 / a.mean_s).expect("mean checked positive");
+        let t: f64 = (0..=a.index)
+            .map(|_| rand_distr::Distribution::sample(&exp, &mut rng))
+            .sum();
+        return secs(f.start_s + t);
+    }
     let jitter = if f.start_jitter_s > 0.0 {
         let mut rng = crate::kernel::rng::stream(seed, &format!("flow/{}/start", f.name));
         rand::Rng::gen_range(&mut rng, 0.0..f.start_jitter_s)
@@ -312,6 +381,7 @@ fn build_flow(
         f,
         start: jittered_start(seed, spec),
         log: &log,
+        seed,
     };
     let kind = match spec.transport {
         TransportSpec::Msctp => msctp::build(cx)?,

@@ -21,6 +21,7 @@ use crate::kernel::world::World;
 use crate::models::sctp::SctpAgent;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::Flow;
+use crate::scenario::spec::{BandwidthEstimateSpec, DirectionSpec};
 
 pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
     let spec = cx.f.spec;
@@ -65,7 +66,54 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
         },
         other => other.map_interfaces(|_| None),
     };
-    if spec.sctp.bandwidth_aware_start == Some(true) {
+    if spec.random_initial_path {
+        let seed = rand::RngCore::next_u64(&mut crate::kernel::rng::stream(
+            cx.seed,
+            &format!("flow/{}/initial-path", spec.name),
+        ));
+        match spec.direction {
+            DirectionSpec::Downlink => fixed_cfg.initial_path_seed = Some(seed),
+            DirectionSpec::Uplink => mobile.initial_path_seed = Some(seed),
+        }
+    }
+    let bandwidth_aware = spec.sctp.bandwidth_aware_start == Some(true);
+    let packet_pair_start =
+        bandwidth_aware && spec.sctp.bandwidth_estimate == Some(BandwidthEstimateSpec::PacketPair);
+    if let PolicyKind::Aisle { params, seed } = &spec.policy {
+        // AISLE is the data sender's choice of path (docs/MODELS.md 3);
+        // the mobile's addresses follow its interfaces as with standard
+        // SCTP. Its draws come from the run's seed unless the file names
+        // one.
+        let seed = seed.unwrap_or_else(|| {
+            rand::RngCore::next_u64(&mut crate::kernel::rng::stream(
+                cx.seed,
+                &format!("flow/{}/aisle", spec.name),
+            ))
+        });
+        let aisle = PolicyKind::Aisle {
+            params: *params,
+            seed: Some(seed),
+        };
+        match spec.direction {
+            DirectionSpec::Downlink => {
+                fixed_cfg.policy = aisle;
+                mobile.policy = PolicyKind::FailoverOnly;
+            }
+            DirectionSpec::Uplink => mobile.policy = aisle,
+        }
+    }
+    if spec.sctp.estimators == Some(true) || spec.policy.needs_no_monitor() || packet_pair_start {
+        for c in [&mut mobile, &mut fixed_cfg] {
+            c.association.estimators.enabled = true;
+        }
+    }
+    if packet_pair_start {
+        // The engine sets the window from its own estimate whenever new
+        // data changes path (`estimators.bandwidth_aware_start`).
+        for c in [&mut mobile, &mut fixed_cfg] {
+            c.association.estimators.bandwidth_aware_start = true;
+        }
+    } else if bandwidth_aware {
         // The capacity of each cell's network: a perfect estimate.
         let caps: Vec<(ipnet::IpNet, u64)> = cx
             .env

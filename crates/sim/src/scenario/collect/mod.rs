@@ -6,6 +6,7 @@
 
 mod baseline;
 mod msctp;
+mod stations;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -85,6 +86,13 @@ pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> R
     }
     // Stable sort: equal times keep the order of their sources.
     events.sort_by_key(|e| e.time);
+    let (station_rows, station_means) = stations::stations(
+        r,
+        &b,
+        end,
+        Duration::from_secs_f64(s.output.series_bin_ms / 1000.0),
+        s.output.stations_window_s,
+    );
     let mut pcaps = Vec::new();
     for (name, buf) in &b.captures {
         pcaps.push((name.clone(), buf.contents()));
@@ -99,9 +107,11 @@ pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> R
             drops: drop_counts,
             drops_unlogged: drops.unlogged(),
             flows,
+            stations: station_means,
             warnings,
         },
         goodput,
+        stations: station_rows,
         paths,
         events,
         pcaps,
@@ -180,6 +190,7 @@ pub(crate) fn new_summary(spec: &FlowSpec, transport: &str, policy: String) -> F
         asconfs_sent: 0,
         asconf_retransmissions: 0,
         policy_decisions: 0,
+        policy_counters: Default::default(),
         datagrams_refused: 0,
         records_dropped: 0,
         asconf: None,

@@ -37,9 +37,15 @@ pub(super) fn outputs(
     let mobile = w.agent::<SctpAgent>(mobile_agent);
     let fixed = w.agent::<SctpAgent>(fixed_agent);
     let log = f.log.borrow();
-    let policy = mobile
-        .map(|m| m.config().policy.name().to_string())
-        .unwrap_or_default();
+    // AISLE runs at the data sender, the other policies on the mobile.
+    let policy = [fixed, mobile]
+        .into_iter()
+        .flatten()
+        .map(|a| a.config().policy.name())
+        .find(|n| *n == "aisle")
+        .or_else(|| mobile.map(|m| m.config().policy.name()))
+        .unwrap_or_default()
+        .to_string();
     let mut sum = summary_of(s, spec, &log, "msctp", policy, end);
     // Lost data packets: drops of packets whose uid an agent of the flow
     // recorded as carrying DATA.
@@ -118,6 +124,32 @@ pub(super) fn outputs(
                 .find(|a| a.time >= t && a.path == p && !retransmitted.contains(&a.seq))
                 .map(|a| (a.time - t).as_secs_f64())
         });
+        // The sender's first move after the degradation started (or the
+        // break), whatever its reason (failover, the peer's request after
+        // a link-layer hint, its own policy): where and when.
+        let since = re.degrade.map_or(t, |d| d.start);
+        let moved = sender.and_then(|a| {
+            a.events()
+                .iter()
+                .find(|ev| ev.time >= since && ev.kind == "primary-changed")
+                .and_then(|ev| {
+                    let addr: std::net::IpAddr = ev.detail.split(' ').next()?.parse().ok()?;
+                    let k = path_addrs.iter().position(|x| *x == addr)?;
+                    Some((ev.time, PathId(k as u32)))
+                })
+        });
+        // The first bytes on that path after the move.
+        let transfer_time = s.output.failover_transfer_bytes.and_then(|want| {
+            let (from, p) = moved?;
+            let mut got = 0u64;
+            news.iter()
+                .filter(|a| a.time >= from && a.path == p)
+                .find(|a| {
+                    got += u64::from(a.bytes);
+                    got >= want
+                })
+                .map(|a| (a.time - from).as_secs_f64())
+        });
         sum.failovers.push(FailoverSummary {
             link: if e.action.is_cell() {
                 e.cell.clone()
@@ -132,6 +164,8 @@ pub(super) fn outputs(
             sender_failover_s: sender_failover,
             new_data_failover_s: new_data_failover,
             rto_at_break_s: rto_at_break,
+            sender_moved_s: moved.map(|(m, _)| m.as_secs_f64() - t.as_secs_f64()),
+            transfer_time_s: transfer_time,
         });
     }
     if let Some(a) = sender.and_then(|x| x.association()) {
@@ -142,7 +176,21 @@ pub(super) fn outputs(
         sum.asconfs_sent = st.asconfs_sent;
         sum.asconf_retransmissions = st.asconf_retransmissions;
     }
-    sum.policy_decisions = mobile.and_then(|m| m.manager()).map_or(0, |m| m.decisions);
+    sum.policy_decisions = [mobile, fixed]
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a.manager())
+        .map(|m| m.decisions)
+        .sum();
+    for m in [mobile, fixed]
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a.manager())
+    {
+        for (k, v) in m.counters() {
+            *sum.policy_counters.entry(k.to_string()).or_default() += v;
+        }
+    }
     let goodput = goodput_rows(s, &spec.name, &log, end, warnings);
     let (paths, events) = sctp_rows(spec, [("mobile", mobile), ("fixed", fixed)], warnings);
     if log.records_dropped > 0 {

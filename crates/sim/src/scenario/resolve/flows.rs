@@ -136,6 +136,13 @@ impl Scenario {
                 }
                 Ok(())
             }
+            PolicyKind::Aisle { params, .. } => {
+                params.validate().map_err(|why| ScenarioError::Range {
+                    key: format!("{key}.policy.params"),
+                    value: format!("{params:?}"),
+                    allowed: why.to_string(),
+                })
+            }
             _ => Ok(()),
         }
     }

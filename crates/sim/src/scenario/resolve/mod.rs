@@ -111,6 +111,19 @@ pub(crate) struct Event {
     pub at: Time,
     pub action: EventAction,
     pub target: usize,
+    /// `degrade_cell`: the degradation before the break at `at`.
+    pub degrade: Option<Degradation>,
+}
+
+/// A cell's degradation before it dies (`degrade_cell`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Degradation {
+    /// The frame error rate starts rising here (0 there, `max_error` at
+    /// the break).
+    pub start: Time,
+    pub max_error: f64,
+    /// When the stations' link layer says "going down".
+    pub hint: Option<Time>,
 }
 
 /// A node of the scenario: fixed or mobile, by index.
@@ -129,7 +142,7 @@ pub(crate) struct Capture {
 impl Scenario {
     /// Checks every value's range and every name reference.
     pub fn validate(&self) -> Result<(), ScenarioError> {
-        self.resolve().map(|_| ())
+        self.expanded()?.resolve().map(|_| ())
     }
 
     /// Checks the scenario and resolves it (see the module documentation).
@@ -164,6 +177,9 @@ impl Scenario {
         }
         if let Some(x) = self.output.end_after_failover_s {
             range_f("output.end_after_failover_s", x, 0.0, self.duration_s)?;
+        }
+        if let Some(b) = self.output.failover_transfer_bytes {
+            range_u("output.failover_transfer_bytes", b, 1, 1 << 40)?;
         }
         let mut flows = Vec::new();
         for (k, f) in self.flows.iter().enumerate() {
@@ -372,6 +388,18 @@ impl Scenario {
             1,
             MAX_QUEUE,
         )?;
+        if let Some(q) = c.ap_queue_packets {
+            range_u(&format!("{key}.ap_queue_packets"), q as u64, 1, MAX_QUEUE)?;
+        }
+        range_f(
+            &format!("{key}.frame_overhead_us"),
+            c.frame_overhead_us,
+            0.0,
+            1e6,
+        )?;
+        if let Some(t) = c.tti_ms {
+            positive_f(&format!("{key}.tti_ms"), t, 1e4)?;
+        }
         error_times(&format!("{key}.downlink_error"), &c.downlink_error)?;
         error_times(&format!("{key}.uplink_error"), &c.uplink_error)?;
         let r = &self.radio;
@@ -531,10 +559,28 @@ impl Scenario {
                     ScenarioError::reference(format!("{key}.link"), format!("no link {:?}", e.link))
                 })?
         };
+        let degrade = if e.action == EventAction::DegradeCell {
+            range_f(&format!("{key}.duration_s"), e.duration_s, 0.0, e.at_s)?;
+            range_f(&format!("{key}.max_error"), e.max_error, 0.0, 1.0)?;
+            if let Some(x) = e.going_down_at {
+                range_f(&format!("{key}.going_down_at"), x, 0.0, 1.0)?;
+            }
+            let start = e.at_s - e.duration_s;
+            Some(Degradation {
+                start: convert::secs(start),
+                max_error: e.max_error,
+                hint: e
+                    .going_down_at
+                    .map(|x| convert::secs(start + x * e.duration_s)),
+            })
+        } else {
+            None
+        };
         Ok(Event {
             at: convert::secs(e.at_s),
             action: e.action,
             target,
+            degrade,
         })
     }
 }

@@ -6,8 +6,10 @@
 use msctp_proto::policy::PolicyKind;
 use serde::{Deserialize, Serialize};
 
+pub mod stations;
 pub mod transport;
 
+pub use stations::*;
 pub use transport::*;
 
 fn d_seed() -> u64 {
@@ -90,6 +92,10 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub events: Vec<EventSpec>,
+    /// Populations of identical stations (expanded into mobiles and
+    /// flows, after those of the file).
+    #[serde(default)]
+    pub stations: Vec<StationsSpec>,
 }
 
 /// Bounds of the run's memory.
@@ -161,6 +167,15 @@ pub struct OutputSpec {
     /// E4's 20-25 s), reported as `goodput_windows` in the summary.
     #[serde(default)]
     pub goodput_windows_s: Vec<(f64, f64)>,
+    /// Bytes of the first transfer on the alternate path after a failover
+    /// whose time is measured (`failovers.<i>.transfer_time_s`, E8);
+    /// absent: not measured.
+    #[serde(default)]
+    pub failover_transfer_bytes: Option<u64>,
+    /// The summary's `stations.<cell>`: the time-average number of
+    /// stations whose data goes through each cell over `[from_s, to_s)`.
+    #[serde(default)]
+    pub stations_window_s: Option<(f64, f64)>,
 }
 
 fn d_window_before() -> f64 {
@@ -182,6 +197,8 @@ impl Default for OutputSpec {
             handover_window_after_s: d_window_after(),
             end_after_failover_s: None,
             goodput_windows_s: Vec::new(),
+            failover_transfer_bytes: None,
+            stations_window_s: None,
         }
     }
 }
@@ -367,6 +384,18 @@ pub struct CellSpec {
     /// exchange, `rate_bps` being the data rate; `kernel::dcf`).
     #[serde(default)]
     pub mac: MacSpec,
+    /// Shared cells: the AP's downlink queue (packets); absent:
+    /// `queue_packets` (which is then each station's uplink queue).
+    #[serde(default)]
+    pub ap_queue_packets: Option<usize>,
+    /// Shared cells: airtime per frame besides its bits (µs): 802.11b
+    /// about 892, 802.11a about 171 (docs/MODELS.md 6.1); 0: none.
+    #[serde(default)]
+    pub frame_overhead_us: f64,
+    /// Dedicated cells: transmission time interval (ms; UMTS 10); absent:
+    /// none.
+    #[serde(default)]
+    pub tti_ms: Option<f64>,
     #[serde(default)]
     pub downlink_error: ErrorSpec,
     #[serde(default)]
@@ -668,6 +697,14 @@ pub struct FlowSpec {
     /// The multi-connection transport (`cmhn`).
     #[serde(default)]
     pub cmhn: Option<CmhnSpec>,
+    /// A station of a `[[stations]]` population: its start is a Poisson
+    /// arrival (not in files: set by the expansion).
+    #[serde(skip)]
+    pub arrival: Option<PoissonArrival>,
+    /// The data sender starts on a path picked at random (not in files:
+    /// set by the expansion of `random_initial_path`).
+    #[serde(skip)]
+    pub random_initial_path: bool,
 }
 
 /// SCTP parameters (`msctp_proto::AssociationConfig`); absent keys keep
@@ -742,6 +779,16 @@ pub struct SctpSpec {
     /// mobile's address: a perfect capacity estimate, standing in for an
     /// estimator such as AISLE's packet pairs.
     pub bandwidth_aware_start: Option<bool>,
+    /// Where the bandwidth-aware start takes the capacity from: `oracle`
+    /// (the default, the cell's `rate_bps`, as above) or `packet_pair`
+    /// (the engine's own estimate from probe trains, docs/MODELS.md
+    /// section 3; the estimators are then on at both ends and the sender's
+    /// engine sets the window itself whenever new data changes path).
+    pub bandwidth_estimate: Option<BandwidthEstimateSpec>,
+    /// Run the path estimators (packet-pair capacity, Westwood+ available
+    /// bandwidth; false). On by itself with the `aisle` policy or a
+    /// `packet_pair` bandwidth-aware start.
+    pub estimators: Option<bool>,
     /// Valid.Cookie.Life (ms, 60000).
     pub valid_cookie_life_ms: Option<f64>,
     /// Outbound streams requested (10) and inbound streams accepted (65535).
@@ -807,6 +854,17 @@ pub enum CmtRtxSpec {
     Cwnd,
 }
 
+/// The capacity a bandwidth-aware start uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BandwidthEstimateSpec {
+    /// The cell's configured rate: a perfect estimate.
+    #[default]
+    Oracle,
+    /// The engine's packet-pair estimate of the path.
+    PacketPair,
+}
+
 /// `[flows.sctp] retransmit_destination` (`msctp_proto::RetransmitDestination`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -829,8 +887,8 @@ pub enum ErrorCounterResetSpec {
 pub struct EventSpec {
     /// Required: when (s).
     pub at_s: f64,
-    /// Required: "cut_link", "restore_link", "break_cell" or
-    /// "restore_cell".
+    /// Required: "cut_link", "restore_link", "break_cell",
+    /// "degrade_cell" or "restore_cell".
     pub action: EventAction,
     /// The link's name (link actions).
     #[serde(default)]
@@ -838,6 +896,24 @@ pub struct EventSpec {
     /// The cell's name (cell actions).
     #[serde(default)]
     pub cell: String,
+    /// `degrade_cell`: how long (s) before `at_s` the degradation starts;
+    /// the frame error rate of every station of the cell (both
+    /// directions) rises linearly from 0 then to `max_error` at `at_s`,
+    /// where the cell breaks as with `break_cell`.
+    #[serde(default)]
+    pub duration_s: f64,
+    /// `degrade_cell`: the frame error rate reached at `at_s` (0.1).
+    #[serde(default = "d_max_error")]
+    pub max_error: f64,
+    /// `degrade_cell`: when the link layer of each station raises its
+    /// "link going down" hint, as a fraction of the degradation (0: at
+    /// its start, 1: when the cell dies); absent: no hint.
+    #[serde(default)]
+    pub going_down_at: Option<f64>,
+}
+
+fn d_max_error() -> f64 {
+    0.1
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -851,17 +927,29 @@ pub enum EventAction {
     /// stations stay attached and their link layer signals nothing (a
     /// path failure only the transport can detect).
     BreakCell,
+    /// A degradation ending in a silent break at `at_s` (Budzisz et al.,
+    /// section 4.2.1): the frame error rate of the cell's stations rises
+    /// linearly from 0 at `at_s - duration_s` to `max_error` at `at_s`,
+    /// then every frame is lost as with `break_cell`; the stations' link
+    /// layer may raise "link going down" at `going_down_at`.
+    DegradeCell,
     /// The cell's stations get back the cell's configured error models.
     RestoreCell,
 }
 
 impl EventAction {
     pub fn is_cell(self) -> bool {
-        matches!(self, EventAction::BreakCell | EventAction::RestoreCell)
+        matches!(
+            self,
+            EventAction::BreakCell | EventAction::DegradeCell | EventAction::RestoreCell
+        )
     }
 
     /// Actions after which data stops on a path (failover is measured).
     pub fn is_break(self) -> bool {
-        matches!(self, EventAction::CutLink | EventAction::BreakCell)
+        matches!(
+            self,
+            EventAction::CutLink | EventAction::BreakCell | EventAction::DegradeCell
+        )
     }
 }
