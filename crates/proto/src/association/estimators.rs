@@ -230,12 +230,10 @@ impl Association {
         let data = self.data_path();
         for (p, path) in self.paths.iter_mut().enumerate() {
             let bytes = acked.get(p).copied().unwrap_or(0);
-            if bytes > 0 {
-                if data == Some(p) {
-                    let srtt = path.rto.srtt();
-                    path.westwood
-                        .on_ack(now, u64::from(bytes), srtt, app_limited);
-                }
+            if bytes > 0 && data == Some(p) {
+                let srtt = path.rto.srtt();
+                path.westwood
+                    .on_ack(now, u64::from(bytes), srtt, app_limited);
             }
             if path.flight_size == 0 && app_limited {
                 path.westwood.on_idle();

@@ -266,8 +266,13 @@ pub struct Transmit {
     /// `None` for the endpoint's stateless replies). A driver that
     /// encapsulates in UDP keys the remote port by it (RFC 6951 section
     /// 5: per association and destination address).
-    pub assoc: Option<crate::AssocId>,
+    pub assoc: Option<AssocId>,
 }
+
+/// Handle of an association within its endpoint (the endpoint hands them
+/// out; defined here so that a [`Transmit`] can name its sender).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AssocId(pub u32);
 
 /// Counters of one association.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -34,9 +34,7 @@ use crate::wire::{Chunk, ChunkIndex, ErrorCause, Packet};
 use demux::Route;
 use index::PeerIndex;
 
-/// Handle of an association within its endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct AssocId(pub u32);
+pub use crate::association::AssocId;
 
 /// Why an association could not be started.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
