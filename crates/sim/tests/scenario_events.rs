@@ -2,48 +2,21 @@
 //! of a cell, a random start drawn from the run seed, and the failover
 //! measures that follow a break.
 
+mod common;
+
 use msctp_sim::scenario::{self, run_scenario};
 
 /// A stationary dual-homed mobile on two cells; the correspondent sends
 /// CBR downlink; `net1` breaks silently at 10 s.
-const BASE: &str = r#"
+const HEAD: &str = r#"
 name = "break test"
 duration_s = 20.0
 [output]
 sample_ms = 5.0
-[[nodes]]
-name = "cn"
-[[nodes]]
-name = "core"
-kind = "router"
-[[nodes]]
-name = "ar1"
-kind = "router"
-[[nodes]]
-name = "ar2"
-kind = "router"
-[[links]]
-name = "cn-core"
-a = "cn"
-a_addr = "10.0.0.1/24"
-b = "core"
-b_addr = "10.0.0.254/24"
-rate_bps = 100000000
-[[links]]
-name = "core-ar1"
-a = "core"
-a_addr = "10.0.1.1/30"
-b = "ar1"
-b_addr = "10.0.1.2/30"
-rate_bps = 100000000
-[[links]]
-name = "core-ar2"
-a = "core"
-a_addr = "10.0.2.1/30"
-b = "ar2"
-b_addr = "10.0.2.2/30"
-rate_bps = 100000000
-[[cells]]
+"#;
+
+/// The cells, the mobile and the flow.
+const CELLS: &str = r#"[[cells]]
 name = "net1"
 router = "ar1"
 ap_addr = "10.1.0.254/24"
@@ -85,8 +58,12 @@ action = "break_cell"
 cell = "net1"
 "#;
 
+fn base() -> String {
+    format!("{HEAD}{}{CELLS}", common::WIRED)
+}
+
 fn run(jitter: &str, seed: u64) -> msctp_sim::output::RunResult {
-    let text = BASE.replace("START_JITTER", jitter);
+    let text = base().replace("START_JITTER", jitter);
     let s = scenario::parse(&text).expect("valid scenario");
     run_scenario(&s, seed).expect("run")
 }
@@ -143,7 +120,7 @@ fn sctp_pf_moves_data_after_the_first_timeout_in_the_simulator() {
     // The same break with quick failover (RFC 7829, PFMR 0): the sender
     // moves new data at the first timeout, not after PMR + 1, the primary
     // is probed (heartbeats) and declared down only after PMR + 1 errors.
-    let text = BASE.replace("START_JITTER", "").replace(
+    let text = base().replace("START_JITTER", "").replace(
         "path_max_retrans = 2",
         "path_max_retrans = 2\npf_max_retrans = 0",
     );
@@ -181,7 +158,7 @@ fn sctp_pf_moves_data_after_the_first_timeout_in_the_simulator() {
 fn losses_other_than_congestion_and_medium_count_as_mobility_losses() {
     // The access router's uplink is cut instead of the radio: the packets
     // sent towards it are lost to a link that is down.
-    let text = BASE.replace("START_JITTER", "").replace(
+    let text = base().replace("START_JITTER", "").replace(
         "action = \"break_cell\"\ncell = \"net1\"",
         "action = \"cut_link\"\nlink = \"core-ar1\"",
     );
@@ -218,14 +195,14 @@ fn a_random_start_differs_between_seeds_and_repeats_for_one_seed() {
 
 #[test]
 fn bad_event_references_name_the_key() {
-    let text = BASE
+    let text = base()
         .replace("START_JITTER", "")
         .replace("cell = \"net1\"", "cell = \"nowhere\"");
     let e = scenario::parse(&text)
         .and_then(|s| s.validate().map(|_| s))
         .unwrap_err();
     assert!(e.to_string().contains("events[0].cell"), "{e}");
-    let text = BASE.replace("START_JITTER", "start_jitter_s = -1.0");
+    let text = base().replace("START_JITTER", "start_jitter_s = -1.0");
     let e = scenario::parse(&text)
         .and_then(|s| s.validate().map(|_| s))
         .unwrap_err();
@@ -234,7 +211,7 @@ fn bad_event_references_name_the_key() {
 
 #[test]
 fn an_unknown_capture_interface_lists_the_node_interfaces() {
-    let text = BASE
+    let text = base()
         .replace("START_JITTER", "")
         .replace("sample_ms = 5.0", "sample_ms = 5.0\npcap = [\"cn:eth0\"]");
     let s = scenario::parse(&text).expect("valid scenario");
