@@ -17,22 +17,7 @@ duration_s = 24.0
 [output]
 sample_ms = 10.0
 WIRED
-[[cells]]
-name = "net1"
-router = "ar1"
-ap_addr = "10.1.0.254/24"
-radius_m = 1000.0
-rate_bps = 11000000
-delay_ms = 15.0
-sharing = "dedicated"
-[[cells]]
-name = "net2"
-router = "ar2"
-ap_addr = "10.2.0.254/24"
-radius_m = 1000.0
-rate_bps = 384000
-delay_ms = 80.0
-sharing = "dedicated"
+CELLS
 [[mobiles]]
 name = "mn"
 ifaces = [{ name = "if1", cells = ["net1"] }, { name = "if2", cells = ["net2"] }]
@@ -52,9 +37,10 @@ duration_s = 10.0
 EVENT
 "#;
 
-/// [`BASE`] with the wired part filled in.
+/// [`BASE`] with the wired part and the cells filled in.
 fn base() -> String {
     BASE.replace("WIRED", common::WIRED)
+        .replace("CELLS\n", common::WLAN_UMTS_CELLS)
 }
 
 fn scenario(flow: &str, event: &str) -> scenario::Scenario {

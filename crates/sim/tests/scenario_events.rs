@@ -15,24 +15,8 @@ duration_s = 20.0
 sample_ms = 5.0
 "#;
 
-/// The cells, the mobile and the flow.
-const CELLS: &str = r#"[[cells]]
-name = "net1"
-router = "ar1"
-ap_addr = "10.1.0.254/24"
-radius_m = 1000.0
-rate_bps = 11000000
-delay_ms = 15.0
-sharing = "dedicated"
-[[cells]]
-name = "net2"
-router = "ar2"
-ap_addr = "10.2.0.254/24"
-radius_m = 1000.0
-rate_bps = 384000
-delay_ms = 80.0
-sharing = "dedicated"
-[[mobiles]]
+/// The mobile and the flow.
+const MOBILE: &str = r#"[[mobiles]]
 name = "mn"
 ifaces = [{ name = "if1", cells = ["net1"] }, { name = "if2", cells = ["net2"] }]
 [mobiles.mobility]
@@ -59,7 +43,7 @@ cell = "net1"
 "#;
 
 fn base() -> String {
-    format!("{HEAD}{}{CELLS}", common::WIRED)
+    format!("{HEAD}{}{}{MOBILE}", common::WIRED, common::WLAN_UMTS_CELLS)
 }
 
 fn run(jitter: &str, seed: u64) -> msctp_sim::output::RunResult {

@@ -163,11 +163,10 @@ impl Association {
         self.paths[i].heartbeat_deadline = Some(now + self.paths[i].rto.rto());
     }
 
-    /// The next heartbeat of a confirmed path in CMT-PF's probing (one
-    /// RTO), or `None` when the usual interval applies.
-    pub(super) fn cmt_probe_period(&self, i: usize) -> Option<Duration> {
-        let p = &self.paths[i];
-        (self.cmt_sending() && p.error_count > 0).then(|| p.rto.rto())
+    /// Path `i` is probed as in CMT-PF: a heartbeat once per RTO instead
+    /// of the usual interval, while CMT runs and the path has errors.
+    pub(super) fn cmt_probed(&self, i: usize) -> bool {
+        self.cmt_sending() && self.paths[i].error_count > 0
     }
 
     /// The peer deleted the address of path `i` while CMT runs: what was

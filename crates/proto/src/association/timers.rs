@@ -152,7 +152,7 @@ impl Association {
         let confirmed = p.confirmed;
         let outstanding = p.heartbeat.is_some_and(|h| !h.timed_out);
         let rto = p.rto.rto();
-        if self.probed_as_pf(i) || (confirmed && self.cmt_probe_period(i).is_some()) {
+        if self.probed_as_pf(i) || (confirmed && self.cmt_probed(i)) {
             // SCTP-PF, and CMT-PF on a path with errors: once per RTO, no
             // HB.interval, no capacity train.
             if !outstanding {

@@ -37,3 +37,25 @@ b = "ar2"
 b_addr = "10.0.2.2/30"
 rate_bps = 100000000
 "#;
+
+/// E5's WLAN (11 Mbit/s, 15 ms) as cell `net1` on `ar1` and UMTS (384
+/// kbit/s, 80 ms) as cell `net2` on `ar2`, dedicated channels, 1 km radius,
+/// for a mobile placed inside both.
+#[allow(dead_code)] // not every test binary that shares this module uses it
+pub const WLAN_UMTS_CELLS: &str = r#"[[cells]]
+name = "net1"
+router = "ar1"
+ap_addr = "10.1.0.254/24"
+radius_m = 1000.0
+rate_bps = 11000000
+delay_ms = 15.0
+sharing = "dedicated"
+[[cells]]
+name = "net2"
+router = "ar2"
+ap_addr = "10.2.0.254/24"
+radius_m = 1000.0
+rate_bps = 384000
+delay_ms = 80.0
+sharing = "dedicated"
+"#;
