@@ -61,22 +61,22 @@ impl Topology {
     fn new(tag: &str) -> Topology {
         let mn = Netns::new(&format!("i11mn{tag}"));
         let cn = Netns::new(&format!("i11cn{tag}"));
-        // Distinct interface indexes on both ends (see netns_handover.rs).
-        cn.ip(&[
-            "link", "add", "i11p0", "type", "veth", "peer", "name", "i11p1",
-        ]);
-        for (k, rate) in [(1, "20mbit"), (2, "10mbit")] {
-            // A bucket of one full frame: back-to-back packets leave
-            // spaced by the rate (a larger burst would let a probe train
-            // through unspaced).
-            common::veth_link(
-                &mn,
-                &cn,
-                (&format!("ai{k}m"), &format!("10.31.{k}.2/24")),
-                (&format!("ai{k}c"), &format!("10.31.{k}.1/24")),
-                &["tbf", "rate", rate, "burst", "1600", "latency", "10ms"],
-            );
-        }
+        // A bucket of one full frame: back-to-back packets leave spaced
+        // by the rate (a larger burst would let a probe train through
+        // unspaced).
+        common::two_tbf_links(
+            &mn,
+            &cn,
+            ["i11p0", "i11p1"],
+            |k| {
+                (
+                    (format!("ai{k}m"), format!("10.31.{k}.2/24")),
+                    (format!("ai{k}c"), format!("10.31.{k}.1/24")),
+                )
+            },
+            "1600",
+            "10ms",
+        );
         Topology { mn, cn }
     }
 }

@@ -54,20 +54,19 @@ impl Topology {
     fn new() -> Topology {
         let mn = Netns::with_prefix("i12", "mn");
         let cn = Netns::with_prefix("i12", "cn");
-        // A carrier change is reported at once only if the peer device's
-        // index differs from the device's own (see netns_handover.rs).
-        cn.ip(&[
-            "link", "add", "cpad0", "type", "veth", "peer", "name", "cpad1",
-        ]);
-        for (k, rate) in [(1, "20mbit"), (2, "10mbit")] {
-            common::veth_link(
-                &mn,
-                &cn,
-                (&format!("cm{k}"), &format!("10.{k}.0.2/24")),
-                (&format!("cc{k}"), &format!("10.{k}.0.1/24")),
-                &["tbf", "rate", rate, "burst", "1600", "latency", "20ms"],
-            );
-        }
+        common::two_tbf_links(
+            &mn,
+            &cn,
+            ["cpad0", "cpad1"],
+            |k| {
+                (
+                    (format!("cm{k}"), format!("10.{k}.0.2/24")),
+                    (format!("cc{k}"), format!("10.{k}.0.1/24")),
+                )
+            },
+            "1600",
+            "20ms",
+        );
         Topology { mn, cn }
     }
 

@@ -60,23 +60,19 @@ impl Topology {
     fn new() -> Topology {
         let mn = Netns::new("mn");
         let cn = Netns::new("cn");
-        // The kernel reports a veth carrier change at once only if the
-        // device's peer has another interface index than the device
-        // itself (linkwatch "urgent" events); otherwise it batches it,
-        // up to a second late. Two fresh namespaces would give both ends
-        // the same index, so the CN gets one more device first.
-        cn.ip(&[
-            "link", "add", "pad0", "type", "veth", "peer", "name", "pad1",
-        ]);
-        for (k, rate) in [(1, "20mbit"), (2, "10mbit")] {
-            common::veth_link(
-                &mn,
-                &cn,
-                (&format!("mn{k}"), &format!("10.{k}.0.2/24")),
-                (&format!("cn{k}"), &format!("10.{k}.0.1/24")),
-                &["tbf", "rate", rate, "burst", "32kbit", "latency", "20ms"],
-            );
-        }
+        common::two_tbf_links(
+            &mn,
+            &cn,
+            ["pad0", "pad1"],
+            |k| {
+                (
+                    (format!("mn{k}"), format!("10.{k}.0.2/24")),
+                    (format!("cn{k}"), format!("10.{k}.0.1/24")),
+                )
+            },
+            "32kbit",
+            "20ms",
+        );
         Topology { mn, cn }
     }
 
