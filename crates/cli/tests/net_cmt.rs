@@ -5,7 +5,8 @@
 //! over links of different rates is measured in
 //! crates/net/tests/netns_cmt.rs; here both paths are the same loopback.)
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
@@ -42,16 +43,7 @@ fn server(dir: &Path, args: &[&str]) -> Server {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let udp_port = line
-        .split("UDP port ")
-        .nth(1)
-        .and_then(|r| r.split_whitespace().next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"));
+    let udp_port = common::announced_udp_port(&mut child);
     Server { child, udp_port }
 }
 
