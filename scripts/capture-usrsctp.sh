@@ -46,7 +46,7 @@ cap_pid=$!
 sleep 2
 
 # Without CAP_NET_RAW usrsctp cannot open raw SCTP sockets and sends
-# everything over UDP (see shared/PEERS.md).
+# everything over UDP (see scripts/install-deps.sh).
 run() { ip netns exec "$ns" capsh --drop=cap_net_raw -- -c "exec $work/capture_peer $1"; }
 run server >"$work/server.log" 2>&1 &
 srv_pid=$!

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages the test suite needs, if missing: usrsctp
 # (interoperability peer), tshark (independent wire-format check), ns-3
-# (TCP reference), iperf3, iproute2 and capsh (network-namespace tests),
+# (TCP reference), iperf3, iproute2, capsh, nftables and conntrack
+# (network-namespace tests),
 # python3-venv (the Python package's tests).
 set -euo pipefail
 need=()
@@ -12,6 +13,10 @@ dpkg -s libns3-dev >/dev/null 2>&1 || need+=(ns3 libns3-dev)
 dpkg -s iperf3 >/dev/null 2>&1 || need+=(iperf3)
 dpkg -s iproute2 >/dev/null 2>&1 || need+=(iproute2)
 dpkg -s libcap2-bin >/dev/null 2>&1 || need+=(libcap2-bin)
+# nftables NAT and filter rules and conntrack in the namespace tests
+# (netns_nat, netns_quick_failover).
+dpkg -s nftables >/dev/null 2>&1 || need+=(nftables)
+dpkg -s conntrack >/dev/null 2>&1 || need+=(conntrack)
 dpkg -s pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 # The Python package's tests run in a virtual environment.
 python3 -c "import ensurepip, venv" >/dev/null 2>&1 || need+=(python3-venv)

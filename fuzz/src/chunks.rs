@@ -216,6 +216,7 @@ pub fn build(c: &FChunk, ctx: &Ctx) -> Chunk {
             gaps,
             dups,
         } => Chunk::Sack(SackChunk {
+            flags: 0,
             cum_tsn_ack: rel(ctx.sack_base, *cum),
             a_rwnd: *a_rwnd,
             gap_blocks: gaps

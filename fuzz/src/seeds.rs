@@ -390,6 +390,7 @@ fn constructed() -> Vec<(String, Vec<u8>)> {
     out.push((
         "sack-many-gaps".into(),
         pkt(vec![Chunk::Sack(SackChunk {
+            flags: 0,
             cum_tsn_ack: 1000,
             a_rwnd: 1 << 20,
             gap_blocks: (0..200)

@@ -3,7 +3,8 @@
 //! non-zero exit, never a run that does nothing. Network cases use
 //! loopback only, on ports the kernel picks.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -115,17 +116,7 @@ fn listener(port: &str) -> Listener {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    // "listening on SCTP port P over UDP port U at [...]"
-    let udp_port = line
-        .split("UDP port ")
-        .nth(1)
-        .and_then(|r| r.split_whitespace().next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"));
+    let udp_port = common::announced_udp_port(&mut child);
     Listener { child, udp_port }
 }
 

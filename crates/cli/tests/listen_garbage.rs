@@ -134,10 +134,16 @@ fn listen_survives_garbage_udp_and_keeps_serving_a_real_association() {
     // More garbage all through the transfer.
     let stop = Arc::new(AtomicBool::new(false));
     let stop2 = stop.clone();
+    // The transfer starts only once the flooder is sending: a fast
+    // transfer could otherwise end before the thread first runs.
+    let flooding = Arc::new(std::sync::Barrier::new(2));
+    let flooding2 = flooding.clone();
     let flooder = std::thread::spawn(move || {
         let s = UdpSocket::bind("127.0.0.1:0").unwrap();
         let mut r = Rng(77);
-        let mut sent = 0;
+        flood(&s, ("127.0.0.1", udp), &mut r, 100);
+        let mut sent = 100;
+        flooding2.wait();
         while !stop2.load(Ordering::Relaxed) && sent < 200_000 {
             flood(&s, ("127.0.0.1", udp), &mut r, 100);
             sent += 100;
@@ -145,6 +151,7 @@ fn listen_survives_garbage_udp_and_keeps_serving_a_real_association() {
         }
         sent
     });
+    flooding.wait();
 
     let total = 2 << 20;
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -174,7 +181,7 @@ fn listen_survives_garbage_udp_and_keeps_serving_a_real_association() {
     });
     stop.store(true, Ordering::Relaxed);
     let sent = flooder.join().unwrap();
-    assert!(sent > 0);
+    eprintln!("garbage datagrams sent during the transfer: {sent}");
 
     // The listener reports the association and the bytes it received.
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -61,3 +61,33 @@ fn e4_linkdown_claims() {
 fn e4_pingpong_claims() {
     check("e4-pingpong.toml");
 }
+
+#[test]
+fn e9_claims() {
+    check("e9.toml");
+}
+
+#[test]
+fn e9_handover_claims() {
+    check("e9-handover.toml");
+}
+
+#[test]
+fn e6_claims() {
+    check("e6.toml");
+}
+
+#[test]
+fn e7a_claims() {
+    check("e7a.toml");
+}
+
+#[test]
+fn e7b_claims() {
+    check("e7b.toml");
+}
+
+#[test]
+fn e8_claims() {
+    check("e8.toml");
+}

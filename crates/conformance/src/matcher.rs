@@ -475,6 +475,7 @@ mod tests {
             auth_key: None,
         };
         let p = packet(vec![Chunk::Sack(SackChunk {
+            flags: 0,
             cum_tsn_ack: 1,
             a_rwnd: 1000,
             gap_blocks: vec![GapBlock { start: 2, end: 2 }],

@@ -736,7 +736,9 @@ impl<'a> Run<'a> {
         }
         let now = self.now;
         match self.ep.as_mut() {
-            Some(ep) => ep.handle_datagram(now, src, dst, Bytes::from(bytes)),
+            Some(ep) => {
+                ep.handle_datagram(now, src, dst, Bytes::from(bytes));
+            }
             None => {
                 // No socket is bound: nothing listens on the port. Build
                 // the endpoint so the out-of-the-blue rules answer.

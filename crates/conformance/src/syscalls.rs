@@ -933,6 +933,7 @@ fn event_name(e: &EngineEvent) -> (&'static str, Option<IpAddr>) {
         EngineEvent::Writable => ("WRITABLE", None),
         EngineEvent::PathUp { addr } => ("PATH_UP", Some(*addr)),
         EngineEvent::PathDown { addr } => ("PATH_DOWN", Some(*addr)),
+        EngineEvent::PathPotentiallyFailed { addr } => ("PATH_POTENTIALLY_FAILED", Some(*addr)),
         EngineEvent::PathConfirmed { addr } => ("PATH_CONFIRMED", Some(*addr)),
         EngineEvent::PeerAddressAdded { addr } => ("PEER_ADDRESS_ADDED", Some(*addr)),
         EngineEvent::PeerAddressRemoved { addr } => ("PEER_ADDRESS_REMOVED", Some(*addr)),

@@ -245,7 +245,7 @@ pub fn summarize_sweep(
         })
         .collect();
     let results = aggregate(&exp, &p, &runs);
-    store.write_summary_csv(&results)?;
+    results.write_summary_csv(store)?;
     Ok(SweepRun {
         exp,
         plan: p,

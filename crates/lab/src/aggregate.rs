@@ -1,17 +1,19 @@
 //! From stored runs to statistics per (variant, point): for each declared
 //! metric the samples (runner metric times scale) and their summary
 //! (mean, sample standard deviation, 95% Student-t CI, from
-//! `msctp_sim::metrics::stats`); for each time series the mean over
+//! [`crate::stats`]); for each time series the mean over
 //! repetitions.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
-use msctp_sim::metrics::{Summary, summarize};
 use toml::Table;
 
 use crate::plan::{Plan, Point};
 use crate::spec::{Experiment, Relation};
-use crate::store::RunFile;
+use crate::stats::{Summary, summarize};
+use crate::store::{RunFile, Store, StoreError, io};
+use crate::value;
 
 /// One metric at one cell.
 #[derive(Debug, Clone, PartialEq)]
@@ -189,6 +191,52 @@ fn mean_series(all: &[&Vec<(f64, f64)>]) -> SeriesStats {
         points,
         repetitions: all.len(),
         averaged: true,
+    }
+}
+
+impl Results {
+    /// Writes the store's `summary.csv`: variant, axes, metric (display metrics),
+    /// n (runs that reported it), planned, mean, std_dev, ci95, min, max.
+    pub fn write_summary_csv(&self, store: &Store) -> Result<PathBuf, StoreError> {
+        let results = self;
+        let path = store.dir.join("summary.csv");
+        let err = |e: csv::Error| StoreError::Csv {
+            path: path.clone(),
+            message: e.to_string(),
+        };
+        let mut w = csv::Writer::from_path(&path).map_err(err)?;
+        let axes: Vec<String> = results
+            .cells
+            .first()
+            .map(|c| c.point.coords.iter().map(|(n, _)| n.clone()).collect())
+            .unwrap_or_default();
+        let mut header = vec!["variant".to_string()];
+        header.extend(axes);
+        for h in [
+            "metric", "n", "planned", "mean", "std_dev", "ci95", "min", "max",
+        ] {
+            header.push(h.to_string());
+        }
+        w.write_record(&header).map_err(err)?;
+        let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        for c in &results.cells {
+            for (m, st) in &c.metrics {
+                let mut row = vec![c.variant.clone()];
+                row.extend(c.point.coords.iter().map(|(_, v)| value::label(v)));
+                row.push(m.clone());
+                row.push(st.samples.len().to_string());
+                row.push(c.planned.to_string());
+                let s = st.summary.as_ref();
+                row.push(opt(s.map(|s| s.mean)));
+                row.push(opt(s.and_then(|s| s.std_dev)));
+                row.push(opt(s.and_then(|s| s.ci95_half_width)));
+                row.push(opt(s.map(|s| s.min)));
+                row.push(opt(s.map(|s| s.max)));
+                w.write_record(&row).map_err(err)?;
+            }
+        }
+        w.flush().map_err(io(&path))?;
+        Ok(path)
     }
 }
 

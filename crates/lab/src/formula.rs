@@ -10,7 +10,7 @@
 //!   64) = 768 bits with the defaults, times `handoffs`.
 //! - `mip_tunnel_overhead_bits` (Song and Wang): `header_bits` (160, the
 //!   IP-in-IP header) per tunnelled datagram, times `datagrams`.
-//! - `failover_time` (SYSTEMS.md section 3, Budzisz et al.): the PMR + 1
+//! - `failover_time` (docs/MODELS.md section 3, Budzisz et al.): the PMR + 1
 //!   consecutive timeouts before failover with the RTO doubling each time,
 //!   `sum_{i=0..PMR} min(RTO * 2^i, RTO.Max)`, which is
 //!   `RTO * (2^(PMR+1) - 1)` while the RTO stays below `rto_max`
@@ -23,9 +23,7 @@
 use serde::Deserialize;
 use toml::{Table, Value};
 
-use crate::aggregate::CellResult;
-use crate::keypath;
-use crate::spec::Names;
+use crate::names::Names;
 use crate::value;
 
 /// The named formulas.
@@ -247,47 +245,6 @@ impl FormulaSpec {
         self.variants
             .as_ref()
             .is_none_or(|v| v.iter().any(|x| x == variant))
-    }
-
-    /// Evaluates at one cell: `scenario` is the cell's scenario, `cell`
-    /// its measured results.
-    pub fn evaluate(&self, scenario: &Table, cell: &CellResult) -> Result<f64, String> {
-        let mut args = Vec::new();
-        for (name, default) in self.kind.params() {
-            let v = match self.params.get(*name) {
-                None => default.ok_or_else(|| format!("parameter `{name}` missing"))?,
-                Some(raw) => match parse_param(&self.id, name, raw)? {
-                    ParamSource::Const(x) => x,
-                    ParamSource::Axis(a, s) => {
-                        cell.point
-                            .get(&a)
-                            .and_then(value::as_number)
-                            .ok_or_else(|| format!("`{name}`: no numeric value of axis `{a}`"))?
-                            * s
-                    }
-                    ParamSource::Scenario(p, s) => {
-                        keypath::get(scenario, &p)
-                            .and_then(value::as_number)
-                            .ok_or_else(|| {
-                                format!("`{name}`: scenario key `{p}` is missing or not a number")
-                            })?
-                            * s
-                    }
-                    ParamSource::Metric(m, s) => {
-                        cell.mean(&m)
-                            .ok_or_else(|| format!("`{name}`: metric `{m}` not measured"))?
-                            * s
-                    }
-                },
-            };
-            args.push(v);
-        }
-        let out = self.kind.eval(&args)?;
-        if out.is_finite() {
-            Ok(out)
-        } else {
-            Err(format!("{} gave {out}", self.kind.name()))
-        }
     }
 }
 

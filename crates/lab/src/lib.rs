@@ -3,17 +3,20 @@
 //!
 //! - experiment files ([`spec`]): variants, sweep axes, repetitions,
 //!   figures, tables, published values, analytic formulas ([`formula`]),
-//!   qualitative checks ([`check`]) and notes, validated strictly;
+//!   qualitative checks ([`check`]) and notes, validated strictly against
+//!   the names the file declares ([`names`]);
 //! - planning ([`plan`]): variants x points x repetitions, each run's
 //!   scenario (dotted-key overrides, [`keypath`]) and seed ([`seed`]);
 //! - execution ([`execute`]): a worker pool with a progress bar; finished
 //!   runs are stored at once as JSON ([`store`]) and never repeated;
-//! - statistics ([`aggregate`]): mean, standard deviation and 95%
-//!   Student-t intervals per (variant, point, metric), tidy CSV tables;
-//! - [`analysis`], [`plot`] (PNG and SVG), [`report`] (Markdown tables
-//!   and `docs/REPRODUCTION.md`), [`reproduce`] (one experiment end to
-//!   end), [`adhoc`] (`msctp run` / `msctp sweep`), [`testing`] (claim
-//!   tests for CI);
+//! - statistics ([`stats`]: mean, sample standard deviation, Student-t
+//!   quantiles and intervals; [`aggregate`]: the summaries per (variant,
+//!   point, metric), tidy CSV tables);
+//! - [`analysis`] (the formulas and checks evaluated on the results),
+//!   [`plot`] (PNG and SVG), [`report`] (Markdown tables and
+//!   `docs/REPRODUCTION.md`), [`reproduce`] (one experiment end to end),
+//!   [`adhoc`] (`msctp run` / `msctp sweep`), [`testing`] (claim tests for
+//!   CI);
 //! - distribution: [`shard`] (slices of a plan for job arrays) and
 //!   [`study`] (plan, run anywhere, store, report: `--shard`,
 //!   `--report-only` and the Python package).
@@ -29,6 +32,7 @@ pub mod execute;
 pub mod flatten;
 pub mod formula;
 pub mod keypath;
+pub mod names;
 pub mod plan;
 pub mod plot;
 pub mod record;
@@ -40,6 +44,7 @@ pub mod seed;
 pub mod shard;
 pub mod sim_runner;
 pub mod spec;
+pub mod stats;
 pub mod store;
 pub mod study;
 pub mod synthetic;

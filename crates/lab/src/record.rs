@@ -1,16 +1,33 @@
 //! What one run reports: scalar measures and, for the few figures that
-//! plot against time, time series.
+//! plot against time, time series; or why it could not run.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
-use crate::runner::RunError;
+/// Why a run (or the validation of its scenario) failed.
+#[derive(Debug, Clone, PartialEq, Error, Serialize, Deserialize)]
+pub enum RunError {
+    /// The scenario is not valid for this runner (unknown key, value out
+    /// of range); the message names the key.
+    #[error("invalid scenario: {0}")]
+    Scenario(String),
+    /// The run started but failed.
+    #[error("run failed: {0}")]
+    Failed(String),
+    /// The run returned a record the lab cannot store.
+    #[error("bad run record: {0}")]
+    BadRecord(String),
+    /// The runner panicked (a bug in the model); the lab caught it.
+    #[error("runner panicked: {0}")]
+    Panicked(String),
+}
 
 /// The outcome of one run: named scalar measures (the measures of
-/// SYSTEMS.md section 5, e.g. `goodput_bps`, `handoff_delay_s`) and named
+/// docs/MODELS.md section 5, e.g. `goodput_bps`, `handoff_delay_s`) and named
 /// time series of `(time_s, value)` points (e.g. stations on each network
-/// over time, EXPERIMENTS.md E7). A measure the run could not take is
+/// over time). A measure the run could not take is
 /// left out, never written as NaN.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -211,8 +211,8 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
             ""
         },
         match spec.seeds {
-            crate::spec::SeedMode::Independent => "independent per run",
-            crate::spec::SeedMode::Common => "common to the variants of a point and repetition",
+            crate::seed::SeedMode::Independent => "independent per run",
+            crate::seed::SeedMode::Common => "common to the variants of a point and repetition",
         }
     );
     if done < planned {

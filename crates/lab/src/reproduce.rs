@@ -170,7 +170,7 @@ pub fn run_experiment(
     let runs = store.load_plan(&plan);
     store.write_runs_csv(&plan, &runs)?;
     let results = aggregate(&exp, &plan, &runs);
-    store.write_summary_csv(&results)?;
+    results.write_summary_csv(&store)?;
     let analysis = analyse(&exp, &plan, results);
     let tables_dir = dir.join("tables");
     std::fs::create_dir_all(&tables_dir).map_err(io_err(&tables_dir))?;

@@ -5,27 +5,8 @@
 
 use std::path::Path;
 
-use thiserror::Error;
-
+pub use crate::record::RunError;
 use crate::record::RunRecord;
-
-/// Why a run (or the validation of its scenario) failed.
-#[derive(Debug, Clone, PartialEq, Error, serde::Serialize, serde::Deserialize)]
-pub enum RunError {
-    /// The scenario is not valid for this runner (unknown key, value out
-    /// of range); the message names the key.
-    #[error("invalid scenario: {0}")]
-    Scenario(String),
-    /// The run started but failed.
-    #[error("run failed: {0}")]
-    Failed(String),
-    /// The run returned a record the lab cannot store.
-    #[error("bad run record: {0}")]
-    BadRecord(String),
-    /// The runner panicked (a bug in the model); the lab caught it.
-    #[error("runner panicked: {0}")]
-    Panicked(String),
-}
 
 /// Runs one scenario with one seed. Implementations must be
 /// deterministic (same scenario and seed, same record) and independent

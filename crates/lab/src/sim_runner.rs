@@ -1,7 +1,7 @@
 //! The simulator as a runner: a scenario table is a scenario file of
 //! `msctp_sim::scenario` (parsed and range-checked by the simulator, so
 //! its messages name the key), run with [`run_scenario`], and the run's
-//! summary (SYSTEMS.md section 5 measures per flow) flattened into dotted
+//! summary (docs/MODELS.md section 5 measures per flow) flattened into dotted
 //! metric names ([`crate::flatten`]): `flows.<flow>.goodput_bps`,
 //! `flows.<flow>.total_handoff_delay_s`, `flows.<flow>.lost_data_packets`,
 //! `flows.<flow>.handovers.count`, `flows.<flow>.handovers.0.handoff_latency_s`,
@@ -13,6 +13,7 @@
 //! ```toml
 //! [lab]
 //! series = ["goodput"]   # keep goodput.<flow> (time_s, bit/s) per run
+//!                         # ("stations": stations.<cell>, stations per cell)
 //! ```
 //!
 //! Time series are off by default: a 600 s run has thousands of goodput
@@ -38,6 +39,7 @@ pub struct SimRunner {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct LabKeys {
     goodput_series: bool,
+    stations_series: bool,
 }
 
 fn split(table: &Table) -> Result<(Scenario, LabKeys), RunError> {
@@ -53,9 +55,10 @@ fn split(table: &Table) -> Result<(Scenario, LabKeys), RunError> {
                     for s in a {
                         match s.as_str() {
                             Some("goodput") => keys.goodput_series = true,
+                            Some("stations") => keys.stations_series = true,
                             _ => {
                                 return Err(RunError::Scenario(format!(
-                                    "lab.series: unknown series {s} (known: \"goodput\")"
+                                    "lab.series: unknown series {s} (known: \"goodput\", \"stations\")"
                                 )));
                             }
                         }
@@ -98,6 +101,19 @@ impl SimRunner {
                     .entry(format!("goodput.{}", g.flow))
                     .or_default()
                     .push((g.time.as_secs_f64(), g.goodput_bps));
+            }
+        }
+        if keys.stations_series {
+            for st in &r.stations {
+                let t = st.time.as_secs_f64();
+                rec.series
+                    .entry(format!("stations.{}", st.cell))
+                    .or_default()
+                    .push((t, f64::from(st.stations)));
+                rec.series
+                    .entry(format!("fair.{}", st.cell))
+                    .or_default()
+                    .push((t, st.fair));
             }
         }
         Ok(rec)

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::aggregate::Results;
 use crate::plan::Plan;
 use crate::record::RunRecord;
 use crate::value;
@@ -36,7 +35,7 @@ pub enum StoreError {
     Csv { path: PathBuf, message: String },
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
     move |source| StoreError::Io {
         path: path.to_path_buf(),
         source,
@@ -183,49 +182,6 @@ impl Store {
                 );
             }
             w.write_record(&row).map_err(err)?;
-        }
-        w.flush().map_err(io(&path))?;
-        Ok(path)
-    }
-
-    /// Writes `summary.csv`: variant, axes, metric (display metrics),
-    /// n (runs that reported it), planned, mean, std_dev, ci95, min, max.
-    pub fn write_summary_csv(&self, results: &Results) -> Result<PathBuf, StoreError> {
-        let path = self.dir.join("summary.csv");
-        let err = |e: csv::Error| StoreError::Csv {
-            path: path.clone(),
-            message: e.to_string(),
-        };
-        let mut w = csv::Writer::from_path(&path).map_err(err)?;
-        let axes: Vec<String> = results
-            .cells
-            .first()
-            .map(|c| c.point.coords.iter().map(|(n, _)| n.clone()).collect())
-            .unwrap_or_default();
-        let mut header = vec!["variant".to_string()];
-        header.extend(axes);
-        for h in [
-            "metric", "n", "planned", "mean", "std_dev", "ci95", "min", "max",
-        ] {
-            header.push(h.to_string());
-        }
-        w.write_record(&header).map_err(err)?;
-        let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
-        for c in &results.cells {
-            for (m, st) in &c.metrics {
-                let mut row = vec![c.variant.clone()];
-                row.extend(c.point.coords.iter().map(|(_, v)| value::label(v)));
-                row.push(m.clone());
-                row.push(st.samples.len().to_string());
-                row.push(c.planned.to_string());
-                let s = st.summary.as_ref();
-                row.push(opt(s.map(|s| s.mean)));
-                row.push(opt(s.and_then(|s| s.std_dev)));
-                row.push(opt(s.and_then(|s| s.ci95_half_width)));
-                row.push(opt(s.map(|s| s.min)));
-                row.push(opt(s.map(|s| s.max)));
-                w.write_record(&row).map_err(err)?;
-            }
         }
         w.flush().map_err(io(&path))?;
         Ok(path)

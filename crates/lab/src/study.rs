@@ -261,7 +261,7 @@ impl Study {
             let runs = self.store.load_plan(&self.plan);
             self.store.write_runs_csv(&self.plan, &runs)?;
             let results = aggregate(&self.exp, &self.plan, &runs);
-            self.store.write_summary_csv(&results)?;
+            results.write_summary_csv(&self.store)?;
         }
         Ok(self.store.dir.join("summary.csv"))
     }

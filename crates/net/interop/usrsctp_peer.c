@@ -18,7 +18,7 @@
  *       shutdown at the end.
  *
  * usrsctp defaults apply otherwise (ADD-IP, AUTH with HMAC-SHA1,
- * auto-ASCONF on; see shared/PEERS.md). Built by the test with
+ * auto-ASCONF on; see scripts/install-deps.sh). Built by the test with
  * gcc -O2 usrsctp_peer.c $(pkg-config --cflags --libs usrsctp) -lpthread.
  */
 #include <arpa/inet.h>

@@ -411,11 +411,19 @@ impl Driver {
             }
             let now = self.now();
             let local = self.socks.socks[i].addr;
-            for d in self.rx.drain(..) {
+            let mut rx = std::mem::take(&mut self.rx);
+            for d in rx.drain(..) {
                 self.stats.datagrams_received += 1;
-                self.ports.learn(d.from.ip(), d.from.port());
-                self.ep.handle_datagram(now, d.from.ip(), local, d.data);
+                let (ip, port) = (d.from.ip(), d.from.port());
+                if let Some(id) = self.ep.handle_datagram(now, ip, local, d.data) {
+                    self.learn_port(id, ip, port);
+                }
+                // Stateless replies answer the datagram's own UDP port.
+                while let Some(t) = self.ep.poll_reply() {
+                    self.queue_transmit_to(t, port);
+                }
             }
+            self.rx = rx;
         }
     }
 
@@ -465,8 +473,30 @@ impl Driver {
         self.service();
     }
 
+    /// The remote encapsulation port of association `id`'s address `ip`
+    /// is `port` (RFC 6951 section 5): learned per association and
+    /// address, so that two peers behind one NAT address keep their own
+    /// ports and a NAT rebinding moves only the association it belongs to.
+    fn learn_port(&mut self, id: AssocId, ip: IpAddr, port: u16) {
+        let before = self.ports.learn(id, ip, port);
+        if before == Some(port) {
+            return;
+        }
+        if before.is_some() {
+            self.stats.remote_port_changes += 1;
+        }
+        // Addresses not heard from yet use the latest port.
+        if let Some(a) = self.assocs.get_mut(&id) {
+            a.udp_port = port;
+        }
+    }
+
     fn queue_transmit(&mut self, t: Transmit) {
-        let port = self.udp_port_for(t.destination);
+        let port = self.udp_port_for(t.assoc, t.destination);
+        self.queue_transmit_to(t, port);
+    }
+
+    fn queue_transmit_to(&mut self, t: Transmit, port: u16) {
         let Some(sock) = self.socks.index_for(t.source, t.destination) else {
             self.stats.no_socket += 1;
             return;
@@ -577,21 +607,17 @@ impl Driver {
         self.txq.clear();
     }
 
-    fn udp_port_for(&self, dest: IpAddr) -> u16 {
-        if let Some(p) = self.ports.get(dest) {
-            return p;
-        }
-        for (id, a) in &self.assocs {
-            if let Some(x) = self.ep.association(*id)
-                && x.paths().iter().any(|p| p.remote == dest)
-            {
-                return a.udp_port;
-            }
-            if a.connect_peer.is_some_and(|(p, _)| p == dest) {
-                return a.udp_port;
-            }
-        }
-        self.cfg.remote_udp_port
+    /// The UDP port a packet of association `assoc` to `dest` goes to: the
+    /// one learned from that address, else the association's latest (or
+    /// the one given to `connect`), else the configured default.
+    fn udp_port_for(&self, assoc: Option<AssocId>, dest: IpAddr) -> u16 {
+        let Some(id) = assoc else {
+            return self.cfg.remote_udp_port;
+        };
+        self.ports
+            .get(id, dest)
+            .or_else(|| self.assocs.get(&id).map(|a| a.udp_port))
+            .unwrap_or(self.cfg.remote_udp_port)
     }
 
     fn new_assoc(&mut self, id: AssocId, udp_port: u16, peer_port: u16) -> &mut Assoc {
@@ -935,15 +961,20 @@ impl Driver {
             self.service_assoc(now, id);
         }
         // Forget associations the application can no longer reach.
-        self.assocs.retain(|id, a| {
+        let before = self.assocs.len();
+        self.assocs.retain(|_, a| {
             let gone = a.closed.is_some()
                 && a.events.is_closed()
                 && a.events_rx.is_none()
                 && a.recv.is_none()
                 && a.stash.is_empty();
-            let _ = id;
             !gone
         });
+        if self.assocs.len() != before {
+            let (assocs, ep) = (&self.assocs, &self.ep);
+            self.ports
+                .retain(|id| assocs.contains_key(&id) || ep.association(id).is_some());
+        }
         self.ep.flush_events();
         while let Some((id, ev)) = self.ep.poll_event() {
             self.event(now, id, ev);
@@ -1054,7 +1085,7 @@ impl Driver {
             let (udp, peer_port) = match self.ep.association(id) {
                 Some(x) => (
                     x.primary()
-                        .and_then(|p| self.ports.get(p))
+                        .and_then(|p| self.ports.get(id, p))
                         .unwrap_or(self.cfg.remote_udp_port),
                     x.peer_port(),
                 ),

@@ -1,7 +1,8 @@
 //! SCTP over UDP (RFC 6951): one UDP socket per local address, all on the
 //! local encapsulation port, so that each path leaves from the interface
 //! its source address belongs to; and the remote encapsulation port of
-//! each peer address, learned from the packets it sends (section 5.5).
+//! each association's peer addresses, learned from the packets it
+//! accepts (the decapsulation procedure of section 5).
 
 use std::collections::HashMap;
 use std::io;
@@ -10,6 +11,8 @@ use std::task::{Context, Poll};
 
 use socket2::{Domain, Protocol, Socket, Type};
 use tokio::net::UdpSocket;
+
+use msctp_proto::AssocId;
 
 use crate::error::NetError;
 use crate::udp::Batcher;
@@ -109,12 +112,15 @@ impl SocketSet {
     }
 }
 
-/// Remote UDP encapsulation ports (RFC 6951 section 5.5): per peer
-/// address, the source port of the last packet received from it; before
-/// that, the port given when the association was started.
+/// Remote UDP encapsulation ports (RFC 6951 section 5, decapsulation):
+/// per association and peer address, the UDP source port of the last
+/// packet from that address that the association accepted (it passed the
+/// verification-tag check). Two peers behind one NAT share an IP address but not a port,
+/// and a NAT that rebinds changes the port of one association's address
+/// only; keying by the address alone mixed them up.
 #[derive(Debug, Default)]
 pub struct RemotePorts {
-    learned: HashMap<IpAddr, u16>,
+    learned: HashMap<(AssocId, IpAddr), u16>,
     max_entries: usize,
 }
 
@@ -126,23 +132,32 @@ impl RemotePorts {
         }
     }
 
-    /// Records the source port of a packet from `addr`.
-    pub fn learn(&mut self, addr: IpAddr, port: u16) {
-        if self.learned.get(&addr) == Some(&port) {
-            return;
+    /// Records the source port of a packet from `addr` that association
+    /// `id` accepted. Returns the port known before (`None`: the first
+    /// packet from that address); a different one is a rebinding.
+    pub fn learn(&mut self, id: AssocId, addr: IpAddr, port: u16) -> Option<u16> {
+        let before = self.learned.get(&(id, addr)).copied();
+        if before == Some(port) {
+            return before;
         }
-        if self.learned.len() >= self.max_entries && !self.learned.contains_key(&addr) {
+        if self.learned.len() >= self.max_entries && !self.learned.contains_key(&(id, addr)) {
             // Bounded: forget an arbitrary entry (it is learned again from
-            // the next packet of that peer).
+            // the next packet of that peer address).
             if let Some(k) = self.learned.keys().next().copied() {
                 self.learned.remove(&k);
             }
         }
-        self.learned.insert(addr, port);
+        self.learned.insert((id, addr), port);
+        before
     }
 
-    pub fn get(&self, addr: IpAddr) -> Option<u16> {
-        self.learned.get(&addr).copied()
+    pub fn get(&self, id: AssocId, addr: IpAddr) -> Option<u16> {
+        self.learned.get(&(id, addr)).copied()
+    }
+
+    /// Forgets the ports of associations that `keep` rejects.
+    pub fn retain(&mut self, mut keep: impl FnMut(AssocId) -> bool) {
+        self.learned.retain(|(id, _), _| keep(*id));
     }
 
     pub fn len(&self) -> usize {
@@ -180,15 +195,24 @@ mod tests {
     }
 
     #[test]
-    fn remote_ports_are_learned_and_bounded() {
-        let mut r = RemotePorts::new(2);
-        let a: IpAddr = "10.0.0.1".parse().unwrap();
-        assert_eq!(r.get(a), None);
-        r.learn(a, 9899);
-        r.learn(a, 40000);
-        assert_eq!(r.get(a), Some(40000));
-        r.learn("10.0.0.2".parse().unwrap(), 1);
-        r.learn("10.0.0.3".parse().unwrap(), 2);
-        assert_eq!(r.len(), 2);
+    fn remote_ports_are_learned_per_association_and_bounded() {
+        let mut r = RemotePorts::new(3);
+        let (x, y) = (AssocId(1), AssocId(2));
+        let nat: IpAddr = "10.0.0.1".parse().unwrap();
+        assert_eq!(r.get(x, nat), None);
+        assert_eq!(r.learn(x, nat, 40000), None);
+        assert_eq!(r.learn(x, nat, 40000), Some(40000), "same port");
+        // A second mobile behind the same NAT address.
+        assert_eq!(r.learn(y, nat, 40001), None);
+        assert_eq!(r.get(x, nat), Some(40000));
+        assert_eq!(r.get(y, nat), Some(40001));
+        // The NAT rebinds x's mapping: only x's port changes.
+        assert_eq!(r.learn(x, nat, 41000), Some(40000));
+        assert_eq!((r.get(x, nat), r.get(y, nat)), (Some(41000), Some(40001)));
+        r.learn(x, "10.0.0.2".parse().unwrap(), 1);
+        r.learn(x, "10.0.0.3".parse().unwrap(), 2);
+        assert_eq!(r.len(), 3, "bounded");
+        r.retain(|id| id != x);
+        assert_eq!(r.len(), r.get(y, nat).map_or(0, |_| 1));
     }
 }

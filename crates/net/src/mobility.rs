@@ -12,9 +12,7 @@
 use std::net::IpAddr;
 
 use msctp_proto::asconf::LocalAddrState;
-use msctp_proto::policy::{
-    self, Aisle, Decision, FailoverOnly, FastestFirst, HandoverPolicy, LinkEvent, NewestAddress,
-};
+use msctp_proto::policy::{self, Decision, HandoverPolicy, LinkEvent};
 use msctp_proto::{Association, Event, Time};
 
 use crate::config::PolicyKind;
@@ -45,7 +43,8 @@ pub struct Handover {
 
 /// The policy of one association and its bookkeeping.
 pub struct Mobility {
-    policy: Box<dyn HandoverPolicy + Send>,
+    /// `None`: no policy (`PolicyKind::None`), addresses stay as they are.
+    policy: Option<Box<dyn HandoverPolicy + Send>>,
     move_data: bool,
     /// A move onto a link that just came back, held until the path over it
     /// has answered a heartbeat (see [`Mobility::on_link_events`]).
@@ -77,7 +76,7 @@ fn heartbeat_acks(assoc: &Association, peer: IpAddr) -> u64 {
 impl std::fmt::Debug for Mobility {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Mobility")
-            .field("policy", &self.policy.name())
+            .field("policy", &self.policy_name())
             .finish()
     }
 }
@@ -144,19 +143,9 @@ fn returning_peer(
 
 impl Mobility {
     pub fn new(kind: &PolicyKind, ifaces: &Interfaces, move_data: bool) -> Self {
-        let policy: Box<dyn HandoverPolicy + Send> = match kind {
-            PolicyKind::FailoverOnly => Box::new(FailoverOnly::default()),
-            PolicyKind::NewestAddress => Box::new(NewestAddress::default()),
-            PolicyKind::FastestFirst { rates } => Box::new(FastestFirst::new(
-                rates
-                    .iter()
-                    .filter_map(|(name, r)| ifaces.index_of(name).map(|i| (i, *r)))
-                    .collect(),
-            )),
-            PolicyKind::Aisle { params, seed } => {
-                Box::new(Aisle::with_seed(*params, seed.unwrap_or_else(rand::random)))
-            }
-        };
+        let policy = kind
+            .map_interfaces(|name| ifaces.index_of(name))
+            .build(rand::random);
         Mobility {
             policy,
             move_data,
@@ -165,7 +154,7 @@ impl Mobility {
     }
 
     pub fn policy_name(&self) -> &'static str {
-        self.policy.name()
+        self.policy.as_ref().map_or("none", |p| p.name())
     }
 
     /// Feeds the current interface state to a fresh policy, then applies
@@ -190,7 +179,10 @@ impl Mobility {
     ) -> Vec<Handover> {
         let mut out = Vec::new();
         for ev in events {
-            let d = self.policy.on_link_event(now, ev, assoc);
+            let Some(policy) = self.policy.as_mut() else {
+                continue;
+            };
+            let d = policy.on_link_event(now, ev, assoc);
             let up = match ev {
                 LinkEvent::LinkUp { iface } => Some(*iface),
                 _ => None,
@@ -246,8 +238,10 @@ impl Mobility {
             None => Vec::new(),
         };
         // Policies that watch the path statistics (AISLE).
-        let d = self.policy.poll(now, assoc);
-        out.extend(self.carry_out(now, &d, assoc, ifaces));
+        if let Some(policy) = self.policy.as_mut() {
+            let d = policy.poll(now, assoc);
+            out.extend(self.carry_out(now, &d, assoc, ifaces));
+        }
         out
     }
 
@@ -260,7 +254,10 @@ impl Mobility {
         ifaces: &Interfaces,
     ) -> Vec<Handover> {
         // (The driver has paired the paths with their sources already.)
-        let d = self.policy.on_association_event(now, ev, assoc);
+        let Some(policy) = self.policy.as_mut() else {
+            return Vec::new();
+        };
+        let d = policy.on_association_event(now, ev, assoc);
         let mut out = self.carry_out(now, &d, assoc, ifaces);
         out.extend(self.poll(now, assoc, ifaces));
         out

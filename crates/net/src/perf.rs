@@ -43,6 +43,11 @@ pub struct ReceiverReport {
 pub struct PathLine {
     pub peer: IpAddr,
     pub active: bool,
+    /// DATA payload acknowledged on this path in the interval, Mbit/s
+    /// (under CMT, the path's share of the throughput).
+    pub mbps: f64,
+    /// "active", "potentially-failed" (SCTP-PF) or "inactive".
+    pub state: &'static str,
     pub cwnd: u32,
     pub srtt_ms: Option<f64>,
     pub flight: u32,
@@ -102,6 +107,11 @@ pub enum PerfLine {
         longest_gap_ms: f64,
         handovers: usize,
         retransmitted_chunks: u64,
+        /// Retransmissions the receiver already had (client).
+        spurious_retransmissions: u64,
+        /// Seconds the receiver's window kept the sender waiting while a
+        /// congestion window was open (client).
+        rwnd_blocked_s: f64,
     },
 }
 
@@ -125,9 +135,14 @@ impl std::fmt::Display for PerfLine {
                 for p in paths {
                     write!(
                         f,
-                        " | {} {} cwnd {} srtt {} flight {} rtx {} cap {} avail {} Mbit/s",
+                        " | {} {} {:.2} Mbit/s cwnd {} srtt {} flight {} rtx {} cap {} avail {} Mbit/s",
                         p.peer,
-                        if p.active { "up" } else { "DOWN" },
+                        match p.state {
+                            "active" => "up",
+                            "potentially-failed" => "PF",
+                            _ => "DOWN",
+                        },
+                        p.mbps,
                         p.cwnd,
                         p.srtt_ms
                             .map(|s| format!("{s:.1}ms"))
@@ -174,9 +189,11 @@ impl std::fmt::Display for PerfLine {
                 longest_gap_ms,
                 handovers,
                 retransmitted_chunks,
+                spurious_retransmissions,
+                rwnd_blocked_s,
             } => write!(
                 f,
-                "total: {bytes} bytes in {seconds:.2} s, {mbps:.2} Mbit/s, longest gap {longest_gap_ms:.1} ms, {handovers} handovers, {retransmitted_chunks} chunks retransmitted"
+                "total: {bytes} bytes in {seconds:.2} s, {mbps:.2} Mbit/s, longest gap {longest_gap_ms:.1} ms, {handovers} handovers, {retransmitted_chunks} chunks retransmitted ({spurious_retransmissions} spurious), receive window blocked {rwnd_blocked_s:.2} s"
             ),
         }
     }
@@ -228,6 +245,7 @@ pub async fn client(
     let mut tick = tokio::time::interval(cfg.interval);
     tick.tick().await;
     let mut last_acked = 0u64;
+    let mut last_path_acked: Vec<(IpAddr, u64)> = Vec::new();
     let mut last_t = 0.0;
     let mut receiver: Option<ReceiverReport> = None;
     let mut handovers = 0usize;
@@ -240,12 +258,23 @@ pub async fn client(
                 let st = h.status().await?;
                 let t = start.elapsed().as_secs_f64();
                 let acked = accepted.load(Ordering::Relaxed).saturating_sub(st.send_buffered as u64);
-                let mbps = (acked - last_acked.min(acked)) as f64 * 8.0 / (t - last_t).max(1e-9) / 1e6;
+                let span = (t - last_t).max(1e-9);
+                let mbps = (acked - last_acked.min(acked)) as f64 * 8.0 / span / 1e6;
                 last_acked = acked;
                 last_t = t;
-                let paths = st.paths.iter().map(|p| PathLine {
+                let path_mbps = |peer: IpAddr, now: u64| {
+                    let before = last_path_acked.iter().find(|e| e.0 == peer).map_or(0, |e| e.1);
+                    now.saturating_sub(before) as f64 * 8.0 / span / 1e6
+                };
+                let paths: Vec<PathLine> = st.paths.iter().map(|p| PathLine {
                     peer: p.remote,
                     active: p.state == msctp_proto::path::PathState::Active,
+                    mbps: path_mbps(p.remote, p.counters.bytes_acked),
+                    state: match p.state {
+                        msctp_proto::path::PathState::Active => "active",
+                        msctp_proto::path::PathState::PotentiallyFailed => "potentially-failed",
+                        msctp_proto::path::PathState::Inactive => "inactive",
+                    },
                     cwnd: p.cwnd,
                     srtt_ms: p.srtt.map(|d| d.as_secs_f64() * 1e3),
                     flight: p.flight_size,
@@ -254,6 +283,7 @@ pub async fn client(
                     capacity_mbps: to_mbps(p.capacity_bps),
                     available_mbps: to_mbps(p.available_bps),
                 }).collect();
+                last_path_acked = st.paths.iter().map(|p| (p.remote, p.counters.bytes_acked)).collect();
                 out(&PerfLine::Interval { t, mbps, primary: st.data_destination, paths, receiver: receiver.take() });
                 if sender.is_finished() {
                     done = true;
@@ -302,6 +332,10 @@ pub async fn client(
     }
     let st = h.status().await.ok();
     let rtx = st.as_ref().map_or(0, |s| s.stats.retransmitted_chunks);
+    let spurious = st.as_ref().map_or(0, |s| s.stats.spurious_retransmissions);
+    let blocked = st
+        .as_ref()
+        .map_or(0.0, |s| s.stats.rwnd_blocked.as_secs_f64());
     h.shutdown().await?;
     let secs = start.elapsed().as_secs_f64();
     let bytes = accepted.load(Ordering::Relaxed);
@@ -312,6 +346,8 @@ pub async fn client(
         longest_gap_ms: longest_gap,
         handovers,
         retransmitted_chunks: rtx,
+        spurious_retransmissions: spurious,
+        rwnd_blocked_s: blocked,
     };
     out(&summary);
     Ok(summary)
@@ -383,6 +419,8 @@ pub async fn server(
         longest_gap_ms: gaps.longest.as_secs_f64() * 1e3,
         handovers: 0,
         retransmitted_chunks: 0,
+        spurious_retransmissions: 0,
+        rwnd_blocked_s: 0.0,
     };
     out(&summary);
     Ok(summary)

@@ -85,6 +85,9 @@ pub struct DriverStats {
     pub monitor_errors: u64,
     pub events_dropped: u64,
     pub accept_overflows: u64,
+    /// Remote UDP encapsulation ports that changed for an address of an
+    /// association (a NAT rebinding the peer's mapping).
+    pub remote_port_changes: u64,
     pub sockets: usize,
     pub endpoint: EndpointStats,
 }

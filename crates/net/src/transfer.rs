@@ -1,5 +1,5 @@
 //! File transfer over an association, as `msctp send` / `msctp recv` do
-//! it, and the receiver's delivery-gap measurement (SYSTEMS.md section 5:
+//! it, and the receiver's delivery-gap measurement (docs/MODELS.md section 5:
 //! "handoff latency", the longest wait for the next new data).
 //!
 //! On stream 0: a header message (PPID [`PPID_HEADER`], JSON with the
@@ -45,7 +45,22 @@ pub struct SendReport {
     pub sha256: String,
     pub messages: u64,
     pub elapsed_s: f64,
+    /// What each path carried (under CMT, their shares of the file).
+    pub paths: Vec<PathShare>,
 }
+
+/// One path's part in a transfer, once every byte was acknowledged.
+#[derive(Debug, Clone, Serialize)]
+pub struct PathShare {
+    pub peer: std::net::IpAddr,
+    /// DATA payload sent there and acknowledged.
+    pub bytes_acked: u64,
+    pub retransmissions: u64,
+}
+
+/// How often the sender looks whether everything was acknowledged before
+/// it shuts down.
+const DRAIN_POLL: Duration = Duration::from_millis(10);
 
 /// Sends `size` bytes from `src` as file `name`, then shuts down.
 pub async fn send_file<R: AsyncRead + Unpin>(
@@ -92,12 +107,29 @@ pub async fn send_file<R: AsyncRead + Unpin>(
     })
     .map_err(|e| NetError::Io(e.into()))?;
     assoc.send(0, PPID_TRAILER, Bytes::from(trailer)).await?;
+    // The paths' shares, read once everything was acknowledged (the
+    // association forgets them when it closes).
+    let mut st = assoc.status().await?;
+    while st.send_buffered > 0 && st.state == msctp_proto::State::Established {
+        tokio::time::sleep(DRAIN_POLL).await;
+        st = assoc.status().await?;
+    }
+    let paths = st
+        .paths
+        .iter()
+        .map(|p| PathShare {
+            peer: p.remote,
+            bytes_acked: p.counters.bytes_acked,
+            retransmissions: p.counters.retransmissions,
+        })
+        .collect();
     assoc.shutdown().await?;
     Ok(SendReport {
         bytes: sent,
         sha256,
         messages,
         elapsed_s: start.elapsed().as_secs_f64(),
+        paths,
     })
 }
 

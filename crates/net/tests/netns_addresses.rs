@@ -53,30 +53,10 @@ fn new_address_is_added_and_lost_one_deleted_during_a_transfer() {
     let sha = transfer::hex(&Sha256::digest(&data));
 
     let rx = cn.spawn(|| {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            let mut c = StackConfig::new(5001).tuned_for_lan();
-            c.local_addrs = vec![ip("10.1.0.1"), ip("10.2.0.1")];
-            c.endpoint.listen = true;
-            let s = Stack::bind(c).await.unwrap();
-            let mut a = s.accept().await.unwrap();
-            let mut events = a.take_events().unwrap();
-            let r = tokio::time::timeout(
-                Duration::from_secs(30),
-                transfer::receive_file(&mut a, tokio::io::sink(), Duration::from_millis(50)),
-            )
-            .await
-            .expect("transfer finished")
-            .unwrap();
-            let mut seen = Vec::new();
-            while let Ok(e) = events.try_recv() {
-                seen.push(e);
-            }
-            (r, seen)
-        })
+        common::block_on(common::receive_one_file(
+            vec![ip("10.1.0.1"), ip("10.2.0.1")],
+            Duration::from_secs(30),
+        ))
     });
     let mn_name = mn.name.clone();
     let tx = mn.spawn(move || {

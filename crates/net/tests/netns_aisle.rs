@@ -61,22 +61,22 @@ impl Topology {
     fn new(tag: &str) -> Topology {
         let mn = Netns::new(&format!("i11mn{tag}"));
         let cn = Netns::new(&format!("i11cn{tag}"));
-        // Distinct interface indexes on both ends (see netns_handover.rs).
-        cn.ip(&[
-            "link", "add", "i11p0", "type", "veth", "peer", "name", "i11p1",
-        ]);
-        for (k, rate) in [(1, "20mbit"), (2, "10mbit")] {
-            // A bucket of one full frame: back-to-back packets leave
-            // spaced by the rate (a larger burst would let a probe train
-            // through unspaced).
-            common::veth_link(
-                &mn,
-                &cn,
-                (&format!("ai{k}m"), &format!("10.31.{k}.2/24")),
-                (&format!("ai{k}c"), &format!("10.31.{k}.1/24")),
-                &["tbf", "rate", rate, "burst", "1600", "latency", "10ms"],
-            );
-        }
+        // A bucket of one full frame: back-to-back packets leave spaced
+        // by the rate (a larger burst would let a probe train through
+        // unspaced).
+        common::two_tbf_links(
+            &mn,
+            &cn,
+            ["i11p0", "i11p1"],
+            |k| {
+                (
+                    (format!("ai{k}m"), format!("10.31.{k}.2/24")),
+                    (format!("ai{k}c"), format!("10.31.{k}.1/24")),
+                )
+            },
+            "1600",
+            "10ms",
+        );
         Topology { mn, cn }
     }
 }
@@ -127,12 +127,6 @@ fn aisle_moves_a_transfer_off_a_link_congested_by_tcp() {
             let mut c = StackConfig::new(5001).tuned_for_lan();
             c.local_addrs = vec![ip("10.31.1.1"), ip("10.31.2.1")];
             c.endpoint.listen = true;
-            // A delayed SACK as long as the sender's RTO.Min (20 ms both
-            // in `tuned_for_lan`) makes the last odd packet of each burst
-            // of a paced application time out spuriously, which AISLE
-            // would take for congestion: half of it, as RFC 9260's
-            // defaults have it (200 ms against 1 s).
-            c.endpoint.association.sack_delay = Some(Duration::from_millis(10));
             let s = Stack::bind(c).await.unwrap();
             let mut a = tokio::time::timeout(Duration::from_secs(10), s.accept())
                 .await

@@ -22,16 +22,15 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::streams::send_stream;
 use common::{Netns, skip_reason};
-use msctp_net::transfer::{self, GapTracker};
+use msctp_net::transfer;
 use msctp_net::{NetEvent, PolicyKind, Stack, StackConfig};
 use sha2::{Digest, Sha256};
-use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 
 const FILE_SIZE: usize = 12 << 20;
 /// (seconds after the transfer starts, link 1 up?)
@@ -45,7 +44,6 @@ const SCHEDULE: [(f64, bool); 6] = [
 ];
 /// A run that has not finished by then counts as not completed.
 const RUN_LIMIT: Duration = Duration::from_secs(25);
-const IPPROTO_MPTCP: i32 = 262;
 
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
@@ -60,23 +58,19 @@ impl Topology {
     fn new() -> Topology {
         let mn = Netns::new("mn");
         let cn = Netns::new("cn");
-        // The kernel reports a veth carrier change at once only if the
-        // device's peer has another interface index than the device
-        // itself (linkwatch "urgent" events); otherwise it batches it,
-        // up to a second late. Two fresh namespaces would give both ends
-        // the same index, so the CN gets one more device first.
-        cn.ip(&[
-            "link", "add", "pad0", "type", "veth", "peer", "name", "pad1",
-        ]);
-        for (k, rate) in [(1, "20mbit"), (2, "10mbit")] {
-            common::veth_link(
-                &mn,
-                &cn,
-                (&format!("mn{k}"), &format!("10.{k}.0.2/24")),
-                (&format!("cn{k}"), &format!("10.{k}.0.1/24")),
-                &["tbf", "rate", rate, "burst", "32kbit", "latency", "20ms"],
-            );
-        }
+        common::two_tbf_links(
+            &mn,
+            &cn,
+            ["pad0", "pad1"],
+            |k| {
+                (
+                    (format!("mn{k}"), format!("10.{k}.0.2/24")),
+                    (format!("cn{k}"), format!("10.{k}.0.1/24")),
+                )
+            },
+            "32kbit",
+            "20ms",
+        );
         Topology { mn, cn }
     }
 
@@ -380,75 +374,25 @@ fn print_breakdown(
     (at_cuts, elsewhere)
 }
 
-fn stream_socket(mptcp: bool) -> Socket {
-    let proto = if mptcp {
-        Protocol::from(IPPROTO_MPTCP)
-    } else {
-        Protocol::TCP
-    };
-    Socket::new(Domain::IPV4, Type::STREAM, Some(proto)).expect("socket")
-}
-
 fn run_tcp(t: &Arc<Topology>, data: Arc<Vec<u8>>, sha: &str, mptcp: bool) -> Row {
     let port = if mptcp { 6001 } else { 6002 };
-    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
-    let rx = t.cn.spawn(move || {
-        let l = stream_socket(mptcp);
-        l.set_reuse_address(true).unwrap();
-        l.bind(&SockAddr::from(SocketAddr::new(ip("0.0.0.0"), port)))
-            .unwrap();
-        l.listen(1).unwrap();
-        ready_tx.send(()).unwrap();
-        let (mut s, _) = l.accept().unwrap();
-        s.set_read_timeout(Some(RUN_LIMIT)).unwrap();
-        let start = Instant::now();
-        let mut gaps = GapTracker::new(Duration::from_millis(50));
-        let mut h = Sha256::new();
-        let mut n = 0usize;
-        let mut buf = vec![0u8; 65536];
-        loop {
-            if start.elapsed() > RUN_LIMIT {
-                break;
-            }
-            match s.read(&mut buf) {
-                Ok(0) => break,
-                Ok(k) => {
-                    gaps.observe(Instant::now());
-                    h.update(&buf[..k]);
-                    n += k;
-                }
-                Err(_) => break,
-            }
-        }
-        (n, transfer::hex(&h.finalize()), gaps)
-    });
-    ready_rx.recv().unwrap();
     let sched = t.clone();
-    let tx = t.mn.spawn(move || {
-        let s = stream_socket(mptcp);
-        s.connect(&SockAddr::from(SocketAddr::new(ip("10.1.0.1"), port)))
-            .unwrap();
-        s.set_write_timeout(Some(RUN_LIMIT)).unwrap();
-        // Let MPTCP open its second subflow (ADD_ADDR from the CN).
-        std::thread::sleep(Duration::from_millis(300));
-        let schedule = sched.play_schedule();
-        let mut s = std::net::TcpStream::from(s);
-        let start = Instant::now();
-        let mut ok = true;
-        for c in data.chunks(65536) {
-            if start.elapsed() > RUN_LIMIT || s.write_all(c).is_err() {
-                ok = false;
-                break;
-            }
-        }
-        let _ = s.shutdown(std::net::Shutdown::Write);
-        let mut rest = Vec::new();
-        let _ = s.read_to_end(&mut rest);
+    let (schedule_tx, schedule_rx) = std::sync::mpsc::channel();
+    let run = send_stream(
+        &t.mn,
+        &t.cn,
+        (ip("10.1.0.1"), port),
+        data,
+        mptcp,
+        RUN_LIMIT,
+        move || {
+            let _ = schedule_tx.send(sched.play_schedule());
+        },
+    );
+    if let Ok(schedule) = schedule_rx.recv() {
         let _ = schedule.join();
-        ok
-    });
-    let sent_ok = tx.join().unwrap();
-    let (n, got_sha, gaps) = rx.join().unwrap();
+    }
+    let (sent_ok, n, got_sha, gaps) = (run.sent_ok, run.bytes, run.sha256, run.gaps);
     let span = gaps.span().as_secs_f64();
     Row {
         system: if mptcp {

@@ -31,7 +31,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use bytes::Bytes;
-use common::{Netns, skip_reason};
+use common::{Capture, Netns, skip_reason};
 use msctp_net::{Event, NetEvent, Stack, StackConfig};
 use msctp_proto::PrimaryReason;
 
@@ -112,45 +112,6 @@ fn usrsctp(ns: &Netns, args: &[String], log: &Path) -> Child {
         .unwrap()
 }
 
-/// dumpcap on the namespace's loopback.
-struct Capture {
-    child: Child,
-    file: PathBuf,
-}
-
-impl Capture {
-    fn start(ns: &Netns, file: PathBuf) -> Capture {
-        let child = Command::new("ip")
-            .args([
-                "netns", "exec", &ns.name, "dumpcap", "-q", "-i", "lo", "-f", "udp", "-w",
-            ])
-            .arg(&file)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        // dumpcap needs a moment before it captures.
-        std::thread::sleep(Duration::from_millis(1500));
-        Capture { child, file }
-    }
-
-    /// Stops dumpcap (SIGINT, so it flushes) and returns the file.
-    fn stop(mut self) -> PathBuf {
-        std::thread::sleep(Duration::from_millis(300));
-        let pid = rustix::process::Pid::from_raw(self.child.id() as i32).unwrap();
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
-        let _ = self.child.wait();
-        self.file.clone()
-    }
-}
-
-impl Drop for Capture {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn tshark(file: &Path, filter: &str) -> Vec<String> {
     let out = Command::new("tshark")
         .arg("-r")
@@ -201,7 +162,7 @@ fn usrsctp_client_sends_to_msctp_with_asconf() {
     ns.ip(&["addr", "add", "127.0.0.2/8", "dev", "lo"]);
     let data = test_data();
     std::fs::write(dir.join("in.bin"), &data).unwrap();
-    let cap = Capture::start(&ns, dir.join("a.pcapng"));
+    let cap = Capture::start(&ns, "lo", dir.join("a.pcapng"));
     let server = ns.spawn(|| {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -298,7 +259,7 @@ fn msctp_client_sends_to_usrsctp_with_asconf() {
     let peer = build_peer(&dir);
     let ns = Netns::new("ib");
     let data = test_data();
-    let cap = Capture::start(&ns, dir.join("b.pcapng"));
+    let cap = Capture::start(&ns, "lo", dir.join("b.pcapng"));
     let out = dir.join("out.bin");
     let mut server = usrsctp(
         &ns,

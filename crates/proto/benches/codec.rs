@@ -42,6 +42,7 @@ fn sack_packet() -> PacketRepr {
     PacketRepr {
         header: header(),
         chunks: vec![Chunk::Sack(SackChunk {
+            flags: 0,
             cum_tsn_ack: 1000,
             a_rwnd: 131_072,
             gap_blocks: (0..4)

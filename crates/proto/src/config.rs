@@ -70,13 +70,30 @@ pub struct AssociationConfig {
     pub adaptation_indication: Option<u32>,
     /// Accept an address added by the peer as confirmed when the ASCONF
     /// that adds it arrived, authenticated, from that very address (the
-    /// single-homed handover of SYSTEMS.md 1.2). Otherwise new peer
+    /// single-homed handover of docs/MODELS.md 1.2). Otherwise new peer
     /// addresses are verified by a HEARTBEAT before data goes there.
     pub confirm_asconf_source: bool,
     /// Return to the primary path when it becomes active again after a
     /// failover (RFC 9260 section 8.2 leaves the choice to the
     /// implementation).
     pub return_to_primary: bool,
+    /// Quick failover, SCTP-PF (RFC 7829): PotentiallyFailed.Max.Retrans
+    /// (PFMR). A confirmed destination whose error counter exceeds PFMR
+    /// (but not yet PMR) is potentially failed: new data goes to an
+    /// active destination, the PF one is probed by a HEARTBEAT once per
+    /// RTO and comes back at the first answer. `Some(0)` is RFC 7829's
+    /// recommended value (move data after the first timeout); `None`
+    /// (the default) is RFC 9260's failover only, after PMR + 1 errors.
+    /// A value of PMR or more never fires. See docs/DESIGN.md "Quick
+    /// failover".
+    pub pf_max_retrans: Option<u32>,
+    /// Primary Path Switchover (RFC 7829 section 5):
+    /// Primary.Switchover.Max.Retrans (PSMR). When the primary's error
+    /// counter exceeds PSMR, the destination data goes to instead
+    /// becomes the primary for good: data does not return when the old
+    /// primary recovers. `None` (the default, as in RFC 7829) switches
+    /// back. Must not be below PFMR.
+    pub primary_switchover_max_retrans: Option<u32>,
     /// A fast retransmission goes to the active destination with the
     /// shortest smoothed round trip (the one it was lost on included)
     /// instead of always the data path: behind a full queue on the data
@@ -87,11 +104,167 @@ pub struct AssociationConfig {
     /// (retransmission policies for CMT) measured the benefit for fast
     /// retransmissions.
     pub fast_retransmit_on_fastest: bool,
+    /// Where retransmissions go: RFC 9260's rule (the default) or ns-2's
+    /// `rtxToAlt_ 1`, every retransmission to an alternate (see
+    /// [`RetransmitDestination`]).
+    pub retransmit_destination: RetransmitDestination,
+    /// Which acknowledgements clear a destination's error counter: RFC
+    /// 9260's rule (the default) or ns-2's (see [`ErrorCounterReset`]).
+    pub error_counter_reset: ErrorCounterReset,
     /// Path estimators: packet-pair capacity and Westwood+ available
-    /// bandwidth (SYSTEMS.md section 3).
+    /// bandwidth (docs/MODELS.md section 3).
     pub estimators: EstimatorConfig,
+    /// Concurrent multipath transfer (off by default).
+    pub cmt: CmtConfig,
     /// Limits.
     pub limits: Limits,
+}
+
+/// Which path the next packet of new data goes to under CMT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CmtScheduler {
+    /// Each usable path in turn, skipping those whose congestion window is
+    /// full (Iyengar, Amer and Stewart's CMT: every destination is filled
+    /// as far as its window allows).
+    #[default]
+    RoundRobin,
+    /// Fastest path first (SYSTEMS.md section 3): the next packet, of P
+    /// bytes, goes to the path i that minimises
+    /// (outstanding_i + P) / capacity_i, where outstanding_i is the bytes
+    /// in flight there and capacity_i the path's packet-pair estimate when
+    /// it has one, else cwnd_i / SRTT_i. When that path's window is full
+    /// the packet waits for it rather than take a path on which it would
+    /// arrive later (Casetti and Gaiotto's bandwidth-aware scheduling,
+    /// W-SCTP).
+    FastestPathFirst,
+}
+
+/// Where a retransmission goes under CMT (Iyengar, Amer and Stewart,
+/// "Retransmission policies for CMT"): among the usable paths, the one
+/// with the largest cwnd (RTX-CWND) or the largest ssthresh
+/// (RTX-SSTHRESH); a tie keeps a path other than the one the chunk was
+/// lost on, then the lower index.
+///
+/// RTX-CWND is the default, as in FreeBSD's and usrsctp's CMT
+/// (`sctp_find_alternate_net`, mode 1). RTX-SSTHRESH trusts a path's
+/// ssthresh, which keeps its initial, arbitrarily high value (the peer's
+/// window) until the path first loses a packet: a slow path that was
+/// never congested, such as one fastest path first hardly uses, attracts
+/// every retransmission, and the receiver waits for it (study E9 shows
+/// it over WLAN and GERAN).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CmtRtxPolicy {
+    /// RTX-CWND.
+    #[default]
+    Cwnd,
+    /// RTX-SSTHRESH.
+    Ssthresh,
+}
+
+/// Concurrent multipath transfer (SYSTEMS.md section 3; Iyengar, Amer and
+/// Stewart, IEEE/ACM ToN 14(5), 2006): new data on every usable path at
+/// once, with the algorithms that keep a single association's
+/// per-destination congestion control and loss detection working when
+/// data arrives out of order across paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CmtConfig {
+    /// Send new data on every usable path (as a sender), and delay SACKs
+    /// as `delayed_ack` says (as a receiver).
+    pub enabled: bool,
+    pub scheduler: CmtScheduler,
+    pub rtx_policy: CmtRtxPolicy,
+    /// Split fast retransmit (SFR): a missing report counts only when a
+    /// chunk sent later on the same path is newly acknowledged. Off only
+    /// to show what reordering across paths does without it.
+    pub split_fast_retransmit: bool,
+    /// Cwnd update for CMT (CUC): a path's window grows when the SACK
+    /// newly acknowledges the earliest chunk outstanding on that path (its
+    /// virtual cumulative ack point), not only when the association's
+    /// cumulative ack point moves.
+    pub cwnd_update: bool,
+    /// Delayed ack for CMT (DAC). As a receiver: reordering does not force
+    /// a SACK for every packet (one SACK per `sack_frequency` packets
+    /// still), and each SACK says how many DATA packets it acknowledges
+    /// (Chunk Flags 0x40: one, 0x80: two, as usrsctp's CMT does). As a
+    /// sender: a SACK for two packets that newly acknowledges data sent to
+    /// one path only counts twice as a missing report for the chunks below
+    /// the lowest TSN it newly acknowledges.
+    pub delayed_ack: bool,
+}
+
+impl Default for CmtConfig {
+    fn default() -> Self {
+        CmtConfig {
+            enabled: false,
+            scheduler: CmtScheduler::default(),
+            rtx_policy: CmtRtxPolicy::default(),
+            split_fast_retransmit: true,
+            cwnd_update: true,
+            delayed_ack: true,
+        }
+    }
+}
+
+impl CmtConfig {
+    /// CMT on with `scheduler`, every algorithm on, RTX-CWND.
+    pub fn on(scheduler: CmtScheduler) -> Self {
+        CmtConfig {
+            enabled: true,
+            scheduler,
+            ..Default::default()
+        }
+    }
+}
+
+/// Where a DATA chunk marked for retransmission is sent.
+///
+/// ns-2's SCTP module (the tool of several mobility studies) chooses with
+/// its `rtxToAlt_` option, 1 by default (ns-2.35 `tcl/lib/ns-default.tcl`
+/// 860; `sctp/sctp.cc` 2890-2935, `SctpAgent::RtxMarkedChunks`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RetransmitDestination {
+    /// RFC 9260: a retransmission after a T3-rtx timeout goes to an active
+    /// alternate destination if there is one (section 6.4.1); a fast
+    /// retransmission (section 7.2.4) goes where new data goes (the data
+    /// path), as does everything when no alternate is active.
+    #[default]
+    Rfc9260,
+    /// ns-2 `rtxToAlt_ 1` (`RTX_TO_ALT_ON`, `sctp.cc` 2918-2920): every
+    /// retransmission, fast ones included, goes to the next active
+    /// destination after the one the chunk was last sent to (in the order
+    /// the addresses were learnt, wrapping: ns-2's `GetNextDest`,
+    /// `sctp.cc` 5555-5587), which is that destination itself when no
+    /// other is active. Takes precedence over
+    /// [`AssociationConfig::fast_retransmit_on_fastest`]. Chunks the
+    /// engine moves off a path for a handover go to the data path either
+    /// way (ns-2 has no such marks).
+    AlwaysAlternate,
+}
+
+/// Which acknowledgements of DATA clear the error counter of the
+/// destination the DATA was last sent to (RFC 9260 section 8.3).
+///
+/// Either way an acknowledgement counts once, when it first arrives: a
+/// chunk gap-acked before and now covered by the cumulative TSN ack
+/// clears nothing again (ns-2's "has not been gap acked before",
+/// `sctp.cc` 2425-2436). The association's error counter is cleared by
+/// any new acknowledgement in both (section 8.1; ns-2 `sctp.cc` 2347,
+/// 4238).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ErrorCounterReset {
+    /// RFC 9260 section 8.3: any new acknowledgement of data sent to the
+    /// address clears its counter.
+    #[default]
+    Rfc9260,
+    /// ns-2: acknowledgements of chunks marked for timeout retransmission
+    /// and not yet retransmitted do not clear it, "or else failover would
+    /// take longer" (`SctpAgent::SendBufferDequeueUpTo`, `sctp.cc`
+    /// 2414-2441; `SctpAgent::ProcessGapAckBlocks`, 4242-4264): after a
+    /// T3-rtx expiry, SACKs for data that got through before a failure
+    /// (their SACKs lost) leave the failure count standing. ns-2 takes no
+    /// RTT sample from such chunks either (2404-2411); nor does the engine
+    /// in both modes, as the T3-rtx expiry drops the path's RTT probe.
+    Ns2,
 }
 
 /// The path estimators (module [`crate::estimate`]; docs/DESIGN.md "Path
@@ -118,7 +291,7 @@ pub struct EstimatorConfig {
     /// peer skips the probes and never echoes: no capacity is learnt.
     /// For interoperability tests.
     pub probe_unannounced: bool,
-    /// Bandwidth-aware start (SYSTEMS.md section 3): when the path new
+    /// Bandwidth-aware start (docs/MODELS.md section 3): when the path new
     /// data goes to changes (the application's or the peer's choice, or a
     /// failover), its window is set to capacity estimate x smoothed RTT
     /// (if both are known) instead of continuing from where it was.
@@ -207,8 +380,13 @@ impl Default for AssociationConfig {
             adaptation_indication: None,
             confirm_asconf_source: true,
             return_to_primary: true,
+            pf_max_retrans: None,
+            primary_switchover_max_retrans: None,
             fast_retransmit_on_fastest: false,
+            retransmit_destination: RetransmitDestination::Rfc9260,
+            error_counter_reset: ErrorCounterReset::Rfc9260,
             estimators: EstimatorConfig::default(),
+            cmt: CmtConfig::default(),
             limits: Limits::default(),
         }
     }
@@ -255,6 +433,14 @@ impl AssociationConfig {
         }
         if self.asconf && !self.auth {
             return bad("asconf", "ADD-IP requires AUTH (RFC 5061 section 4.1.1)");
+        }
+        if let (Some(pf), Some(ps)) = (self.pf_max_retrans, self.primary_switchover_max_retrans)
+            && ps < pf
+        {
+            return bad(
+                "primary_switchover_max_retrans",
+                "must not be below pf_max_retrans (RFC 7829 section 5)",
+            );
         }
         if self.limits.max_peer_addresses == 0 || self.limits.max_local_addresses == 0 {
             return bad("limits", "address limits must be at least 1");

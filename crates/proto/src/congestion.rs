@@ -1,7 +1,7 @@
 //! Per-destination congestion control, RFC 9260 section 7.2: slow start,
 //! congestion avoidance, fast retransmit / fast recovery and the reaction to
 //! retransmission timeouts, plus the hook for a bandwidth-aware start after
-//! a handover (SYSTEMS.md section 3).
+//! a handover (docs/MODELS.md section 3).
 
 /// Congestion state of one destination.
 #[derive(Debug, Clone)]
@@ -111,7 +111,7 @@ impl Congestion {
         self.cwnd = (self.cwnd / 2).max(4 * self.mtu);
     }
 
-    /// Bandwidth-aware start (SYSTEMS.md section 3): the window of a path
+    /// Bandwidth-aware start (docs/MODELS.md section 3): the window of a path
     /// that becomes primary is set from its estimated bandwidth-delay
     /// product instead of slow start, never below the initial window; the
     /// path continues in congestion avoidance from there (ssthresh = cwnd),

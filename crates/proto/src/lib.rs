@@ -17,17 +17,20 @@ pub mod association;
 pub mod auth;
 pub mod config;
 pub mod congestion;
+pub mod cookie;
 pub mod endpoint;
 pub mod estimate;
 pub mod path;
 pub mod policy;
-pub mod time;
 pub mod tsn;
 pub mod wire;
 
 pub use association::{
     Association, CloseReason, Event, Message, PrimaryReason, SendError, State, Transmit,
 };
-pub use config::{AssociationConfig, EndpointConfig, EstimatorConfig, Limits};
+pub use config::{
+    AssociationConfig, CmtConfig, CmtRtxPolicy, CmtScheduler, EndpointConfig, ErrorCounterReset,
+    EstimatorConfig, Limits, RetransmitDestination,
+};
 pub use endpoint::{AssocId, Endpoint};
-pub use time::Time;
+pub use msctp_time::Time;

@@ -72,10 +72,15 @@ impl RtoEstimator {
     }
 }
 
-/// Reachability of a destination (RFC 9260 section 8.2).
+/// Reachability of a destination (RFC 9260 section 8.2; RFC 7829).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PathState {
     Active,
+    /// SCTP-PF (RFC 7829), when on: more than PFMR but at most PMR
+    /// consecutive errors. No new data goes here while an active
+    /// destination exists; a HEARTBEAT probes it once per RTO, and the
+    /// first answer (or acknowledged data) makes it active again.
+    PotentiallyFailed,
     /// More than PMR consecutive errors: no new data goes here; heartbeats
     /// continue so the path can come back.
     Inactive,
@@ -156,6 +161,11 @@ pub struct PathCounters {
     pub retransmissions: u64,
     pub fast_retransmissions: u64,
     pub t3_expirations: u64,
+    /// Times the path entered the potentially-failed state (SCTP-PF).
+    pub potentially_failed: u64,
+    /// Times it became active again after being potentially failed or
+    /// inactive.
+    pub recoveries: u64,
     pub heartbeats_sent: u64,
     pub heartbeat_acks_received: u64,
     pub packets_received: u64,
@@ -204,22 +214,36 @@ impl Path {
     }
 
     /// Counts one error (T3 expiry or unanswered heartbeat). Returns true
-    /// when this error made the path inactive (error count now above PMR).
+    /// when this error made the path inactive (error count now above PMR;
+    /// from the active or the potentially-failed state).
     pub fn record_error(&mut self, pmr: u32) -> bool {
         self.error_count = self.error_count.saturating_add(1);
-        if self.state == PathState::Active && self.error_count > pmr {
+        if self.state != PathState::Inactive && self.error_count > pmr {
             self.state = PathState::Inactive;
             return true;
         }
         false
     }
 
+    /// SCTP-PF (RFC 7829 section 3): an active destination whose error
+    /// counter exceeds PFMR becomes potentially failed. Returns true when
+    /// it did.
+    pub fn check_potentially_failed(&mut self, pfmr: u32) -> bool {
+        if self.state == PathState::Active && self.error_count > pfmr {
+            self.state = PathState::PotentiallyFailed;
+            self.stats.potentially_failed += 1;
+            return true;
+        }
+        false
+    }
+
     /// Something sent to this address was acknowledged. Returns true when
-    /// this brought an inactive path back.
+    /// this brought an inactive or potentially-failed path back.
     pub fn record_success(&mut self) -> bool {
         self.error_count = 0;
-        if self.state == PathState::Inactive {
+        if self.state != PathState::Active {
             self.state = PathState::Active;
+            self.stats.recoveries += 1;
             return true;
         }
         false
@@ -315,6 +339,32 @@ mod tests {
         e.back_off();
         e.back_off();
         assert_eq!(e.rto(), ms(4000), "RTO.Max applies");
+    }
+
+    #[test]
+    fn path_is_potentially_failed_above_pfmr_and_inactive_above_pmr() {
+        let mut p = Path::new(
+            "10.0.0.1".parse().unwrap(),
+            RtoEstimator::new(ms(1000), ms(1000), ms(60_000)),
+            Congestion::new(1000, 4000, u32::MAX),
+            true,
+        );
+        // PFMR 0, PMR 2: the first error makes it PF, the third inactive.
+        assert!(!p.record_error(2));
+        assert!(p.check_potentially_failed(0));
+        assert_eq!(p.state, PathState::PotentiallyFailed);
+        assert!(!p.usable(), "no new data to a PF destination");
+        assert!(!p.check_potentially_failed(0), "entered once");
+        assert!(!p.record_error(2));
+        assert!(p.record_error(2), "PF -> inactive above PMR");
+        assert_eq!(p.state, PathState::Inactive);
+        assert!(p.record_success());
+        assert_eq!((p.state, p.error_count), (PathState::Active, 0));
+        // A PF destination that answers is active again.
+        p.record_error(2);
+        p.check_potentially_failed(0);
+        assert!(p.record_success());
+        assert!(p.usable());
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Handover policies (SYSTEMS.md section 3): who decides when a mobile
+//! Handover policies (docs/MODELS.md section 3): who decides when a mobile
 //! host adds an address to its associations, makes one primary, and
 //! deletes one.
 //!
@@ -106,6 +106,12 @@ pub trait HandoverPolicy {
     fn poll(&mut self, _now: Time, _assoc: &Association) -> Vec<Decision> {
         Vec::new()
     }
+
+    /// The policy's own counters, for reports (name, value); none by
+    /// default.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// What a policy knows about each interface.
@@ -118,7 +124,7 @@ struct IfaceInfo {
 
 /// Bookkeeping shared by the policies: interface addresses and signal, and
 /// an address lost while it was the association's only one (the
-/// single-homed move of SYSTEMS.md 1.2: it is deleted in the same ASCONF
+/// single-homed move of docs/MODELS.md 1.2: it is deleted in the same ASCONF
 /// that adds the new address).
 #[derive(Debug, Clone, Default)]
 struct Tracker {
@@ -255,6 +261,11 @@ impl HandoverPolicy for NewestAddress {
 
 /// Aggressive or conservative, for the Add-IP rule of Koh, Chang and Lee.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum AddRule {
     /// Add a new address as soon as its signal exceeds the Add-IP threshold.
     Aggressive,
@@ -262,7 +273,7 @@ pub enum AddRule {
     Conservative,
 }
 
-/// The signal-strength rules of SYSTEMS.md section 3 (Koh, Chang and Lee):
+/// The signal-strength rules of docs/MODELS.md section 3 (Koh, Chang and Lee):
 /// Add-IP by threshold (aggressive) or by comparison (conservative);
 /// delete an address whose signal falls below the Add-IP threshold;
 /// change primary, to the address with the best signal, when the
@@ -390,7 +401,7 @@ impl HandoverPolicy for SignalStrength {
     }
 }
 
-/// Link-layer triggered, fastest network first (SYSTEMS.md section 3):
+/// Link-layer triggered, fastest network first (docs/MODELS.md section 3):
 /// moving to a faster network, add and make primary as soon as the address
 /// exists; moving to a slower one, add it but stay on the fast link until
 /// its link layer says it is going down, then switch before failover would.
@@ -514,6 +525,152 @@ pub fn apply(assoc: &mut Association, decisions: &[Decision]) -> Vec<Result<(), 
         .collect()
 }
 
+/// Which handover policy a host runs, with its parameters: what the
+/// simulator's scenario files, its mSCTP agents and the real-network
+/// driver's configuration all name. `I` names an interface: its number
+/// ([`IfaceId`], what [`PolicyKind::build`] needs) or, in files and on
+/// command lines, its name ([`PolicyKind::map_interfaces`] turns one into
+/// the other).
+///
+/// In a file (with the `serde` feature), a table tagged by `kind`:
+/// `{ kind = "none" }`, `"failover_only"`, `"newest_address"`,
+/// `{ kind = "signal_strength", add = "aggressive", add_threshold_w = ..,
+/// primary_threshold_w = .. }`, `{ kind = "fastest_first", rates = {
+/// wlan0 = 11e6 } }`, `{ kind = "aisle" }`.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        tag = "kind",
+        rename_all = "snake_case",
+        deny_unknown_fields,
+        bound(
+            serialize = "I: serde::Serialize",
+            deserialize = "I: Ord + serde::Deserialize<'de>"
+        )
+    )
+)]
+pub enum PolicyKind<I = IfaceId> {
+    /// No policy: addresses are never added or deleted after the
+    /// association starts.
+    None,
+    /// Standard SCTP ([`FailoverOnly`]): addresses follow the interfaces,
+    /// the primary moves only by failover.
+    FailoverOnly,
+    /// [`NewestAddress`]: add and make primary as soon as a new address
+    /// exists.
+    NewestAddress,
+    /// Koh, Chang and Lee's signal-strength rules ([`SignalStrength`]).
+    SignalStrength {
+        #[cfg_attr(feature = "serde", serde(rename = "add"))]
+        add_rule: AddRule,
+        add_threshold_w: f64,
+        primary_threshold_w: f64,
+    },
+    /// Link-layer triggered, fastest network first ([`FastestFirst`]):
+    /// the nominal rate of each interface in bit/s (an interface not
+    /// listed counts as rate 0).
+    FastestFirst {
+        #[cfg_attr(feature = "serde", serde(default = "BTreeMap::new"))]
+        rates: BTreeMap<I, u64>,
+    },
+    /// AISLE ([`Aisle`]): the sender moves its data off a congested path
+    /// with probability C2 / (C1 + C2), from the path estimators (which
+    /// must be on). `seed` seeds its generator; `None`: the caller's
+    /// (see [`PolicyKind::build`]). In files `{ kind = "aisle" }`,
+    /// optionally with `params = { theta = 1.1, hold_down_s = 60.0,
+    /// freshness_s = 120.0, low_bandwidth = 0.1 }` and a `seed`.
+    Aisle {
+        #[cfg_attr(feature = "serde", serde(default))]
+        params: AisleParams,
+        #[cfg_attr(feature = "serde", serde(default))]
+        seed: Option<u64>,
+    },
+}
+
+impl<I: Ord> PolicyKind<I> {
+    /// The policy's name in reports (the name [`HandoverPolicy::name`]
+    /// gives; `none` without a policy).
+    pub fn name(&self) -> &'static str {
+        match self {
+            PolicyKind::None => "none",
+            PolicyKind::FailoverOnly => "failover-only",
+            PolicyKind::NewestAddress => "newest-address",
+            PolicyKind::SignalStrength { .. } => "signal-strength",
+            PolicyKind::FastestFirst { .. } => "fastest-first",
+            PolicyKind::Aisle { .. } => "aisle",
+        }
+    }
+
+    /// The policy decides from path statistics alone, so it runs without
+    /// a monitor of the host's interfaces (no link events).
+    pub fn needs_no_monitor(&self) -> bool {
+        matches!(self, PolicyKind::Aisle { .. })
+    }
+
+    /// The same policy with its interfaces named by `f` (e.g. names
+    /// turned into the host's interface numbers); an interface `f` does
+    /// not know (`None`) is left out.
+    pub fn map_interfaces<J: Ord>(&self, mut f: impl FnMut(&I) -> Option<J>) -> PolicyKind<J> {
+        match self {
+            PolicyKind::None => PolicyKind::None,
+            PolicyKind::FailoverOnly => PolicyKind::FailoverOnly,
+            PolicyKind::NewestAddress => PolicyKind::NewestAddress,
+            PolicyKind::SignalStrength {
+                add_rule,
+                add_threshold_w,
+                primary_threshold_w,
+            } => PolicyKind::SignalStrength {
+                add_rule: *add_rule,
+                add_threshold_w: *add_threshold_w,
+                primary_threshold_w: *primary_threshold_w,
+            },
+            PolicyKind::FastestFirst { rates } => PolicyKind::FastestFirst {
+                rates: rates
+                    .iter()
+                    .filter_map(|(i, r)| f(i).map(|j| (j, *r)))
+                    .collect(),
+            },
+            PolicyKind::Aisle { params, seed } => PolicyKind::Aisle {
+                params: *params,
+                seed: *seed,
+            },
+        }
+    }
+}
+
+impl PolicyKind<IfaceId> {
+    /// A fresh policy object (policies keep per-association state);
+    /// `None` for [`PolicyKind::None`]. A policy that draws random numbers
+    /// and whose kind names no seed takes `seed()` (the engine has no
+    /// randomness of its own).
+    pub fn build(&self, seed: impl FnOnce() -> u64) -> Option<Box<dyn HandoverPolicy + Send>> {
+        match self {
+            PolicyKind::None => None,
+            PolicyKind::FailoverOnly => Some(Box::new(FailoverOnly::default())),
+            PolicyKind::NewestAddress => Some(Box::new(NewestAddress::default())),
+            PolicyKind::SignalStrength {
+                add_rule,
+                add_threshold_w,
+                primary_threshold_w,
+            } => Some(Box::new(SignalStrength::new(
+                *add_rule,
+                *add_threshold_w,
+                *primary_threshold_w,
+            ))),
+            PolicyKind::FastestFirst { rates } => Some(Box::new(FastestFirst::new(rates.clone()))),
+            PolicyKind::Aisle {
+                params,
+                seed: given,
+            } => Some(Box::new(Aisle::with_seed(
+                *params,
+                given.unwrap_or_else(seed),
+            ))),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -521,6 +678,42 @@ mod tests {
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_policy_kind_builds_the_policy_it_names() {
+        let kinds: [PolicyKind; 5] = [
+            PolicyKind::FailoverOnly,
+            PolicyKind::NewestAddress,
+            PolicyKind::SignalStrength {
+                add_rule: AddRule::Conservative,
+                add_threshold_w: 3.6e-10,
+                primary_threshold_w: 4.7e-10,
+            },
+            PolicyKind::FastestFirst {
+                rates: BTreeMap::from([(1, 11_000_000)]),
+            },
+            PolicyKind::Aisle {
+                params: AisleParams::default(),
+                seed: None,
+            },
+        ];
+        for k in kinds {
+            assert_eq!(k.build(|| 7).map(|p| p.name()), Some(k.name()));
+        }
+        assert!(PolicyKind::<IfaceId>::None.build(|| 7).is_none());
+        // Interfaces named in a file become the host's numbers; one the
+        // host does not have is left out.
+        let named = PolicyKind::FastestFirst {
+            rates: BTreeMap::from([("wlan0".to_string(), 11_000_000), ("gone".into(), 1)]),
+        };
+        let numbered = named.map_interfaces(|n| (n == "wlan0").then_some(3));
+        assert_eq!(
+            numbered,
+            PolicyKind::FastestFirst {
+                rates: BTreeMap::from([(3, 11_000_000)])
+            }
+        );
     }
 
     /// A mobile with 10.1.0.2 (interface 1) and 10.2.0.2 (interface 2)
@@ -556,7 +749,7 @@ mod tests {
         }
     }
 
-    /// Link-layer triggered (SYSTEMS.md 3): the "going down" hint of the
+    /// Link-layer triggered (docs/MODELS.md 3): the "going down" hint of the
     /// primary's link moves data before the link fails, so before
     /// failover could; a hint about another link changes nothing.
     #[test]

@@ -619,6 +619,7 @@ fn hijack_huge_gap_report_list() {
             verification_tag: tag_a,
         },
         chunks: vec![Chunk::Sack(SackChunk {
+            flags: 0,
             cum_tsn_ack: cum,
             a_rwnd: 1 << 20,
             gap_blocks,

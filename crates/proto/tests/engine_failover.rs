@@ -1,7 +1,7 @@
 //! Failover after a path break (RFC 9260 sections 6.3.3 and 8.2): the
 //! first new data reaches the alternate address after PMR + 1 consecutive
 //! timeouts, i.e. RTO * (2^(PMR+1) - 1) after the break when the RTO stays
-//! below RTO.Max (SYSTEMS.md section 3, EXPERIMENTS.md E5).
+//! below RTO.Max (docs/MODELS.md section 3, study E5).
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! mSCTP handovers between two engines (SYSTEMS.md 1.2 and 1.4): soft
+//! mSCTP handovers between two engines (docs/MODELS.md 1.2 and 1.4): soft
 //! handover of a dual-homed mobile, and the single-homed move where the
 //! ASCONF comes from the new address.
 
@@ -319,7 +319,7 @@ fn soft_handover_is_seamless_and_signalled_inside_data_packets() {
 /// Without split fast retransmit (plain RFC 9260), moving the primary to a
 /// path with a shorter delay makes new data overtake data still queued on
 /// the old path; the receiver's gap reports trigger fast retransmissions
-/// of chunks that were never lost (EXPERIMENTS.md E2).
+/// of chunks that were never lost (study E2, `experiments/e2-up.toml`).
 #[test]
 fn primary_change_to_a_faster_path_causes_spurious_fast_retransmits_without_sfr() {
     let (n, _a, b) = soft_handover(false);

@@ -177,6 +177,7 @@ pub fn arb_chunk() -> impl Strategy<Value = Chunk> {
         )
             .prop_map(
                 |(cum_tsn_ack, a_rwnd, gaps, dup_tsns)| Chunk::Sack(SackChunk {
+                    flags: 0,
                     cum_tsn_ack,
                     a_rwnd,
                     gap_blocks: gaps
@@ -651,6 +652,7 @@ fn realistic_packets() -> Vec<PacketRepr> {
         PacketRepr {
             header: hdr(5),
             chunks: vec![Chunk::Sack(SackChunk {
+                flags: 0,
                 cum_tsn_ack: 1001,
                 a_rwnd: 100_000,
                 gap_blocks: vec![GapBlock { start: 2, end: 3 }, GapBlock { start: 5, end: 7 }],

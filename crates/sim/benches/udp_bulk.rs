@@ -12,7 +12,7 @@
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
-use msctp_sim::app::{CbrConfig, SinkConfig, UdpCbr, UdpFlow, UdpSink};
+use msctp_sim::models::app::{CbrConfig, SinkConfig, UdpCbr, UdpFlow, UdpSink};
 use msctp_sim::{CellConfig, LinkConfig, Route, Sharing, Time, World, WorldConfig};
 
 fn ip(s: &str) -> IpAddr {

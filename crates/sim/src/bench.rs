@@ -77,6 +77,123 @@ pub fn bulk_scenario(cfg: &BenchConfig) -> Result<Scenario, ScenarioError> {
     Ok(s)
 }
 
+/// The stations benchmark (`msctp bench sim`'s stations axis): `n`
+/// stationary dual-homed stations sharing one 802.11a and one 802.11b
+/// cell (the shared medium of docs/MODELS.md 6.1, as E7a), each receiving
+/// a bulk download from one correspondent, all started in the first
+/// second; with or without the path estimators.
+pub fn stations_scenario(
+    n: usize,
+    duration_s: f64,
+    estimators: bool,
+) -> Result<Scenario, ScenarioError> {
+    let text = format!(
+        r#"
+name = "bench: {n} stations sharing two cells"
+duration_s = {duration_s}
+[output]
+sample_ms = 0.0
+series_bin_ms = 1000.0
+[limits]
+flow_records = 200000
+data_uids = 200000
+[[nodes]]
+name = "cn"
+[[nodes]]
+name = "core"
+kind = "router"
+[[nodes]]
+name = "ap_a"
+kind = "router"
+[[nodes]]
+name = "ap_b"
+kind = "router"
+[[links]]
+name = "cn-core"
+a = "cn"
+a_addr = "10.0.0.1/24"
+b = "core"
+b_addr = "10.0.0.254/24"
+rate_bps = 1000000000
+queue_packets = 10000
+[[links]]
+name = "core-a"
+a = "core"
+a_addr = "10.0.1.1/30"
+b = "ap_a"
+b_addr = "10.0.1.2/30"
+rate_bps = 1000000000
+queue_packets = 10000
+[[links]]
+name = "core-b"
+a = "core"
+a_addr = "10.0.2.1/30"
+b = "ap_b"
+b_addr = "10.0.2.2/30"
+rate_bps = 1000000000
+queue_packets = 10000
+[[cells]]
+name = "wlan_a"
+router = "ap_a"
+ap_addr = "10.1.0.254/16"
+radius_m = 1000.0
+rate_bps = 54000000
+queue_packets = 50
+ap_queue_packets = 400
+frame_overhead_us = 171.0
+[[cells]]
+name = "wlan_b"
+router = "ap_b"
+ap_addr = "10.2.0.254/16"
+radius_m = 1000.0
+rate_bps = 11000000
+queue_packets = 50
+ap_queue_packets = 400
+frame_overhead_us = 892.0
+[[stations]]
+name = "sta"
+count = {n}
+first_host_id = 10
+ifaces = [{{ name = "a", cells = ["wlan_a"] }}, {{ name = "b", cells = ["wlan_b"] }}]
+fixed = "cn"
+start_s = 0.0
+mean_interarrival_s = {gap}
+random_initial_path = true
+traffic = {{ kind = "bulk", message_bytes = 1424 }}
+policy = {{ kind = "failover_only" }}
+[stations.sctp]
+estimators = {estimators}
+"#,
+        gap = 1.0 / n.max(1) as f64,
+    );
+    scenario::parse(&text)
+}
+
+/// Runs a scenario once and measures it.
+pub fn measure(s: &Scenario, seed: u64) -> Result<BenchResult, ScenarioError> {
+    let cpu0 = thread_cpu_ns();
+    let wall0 = Instant::now();
+    let r = scenario::run_scenario(s, seed)?;
+    let wall = wall0.elapsed().as_secs_f64();
+    let (clock, cpu) = match (cpu0, thread_cpu_ns()) {
+        (Some(a), Some(b)) if b >= a => ("thread", (b - a) as f64 * 1e-9),
+        _ => ("wall", wall),
+    };
+    let per = |n: u64| if cpu > 0.0 { n as f64 / cpu } else { 0.0 };
+    Ok(BenchResult {
+        simulated_s: s.duration_s,
+        cpu_clock: clock,
+        cpu_s: cpu,
+        wall_s: wall,
+        events: r.summary.events,
+        packets: r.summary.packets_created,
+        events_per_cpu_s: per(r.summary.events),
+        packets_per_cpu_s: per(r.summary.packets_created),
+        bytes_delivered: r.summary.flows.iter().map(|f| f.bytes_delivered).sum(),
+        peak_rss_bytes: peak_rss_bytes(),
+    })
+}
+
 /// CPU time of the calling thread in nanoseconds, if the OS says.
 fn thread_cpu_ns() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
@@ -91,30 +208,17 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Runs the benchmark scenario once and measures it; with `estimators`
+/// the flow runs the path estimators (packet pairs, Westwood+).
+pub fn run_bench_with(cfg: &BenchConfig, estimators: bool) -> Result<BenchResult, ScenarioError> {
+    let mut s = bulk_scenario(cfg)?;
+    s.flows[0].sctp.estimators = Some(estimators);
+    measure(&s, cfg.seed)
+}
+
 /// Runs the benchmark scenario once and measures it.
 pub fn run_bench(cfg: &BenchConfig) -> Result<BenchResult, ScenarioError> {
-    let s = bulk_scenario(cfg)?;
-    let cpu0 = thread_cpu_ns();
-    let wall0 = Instant::now();
-    let r = scenario::run_scenario(&s, cfg.seed)?;
-    let wall = wall0.elapsed().as_secs_f64();
-    let (clock, cpu) = match (cpu0, thread_cpu_ns()) {
-        (Some(a), Some(b)) if b >= a => ("thread", (b - a) as f64 * 1e-9),
-        _ => ("wall", wall),
-    };
-    let per = |n: u64| if cpu > 0.0 { n as f64 / cpu } else { 0.0 };
-    Ok(BenchResult {
-        simulated_s: cfg.duration_s,
-        cpu_clock: clock,
-        cpu_s: cpu,
-        wall_s: wall,
-        events: r.summary.events,
-        packets: r.summary.packets_created,
-        events_per_cpu_s: per(r.summary.events),
-        packets_per_cpu_s: per(r.summary.packets_created),
-        bytes_delivered: r.summary.flows.iter().map(|f| f.bytes_delivered).sum(),
-        peak_rss_bytes: peak_rss_bytes(),
-    })
+    measure(&bulk_scenario(cfg)?, cfg.seed)
 }
 
 #[cfg(test)]
@@ -131,5 +235,18 @@ mod tests {
         assert!(r.events > 1000 && r.packets > 1000, "{r:?}");
         assert!(r.bytes_delivered > 1_000_000, "{r:?}");
         assert!(r.events_per_cpu_s > 0.0 && r.cpu_s > 0.0);
+    }
+
+    #[test]
+    fn the_stations_bench_runs_every_station() {
+        let s = stations_scenario(20, 3.0, true).unwrap();
+        let r = measure(&s, 1).unwrap();
+        assert!(r.bytes_delivered > 1_000_000, "{r:?}");
+        let run = scenario::run_scenario(&s, 1).unwrap();
+        assert_eq!(run.summary.flows.len(), 20);
+        assert!(
+            run.summary.flows.iter().all(|f| f.bytes_delivered > 0),
+            "every station got data"
+        );
     }
 }

@@ -2,76 +2,33 @@
 //! unchanged `msctp-proto` engine runs beside models of the protocols it is
 //! compared with (Mobile IP, FMIPv6, TCP handoff schemes).
 //!
-//! # Architecture
+//! # The wings
 //!
-//! One [`World`] holds a run: the virtual clock, the event queue, the
-//! network and the agents. Time is virtual, in integer nanoseconds
-//! ([`Time`], shared with the engine); nothing reads the wall clock.
+//! | wing | holds | builds on |
+//! |---|---|---|
+//! | [`kernel`] | the simulation kernel: world, scheduler, timers, nodes, routing, links, queues, pipes, wireless cells, IP/UDP/tunnel packets, agents and notifications, traces, pcap, drops, error models, random streams | the engine's `Time` |
+//! | [`models`] | the protocol and radio models that run as agents: [`models::sctp`] (the unchanged engine), [`models::tcp`], [`models::mip`] (v4 and v6 side by side), [`models::fmip`], [`models::handoff`], [`models::cmhn`], [`models::app`], [`models::radio`], [`models::mobility`] | `kernel`, `metrics` |
+//! | [`metrics`] | what a flow records ([`metrics::FlowLog`]) and the measures defined over those records (goodput, handoff delay and latency, failover time, losses) | — |
+//! | [`scenario`] | scenario files: the format, their resolution into checked values, the building of a world from them, the run | `kernel`, `models`, `metrics`, `output` |
+//! | [`output`] | a run's summary, CSV series and captures | `metrics` |
 //!
-//! - **Events** ([`scheduler`]): a binary heap ordered by (time, insertion
-//!   sequence), so simultaneous events run in the order they were
-//!   scheduled. Events are small values (end of a serialisation, arrival
-//!   at the head of a propagation pipe, agent timer, agent start, scheduled
-//!   action); packets never sit in the heap.
-//! - **Randomness** ([`rng`]): every component draws from its own ChaCha8
-//!   stream derived from the run seed and the component's stable name
-//!   (`link/<name>/ab`, `cell/<cell>/<node>/<iface>/down`,
-//!   `agent/<node>/<agent>`), so adding a component never shifts another's
-//!   numbers. Same scenario and seed: byte-identical captures and traces
-//!   (see `tests/determinism.rs`).
-//! - **Nodes** ([`node`]): hosts (no forwarding) and routers, each with
-//!   interfaces holding IPv4/IPv6 addresses with prefix lengths (adding one
-//!   adds its connected route), a routing table with longest-prefix match
-//!   ([`routing`]), and agents. Hosts pick the outgoing interface from the
-//!   packet's source address (multi-homing); routers by destination.
-//! - **Packets** ([`ip`], [`udp`], [`tunnel`]): real IPv4/IPv6 bytes
-//!   ([`IpPacket`] around one `BytesMut`), validated when built or parsed;
-//!   routers decrement TTL in place with an incremental checksum update.
-//!   Captures ([`pcap`], `LINKTYPE_RAW`) open in Wireshark.
-//! - **Links** ([`link`]): point-to-point, full duplex; per direction a
-//!   drop-tail queue, a transmitter at the link rate (serialisation time
-//!   rounded to the nanosecond), an error model ([`error_model`]: none,
-//!   Bernoulli, ns-2 `ErrorModel/Expo`, Gilbert-Elliott, linear ramp) and a
-//!   FIFO propagation pipe ([`pipe`]). Links can be cut and restored.
-//! - **Cells** ([`cell`]): an access point interface with position, radius,
-//!   rate, delay, queue and error models; station interfaces are attached
-//!   and detached at run time ([`World::attach`], [`World::detach`]) by
-//!   whoever runs the radio model. Capacity is shared (one medium, round
-//!   robin per packet over the AP queue and the station queues) or
-//!   dedicated (a full-rate channel per station).
-//! - **Agents** ([`agent`]): protocol stacks and applications implement
-//!   [`Agent`]: `start`, `on_packet` (packets for the node, offered in turn
-//!   until one consumes it), `on_intercept` (interceptors see every packet
-//!   the node receives or sends, before routing: home agents, FMIPv6
-//!   routers, tunnelling clients), `on_timer`, `on_notify`. A [`Ctx`] gives
-//!   the time, the node (interfaces, addresses, routes, all changeable),
-//!   sending, timers, the agent's random stream, tracing and notifications.
-//!   What an agent sends is processed after it returns, at the same instant.
-//! - **Notifications** ([`notification`]): link up/down (interface state,
-//!   cut/restore, attach/detach), address added/removed, station
-//!   attached/detached at the AP, and radio events (beacons, signal
-//!   samples, link going down) raised with [`World::notify`]; agents of a
-//!   node talk through `Custom` notifications.
-//! - **Outputs**: every drop is counted with its [`DropReason`] and logged
-//!   (bounded) with the packet's identity ([`drop`](mod@drop)); a structured trace
-//!   ([`trace`]) becomes CSV; per-link, per-station and per-node counters.
-//! - **Applications** ([`app`]): UDP CBR, Pareto ON/OFF (ns-2 semantics)
-//!   and a sink that records arrivals.
-//! - **Baselines** (the systems mSCTP is compared with, SYSTEMS.md 2):
-//!   [`tcp`] (TCP NewReno agents, the ns-3 comparison), [`mip`] (Mobile
-//!   IPv4, Mobile IPv6 with route optimisation), [`fmip`] (FMIPv6),
-//!   [`handoff`] (single-connection vertical handoff), [`cmhn`]
-//!   (multi-connection transport).
+//! A wing uses only the wings to its right in the table's last column
+//! (checked with the other module circles by `crates/modgraph`). What each
+//! model implements, and from which RFC or paper, is in
+//! `docs/models/` of the repository.
 //!
 //! # mSCTP in the simulator
 //!
-//! - [`sctp`]: the unchanged engine as an agent ([`sctp::SctpAgent`]), with
-//!   the observers that write a flow's records ([`flow::FlowLog`]);
-//! - [`radio_driver`]: a mobile's radio timeline ([`radio`]) as World
-//!   events: attach and detach on physical coverage, link-layer
-//!   notifications, addresses and routes after acquisition;
-//! - [`mobility_manager`]: link events fed to an `msctp_proto::policy`
-//!   handover policy, whose decisions are carried out as ASCONFs;
+//! - [`models::sctp`]: the unchanged engine as an agent
+//!   ([`models::sctp::SctpAgent`]), with the observers that write a flow's
+//!   records ([`metrics::FlowLog`]), and its handover manager
+//!   ([`models::sctp::handover`]): link events fed to an
+//!   `msctp_proto::policy` handover policy, whose decisions are carried out
+//!   as ASCONFs;
+//! - [`models::radio::driver`]: a mobile's radio timeline
+//!   ([`models::radio`]) as World events: attach and detach on physical
+//!   coverage, link-layer notifications, addresses and routes after
+//!   acquisition;
 //! - [`scenario`]: TOML scenario files ([`scenario::REFERENCE`] lists every
 //!   key) and [`scenario::run_scenario`];
 //! - [`output`]: a run's JSON summary (the measures of [`metrics`]), CSV
@@ -82,7 +39,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use msctp_sim::app::{CbrConfig, SinkConfig, UdpCbr, UdpFlow, UdpSink};
+//! use msctp_sim::models::app::{CbrConfig, SinkConfig, UdpCbr, UdpFlow, UdpSink};
 //! use msctp_sim::{LinkConfig, Route, Time, World, WorldConfig};
 //!
 //! let mut w = World::new(WorldConfig::with_seed(7));
@@ -114,60 +71,21 @@
 
 pub use msctp_proto::Time;
 
-// Radio and mobility models, link-layer event generation, metrics.
-pub mod metrics;
-pub mod mip;
-pub mod mobility;
-pub mod propagation;
-pub mod radio;
-pub mod radio_driver;
-
-pub mod agent;
-pub mod app;
 pub mod bench;
-pub mod cell;
-pub mod cmhn;
-pub mod drop;
-pub mod error_model;
-pub mod flow;
-pub mod fmip;
-pub mod handoff;
-pub mod ids;
-pub mod ip;
-pub mod link;
-pub mod mobility_manager;
-pub mod node;
-pub mod notification;
+pub mod kernel;
+pub mod metrics;
+pub mod models;
 pub mod output;
-pub mod pcap;
-pub mod pipe;
-pub mod queue;
-pub mod rng;
-pub mod routing;
 pub mod scenario;
-pub mod scheduler;
-pub mod sctp;
-pub mod tcp;
-pub mod timer;
-pub mod trace;
-pub mod tunnel;
-pub mod udp;
-mod world;
 
-pub use agent::{Agent, Ctx, PacketOrigin, RxInfo, SendError};
-pub use cell::{CellConfig, Sharing};
-pub use drop::{DropReason, DropSite};
-pub use error_model::{ErrorModelSpec, ErrorUnit};
-pub use ids::{AgentId, CellId, IfaceId, LinkId, NodeId};
-pub use ip::IpPacket;
-pub use link::{Direction, LinkConfig};
-pub use node::NodeKind;
-pub use notification::Notification;
-pub use routing::Route;
-pub use timer::TimerId;
-pub use world::{CaptureError, CaptureId, RunStats, TopologyError, World, WorldConfig};
+pub use kernel::{
+    Agent, AgentId, CaptureError, CaptureId, CellConfig, CellId, Ctx, Direction, DropReason,
+    DropSite, ErrorModelSpec, ErrorUnit, IfaceId, IpPacket, LinkConfig, LinkId, NodeId, NodeKind,
+    Notification, PacketOrigin, Route, RunStats, RxInfo, SendError, Sharing, TimerId,
+    TopologyError, World, WorldConfig,
+};
 
 /// The speed benchmark against ns-3 (TCP NewReno bulk, 10 Mbit/s 15 ms then
 /// 2 Mbit/s 1 ms, 600 simulated seconds): see
-/// [`tcp::reference::speed_benchmark`].
-pub use tcp::reference::speed_benchmark as baseline_bench;
+/// [`models::tcp::reference::speed_benchmark`].
+pub use models::tcp::reference::speed_benchmark as baseline_bench;

@@ -302,3 +302,44 @@ fn extreme_values_never_panic() {
     assert!(ran > 50, "{ran} runs");
     println!("{tried} values, {refused} refused, {ran} runs");
 }
+
+/// The FMIPv6 test network run as plain Mobile IPv6 with one radio
+/// switched break-before-make at `at_s` (Tsang, Wang and Lau's mobile).
+fn forced_switch(extra: &str) -> String {
+    let s = with(
+        FMIP6,
+        "transport = \"fmip6-udp\"",
+        "transport = \"mip6-udp\"",
+    );
+    let cut = s.find("[flows.fmip6]").expect("fmip6 table");
+    let s = s[..cut].to_string();
+    with(
+        &s,
+        "address_config_ms = 50.0",
+        &format!(
+            "address_config_ms = 50.0\nforced_switch = {{ from_cell = \"cell1\", to_cell = \"cell2\", at_s = 5.0{extra} }}"
+        ),
+    )
+}
+
+#[test]
+fn a_forced_switch_is_break_before_make_and_loses_what_the_old_cell_carried() {
+    let s = scenario::parse(&forced_switch("")).unwrap();
+    let r = scenario::run_scenario(&s, 1).unwrap();
+    let f = &r.summary.flows[0];
+    let mip = f.mobile_ip.as_ref().expect("mobile ip summary");
+    assert_eq!(mip.handovers.len(), 1, "{mip:?}");
+    // Sent to the old care-of address between the switch at 5 s and the
+    // correspondent's binding: lost (a 400 kbit/s stream of 500-byte
+    // packets is one packet every 10 ms).
+    assert!(f.lost_data_mobility >= 3, "{f:?}");
+    assert!(f.bytes_delivered > 0);
+    let e = err(&with(
+        &forced_switch(""),
+        "to_cell = \"cell2\", at_s",
+        "to_cell = \"cell1\", at_s",
+    ));
+    assert!(e.contains("flows[cbr].mip6.forced_switch.to_cell"), "{e}");
+    let e = err(&forced_switch(", switch_ms = -1.0"));
+    assert!(e.contains("forced_switch.switch_ms"), "{e}");
+}

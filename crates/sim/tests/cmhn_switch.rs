@@ -1,4 +1,4 @@
-//! The multi-connection transport (SYSTEMS.md 2.4): control blocks reused
+//! The multi-connection transport (docs/MODELS.md 2.4): control blocks reused
 //! on a ping-pong return without a new handshake, the old connection's
 //! unacknowledged data sent first on the new one after a switch, the
 //! BDP-based switch on link-up, link state told over the backup link by a
@@ -10,9 +10,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use handoff_net::*;
-use msctp_sim::app::{Source, Traffic};
-use msctp_sim::cmhn::{CmhnAgent, CmhnConfig, CmhnInterface, CmhnSide, Scheduling};
-use msctp_sim::flow::FlowLog;
+use msctp_sim::metrics::flow_log::FlowLog;
+use msctp_sim::models::app::{Source, Traffic};
+use msctp_sim::models::cmhn::{CmhnAgent, CmhnConfig, CmhnInterface, CmhnSide, Scheduling};
 use msctp_sim::{AgentId, Time};
 
 fn bulk() -> Source {

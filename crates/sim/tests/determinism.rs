@@ -4,9 +4,11 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use msctp_sim::app::{CbrConfig, ParetoConfig, ParetoOnOff, SinkConfig, UdpCbr, UdpFlow, UdpSink};
-use msctp_sim::pcap::{CaptureConfig, SharedBuffer, TsResolution};
-use msctp_sim::trace::TraceConfig;
+use msctp_sim::kernel::pcap::{CaptureConfig, SharedBuffer, TsResolution};
+use msctp_sim::kernel::trace::TraceConfig;
+use msctp_sim::models::app::{
+    CbrConfig, ParetoConfig, ParetoOnOff, SinkConfig, UdpCbr, UdpFlow, UdpSink,
+};
 use msctp_sim::{CellConfig, ErrorModelSpec, LinkConfig, Route, Sharing, Time, World, WorldConfig};
 
 fn ip(s: &str) -> IpAddr {

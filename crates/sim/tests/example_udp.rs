@@ -9,9 +9,9 @@ use std::net::IpAddr;
 use std::process::Command;
 use std::time::Duration;
 
-use msctp_sim::app::{CbrConfig, SinkConfig, UdpCbr, UdpFlow, UdpSink};
-use msctp_sim::pcap::{CaptureConfig, SharedBuffer, TsResolution};
-use msctp_sim::trace::TraceConfig;
+use msctp_sim::kernel::pcap::{CaptureConfig, SharedBuffer, TsResolution};
+use msctp_sim::kernel::trace::TraceConfig;
+use msctp_sim::models::app::{CbrConfig, SinkConfig, UdpCbr, UdpFlow, UdpSink};
 use msctp_sim::{DropReason, LinkConfig, Route, Time, World, WorldConfig};
 
 fn ip(s: &str) -> IpAddr {
@@ -201,7 +201,7 @@ fn capture_opens_cleanly_in_tshark() {
     w.add_agent(h2, "sink", Box::new(UdpSink::new(SinkConfig::new(40_001))))
         .unwrap();
     // An IP-in-IP packet too.
-    let inner = msctp_sim::udp::build(
+    let inner = msctp_sim::kernel::udp::build(
         ip("192.0.2.1"),
         ip("192.0.2.2"),
         40_000,
@@ -210,7 +210,8 @@ fn capture_opens_cleanly_in_tshark() {
         b"inner",
     )
     .unwrap();
-    let outer = msctp_sim::tunnel::encapsulate(ip("10.1.0.1"), ip("10.1.0.2"), 64, &inner).unwrap();
+    let outer =
+        msctp_sim::kernel::tunnel::encapsulate(ip("10.1.0.1"), ip("10.1.0.2"), 64, &inner).unwrap();
     w.inject(h1, outer).unwrap();
     w.run();
     let dir = std::env::temp_dir().join(format!("msctp-sim-tshark-{}", std::process::id()));

@@ -11,9 +11,9 @@ mod net;
 
 use std::time::Duration;
 
-use msctp_sim::app::UdpSink;
-use msctp_sim::fmip::{AttachTiming, FmipRouter, Move, schedule_move};
-use msctp_sim::mip::v6::{Correspondent6, MobileNode6};
+use msctp_sim::models::app::UdpSink;
+use msctp_sim::models::fmip::{AttachTiming, FmipRouter, Move, schedule_move};
+use msctp_sim::models::mip::v6::{Correspondent6, MobileNode6};
 use msctp_sim::{AgentId, DropReason, Time};
 use net::*;
 

@@ -1,4 +1,4 @@
-//! The single-connection bandwidth-aware vertical handoff (SYSTEMS.md
+//! The single-connection bandwidth-aware vertical handoff (docs/MODELS.md
 //! 2.3): the connection stops for exactly the handoff processing latency
 //! of the target network, then resumes on the new interface with its
 //! window set from the new link's BDP; the correspondent follows the
@@ -10,12 +10,13 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use handoff_net::*;
-use msctp_sim::app::{Source, Traffic};
-use msctp_sim::flow::FlowLog;
-use msctp_sim::handoff::{
-    HandoffPeer, NetworkProfile, SingleConnectionConfig, SingleConnectionHandoff,
+use msctp_sim::metrics::flow_log::FlowLog;
+use msctp_sim::models::app::{Source, Traffic};
+use msctp_sim::models::handoff::{
+    HandoffPeer, NetworkProfile, ProcessingMode, SingleConnectionConfig, SingleConnectionHandoff,
+    TCB_UPDATE,
 };
-use msctp_sim::tcp::{TcpAgent, TcpAgentConfig};
+use msctp_sim::models::tcp::{TcpAgent, TcpAgentConfig};
 use msctp_sim::{AgentId, Time};
 
 const INTO_WLAN: Duration = Duration::from_millis(700);
@@ -42,10 +43,28 @@ fn networks(net: &Net4) -> Vec<NetworkProfile> {
     ]
 }
 
-fn setup(net: &mut Net4) -> (AgentId, AgentId, msctp_sim::flow::SharedFlowLog) {
+fn setup(
+    net: &mut Net4,
+) -> (
+    AgentId,
+    AgentId,
+    msctp_sim::metrics::flow_log::SharedFlowLog,
+) {
+    setup_with(net, ProcessingMode::Freeze)
+}
+
+fn setup_with(
+    net: &mut Net4,
+    mode: ProcessingMode,
+) -> (
+    AgentId,
+    AgentId,
+    msctp_sim::metrics::flow_log::SharedFlowLog,
+) {
     let log = FlowLog::shared();
     let remote = SocketAddr::new(ip(DST), 5000);
     let mut cfg = SingleConnectionConfig::new(tcp(), networks(net), remote);
+    cfg.processing_mode = mode;
     cfg.source = Some(
         Source::new(
             Traffic::Bulk {
@@ -184,4 +203,46 @@ fn ping_pong_restarts_processing_every_time() {
         .delivered();
     println!("single connection: ping-pong {rx_pp} B, no handoff {rx_calm} B by 32 s");
     assert!(rx_pp < rx_calm);
+}
+
+#[test]
+fn in_drop_mode_what_is_sent_during_the_tcb_update_is_dropped_and_timers_recover() {
+    // Tsukamoto, Hori and Oie, section 5.1: "transmitted packets are
+    // dropped while the TCB ... is being updated". The WLAN is lost at
+    // 30 s; the decision comes y = 0.4 s later and the update into UMTS
+    // takes 1.3 s: the connection keeps sending (into nothing), its
+    // retransmission timer keeps running (and fires: the dropped packets
+    // are never acknowledged); what it marked lost leaves once the update
+    // has set the new window; the scheme itself resends nothing.
+    let mut net = build(1);
+    let (mn, peer, _log) = setup_with(&mut net, ProcessingMode::Drop);
+    let y = Duration::from_millis(400);
+    wlan_available(
+        &mut net,
+        Time::from_secs(20),
+        Time::from_secs(30),
+        Duration::from_millis(100),
+        y,
+    );
+    net.w.run_until(Time::from_secs(45));
+    let a = net.w.agent::<SingleConnectionHandoff>(mn).unwrap();
+    let r = a.records();
+    assert_eq!(r.len(), 2);
+    let down = r[1];
+    assert_eq!(down.resumed_at, Some(down.decided_at + INTO_UMTS));
+    assert!(down.first_data_at.is_some(), "data after the update");
+    let dropped = net
+        .w
+        .drops()
+        .records()
+        .iter()
+        .filter(|d| format!("{:?}", d.reason).contains(TCB_UPDATE))
+        .count();
+    assert!(
+        dropped > 0,
+        "something was sent and dropped during the update"
+    );
+    assert!(a.stats().unwrap().timeouts >= 1);
+    let rx = net.w.agent::<HandoffPeer>(peer).unwrap().tcp().delivered();
+    assert!(rx > 5_000_000, "{rx} bytes");
 }

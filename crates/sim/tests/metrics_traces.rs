@@ -1,4 +1,4 @@
-//! The measures of SYSTEMS.md section 5 on two generated traces: a hard
+//! The measures of docs/MODELS.md section 5 on two generated traces: a hard
 //! (break-before-make, Mobile-IP-like) and a soft (make-before-break,
 //! mSCTP-like) handover of a 100 packet/s stream of 1000-byte packets.
 
@@ -8,7 +8,7 @@ use msctp_sim::Time;
 use msctp_sim::metrics::{
     Arrival, ArrivalKind, Delivery, DropReason, DropRecord, HandoverWindow, PathId, Window,
     file_delivery_time, goodput_bps, goodput_series, handoff_delay, handoff_latency, lost_packets,
-    out_of_order_arrivals, summarize, total_handoff_delay,
+    out_of_order_arrivals, total_handoff_delay,
 };
 
 const OLD: PathId = PathId(1);
@@ -118,7 +118,7 @@ fn soft_handover() {
 }
 
 #[test]
-fn repetitions_summary() {
+fn goodput_of_repetitions() {
     // Goodput of five runs whose blackout grows by 100 ms each time.
     let mut goodputs = Vec::new();
     for r in 0..5u64 {
@@ -137,12 +137,5 @@ fn repetitions_summary() {
         goodputs,
         vec![792_000.0, 784_000.0, 776_000.0, 768_000.0, 760_000.0]
     );
-    let s = summarize(&goodputs).unwrap();
-    assert_eq!(s.mean, 776_000.0);
-    // s = 8000 * sqrt(2.5) = 12 649.1; t_{0.975,4} = 2.776445; half-width
-    // = 2.776445 * 12649.1 / sqrt(5) = 15 705.8
-    let sd = s.std_dev.unwrap();
-    assert!((sd - 8000.0 * 2.5f64.sqrt()).abs() < 1e-6);
-    let h = s.ci95_half_width.unwrap();
-    assert!((h - 2.776_445 * sd / 5f64.sqrt()).abs() < 0.01, "{h}");
+    // Their summary over the repetitions is the lab's (msctp-lab stats).
 }

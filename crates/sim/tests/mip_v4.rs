@@ -7,15 +7,16 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use msctp_sim::app::{CbrConfig, SinkConfig, Source, Traffic, UdpCbr, UdpFlow, UdpSink};
-use msctp_sim::flow::FlowLog;
-use msctp_sim::link::serialization_time;
-use msctp_sim::mip::{
-    AdvertisementConfig, ForeignAgent, ForeignAgentConfig, HomeAgent, HomeAgentConfig,
-    MipTraceEvent, MobileNode, MobileNodeConfig, MobileSecurity,
+use msctp_sim::kernel::link::serialization_time;
+use msctp_sim::kernel::pcap::{CaptureConfig, SharedBuffer};
+use msctp_sim::metrics::flow_log::FlowLog;
+use msctp_sim::models::app::{CbrConfig, SinkConfig, Source, Traffic, UdpCbr, UdpFlow, UdpSink};
+use msctp_sim::models::mip::MipTraceEvent;
+use msctp_sim::models::mip::v4::{
+    AdvertisementConfig, ForeignAgent, ForeignAgentConfig, HomeAgent, HomeAgentConfig, MobileNode,
+    MobileNodeConfig, MobileSecurity,
 };
-use msctp_sim::pcap::{CaptureConfig, SharedBuffer};
-use msctp_sim::tcp::{TcpAgent, TcpAgentConfig, TcpConfig};
+use msctp_sim::models::tcp::{TcpAgent, TcpAgentConfig, TcpConfig};
 use msctp_sim::{
     AgentId, CellConfig, CellId, DropReason, IfaceId, LinkConfig, NodeId, Route, Sharing, Time,
     World, WorldConfig,
@@ -411,7 +412,7 @@ fn forged_registration_is_denied_and_changes_nothing() {
     net.w.run_until(Time::from_secs(1));
     // A request for the mobile's home address with a wrong key, sent to
     // the home agent from the correspondent's network.
-    let req = msctp_sim::mip::wire4::RegistrationRequest {
+    let req = msctp_sim::models::mip::v4::wire::RegistrationRequest {
         flags: 0,
         lifetime_s: 100,
         home_address: v4("10.1.0.10"),
@@ -422,11 +423,13 @@ fn forged_registration_is_denied_and_changes_nothing() {
     };
     let payload = req.emit(Some((256, b"wrong key")));
     let pkt =
-        msctp_sim::udp::build(ip("192.168.0.1"), ip("10.1.0.254"), 434, 434, 64, &payload).unwrap();
+        msctp_sim::kernel::udp::build(ip("192.168.0.1"), ip("10.1.0.254"), 434, 434, 64, &payload)
+            .unwrap();
     net.w.inject(net.cn, pkt).unwrap();
     // And garbage on the registration port.
     let junk =
-        msctp_sim::udp::build(ip("192.168.0.1"), ip("10.1.0.254"), 434, 434, 64, &[1, 2]).unwrap();
+        msctp_sim::kernel::udp::build(ip("192.168.0.1"), ip("10.1.0.254"), 434, 434, 64, &[1, 2])
+            .unwrap();
     net.w.inject(net.cn, junk).unwrap();
     net.w.run_until(Time::from_secs(2));
     let ha = net.w.agent::<HomeAgent>(net.ha).unwrap();
@@ -435,7 +438,7 @@ fn forged_registration_is_denied_and_changes_nothing() {
     assert!(ha.binding(v4("10.1.0.10")).is_none());
 }
 
-fn tcp_over_mip(mn_sends: bool) -> (u64, u64, u64, msctp_sim::tcp::TcpStats) {
+fn tcp_over_mip(mn_sends: bool) -> (u64, u64, u64, msctp_sim::models::tcp::TcpStats) {
     let mut net = build();
     let log = FlowLog::shared();
     let tcp = TcpConfig {

@@ -7,8 +7,8 @@ mod mip_v6_net;
 use std::time::Duration;
 
 use mip_v6_net::*;
-use msctp_sim::app::UdpSink;
-use msctp_sim::mip::v6::{Correspondent6, HomeAgent6, MobileNode6};
+use msctp_sim::models::app::UdpSink;
+use msctp_sim::models::mip::v6::{Correspondent6, HomeAgent6, MobileNode6};
 use msctp_sim::{DropReason, Time};
 
 #[test]
@@ -155,10 +155,10 @@ fn returning_home_removes_the_bindings() {
 
 #[test]
 fn tcp_over_mobile_ipv6_waits_for_a_timeout_at_the_handover() {
-    use msctp_sim::app::{Source, Traffic};
-    use msctp_sim::flow::FlowLog;
+    use msctp_sim::metrics::flow_log::FlowLog;
     use msctp_sim::metrics::{Window, handoff_latency};
-    use msctp_sim::tcp::{TcpAgent, TcpAgentConfig, TcpConfig};
+    use msctp_sim::models::app::{Source, Traffic};
+    use msctp_sim::models::tcp::{TcpAgent, TcpAgentConfig, TcpConfig};
     use std::net::SocketAddr;
 
     let mut net = build(Options::default());

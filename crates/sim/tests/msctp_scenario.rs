@@ -1,10 +1,10 @@
-//! mSCTP scenarios end to end (SYSTEMS.md sections 1.4 and 3): the
+//! mSCTP scenarios end to end (docs/MODELS.md sections 1.4 and 3): the
 //! reference scenario, a soft handover between two cells at 10 m/s, and the
 //! same path break handled by failover only.
 
 use msctp_sim::output::{EventRow, RunResult};
 use msctp_sim::scenario::{
-    self, AddRuleSpec, DirectionSpec, MobileIfaceSpec, PolicySpec, REFERENCE, Scenario, TrafficSpec,
+    self, DirectionSpec, MobileIfaceSpec, PolicySpec, REFERENCE, Scenario, TrafficSpec,
 };
 
 fn reference() -> Scenario {
@@ -64,7 +64,7 @@ fn soft_handover_loses_nothing_and_has_zero_handoff_delay() {
 /// The same drive with failover-only: the link layer is told to notice the
 /// loss of ap1 only after 60 s (y), so only SCTP's path failure detection
 /// moves the data. Its gap from the break (leaving ap1 at 16 s) to the
-/// sender's failover is about RTO * (2^(PMR+1) - 1) (SYSTEMS.md section 3).
+/// sender's failover is about RTO * (2^(PMR+1) - 1) (docs/MODELS.md section 3).
 #[test]
 fn failover_only_shows_the_expected_failover_gap() {
     let mut s = reference();
@@ -136,7 +136,7 @@ fn uplink_soft_handover_loses_nothing() {
     assert!(f.goodput_bps > 1.8e6, "{}", f.goodput_bps);
 }
 
-/// Case B of SYSTEMS.md section 4: one radio for both cells. Leaving ap1
+/// Case B of docs/MODELS.md section 4: one radio for both cells. Leaving ap1
 /// at 16 s it re-associates with ap2 at once, loses its old address and
 /// gets the new one (no acquisition delay here); the policy then sends one
 /// ASCONF from the new address with Add(new), Delete(old), Set Primary(new)
@@ -214,7 +214,7 @@ fn access_point_change_without_address_change_needs_no_asconf() {
 }
 
 /// Koh, Chang and Lee's rules through the whole pipeline (radio samples,
-/// mobility manager, ASCONF): with aggressive Add-IP the new address is
+/// handover manager, ASCONF): with aggressive Add-IP the new address is
 /// added when it is obtained; the primary changes when ap1's power falls
 /// below the Primary-Change threshold: 6.8e-10 W (aggressive) at 162.2 m
 /// from ap1, 4.7e-10 W (conservative) at 177.7 m. The mobile starts at
@@ -226,7 +226,7 @@ fn signal_strength_primary_change_follows_the_threshold() {
     for threshold in [6.8e-10, 4.7e-10] {
         let mut s = reference();
         s.flows[0].policy = PolicySpec::SignalStrength {
-            add: AddRuleSpec::Aggressive,
+            add_rule: msctp_proto::policy::AddRule::Aggressive,
             add_threshold_w: 3.6e-10,
             primary_threshold_w: threshold,
         };
@@ -295,7 +295,7 @@ fn file_cbr_and_pareto_flows() {
     );
     // Without a backlog on the old path the paths do not overlap at the
     // receiver: the handoff delay is one inter-packet time (4 ms), the
-    // "about one inter-packet time" of EXPERIMENTS.md E2.
+    // "about one inter-packet time" of Tsang, Wang and Lau (study E2).
     assert_eq!(f.handovers.len(), 1);
     let h = &f.handovers[0];
     assert!(h.handoff_delay_s.is_some_and(|d| d <= 0.0045), "{h:?}");
@@ -353,7 +353,7 @@ fn fastest_first_switches_on_link_going_down() {
     assert!(f.handovers[0].time_s > 14.7, "{:?}", f.handovers);
 }
 
-/// Bandwidth-aware start (SYSTEMS.md section 3) when the mobile moves to a
+/// Bandwidth-aware start (docs/MODELS.md section 3) when the mobile moves to a
 /// slower network: the sender sets the window of the path it now uses to
 /// the new network's capacity times the path's RTT, instead of pushing the
 /// window grown on the fast network into the slow network's queue.

@@ -1,7 +1,7 @@
 //! tshark reads a simulator capture of an mSCTP handover: every packet is
 //! valid SCTP with a correct CRC32c, and the ASCONF / ASCONF-ACK chunks of
 //! the handover are decoded. Skipped (with a message) when tshark is not
-//! installed (PEERS.md says how to install it).
+//! installed (`scripts/install-deps.sh` installs it).
 
 use std::process::Command;
 

@@ -4,10 +4,14 @@
 use std::time::Duration;
 
 use msctp_sim::Time;
-use msctp_sim::mobility::{E1Geometry, Point, TrajectoryBuilder, e1_trajectory};
-use msctp_sim::propagation::{E3_CELL_TX_POWER_W, NS2_DEFAULT_RX_THRESHOLD_W, TwoRayGround};
-use msctp_sim::radio::{
-    AddressAcquisition, CellConfig, CellId, RadioConfig, RadioEvent, SampleMode, Thresholds,
+use msctp_sim::models::mobility::{
+    OverlapGeometry, Point, TrajectoryBuilder, TurnPolicy, scheduled_handoffs,
+};
+use msctp_sim::models::radio::propagation::{
+    E3_CELL_TX_POWER_W, NS2_DEFAULT_RX_THRESHOLD_W, TwoRayGround,
+};
+use msctp_sim::models::radio::{
+    AddressAcquisition, CellIndex, CellRadio, RadioConfig, RadioEvent, SampleMode, Thresholds,
     TimedRadioEvent, coverage_intervals, generate_timeline,
 };
 
@@ -15,7 +19,7 @@ fn ms(x: u64) -> Time {
     Time::from_millis(x)
 }
 
-fn times(ev: &[TimedRadioEvent], cell: CellId, want: fn(&RadioEvent) -> bool) -> Vec<Time> {
+fn times(ev: &[TimedRadioEvent], cell: CellIndex, want: fn(&RadioEvent) -> bool) -> Vec<Time> {
     ev.iter()
         .filter(|e| e.event.cell() == cell && want(&e.event))
         .map(|e| e.time)
@@ -38,10 +42,10 @@ fn e3_straight_pass_between_two_cells() {
     let mut b = TrajectoryBuilder::new(Time::ZERO, Point::new(-50.0, 0.0)).unwrap();
     b.move_to(Point::new(350.0, 0.0), 20.0).unwrap();
     let st = b.build();
-    let (a, bb) = (CellId(1), CellId(2));
+    let (a, bb) = (CellIndex(1), CellIndex(2));
     let mut cells = vec![
-        CellConfig::geometric(a, Point::new(0.0, 0.0), prop, Thresholds::E3),
-        CellConfig::geometric(bb, Point::new(300.0, 0.0), prop, Thresholds::E3),
+        CellRadio::geometric(a, Point::new(0.0, 0.0), prop, Thresholds::E3),
+        CellRadio::geometric(bb, Point::new(300.0, 0.0), prop, Thresholds::E3),
     ];
     for c in &mut cells {
         c.beacon_offset = Duration::from_millis(50);
@@ -142,17 +146,17 @@ fn e3_straight_pass_between_two_cells() {
 #[test]
 fn e1_handoffs_give_matching_link_events() {
     // E1: UMTS Node-B radius 500 m, AP radius 250 m at ns-2's RXThresh.
-    let g = E1Geometry::default();
+    let g = OverlapGeometry::default();
     let wlan_prop = TwoRayGround::ns2_default();
     let umts_pt = wlan_prop
         .tx_power_for_range_w(g.node_b_radius_m, NS2_DEFAULT_RX_THRESHOLD_W)
         .unwrap();
     let umts_prop = wlan_prop.with_tx_power_w(umts_pt).unwrap();
     let th = Thresholds::NS2;
-    let (umts, wlan) = (CellId(1), CellId(2));
-    let mut u = CellConfig::geometric(umts, g.node_b, umts_prop, th);
+    let (umts, wlan) = (CellIndex(1), CellIndex(2));
+    let mut u = CellRadio::geometric(umts, g.node_b, umts_prop, th);
     u.acquisition = AddressAcquisition::umts_default();
-    let mut w = CellConfig::geometric(wlan, g.ap, wlan_prop, th);
+    let mut w = CellRadio::geometric(wlan, g.ap, wlan_prop, th);
     w.acquisition = AddressAcquisition::wlan_default();
     w.beacon_offset = Duration::from_millis(13);
     let cells = [u, w];
@@ -163,7 +167,7 @@ fn e1_handoffs_give_matching_link_events() {
         ..RadioConfig::default()
     };
     for n in [0u32, 1, 4, 7, 10] {
-        let st = e1_trajectory(&g, n, start, len).unwrap();
+        let st = scheduled_handoffs(&g, TurnPolicy::Continuous, n, start, len).unwrap();
         let tl = generate_timeline(&st, &cells, Time::ZERO, start + len, &cfg).unwrap();
         let ev = tl.events();
         let ups = times(ev, wlan, |e| matches!(e, RadioEvent::LinkUp { .. }));

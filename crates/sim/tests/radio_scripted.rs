@@ -3,22 +3,22 @@
 use std::time::Duration;
 
 use msctp_sim::Time;
-use msctp_sim::mobility::{Point, Trajectory};
-use msctp_sim::radio::{
-    AddressAcquisition, CellConfig, CellId, CellSignal, DecisionLatency, RadioConfig, RadioError,
+use msctp_sim::models::mobility::{Point, Trajectory};
+use msctp_sim::models::radio::{
+    AddressAcquisition, CellIndex, CellRadio, CellSignal, DecisionLatency, RadioConfig, RadioError,
     RadioEvent, RadioTimeline, SampleMode, ScriptedSignal, Thresholds, TimedRadioEvent,
     coverage_intervals, generate_timeline,
 };
 
-const WLAN: CellId = CellId(2);
+const WLAN: CellIndex = CellIndex(2);
 const P: f64 = 1e-9; // well above every E3 threshold
 
 fn ms(x: u64) -> Time {
     Time::from_millis(x)
 }
 
-fn wlan(signal: ScriptedSignal, x_ms: u64, y_ms: u64, acq: AddressAcquisition) -> CellConfig {
-    let mut c = CellConfig::new(WLAN, CellSignal::Scripted(signal), Thresholds::E3);
+fn wlan(signal: ScriptedSignal, x_ms: u64, y_ms: u64, acq: AddressAcquisition) -> CellRadio {
+    let mut c = CellRadio::new(WLAN, CellSignal::Scripted(signal), Thresholds::E3);
     c.decision = DecisionLatency {
         link_up_after: Duration::from_millis(x_ms),
         link_down_after: Duration::from_millis(y_ms),
@@ -39,7 +39,7 @@ fn no_samples() -> RadioConfig {
     }
 }
 
-fn run(cells: &[CellConfig], end_ms: u64) -> Vec<TimedRadioEvent> {
+fn run(cells: &[CellRadio], end_ms: u64) -> Vec<TimedRadioEvent> {
     generate_timeline(&station(), cells, Time::ZERO, ms(end_ms), &no_samples())
         .unwrap()
         .into_events()
@@ -294,14 +294,14 @@ fn beacon_offset_and_window_and_queries() {
     assert_eq!(tl.next_after(ms(1_037)).map(|e| e.time), Some(ms(1_137)));
     assert_eq!(tl.window(ms(1_037), ms(1_137)).len(), 4); // detected, sample, up, address
     assert_eq!(tl.for_cell(WLAN).count(), tl.len());
-    assert_eq!(tl.for_cell(CellId(9)).count(), 0);
+    assert_eq!(tl.for_cell(CellIndex(9)).count(), 0);
     assert!(tl.next_after(ms(2_000)).is_none());
 }
 
 #[test]
 fn interval_sampling_and_two_cells() {
-    let umts = CellConfig::new(
-        CellId(1),
+    let umts = CellRadio::new(
+        CellIndex(1),
         CellSignal::Scripted(ScriptedSignal::from(5e-10, Time::ZERO).unwrap()),
         Thresholds::E3,
     );
@@ -326,8 +326,8 @@ fn interval_sampling_and_two_cells() {
         .collect();
     // UMTS at 0, 250, 500, 750, 1000; WLAN from 250 on.
     assert_eq!(samples.len(), 9);
-    assert_eq!(samples[0], (ms(0), CellId(1)));
-    assert_eq!(samples[1], (ms(250), CellId(1)));
+    assert_eq!(samples[0], (ms(0), CellIndex(1)));
+    assert_eq!(samples[1], (ms(250), CellIndex(1)));
     assert_eq!(samples[2], (ms(250), WLAN));
     // Sorted by time overall.
     assert!(tl.events().windows(2).all(|p| p[0].time <= p[1].time));
@@ -415,7 +415,7 @@ fn limits_and_bad_input_are_errors() {
     // Hand-made timelines are sorted stably.
     let e = |t: u64, c: u32| TimedRadioEvent {
         time: ms(t),
-        event: RadioEvent::LinkUp { cell: CellId(c) },
+        event: RadioEvent::LinkUp { cell: CellIndex(c) },
     };
     let tl = RadioTimeline::from_events(vec![e(5, 1), e(1, 2), e(5, 3)]);
     assert_eq!(tl.events(), &[e(1, 2), e(5, 1), e(5, 3)]);

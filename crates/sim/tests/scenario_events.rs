@@ -2,64 +2,21 @@
 //! of a cell, a random start drawn from the run seed, and the failover
 //! measures that follow a break.
 
+mod common;
+
 use msctp_sim::scenario::{self, run_scenario};
 
 /// A stationary dual-homed mobile on two cells; the correspondent sends
 /// CBR downlink; `net1` breaks silently at 10 s.
-const BASE: &str = r#"
+const HEAD: &str = r#"
 name = "break test"
 duration_s = 20.0
 [output]
 sample_ms = 5.0
-[[nodes]]
-name = "cn"
-[[nodes]]
-name = "core"
-kind = "router"
-[[nodes]]
-name = "ar1"
-kind = "router"
-[[nodes]]
-name = "ar2"
-kind = "router"
-[[links]]
-name = "cn-core"
-a = "cn"
-a_addr = "10.0.0.1/24"
-b = "core"
-b_addr = "10.0.0.254/24"
-rate_bps = 100000000
-[[links]]
-name = "core-ar1"
-a = "core"
-a_addr = "10.0.1.1/30"
-b = "ar1"
-b_addr = "10.0.1.2/30"
-rate_bps = 100000000
-[[links]]
-name = "core-ar2"
-a = "core"
-a_addr = "10.0.2.1/30"
-b = "ar2"
-b_addr = "10.0.2.2/30"
-rate_bps = 100000000
-[[cells]]
-name = "net1"
-router = "ar1"
-ap_addr = "10.1.0.254/24"
-radius_m = 1000.0
-rate_bps = 11000000
-delay_ms = 15.0
-sharing = "dedicated"
-[[cells]]
-name = "net2"
-router = "ar2"
-ap_addr = "10.2.0.254/24"
-radius_m = 1000.0
-rate_bps = 384000
-delay_ms = 80.0
-sharing = "dedicated"
-[[mobiles]]
+"#;
+
+/// The mobile and the flow.
+const MOBILE: &str = r#"[[mobiles]]
 name = "mn"
 ifaces = [{ name = "if1", cells = ["net1"] }, { name = "if2", cells = ["net2"] }]
 [mobiles.mobility]
@@ -85,8 +42,12 @@ action = "break_cell"
 cell = "net1"
 "#;
 
+fn base() -> String {
+    format!("{HEAD}{}{}{MOBILE}", common::WIRED, common::WLAN_UMTS_CELLS)
+}
+
 fn run(jitter: &str, seed: u64) -> msctp_sim::output::RunResult {
-    let text = BASE.replace("START_JITTER", jitter);
+    let text = base().replace("START_JITTER", jitter);
     let s = scenario::parse(&text).expect("valid scenario");
     run_scenario(&s, seed).expect("run")
 }
@@ -139,10 +100,49 @@ fn a_silent_cell_break_moves_data_after_pmr_plus_one_timeouts() {
 }
 
 #[test]
+fn sctp_pf_moves_data_after_the_first_timeout_in_the_simulator() {
+    // The same break with quick failover (RFC 7829, PFMR 0): the sender
+    // moves new data at the first timeout, not after PMR + 1, the primary
+    // is probed (heartbeats) and declared down only after PMR + 1 errors.
+    let text = base().replace("START_JITTER", "").replace(
+        "path_max_retrans = 2",
+        "path_max_retrans = 2\npf_max_retrans = 0",
+    );
+    let s = scenario::parse(&text).expect("valid scenario");
+    let r = run_scenario(&s, 1).expect("run");
+    let fo = &r.summary.flows[0].failovers[0];
+    let rto = fo.rto_at_break_s.expect("RTO sampled before the break");
+    let sender = fo.sender_failover_s.expect("the sender failed over");
+    assert!(
+        sender <= rto + 0.05,
+        "SCTP-PF: failover {sender} after one RTO {rto} (plain: 7 RTO)"
+    );
+    let new_data = fo.new_data_failover_s.expect("new data moved");
+    assert!(new_data >= sender && new_data <= sender + 0.5);
+    let kinds: Vec<&str> = r.events.iter().map(|e| e.kind.as_str()).collect();
+    let pf = kinds
+        .iter()
+        .position(|k| *k == "path-potentially-failed")
+        .expect("the primary became potentially failed");
+    let down = kinds
+        .iter()
+        .position(|k| *k == "path-down")
+        .expect("and later down");
+    assert!(pf < down, "{kinds:?}");
+    // Plain failover on the same run seed, for contrast.
+    let plain = run("", 1);
+    let p = plain.summary.flows[0].failovers[0]
+        .sender_failover_s
+        .unwrap();
+    eprintln!("sender failover: SCTP-PF {sender:.3} s (RTO {rto:.3} s), plain {p:.3} s");
+    assert!(sender * 3.0 < p, "SCTP-PF {sender} s against plain {p} s");
+}
+
+#[test]
 fn losses_other_than_congestion_and_medium_count_as_mobility_losses() {
     // The access router's uplink is cut instead of the radio: the packets
     // sent towards it are lost to a link that is down.
-    let text = BASE.replace("START_JITTER", "").replace(
+    let text = base().replace("START_JITTER", "").replace(
         "action = \"break_cell\"\ncell = \"net1\"",
         "action = \"cut_link\"\nlink = \"core-ar1\"",
     );
@@ -179,14 +179,14 @@ fn a_random_start_differs_between_seeds_and_repeats_for_one_seed() {
 
 #[test]
 fn bad_event_references_name_the_key() {
-    let text = BASE
+    let text = base()
         .replace("START_JITTER", "")
         .replace("cell = \"net1\"", "cell = \"nowhere\"");
     let e = scenario::parse(&text)
         .and_then(|s| s.validate().map(|_| s))
         .unwrap_err();
     assert!(e.to_string().contains("events[0].cell"), "{e}");
-    let text = BASE.replace("START_JITTER", "start_jitter_s = -1.0");
+    let text = base().replace("START_JITTER", "start_jitter_s = -1.0");
     let e = scenario::parse(&text)
         .and_then(|s| s.validate().map(|_| s))
         .unwrap_err();
@@ -195,7 +195,7 @@ fn bad_event_references_name_the_key() {
 
 #[test]
 fn an_unknown_capture_interface_lists_the_node_interfaces() {
-    let text = BASE
+    let text = base()
         .replace("START_JITTER", "")
         .replace("sample_ms = 5.0", "sample_ms = 5.0\npcap = [\"cn:eth0\"]");
     let s = scenario::parse(&text).expect("valid scenario");

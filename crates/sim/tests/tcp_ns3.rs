@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use msctp_sim::tcp::reference::{
+use msctp_sim::models::tcp::reference::{
     self, Means, Ns3Record, ns3_means, ns3_scenario, read_ns3_results, run_bulk, sim_means,
 };
 

@@ -78,6 +78,14 @@ pub struct TcpConfig {
     /// (`TcpSocketBase::EnterRecovery` in ns-3 3.37). A smaller ssthresh
     /// than the RFC's by one to a few segments.
     pub ssthresh_from_pipe: bool,
+    /// Enter fast retransmit on duplicate ACKs only when the cumulative
+    /// ACK covers more than `recover` (RFC 6582 section 3.2 step 1; ns-2's
+    /// `bugFix_ true`, tcl/lib/ns-default.tcl 939). Off, duplicate ACKs at
+    /// exactly `recover` may start a new recovery, as ns-3 3.37 does
+    /// (`m_highRxAckMark >= m_recover`): after a recovery whose
+    /// retransmissions were spurious (reordering, a handover), the
+    /// duplicates they cause then start the next recovery, a cycle.
+    pub careful_recover: bool,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dup_ack_threshold: u32,
     /// Send buffer (bytes the application may queue, sent or not, unacked).
@@ -123,6 +131,7 @@ impl Default for TcpConfig {
             window_scaling: true,
             limited_transmit: true,
             ssthresh_from_pipe: false,
+            careful_recover: true,
             dup_ack_threshold: 3,
             send_buffer: 131_072,
             recv_buffer: 131_072,
@@ -156,6 +165,7 @@ impl TcpConfig {
             syn_rto: Duration::from_secs(3),
             keep_backoff_until_sample: false,
             ssthresh_from_pipe: true,
+            careful_recover: false,
             max_retransmissions: 6,
             // ConnCount = 6 SYNs in all: the first and 5 retries.
             syn_retries: 5,

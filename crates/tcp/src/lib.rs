@@ -24,7 +24,7 @@
 //! PAWS). [`TcpConfig::ns3_compatible`] matches ns-3 3.37's TCP as used by
 //! the reference programs in `bench/ns3/`.
 //!
-//! Hooks for the handoff baselines (SYSTEMS.md 2.3, 2.4):
+//! Hooks for the handoff baselines (docs/MODELS.md 2.3, 2.4):
 //! [`TcpConnection::set_local_ip`] / [`TcpConnection::set_remote_ip`],
 //! [`TcpConnection::set_cwnd`] / [`TcpConnection::set_ssthresh`],
 //! [`TcpConnection::reset_rtt`], [`TcpConnection::freeze`] /
@@ -45,14 +45,16 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod send_buffer;
 pub mod seq;
+pub mod state;
 pub mod stats;
 pub mod wire;
 
 pub use config::{ConfigError, TcpConfig};
-pub use connection::{Segment, TcpConnection, TcpState};
+pub use connection::{Segment, TcpConnection};
 pub use event::{CloseReason, TcpError, TcpEvent};
 pub use listener::{ListenOutcome, TcpListener};
-pub use msctp_proto::Time;
+pub use msctp_time::Time;
 pub use seq::SeqNum;
+pub use state::TcpState;
 pub use stats::TcpStats;
 pub use wire::WireError;

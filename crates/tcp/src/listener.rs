@@ -4,7 +4,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use msctp_proto::Time;
+use msctp_time::Time;
 
 use crate::config::TcpConfig;
 use crate::connection::{Segment, TcpConnection};

@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 
-use msctp_proto::Time;
+use msctp_time::Time;
 
 use crate::seq::SeqNum;
 use crate::wire::SackBlock;

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::connection::TcpState;
+use crate::state::TcpState;
 
 /// A snapshot of a connection's state and counters.
 #[derive(Debug, Clone, PartialEq)]

@@ -23,6 +23,14 @@ enum What {
         duration: f64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// The stations axis: numbers of stations sharing an 802.11a and
+        /// an 802.11b cell, each with a bulk download (comma-separated;
+        /// empty: skip).
+        #[arg(long, value_delimiter = ',', default_value = "10,100,1000")]
+        stations: Vec<usize>,
+        /// Simulated seconds of each stations run.
+        #[arg(long, default_value_t = 10.0)]
+        stations_duration: f64,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -73,19 +81,67 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         What::Sim {
             duration,
             seed,
+            stations,
+            stations_duration,
             json,
         } => {
             if !(duration > 0.0 && duration <= 1e6) {
                 bail!("--duration must lie in (0, 1e6] seconds, got {duration}");
+            }
+            if !(stations_duration > 0.0 && stations_duration <= 1e5) {
+                bail!("--stations-duration must lie in (0, 1e5] seconds, got {stations_duration}");
+            }
+            if let Some(n) = stations
+                .iter()
+                .find(|n| **n == 0 || **n > msctp_sim::scenario::MAX_STATIONS)
+            {
+                bail!(
+                    "--stations: {n} is not in [1, {}]",
+                    msctp_sim::scenario::MAX_STATIONS
+                );
             }
             let cfg = msctp_sim::bench::BenchConfig {
                 duration_s: duration,
                 seed,
                 ..Default::default()
             };
-            let r = msctp_sim::bench::run_bench(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let err = |e: msctp_sim::scenario::ScenarioError| anyhow::anyhow!("{e}");
+            let r = msctp_sim::bench::run_bench(&cfg).map_err(err)?;
+            // The estimators' cost: the same transfer with them on.
+            let with = msctp_sim::bench::run_bench_with(&cfg, true).map_err(err)?;
+            let cost = |a: &msctp_sim::bench::BenchResult| a.cpu_s / a.events.max(1) as f64;
+            let est_ratio = cost(&with) / cost(&r).max(1e-18);
+            // The stations axis.
+            let mut axis = Vec::new();
+            for &n in &stations {
+                let s = msctp_sim::bench::stations_scenario(n, stations_duration, false)
+                    .map_err(err)?;
+                let a = msctp_sim::bench::measure(&s, seed).map_err(err)?;
+                let s =
+                    msctp_sim::bench::stations_scenario(n, stations_duration, true).map_err(err)?;
+                let b = msctp_sim::bench::measure(&s, seed).map_err(err)?;
+                axis.push((n, a, b));
+            }
             if json {
-                println!("{}", serde_json::to_string_pretty(&r)?);
+                let stations: Vec<serde_json::Value> = axis
+                    .iter()
+                    .map(|(n, a, b)| {
+                        serde_json::json!({
+                            "stations": n,
+                            "without_estimators": a,
+                            "with_estimators": b,
+                            "cpu_ns_per_event": cost(a) * 1e9,
+                            "estimators_cost_ratio": cost(b) / cost(a).max(1e-18),
+                        })
+                    })
+                    .collect();
+                let out = serde_json::json!({
+                    "bulk": r,
+                    "bulk_with_estimators": with,
+                    "estimators_cost_ratio": est_ratio,
+                    "stations": stations,
+                });
+                println!("{}", serde_json::to_string_pretty(&out)?);
             } else {
                 println!(
                     "simulator: bulk mSCTP transfer, {:.0} simulated s",
@@ -113,6 +169,41 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     "  ratio to simulated time: {:.0}x faster than real time",
                     r.simulated_s / r.cpu_s.max(1e-9)
                 );
+                println!(
+                    "  with the path estimators (packet pairs, Westwood+): {:.2} M events per CPU-second; CPU per event {:.3}x without",
+                    with.events_per_cpu_s / 1e6,
+                    est_ratio
+                );
+                if !axis.is_empty() {
+                    println!(
+                        "stations sharing an 802.11a and an 802.11b cell, bulk downloads, {stations_duration:.0} simulated s each:"
+                    );
+                    println!(
+                        "  {:>8} {:>12} {:>9} {:>14} {:>14} {:>12}",
+                        "stations", "events", "CPU s", "M events/CPU-s", "ns/event", "estimators"
+                    );
+                    let base = axis.first().map(|(n, a, _)| (*n, cost(a)));
+                    for (n, a, b) in &axis {
+                        println!(
+                            "  {:>8} {:>12} {:>9.3} {:>14.2} {:>14.1} {:>11.3}x",
+                            n,
+                            a.events,
+                            a.cpu_s,
+                            a.events_per_cpu_s / 1e6,
+                            cost(a) * 1e9,
+                            cost(b) / cost(a).max(1e-18)
+                        );
+                    }
+                    if let (Some((n0, c0)), Some((n1, a1, _))) = (base, axis.last())
+                        && *n1 > n0
+                    {
+                        println!(
+                            "  cost per event grows {:.2}x from {n0} to {n1} stations ({:.1}x more stations)",
+                            cost(a1) / c0.max(1e-18),
+                            *n1 as f64 / n0 as f64
+                        );
+                    }
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -155,10 +246,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ..Default::default()
             };
             let report = msctp_net::bench::run(&cfg)?;
+            // The estimators' cost: msctp again, without them, in this run.
+            let estimators_ratio = if cfg.estimators && report.msctp.cpu_s_per_gb.is_some() {
+                let without = msctp_net::bench::BenchConfig {
+                    only: vec!["msctp".into()],
+                    estimators: false,
+                    ..cfg.clone()
+                };
+                let r = msctp_net::bench::run(&without)?;
+                report
+                    .msctp
+                    .cpu_s_per_gb
+                    .zip(r.msctp.cpu_s_per_gb)
+                    .map(|(with, wo)| (with / wo.max(1e-12), with, wo))
+            } else {
+                None
+            };
             if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                let mut v = serde_json::to_value(&report)?;
+                if let (Some((ratio, _, wo)), Some(o)) = (estimators_ratio, v.as_object_mut()) {
+                    o.insert("estimators_cost_ratio".into(), ratio.into());
+                    o.insert("msctp_cpu_s_per_gb_without_estimators".into(), wo.into());
+                }
+                println!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 print!("{report}");
+                if let Some((ratio, with, wo)) = estimators_ratio {
+                    println!(
+                        "path estimators (packet pairs, Westwood+): msctp CPU per GB {with:.3} s with, {wo:.3} s without: {ratio:.3}x"
+                    );
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -125,14 +125,16 @@ fn exec_options(j: Option<usize>, fresh: bool) -> anyhow::Result<ExecOptions> {
 /// nothing: say what is missing instead (every key has a default, so the
 /// simulator itself accepts an empty file).
 fn check_something_to_simulate(path: &Path, scenario: &toml::Table) -> anyhow::Result<()> {
+    let empty = |k: &str| {
+        scenario
+            .get(k)
+            .and_then(|v| v.as_array())
+            .is_none_or(|a| a.is_empty())
+    };
+    // A population of stations brings its own flows.
     let missing: Vec<String> = ["nodes", "flows"]
         .into_iter()
-        .filter(|k| {
-            scenario
-                .get(*k)
-                .and_then(|v| v.as_array())
-                .is_none_or(|a| a.is_empty())
-        })
+        .filter(|k| empty(k) && (*k != "flows" || empty("stations")))
         .map(|k| format!("[[{k}]]"))
         .collect();
     if !missing.is_empty() {
@@ -195,7 +197,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         );
         let width = by_metric.keys().map(|k| k.len()).max().unwrap_or(10);
         for (k, v) in by_metric {
-            match msctp_sim::metrics::summarize(&v) {
+            match msctp_lab::stats::summarize(&v) {
                 Ok(s) => match s.ci95_half_width {
                     Some(h) => println!("  {k:width$}  {} ± {} (n={})", fmt(s.mean), fmt(h), s.n),
                     None => println!("  {k:width$}  {}", fmt(s.mean)),

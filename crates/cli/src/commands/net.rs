@@ -13,6 +13,7 @@ use msctp_net::perf::{self, PerfConfig, PerfLine};
 use msctp_net::transfer;
 use msctp_net::{NetEvent, PolicyKind, SCTP_UDP_PORT, Stack, StackConfig};
 use msctp_proto::policy::AisleParams;
+use msctp_proto::{CmtConfig, CmtRtxPolicy, CmtScheduler};
 
 /// Options every network command shares.
 #[derive(clap::Args, Debug, Clone)]
@@ -58,14 +59,42 @@ pub struct NetOpts {
     /// bandwidth; AISLE then never swaps).
     #[arg(long)]
     no_estimators: bool,
+    /// Concurrent multipath transfer: new data over every path of a
+    /// multi-homed peer at once. A receiver given --cmt acknowledges as
+    /// CMT's delayed-ack algorithm says (fewer SACKs under reordering).
+    #[arg(long)]
+    cmt: bool,
+    /// CMT scheduler: fastest-path-first (the next packet to the path
+    /// where it arrives soonest, from the capacity estimates or cwnd/SRTT)
+    /// or round-robin.
+    #[arg(long, value_name = "NAME")]
+    cmt_scheduler: Option<String>,
+    /// CMT retransmission destination: cwnd (RTX-CWND, the path with the
+    /// largest congestion window; the default) or ssthresh (RTX-SSTHRESH,
+    /// the largest slow-start threshold).
+    #[arg(long, value_name = "POLICY")]
+    cmt_rtx: Option<String>,
     /// Nominal rate of an interface for fastest-first, NAME=BITS_PER_S
     /// (e.g. wlan0=54000000; repeat).
     #[arg(long = "rate", value_name = "NAME=BPS")]
     rates: Vec<String>,
-    /// Timers for small-RTT networks (RTO.Min 20 ms, heartbeat 1 s, 4 MB
-    /// windows) instead of the RFC 9260 defaults.
+    /// Timers for small-RTT networks (RTO.Min 20 ms, SACK delay 4 ms,
+    /// heartbeat 1 s, 4 MB windows, Max.Burst 4) instead of the RFC 9260
+    /// defaults.
     #[arg(long)]
     lan: bool,
+    /// Quick failover, SCTP-PF (RFC 7829): a path is "potentially failed"
+    /// after more than N consecutive timeouts and new data moves to
+    /// another path at once (RFC 7829 recommends 0); without it data
+    /// moves only after Path.Max.Retrans + 1 timeouts.
+    #[arg(long, value_name = "N")]
+    pf_max_retrans: Option<u32>,
+    /// Primary path switchover (RFC 7829): after more than N timeouts on
+    /// the primary, the path data moved to becomes the primary for good
+    /// (no return when the old primary recovers). At least
+    /// --pf-max-retrans.
+    #[arg(long, value_name = "N")]
+    primary_switchover: Option<u32>,
     /// Machine-readable output: one JSON object per line.
     #[arg(long)]
     json: bool,
@@ -139,7 +168,38 @@ impl NetOpts {
             }
         };
         c.endpoint.association.estimators.enabled = !self.no_estimators;
+        c.endpoint.association.cmt = self.cmt_config()?;
+        c.endpoint.association.pf_max_retrans = self.pf_max_retrans;
+        c.endpoint.association.primary_switchover_max_retrans = self.primary_switchover;
+        c.endpoint
+            .association
+            .validate()
+            .map_err(|e| anyhow::anyhow!("--pf-max-retrans / --primary-switchover: {e}"))?;
         Ok(c)
+    }
+
+    fn cmt_config(&self) -> anyhow::Result<CmtConfig> {
+        if !self.cmt && (self.cmt_scheduler.is_some() || self.cmt_rtx.is_some()) {
+            bail!("--cmt-scheduler and --cmt-rtx need --cmt");
+        }
+        let scheduler = match self.cmt_scheduler.as_deref() {
+            None | Some("fastest-path-first") => CmtScheduler::FastestPathFirst,
+            Some("round-robin") => CmtScheduler::RoundRobin,
+            Some(other) => {
+                bail!("unknown CMT scheduler {other:?} (fastest-path-first, round-robin)")
+            }
+        };
+        let rtx_policy = match self.cmt_rtx.as_deref() {
+            None | Some("cwnd") => CmtRtxPolicy::Cwnd,
+            Some("ssthresh") => CmtRtxPolicy::Ssthresh,
+            Some(other) => bail!("unknown CMT retransmission policy {other:?} (cwnd, ssthresh)"),
+        };
+        Ok(CmtConfig {
+            enabled: self.cmt,
+            scheduler,
+            rtx_policy,
+            ..CmtConfig::default()
+        })
     }
 
     fn print(&self, line: &impl serde::Serialize, text: impl std::fmt::Display) {
@@ -353,11 +413,27 @@ pub fn send(a: SendArgs) -> anyhow::Result<ExitCode> {
                 a.net.print(&h, format!("handover: {h:?}"));
             }
         }
+        let shares: Vec<String> = r
+            .paths
+            .iter()
+            .filter(|p| p.bytes_acked > 0)
+            .map(|p| {
+                format!(
+                    "{} {:.1}%",
+                    p.peer,
+                    p.bytes_acked as f64 * 100.0 / r.bytes.max(1) as f64
+                )
+            })
+            .collect();
         a.net.print(
             &r,
             format!(
-                "sent {} ({} bytes, SHA-256 {}) in {:.2} s",
-                name, r.bytes, r.sha256, r.elapsed_s
+                "sent {} ({} bytes, SHA-256 {}) in {:.2} s; per path: {}",
+                name,
+                r.bytes,
+                r.sha256,
+                r.elapsed_s,
+                shares.join(", ")
             ),
         );
         Ok(ExitCode::SUCCESS)

@@ -5,9 +5,17 @@
 
 #![allow(dead_code)]
 
+pub mod streams;
+
 use std::fs::File;
+use std::net::IpAddr;
 use std::os::fd::AsFd;
-use std::process::Command;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use msctp_net::transfer::{self, ReceiveReport};
+use msctp_net::{NetEvent, Stack, StackConfig};
 
 /// Why a root-only test cannot run here, if it cannot.
 pub fn skip_reason(tools: &[&str]) -> Option<String> {
@@ -49,7 +57,13 @@ pub struct Netns {
 
 impl Netns {
     pub fn new(tag: &str) -> Netns {
-        let name = format!("msctp-{tag}-{}", std::process::id());
+        Netns::with_prefix("msctp", tag)
+    }
+
+    /// A namespace named `PREFIX-TAG-PID` (a lane's tests use their own
+    /// prefix, so that parallel runs of other lanes never meet them).
+    pub fn with_prefix(prefix: &str, tag: &str) -> Netns {
+        let name = format!("{prefix}-{tag}-{}", std::process::id());
         sh_quiet(&["ip", "netns", "del", &name]);
         sh(&["ip", "netns", "add", &name]);
         let ns = Netns { name };
@@ -119,6 +133,41 @@ pub fn veth_link(
     }
 }
 
+/// The two links of the handover tests: link k (1 and 2) of 20 and 10
+/// Mbit/s between `mn` and `cn`, each end behind a tbf of that rate with
+/// `burst` and `latency`; `ends(k)` names and addresses them as
+/// [`veth_link`] takes them. The names must be unique on the host while
+/// the test runs (the pair is created in the root namespace first).
+///
+/// First a veth pair `pad` in `cn`: the kernel reports a veth carrier
+/// change at once only if the device's peer has another interface index
+/// than the device itself (linkwatch "urgent" events), otherwise it
+/// batches it, up to a second late; two fresh namespaces would give both
+/// ends the same index, so the correspondent gets one more device first.
+#[allow(dead_code)] // not every test binary that shares this module uses it
+pub fn two_tbf_links(
+    mn: &Netns,
+    cn: &Netns,
+    pad: [&str; 2],
+    ends: impl Fn(u8) -> ((String, String), (String, String)),
+    burst: &str,
+    latency: &str,
+) {
+    cn.ip(&[
+        "link", "add", pad[0], "type", "veth", "peer", "name", pad[1],
+    ]);
+    for (k, rate) in [(1, "20mbit"), (2, "10mbit")] {
+        let ((m, m_addr), (c, c_addr)) = ends(k);
+        veth_link(
+            mn,
+            cn,
+            (&m, &m_addr),
+            (&c, &c_addr),
+            &["tbf", "rate", rate, "burst", burst, "latency", latency],
+        );
+    }
+}
+
 /// Runs `f` to completion on a new current-thread tokio runtime.
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
@@ -126,4 +175,71 @@ pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
         .build()
         .expect("tokio runtime")
         .block_on(f)
+}
+
+/// dumpcap (UDP only) on interface `dev` of namespace `ns`, stopped by
+/// SIGINT so that it flushes its file.
+pub struct Capture {
+    child: Child,
+    file: PathBuf,
+}
+
+impl Capture {
+    pub fn start(ns: &Netns, dev: &str, file: PathBuf) -> Capture {
+        let child = Command::new("ip")
+            .args(["netns", "exec", &ns.name, "dumpcap", "-q", "-i", dev])
+            .args(["-f", "udp", "-w"])
+            .arg(&file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // dumpcap needs a moment before it captures.
+        std::thread::sleep(Duration::from_millis(1500));
+        Capture { child, file }
+    }
+
+    /// Stops dumpcap and returns the file.
+    pub fn stop(mut self) -> PathBuf {
+        std::thread::sleep(Duration::from_millis(300));
+        let pid = rustix::process::Pid::from_raw(self.child.id() as i32).unwrap();
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
+        let _ = self.child.wait();
+        self.file.clone()
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The correspondent of the file-transfer tests: a stack on SCTP port
+/// 5001 (`tuned_for_lan`) bound to `addrs` accepts one association and
+/// receives a file within `limit`; returns the receiver's report and the
+/// association's events.
+pub async fn receive_one_file(
+    addrs: Vec<IpAddr>,
+    limit: Duration,
+) -> (ReceiveReport, Vec<NetEvent>) {
+    let mut c = StackConfig::new(5001).tuned_for_lan();
+    c.local_addrs = addrs;
+    c.endpoint.listen = true;
+    let s = Stack::bind(c).await.unwrap();
+    let mut a = s.accept().await.unwrap();
+    let mut events = a.take_events().unwrap();
+    let r = tokio::time::timeout(
+        limit,
+        transfer::receive_file(&mut a, tokio::io::sink(), Duration::from_millis(50)),
+    )
+    .await
+    .expect("transfer finished")
+    .unwrap();
+    let mut seen = Vec::new();
+    while let Ok(e) = events.try_recv() {
+        seen.push(e);
+    }
+    (r, seen)
 }

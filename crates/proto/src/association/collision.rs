@@ -26,7 +26,7 @@ use super::input::{Flow, addr_tlv};
 use super::{Association, Directed, Event, PeerInit, State};
 use crate::Time;
 use crate::asconf::is_unusable_peer_address;
-use crate::endpoint::cookie::CookieState;
+use crate::cookie::CookieState;
 use crate::wire::{Chunk, ErrorCause, InitChunk};
 
 /// The transport addresses an INIT announces: its source, then the

@@ -58,7 +58,7 @@ impl Association {
             && self.probe_out.is_empty()
     }
 
-    /// Sends a capacity train on the path to `addr` now (SYSTEMS.md 3:
+    /// Sends a capacity train on the path to `addr` now (docs/MODELS.md 3:
     /// "on request"). The estimate in [`Association::path_stats`] changes
     /// when the echo comes back with a usable sample.
     pub fn probe_capacity(&mut self, now: Time, addr: IpAddr) -> Result<(), ProbeError> {
@@ -220,13 +220,17 @@ impl Association {
     }
 
     /// Westwood+ after a SACK: `acked[p]` bytes newly acknowledged on
-    /// path `p`.
+    /// path `p`. Only the path new data goes to is measured (SYSTEMS.md
+    /// 3: available bandwidth "on the primary"): what another path
+    /// carries is retransmissions sent there after a timeout, a few
+    /// chunks whose acknowledged rate says nothing of that path's
+    /// available bandwidth, and AISLE would take it for a fresh B2.
     pub(super) fn feed_westwood(&mut self, now: Time, acked: &[u32]) {
         let app_limited = !self.sender.has_queued();
+        let data = self.data_path();
         for (p, path) in self.paths.iter_mut().enumerate() {
             let bytes = acked.get(p).copied().unwrap_or(0);
-            if bytes > 0 {
-                path.stats.bytes_acked += u64::from(bytes);
+            if bytes > 0 && data == Some(p) {
                 let srtt = path.rto.srtt();
                 path.westwood
                     .on_ack(now, u64::from(bytes), srtt, app_limited);
@@ -238,7 +242,7 @@ impl Association {
     }
 
     /// Sets the window of the path to `addr` to its capacity estimate
-    /// times its smoothed RTT (the bandwidth-aware start of SYSTEMS.md 3,
+    /// times its smoothed RTT (the bandwidth-aware start of docs/MODELS.md 3,
     /// fed by the packet-pair estimate). Returns the new window, or `None`
     /// when the path has no capacity estimate or no RTT yet.
     pub fn start_from_capacity_estimate(
@@ -255,6 +259,10 @@ impl Association {
         let (bps, srtt) = (p.capacity.estimate()?, p.rto.srtt()?);
         let bdp = (u128::from(bps) * srtt.as_nanos() / 8_000_000_000).min(u128::from(u64::MAX));
         p.cc.set_from_bdp(bdp as u64, icwnd);
+        // A window set from a fresh estimate does not decay for the idle
+        // time before it (section 7.2.1 would otherwise cut it to 4 MTU
+        // at the first send on a path that has been idle).
+        p.last_data_sent = None;
         Some(p.cc.cwnd)
     }
 

@@ -311,7 +311,7 @@ pub fn build_init_ack(spec: InitAckSpec<'_>) -> crate::wire::Chunk {
     if let Some(ms) = spec.peer.cookie_preservative {
         lifespan += std::time::Duration::from_millis(ms.min(60_000) as u64);
     }
-    let cookie = crate::endpoint::cookie::CookieState {
+    let cookie = crate::cookie::CookieState {
         created: spec.now,
         lifespan,
         local_tag: spec.local_tag,

@@ -2,22 +2,22 @@
 //! 8.5), chunk authentication (RFC 4895 section 6.3), and every chunk type.
 
 use std::net::IpAddr;
-use std::ops::Range;
 
 use bytes::Bytes;
 
 use super::recv::DataOutcome;
 use super::{Association, CloseReason, Directed, Event, PeerInit, PrimaryReason, State};
-use crate::Time;
 use crate::asconf::{LocalAddrState, Request, is_unusable_peer_address, is_wildcard};
 use crate::congestion::Congestion;
-use crate::endpoint::cookie::CookieState;
+use crate::cookie::CookieState;
 use crate::path::{Path, RtoEstimator};
 use crate::wire::chunk::{UnknownChunkAction, chunk_type};
 use crate::wire::param::UnknownParamAction;
 use crate::wire::{
-    AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ErrorCause, InitChunk, Packet, Param, SackChunk,
+    AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkIndex, ErrorCause, IndexedChunk, InitChunk,
+    Packet, Param, SackChunk,
 };
+use crate::{ErrorCounterReset, Time};
 
 /// Bound on queued control replies (heartbeat acks, errors): a peer cannot
 /// make the association hold more.
@@ -61,39 +61,33 @@ fn param_tlv(p: &Param) -> Bytes {
 }
 
 impl Association {
-    /// Handles a packet the endpoint routed here. The checksum was verified;
-    /// `cookie` is the validated State Cookie if the packet carried a
-    /// COOKIE ECHO; `in_use` says whether a peer address belongs to
-    /// another association of the endpoint (the peer cannot add it).
+    /// Handles a packet the endpoint routed here, with what the endpoint
+    /// already learned of it: the checksum was verified; `index` is its
+    /// chunks, walked once; `cookie` the validated State Cookie if the
+    /// packet carried a COOKIE ECHO; `in_use` says whether a peer address
+    /// belongs to another association of the endpoint (the peer cannot
+    /// add it). Returns whether the packet passed the verification-tag
+    /// rules (its chunks were processed).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn handle_packet(
         &mut self,
         now: Time,
         src: IpAddr,
         dst: IpAddr,
         packet: &Bytes,
+        index: &ChunkIndex,
         cookie: Option<&CookieState>,
         in_use: &dyn Fn(IpAddr) -> bool,
-    ) {
-        let view = Packet::new_unchecked(&packet[..]);
-        let vtag = view.verification_tag();
-        // The chunk list of every packet reuses one vector.
-        let mut chunks = std::mem::take(&mut self.rx_chunks);
-        chunks.clear();
-        for item in view.chunks() {
-            match item {
-                Ok((range, c)) => chunks.push((range, c.chunk_type(), c.flags())),
-                Err(_) => {
-                    self.stats.malformed_chunks += 1;
-                    break;
-                }
-            }
+    ) -> bool {
+        let vtag = Packet::new_unchecked(&packet[..]).verification_tag();
+        if index.malformed() {
+            self.stats.malformed_chunks += 1;
         }
-        self.handle_chunks(now, src, dst, packet, vtag, &chunks, cookie, in_use);
-        self.rx_chunks = chunks;
+        self.handle_chunks(now, src, dst, packet, vtag, index.chunks(), cookie, in_use)
     }
 
     /// [`handle_packet`](Self::handle_packet) once the chunk headers are
-    /// known: `(range in the packet, type, flags)` each.
+    /// known.
     #[allow(clippy::too_many_arguments)]
     fn handle_chunks(
         &mut self,
@@ -102,34 +96,39 @@ impl Association {
         dst: IpAddr,
         packet: &Bytes,
         vtag: u32,
-        chunks: &[(Range<usize>, u8, u8)],
+        chunks: &[IndexedChunk],
         cookie: Option<&CookieState>,
         in_use: &dyn Fn(IpAddr) -> bool,
-    ) {
-        let Some(&(_, first, first_flags)) = chunks.first() else {
-            return;
+    ) -> bool {
+        let Some(&IndexedChunk {
+            chunk_type: first,
+            flags: first_flags,
+            ..
+        }) = chunks.first()
+        else {
+            return false;
         };
         self.stats.packets_received += 1;
 
         // Verification tag rules (section 8.5 and 8.5.1).
-        let has = |t: u8| chunks.iter().any(|c| c.1 == t);
+        let has = |t: u8| chunks.iter().any(|c| c.chunk_type == t);
         // Section 6.10: INIT ACK and SHUTDOWN COMPLETE are never bundled
         // (INIT is handled below); a packet that bundles one is dropped
         // whole rather than half processed.
         if chunks.len() > 1 && (has(chunk_type::INIT_ACK) || has(chunk_type::SHUTDOWN_COMPLETE)) {
             self.stats.protocol_violations += 1;
-            return;
+            return false;
         }
         if has(chunk_type::INIT) {
             if vtag != 0 || chunks.len() > 1 {
                 self.stats.bad_vtag += 1;
-                return;
+                return false;
             }
         } else if first == chunk_type::COOKIE_ECHO
             || (first == chunk_type::AUTH
                 && chunks
                     .get(1)
-                    .is_some_and(|c| c.1 == chunk_type::COOKIE_ECHO))
+                    .is_some_and(|c| c.chunk_type == chunk_type::COOKIE_ECHO))
         {
             // Checked against the cookie (section 5.2.4).
         } else if first == chunk_type::ABORT || first == chunk_type::SHUTDOWN_COMPLETE {
@@ -138,7 +137,7 @@ impl Association {
                 || (t_bit && vtag == self.peer_tag && self.peer_tag != 0);
             if !ok {
                 self.stats.bad_vtag += 1;
-                return;
+                return false;
             }
         } else if first == chunk_type::SHUTDOWN_ACK
             && matches!(self.state, State::CookieWait | State::CookieEchoed)
@@ -150,10 +149,10 @@ impl Association {
                 reflect: Some(vtag),
                 chunk: Chunk::ShutdownComplete { t_bit: true },
             });
-            return;
+            return false;
         } else if vtag != self.local_tag {
             self.stats.bad_vtag += 1;
-            return;
+            return false;
         }
 
         if !self.moved_off.is_empty() {
@@ -173,7 +172,8 @@ impl Association {
         let mut authenticated = false;
         let readable_before = self.receiver.readable();
 
-        for (range, ty, _) in chunks.iter().cloned() {
+        for c in chunks {
+            let (range, ty) = (c.range.clone(), c.chunk_type);
             if self.state == State::Closed && cookie.is_none() {
                 break;
             }
@@ -331,6 +331,7 @@ impl Association {
             self.send_blocked = false;
             self.push_event(Event::Writable);
         }
+        true
     }
 
     pub(super) fn ctrl_push(&mut self, d: Directed) {
@@ -443,12 +444,14 @@ impl Association {
             return;
         }
         self.sack_dest = Some(src);
-        let gaps = self.receiver.has_gaps();
+        // CMT DAC: data arriving over several paths is reordered as a
+        // rule, not a sign of loss; gaps do not force a SACK for every
+        // packet (the SACK says how many packets it covers instead).
+        let reordering = (self.receiver.has_gaps() || had_gaps) && !self.cmt_delayed_ack();
         let first = self.stats.sacks_sent == 0;
         if immediate
             || first
-            || gaps
-            || had_gaps
+            || reordering
             || self.receiver.has_dups()
             || self.cfg.sack_delay.is_none()
             || self.receiver.packets_since_sack >= self.cfg.sack_frequency
@@ -479,10 +482,16 @@ impl Association {
         if self.cfg.estimators.enabled {
             self.feed_westwood(now, &o.acked_bytes);
         }
+        self.last_sack_at = Some(now);
         if !o.acked_paths.is_empty() {
             self.error_count = 0;
+            self.zero_window_probe_at = None;
         }
-        for p in o.acked_paths {
+        let clearing = match self.cfg.error_counter_reset {
+            ErrorCounterReset::Rfc9260 => o.acked_paths,
+            ErrorCounterReset::Ns2 => o.acked_unmarked_paths,
+        };
+        for p in clearing {
             if self.paths[p].record_success() {
                 self.path_recovered(p);
             }
@@ -998,8 +1007,11 @@ impl Association {
             .filter(|&t| t != i)
             .or_else(|| (0..self.paths.len()).find(|&t| t != i && self.paths[t].usable()))
             .unwrap_or(if i == 0 { 1 } else { 0 });
-        self.sender.rehome(i, to, &mut self.paths);
-        let _ = now;
+        let hold = self.cmt_sending();
+        self.sender.rehome(i, to, &mut self.paths, hold);
+        if hold {
+            self.cmt_hold_rehomed(i, now);
+        }
         let was_primary = i == self.primary;
         self.paths.remove(i);
         self.sender.path_removed(i);

@@ -6,8 +6,10 @@
 //! which demultiplexes packets to it and collects its output; the
 //! application talks to it through the methods below.
 
+mod cmt;
 mod collision;
 mod estimators;
+mod failover;
 mod handshake;
 mod input;
 mod output;
@@ -23,6 +25,7 @@ use bytes::Bytes;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
+pub use cmt::ReceiveWindowBlock;
 pub(crate) use collision::announced_addresses;
 pub use estimators::ProbeError;
 pub use handshake::{InitError, PeerInit, local_auth_params, local_params};
@@ -160,10 +163,16 @@ pub enum Event {
     Readable,
     /// The send buffer has room again after [`SendError::BufferFull`].
     Writable,
-    /// A peer address became reachable again (or first confirmed).
+    /// A peer address became reachable again (after it was inactive or
+    /// potentially failed, or first confirmed).
     PathUp { addr: IpAddr },
     /// A peer address exceeded Path.Max.Retrans.
     PathDown { addr: IpAddr },
+    /// SCTP-PF (RFC 7829): a peer address exceeded
+    /// PotentiallyFailed.Max.Retrans; new data goes elsewhere while it is
+    /// probed. `PathUp` follows when it answers, `PathDown` if it stays
+    /// silent past Path.Max.Retrans.
+    PathPotentiallyFailed { addr: IpAddr },
     /// A peer address was verified by a HEARTBEAT ACK (section 5.4).
     PathConfirmed { addr: IpAddr },
     /// The peer added one of its addresses (ASCONF).
@@ -253,7 +262,17 @@ pub struct Transmit {
     pub destination: IpAddr,
     /// The SCTP packet (common header and chunks).
     pub payload: Vec<u8>,
+    /// The association that sent it (set by [`crate::Endpoint::poll_transmit`];
+    /// `None` for the endpoint's stateless replies). A driver that
+    /// encapsulates in UDP keys the remote port by it (RFC 6951 section
+    /// 5: per association and destination address).
+    pub assoc: Option<AssocId>,
 }
+
+/// Handle of an association within its endpoint (the endpoint hands them
+/// out; defined here so that a [`Transmit`] can name its sender).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AssocId(pub u32);
 
 /// Counters of one association.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -297,6 +316,18 @@ pub struct AssociationStats {
     pub t3_expirations: u64,
     pub fast_retransmissions: u64,
     pub retransmitted_chunks: u64,
+    /// Retransmissions the peer reported as duplicates (it already had the
+    /// data): spurious.
+    pub spurious_retransmissions: u64,
+    /// Of these, fast retransmissions (e.g. reordering across CMT paths
+    /// taken for loss).
+    pub spurious_fast_retransmissions: u64,
+    /// Time the peer's receive window kept the sender waiting (data
+    /// queued, a congestion window open), over finished episodes; see
+    /// [`Association::rwnd_blocked`] for the one under way.
+    pub rwnd_blocked: Duration,
+    /// Episodes of it.
+    pub rwnd_blocked_episodes: u64,
     pub messages_delivered: u64,
     /// INITs (or restart cookies) refused because they add peer
     /// addresses (RFC 9260 section 5.2.2).
@@ -390,6 +421,13 @@ pub struct Association {
     /// Fast retransmissions were just marked: the next packet of them
     /// ignores cwnd (section 7.2.4 step 3).
     fast_rtx_pending: bool,
+    /// Zero window probing (RFC 9260 section 6.1 rule A): when the last
+    /// probe left, until a SACK acknowledges new data. With
+    /// `last_sack_at`, tells a probe's timeout while the peer keeps
+    /// answering (no error) from a silent path.
+    zero_window_probe_at: Option<Time>,
+    /// When the last SACK arrived.
+    last_sack_at: Option<Time>,
     /// The endpoint's cookie secret (INIT ACKs for collisions).
     secret: [u8; 32],
     /// Tie-tags (RFC 9260 sections 2 and 5.2.2): a random nonce put in
@@ -401,8 +439,6 @@ pub struct Association {
     send_blocked: bool,
     events: VecDeque<Event>,
     stats: AssociationStats,
-    /// The chunk headers of the packet being handled (reused).
-    rx_chunks: Vec<(std::ops::Range<usize>, u8, u8)>,
     /// Peer addresses whose data the application moved away because the
     /// link under them went down (`retransmit_path_data`), until a packet
     /// from them arrives: no fast retransmission goes there meanwhile.
@@ -416,6 +452,14 @@ pub struct Association {
     probe_out: VecDeque<Transmit>,
     /// Probe trains from the peer being timed.
     train_rx: crate::estimate::TrainReceiver,
+    /// CMT round-robin: the path to try first for the next packet of new
+    /// data.
+    cmt_next: usize,
+    /// How long the peer's receive window has kept the sender waiting.
+    rwnd_block: ReceiveWindowBlock,
+    /// CMT: data that was in flight to a deleted peer address is resent
+    /// at this time if still unacknowledged.
+    rehome_deadline: Option<Time>,
 }
 
 impl Association {
@@ -432,7 +476,8 @@ impl Association {
         let mut secret = [0u8; 32];
         rng.fill_bytes(&mut secret);
         let max_pending = cfg.limits.max_pending_asconf_params;
-        let sender = Sender::new(local_initial_tsn, cfg.outbound_streams, 0);
+        let mut sender = Sender::new(local_initial_tsn, cfg.outbound_streams, 0);
+        sender.cmt = cfg.cmt;
         let receiver = Receiver::new(
             0,
             1,
@@ -452,6 +497,8 @@ impl Association {
         Association {
             burst_budget: cfg.max_burst.unwrap_or(u32::MAX),
             fast_rtx_pending: false,
+            zero_window_probe_at: None,
+            last_sack_at: None,
             secret,
             tie_tags: None,
             closed_reported: false,
@@ -482,12 +529,14 @@ impl Association {
             send_blocked: false,
             events: VecDeque::new(),
             stats: AssociationStats::default(),
-            rx_chunks: Vec::new(),
             moved_off: Vec::new(),
             idle_rtt: Vec::new(),
             peer_probes: false,
             probe_out: VecDeque::new(),
             train_rx: crate::estimate::TrainReceiver::default(),
+            cmt_next: 0,
+            rwnd_block: ReceiveWindowBlock::default(),
+            rehome_deadline: None,
         }
     }
 
@@ -544,7 +593,7 @@ impl Association {
         cfg: AssociationConfig,
         now: Time,
         seed: [u8; 32],
-        cookie: &crate::endpoint::cookie::CookieState,
+        cookie: &crate::cookie::CookieState,
         peer: &PeerInit,
         local_addrs: &[IpAddr],
     ) -> Result<Self, &'static str> {
@@ -613,6 +662,7 @@ impl Association {
         let sfr = self.sender.split_fast_retransmit;
         self.sender = Sender::new(self.local_initial_tsn, os, peer.a_rwnd);
         self.sender.split_fast_retransmit = sfr;
+        self.sender.cmt = self.cfg.cmt;
         self.receiver = Receiver::new(
             peer.initial_tsn,
             is,
@@ -831,6 +881,10 @@ impl Association {
         let mut s = self.stats;
         s.retransmitted_chunks = self.sender.stats.retransmitted_chunks;
         s.fast_retransmissions = self.sender.stats.fast_retransmitted_chunks;
+        s.spurious_retransmissions = self.sender.stats.spurious_retransmissions;
+        s.spurious_fast_retransmissions = self.sender.stats.spurious_fast_retransmissions;
+        s.rwnd_blocked = self.rwnd_block.total;
+        s.rwnd_blocked_episodes = self.rwnd_block.episodes;
         s.data_chunks_received = self.receiver.data_chunks_received;
         s.duplicate_tsns_received = self.receiver.duplicates_received;
         s.data_dropped_no_buffer = self.receiver.dropped_for_window;
@@ -994,7 +1048,7 @@ impl Association {
     }
 
     /// Sets the congestion window of the path to `addr` from a bandwidth
-    /// estimate (bandwidth-aware start after a handover, SYSTEMS.md 3).
+    /// estimate (bandwidth-aware start after a handover, docs/MODELS.md 3).
     pub fn set_path_cwnd_from_bdp(
         &mut self,
         addr: IpAddr,
@@ -1007,6 +1061,9 @@ impl Association {
             .find(|p| p.remote == addr)
             .ok_or(AddressError::Unknown)?;
         p.cc.set_from_bdp(bdp_bytes, icwnd);
+        // Not decayed for the idle time before it (see
+        // `start_path_from_estimate`).
+        p.last_data_sent = None;
         Ok(())
     }
 
@@ -1062,7 +1119,7 @@ impl Association {
     /// chunk in flight there is marked for retransmission on the current
     /// data path (normally a new primary chosen just before), and the
     /// path's T3-rtx timer stops. For a handover triggered by the link
-    /// layer (SYSTEMS.md section 3, "link-layer triggered"): the chunks
+    /// layer (docs/MODELS.md section 3, "link-layer triggered"): the chunks
     /// sent over a link that just went down are resent now rather than
     /// after a retransmission timeout. Congestion state, RTO and error
     /// counters are left alone (the path did not show congestion).
@@ -1095,7 +1152,7 @@ impl Association {
         Ok(())
     }
 
-    /// Enables split fast retransmit (CMT, SYSTEMS.md section 3).
+    /// Enables split fast retransmit (CMT, docs/MODELS.md section 3).
     pub fn set_split_fast_retransmit(&mut self, on: bool) {
         self.sender.split_fast_retransmit = on;
     }

@@ -4,7 +4,9 @@
 
 use std::net::IpAddr;
 
+use super::send::Retransmit;
 use super::{Association, Directed, State, Transmit};
+use crate::RetransmitDestination;
 use crate::Time;
 use crate::asconf::LocalAddrState;
 use crate::wire::chunk::chunk_type;
@@ -98,6 +100,11 @@ impl Association {
 
     /// The next datagram to send, if any.
     pub(crate) fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        self.note_rwnd_block(now);
+        self.build_packet(now)
+    }
+
+    fn build_packet(&mut self, now: Time) -> Option<Transmit> {
         // Replies with a reflected or special tag go alone.
         if let Some(front) = self.ctrl.front()
             && let Some(tag) = front.reflect
@@ -157,6 +164,13 @@ impl Association {
         }
         let data_path = self.data_path();
         let is_data_dest = data_path.is_some_and(|p| self.paths[p].remote == dest);
+        // Where new data goes: the data path, or under CMT the scheduler's
+        // choice.
+        let new_data_path = if self.cmt_sending() {
+            self.cmt_new_data_path()
+        } else {
+            data_path
+        };
 
         // 2. SHUTDOWN / SHUTDOWN ACK.
         if self.shutdown.due && is_data_dest {
@@ -193,9 +207,13 @@ impl Association {
                 .room
                 .saturating_sub(b.size + 16 + if auth { b.auth_overhead } else { 0 })
                 / 4;
-            let sack = self.receiver.build_sack(
+            let packets = self.receiver.packets_since_sack;
+            let mut sack = self.receiver.build_sack(
                 max_blocks.min(room_blocks.saturating_sub(self.cfg.limits.max_dup_tsns)),
             );
+            if self.cmt_delayed_ack() {
+                sack.set_dac_packets(packets);
+            }
             let c = Chunk::Sack(sack);
             if b.fits(c.padded_len(), auth) {
                 b.push(c, auth);
@@ -239,7 +257,7 @@ impl Association {
                 path.route_source = b.source;
             }
             self.bundle_retransmissions(&mut b, p, now);
-            if is_data_dest && self.may_send_new_data() {
+            if new_data_path == Some(p) && self.may_send_new_data() {
                 self.bundle_new_data(&mut b, p, now);
             }
         }
@@ -303,10 +321,16 @@ impl Association {
                 return Some(p.remote);
             }
         }
-        if self.sender.has_queued() && self.may_send_new_data() {
-            let p = &self.paths[data_path];
-            if p.flight_size < p.cc.cwnd && self.rwnd_allows() {
-                return Some(data_dest);
+        if self.sender.has_queued() && self.may_send_new_data() && self.rwnd_allows() {
+            if self.cmt_sending() {
+                if let Some(p) = self.cmt_new_data_path() {
+                    return Some(self.paths[p].remote);
+                }
+            } else {
+                let p = &self.paths[data_path];
+                if p.flight_size < p.cc.cwnd {
+                    return Some(data_dest);
+                }
             }
         }
         if self.sack_now {
@@ -324,7 +348,7 @@ impl Association {
     ///
     /// It waits (at most until the next SACK) while data is queued but the
     /// congestion or receiver window stops it, so that it leaves in front
-    /// of DATA in the same packet and adds no packet of its own (SYSTEMS.md
+    /// of DATA in the same packet and adds no packet of its own (docs/MODELS.md
     /// 1.4). It waits only while SACKs are flowing (one arrived within the
     /// path's RTO), and never when it must leave from an address being
     /// added (the single-homed move: the old path is gone).
@@ -367,7 +391,7 @@ impl Association {
 
     /// The peer's window admits the next chunk, or nothing is in flight
     /// (zero window probe, section 6.1 rule A).
-    fn rwnd_allows(&self) -> bool {
+    pub(super) fn rwnd_allows(&self) -> bool {
         let len = self
             .sender
             .peek_chunk_len(self.max_data_payload())
@@ -377,10 +401,23 @@ impl Association {
 
     /// Where a marked chunk goes: after a timeout, to an active alternate
     /// destination if there is one (section 6.4); otherwise the data path.
+    /// With [`RetransmitDestination::AlwaysAlternate`] (ns-2 `rtxToAlt_
+    /// 1`), every fast or timeout retransmission goes to an alternate.
     fn retransmit_path(&self, idx: usize) -> usize {
         let c = self.sender.chunk(idx);
         let data_path = self.data_path().unwrap_or(0);
-        if c.marked == Some(super::send::Retransmit::Fast) && self.cfg.fast_retransmit_on_fastest {
+        // Under CMT every reason follows the retransmission policy.
+        if self.cmt_sending()
+            && let Some(p) = self.cmt_retransmit_path(c.path)
+        {
+            return p;
+        }
+        if self.cfg.retransmit_destination == RetransmitDestination::AlwaysAlternate
+            && matches!(c.marked, Some(Retransmit::Fast | Retransmit::Timeout))
+        {
+            return self.next_active_after(c.path).unwrap_or(data_path);
+        }
+        if c.marked == Some(Retransmit::Fast) && self.cfg.fast_retransmit_on_fastest {
             // The active, confirmed destination where it arrives soonest:
             // by the SRTT, or for a path with nothing of ours in flight
             // (its queue empty) by its last idle heartbeat round trip;
@@ -408,7 +445,7 @@ impl Association {
                 return i;
             }
         }
-        if c.marked == Some(super::send::Retransmit::Timeout) {
+        if c.marked == Some(Retransmit::Timeout) {
             if data_path != c.path && self.paths[data_path].usable() {
                 return data_path;
             }
@@ -419,6 +456,16 @@ impl Association {
             }
         }
         data_path
+    }
+
+    /// ns-2's `GetNextDest` (`sctp/sctp.cc` 5555-5587): the first usable
+    /// destination after `path` in address order, wrapping round to
+    /// `path` itself; `None` when none is usable.
+    fn next_active_after(&self, path: usize) -> Option<usize> {
+        let n = self.paths.len();
+        (1..=n)
+            .map(|k| (path + k) % n)
+            .find(|&i| self.paths[i].usable())
     }
 
     fn bundle_retransmissions(&mut self, b: &mut Bundle, path: usize, now: Time) {
@@ -496,6 +543,7 @@ impl Association {
             let n = sent.payload_len();
             if self.sender.peer_rwnd < n {
                 self.stats.zero_window_probes += 1;
+                self.zero_window_probe_at = Some(now);
             }
             b.push(c, auth);
             self.sender.peer_rwnd = self.sender.peer_rwnd.saturating_sub(n);
@@ -509,6 +557,7 @@ impl Association {
         }
         if sent_any {
             self.burst_budget = self.burst_budget.saturating_sub(1);
+            self.cmt_sent_new_data(path);
         }
     }
 
@@ -651,6 +700,7 @@ impl Association {
             source,
             destination: dest,
             payload: buf,
+            assoc: None,
         }
     }
 

@@ -433,6 +433,7 @@ impl Receiver {
         self.last_advertised = a_rwnd;
         self.packets_since_sack = 0;
         SackChunk {
+            flags: 0,
             cum_tsn_ack: self.cum_tsn(),
             a_rwnd,
             gap_blocks,

@@ -10,6 +10,7 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use crate::Time;
+use crate::config::CmtConfig;
 use crate::path::Path;
 use crate::tsn;
 use crate::wire::{DataChunk, SackChunk};
@@ -51,6 +52,13 @@ pub struct SentChunk {
     pub transmissions: u32,
     /// Acknowledged by a gap block (can be reneged).
     pub gap_acked: bool,
+    /// Its next acknowledgement says nothing new about the path it is
+    /// assigned to, and is not counted as newly acknowledged for missing
+    /// reports or windows: a gap block acknowledged it and a later SACK no
+    /// longer did (reneged, or a SACK overtaken by an older one on another
+    /// path; as FreeBSD's `chunk_was_revoked`), or it was in flight to a
+    /// peer address deleted under CMT and held ([`Sender::rehome`]).
+    pub revoked: bool,
     /// Counted in its path's flight size.
     pub in_flight: bool,
     pub marked: Option<Retransmit>,
@@ -93,6 +101,10 @@ pub struct SackOutcome {
     pub fast_retransmits: u32,
     /// Paths that had data acknowledged (their error counters reset).
     pub acked_paths: Vec<usize>,
+    /// Of those, the paths where at least one newly acknowledged chunk was
+    /// not marked for timeout retransmission: ns-2 clears the error
+    /// counter only for these (`ErrorCounterReset::Ns2`).
+    pub acked_unmarked_paths: Vec<usize>,
     /// Paths that entered fast recovery.
     pub entered_fast_recovery: Vec<usize>,
     /// Bytes newly acknowledged per path (index as in the path list).
@@ -125,12 +137,26 @@ pub struct Sender {
     /// The highest TSN a gap block acknowledged (the chunks above it are
     /// not gap-acked), so that a SACK looks no further.
     highest_gap_acked: Option<u32>,
-    /// Split fast retransmit for CMT (SYSTEMS.md section 3): a missing
+    /// Split fast retransmit for CMT (docs/MODELS.md section 3): a missing
     /// report counts only when a later chunk sent on the same path is newly
     /// acknowledged.
     pub split_fast_retransmit: bool,
+    /// Concurrent multipath transfer: the sender's algorithms (SFR, CUC,
+    /// DAC) apply when it is enabled.
+    pub cmt: CmtConfig,
+    /// The last retransmitted TSNs (and whether by fast retransmit), to
+    /// recognise the peer's duplicate reports of them: a retransmission
+    /// the peer reports as a duplicate was spurious.
+    recent_retransmits: VecDeque<(u32, bool)>,
     pub stats: SenderCounters,
 }
+
+/// The route of chunks held after their destination was deleted: no
+/// path has it.
+const HELD_ROUTE: u32 = u32::MAX;
+
+/// Retransmitted TSNs remembered for spurious-retransmission detection.
+const RECENT_RETRANSMITS: usize = 256;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SenderCounters {
@@ -139,6 +165,10 @@ pub struct SenderCounters {
     pub retransmitted_chunks: u64,
     pub fast_retransmitted_chunks: u64,
     pub bytes_acked: u64,
+    /// Retransmissions the peer reported as duplicates (it had the data).
+    pub spurious_retransmissions: u64,
+    /// Of these, fast retransmissions.
+    pub spurious_fast_retransmissions: u64,
 }
 
 impl Sender {
@@ -156,6 +186,8 @@ impl Sender {
             marked: 0,
             highest_gap_acked: None,
             split_fast_retransmit: false,
+            cmt: CmtConfig::default(),
+            recent_retransmits: VecDeque::new(),
             stats: SenderCounters::default(),
         }
     }
@@ -254,6 +286,7 @@ impl Sender {
             sent_at: now,
             transmissions: 1,
             gap_acked: false,
+            revoked: false,
             in_flight: true,
             marked: None,
             missing_reports: 0,
@@ -382,11 +415,17 @@ impl Sender {
             self.marked -= 1;
             c.last_retransmit = Some(why);
         }
+        if self.recent_retransmits.len() >= RECENT_RETRANSMITS {
+            self.recent_retransmits.pop_front();
+        }
+        self.recent_retransmits
+            .push_back((c.data.tsn, c.last_retransmit == Some(Retransmit::Fast)));
         c.path = path;
         c.route = paths[path].route;
         c.sent_at = now;
         c.transmissions += 1;
         c.missing_reports = 0;
+        c.revoked = false;
         c.strike_above = self.next_tsn.wrapping_sub(1);
         if !c.in_flight {
             c.in_flight = true;
@@ -449,8 +488,12 @@ impl Sender {
     /// A destination is being removed (the peer deleted the address):
     /// its chunks now belong to `to`, and those still in flight are marked
     /// for retransmission at once (the peer deletes an address it can no
-    /// longer use, so what is in flight to it is presumed lost).
-    pub fn rehome(&mut self, from: usize, to: usize, paths: &mut [Path]) {
+    /// longer use, so what is in flight to it is presumed lost), or, with
+    /// `hold`, left to arrive: they leave the flight, unmarked, until
+    /// [`Sender::mark_held`] marks those still unacknowledged (CMT: the
+    /// mobile leaves a network whose link still delivers, and the other
+    /// paths have queues of their own that resent copies would wait in).
+    pub fn rehome(&mut self, from: usize, to: usize, paths: &mut [Path], hold: bool) {
         let idx: Vec<usize> = self
             .outstanding
             .iter()
@@ -459,7 +502,17 @@ impl Sender {
             .map(|(i, _)| i)
             .collect();
         for i in idx {
-            self.mark(i, Retransmit::Rehome, paths);
+            if hold {
+                let c = &mut self.outstanding[i];
+                c.in_flight = false;
+                // Its acknowledgement says nothing about `to`, and data
+                // sent on `to` is no measure of its fate (split fast
+                // retransmit compares it with no route).
+                c.revoked = true;
+                c.route = HELD_ROUTE;
+            } else {
+                self.mark(i, Retransmit::Rehome, paths);
+            }
         }
         for c in self.outstanding.iter_mut() {
             if c.path == from {
@@ -467,6 +520,22 @@ impl Sender {
             }
         }
         paths[from].flight_size = 0;
+    }
+
+    /// Marks for retransmission every chunk held by [`Sender::rehome`]
+    /// that is still unacknowledged. Returns how many.
+    pub fn mark_held(&mut self, paths: &mut [Path]) -> usize {
+        let idx: Vec<usize> = self
+            .outstanding
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.in_flight && !c.gap_acked && c.marked.is_none())
+            .map(|(i, _)| i)
+            .collect();
+        for &i in &idx {
+            self.mark(i, Retransmit::Rehome, paths);
+        }
+        idx.len()
     }
 
     /// After a path at index `removed` is deleted from the path vector,
@@ -498,9 +567,16 @@ impl Sender {
                 return out;
             }
         }
+        self.note_duplicate_reports(&sack.dup_tsns);
+        let sfr =
+            self.split_fast_retransmit || (self.cmt.enabled && self.cmt.split_fast_retransmit);
+        let cuc = self.cmt.enabled && self.cmt.cwnd_update;
+        let dac = self.cmt.enabled && self.cmt.delayed_ack && sack.dac_packets() >= 2;
         let n_paths = paths.len();
         let flight_before: Vec<u32> = paths.iter().map(|p| p.flight_size).collect();
         let mut acked_bytes = vec![0u32; n_paths];
+        // The lowest TSN this SACK newly acknowledges (CMT DAC).
+        let mut lowest_new: Option<u32> = None;
         // Highest TSN newly acked per path (split fast retransmit) and overall.
         let mut htna: Option<u32> = None;
         // Highest TSN newly acked per (path, route), for split fast retransmit.
@@ -531,6 +607,7 @@ impl Sender {
             }
         }
         let mut earliest_acked = vec![false; n_paths];
+        let mut acked_unmarked = vec![false; n_paths];
 
         let mut ack_chunk = |c: &mut SentChunk, marked: &mut usize, paths: &mut [Path]| {
             let len = c.data.payload.len() as u32;
@@ -539,13 +616,25 @@ impl Sender {
                 c.in_flight = false;
                 paths[p].flight_size = paths[p].flight_size.saturating_sub(len);
             }
-            if c.marked.take().is_some() {
-                *marked -= 1;
+            match c.marked.take() {
+                Some(Retransmit::Timeout) => *marked -= 1,
+                Some(_) => {
+                    *marked -= 1;
+                    acked_unmarked[p] = true;
+                }
+                None => acked_unmarked[p] = true,
             }
-            acked_bytes[p] += len;
             if earliest[p] == Some(c.data.tsn) {
                 earliest_acked[p] = true;
             }
+            if std::mem::take(&mut c.revoked) {
+                // Acknowledged before: nothing new about its path.
+                return;
+            }
+            if lowest_new.is_none() {
+                lowest_new = Some(c.data.tsn);
+            }
+            acked_bytes[p] += len;
             if htna.is_none_or(|h| tsn::gt(c.data.tsn, h)) {
                 htna = Some(c.data.tsn);
             }
@@ -607,12 +696,36 @@ impl Sender {
                 }
                 highest_gap_acked = Some(c.data.tsn);
             } else if c.gap_acked {
-                // Reneged (section 6.2.1): treat as not received; the T3-rtx
-                // timer recovers it.
+                // Reneged (section 6.2.1): treat as not received; the
+                // T3-rtx timer recovers it. Under CMT a SACK is often
+                // overtaken by a newer one sent over a faster path, so the
+                // chunk goes back in flight where it was sent (its timer
+                // covers it) and its next acknowledgement, which follows
+                // soon, is no news (`revoked`, as FreeBSD's
+                // `chunk_was_revoked`). Without CMT the sender keeps
+                // RFC 9260's plain rule (study E2 measures it).
                 c.gap_acked = false;
+                if !self.cmt.enabled {
+                    continue;
+                }
+                c.revoked = true;
+                if !c.in_flight && c.marked.is_none() && c.path < n_paths {
+                    c.in_flight = true;
+                    let p = &mut paths[c.path];
+                    p.flight_size += c.data.payload.len() as u32;
+                    if p.t3_deadline.is_none() {
+                        p.t3_deadline = Some(now + p.rto.rto());
+                    }
+                }
             }
         }
         self.highest_gap_acked = highest_gap_acked;
+        // CMT DAC (Iyengar et al.; usrsctp's `sctp_strike_gap_ack_chunks`):
+        // a SACK for two packets that newly acknowledges data of one path
+        // only says twice that a chunk below all it acknowledges is
+        // missing.
+        let dests_acked = acked_bytes.iter().filter(|&&b| b > 0).count();
+        let double_strike_below = lowest_new.filter(|_| dac && dests_acked == 1);
 
         // Missing reports (HTNA, section 7.2.4; split fast retransmit for
         // CMT): only chunks below the highest TSN newly acknowledged can
@@ -623,7 +736,7 @@ impl Sender {
                 if c.gap_acked || c.marked.is_some() {
                     continue;
                 }
-                let limit = if self.split_fast_retransmit {
+                let limit = if sfr {
                     htna_route
                         .iter()
                         .find(|(k, _)| *k == (c.path, c.route))
@@ -638,6 +751,9 @@ impl Sender {
                 // In fast recovery, only chunks above the recovery point are
                 // candidates again once they were fast-retransmitted.
                 c.missing_reports += 1;
+                if double_strike_below.is_some_and(|l| tsn::lt(c.data.tsn, l)) {
+                    c.missing_reports += 1;
+                }
                 if c.missing_reports >= 3 && !c.fast_retransmitted {
                     newly_marked.push(i);
                 }
@@ -658,18 +774,28 @@ impl Sender {
             }
         }
         // Fast recovery exit, congestion windows, error counters, T3 timers.
-        for (p, path) in paths.iter_mut().enumerate() {
-            if let Some(exit) = path.fast_recovery_exit
-                && tsn::ge(self.cum_ack, exit)
+        for p in 0..n_paths {
+            if let Some(exit) = paths[p].fast_recovery_exit
+                && (tsn::ge(self.cum_ack, exit) || (cuc && !self.in_flight_up_to(p, exit)))
             {
-                path.fast_recovery_exit = None;
+                // CMT: the path's own (virtual) cumulative ack point
+                // passed the recovery point (usrsctp's pseudo-cumack).
+                paths[p].fast_recovery_exit = None;
             }
+            let path = &mut paths[p];
             if acked_bytes[p] > 0 {
                 path.last_ack = Some(now);
                 let in_fr = path.fast_recovery_exit.is_some();
-                path.cc
-                    .on_ack(acked_bytes[p], flight_before[p], out.cum_advanced, in_fr);
+                // CMT CUC: the window grows when the path's virtual
+                // cumulative ack point (its earliest chunk in flight)
+                // moves, although the association's may not.
+                let cum = out.cum_advanced || (cuc && earliest_acked[p]);
+                path.cc.on_ack(acked_bytes[p], flight_before[p], cum, in_fr);
+                path.stats.bytes_acked += u64::from(acked_bytes[p]);
                 out.acked_paths.push(p);
+                if acked_unmarked[p] {
+                    out.acked_unmarked_paths.push(p);
+                }
                 out.bytes_acked += acked_bytes[p] as u64;
             }
             if path.flight_size == 0 {
@@ -691,11 +817,38 @@ impl Sender {
         out
     }
 
+    /// Some chunk sent to path `p` with a TSN at or below `upto` is still
+    /// in flight (its virtual cumulative ack point has not passed `upto`).
+    fn in_flight_up_to(&self, p: usize, upto: u32) -> bool {
+        self.outstanding
+            .iter()
+            .take_while(|c| tsn::le(c.data.tsn, upto))
+            .any(|c| c.in_flight && c.path == p)
+    }
+
+    /// The peer reported these TSNs as received more than once: a
+    /// retransmission of one of them was spurious.
+    fn note_duplicate_reports(&mut self, dups: &[u32]) {
+        if self.recent_retransmits.is_empty() {
+            return;
+        }
+        for d in dups {
+            if let Some(i) = self.recent_retransmits.iter().position(|(t, _)| t == d) {
+                let (_, fast) = self.recent_retransmits.remove(i).expect("found");
+                self.stats.spurious_retransmissions += 1;
+                if fast {
+                    self.stats.spurious_fast_retransmissions += 1;
+                }
+            }
+        }
+    }
+
     /// A SHUTDOWN carries a cumulative TSN ack (section 9.2): processed as
     /// a SACK without gap blocks, keeping the last known window.
     pub fn on_shutdown_cum_ack(&mut self, cum: u32, now: Time, paths: &mut [Path]) -> SackOutcome {
         let in_flight: u32 = paths.iter().map(|p| p.flight_size).sum();
         let sack = SackChunk {
+            flags: 0,
             cum_tsn_ack: cum,
             a_rwnd: self.peer_rwnd.saturating_add(in_flight),
             gap_blocks: vec![],
@@ -757,6 +910,7 @@ mod tests {
 
     fn sack(cum: u32, gaps: &[(u16, u16)]) -> SackChunk {
         SackChunk {
+            flags: 0,
             cum_tsn_ack: cum,
             a_rwnd: 100_000,
             gap_blocks: gaps
@@ -989,6 +1143,137 @@ mod tests {
         assert!(s.outstanding().nth(2).unwrap().gap_acked);
         s.on_sack(&sack(0, &[]), Time::ZERO, &mut p);
         assert!(!s.outstanding().nth(2).unwrap().gap_acked);
+    }
+
+    #[test]
+    fn cmt_reneged_chunks_return_to_the_flight_and_their_second_ack_is_no_news() {
+        let mut p = paths(1);
+        let mut s = cmt_sender();
+        send_n(&mut s, &mut p, 4, 0, Time::ZERO);
+        s.on_sack(&sack(0, &[(2, 4)]), Time::ZERO, &mut p);
+        assert_eq!(p[0].flight_size, 100);
+        p[0].t3_deadline = None;
+        // An older SACK overtaken by the newer one (or reneging).
+        s.on_sack(&sack(0, &[(2, 2)]), Time::ZERO, &mut p);
+        assert_eq!(p[0].flight_size, 300, "TSNs 3 and 4 are in flight again");
+        assert!(
+            p[0].t3_deadline.is_some(),
+            "and the T3-rtx timer covers them"
+        );
+        s.check_accounting(&p).unwrap();
+        let o = s.on_sack(&sack(0, &[(2, 4)]), Time::ZERO, &mut p);
+        assert_eq!(o.bytes_acked, 0, "acknowledged before: nothing new");
+        assert_eq!(s.outstanding_chunk(1).unwrap().missing_reports, 1);
+        assert_eq!(p[0].flight_size, 100);
+        s.check_accounting(&p).unwrap();
+    }
+
+    #[test]
+    fn duplicate_reports_of_a_retransmission_count_it_spurious() {
+        let mut p = paths(1);
+        let mut s = Sender::new(1, 1, 100_000);
+        send_n(&mut s, &mut p, 6, 0, Time::ZERO);
+        for k in 2..=4u16 {
+            s.on_sack(&sack(0, &[(2, k)]), Time::ZERO, &mut p);
+        }
+        s.retransmitted(0, 0, Time::ZERO, &mut p);
+        // TSN 1 was only late: both copies arrive.
+        let mut late = sack(6, &[]);
+        late.dup_tsns = vec![1, 1, 4];
+        s.on_sack(&late, Time::ZERO, &mut p);
+        assert_eq!(s.stats.spurious_retransmissions, 1);
+        assert_eq!(s.stats.spurious_fast_retransmissions, 1);
+    }
+
+    fn cmt_sender() -> Sender {
+        let mut s = Sender::new(1, 1, 100_000);
+        s.cmt = CmtConfig {
+            enabled: true,
+            ..CmtConfig::default()
+        };
+        s
+    }
+
+    fn dac(mut sk: SackChunk, packets: u32) -> SackChunk {
+        sk.set_dac_packets(packets);
+        sk
+    }
+
+    #[test]
+    fn cmt_dac_two_packet_sacks_count_twice_below_what_they_newly_ack() {
+        // TSN 1 lost; the receiver acknowledges every second packet.
+        let mut p = paths(1);
+        let mut s = cmt_sender();
+        send_n(&mut s, &mut p, 6, 0, Time::ZERO);
+        let o = s.on_sack(&dac(sack(0, &[(2, 3)]), 2), Time::ZERO, &mut p);
+        assert_eq!(o.fast_retransmits, 0);
+        assert_eq!(s.outstanding_chunk(1).unwrap().missing_reports, 2);
+        let o = s.on_sack(&dac(sack(0, &[(2, 5)]), 2), Time::ZERO, &mut p);
+        assert_eq!(o.fast_retransmits, 1, "two SACKs for four packets");
+        // Without the flag the same SACKs are one report each.
+        let mut p = paths(1);
+        let mut s = cmt_sender();
+        send_n(&mut s, &mut p, 6, 0, Time::ZERO);
+        s.on_sack(&sack(0, &[(2, 3)]), Time::ZERO, &mut p);
+        let o = s.on_sack(&sack(0, &[(2, 5)]), Time::ZERO, &mut p);
+        assert_eq!(o.fast_retransmits, 0);
+        assert_eq!(s.outstanding_chunk(1).unwrap().missing_reports, 2);
+    }
+
+    #[test]
+    fn cmt_dac_counts_once_for_a_sack_acking_two_paths_or_around_the_hole() {
+        let mut p = paths(2);
+        let mut s = cmt_sender();
+        send_n(&mut s, &mut p, 2, 0, Time::ZERO); // TSN 1, 2 on path 0
+        send_n(&mut s, &mut p, 1, 1, Time::ZERO); // TSN 3 on path 1
+        send_n(&mut s, &mut p, 1, 0, Time::ZERO); // TSN 4 on path 0
+        // TSN 2 (path 0) and TSN 3 (path 1) newly acknowledged: two paths.
+        s.on_sack(&dac(sack(0, &[(2, 3)]), 2), Time::ZERO, &mut p);
+        assert_eq!(s.outstanding_chunk(1).unwrap().missing_reports, 1);
+        // Then a SACK for two packets newly acknowledging TSN 4 alone (path
+        // 0), TSN 1 still missing below it: two reports.
+        s.on_sack(&dac(sack(0, &[(2, 4)]), 2), Time::ZERO, &mut p);
+        assert_eq!(s.outstanding_chunk(1).unwrap().missing_reports, 3);
+    }
+
+    #[test]
+    fn cmt_cuc_grows_a_window_when_its_paths_earliest_chunk_is_acked() {
+        // TSN 1 on path 0 is late; paths 1's chunks are acknowledged by
+        // gap blocks while the cumulative ack point stays.
+        let run = |cmt: bool| {
+            let mut p = paths(2);
+            let mut s = if cmt {
+                cmt_sender()
+            } else {
+                Sender::new(1, 1, 100_000)
+            };
+            s.split_fast_retransmit = true;
+            p[1].cc = Congestion::new(1000, 300, 100_000);
+            send_n(&mut s, &mut p, 1, 0, Time::ZERO);
+            send_n(&mut s, &mut p, 3, 1, Time::ZERO);
+            s.on_sack(&sack(0, &[(2, 4)]), Time::ZERO, &mut p);
+            p[1].cc.cwnd
+        };
+        assert_eq!(run(false), 300, "standard SCTP: no cumulative progress");
+        assert_eq!(run(true), 600, "CUC: path 1's own ack point moved");
+    }
+
+    #[test]
+    fn cmt_rehome_holds_in_flight_data_until_told_to_resend_it() {
+        let mut p = paths(2);
+        let mut s = cmt_sender();
+        send_n(&mut s, &mut p, 3, 0, Time::ZERO);
+        send_n(&mut s, &mut p, 1, 1, Time::ZERO);
+        s.rehome(0, 1, &mut p, true);
+        assert_eq!(p[0].flight_size, 0);
+        assert_eq!(p[1].flight_size, 100, "held chunks are in no flight");
+        assert!(!s.has_marked());
+        // The deleted path still delivers TSN 1; path 1 delivers TSN 4.
+        let o = s.on_sack(&sack(1, &[(3, 3)]), Time::ZERO, &mut p);
+        assert_eq!(o.fast_retransmits, 0);
+        assert_eq!(o.acked_bytes[1], 100, "only TSN 4 counts for path 1");
+        assert_eq!(s.mark_held(&mut p), 2, "TSNs 2 and 3 are resent");
+        s.check_accounting(&p).unwrap();
     }
 
     #[test]

@@ -32,6 +32,7 @@ impl Association {
             consider(o.deadline);
         }
         consider(self.probe_timeout());
+        consider(self.cmt_timer());
         for p in &self.paths {
             consider(p.t3_deadline);
             consider(p.heartbeat_deadline);
@@ -55,6 +56,7 @@ impl Association {
             self.sack_deadline = None;
             self.sack_now = true;
         }
+        self.cmt_timeout(now);
         for i in 0..self.paths.len() {
             if self.state == State::Closed {
                 return;
@@ -93,10 +95,21 @@ impl Association {
         st.due = true;
     }
 
-    /// Section 6.3.3.
+    /// Section 6.3.3. The timeout of a zero window probe that the peer
+    /// answered with SACKs (its window still closed) is no error of the
+    /// path or the association (section 6.1 rule A): the peer is there,
+    /// its application is not reading. Counted, it would fail the path
+    /// over (with SCTP-PF at the first probe) and in the end abort.
     fn t3_expired(&mut self, i: usize, now: Time) {
         self.stats.t3_expirations += 1;
-        let pmr = self.cfg.path_max_retrans;
+        // A SACK since the probe left and since this timer started (it
+        // ran one RTO): a peer that falls silent while its window is
+        // closed still fails.
+        let started = now - self.paths[i].rto.rto();
+        let peer_answers_probes = self.zero_window_probe_at.is_some_and(|probe| {
+            self.last_sack_at
+                .is_some_and(|sack| sack >= probe && sack >= started)
+        });
         let p = &mut self.paths[i];
         p.t3_deadline = None;
         p.stats.t3_expirations += 1;
@@ -104,19 +117,18 @@ impl Association {
         p.rto.back_off();
         p.fast_recovery_exit = None;
         p.rtt_probe = None;
-        let failed = p.record_error(pmr);
         self.sender.mark_path_for_timeout(i, &mut self.paths);
-        if failed {
-            self.path_failed(i);
+        if peer_answers_probes {
+            return;
         }
+        self.path_error(i, now);
         if self.association_error() {
             return;
         }
-        let _ = now;
+        self.cmt_path_timed_out(i, now);
     }
 
     fn heartbeat_timers(&mut self, i: usize, now: Time) {
-        let pmr = self.cfg.path_max_retrans;
         // An unanswered probe counts as an error one RTO after it left.
         if let Some(h) = self.paths[i].heartbeat.as_mut()
             && !h.timed_out
@@ -125,11 +137,8 @@ impl Association {
             h.timed_out = true;
             let p = &mut self.paths[i];
             p.rto.back_off();
-            let failed = p.record_error(pmr);
             let confirmed = p.confirmed;
-            if failed && confirmed {
-                self.path_failed(i);
-            }
+            self.path_error(i, now);
             // Path verification failures do not count against the
             // association (the address was never part of it).
             if confirmed && self.association_error() {
@@ -143,13 +152,22 @@ impl Association {
         let confirmed = p.confirmed;
         let outstanding = p.heartbeat.is_some_and(|h| !h.timed_out);
         let rto = p.rto.rto();
+        if self.probed_as_pf(i) || (confirmed && self.cmt_probed(i)) {
+            // SCTP-PF, and CMT-PF on a path with errors: once per RTO, no
+            // HB.interval, no capacity train.
+            if !outstanding {
+                self.queue_heartbeat(i, now);
+            }
+            self.paths[i].heartbeat_deadline = Some(now + rto);
+            return;
+        }
         match (confirmed, self.cfg.heartbeat_interval) {
             (true, None) => {
                 self.paths[i].heartbeat_deadline = None;
             }
             (true, Some(iv)) => {
                 // On an idle path the heartbeat rides in a capacity train
-                // when the peer answers those (SYSTEMS.md 3, AISLE).
+                // when the peer answers those (docs/MODELS.md 3, AISLE).
                 if !outstanding && !self.heartbeat_as_train(i, now) {
                     self.queue_heartbeat(i, now);
                 }
@@ -179,12 +197,8 @@ impl Association {
         if self.paths.is_empty() {
             return;
         }
-        let pmr = self.cfg.path_max_retrans;
-        let p = &mut self.paths[i];
-        p.rto.back_off();
-        if p.record_error(pmr) {
-            self.path_failed(i);
-        }
+        self.paths[i].rto.back_off();
+        self.path_error(i, now);
         if self.association_error() {
             return;
         }
@@ -210,12 +224,8 @@ impl Association {
         self.shutdown.deadline = None;
         self.shutdown.retransmits += 1;
         if let Some(p) = self.data_path() {
-            let pmr = self.cfg.path_max_retrans;
-            let path = &mut self.paths[p];
-            path.rto.back_off();
-            if path.record_error(pmr) {
-                self.path_failed(p);
-            }
+            self.paths[p].rto.back_off();
+            self.path_error(p, now);
         }
         if self.association_error() {
             return;

@@ -19,11 +19,11 @@ use std::ops::Range;
 
 use bytes::Bytes;
 
-use super::cookie::CookieState;
 use super::{AssocId, Endpoint};
 use crate::association::{State, announced_addresses};
+use crate::cookie::CookieState;
 use crate::wire::chunk::chunk_type;
-use crate::wire::{Chunk, InitChunk, Param};
+use crate::wire::{Chunk, ChunkIndex, InitChunk, Param};
 
 /// Where a received packet goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,21 +68,21 @@ impl Endpoint {
         src: IpAddr,
         sport: u16,
         vtag: u32,
-        types: &[(Range<usize>, u8)],
+        chunks: &ChunkIndex,
     ) -> Route {
         if let Some(id) = self.index.get(src, sport) {
             return Route::Association(id);
         }
-        if let Some((r, _)) = types.iter().find(|(_, t)| *t == chunk_type::ASCONF)
-            && let Ok(Chunk::Asconf(a)) = Chunk::parse(&data.slice(r.clone()))
+        if let Some(c) = chunks.find(chunk_type::ASCONF)
+            && let Ok(Chunk::Asconf(a)) = Chunk::parse(&data.slice(c.range.clone()))
             && let Some(id) = self.index.get(a.address, sport)
             && self.assocs.get(&id).is_some_and(|x| x.local_tag() == vtag)
         {
             return Route::Association(id);
         }
-        if types
+        if chunks
             .first()
-            .is_some_and(|(_, t)| *t == chunk_type::INIT_ACK)
+            .is_some_and(|c| c.chunk_type == chunk_type::INIT_ACK)
             && let Some(id) = self.order.iter().find(|id| {
                 self.assocs.get(id).is_some_and(|a| {
                     a.local_tag() == vtag

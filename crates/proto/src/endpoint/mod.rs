@@ -10,9 +10,10 @@
 //! Cookie (section 5.1), and applies the out-of-the-blue rules (section
 //! 8.4). Which association a packet belongs to is in [`demux`]; the peer
 //! index that never gives one association's address to another is in
-//! [`index`].
+//! [`index`]. The packet's chunks are walked once ([`ChunkIndex`]) and a
+//! COOKIE ECHO's cookie verified once ([`crate::cookie`]): the association
+//! is handed both with the packet.
 
-pub mod cookie;
 mod demux;
 mod index;
 mod ootb;
@@ -27,15 +28,13 @@ use rand_core::{RngCore, SeedableRng};
 use crate::Time;
 use crate::association::{Association, Event, State, Transmit};
 use crate::config::{AssociationConfig, ConfigError, EndpointConfig};
+use crate::cookie::CookieState;
 use crate::wire::chunk::chunk_type;
-use crate::wire::{Chunk, ErrorCause, Packet};
-use cookie::CookieState;
+use crate::wire::{Chunk, ChunkIndex, ErrorCause, Packet};
 use demux::Route;
 use index::PeerIndex;
 
-/// Handle of an association within its endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct AssocId(pub u32);
+pub use crate::association::AssocId;
 
 /// Why an association could not be started.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -89,6 +88,8 @@ const MAX_EVENTS: usize = 1 << 16;
 #[derive(Debug, Clone)]
 pub struct Endpoint {
     cfg: EndpointConfig,
+    /// The chunk index of the packet being handled (memory reused).
+    rx_chunks: ChunkIndex,
     rng: ChaCha20Rng,
     secret: [u8; 32],
     local_addrs: Vec<IpAddr>,
@@ -125,6 +126,7 @@ impl Endpoint {
             order: Vec::new(),
             next_id: 1,
             index: PeerIndex::default(),
+            rx_chunks: ChunkIndex::default(),
             per_source: HashMap::new(),
             source_of: HashMap::new(),
             pending: VecDeque::new(),
@@ -331,54 +333,81 @@ impl Endpoint {
 
     /// Processes one received SCTP packet (`data`, without IP or UDP
     /// headers) that came from `src` to `dst`.
-    pub fn handle_datagram(&mut self, now: Time, src: IpAddr, dst: IpAddr, data: Bytes) {
+    ///
+    /// Returns the association that accepted the packet: it passed that
+    /// association's verification-tag rules (RFC 9260 section 8.5), or its
+    /// valid cookie created the association. A driver that encapsulates
+    /// in UDP learns the peer's encapsulation port from such packets only,
+    /// per association and address (RFC 6951 section 5, decapsulation).
+    /// Stateless replies the packet caused are read with
+    /// [`Endpoint::poll_reply`].
+    pub fn handle_datagram(
+        &mut self,
+        now: Time,
+        src: IpAddr,
+        dst: IpAddr,
+        data: Bytes,
+    ) -> Option<AssocId> {
         self.stats.datagrams_received += 1;
         let Ok(pkt) = Packet::new_checked(&data[..]) else {
             self.stats.truncated += 1;
-            return;
+            return None;
         };
         if !pkt.verify_checksum() {
             self.stats.bad_checksum += 1;
-            return;
+            return None;
         }
         if pkt.dst_port() != self.cfg.port {
             self.stats.wrong_port += 1;
             if self.cfg.answer_other_ports {
                 self.no_endpoint(src, dst, &data);
             }
-            return;
+            return None;
         }
-        let sport = pkt.src_port();
-        let vtag = pkt.verification_tag();
-        let mut types: Vec<(std::ops::Range<usize>, u8)> = Vec::new();
-        for c in pkt.chunks() {
-            match c {
-                Ok((r, v)) => types.push((r, v.chunk_type())),
-                Err(_) => break,
-            }
-        }
-        if types.is_empty() {
+        let (sport, vtag) = (pkt.src_port(), pkt.verification_tag());
+        // The one walk over the chunks: demultiplexing reads it, and the
+        // association is handed it with the packet. Its buffer is reused
+        // from packet to packet.
+        let mut chunks = std::mem::take(&mut self.rx_chunks);
+        chunks.refill(&data[..]);
+        let accepted = self.dispatch(now, src, dst, &data, (sport, vtag), &chunks);
+        self.rx_chunks = chunks;
+        accepted
+    }
+
+    /// The rest of [`Endpoint::handle_datagram`] once the packet's header
+    /// is sound and its chunks walked.
+    fn dispatch(
+        &mut self,
+        now: Time,
+        src: IpAddr,
+        dst: IpAddr,
+        data: &Bytes,
+        (sport, vtag): (u16, u32),
+        chunks: &ChunkIndex,
+    ) -> Option<AssocId> {
+        if chunks.is_empty() {
             // Not even the first chunk header is sound.
             self.stats.malformed += 1;
-            return;
+            return None;
         }
         // Non-unicast sources are never answered (section 8.4 rule 1).
         if crate::asconf::is_unusable_peer_address(&src) || src.is_unspecified() {
-            return;
+            return None;
         }
-        let cookie = match types.iter().find(|(_, t)| *t == chunk_type::COOKIE_ECHO) {
-            Some((r, _)) => match self.verify_cookie(&data, r.clone()) {
+        let cookie = match chunks.find(chunk_type::COOKIE_ECHO) {
+            Some(c) => match self.verify_cookie(data, c.range.clone()) {
                 Some(c) => Some(c),
-                None => return,
+                None => return None,
             },
             None => None,
         };
         let route = match &cookie {
             Some(c) => self.route_cookie(src, sport, c),
-            None if types[0].1 == chunk_type::INIT => {
-                self.route_init(&data, src, sport, types[0].0.clone())
+            None if chunks.chunks()[0].chunk_type == chunk_type::INIT => {
+                self.route_init(data, src, sport, chunks.chunks()[0].range.clone())
             }
-            None => self.lookup(&data, src, sport, vtag, &types),
+            None => self.lookup(data, src, sport, vtag, chunks),
         };
         // A stale cookie is still valid when both its tags are the
         // association's (RFC 9260 section 5.2.4 step 3); otherwise it is
@@ -392,7 +421,7 @@ impl Endpoint {
                     .is_some_and(|a| a.local_tag() == c.local_tag && a.peer_tag() == c.peer_tag)
             };
             match route {
-                Route::Discard => return,
+                Route::Discard => return None,
                 Route::Association(id) if same_tags(&id) => {}
                 _ => {
                     self.stats.stale_cookies += 1;
@@ -400,22 +429,25 @@ impl Endpoint {
                         causes: vec![ErrorCause::StaleCookie { staleness_us }],
                     };
                     self.reply(dst, src, sport, c.peer_tag, vec![chunk]);
-                    return;
+                    return None;
                 }
             }
         }
         match route {
             Route::Association(id) => {
                 let index = &self.index;
+                let mut accepted = false;
                 if let Some(a) = self.assocs.get_mut(&id) {
                     let in_use = |addr: IpAddr| index.get(addr, sport).is_some_and(|o| o != id);
-                    a.handle_packet(now, src, dst, &data, cookie.as_ref(), &in_use);
+                    accepted =
+                        a.handle_packet(now, src, dst, data, chunks, cookie.as_ref(), &in_use);
                 }
                 self.reindex(id);
                 self.drain_events(id);
+                accepted.then_some(id)
             }
-            Route::None => self.out_of_the_blue(now, src, dst, sport, vtag, &data, &types, cookie),
-            Route::Discard => {}
+            Route::None => self.out_of_the_blue(now, src, dst, sport, vtag, data, chunks, cookie),
+            Route::Discard => None,
         }
     }
 
@@ -444,15 +476,25 @@ impl Endpoint {
             let idx = (self.cursor + k) % n;
             let id = self.order[idx];
             if let Some(a) = self.assocs.get_mut(&id)
-                && let Some(t) = a.poll_transmit(now)
+                && let Some(mut t) = a.poll_transmit(now)
             {
                 self.cursor = (idx + 1) % n.max(1);
                 self.drain_events(id);
+                t.assoc = Some(id);
                 return Some(t);
             }
         }
         self.reap();
         None
+    }
+
+    /// The next stateless reply (INIT ACK, ABORT, SHUTDOWN COMPLETE, Stale
+    /// Cookie ERROR) caused by the datagrams handled so far, before any
+    /// association's packets. A driver that reads it right after
+    /// [`Endpoint::handle_datagram`] knows which datagram it answers (over
+    /// UDP: the source port to answer to).
+    pub fn poll_reply(&mut self) -> Option<Transmit> {
+        self.pending.pop_front()
     }
 
     /// Forgets closed associations with nothing left to deliver.

@@ -7,12 +7,13 @@ use std::net::IpAddr;
 use bytes::Bytes;
 use rand_core::RngCore;
 
-use super::cookie::CookieState;
-use super::{Endpoint, MAX_PENDING_REPLIES};
+use super::{AssocId, Endpoint, MAX_PENDING_REPLIES};
 use crate::Time;
 use crate::association::{Association, PeerInit, Transmit, build_init_ack_for_endpoint};
+use crate::cookie::CookieState;
 use crate::wire::chunk::chunk_type;
-use crate::wire::{Chunk, ErrorCause, Packet, crc};
+use crate::wire::field::{header, init};
+use crate::wire::{Chunk, ChunkIndex, ErrorCause, Packet, crc};
 
 impl Endpoint {
     pub(super) fn reply(
@@ -70,6 +71,7 @@ impl Endpoint {
             source: Some(from),
             destination: to,
             payload: buf,
+            assoc: None,
         });
     }
 
@@ -83,32 +85,31 @@ impl Endpoint {
         sport: u16,
         vtag: u32,
         data: &Bytes,
-        types: &[(std::ops::Range<usize>, u8)],
+        chunks: &ChunkIndex,
         cookie: Option<CookieState>,
-    ) {
+    ) -> Option<AssocId> {
         self.stats.out_of_the_blue += 1;
-        let has = |t: u8| types.iter().any(|(_, x)| *x == t);
+        let has = |t: u8| chunks.has(t);
         if has(chunk_type::ABORT)
             || has(chunk_type::SHUTDOWN_COMPLETE)
             || has(chunk_type::COOKIE_ACK)
         {
-            return;
+            return None;
         }
         if has(chunk_type::INIT) {
-            if vtag != 0 || types.len() > 1 {
-                return;
+            if vtag != 0 || chunks.len() > 1 {
+                return None;
             }
-            let raw = data.slice(types[0].0.clone());
+            let raw = data.slice(chunks.chunks()[0].range.clone());
             self.answer_init(now, src, dst, sport, raw);
-            return;
+            return None;
         }
         if let Some(c) = cookie {
             if !self.cfg.listen || c.local_tag != vtag || c.peer_port != sport {
                 self.stats.bad_cookies += 1;
-                return;
+                return None;
             }
-            self.accept_cookie(now, src, dst, data, c);
-            return;
+            return self.accept_cookie(now, src, dst, data, chunks, c);
         }
         if has(chunk_type::SHUTDOWN_ACK) {
             self.reply(
@@ -118,10 +119,10 @@ impl Endpoint {
                 vtag,
                 vec![Chunk::ShutdownComplete { t_bit: true }],
             );
-            return;
+            return None;
         }
         if has(chunk_type::ERROR) {
-            return;
+            return None;
         }
         self.reply(
             dst,
@@ -133,6 +134,7 @@ impl Endpoint {
                 causes: vec![],
             }],
         );
+        None
     }
 
     /// Section 5.1 step B: INIT ACK with a cookie, no state kept.
@@ -208,17 +210,25 @@ impl Endpoint {
     }
 
     /// Section 5.1 step D: a valid cookie creates the association.
-    fn accept_cookie(&mut self, now: Time, src: IpAddr, dst: IpAddr, data: &Bytes, c: CookieState) {
+    fn accept_cookie(
+        &mut self,
+        now: Time,
+        src: IpAddr,
+        dst: IpAddr,
+        data: &Bytes,
+        chunks: &ChunkIndex,
+        c: CookieState,
+    ) -> Option<AssocId> {
         let peer = match Chunk::parse(&c.peer_init) {
             Ok(Chunk::Init(i)) => match PeerInit::from_chunk(&i, false) {
                 Ok(p) => p,
-                Err(_) => return,
+                Err(_) => return None,
             },
-            _ => return,
+            _ => return None,
         };
         if !self.admits(c.init_src) {
             self.refuse_no_room(dst, src, c.peer_port, c.peer_tag);
-            return;
+            return None;
         }
         let mut seed = [0u8; 32];
         self.rng.fill_bytes(&mut seed);
@@ -241,7 +251,7 @@ impl Endpoint {
                     info: Bytes::from_static(why.as_bytes()),
                 };
                 self.abort_init(dst, src, c.peer_port, c.peer_tag, vec![cause]);
-                return;
+                return None;
             }
         };
         a.set_secret(self.secret);
@@ -251,12 +261,14 @@ impl Endpoint {
         self.source_of.insert(id, key);
         self.reindex(id);
         let index = &self.index;
+        let mut accepted = false;
         if let Some(a) = self.assocs.get_mut(&id) {
             let in_use = |addr: IpAddr| index.get(addr, c.peer_port).is_some_and(|o| o != id);
-            a.handle_packet(now, src, dst, data, Some(&c), &in_use);
+            accepted = a.handle_packet(now, src, dst, data, chunks, Some(&c), &in_use);
         }
         self.reindex(id);
         self.drain_events(id);
+        accepted.then_some(id)
     }
 
     /// A packet for an SCTP port no endpoint serves (section 8.4, with
@@ -268,13 +280,9 @@ impl Endpoint {
     pub(super) fn no_endpoint(&mut self, src: IpAddr, dst: IpAddr, data: &Bytes) {
         let pkt = Packet::new_unchecked(&data[..]);
         let (port, sport, vtag) = (pkt.dst_port(), pkt.src_port(), pkt.verification_tag());
-        let types: Vec<u8> = pkt
-            .chunks()
-            .map_while(|c| c.ok())
-            .map(|(_, v)| v.chunk_type())
-            .collect();
-        let has = |t: u8| types.contains(&t);
-        if types.is_empty()
+        let chunks = ChunkIndex::new(&data[..]);
+        let has = |t: u8| chunks.has(t);
+        if chunks.is_empty()
             || crate::asconf::is_unusable_peer_address(&src)
             || has(chunk_type::ABORT)
             || has(chunk_type::SHUTDOWN_COMPLETE)
@@ -287,13 +295,13 @@ impl Endpoint {
             t_bit,
             causes: vec![],
         };
-        if types[0] == chunk_type::INIT {
-            // The Initiate Tag follows the 4-byte chunk header.
+        if chunks.chunks()[0].chunk_type == chunk_type::INIT {
+            let at = header::LEN + init::INITIATE_TAG;
             let tag = data
-                .get(16..20)
+                .get(at..at + 4)
                 .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
                 .unwrap_or(0);
-            if vtag == 0 && tag != 0 && types.len() == 1 {
+            if vtag == 0 && tag != 0 && chunks.len() == 1 {
                 self.reply_from_port(port, dst, src, sport, tag, vec![abort(false)]);
             }
         } else if has(chunk_type::SHUTDOWN_ACK) {

@@ -1,4 +1,4 @@
-//! Path estimators (SYSTEMS.md section 3, AISLE): what a sender learns about
+//! Path estimators (docs/MODELS.md section 3, AISLE): what a sender learns about
 //! each destination beyond RFC 9260's RTT.
 //!
 //! - [`packet_pair`]: the capacity of the path's bottleneck, from the

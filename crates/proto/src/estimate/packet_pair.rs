@@ -1,4 +1,4 @@
-//! Capacity by packet-pair dispersion (SYSTEMS.md section 3, AISLE).
+//! Capacity by packet-pair dispersion (docs/MODELS.md section 3, AISLE).
 //!
 //! Two packets sent back to back leave the narrowest link of the path
 //! spaced by the time that link takes to transmit the second: capacity =

@@ -1,4 +1,4 @@
-//! Available bandwidth by Westwood+ (Mascolo, Grieco et al.; SYSTEMS.md
+//! Available bandwidth by Westwood+ (Mascolo, Grieco et al.; docs/MODELS.md
 //! section 3): once per window of max(RTT, 50 ms) the sender takes the
 //! bytes acknowledged in the window divided by its length as a sample, and
 //! filters the samples with an EWMA, estimate = 7/8 old + 1/8 sample.

@@ -1,4 +1,4 @@
-//! AISLE, autonomic interface selection (SYSTEMS.md section 3; Budzisz et
+//! AISLE, autonomic interface selection (docs/MODELS.md section 3; Budzisz et
 //! al., section 4.2.2): the sender moves its data to another path when
 //! the primary is congested, with a probability that makes a population
 //! of senders spread over the paths in proportion to their capacities.
@@ -22,7 +22,7 @@
 //!    B2 > θ·B1; otherwise (B2 unknown or stale) it happens.
 //!
 //! So a swap has probability p when B2 is stale and p·[B2 > θ·B1] when it
-//! is fresh. (SYSTEMS.md's wording "else swap with probability p" is read
+//! is fresh. (docs/MODELS.md's wording "else swap with probability p" is read
 //! as this same single draw, not a second one, which would make p² and
 //! break the capacity-proportional split AISLE is designed to reach.)
 //! With more than two paths, C2 is the largest capacity among the usable
@@ -39,17 +39,58 @@ use super::{Decision, FailoverOnly, HandoverPolicy, LinkEvent};
 use crate::path::{PathState, PathStats};
 use crate::{Association, Time};
 
-/// AISLE's parameters.
+/// AISLE's parameters. In a file (with the `serde` feature): `theta`,
+/// `hold_down_s`, `freshness_s`, `low_bandwidth`, each optional.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 pub struct AisleParams {
     /// θ: with a fresh B2, swap only when B2 > θ·B1 (1.1).
     pub theta: f64,
     /// Th: hold-down after a swap (60 s).
+    #[cfg_attr(feature = "serde", serde(rename = "hold_down_s", with = "secs"))]
     pub hold_down: Duration,
     /// Td: B2 is fresh when measured less than this long ago (120 s).
+    #[cfg_attr(feature = "serde", serde(rename = "freshness_s", with = "secs"))]
     pub freshness: Duration,
     /// B1 below this fraction of C1 is congestion (0.1).
     pub low_bandwidth: f64,
+}
+
+impl AisleParams {
+    /// Checks the ranges: θ and the fraction finite and >= 0, the
+    /// durations at most a day.
+    pub fn validate(&self) -> Result<(), &'static str> {
+        if !(self.theta.is_finite() && self.theta >= 0.0) {
+            return Err("theta must be a finite number >= 0");
+        }
+        if !(0.0..=1.0).contains(&self.low_bandwidth) {
+            return Err("low_bandwidth must be in [0, 1]");
+        }
+        let day = Duration::from_secs(86_400);
+        if self.hold_down > day || self.freshness > day {
+            return Err("hold_down_s and freshness_s must be at most 86400");
+        }
+        Ok(())
+    }
+}
+
+/// Durations as seconds (a float) in files.
+#[cfg(feature = "serde")]
+mod secs {
+    use std::time::Duration;
+
+    pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let x = <f64 as serde::Deserialize>::deserialize(d)?;
+        Duration::try_from_secs_f64(x).map_err(serde::de::Error::custom)
+    }
 }
 
 impl Default for AisleParams {
@@ -100,6 +141,9 @@ pub struct AisleStats {
     pub held_down: u64,
     /// Events without both capacities known.
     pub no_estimate: u64,
+    /// Swaps considered (the draw below p) but refused: a fresh B2 not
+    /// above θ·B1.
+    pub refused_fresh: u64,
     pub swaps: u64,
 }
 
@@ -185,6 +229,7 @@ impl Aisle {
         if let Some(b2) = b2_fresh {
             let b1 = primary.available_bps.unwrap_or(0) as f64;
             if b2 as f64 <= self.params.theta * b1 {
+                self.stats.refused_fresh += 1;
                 return None;
             }
         }
@@ -220,6 +265,17 @@ impl Aisle {
 impl HandoverPolicy for Aisle {
     fn name(&self) -> &'static str {
         "aisle"
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let s = self.stats;
+        vec![
+            ("congestion_events", s.congestion_events),
+            ("held_down", s.held_down),
+            ("no_estimate", s.no_estimate),
+            ("refused_fresh", s.refused_fresh),
+            ("swaps", s.swaps),
+        ]
     }
 
     fn on_link_event(&mut self, now: Time, ev: &LinkEvent, assoc: &Association) -> Vec<Decision> {

@@ -5,8 +5,8 @@ use bytes::Bytes;
 use std::ops::Range;
 
 use super::WireError;
-use super::field::{backpatch_len, pad, padded, tlv_list_len, u16_at, u32_at};
-use super::param::{ParamIter, ParamView};
+use super::field::{u16_at, u32_at};
+use super::tlv::{self, Kind, Tlv};
 
 /// Cause codes.
 pub mod cause_code {
@@ -177,57 +177,41 @@ impl ErrorCause {
     /// The length rounded up to a multiple of 4: the bytes
     /// [`ErrorCause::emit`] appends.
     pub fn padded_len(&self) -> usize {
-        padded(self.length())
+        Tlv::padded_len(self)
     }
 
-    /// Decodes one error cause; `tlv` starts with the cause's header and may
-    /// continue past its length field (padding), which is ignored.
-    pub fn parse(tlv: &Bytes) -> Result<ErrorCause, WireError> {
-        let view = ParamView::new_checked(&tlv[..])?;
-        Self::parse_at(tlv, 0..usize::from(view.length()))
+    /// Decodes one error cause; `bytes` starts with the cause's header and
+    /// may continue past its length field (padding), which is ignored.
+    pub fn parse(bytes: &Bytes) -> Result<ErrorCause, WireError> {
+        tlv::parse_one(bytes)
     }
 
     /// Decodes a list of padded error causes (the value of an ABORT or
     /// ERROR chunk), in order.
     pub fn parse_list(buf: &Bytes) -> Result<Vec<ErrorCause>, WireError> {
-        Self::parse_list_at(buf, 0..buf.len())
+        tlv::parse_list_at(buf, 0..buf.len())
     }
 
-    /// Decodes the causes in `range` of `buf`; error offsets are positions
-    /// in `buf`.
-    pub(crate) fn parse_list_at(
-        buf: &Bytes,
-        range: Range<usize>,
-    ) -> Result<Vec<ErrorCause>, WireError> {
-        let mut causes = Vec::new();
-        for item in ParamIter::new_in(buf, range) {
-            let (r, _) = item?;
-            causes.push(Self::parse_at(buf, r)?);
-        }
-        Ok(causes)
+    /// Appends the cause (header, information and zero padding to 4
+    /// bytes). The length field saturates at 65535 for an oversized cause
+    /// (check [`ErrorCause::length`] first).
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        Tlv::emit(self, out)
+    }
+}
+
+impl Tlv for ErrorCause {
+    const KIND: Kind = Kind::Param;
+
+    fn length(&self) -> usize {
+        ErrorCause::length(self)
     }
 
-    /// Decodes the cause occupying exactly `range` of `buf`.
-    pub(crate) fn parse_at(buf: &Bytes, range: Range<usize>) -> Result<ErrorCause, WireError> {
+    fn decode(buf: &Bytes, range: Range<usize>, p: &[u8]) -> Result<ErrorCause, WireError> {
         use cause_code as c;
-        let Some(p) = buf.get(range.clone()) else {
-            let available = buf.len().saturating_sub(range.start);
-            return Err(WireError::Truncated {
-                offset: range.start,
-                needed: range.len(),
-                available,
-            });
-        };
-        if p.len() < 4 {
-            return Err(WireError::Truncated {
-                offset: range.start,
-                needed: 4,
-                available: p.len(),
-            });
-        }
-        let info = &p[4..];
-        let slice = || buf.slice(range.start + 4..range.end);
-        let cause = match u16_at(p, 0) {
+        let info = &p[tlv::VALUE..];
+        let slice = || buf.slice(range.start + tlv::VALUE..range.end);
+        let cause = match u16_at(p, tlv::TYPE) {
             c::INVALID_STREAM_IDENTIFIER => {
                 fixed("Invalid Stream Identifier cause", info, 4)?;
                 ErrorCause::InvalidStreamIdentifier {
@@ -311,18 +295,7 @@ impl ErrorCause {
         Ok(cause)
     }
 
-    /// Appends the cause (header, information and zero padding to 4
-    /// bytes). The length field saturates at 65535 for an oversized cause
-    /// (check [`ErrorCause::length`] first).
-    pub fn emit(&self, out: &mut Vec<u8>) {
-        let start = out.len();
-        self.emit_unpadded(out);
-        pad(out, start);
-    }
-
-    /// Appends the cause without trailing padding.
-    pub(crate) fn emit_unpadded(&self, out: &mut Vec<u8>) {
-        let start = out.len();
+    fn emit_value(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.code().to_be_bytes());
         out.extend_from_slice(&[0, 0]);
         match self {
@@ -359,25 +332,6 @@ impl ErrorCause {
                 out.extend_from_slice(&hmac_id.to_be_bytes())
             }
         }
-        backpatch_len(out, start);
-    }
-
-    /// Appends `causes` each padded except the last (RFC 9260 section 3.2:
-    /// the enclosing length does not count the last one's padding).
-    pub(crate) fn emit_list(causes: &[ErrorCause], out: &mut Vec<u8>) {
-        let last = causes.len().saturating_sub(1);
-        for (i, c) in causes.iter().enumerate() {
-            if i == last {
-                c.emit_unpadded(out)
-            } else {
-                c.emit(out)
-            }
-        }
-    }
-
-    /// Bytes [`ErrorCause::emit_list`] appends.
-    pub(crate) fn list_len(causes: &[ErrorCause]) -> usize {
-        tlv_list_len(causes.iter().map(ErrorCause::length))
     }
 }
 
@@ -385,29 +339,16 @@ impl ErrorCause {
 mod tests {
     use super::*;
 
-    fn bytes(hex_str: &str) -> Bytes {
-        let clean: String = hex_str.chars().filter(|c| c.is_ascii_hexdigit()).collect();
-        Bytes::from(hex::decode(clean).expect("test hex"))
-    }
+    use crate::wire::tlv::testing::bytes;
 
     fn roundtrip(hex_str: &str) -> ErrorCause {
-        let b = bytes(hex_str);
-        let c = ErrorCause::parse(&b).expect("parse");
-        let mut out = Vec::new();
-        c.emit(&mut out);
-        assert_eq!(
-            hex::encode(&out),
-            hex::encode(&b),
-            "emit(parse(b)) != b for {c:?}"
-        );
-        assert_eq!(c.length(), usize::from(u16::from_be_bytes([b[2], b[3]])));
-        assert_eq!(c.padded_len(), b.len());
-        assert_eq!(c.code(), u16::from_be_bytes([b[0], b[1]]));
+        let (c, code) = crate::wire::tlv::testing::roundtrip::<ErrorCause>(hex_str);
+        assert_eq!(c.code(), code);
         c
     }
 
     fn parse_err(hex_str: &str) -> WireError {
-        ErrorCause::parse(&bytes(hex_str)).expect_err("must not parse")
+        crate::wire::tlv::testing::parse_err::<ErrorCause>(hex_str)
     }
 
     #[test]
@@ -601,9 +542,9 @@ mod tests {
                 ErrorCause::OutOfResource
             ]
         );
-        assert_eq!(ErrorCause::list_len(&causes), 12);
+        assert_eq!(tlv::list_len(&causes), 12);
         let mut out = Vec::new();
-        ErrorCause::emit_list(&causes, &mut out);
+        tlv::emit_list(&causes, &mut out);
         assert_eq!(&out[..], &b[..]);
         assert_eq!(
             ErrorCause::parse_list(&bytes("0004 0004 0004 0000")).unwrap_err(),

@@ -7,9 +7,10 @@ use std::ops::Range;
 
 use super::WireError;
 use super::cause::ErrorCause;
-use super::field::{backpatch_len, pad, padded, u8_at, u16_at, u32_at};
+use super::field::{asconf, auth, cum_tsn, data, init, sack, u8_at, u16_at, u32_at};
 use super::param::{Param, ParamIter, address_param_len, emit_address, parse_address};
 use super::probe::{ProbeChunk, ProbeEchoChunk};
+use super::tlv::{self, Kind, Tlv, TlvView};
 
 /// Chunk type codes (RFC 9260 section 3.2, RFC 4895, RFC 5061, RFC 3758).
 pub mod chunk_type {
@@ -97,6 +98,9 @@ pub struct GapBlock {
 /// SACK (RFC 9260 section 3.3.4).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SackChunk {
+    /// Chunk Flags: reserved by RFC 9260 (sent as 0, ignored on receipt)
+    /// except where CMT's delayed ack uses them ([`sack_flags`]).
+    pub flags: u8,
     pub cum_tsn_ack: u32,
     pub a_rwnd: u32,
     pub gap_blocks: Vec<GapBlock>,
@@ -191,17 +195,19 @@ pub enum Chunk {
 /// A zero-copy view of one chunk (header and value, without padding).
 #[derive(Debug, Clone)]
 pub struct ChunkView<T: AsRef<[u8]>> {
-    buffer: T,
+    tlv: TlvView<T>,
 }
 
 impl<T: AsRef<[u8]>> ChunkView<T> {
     /// Chunk Type, Chunk Flags, Chunk Length: RFC 9260 section 3.2.
-    pub const HEADER_LEN: usize = 4;
+    pub const HEADER_LEN: usize = tlv::VALUE;
 
     /// Wraps a buffer without any check. Accessors never panic: fields
     /// beyond the end of a short buffer read as zero.
     pub fn new_unchecked(buffer: T) -> Self {
-        ChunkView { buffer }
+        ChunkView {
+            tlv: TlvView::new_unchecked(buffer),
+        }
     }
 
     /// Wraps a buffer that starts with one chunk: it must hold the 4-byte
@@ -209,48 +215,35 @@ impl<T: AsRef<[u8]>> ChunkView<T> {
     /// ([`WireError::BadChunkLength`] otherwise). The buffer may continue
     /// past the chunk: accessors stop at the length field.
     pub fn new_checked(buffer: T) -> Result<Self, WireError> {
-        let view = ChunkView { buffer };
-        let available = view.buffer.as_ref().len();
-        if available < Self::HEADER_LEN {
-            return Err(WireError::Truncated {
-                offset: 0,
-                needed: Self::HEADER_LEN,
-                available,
-            });
-        }
-        let length = view.length();
-        if usize::from(length) < Self::HEADER_LEN || usize::from(length) > available {
-            return Err(WireError::BadChunkLength { offset: 0, length });
-        }
-        Ok(view)
+        Ok(ChunkView {
+            tlv: TlvView::new_checked(buffer, Kind::Chunk)?,
+        })
     }
 
     /// The Chunk Type field.
     pub fn chunk_type(&self) -> u8 {
-        u8_at(self.buffer.as_ref(), 0)
+        u8_at(self.tlv.bytes(), tlv::TYPE)
     }
 
     /// The Chunk Flags field.
     pub fn flags(&self) -> u8 {
-        u8_at(self.buffer.as_ref(), 1)
+        u8_at(self.tlv.bytes(), tlv::FLAGS)
     }
 
     /// The Chunk Length field: header and value, without padding.
     pub fn length(&self) -> u16 {
-        u16_at(self.buffer.as_ref(), 2)
+        self.tlv.length()
     }
 
     /// The value: the bytes after the 4-byte header up to the length field
     /// (clamped to the buffer).
     pub fn value(&self) -> &[u8] {
-        let buf = self.buffer.as_ref();
-        let end = usize::from(self.length()).min(buf.len());
-        buf.get(Self::HEADER_LEN..end).unwrap_or_default()
+        self.tlv.value()
     }
 
     /// The length rounded up to a multiple of 4 (RFC 9260 section 3.2).
     pub fn padded_len(&self) -> usize {
-        padded(usize::from(self.length()))
+        self.tlv.padded_len()
     }
 
     /// What RFC 9260 section 3.2 says to do if this chunk's type is not
@@ -261,7 +254,7 @@ impl<T: AsRef<[u8]>> ChunkView<T> {
 
     /// The wrapped buffer.
     pub fn into_inner(self) -> T {
-        self.buffer
+        self.tlv.into_inner()
     }
 }
 
@@ -306,6 +299,42 @@ pub mod data_flags {
     pub const IMMEDIATE: u8 = 0x08;
 }
 
+/// Chunk Flags of SACK used by CMT's delayed-ack algorithm (DAC; Iyengar,
+/// Amer and Stewart): how many DATA packets arrived since the previous
+/// SACK, as usrsctp sends them (the count shifted left by 6; its sender
+/// reads bit 0x80, "two packets"). RFC 9260 reserves the bits: a stack
+/// without CMT ignores them.
+pub mod sack_flags {
+    /// The SACK acknowledges one DATA packet.
+    pub const DAC_ONE: u8 = 0x40;
+    /// The SACK acknowledges two (or more) DATA packets.
+    pub const DAC_TWO: u8 = 0x80;
+}
+
+impl SackChunk {
+    /// DATA packets acknowledged according to the DAC flags: 0 (not
+    /// said), 1 or 2.
+    pub fn dac_packets(&self) -> u8 {
+        if self.flags & sack_flags::DAC_TWO != 0 {
+            2
+        } else if self.flags & sack_flags::DAC_ONE != 0 {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// Sets the DAC flags for `packets` DATA packets (0: none).
+    pub fn set_dac_packets(&mut self, packets: u32) {
+        self.flags &= !(sack_flags::DAC_ONE | sack_flags::DAC_TWO);
+        self.flags |= match packets {
+            0 => 0,
+            1 => sack_flags::DAC_ONE,
+            _ => sack_flags::DAC_TWO,
+        };
+    }
+}
+
 /// The T bit of ABORT and SHUTDOWN COMPLETE (RFC 9260 sections 3.3.7 and
 /// 3.3.13): the verification tag is reflected.
 pub const T_BIT: u8 = 0x01;
@@ -313,14 +342,14 @@ pub const T_BIT: u8 = 0x01;
 impl DataChunk {
     /// Bytes before the user data: chunk header, TSN, Stream Identifier,
     /// Stream Sequence Number, Payload Protocol Identifier.
-    pub const HEADER_LEN: usize = 16;
+    pub const HEADER_LEN: usize = data::USER_DATA;
 }
 
 impl AuthChunk {
     /// Offset of the HMAC field from the start of the AUTH chunk (chunk
     /// header, Shared Key Identifier, HMAC Identifier: RFC 4895 section
     /// 4.1).
-    pub const HMAC_OFFSET: usize = 8;
+    pub const HMAC_OFFSET: usize = auth::HMAC;
 }
 
 /// The byte range of the HMAC field of an AUTH chunk whose bytes (header
@@ -395,6 +424,7 @@ impl Chunk {
                 f
             }
             Chunk::Abort { t_bit: true, .. } | Chunk::ShutdownComplete { t_bit: true } => T_BIT,
+            Chunk::Sack(s) => s.flags,
             Chunk::Unknown { flags, .. } => *flags,
             _ => 0,
         }
@@ -403,9 +433,7 @@ impl Chunk {
     fn value_len(&self) -> usize {
         match self {
             Chunk::Data(d) => 12usize.saturating_add(d.payload.len()),
-            Chunk::Init(i) | Chunk::InitAck(i) => {
-                16usize.saturating_add(Param::list_len(&i.params))
-            }
+            Chunk::Init(i) | Chunk::InitAck(i) => 16usize.saturating_add(tlv::list_len(&i.params)),
             Chunk::Sack(s) => {
                 let n = s.gap_blocks.len().saturating_add(s.dup_tsns.len());
                 12usize.saturating_add(n.saturating_mul(4))
@@ -413,16 +441,16 @@ impl Chunk {
             Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => {
                 4usize.saturating_add(info.len())
             }
-            Chunk::Abort { causes, .. } | Chunk::Error { causes } => ErrorCause::list_len(causes),
+            Chunk::Abort { causes, .. } | Chunk::Error { causes } => tlv::list_len(causes),
             Chunk::Shutdown { .. } => 4,
             Chunk::ShutdownAck | Chunk::CookieAck | Chunk::ShutdownComplete { .. } => 0,
             Chunk::CookieEcho { cookie } => cookie.len(),
             Chunk::Auth(a) => 4usize.saturating_add(a.hmac.len()),
             // The address parameter is 8 or 20 bytes: never padded.
             Chunk::Asconf(a) => {
-                (4 + address_param_len(&a.address)).saturating_add(Param::list_len(&a.params))
+                (4 + address_param_len(&a.address)).saturating_add(tlv::list_len(&a.params))
             }
-            Chunk::AsconfAck(a) => 4usize.saturating_add(Param::list_len(&a.params)),
+            Chunk::AsconfAck(a) => 4usize.saturating_add(tlv::list_len(&a.params)),
             Chunk::Probe(p) => p.value_len(),
             Chunk::ProbeEcho(e) => e.value_len(),
             Chunk::ForwardTsn { streams, .. } => {
@@ -443,7 +471,7 @@ impl Chunk {
     /// The length rounded up to a multiple of 4: the bytes
     /// [`Chunk::emit`] appends.
     pub fn padded_len(&self) -> usize {
-        padded(self.length())
+        Tlv::padded_len(self)
     }
 
     /// Decodes one chunk. `chunk` starts with the chunk header and holds at
@@ -451,214 +479,7 @@ impl Chunk {
     /// a range from [`Packet::chunks`](super::Packet::chunks)); anything
     /// after them is ignored. Payloads are slices of `chunk` (no copy).
     pub fn parse(chunk: &Bytes) -> Result<Chunk, WireError> {
-        let view = ChunkView::new_checked(&chunk[..])?;
-        Self::parse_at(chunk, 0..usize::from(view.length()))
-    }
-
-    /// Decodes the chunk occupying exactly `range` of `buf` (header and
-    /// value, unpadded); error offsets are positions in `buf`.
-    pub(crate) fn parse_at(buf: &Bytes, range: Range<usize>) -> Result<Chunk, WireError> {
-        use chunk_type as t;
-        let Some(c) = buf.get(range.clone()) else {
-            let available = buf.len().saturating_sub(range.start);
-            return Err(WireError::Truncated {
-                offset: range.start,
-                needed: range.len(),
-                available,
-            });
-        };
-        let len = c.len();
-        if len < 4 {
-            return Err(WireError::Truncated {
-                offset: range.start,
-                needed: 4,
-                available: len,
-            });
-        }
-        let flags = c[1];
-        let v = range.start + 4;
-        let chunk = match c[0] {
-            t::DATA => {
-                if len < DataChunk::HEADER_LEN {
-                    return Err(bad("DATA chunk", len));
-                }
-                Chunk::Data(DataChunk {
-                    tsn: u32_at(c, 4),
-                    stream_id: u16_at(c, 8),
-                    ssn: u16_at(c, 10),
-                    ppid: u32_at(c, 12),
-                    unordered: flags & data_flags::UNORDERED != 0,
-                    begin: flags & data_flags::BEGIN != 0,
-                    end: flags & data_flags::END != 0,
-                    immediate: flags & data_flags::IMMEDIATE != 0,
-                    payload: buf.slice(range.start + DataChunk::HEADER_LEN..range.end),
-                })
-            }
-            t::INIT | t::INIT_ACK => {
-                if len < 20 {
-                    return Err(bad(
-                        if c[0] == t::INIT {
-                            "INIT chunk"
-                        } else {
-                            "INIT ACK chunk"
-                        },
-                        len,
-                    ));
-                }
-                let init = InitChunk {
-                    initiate_tag: u32_at(c, 4),
-                    a_rwnd: u32_at(c, 8),
-                    outbound_streams: u16_at(c, 12),
-                    inbound_streams: u16_at(c, 14),
-                    initial_tsn: u32_at(c, 16),
-                    params: Param::parse_list_at(buf, range.start + 20..range.end)?,
-                };
-                if c[0] == t::INIT {
-                    Chunk::Init(init)
-                } else {
-                    Chunk::InitAck(init)
-                }
-            }
-            t::SACK => {
-                if len < 16 {
-                    return Err(bad("SACK chunk", len));
-                }
-                let gaps = usize::from(u16_at(c, 12));
-                let dups = usize::from(u16_at(c, 14));
-                if len != 16 + 4 * (gaps + dups) {
-                    return Err(bad("SACK chunk", len));
-                }
-                let blocks = &c[16..16 + 4 * gaps];
-                let gap_blocks = blocks
-                    .chunks_exact(4)
-                    .map(|b| GapBlock {
-                        start: u16_at(b, 0),
-                        end: u16_at(b, 2),
-                    })
-                    .collect();
-                let dup_tsns = c[16 + 4 * gaps..]
-                    .chunks_exact(4)
-                    .map(|d| u32_at(d, 0))
-                    .collect();
-                Chunk::Sack(SackChunk {
-                    cum_tsn_ack: u32_at(c, 4),
-                    a_rwnd: u32_at(c, 8),
-                    gap_blocks,
-                    dup_tsns,
-                })
-            }
-            t::HEARTBEAT | t::HEARTBEAT_ACK => {
-                let info = Self::parse_heartbeat_info(buf, v..range.end, c[0])?;
-                if c[0] == t::HEARTBEAT {
-                    Chunk::Heartbeat { info }
-                } else {
-                    Chunk::HeartbeatAck { info }
-                }
-            }
-            t::ABORT => Chunk::Abort {
-                t_bit: flags & T_BIT != 0,
-                causes: ErrorCause::parse_list_at(buf, v..range.end)?,
-            },
-            t::SHUTDOWN => {
-                if len != 8 {
-                    return Err(bad("SHUTDOWN chunk", len));
-                }
-                Chunk::Shutdown {
-                    cum_tsn_ack: u32_at(c, 4),
-                }
-            }
-            t::SHUTDOWN_ACK => {
-                if len != 4 {
-                    return Err(bad("SHUTDOWN ACK chunk", len));
-                }
-                Chunk::ShutdownAck
-            }
-            t::ERROR => Chunk::Error {
-                causes: ErrorCause::parse_list_at(buf, v..range.end)?,
-            },
-            t::COOKIE_ECHO => Chunk::CookieEcho {
-                cookie: buf.slice(v..range.end),
-            },
-            t::COOKIE_ACK => {
-                if len != 4 {
-                    return Err(bad("COOKIE ACK chunk", len));
-                }
-                Chunk::CookieAck
-            }
-            t::SHUTDOWN_COMPLETE => {
-                if len != 4 {
-                    return Err(bad("SHUTDOWN COMPLETE chunk", len));
-                }
-                Chunk::ShutdownComplete {
-                    t_bit: flags & T_BIT != 0,
-                }
-            }
-            t::AUTH => {
-                if len < AuthChunk::HMAC_OFFSET {
-                    return Err(bad("AUTH chunk", len));
-                }
-                Chunk::Auth(AuthChunk {
-                    shared_key_id: u16_at(c, 4),
-                    hmac_id: u16_at(c, 6),
-                    hmac: buf.slice(range.start + AuthChunk::HMAC_OFFSET..range.end),
-                })
-            }
-            t::ASCONF => {
-                if len < 12 {
-                    return Err(bad("ASCONF chunk", len));
-                }
-                let mut tlvs = ParamIter::new_in(buf, range.start + 8..range.end);
-                let address = match tlvs.next() {
-                    Some(Ok((r, _))) => parse_address(buf.get(r).unwrap_or_default())?,
-                    Some(Err(e)) => return Err(e),
-                    None => return Err(bad("ASCONF chunk", len)),
-                };
-                let mut params = Vec::new();
-                for item in tlvs {
-                    let (r, _) = item?;
-                    params.push(Param::parse_at(buf, r)?);
-                }
-                Chunk::Asconf(AsconfChunk {
-                    serial: u32_at(c, 4),
-                    address,
-                    params,
-                })
-            }
-            t::ASCONF_ACK => {
-                if len < 8 {
-                    return Err(bad("ASCONF-ACK chunk", len));
-                }
-                let params = Param::parse_list_at(buf, range.start + 8..range.end)?;
-                Chunk::AsconfAck(AsconfAckChunk {
-                    serial: u32_at(c, 4),
-                    params,
-                })
-            }
-            t::PROBE => Chunk::Probe(ProbeChunk::parse(
-                c,
-                buf.slice((range.start + super::probe::PROBE_HEADER_LEN).min(range.end)..range.end),
-            )?),
-            t::PROBE_ECHO => Chunk::ProbeEcho(ProbeEchoChunk::parse(c)?),
-            t::FORWARD_TSN => {
-                if len < 8 || !len.is_multiple_of(4) {
-                    return Err(bad("FORWARD TSN chunk", len));
-                }
-                let streams = c[8..]
-                    .chunks_exact(4)
-                    .map(|s| (u16_at(s, 0), u16_at(s, 2)))
-                    .collect();
-                Chunk::ForwardTsn {
-                    new_cum_tsn: u32_at(c, 4),
-                    streams,
-                }
-            }
-            other => Chunk::Unknown {
-                chunk_type: other,
-                flags,
-                value: buf.slice(v..range.end),
-            },
-        };
-        Ok(chunk)
+        tlv::parse_one(chunk)
     }
 
     /// The value of a HEARTBEAT or HEARTBEAT ACK: one Heartbeat Info TLV
@@ -693,78 +514,7 @@ impl Chunk {
     /// TLV's. The length field saturates at 65535 for an oversized chunk
     /// (see [`Chunk::try_emit`] for the checked form).
     pub fn emit(&self, out: &mut Vec<u8>) {
-        let start = out.len();
-        out.extend_from_slice(&[self.chunk_type(), self.flags(), 0, 0]);
-        match self {
-            Chunk::Data(d) => {
-                out.extend_from_slice(&d.tsn.to_be_bytes());
-                out.extend_from_slice(&d.stream_id.to_be_bytes());
-                out.extend_from_slice(&d.ssn.to_be_bytes());
-                out.extend_from_slice(&d.ppid.to_be_bytes());
-                out.extend_from_slice(&d.payload);
-            }
-            Chunk::Init(i) | Chunk::InitAck(i) => {
-                out.extend_from_slice(&i.initiate_tag.to_be_bytes());
-                out.extend_from_slice(&i.a_rwnd.to_be_bytes());
-                out.extend_from_slice(&i.outbound_streams.to_be_bytes());
-                out.extend_from_slice(&i.inbound_streams.to_be_bytes());
-                out.extend_from_slice(&i.initial_tsn.to_be_bytes());
-                Param::emit_list(&i.params, out);
-            }
-            Chunk::Sack(s) => {
-                out.extend_from_slice(&s.cum_tsn_ack.to_be_bytes());
-                out.extend_from_slice(&s.a_rwnd.to_be_bytes());
-                let gaps = u16::try_from(s.gap_blocks.len()).unwrap_or(u16::MAX);
-                let dups = u16::try_from(s.dup_tsns.len()).unwrap_or(u16::MAX);
-                out.extend_from_slice(&gaps.to_be_bytes());
-                out.extend_from_slice(&dups.to_be_bytes());
-                for g in &s.gap_blocks {
-                    out.extend_from_slice(&g.start.to_be_bytes());
-                    out.extend_from_slice(&g.end.to_be_bytes());
-                }
-                for d in &s.dup_tsns {
-                    out.extend_from_slice(&d.to_be_bytes());
-                }
-            }
-            Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => {
-                Param::HeartbeatInfo(info.clone()).emit_unpadded(out);
-            }
-            Chunk::Abort { causes, .. } | Chunk::Error { causes } => {
-                ErrorCause::emit_list(causes, out)
-            }
-            Chunk::Shutdown { cum_tsn_ack } => out.extend_from_slice(&cum_tsn_ack.to_be_bytes()),
-            Chunk::ShutdownAck | Chunk::CookieAck | Chunk::ShutdownComplete { .. } => {}
-            Chunk::CookieEcho { cookie } => out.extend_from_slice(cookie),
-            Chunk::Auth(a) => {
-                out.extend_from_slice(&a.shared_key_id.to_be_bytes());
-                out.extend_from_slice(&a.hmac_id.to_be_bytes());
-                out.extend_from_slice(&a.hmac);
-            }
-            Chunk::Asconf(a) => {
-                out.extend_from_slice(&a.serial.to_be_bytes());
-                emit_address(&a.address, out);
-                Param::emit_list(&a.params, out);
-            }
-            Chunk::AsconfAck(a) => {
-                out.extend_from_slice(&a.serial.to_be_bytes());
-                Param::emit_list(&a.params, out);
-            }
-            Chunk::Probe(p) => p.emit_value(out),
-            Chunk::ProbeEcho(e) => e.emit_value(out),
-            Chunk::ForwardTsn {
-                new_cum_tsn,
-                streams,
-            } => {
-                out.extend_from_slice(&new_cum_tsn.to_be_bytes());
-                for (sid, ssn) in streams {
-                    out.extend_from_slice(&sid.to_be_bytes());
-                    out.extend_from_slice(&ssn.to_be_bytes());
-                }
-            }
-            Chunk::Unknown { value, .. } => out.extend_from_slice(value),
-        }
-        backpatch_len(out, start);
-        pad(out, start);
+        Tlv::emit(self, out)
     }
 
     /// Like [`Chunk::emit`], but refuses (appending nothing) a chunk whose
@@ -791,6 +541,275 @@ impl Chunk {
     }
 }
 
+impl Tlv for Chunk {
+    const KIND: Kind = Kind::Chunk;
+
+    fn length(&self) -> usize {
+        Chunk::length(self)
+    }
+
+    fn decode(buf: &Bytes, range: Range<usize>, c: &[u8]) -> Result<Chunk, WireError> {
+        use chunk_type as t;
+        let len = c.len();
+        let kind = c[tlv::TYPE];
+        let flags = c[tlv::FLAGS];
+        let v = range.start + tlv::VALUE;
+        let chunk = match kind {
+            t::DATA => {
+                if len < DataChunk::HEADER_LEN {
+                    return Err(bad("DATA chunk", len));
+                }
+                Chunk::Data(DataChunk {
+                    tsn: u32_at(c, data::TSN),
+                    stream_id: u16_at(c, data::STREAM_ID),
+                    ssn: u16_at(c, data::SSN),
+                    ppid: u32_at(c, data::PPID),
+                    unordered: flags & data_flags::UNORDERED != 0,
+                    begin: flags & data_flags::BEGIN != 0,
+                    end: flags & data_flags::END != 0,
+                    immediate: flags & data_flags::IMMEDIATE != 0,
+                    payload: buf.slice(range.start + DataChunk::HEADER_LEN..range.end),
+                })
+            }
+            t::INIT | t::INIT_ACK => {
+                if len < init::PARAMS {
+                    return Err(bad(
+                        if kind == t::INIT {
+                            "INIT chunk"
+                        } else {
+                            "INIT ACK chunk"
+                        },
+                        len,
+                    ));
+                }
+                let init = InitChunk {
+                    initiate_tag: u32_at(c, init::INITIATE_TAG),
+                    a_rwnd: u32_at(c, init::A_RWND),
+                    outbound_streams: u16_at(c, init::OUTBOUND_STREAMS),
+                    inbound_streams: u16_at(c, init::INBOUND_STREAMS),
+                    initial_tsn: u32_at(c, init::INITIAL_TSN),
+                    params: tlv::parse_list_at(buf, range.start + init::PARAMS..range.end)?,
+                };
+                if kind == t::INIT {
+                    Chunk::Init(init)
+                } else {
+                    Chunk::InitAck(init)
+                }
+            }
+            t::SACK => {
+                if len < sack::BLOCKS {
+                    return Err(bad("SACK chunk", len));
+                }
+                let gaps = usize::from(u16_at(c, sack::GAP_BLOCKS));
+                let dups = usize::from(u16_at(c, sack::DUP_TSNS));
+                let dups_at = sack::BLOCKS + sack::BLOCK_LEN * gaps;
+                if len != dups_at + sack::DUP_LEN * dups {
+                    return Err(bad("SACK chunk", len));
+                }
+                let gap_blocks = c[sack::BLOCKS..dups_at]
+                    .chunks_exact(sack::BLOCK_LEN)
+                    .map(|b| GapBlock {
+                        start: u16_at(b, sack::BLOCK_START),
+                        end: u16_at(b, sack::BLOCK_END),
+                    })
+                    .collect();
+                let dup_tsns = c[dups_at..]
+                    .chunks_exact(sack::DUP_LEN)
+                    .map(|d| u32_at(d, 0))
+                    .collect();
+                Chunk::Sack(SackChunk {
+                    flags,
+                    cum_tsn_ack: u32_at(c, sack::CUM_TSN_ACK),
+                    a_rwnd: u32_at(c, sack::A_RWND),
+                    gap_blocks,
+                    dup_tsns,
+                })
+            }
+            t::HEARTBEAT | t::HEARTBEAT_ACK => {
+                let info = Self::parse_heartbeat_info(buf, v..range.end, kind)?;
+                if kind == t::HEARTBEAT {
+                    Chunk::Heartbeat { info }
+                } else {
+                    Chunk::HeartbeatAck { info }
+                }
+            }
+            t::ABORT => Chunk::Abort {
+                t_bit: flags & T_BIT != 0,
+                causes: tlv::parse_list_at(buf, v..range.end)?,
+            },
+            t::SHUTDOWN => {
+                if len != cum_tsn::LEN {
+                    return Err(bad("SHUTDOWN chunk", len));
+                }
+                Chunk::Shutdown {
+                    cum_tsn_ack: u32_at(c, cum_tsn::CUM_TSN),
+                }
+            }
+            t::SHUTDOWN_ACK => {
+                if len != tlv::VALUE {
+                    return Err(bad("SHUTDOWN ACK chunk", len));
+                }
+                Chunk::ShutdownAck
+            }
+            t::ERROR => Chunk::Error {
+                causes: tlv::parse_list_at(buf, v..range.end)?,
+            },
+            t::COOKIE_ECHO => Chunk::CookieEcho {
+                cookie: buf.slice(v..range.end),
+            },
+            t::COOKIE_ACK => {
+                if len != tlv::VALUE {
+                    return Err(bad("COOKIE ACK chunk", len));
+                }
+                Chunk::CookieAck
+            }
+            t::SHUTDOWN_COMPLETE => {
+                if len != tlv::VALUE {
+                    return Err(bad("SHUTDOWN COMPLETE chunk", len));
+                }
+                Chunk::ShutdownComplete {
+                    t_bit: flags & T_BIT != 0,
+                }
+            }
+            t::AUTH => {
+                if len < AuthChunk::HMAC_OFFSET {
+                    return Err(bad("AUTH chunk", len));
+                }
+                Chunk::Auth(AuthChunk {
+                    shared_key_id: u16_at(c, auth::SHARED_KEY_ID),
+                    hmac_id: u16_at(c, auth::HMAC_ID),
+                    hmac: buf.slice(range.start + AuthChunk::HMAC_OFFSET..range.end),
+                })
+            }
+            t::ASCONF => {
+                if len < asconf::PARAMS + tlv::VALUE {
+                    return Err(bad("ASCONF chunk", len));
+                }
+                let mut tlvs = ParamIter::new_in(buf, range.start + asconf::PARAMS..range.end);
+                let address = match tlvs.next() {
+                    Some(Ok((r, _))) => parse_address(buf.get(r).unwrap_or_default())?,
+                    Some(Err(e)) => return Err(e),
+                    None => return Err(bad("ASCONF chunk", len)),
+                };
+                let mut params = Vec::new();
+                for item in tlvs {
+                    let (r, _) = item?;
+                    params.push(tlv::parse_at(buf, r)?);
+                }
+                Chunk::Asconf(AsconfChunk {
+                    serial: u32_at(c, asconf::SERIAL),
+                    address,
+                    params,
+                })
+            }
+            t::ASCONF_ACK => {
+                if len < asconf::PARAMS {
+                    return Err(bad("ASCONF-ACK chunk", len));
+                }
+                let params = tlv::parse_list_at(buf, range.start + asconf::PARAMS..range.end)?;
+                Chunk::AsconfAck(AsconfAckChunk {
+                    serial: u32_at(c, asconf::SERIAL),
+                    params,
+                })
+            }
+            t::PROBE => Chunk::Probe(ProbeChunk::parse(
+                c,
+                buf.slice((range.start + super::probe::PROBE_HEADER_LEN).min(range.end)..range.end),
+            )?),
+            t::PROBE_ECHO => Chunk::ProbeEcho(ProbeEchoChunk::parse(c)?),
+            t::FORWARD_TSN => {
+                if len < cum_tsn::LEN || !len.is_multiple_of(cum_tsn::STREAM_ENTRY_LEN) {
+                    return Err(bad("FORWARD TSN chunk", len));
+                }
+                let streams = c[cum_tsn::LEN..]
+                    .chunks_exact(cum_tsn::STREAM_ENTRY_LEN)
+                    .map(|s| (u16_at(s, cum_tsn::STREAM), u16_at(s, cum_tsn::STREAM_SEQ)))
+                    .collect();
+                Chunk::ForwardTsn {
+                    new_cum_tsn: u32_at(c, cum_tsn::CUM_TSN),
+                    streams,
+                }
+            }
+            other => Chunk::Unknown {
+                chunk_type: other,
+                flags,
+                value: buf.slice(v..range.end),
+            },
+        };
+        Ok(chunk)
+    }
+
+    fn emit_value(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&[self.chunk_type(), self.flags(), 0, 0]);
+        match self {
+            Chunk::Data(d) => {
+                out.extend_from_slice(&d.tsn.to_be_bytes());
+                out.extend_from_slice(&d.stream_id.to_be_bytes());
+                out.extend_from_slice(&d.ssn.to_be_bytes());
+                out.extend_from_slice(&d.ppid.to_be_bytes());
+                out.extend_from_slice(&d.payload);
+            }
+            Chunk::Init(i) | Chunk::InitAck(i) => {
+                out.extend_from_slice(&i.initiate_tag.to_be_bytes());
+                out.extend_from_slice(&i.a_rwnd.to_be_bytes());
+                out.extend_from_slice(&i.outbound_streams.to_be_bytes());
+                out.extend_from_slice(&i.inbound_streams.to_be_bytes());
+                out.extend_from_slice(&i.initial_tsn.to_be_bytes());
+                tlv::emit_list(&i.params, out);
+            }
+            Chunk::Sack(s) => {
+                out.extend_from_slice(&s.cum_tsn_ack.to_be_bytes());
+                out.extend_from_slice(&s.a_rwnd.to_be_bytes());
+                let gaps = u16::try_from(s.gap_blocks.len()).unwrap_or(u16::MAX);
+                let dups = u16::try_from(s.dup_tsns.len()).unwrap_or(u16::MAX);
+                out.extend_from_slice(&gaps.to_be_bytes());
+                out.extend_from_slice(&dups.to_be_bytes());
+                for g in &s.gap_blocks {
+                    out.extend_from_slice(&g.start.to_be_bytes());
+                    out.extend_from_slice(&g.end.to_be_bytes());
+                }
+                for d in &s.dup_tsns {
+                    out.extend_from_slice(&d.to_be_bytes());
+                }
+            }
+            Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => {
+                Param::HeartbeatInfo(info.clone()).emit_unpadded(out);
+            }
+            Chunk::Abort { causes, .. } | Chunk::Error { causes } => tlv::emit_list(causes, out),
+            Chunk::Shutdown { cum_tsn_ack } => out.extend_from_slice(&cum_tsn_ack.to_be_bytes()),
+            Chunk::ShutdownAck | Chunk::CookieAck | Chunk::ShutdownComplete { .. } => {}
+            Chunk::CookieEcho { cookie } => out.extend_from_slice(cookie),
+            Chunk::Auth(a) => {
+                out.extend_from_slice(&a.shared_key_id.to_be_bytes());
+                out.extend_from_slice(&a.hmac_id.to_be_bytes());
+                out.extend_from_slice(&a.hmac);
+            }
+            Chunk::Asconf(a) => {
+                out.extend_from_slice(&a.serial.to_be_bytes());
+                emit_address(&a.address, out);
+                tlv::emit_list(&a.params, out);
+            }
+            Chunk::AsconfAck(a) => {
+                out.extend_from_slice(&a.serial.to_be_bytes());
+                tlv::emit_list(&a.params, out);
+            }
+            Chunk::Probe(p) => p.emit_value(out),
+            Chunk::ProbeEcho(e) => e.emit_value(out),
+            Chunk::ForwardTsn {
+                new_cum_tsn,
+                streams,
+            } => {
+                out.extend_from_slice(&new_cum_tsn.to_be_bytes());
+                for (sid, ssn) in streams {
+                    out.extend_from_slice(&sid.to_be_bytes());
+                    out.extend_from_slice(&ssn.to_be_bytes());
+                }
+            }
+            Chunk::Unknown { value, .. } => out.extend_from_slice(value),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -798,35 +817,18 @@ mod tests {
     use crate::wire::param::param_type;
     use std::net::{Ipv4Addr, Ipv6Addr};
 
-    /// Bytes from a hex string with spaces and `|` as visual separators.
-    fn bytes(hex_str: &str) -> Bytes {
-        let clean: String = hex_str.chars().filter(|c| c.is_ascii_hexdigit()).collect();
-        Bytes::from(hex::decode(clean).expect("test hex"))
-    }
+    use crate::wire::tlv::testing::bytes;
 
     /// Parses one chunk given with its padding, checks `emit` gives the same
     /// bytes back and the lengths agree.
     fn roundtrip(hex_str: &str) -> Chunk {
-        let b = bytes(hex_str);
-        let chunk = Chunk::parse(&b).expect("parse");
-        let mut out = Vec::new();
-        chunk.emit(&mut out);
-        assert_eq!(
-            hex::encode(&out),
-            hex::encode(&b),
-            "emit(parse(b)) != b for {chunk:?}"
-        );
-        assert_eq!(
-            chunk.length(),
-            usize::from(u16::from_be_bytes([b[2], b[3]]))
-        );
-        assert_eq!(chunk.padded_len(), b.len());
-        assert_eq!(chunk.chunk_type(), b[0]);
+        let (chunk, kind) = crate::wire::tlv::testing::roundtrip::<Chunk>(hex_str);
+        assert_eq!(u16::from(chunk.chunk_type()), kind >> 8);
         chunk
     }
 
     fn parse_err(hex_str: &str) -> WireError {
-        Chunk::parse(&bytes(hex_str)).expect_err("must not parse")
+        crate::wire::tlv::testing::parse_err::<Chunk>(hex_str)
     }
 
     #[test]
@@ -1017,6 +1019,7 @@ mod tests {
         assert_eq!(
             c,
             Chunk::Sack(SackChunk {
+                flags: 0,
                 cum_tsn_ack: 0x10,
                 a_rwnd: 0x1000,
                 gap_blocks: vec![GapBlock { start: 2, end: 3 }, GapBlock { start: 5, end: 5 }],
@@ -1501,7 +1504,7 @@ mod tests {
             cookie: Bytes::from(vec![0u8; MAX_CHUNK_LEN - 4]),
         };
         fits.try_emit(&mut out).unwrap();
-        assert_eq!(out.len(), 1 + padded(MAX_CHUNK_LEN));
+        assert_eq!(out.len(), 1 + crate::wire::field::padded(MAX_CHUNK_LEN));
         assert_eq!(&out[1..5], &[10, 0, 0xff, 0xff]);
     }
 

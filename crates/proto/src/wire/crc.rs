@@ -12,7 +12,7 @@
 use std::ops::Range;
 
 /// Byte range of the checksum field in the common header.
-pub const CHECKSUM_RANGE: Range<usize> = 8..12;
+pub const CHECKSUM_RANGE: Range<usize> = super::field::header::CHECKSUM..super::field::header::LEN;
 
 const ZEROS: [u8; 4] = [0; 4];
 

@@ -1,5 +1,7 @@
-//! Big-endian field access and 4-byte padding shared by the chunk,
-//! parameter and error-cause codecs.
+//! Big-endian field access, 4-byte padding, and the offsets of every
+//! fixed field, shared by the packet, chunk, parameter and error-cause
+//! codecs (after smoltcp's `mod field`: a field is named where it is
+//! read or written, never a bare number).
 //!
 //! RFC 9260 section 3: every integer field is in network byte order, and
 //! chunks, parameters and error causes are padded to a multiple of 4 bytes
@@ -7,6 +9,96 @@
 //! and 3.2.1). The readers here never panic: a field that lies (partly)
 //! outside the buffer reads as zero. Callers check lengths first, so that
 //! only happens on views built with `new_unchecked` over a short buffer.
+
+/// The common header (RFC 9260 section 3.1), from the packet's start.
+pub(crate) mod header {
+    pub const SRC_PORT: usize = 0;
+    pub const DST_PORT: usize = 2;
+    pub const VERIFICATION_TAG: usize = 4;
+    pub const CHECKSUM: usize = 8;
+    /// The chunks start here.
+    pub const LEN: usize = 12;
+}
+
+/// DATA (RFC 9260 section 3.3.1), from the chunk's start.
+pub(crate) mod data {
+    pub const TSN: usize = 4;
+    pub const STREAM_ID: usize = 8;
+    pub const SSN: usize = 10;
+    pub const PPID: usize = 12;
+    pub const USER_DATA: usize = 16;
+}
+
+/// INIT and INIT ACK (RFC 9260 sections 3.3.2, 3.3.3), from the chunk's
+/// start.
+pub(crate) mod init {
+    pub const INITIATE_TAG: usize = 4;
+    pub const A_RWND: usize = 8;
+    pub const OUTBOUND_STREAMS: usize = 12;
+    pub const INBOUND_STREAMS: usize = 14;
+    pub const INITIAL_TSN: usize = 16;
+    pub const PARAMS: usize = 20;
+}
+
+/// SACK (RFC 9260 section 3.3.4), from the chunk's start; each gap block
+/// is a start and an end offset, each duplicate a TSN.
+pub(crate) mod sack {
+    pub const CUM_TSN_ACK: usize = 4;
+    pub const A_RWND: usize = 8;
+    pub const GAP_BLOCKS: usize = 12;
+    pub const DUP_TSNS: usize = 14;
+    pub const BLOCKS: usize = 16;
+    pub const BLOCK_START: usize = 0;
+    pub const BLOCK_END: usize = 2;
+    pub const BLOCK_LEN: usize = 4;
+    pub const DUP_LEN: usize = 4;
+}
+
+/// SHUTDOWN (RFC 9260 section 3.3.8): the cumulative TSN ack; also the
+/// FORWARD TSN's new cumulative TSN (RFC 3758 section 3.2), each of whose
+/// stream entries is a stream and a sequence number.
+pub(crate) mod cum_tsn {
+    pub const CUM_TSN: usize = 4;
+    pub const LEN: usize = 8;
+    pub const STREAM: usize = 0;
+    pub const STREAM_SEQ: usize = 2;
+    pub const STREAM_ENTRY_LEN: usize = 4;
+}
+
+/// AUTH (RFC 4895 section 4.2), from the chunk's start.
+pub(crate) mod auth {
+    pub const SHARED_KEY_ID: usize = 4;
+    pub const HMAC_ID: usize = 6;
+    pub const HMAC: usize = 8;
+}
+
+/// ASCONF and ASCONF-ACK (RFC 5061 sections 4.1.1, 4.1.2), from the
+/// chunk's start: the serial number, then (ASCONF) the address parameter
+/// and the requests, or (ASCONF-ACK) the responses.
+pub(crate) mod asconf {
+    pub const SERIAL: usize = 4;
+    pub const PARAMS: usize = 8;
+}
+
+/// PROBE and PROBE-ECHO (this project's capacity probes, see
+/// [`super::probe`]), from the chunk's start; each arrival entry of an
+/// echo from the entry's start.
+pub(crate) mod probe {
+    pub const TRAIN: usize = 4;
+    pub const SEQ: usize = 8;
+    pub const COUNT: usize = 9;
+    pub const ENTRY_SEQ: usize = 0;
+    pub const ENTRY_PACKET_LEN: usize = 2;
+    pub const ENTRY_OFFSET_NS: usize = 4;
+}
+
+/// The value of an ASCONF request or response parameter (RFC 5061
+/// section 4.2): the correlation ID, then an address parameter or error
+/// causes.
+pub(crate) mod correlated {
+    pub const CORRELATION_ID: usize = 0;
+    pub const REST: usize = 4;
+}
 
 /// Reads the byte at `off`, or 0 when out of range.
 pub(crate) fn u8_at(buf: &[u8], off: usize) -> u8 {
@@ -67,20 +159,6 @@ pub(crate) fn backpatch_len(out: &mut [u8], start: usize) {
     set_u16(out, start.saturating_add(2), field);
 }
 
-/// Length of a list of padded TLVs when the last one's padding is not
-/// counted: RFC 9260 section 3.2, "the Chunk Length field ... does include
-/// padding of any variable-length parameter except the last parameter in
-/// the chunk". `lengths` yields the unpadded lengths.
-pub(crate) fn tlv_list_len(lengths: impl Iterator<Item = usize>) -> usize {
-    let mut total = 0usize;
-    let mut last_pad = 0usize;
-    for len in lengths {
-        total = total.saturating_add(padded(len));
-        last_pad = padded(len) - len;
-    }
-    total - last_pad
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,7 +195,5 @@ mod tests {
         let mut v = vec![1, 2, 3];
         pad(&mut v, 1);
         assert_eq!(v, [1, 2, 3, 0, 0]);
-        assert_eq!(tlv_list_len([5usize, 6, 7].into_iter()), 8 + 8 + 7);
-        assert_eq!(tlv_list_len(std::iter::empty()), 0);
     }
 }

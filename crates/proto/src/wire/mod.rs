@@ -3,10 +3,14 @@
 //! RFC 4895 (sections 3 and 4, AUTH).
 //!
 //! Two layers, after smoltcp's `wire` module:
-//! - views (`Packet<T>`, `ChunkView<T>`, `ParamView<T>`) over a byte buffer
-//!   with checked accessors, which never copy and never panic on any input;
+//! - views (`Packet<T>`, `ChunkView<T>`, `ParamView<T>`, all but the first
+//!   named views of the one type-length-value view of [`tlv`]) over a byte
+//!   buffer with checked accessors, which never copy and never panic on
+//!   any input; every fixed field is read at a named offset (`field.rs`,
+//!   as smoltcp's `mod field`);
 //! - typed representations (`PacketRepr`, [`Chunk`], [`Param`],
-//!   [`ErrorCause`]) with `parse` and `emit`, where payloads are
+//!   [`ErrorCause`]) with `parse` and `emit` (one TLV codec in [`tlv`]:
+//!   the walk over a list, the padding rules, `emit_list`), where payloads are
 //!   [`bytes::Bytes`] slices of the received datagram (no copy of user
 //!   data). For every valid packet, `emit(parse(b)) == b`.
 //!
@@ -38,19 +42,21 @@
 pub mod cause;
 pub mod chunk;
 pub mod crc;
-mod field;
+pub(crate) mod field;
 pub mod packet;
 pub mod param;
 pub mod probe;
+pub mod tlv;
 
 pub use cause::ErrorCause;
 pub use chunk::{
     AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkView, DataChunk, GapBlock, InitChunk,
     SackChunk, UnknownChunkAction, auth_hmac_range,
 };
-pub use packet::{ChunkIter, CommonHeader, Packet, PacketRepr};
+pub use packet::{ChunkIndex, ChunkIter, CommonHeader, IndexedChunk, Packet, PacketRepr};
 pub use param::{Param, ParamIter, ParamView, UnknownParamAction};
 pub use probe::{ProbeArrival, ProbeChunk, ProbeEchoChunk};
+pub use tlv::TlvView;
 
 /// Why a buffer could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -7,7 +7,8 @@ use std::ops::Range;
 use super::WireError;
 use super::chunk::{Chunk, ChunkView};
 use super::crc;
-use super::field::{padded, set_u16, set_u32, u16_at, u32_at};
+use super::field::{header, set_u16, set_u32, u16_at, u32_at};
+use super::tlv::{self, Kind, TlvIter};
 
 /// The common header without its checksum (computed on emit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +32,7 @@ pub struct Packet<T: AsRef<[u8]>> {
 }
 
 /// Length of the common header (RFC 9260 section 3.1).
-pub const HEADER_LEN: usize = 12;
+pub const HEADER_LEN: usize = header::LEN;
 
 impl<T: AsRef<[u8]>> Packet<T> {
     /// Length of the common header (RFC 9260 section 3.1).
@@ -59,17 +60,17 @@ impl<T: AsRef<[u8]>> Packet<T> {
 
     /// Source Port Number.
     pub fn src_port(&self) -> u16 {
-        u16_at(self.buffer.as_ref(), 0)
+        u16_at(self.buffer.as_ref(), header::SRC_PORT)
     }
 
     /// Destination Port Number.
     pub fn dst_port(&self) -> u16 {
-        u16_at(self.buffer.as_ref(), 2)
+        u16_at(self.buffer.as_ref(), header::DST_PORT)
     }
 
     /// Verification Tag.
     pub fn verification_tag(&self) -> u32 {
-        u32_at(self.buffer.as_ref(), 4)
+        u32_at(self.buffer.as_ref(), header::VERIFICATION_TAG)
     }
 
     /// The stored checksum, in the convention of [`crc::checksum`] (the
@@ -113,17 +114,17 @@ impl<T: AsRef<[u8]>> Packet<T> {
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Sets the Source Port Number (no effect on a short buffer).
     pub fn set_src_port(&mut self, port: u16) {
-        set_u16(self.buffer.as_mut(), 0, port);
+        set_u16(self.buffer.as_mut(), header::SRC_PORT, port);
     }
 
     /// Sets the Destination Port Number (no effect on a short buffer).
     pub fn set_dst_port(&mut self, port: u16) {
-        set_u16(self.buffer.as_mut(), 2, port);
+        set_u16(self.buffer.as_mut(), header::DST_PORT, port);
     }
 
     /// Sets the Verification Tag (no effect on a short buffer).
     pub fn set_verification_tag(&mut self, tag: u32) {
-        set_u32(self.buffer.as_mut(), 4, tag);
+        set_u32(self.buffer.as_mut(), header::VERIFICATION_TAG, tag);
     }
 
     /// Computes the CRC32c and stores it (no effect on a short buffer).
@@ -143,18 +144,18 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
 /// past the end of the packet ([`WireError::BadChunkLength`]).
 #[derive(Debug, Clone)]
 pub struct ChunkIter<'a> {
-    buf: &'a [u8],
-    pos: usize,
-    done: bool,
+    inner: TlvIter<'a>,
+    /// The packet's length when it is shorter than the common header.
+    short: Option<usize>,
 }
 
 impl<'a> ChunkIter<'a> {
     /// Walks the chunks of `packet`, which starts with the common header.
     pub fn new(packet: &'a [u8]) -> Self {
+        let len = packet.len();
         ChunkIter {
-            buf: packet,
-            pos: HEADER_LEN,
-            done: false,
+            inner: TlvIter::new_in(packet, HEADER_LEN.min(len)..len, Kind::Chunk),
+            short: (len < HEADER_LEN).then_some(len),
         }
     }
 }
@@ -163,42 +164,95 @@ impl<'a> Iterator for ChunkIter<'a> {
     type Item = Result<(Range<usize>, ChunkView<&'a [u8]>), WireError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let len = self.buf.len();
-        if len < HEADER_LEN {
-            self.done = true;
+        if let Some(available) = self.short.take() {
             return Some(Err(WireError::Truncated {
                 offset: 0,
                 needed: HEADER_LEN,
-                available: len,
-            }));
-        }
-        if self.pos >= len {
-            self.done = true;
-            return None;
-        }
-        let offset = self.pos;
-        let available = len - offset;
-        if available < 4 {
-            self.done = true;
-            return Some(Err(WireError::Truncated {
-                offset,
-                needed: 4,
                 available,
             }));
         }
-        let length = u16_at(self.buf, offset + 2);
-        let chunk_len = usize::from(length);
-        if chunk_len < 4 || chunk_len > available {
-            self.done = true;
-            return Some(Err(WireError::BadChunkLength { offset, length }));
+        let item = self.inner.next()?;
+        Some(item.map(|(range, bytes)| (range, ChunkView::new_unchecked(bytes))))
+    }
+}
+
+/// One chunk of a received packet, as the walk over the packet found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedChunk {
+    /// Header and value in the packet, without padding.
+    pub range: Range<usize>,
+    pub chunk_type: u8,
+    pub flags: u8,
+}
+
+/// The chunks of a received packet, walked once: each chunk's place,
+/// type and flags, in order, and whether the walk stopped at a chunk
+/// whose header does not hold (what came before it is kept). The endpoint
+/// builds it to find the packet's association and hands it over, so the
+/// association processes the chunks without walking the packet again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChunkIndex {
+    chunks: Vec<IndexedChunk>,
+    malformed: bool,
+}
+
+impl ChunkIndex {
+    /// Walks the chunks of `packet` (which starts with the common header).
+    pub fn new(packet: &[u8]) -> Self {
+        let mut index = ChunkIndex::default();
+        index.refill(packet);
+        index
+    }
+
+    /// Walks the chunks of another packet, reusing this index's memory.
+    pub fn refill(&mut self, packet: &[u8]) {
+        self.chunks.clear();
+        self.malformed = false;
+        for item in ChunkIter::new(packet) {
+            match item {
+                Ok((range, c)) => self.chunks.push(IndexedChunk {
+                    range,
+                    chunk_type: c.chunk_type(),
+                    flags: c.flags(),
+                }),
+                Err(_) => {
+                    self.malformed = true;
+                    break;
+                }
+            }
         }
-        let range = offset..offset + chunk_len;
-        self.pos = offset.saturating_add(padded(chunk_len)).min(len);
-        let view = ChunkView::new_unchecked(self.buf.get(range.clone()).unwrap_or_default());
-        Some(Ok((range, view)))
+    }
+
+    /// The chunks, in order.
+    pub fn chunks(&self) -> &[IndexedChunk] {
+        &self.chunks
+    }
+
+    pub fn first(&self) -> Option<&IndexedChunk> {
+        self.chunks.first()
+    }
+
+    /// The first chunk of type `t`.
+    pub fn find(&self, t: u8) -> Option<&IndexedChunk> {
+        self.chunks.iter().find(|c| c.chunk_type == t)
+    }
+
+    /// Whether a chunk of type `t` is bundled.
+    pub fn has(&self, t: u8) -> bool {
+        self.find(t).is_some()
+    }
+
+    pub fn len(&self) -> usize {
+        self.chunks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// The walk stopped at a chunk whose header does not hold.
+    pub fn malformed(&self) -> bool {
+        self.malformed
     }
 }
 
@@ -214,7 +268,7 @@ impl PacketRepr {
         let mut chunks = Vec::new();
         for item in packet.chunks() {
             let (range, _) = item?;
-            chunks.push(Chunk::parse_at(buf, range)?);
+            chunks.push(tlv::parse_at(buf, range)?);
         }
         Ok(PacketRepr { header, chunks })
     }

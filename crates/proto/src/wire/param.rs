@@ -7,7 +7,8 @@ use std::ops::Range;
 
 use super::WireError;
 use super::cause::ErrorCause;
-use super::field::{backpatch_len, pad, padded, tlv_list_len, u16_at, u32_at};
+use super::field::{correlated, u16_at, u32_at};
+use super::tlv::{self, Kind, Tlv, TlvIter, TlvView};
 
 /// Parameter type codes.
 pub mod param_type {
@@ -114,17 +115,19 @@ pub enum Param {
 /// with this view and [`ParamIter`] too.
 #[derive(Debug, Clone)]
 pub struct ParamView<T: AsRef<[u8]>> {
-    buffer: T,
+    tlv: TlvView<T>,
 }
 
 impl<T: AsRef<[u8]>> ParamView<T> {
     /// Type and Length: RFC 9260 section 3.2.1.
-    pub const HEADER_LEN: usize = 4;
+    pub const HEADER_LEN: usize = tlv::VALUE;
 
     /// Wraps a buffer without any check. Accessors never panic: fields
     /// beyond the end of a short buffer read as zero.
     pub fn new_unchecked(buffer: T) -> Self {
-        ParamView { buffer }
+        ParamView {
+            tlv: TlvView::new_unchecked(buffer),
+        }
     }
 
     /// Wraps a buffer that starts with one TLV: it must hold the 4-byte
@@ -133,44 +136,31 @@ impl<T: AsRef<[u8]>> ParamView<T> {
     /// recognisable). The buffer may continue past the TLV (padding, the
     /// next TLV): accessors stop at the length field.
     pub fn new_checked(buffer: T) -> Result<Self, WireError> {
-        let view = ParamView { buffer };
-        let available = view.buffer.as_ref().len();
-        if available < Self::HEADER_LEN {
-            return Err(WireError::Truncated {
-                offset: 0,
-                needed: Self::HEADER_LEN,
-                available,
-            });
-        }
-        let length = view.length();
-        if usize::from(length) < Self::HEADER_LEN || usize::from(length) > available {
-            return Err(WireError::BadParamLength { offset: 0, length });
-        }
-        Ok(view)
+        Ok(ParamView {
+            tlv: TlvView::new_checked(buffer, Kind::Param)?,
+        })
     }
 
     /// The Parameter Type (or Cause Code) field.
     pub fn param_type(&self) -> u16 {
-        u16_at(self.buffer.as_ref(), 0)
+        self.tlv.type_field()
     }
 
     /// The Parameter Length (or Cause Length) field: header and value,
     /// without padding.
     pub fn length(&self) -> u16 {
-        u16_at(self.buffer.as_ref(), 2)
+        self.tlv.length()
     }
 
     /// The value: the bytes after the header up to the length field
     /// (clamped to the buffer).
     pub fn value(&self) -> &[u8] {
-        let buf = self.buffer.as_ref();
-        let end = usize::from(self.length()).min(buf.len());
-        buf.get(Self::HEADER_LEN..end).unwrap_or_default()
+        self.tlv.value()
     }
 
     /// The length rounded up to a multiple of 4 (RFC 9260 section 3.2.1).
     pub fn padded_len(&self) -> usize {
-        padded(usize::from(self.length()))
+        self.tlv.padded_len()
     }
 
     /// What to do if this parameter's type is not understood.
@@ -180,7 +170,7 @@ impl<T: AsRef<[u8]>> ParamView<T> {
 
     /// The wrapped buffer.
     pub fn into_inner(self) -> T {
-        self.buffer
+        self.tlv.into_inner()
     }
 }
 
@@ -194,32 +184,20 @@ impl<T: AsRef<[u8]>> ParamView<T> {
 /// list) it yields nothing more.
 #[derive(Debug, Clone)]
 pub struct ParamIter<'a> {
-    buf: &'a [u8],
-    pos: usize,
-    end: usize,
-    done: bool,
+    inner: TlvIter<'a>,
 }
 
 impl<'a> ParamIter<'a> {
     /// Walks the whole of `buf`.
     pub fn new(buf: &'a [u8]) -> Self {
-        ParamIter {
-            buf,
-            pos: 0,
-            end: buf.len(),
-            done: false,
-        }
+        Self::new_in(buf, 0..buf.len())
     }
 
     /// Walks `range` of `buf` (clamped to `buf`); the ranges yielded and the
     /// offsets in errors are positions in `buf`.
     pub fn new_in(buf: &'a [u8], range: Range<usize>) -> Self {
-        let end = range.end.min(buf.len());
         ParamIter {
-            buf,
-            pos: range.start,
-            end,
-            done: range.start >= end,
+            inner: TlvIter::new_in(buf, range, Kind::Param),
         }
     }
 }
@@ -228,30 +206,8 @@ impl<'a> Iterator for ParamIter<'a> {
     type Item = Result<(Range<usize>, ParamView<&'a [u8]>), WireError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done || self.pos >= self.end {
-            self.done = true;
-            return None;
-        }
-        let offset = self.pos;
-        let available = self.end - offset;
-        if available < ParamView::<&[u8]>::HEADER_LEN {
-            self.done = true;
-            return Some(Err(WireError::Truncated {
-                offset,
-                needed: 4,
-                available,
-            }));
-        }
-        let length = u16_at(self.buf, offset + 2);
-        let len = usize::from(length);
-        if len < ParamView::<&[u8]>::HEADER_LEN || len > available {
-            self.done = true;
-            return Some(Err(WireError::BadParamLength { offset, length }));
-        }
-        let range = offset..offset + len;
-        self.pos = offset.saturating_add(padded(len)).min(self.end);
-        let view = ParamView::new_unchecked(self.buf.get(range.clone()).unwrap_or_default());
-        Some(Ok((range, view)))
+        let item = self.inner.next()?;
+        Some(item.map(|(range, bytes)| (range, ParamView::new_unchecked(bytes))))
     }
 }
 
@@ -317,36 +273,42 @@ pub(crate) fn emit_address(address: &IpAddr, out: &mut Vec<u8>) {
 /// Decodes `tlv`, which must be exactly one IPv4 or IPv6 Address parameter
 /// (the form RFC 5061 sections 4.1.1 and 4.2 embed in ASCONF chunks and
 /// their request parameters).
-pub(crate) fn parse_address(tlv: &[u8]) -> Result<IpAddr, WireError> {
-    if tlv.len() < 4 {
+pub(crate) fn parse_address(param: &[u8]) -> Result<IpAddr, WireError> {
+    if param.len() < tlv::VALUE {
         return Err(WireError::Truncated {
             offset: 0,
-            needed: 4,
-            available: tlv.len(),
+            needed: tlv::VALUE,
+            available: param.len(),
         });
     }
-    let kind = u16_at(tlv, 0);
-    let field = usize::from(u16_at(tlv, 2));
+    let kind = u16_at(param, tlv::TYPE);
+    let length = usize::from(u16_at(param, tlv::LENGTH));
     // The length to report: the length field if it is wrong, else the
     // number of bytes the parameter really occupies.
-    let wrong = |field: usize, expected: usize| if field != expected { field } else { tlv.len() };
+    let wrong = |field: usize, expected: usize| {
+        if field != expected {
+            field
+        } else {
+            param.len()
+        }
+    };
     match kind {
-        param_type::IPV4_ADDRESS => match tlv.get(4..) {
-            Some(&[a, b, c, d]) if field == IPV4_ADDRESS_LEN => {
+        param_type::IPV4_ADDRESS => match param.get(tlv::VALUE..) {
+            Some(&[a, b, c, d]) if length == IPV4_ADDRESS_LEN => {
                 Ok(IpAddr::V4(Ipv4Addr::new(a, b, c, d)))
             }
             _ => Err(WireError::BadLength {
                 what: "IPv4 Address parameter",
-                length: wrong(field, IPV4_ADDRESS_LEN),
+                length: wrong(length, IPV4_ADDRESS_LEN),
             }),
         },
         param_type::IPV6_ADDRESS => {
-            let octets: Option<[u8; 16]> = tlv.get(4..).and_then(|v| v.try_into().ok());
+            let octets: Option<[u8; 16]> = param.get(tlv::VALUE..).and_then(|v| v.try_into().ok());
             match octets {
-                Some(o) if field == IPV6_ADDRESS_LEN => Ok(IpAddr::V6(Ipv6Addr::from(o))),
+                Some(o) if length == IPV6_ADDRESS_LEN => Ok(IpAddr::V6(Ipv6Addr::from(o))),
                 _ => Err(WireError::BadLength {
                     what: "IPv6 Address parameter",
-                    length: wrong(field, IPV6_ADDRESS_LEN),
+                    length: wrong(length, IPV6_ADDRESS_LEN),
                 }),
             }
         }
@@ -426,7 +388,7 @@ impl Param {
             | Param::DeleteIpAddress { address, .. }
             | Param::SetPrimaryAddress { address, .. } => 4 + address_param_len(address),
             Param::ErrorCauseIndication { causes, .. } => {
-                4usize.saturating_add(ErrorCause::list_len(causes))
+                4usize.saturating_add(tlv::list_len(causes))
             }
             Param::SupportedExtensions(v) | Param::Chunks(v) => v.len(),
         }
@@ -442,55 +404,43 @@ impl Param {
     /// The length rounded up to a multiple of 4: the bytes [`Param::emit`]
     /// appends.
     pub fn padded_len(&self) -> usize {
-        padded(self.length())
+        Tlv::padded_len(self)
     }
 
     /// Decodes one parameter; `tlv` starts with the parameter's header and
     /// may continue past its length field (padding), which is ignored.
-    pub fn parse(tlv: &Bytes) -> Result<Param, WireError> {
-        let view = ParamView::new_checked(&tlv[..])?;
-        Self::parse_at(tlv, 0..usize::from(view.length()))
+    pub fn parse(bytes: &Bytes) -> Result<Param, WireError> {
+        tlv::parse_one(bytes)
     }
 
     /// Decodes a list of padded parameters, such as the variable part of an
     /// INIT or ASCONF chunk, in order.
     pub fn parse_list(buf: &Bytes) -> Result<Vec<Param>, WireError> {
-        Self::parse_list_at(buf, 0..buf.len())
+        tlv::parse_list_at(buf, 0..buf.len())
     }
 
-    /// Decodes the list of parameters in `range` of `buf`; payloads are
-    /// slices of `buf` and error offsets are positions in `buf`.
-    pub(crate) fn parse_list_at(buf: &Bytes, range: Range<usize>) -> Result<Vec<Param>, WireError> {
-        let mut params = Vec::new();
-        for item in ParamIter::new_in(buf, range) {
-            let (r, _) = item?;
-            params.push(Self::parse_at(buf, r)?);
-        }
-        Ok(params)
+    /// Appends the parameter (header, value and zero padding to 4 bytes).
+    /// The length field saturates at 65535 for an oversized value (check
+    /// [`Param::length`] first; the chunk emitters refuse such chunks in
+    /// their checked forms).
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        Tlv::emit(self, out)
+    }
+}
+
+impl Tlv for Param {
+    const KIND: Kind = Kind::Param;
+
+    fn length(&self) -> usize {
+        Param::length(self)
     }
 
-    /// Decodes the parameter occupying exactly `range` of `buf` (its length
-    /// field is taken to be `range.len()`).
-    pub(crate) fn parse_at(buf: &Bytes, range: Range<usize>) -> Result<Param, WireError> {
+    fn decode(buf: &Bytes, range: Range<usize>, p: &[u8]) -> Result<Param, WireError> {
         use param_type as t;
-        let Some(p) = buf.get(range.clone()) else {
-            let available = buf.len().saturating_sub(range.start);
-            return Err(WireError::Truncated {
-                offset: range.start,
-                needed: range.len(),
-                available,
-            });
-        };
-        if p.len() < 4 {
-            return Err(WireError::Truncated {
-                offset: range.start,
-                needed: 4,
-                available: p.len(),
-            });
-        }
-        let value = &p[4..];
-        let slice = || buf.slice(range.start + 4..range.end);
-        let param = match u16_at(p, 0) {
+        let value = &p[tlv::VALUE..];
+        let slice = || buf.slice(range.start + tlv::VALUE..range.end);
+        let kind = u16_at(p, tlv::TYPE);
+        let param = match kind {
             t::HEARTBEAT_INFO => Param::HeartbeatInfo(slice()),
             t::IPV4_ADDRESS | t::IPV6_ADDRESS => match parse_address(p)? {
                 IpAddr::V4(a) => Param::Ipv4Address(a),
@@ -515,9 +465,9 @@ impl Param {
                         length: p.len(),
                     });
                 }
-                let correlation_id = u32_at(value, 0);
-                let address = parse_address(&value[4..])?;
-                match u16_at(p, 0) {
+                let correlation_id = u32_at(value, correlated::CORRELATION_ID);
+                let address = parse_address(&value[correlated::REST..])?;
+                match kind {
                     t::ADD_IP_ADDRESS => Param::AddIpAddress {
                         correlation_id,
                         address,
@@ -539,16 +489,19 @@ impl Param {
                         length: p.len(),
                     });
                 }
-                let causes = ErrorCause::parse_list_at(buf, range.start + 8..range.end)?;
+                let causes = tlv::parse_list_at(
+                    buf,
+                    range.start + tlv::VALUE + correlated::REST..range.end,
+                )?;
                 Param::ErrorCauseIndication {
-                    correlation_id: u32_at(value, 0),
+                    correlation_id: u32_at(value, correlated::CORRELATION_ID),
                     causes,
                 }
             }
             t::SUCCESS_INDICATION => {
                 exact("Success Indication parameter", value, 4)?;
                 Param::SuccessIndication {
-                    correlation_id: u32_at(value, 0),
+                    correlation_id: u32_at(value, correlated::CORRELATION_ID),
                 }
             }
             t::ADAPTATION_LAYER_INDICATION => {
@@ -567,19 +520,7 @@ impl Param {
         Ok(param)
     }
 
-    /// Appends the parameter (header, value and zero padding to 4 bytes).
-    /// The length field saturates at 65535 for an oversized value (check
-    /// [`Param::length`] first; the chunk emitters refuse such chunks in
-    /// their checked forms).
-    pub fn emit(&self, out: &mut Vec<u8>) {
-        let start = out.len();
-        self.emit_unpadded(out);
-        pad(out, start);
-    }
-
-    /// Appends the parameter without trailing padding.
-    pub(crate) fn emit_unpadded(&self, out: &mut Vec<u8>) {
-        let start = out.len();
+    fn emit_value(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.param_type().to_be_bytes());
         out.extend_from_slice(&[0, 0]);
         match self {
@@ -623,30 +564,10 @@ impl Param {
                 causes,
             } => {
                 out.extend_from_slice(&correlation_id.to_be_bytes());
-                ErrorCause::emit_list(causes, out);
+                tlv::emit_list(causes, out);
             }
             Param::SupportedExtensions(v) | Param::Chunks(v) => out.extend_from_slice(v),
         }
-        backpatch_len(out, start);
-    }
-
-    /// Appends `params` each padded except the last (RFC 9260 section 3.2:
-    /// the enclosing length does not count the last parameter's padding;
-    /// the enclosing structure pads itself).
-    pub(crate) fn emit_list(params: &[Param], out: &mut Vec<u8>) {
-        let last = params.len().saturating_sub(1);
-        for (i, p) in params.iter().enumerate() {
-            if i == last {
-                p.emit_unpadded(out)
-            } else {
-                p.emit(out)
-            }
-        }
-    }
-
-    /// Bytes [`Param::emit_list`] appends.
-    pub(crate) fn list_len(params: &[Param]) -> usize {
-        tlv_list_len(params.iter().map(Param::length))
     }
 }
 
@@ -655,30 +576,17 @@ mod tests {
     use super::*;
     use crate::wire::cause::ErrorCause;
 
-    fn bytes(hex_str: &str) -> Bytes {
-        let clean: String = hex_str.chars().filter(|c| c.is_ascii_hexdigit()).collect();
-        Bytes::from(hex::decode(clean).expect("test hex"))
-    }
+    use crate::wire::tlv::testing::bytes;
 
     /// Parses one padded parameter, checks `emit` gives the same bytes.
     fn roundtrip(hex_str: &str) -> Param {
-        let b = bytes(hex_str);
-        let p = Param::parse(&b).expect("parse");
-        let mut out = Vec::new();
-        p.emit(&mut out);
-        assert_eq!(
-            hex::encode(&out),
-            hex::encode(&b),
-            "emit(parse(b)) != b for {p:?}"
-        );
-        assert_eq!(p.length(), usize::from(u16::from_be_bytes([b[2], b[3]])));
-        assert_eq!(p.padded_len(), b.len());
-        assert_eq!(p.param_type(), u16::from_be_bytes([b[0], b[1]]));
+        let (p, kind) = crate::wire::tlv::testing::roundtrip::<Param>(hex_str);
+        assert_eq!(p.param_type(), kind);
         p
     }
 
     fn parse_err(hex_str: &str) -> WireError {
-        Param::parse(&bytes(hex_str)).expect_err("must not parse")
+        crate::wire::tlv::testing::parse_err::<Param>(hex_str)
     }
 
     #[test]
@@ -964,7 +872,7 @@ mod tests {
                 ]
             );
         }
-        assert_eq!(Param::list_len(&Param::parse_list(&with).unwrap()), 14);
+        assert_eq!(tlv::list_len(&Param::parse_list(&with).unwrap()), 14);
         // Stray bytes after the last parameter.
         let mut it = ParamIter::new(&[0, 1, 0, 4, 9, 9][..]);
         assert!(it.next().unwrap().is_ok());

@@ -1,5 +1,5 @@
 //! PROBE and PROBE-ECHO: the two chunks of msctp's packet-pair capacity
-//! estimator (SYSTEMS.md section 3, AISLE; the design and its reasons are
+//! estimator (docs/MODELS.md section 3, AISLE; the design and its reasons are
 //! in docs/DESIGN.md, "Path estimators").
 //!
 //! These are msctp extension chunks, not IETF ones. Their types, 0xB0 and
@@ -45,7 +45,7 @@
 use bytes::Bytes;
 
 use super::WireError;
-use super::field::{u8_at, u16_at, u32_at};
+use super::field::{probe as field, u8_at, u16_at, u32_at};
 
 /// Bytes of a PROBE chunk without filler.
 pub const PROBE_HEADER_LEN: usize = 12;
@@ -110,9 +110,9 @@ impl ProbeChunk {
             });
         }
         Ok(ProbeChunk {
-            train: u32_at(c, 4),
-            seq: u8_at(c, 8),
-            count: u8_at(c, 9),
+            train: u32_at(c, field::TRAIN),
+            seq: u8_at(c, field::SEQ),
+            count: u8_at(c, field::COUNT),
             filler,
         })
     }
@@ -140,13 +140,13 @@ impl ProbeEchoChunk {
         let arrivals = c[ECHO_HEADER_LEN..]
             .chunks_exact(ECHO_ENTRY_LEN)
             .map(|e| ProbeArrival {
-                seq: u8_at(e, 0),
-                packet_len: u16_at(e, 2),
-                offset_ns: u32_at(e, 4),
+                seq: u8_at(e, field::ENTRY_SEQ),
+                packet_len: u16_at(e, field::ENTRY_PACKET_LEN),
+                offset_ns: u32_at(e, field::ENTRY_OFFSET_NS),
             })
             .collect();
         Ok(ProbeEchoChunk {
-            train: u32_at(c, 4),
+            train: u32_at(c, field::TRAIN),
             arrivals,
         })
     }

@@ -349,10 +349,10 @@ impl Net {
             self.now = self.now.max(next);
             while self.queue.peek().is_some_and(|r| r.0.at <= self.now) {
                 let Reverse(p) = self.queue.pop().unwrap();
-                match p.to {
+                let _ = match p.to {
                     Side::A => self.a.handle_datagram(self.now, p.src, p.dst, p.data),
                     Side::B => self.b.handle_datagram(self.now, p.src, p.dst, p.data),
-                }
+                };
             }
             if self.a.poll_timeout().is_some_and(|t| t <= self.now) {
                 self.a.handle_timeout(self.now);

@@ -1,5 +1,5 @@
 //! Goodput (application bytes delivered per second) and file delivery
-//! time (SYSTEMS.md section 5).
+//! time (docs/MODELS.md section 5).
 
 use std::time::Duration;
 
@@ -22,6 +22,20 @@ pub fn goodput_bps(deliveries: &[Delivery], window: Window) -> Result<f64, Metri
         .map(|d| d.bytes)
         .sum();
     Ok(bytes as f64 * 8.0 / secs)
+}
+
+/// Longest delivery gap: the longest wait between two consecutive
+/// deliveries to the receiving application where the later one falls in
+/// `window` (the earlier may lie before it). Zero with fewer than two
+/// deliveries. A stall that never ends (no delivery after it) is not a
+/// gap here; the goodput shows it.
+pub fn longest_delivery_gap(deliveries: &[Delivery], window: Window) -> Duration {
+    deliveries
+        .windows(2)
+        .filter(|w| window.contains(w[1].time))
+        .map(|w| w[1].time.saturating_since(w[0].time))
+        .max()
+        .unwrap_or(Duration::ZERO)
 }
 
 /// Goodput time series: `window` cut into consecutive bins of width `bin`
@@ -174,5 +188,25 @@ mod tests {
         assert_eq!(file_delivery_time(&ds, start, 1001), None);
         assert_eq!(file_delivery_time(&ds, start, 0), Some(Duration::ZERO));
         assert_eq!(file_delivery_time(&[], start, 1), None);
+    }
+
+    #[test]
+    fn longest_delivery_gap_ends_in_the_window() {
+        let d = |ms: u64| Delivery {
+            time: Time::from_millis(ms),
+            bytes: 1,
+        };
+        let ds = [d(0), d(10), d(100), d(110), d(400)];
+        let w = |a, b| Window::new(Time::from_millis(a), Time::from_millis(b)).unwrap();
+        assert_eq!(
+            longest_delivery_gap(&ds, Window::ALL),
+            Duration::from_millis(290)
+        );
+        assert_eq!(
+            longest_delivery_gap(&ds, w(50, 200)),
+            Duration::from_millis(90)
+        );
+        assert_eq!(longest_delivery_gap(&ds, w(0, 5)), Duration::ZERO);
+        assert_eq!(longest_delivery_gap(&[], Window::ALL), Duration::ZERO);
     }
 }

@@ -1,4 +1,4 @@
-//! Handoff delay, handoff latency and failover time (SYSTEMS.md section 5).
+//! Handoff delay, handoff latency and failover time (docs/MODELS.md section 5).
 
 use std::time::Duration;
 

@@ -1,5 +1,5 @@
 //! Lost packets, reordered packets and spurious retransmissions
-//! (SYSTEMS.md section 5).
+//! (docs/MODELS.md section 5).
 
 use std::collections::BTreeMap;
 

@@ -1,12 +1,14 @@
 //! The outputs of one run (what `msctp run` writes):
 //!
-//! - `summary.json`: [`RunSummary`], the measures of SYSTEMS.md section 5
+//! - `summary.json`: [`RunSummary`], the measures of docs/MODELS.md section 5
 //!   per flow, computed with [`crate::metrics`] from the flow's records;
 //! - `goodput.csv`: application bytes delivered over time per flow (bins
 //!   of `output.series_bin_ms`, with the cumulative count);
 //! - `paths.csv`: per SCTP path at each sampling instant, at both ends:
 //!   cwnd, ssthresh, bytes in flight, SRTT, RTO, error count, whether new
 //!   data goes there (the primary path series);
+//! - `stations.csv`: stations per cell over time (mSCTP flows, by their
+//!   data sender's path; E7);
 //! - `events.csv`: radio driver actions, link-layer notifications, network
 //!   events, association events and policy decisions, in time order;
 //! - one pcap per captured interface.
@@ -28,7 +30,7 @@ pub use summary::{
     SingleHandoffSummary, TcpSummary, UdpSummary,
 };
 
-use crate::flow::FlowLog;
+use crate::metrics::flow_log::FlowLog;
 
 /// A time as seconds with nine decimals (exact).
 pub fn fmt_time(t: Time) -> String {
@@ -75,11 +77,25 @@ pub struct EventRow {
     pub detail: String,
 }
 
+/// The number of stations whose data goes through a cell at a bin's
+/// start (mSCTP flows, by their data sender's path).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StationRow {
+    pub cell: String,
+    pub time: Time,
+    pub stations: u32,
+    /// The cell's fair share of the stations present: their number times
+    /// the cell's nominal rate over the sum of all cells' rates.
+    pub fair: f64,
+}
+
 /// Everything a run produced.
 #[derive(Debug, Clone)]
 pub struct RunResult {
     pub summary: RunSummary,
     pub goodput: Vec<GoodputRow>,
+    /// Stations per cell over time (empty without mSCTP flows).
+    pub stations: Vec<StationRow>,
     pub paths: Vec<PathRow>,
     pub events: Vec<EventRow>,
     /// ("node:iface", pcap file bytes).
@@ -162,6 +178,21 @@ impl RunResult {
 
     /// Writes `summary.json`, the three CSV files and the pcaps (named
     /// after "node:iface" with ':' replaced by '_') into `dir`.
+    /// Stations per cell over time (`stations.csv`).
+    pub fn stations_csv(&self) -> String {
+        let mut s = String::from("cell,time_s,stations,fair\n");
+        for r in &self.stations {
+            s.push_str(&format!(
+                "{},{},{},{:.3}\n",
+                csv_field(&r.cell),
+                fmt_time(r.time),
+                r.stations,
+                r.fair
+            ));
+        }
+        s
+    }
+
     pub fn write_to_dir(&self, dir: &Path) -> io::Result<()> {
         std::fs::create_dir_all(dir)?;
         let put = |name: &str, bytes: &[u8]| -> io::Result<()> {
@@ -172,6 +203,9 @@ impl RunResult {
         put("goodput.csv", self.goodput_csv().as_bytes())?;
         put("paths.csv", self.paths_csv().as_bytes())?;
         put("events.csv", self.events_csv().as_bytes())?;
+        if !self.stations.is_empty() {
+            put("stations.csv", self.stations_csv().as_bytes())?;
+        }
         for (name, bytes) in &self.pcaps {
             let safe: String = name
                 .chars()

@@ -1,4 +1,4 @@
-//! The JSON summary of a run: per flow, the measures of SYSTEMS.md
+//! The JSON summary of a run: per flow, the measures of docs/MODELS.md
 //! section 5 as [`crate::metrics`] defines them.
 //!
 //! # Metric names
@@ -22,7 +22,7 @@
 //!   paths are the mobile's cells numbered as its addresses (mSCTP: the
 //!   addresses themselves);
 //! - mSCTP: `.failovers.<i>.*`, `.asconfs_sent`, `.asconf_retransmissions`,
-//!   `.policy_decisions`, and [`AsconfSummary`] as `.asconf.{asconf_chunks,
+//!   `.policy_decisions`, `.policy_counters.<name>` (AISLE), and [`AsconfSummary`] as `.asconf.{asconf_chunks,
 //!   asconf_bits, asconf_ack_chunks, asconf_ack_bits, auth_bits,
 //!   signalling_bits, bits_per_handover, bits_per_handover_with_auth}`;
 //! - Mobile IP (`mip4-*`, `mip6-*`, `fmip6-*`): [`MobileIpSummary`] as
@@ -55,7 +55,7 @@ use serde::Serialize;
 
 use crate::metrics::{
     Arrival, ArrivalKind, HandoverWindow, PathId, Window, file_delivery_time, goodput_bps,
-    handoff_delay, handoff_latency, out_of_order_arrivals, reordered_packets,
+    handoff_delay, handoff_latency, longest_delivery_gap, out_of_order_arrivals, reordered_packets,
     spurious_retransmissions,
 };
 
@@ -75,6 +75,10 @@ pub struct RunSummary {
     /// bound); lost data packets are then a lower bound.
     pub drops_unlogged: u64,
     pub flows: Vec<FlowSummary>,
+    /// The time-average number of stations whose data goes through each
+    /// cell over `output.stations_window_s` (E7), by cell name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub stations: BTreeMap<String, f64>,
     /// Anything that makes a figure doubtful (bounds reached, errors).
     pub warnings: Vec<String>,
 }
@@ -116,6 +120,18 @@ pub struct FailoverSummary {
     /// its last path sample before the break (sample with a short
     /// `output.sample_ms` for precision): the RTO of RTO * (2^(PMR+1) - 1).
     pub rto_at_break_s: Option<f64>,
+    /// Break to the sender's first change of primary after the
+    /// degradation started (after the break without one), whatever its
+    /// reason: failover, or a move at a link-layer hint (negative when
+    /// before the break).
+    pub sender_moved_s: Option<f64>,
+    /// From that move until `output.failover_transfer_bytes` bytes of
+    /// data (new to the receiver) arrived on the path moved to: the
+    /// transfer time of the first bytes on the new path (E8, slow start
+    /// against a bandwidth-aware start). Absent without that key, a move
+    /// or enough data.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer_time_s: Option<f64>,
 }
 
 /// One flow.
@@ -154,6 +170,13 @@ pub struct FlowSummary {
     pub fast_retransmissions: u64,
     pub spurious_retransmissions: u64,
     pub spurious_fast_retransmissions: u64,
+    /// metrics::longest_delivery_gap over the run: the longest wait of
+    /// the receiving application between two deliveries.
+    pub longest_delivery_gap_s: f64,
+    /// SCTP: time the receiver's window kept the data sender waiting
+    /// (data queued, a congestion window open, the advertised window
+    /// full), from `Association::rwnd_blocked`; 0 for other transports.
+    pub rwnd_blocked_s: f64,
     pub handovers: Vec<HandoverSummary>,
     pub total_handoff_delay_s: f64,
     pub handovers_unmeasured: usize,
@@ -162,6 +185,10 @@ pub struct FlowSummary {
     pub asconfs_sent: u64,
     pub asconf_retransmissions: u64,
     pub policy_decisions: u64,
+    /// The handover policy's own counters, from whichever end runs it
+    /// (AISLE: `congestion_events`, `held_down`, `no_estimate`, `swaps`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub policy_counters: BTreeMap<String, u64>,
     /// Datagrams the hosts refused to send: from an address the node no
     /// longer holds, or with no source address at all.
     pub datagrams_refused: u64,
@@ -197,6 +224,8 @@ pub struct GoodputWindow {
     pub from_s: f64,
     pub to_s: f64,
     pub goodput_bps: f64,
+    /// metrics::longest_delivery_gap over the window.
+    pub longest_gap_s: f64,
 }
 
 /// ADD-IP signalling of an mSCTP flow (RFC 5061): ASCONF chunks the
@@ -467,7 +496,7 @@ pub(crate) fn handovers(
 /// log, filled into `f`.
 pub(crate) fn fill_from_log(
     f: &mut FlowSummary,
-    log: &crate::flow::FlowLog,
+    log: &crate::metrics::flow_log::FlowLog,
     start: Time,
     end: Time,
     file_bytes: Option<u64>,
@@ -491,6 +520,8 @@ pub(crate) fn fill_from_log(
                 .ok()
                 .and_then(|w| goodput_bps(&log.deliveries, w).ok())
                 .unwrap_or(0.0),
+            longest_gap_s: Window::new(Time::from_secs_f64(from_s), Time::from_secs_f64(to_s))
+                .map_or(0.0, |w| secs(longest_delivery_gap(&log.deliveries, w))),
         })
         .collect();
     f.arrivals = log.arrivals.len() as u64;
@@ -499,6 +530,7 @@ pub(crate) fn fill_from_log(
         .iter()
         .filter(|a| a.kind == ArrivalKind::Duplicate)
         .count() as u64;
+    f.longest_delivery_gap_s = secs(longest_delivery_gap(&log.deliveries, Window::ALL));
     f.reordered_packets = reordered_packets(&log.reorder_signals, Window::ALL);
     f.out_of_order_arrivals = out_of_order_arrivals(&log.arrivals, Window::ALL);
     f.retransmissions = log.retransmissions.len() as u64;

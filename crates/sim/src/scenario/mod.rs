@@ -3,7 +3,7 @@
 //! transport, traffic, handover policy and SCTP parameters, scheduled
 //! network events, outputs), and [`run_scenario`], which builds the
 //! [`World`](crate::World), runs it and computes the measures of
-//! SYSTEMS.md section 5 ([`crate::output::RunResult`]).
+//! docs/MODELS.md section 5 ([`crate::output::RunResult`]).
 //!
 //! [`REFERENCE`] is a complete scenario listing every key with its default
 //! and meaning. Parsing refuses unknown keys (the message names the key and
@@ -11,11 +11,11 @@
 //! message that names the key and the allowed range.
 //!
 //! Transports ([`TransportSpec`]): `msctp`, and the baselines of
-//! SYSTEMS.md section 2 (`tcp`, `mip4-tcp`, `mip4-sctp`, `mip6-tcp`,
+//! docs/MODELS.md section 2 (`tcp`, `mip4-tcp`, `mip4-sctp`, `mip6-tcp`,
 //! `mip6-udp`, `fmip6-tcp`, `fmip6-udp`, `single-handoff`, `cmhn`, `udp`),
 //! each with its own table of keys ([`transport`], listed with their
 //! defaults in [`REFERENCE_BASELINES`]). Every flow reports the same
-//! measures (SYSTEMS.md section 5), its data paths being the cells the
+//! measures (docs/MODELS.md section 5), its data paths being the cells the
 //! mobile used (for mSCTP, its addresses), plus its scheme's own
 //! quantities ([`crate::output::FlowSummary`]).
 //!
@@ -24,20 +24,29 @@
 //! order) for every link and cell prefix. A cell lives on a node (its
 //! router); a mobile has one radio interface per cell, whose address is
 //! the cell prefix plus the mobile's `host_id`, configured by the radio
-//! driver ([`crate::radio_driver`]) when the link is up and the address
+//! driver ([`crate::models::radio::driver`]) when the link is up and the address
 //! acquired.
 
-mod baselines;
 mod build;
-mod check;
+mod collect;
+pub(crate) mod convert;
+pub(crate) mod error;
+mod expand;
+mod resolve;
 mod run;
 pub mod spec;
-pub mod transport;
-mod validate;
 
+pub use error::ScenarioError;
+pub use expand::MAX_STATIONS;
 pub use run::run_scenario;
 pub use spec::*;
-pub use validate::{ScenarioError, parse};
+
+/// Parses a scenario file and checks it ([`Scenario::validate`]).
+pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    let s: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Parse(e.to_string()))?;
+    s.validate()?;
+    Ok(s)
+}
 
 /// A complete scenario with every key at its default (two overlapping
 /// cells, a mobile driving from one to the other, a downlink bulk flow).

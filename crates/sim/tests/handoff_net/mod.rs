@@ -15,8 +15,8 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use msctp_sim::handoff::LinkDecision;
-use msctp_sim::tcp::TcpConfig;
+use msctp_sim::models::handoff::LinkDecision;
+use msctp_sim::models::tcp::TcpConfig;
 use msctp_sim::{
     CellConfig, CellId, IfaceId, LinkConfig, NodeId, Route, Sharing, Time, World, WorldConfig,
 };

@@ -14,9 +14,9 @@
 use std::net::{IpAddr, Ipv6Addr};
 use std::time::Duration;
 
-use msctp_sim::app::{CbrConfig, SinkConfig, UdpCbr, UdpFlow, UdpSink};
-use msctp_sim::fmip::{FmipRouter, FmipRouterConfig, Neighbour};
-use msctp_sim::mip::v6::{
+use msctp_sim::models::app::{CbrConfig, SinkConfig, UdpCbr, UdpFlow, UdpSink};
+use msctp_sim::models::fmip::{FmipRouter, FmipRouterConfig, Neighbour};
+use msctp_sim::models::mip::v6::{
     AccessRouter, AccessRouterConfig, Correspondent6, Correspondent6Config, HomeAgent6,
     HomeAgent6Config, MobileNode6, MobileNode6Config,
 };

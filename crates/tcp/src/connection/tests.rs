@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::listener::{ListenOutcome, TcpListener};
+use crate::wire::{self, Flags, SackBlock, SegmentHeader, TcpOptions, Timestamps};
 
 const C_IP: IpAddr = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
 const S_IP: IpAddr = IpAddr::V4(Ipv4Addr::new(198, 51, 100, 1));
@@ -599,6 +600,57 @@ fn retransmit_unacked_resends_the_flight_after_a_handoff() {
     deliver(&mut s, t2, &again);
     let mut buf = vec![0u8; 8000];
     assert_eq!(s.read(&mut buf), 4 * 1460);
+}
+
+#[test]
+fn duplicate_acks_at_recover_start_no_new_recovery_when_careful() {
+    // Segment 0 is only late (reordering, as at a handover): segments 1-9
+    // bring nine duplicate ACKs, the sender fast-retransmits segment 0 and
+    // recover = the end of segment 9. The late original then acknowledges
+    // everything (a full ACK, exactly recover); new data leaves. The
+    // spurious retransmission of segment 0 arrives three times (a
+    // duplicating path) and brings three duplicate ACKs of recover itself.
+    // RFC 6582 section 3.2 step 1: they start no new fast retransmit
+    // unless the cumulative ACK covers more than recover; ns-3 3.37
+    // (`careful_recover = false`) starts one, and under steady
+    // reordering that becomes a cycle of spurious retransmissions.
+    for careful in [true, false] {
+        let (mut c, mut s, t) = pair(TcpConfig {
+            limited_transmit: false,
+            careful_recover: careful,
+            ..no_delack()
+        });
+        c.write(&vec![3u8; 20 * 1460]).unwrap();
+        let data = drain(&mut c, t);
+        assert_eq!(data.len(), 10);
+        let t = t + ms(50);
+        deliver(&mut s, t, &data[1..]);
+        let dupacks = drain(&mut s, t);
+        let t = t + ms(50);
+        deliver(&mut c, t, &dupacks);
+        let rtx = drain(&mut c, t);
+        assert_eq!(parse(&rtx[0]).0.seq, parse(&data[0]).0.seq);
+        assert_eq!(c.stats().fast_retransmits, 1);
+        // The late original: a full ACK ends the recovery.
+        deliver(&mut s, t, &data[..1]);
+        let full = drain(&mut s, t);
+        let t = t + ms(50);
+        deliver(&mut c, t, &full);
+        assert!(!c.stats().in_recovery);
+        let fresh = drain(&mut c, t);
+        assert!(!fresh.is_empty(), "new data outstanding");
+        // Three copies of the spurious retransmission.
+        let mut dups = Vec::new();
+        for _ in 0..3 {
+            deliver(&mut s, t, &rtx[..1]);
+            dups.extend(drain(&mut s, t));
+        }
+        assert_eq!(dups.len(), 3);
+        let t = t + ms(50);
+        deliver(&mut c, t, &dups);
+        let expected = if careful { 1 } else { 2 };
+        assert_eq!(c.stats().fast_retransmits, expected, "careful = {careful}");
+    }
 }
 
 #[test]

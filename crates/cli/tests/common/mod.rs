@@ -1,0 +1,19 @@
+//! What the command's tests share.
+
+use std::io::{BufRead, BufReader};
+use std::process::Child;
+
+/// The UDP port a serving `msctp` (listen, recv, perf server) announces
+/// in its first line on stderr ("listening on SCTP port P over UDP port U
+/// at [...]"); the rest of stderr is left unread.
+pub fn announced_udp_port(child: &mut Child) -> u16 {
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().expect("stderr piped"))
+        .read_line(&mut line)
+        .unwrap();
+    line.split("UDP port ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+}

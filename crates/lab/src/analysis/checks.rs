@@ -1,0 +1,387 @@
+//! The evaluation of an experiment's qualitative checks
+//! ([`crate::check::CheckSpec`]) on its aggregated results: each check's
+//! verdict (agrees, disagrees, not evaluated) with the numbers behind it.
+
+use std::collections::BTreeMap;
+
+use toml::Table;
+
+use crate::aggregate::{CellResult, Results};
+use crate::check::{CheckKind, CheckOutcome, CheckSpec, Order, Verdict, fmt};
+use crate::value;
+
+/// Formula values per (formula id, variant, point label).
+pub type FormulaValues = BTreeMap<(String, String, String), Result<f64, String>>;
+
+impl CheckSpec {
+    /// Evaluates the check on `results`. `variants` is every variant of
+    /// the experiment in order; `axis_order` every axis's values in order.
+    pub fn evaluate(
+        &self,
+        index: usize,
+        results: &Results,
+        variants: &[String],
+        axis_order: &[(String, Vec<toml::Value>)],
+        formulas: &FormulaValues,
+    ) -> CheckOutcome {
+        let (verdict, detail) = match self.run(results, variants, axis_order, formulas) {
+            Ok((true, d)) => (Verdict::Agrees, d),
+            Ok((false, d)) => (Verdict::Disagrees, d),
+            Err(d) => (Verdict::NotEvaluated, d),
+        };
+        CheckOutcome {
+            index,
+            kind: self.kind,
+            claim: self.claim.clone(),
+            source: self.source.clone(),
+            note: self.note.clone(),
+            expect: self.expect,
+            verdict,
+            detail,
+        }
+    }
+
+    fn mean_of(&self, c: &CellResult) -> Result<f64, String> {
+        c.mean(&self.metric).ok_or_else(|| {
+            format!(
+                "`{}` not measured for {} at {}",
+                self.metric,
+                c.variant,
+                c.point.label()
+            )
+        })
+    }
+
+    /// Ok((holds, detail)); Err(why not evaluated).
+    fn run(
+        &self,
+        results: &Results,
+        variants: &[String],
+        axis_order: &[(String, Vec<toml::Value>)],
+        formulas: &FormulaValues,
+    ) -> Result<(bool, String), String> {
+        let m = &self.metric;
+        match self.kind {
+            CheckKind::Equals | CheckKind::AtMost | CheckKind::AtLeast => {
+                let target = self.value.unwrap_or(0.0);
+                let tol = self.tol.unwrap_or(0.0);
+                let cells = self.cells(results, variants)?;
+                let mut bad = Vec::new();
+                for c in &cells {
+                    let x = self.mean_of(c)?;
+                    let ok = match self.kind {
+                        CheckKind::Equals => (x - target).abs() <= tol,
+                        CheckKind::AtMost => x <= target,
+                        _ => x >= target,
+                    };
+                    if !ok {
+                        bad.push(format!("{} at {}: {}", c.variant, c.point.label(), fmt(x)));
+                    }
+                }
+                let rel = match self.kind {
+                    CheckKind::Equals => format!("= {} ± {}", fmt(target), fmt(tol)),
+                    CheckKind::AtMost => format!("<= {}", fmt(target)),
+                    _ => format!(">= {}", fmt(target)),
+                };
+                Ok(summarise(&bad, cells.len(), &format!("mean {m} {rel}")))
+            }
+            CheckKind::Increasing | CheckKind::Decreasing | CheckKind::Linear | CheckKind::Flat => {
+                let axis = self.axis.as_deref().unwrap_or_default();
+                let order = axis_order
+                    .iter()
+                    .find(|(n, _)| n == axis)
+                    .map(|(_, v)| v.as_slice())
+                    .unwrap_or_default();
+                let cells = self.cells(results, variants)?;
+                // Group by variant and the other coordinates.
+                let mut groups: Vec<(String, String, Vec<&CellResult>)> = Vec::new();
+                for c in cells {
+                    let rest = c.point.without(axis).label();
+                    match groups
+                        .iter_mut()
+                        .find(|(v, r, _)| *v == c.variant && *r == rest)
+                    {
+                        Some(g) => g.2.push(c),
+                        None => groups.push((c.variant.clone(), rest, vec![c])),
+                    }
+                }
+                let mut bad = Vec::new();
+                let mut summary = Vec::new();
+                for (variant, rest, mut cs) in groups {
+                    cs.sort_by_key(|c| {
+                        c.point
+                            .get(axis)
+                            .and_then(|v| order.iter().position(|o| value::same(o, v)))
+                            .unwrap_or(usize::MAX)
+                    });
+                    if cs.len() < 2 {
+                        return Err(format!(
+                            "{variant} at {rest}: fewer than two points along `{axis}`"
+                        ));
+                    }
+                    let mut xs = Vec::new();
+                    let mut ys = Vec::new();
+                    for c in &cs {
+                        ys.push(self.mean_of(c)?);
+                        xs.push(c.point.get(axis).and_then(value::as_number).unwrap_or(0.0));
+                    }
+                    let series = ys.iter().map(|y| fmt(*y)).collect::<Vec<_>>().join(" → ");
+                    let tol = self.tol.unwrap_or(0.0);
+                    let (ok, what) = match self.kind {
+                        CheckKind::Increasing => {
+                            (ys.windows(2).all(|w| w[1] >= w[0] - tol), series)
+                        }
+                        CheckKind::Decreasing => {
+                            (ys.windows(2).all(|w| w[1] <= w[0] + tol), series)
+                        }
+                        CheckKind::Linear => {
+                            let r2 = r_squared(&xs, &ys);
+                            (r2 >= self.min_r2.unwrap_or(1.0), format!("R² = {r2:.3}"))
+                        }
+                        _ => {
+                            let max = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                            let min = ys.iter().copied().fold(f64::INFINITY, f64::min);
+                            let mean = ys.iter().sum::<f64>() / ys.len() as f64;
+                            let spread = if mean == 0.0 {
+                                max - min
+                            } else {
+                                (max - min) / mean.abs()
+                            };
+                            (
+                                spread <= self.rel_tol.unwrap_or(0.0),
+                                format!("spread {:.1}% ({series})", spread * 100.0),
+                            )
+                        }
+                    };
+                    let line = if rest == "-" {
+                        format!("{variant}: {what}")
+                    } else {
+                        format!("{variant} at {rest}: {what}")
+                    };
+                    if ok {
+                        summary.push(line);
+                    } else {
+                        bad.push(line);
+                    }
+                }
+                if bad.is_empty() {
+                    Ok((true, summary.join("; ")))
+                } else {
+                    Ok((false, format!("fails for {}", bad.join("; "))))
+                }
+            }
+            CheckKind::Greater | CheckKind::Less => {
+                let a = self.a.clone().unwrap_or_default();
+                let b = self.b.clone().unwrap_or_default();
+                let ca = results.select(std::slice::from_ref(&a), &self.at);
+                if ca.is_empty() {
+                    return Err(format!("no results for {a} at {}", at_label(&self.at)));
+                }
+                let margin = self.margin.unwrap_or(0.0);
+                let mut bad = Vec::new();
+                let mut lines = Vec::new();
+                for x in &ca {
+                    let Some(y) = results.cell(&b, &x.point) else {
+                        return Err(format!("no results for {b} at {}", x.point.label()));
+                    };
+                    let (ma, mb) = (self.mean_of(x)?, self.mean_of(y)?);
+                    let ordered = match self.kind {
+                        CheckKind::Greater => ma > mb + margin * mb.abs(),
+                        _ => ma < mb - margin * mb.abs(),
+                    };
+                    let mut ok = ordered;
+                    if self.significant == Some(true) {
+                        let ha = x.summary(m).and_then(|s| s.ci95_half_width);
+                        let hb = y.summary(m).and_then(|s| s.ci95_half_width);
+                        let (Some(ha), Some(hb)) = (ha, hb) else {
+                            return Err("significance needs at least two repetitions".into());
+                        };
+                        ok &= match self.kind {
+                            CheckKind::Greater => ma - ha > mb + hb,
+                            _ => ma + ha < mb - hb,
+                        };
+                    }
+                    let sym = if self.kind == CheckKind::Greater {
+                        ">"
+                    } else {
+                        "<"
+                    };
+                    // A failed comparison says so in words: "a 1 > b 2"
+                    // would read as a claim.
+                    let (verb, tail) = match (ordered, ok) {
+                        (true, true) => ("", ""),
+                        (true, false) => ("", ", not significant (95% intervals overlap)"),
+                        _ => ("is not ", ""),
+                    };
+                    let line = format!(
+                        "at {}: {a} {} {verb}{sym} {b} {}{tail}",
+                        x.point.label(),
+                        fmt(ma),
+                        fmt(mb)
+                    );
+                    if ok {
+                        lines.push(line);
+                    } else {
+                        bad.push(line);
+                    }
+                }
+                if bad.is_empty() {
+                    Ok((true, lines.join("; ")))
+                } else {
+                    Ok((false, format!("fails {}", bad.join("; "))))
+                }
+            }
+            CheckKind::Best => {
+                let target = self.variant.clone().unwrap_or_default();
+                let among = self.among.clone().unwrap_or_else(|| variants.to_vec());
+                let mine = results.select(std::slice::from_ref(&target), &self.at);
+                if mine.is_empty() {
+                    return Err(format!("no results for {target} at {}", at_label(&self.at)));
+                }
+                let lowest = self.order == Some(Order::Lowest);
+                let mut bad = Vec::new();
+                let mut lines = Vec::new();
+                for c in mine {
+                    let me = self.mean_of(c)?;
+                    let mut winner = (target.clone(), me);
+                    for v in among.iter().filter(|v| **v != target) {
+                        let Some(o) = results.cell(v, &c.point) else {
+                            return Err(format!("no results for {v} at {}", c.point.label()));
+                        };
+                        let x = self.mean_of(o)?;
+                        if (lowest && x < winner.1) || (!lowest && x > winner.1) {
+                            winner = (v.clone(), x);
+                        }
+                    }
+                    if winner.0 == target {
+                        lines.push(format!("at {}: {target} {}", c.point.label(), fmt(me)));
+                    } else {
+                        bad.push(format!(
+                            "at {}: {} {} beats {target} {}",
+                            c.point.label(),
+                            winner.0,
+                            fmt(winner.1),
+                            fmt(me)
+                        ));
+                    }
+                }
+                if bad.is_empty() {
+                    Ok((true, lines.join("; ")))
+                } else {
+                    Ok((false, bad.join("; ")))
+                }
+            }
+            CheckKind::Within => {
+                let f = self.formula.clone().unwrap_or_default();
+                let cells = self.cells(results, variants)?;
+                let mut bad = Vec::new();
+                let mut worst = 0.0f64;
+                for c in &cells {
+                    let x = self.mean_of(c)?;
+                    let key = (f.clone(), c.variant.clone(), c.point.label());
+                    let y = match formulas.get(&key) {
+                        Some(Ok(y)) => *y,
+                        Some(Err(e)) => {
+                            return Err(format!("formula `{f}` at {}: {e}", c.point.label()));
+                        }
+                        None => {
+                            return Err(format!(
+                                "formula `{f}` not evaluated for {} at {}",
+                                c.variant,
+                                c.point.label()
+                            ));
+                        }
+                    };
+                    let allowed = self
+                        .abs_tol
+                        .unwrap_or(0.0)
+                        .max(self.rel_tol.unwrap_or(0.0) * y.abs());
+                    let dev = (x - y).abs();
+                    if y != 0.0 {
+                        worst = worst.max(dev / y.abs());
+                    }
+                    if dev > allowed {
+                        bad.push(format!(
+                            "{} at {}: measured {} vs formula {}",
+                            c.variant,
+                            c.point.label(),
+                            fmt(x),
+                            fmt(y)
+                        ));
+                    }
+                }
+                let mut r = summarise(&bad, cells.len(), &format!("{m} within tolerance of `{f}`"));
+                r.1 = format!("{} (largest relative deviation {:.1}%)", r.1, worst * 100.0);
+                Ok(r)
+            }
+        }
+    }
+
+    fn cells<'a>(
+        &self,
+        results: &'a Results,
+        variants: &[String],
+    ) -> Result<Vec<&'a CellResult>, String> {
+        let vs = self.selected_variants(variants);
+        let cells = results.select(&vs, &self.at);
+        if cells.is_empty() {
+            return Err(format!(
+                "no results for {} at {}",
+                vs.join(", "),
+                at_label(&self.at)
+            ));
+        }
+        Ok(cells)
+    }
+}
+
+fn at_label(at: &Table) -> String {
+    if at.is_empty() {
+        return "any point".into();
+    }
+    at.iter()
+        .map(|(k, v)| format!("{k}={}", value::label(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn summarise(bad: &[String], n: usize, what: &str) -> (bool, String) {
+    if bad.is_empty() {
+        (true, format!("{what} at all {n} selected points"))
+    } else {
+        (
+            false,
+            format!("{what} fails at {} of {n}: {}", bad.len(), bad.join("; ")),
+        )
+    }
+}
+
+/// Coefficient of determination of the least-squares line (1 when all y
+/// are equal: a constant is a line).
+pub fn r_squared(xs: &[f64], ys: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let mx = xs.iter().sum::<f64>() / n;
+    let my = ys.iter().sum::<f64>() / n;
+    let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    let sxy: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let syy: f64 = ys.iter().map(|y| (y - my) * (y - my)).sum();
+    if syy == 0.0 {
+        return 1.0;
+    }
+    if sxx == 0.0 {
+        return 0.0;
+    }
+    (sxy * sxy) / (sxx * syy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn r_squared_of_lines_and_noise() {
+        assert!((r_squared(&[0.0, 1.0, 2.0], &[1.0, 3.0, 5.0]) - 1.0).abs() < 1e-12);
+        assert_eq!(r_squared(&[0.0, 1.0, 2.0], &[4.0, 4.0, 4.0]), 1.0);
+        assert!(r_squared(&[0.0, 1.0, 2.0, 3.0], &[0.0, 5.0, 0.0, 5.0]) < 0.5);
+    }
+}

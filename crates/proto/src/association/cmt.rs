@@ -1,0 +1,226 @@
+//! Concurrent multipath transfer (SYSTEMS.md section 3; Iyengar, Amer and
+//! Stewart, "Concurrent multipath transfer using SCTP multihoming over
+//! independent end-to-end paths", IEEE/ACM ToN 14(5), 2006): which path
+//! the next packet of new data takes (round-robin or fastest path first),
+//! where a retransmission goes (RTX-SSTHRESH, RTX-CWND), and how long the
+//! peer's receive window, shared by all paths, keeps the sender waiting.
+//!
+//! The SACK side of CMT (split fast retransmit, the per-path virtual
+//! cumulative ack points of CUC, the sender's half of DAC) lives with the
+//! rest of SACK processing in [`send`](super::send); the receiver's half of
+//! DAC in the SACK scheduling of [`input`](super::input).
+
+use std::time::Duration;
+
+use super::Association;
+use crate::Time;
+use crate::config::{CmtConfig, CmtRtxPolicy, CmtScheduler};
+
+/// Time the sender spent with data to send, room in a congestion window,
+/// and no room in the peer's receive window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReceiveWindowBlock {
+    /// Total, over finished episodes.
+    pub total: Duration,
+    /// Episodes (each start counts).
+    pub episodes: u64,
+    /// The episode under way, since when.
+    pub since: Option<Time>,
+}
+
+impl Association {
+    /// Turns concurrent multipath transfer on or off, or changes its
+    /// scheduler and algorithms, for this association (at any time; a
+    /// simulator switches it per association).
+    pub fn set_cmt(&mut self, cmt: CmtConfig) {
+        self.cfg.cmt = cmt;
+        self.sender.cmt = cmt;
+    }
+
+    /// The CMT settings in force.
+    pub fn cmt(&self) -> CmtConfig {
+        self.cfg.cmt
+    }
+
+    /// Time the peer's receive window kept the sender waiting (data
+    /// queued, a congestion window open, the receive window closed) up to
+    /// `now`, and the number of such episodes.
+    pub fn rwnd_blocked(&self, now: Time) -> (Duration, u64) {
+        let b = &self.rwnd_block;
+        let open = b.since.map_or(Duration::ZERO, |s| now.saturating_since(s));
+        (b.total + open, b.episodes)
+    }
+
+    pub(super) fn cmt_sending(&self) -> bool {
+        self.cfg.cmt.enabled
+    }
+
+    /// The receiver's half of DAC is on.
+    pub(super) fn cmt_delayed_ack(&self) -> bool {
+        self.cfg.cmt.enabled && self.cfg.cmt.delayed_ack
+    }
+
+    /// Path `i` may carry new data under CMT: active, confirmed, and not a
+    /// path the application moved data off because its link went down.
+    fn cmt_candidate(&self, i: usize) -> bool {
+        let p = &self.paths[i];
+        p.usable() && p.error_count == 0 && !self.moved_off.contains(&p.remote)
+    }
+
+    /// The path for the next packet of new data under CMT, `None` when it
+    /// must wait (round-robin: no candidate's congestion window has room;
+    /// fastest path first: the chosen path's has none). Without any
+    /// candidate (all paths down or failing) the data path, as without
+    /// CMT.
+    pub(super) fn cmt_new_data_path(&self) -> Option<usize> {
+        let n = self.paths.len();
+        let room = |i: usize| self.paths[i].flight_size < self.paths[i].cc.cwnd;
+        if !(0..n).any(|i| self.cmt_candidate(i)) {
+            return self.data_path().filter(|&i| room(i));
+        }
+        match self.cfg.cmt.scheduler {
+            CmtScheduler::RoundRobin => (0..n)
+                .map(|k| (self.cmt_next + k) % n)
+                .find(|&i| self.cmt_candidate(i) && room(i)),
+            CmtScheduler::FastestPathFirst => {
+                let size = self
+                    .sender
+                    .peek_chunk_len(self.max_data_payload())
+                    .unwrap_or(0) as f64;
+                let primary = self.data_path();
+                // Among all candidates, full or not (Casetti and Gaiotto's
+                // bandwidth-aware source scheduling, W-SCTP): a packet
+                // that arrives sooner after waiting for the fast path's
+                // window waits for it.
+                let best = (0..n)
+                    .filter(|&i| self.cmt_candidate(i))
+                    .map(|i| {
+                        let p = &self.paths[i];
+                        let rate = self.path_rate(i);
+                        let cost = (f64::from(p.flight_size) + size) / rate;
+                        (cost, Some(i) != primary, i)
+                    })
+                    .min_by(|a, b| a.0.total_cmp(&b.0).then((a.1, a.2).cmp(&(b.1, b.2))))
+                    .map(|(_, _, i)| i);
+                best.filter(|&i| room(i))
+            }
+        }
+    }
+
+    /// Bytes per second path `i` delivers, for fastest path first: its
+    /// packet-pair capacity where the estimators have one, otherwise
+    /// cwnd / SRTT (cwnd / RTO before any round trip was measured).
+    fn path_rate(&self, i: usize) -> f64 {
+        let p = &self.paths[i];
+        if let Some(bps) = p.capacity.estimate().filter(|&b| b > 0) {
+            return bps as f64 / 8.0;
+        }
+        let rtt = p.rto.srtt().unwrap_or(p.rto.rto()).as_secs_f64();
+        f64::from(p.cc.cwnd.max(1)) / rtt.max(1e-6)
+    }
+
+    /// A packet of new data went to path `i`: round-robin moves on.
+    pub(super) fn cmt_sent_new_data(&mut self, i: usize) {
+        if self.cmt_sending() && !self.paths.is_empty() {
+            self.cmt_next = (i + 1) % self.paths.len();
+        }
+    }
+
+    /// Where a retransmission of a chunk last sent on `from` goes under
+    /// CMT: the candidate path with the largest ssthresh (RTX-SSTHRESH) or
+    /// cwnd (RTX-CWND); on a tie one other than `from`, then the lower
+    /// index. `None` without candidates.
+    pub(super) fn cmt_retransmit_path(&self, from: usize) -> Option<usize> {
+        let key = |i: usize| {
+            let cc = &self.paths[i].cc;
+            match self.cfg.cmt.rtx_policy {
+                CmtRtxPolicy::Ssthresh => cc.ssthresh,
+                CmtRtxPolicy::Cwnd => cc.cwnd,
+            }
+        };
+        (0..self.paths.len())
+            .filter(|&i| self.cmt_candidate(i))
+            .max_by(|&a, &b| {
+                key(a)
+                    .cmp(&key(b))
+                    .then((a != from).cmp(&(b != from)))
+                    .then(b.cmp(&a))
+            })
+    }
+
+    /// CMT-PF (Natarajan et al.): a path whose retransmission timer
+    /// expired gets no new data while another path works, and is probed
+    /// with a HEARTBEAT every RTO until one is answered (or a SACK
+    /// acknowledges data sent there), instead of with the next chunk of
+    /// new data.
+    pub(super) fn cmt_path_timed_out(&mut self, i: usize, now: Time) {
+        if !self.cmt_sending() || !self.paths[i].confirmed {
+            return;
+        }
+        if self.paths[i].heartbeat.is_none_or(|h| h.timed_out) {
+            self.queue_heartbeat(i, now);
+        }
+        self.paths[i].heartbeat_deadline = Some(now + self.paths[i].rto.rto());
+    }
+
+    /// Path `i` is probed as in CMT-PF: a heartbeat once per RTO instead
+    /// of the usual interval, while CMT runs and the path has errors.
+    pub(super) fn cmt_probed(&self, i: usize) -> bool {
+        self.cmt_sending() && self.paths[i].error_count > 0
+    }
+
+    /// The peer deleted the address of path `i` while CMT runs: what was
+    /// in flight there gets the path's RTO to arrive before it is resent.
+    pub(super) fn cmt_hold_rehomed(&mut self, i: usize, now: Time) {
+        let until = now + self.paths[i].rto.rto();
+        self.rehome_deadline = Some(self.rehome_deadline.map_or(until, |d| d.max(until)));
+    }
+
+    /// The deadline of data held after a deletion, for the timers.
+    pub(super) fn cmt_timer(&self) -> Option<Time> {
+        self.rehome_deadline
+    }
+
+    /// Runs the held-data deadline.
+    pub(super) fn cmt_timeout(&mut self, now: Time) {
+        if self.rehome_deadline.is_some_and(|d| d <= now) {
+            self.rehome_deadline = None;
+            if self.sender.mark_held(&mut self.paths) > 0 {
+                self.fast_rtx_pending = true;
+            }
+        }
+    }
+
+    /// Follows the receive-window block: called before each packet is
+    /// built, so an episode starts when the window closes on waiting data
+    /// and ends when it opens (or the data is gone).
+    pub(super) fn note_rwnd_block(&mut self, now: Time) {
+        let blocked = self.state.is_established()
+            && self.sender.has_queued()
+            && !self.rwnd_allows()
+            && self.cwnd_open_for_new_data();
+        let b = &mut self.rwnd_block;
+        match (blocked, b.since) {
+            (true, None) => {
+                b.since = Some(now);
+                b.episodes += 1;
+            }
+            (false, Some(s)) => {
+                b.total += now.saturating_since(s);
+                b.since = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Some path that would take new data has room in its congestion
+    /// window.
+    fn cwnd_open_for_new_data(&self) -> bool {
+        let room = |i: usize| self.paths[i].flight_size < self.paths[i].cc.cwnd;
+        if self.cmt_sending() {
+            (0..self.paths.len()).any(|i| self.cmt_candidate(i) && room(i))
+        } else {
+            self.data_path().is_some_and(room)
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! Static routing with longest-prefix match (RFC 1812 section 5.2.4.3).
+//!
+//! A table is a list of routes kept sorted by prefix length (longest
+//! first), then metric (lowest first), then insertion order, so the first
+//! usable match is the answer. Tables are small in these studies (a few
+//! routes per node), where a sorted scan beats any trie. Agents change
+//! routes at run time (a foreign agent adds a host route for a visiting
+//! mobile, a mobile node replaces its default route after a move).
+
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+
+use crate::kernel::ids::IfaceId;
+
+/// Default bound on the number of routes of one table.
+pub const DEFAULT_MAX_ROUTES: usize = 4096;
+
+/// One route: packets to `dest` leave by `iface`, to `gateway` if given,
+/// else directly to the destination (on-link).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route {
+    pub dest: IpNet,
+    pub iface: IfaceId,
+    pub gateway: Option<IpAddr>,
+    pub metric: u32,
+}
+
+impl Route {
+    /// An on-link route.
+    pub fn direct(dest: IpNet, iface: IfaceId) -> Route {
+        Route {
+            dest: dest.trunc(),
+            iface,
+            gateway: None,
+            metric: 0,
+        }
+    }
+
+    /// A route through a gateway.
+    pub fn via(dest: IpNet, iface: IfaceId, gateway: IpAddr) -> Route {
+        Route {
+            dest: dest.trunc(),
+            iface,
+            gateway: Some(gateway),
+            metric: 0,
+        }
+    }
+
+    pub fn with_metric(mut self, metric: u32) -> Route {
+        self.metric = metric;
+        self
+    }
+
+    /// The address the packet is handed to on the link.
+    pub fn next_hop(&self, dst: IpAddr) -> IpAddr {
+        self.gateway.unwrap_or(dst)
+    }
+}
+
+/// Why a route was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RouteError {
+    #[error("gateway {gateway} is not of the family of {dest}")]
+    FamilyMismatch { dest: IpNet, gateway: IpAddr },
+    #[error("routing table full ({0} routes)")]
+    TableFull(usize),
+}
+
+/// A node's routing table.
+#[derive(Debug, Clone)]
+pub struct RoutingTable {
+    routes: Vec<Route>,
+    max_routes: usize,
+}
+
+impl Default for RoutingTable {
+    fn default() -> Self {
+        RoutingTable {
+            routes: Vec::new(),
+            max_routes: DEFAULT_MAX_ROUTES,
+        }
+    }
+}
+
+impl RoutingTable {
+    pub fn new(max_routes: usize) -> Self {
+        RoutingTable {
+            routes: Vec::new(),
+            max_routes,
+        }
+    }
+
+    /// Adds a route; a route with the same destination and interface is
+    /// replaced (its gateway and metric updated).
+    pub fn add(&mut self, route: Route) -> Result<(), RouteError> {
+        let route = Route {
+            dest: route.dest.trunc(),
+            ..route
+        };
+        if let Some(gw) = route.gateway
+            && gw.is_ipv4() != route.dest.addr().is_ipv4()
+        {
+            return Err(RouteError::FamilyMismatch {
+                dest: route.dest,
+                gateway: gw,
+            });
+        }
+        if let Some(pos) = self
+            .routes
+            .iter()
+            .position(|r| r.dest == route.dest && r.iface == route.iface)
+        {
+            self.routes.remove(pos);
+        } else if self.routes.len() >= self.max_routes {
+            return Err(RouteError::TableFull(self.max_routes));
+        }
+        // Insert after every route that sorts before or equal (stable).
+        let key = |r: &Route| (std::cmp::Reverse(r.dest.prefix_len()), r.metric);
+        let at = self.routes.partition_point(|r| key(r) <= key(&route));
+        self.routes.insert(at, route);
+        Ok(())
+    }
+
+    /// Removes routes to exactly `dest` (on `iface` if given). Returns how
+    /// many were removed.
+    pub fn remove(&mut self, dest: IpNet, iface: Option<IfaceId>) -> usize {
+        let dest = dest.trunc();
+        let before = self.routes.len();
+        self.routes
+            .retain(|r| !(r.dest == dest && iface.is_none_or(|i| i == r.iface)));
+        before - self.routes.len()
+    }
+
+    /// Removes every route through `iface`.
+    pub fn remove_iface(&mut self, iface: IfaceId) -> usize {
+        let before = self.routes.len();
+        self.routes.retain(|r| r.iface != iface);
+        before - self.routes.len()
+    }
+
+    /// Longest-prefix match among the routes whose interface satisfies
+    /// `usable`.
+    pub fn lookup(&self, dst: IpAddr, usable: impl Fn(IfaceId) -> bool) -> Option<&Route> {
+        self.routes
+            .iter()
+            .find(|r| r.dest.contains(&dst) && usable(r.iface))
+    }
+
+    /// Longest-prefix match restricted to one interface.
+    pub fn lookup_on(&self, dst: IpAddr, iface: IfaceId) -> Option<&Route> {
+        self.lookup(dst, |i| i == iface)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Route> {
+        self.routes.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.routes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.routes.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn net(s: &str) -> IpNet {
+        s.parse().unwrap()
+    }
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn longest_prefix_wins_regardless_of_insertion_order() {
+        let mut t = RoutingTable::default();
+        t.add(Route::via(net("0.0.0.0/0"), IfaceId(0), ip("10.0.0.1")))
+            .unwrap();
+        t.add(Route::direct(net("10.1.0.0/16"), IfaceId(1)))
+            .unwrap();
+        t.add(Route::direct(net("10.1.2.0/24"), IfaceId(2)))
+            .unwrap();
+        t.add(Route::direct(net("10.1.2.3/32"), IfaceId(3)))
+            .unwrap();
+        t.add(Route::direct(net("10.0.0.0/8"), IfaceId(4))).unwrap();
+        let hit = |a: &str| t.lookup(ip(a), |_| true).map(|r| r.iface.0);
+        assert_eq!(hit("10.1.2.3"), Some(3));
+        assert_eq!(hit("10.1.2.4"), Some(2));
+        assert_eq!(hit("10.1.3.4"), Some(1));
+        assert_eq!(hit("10.200.0.1"), Some(4));
+        assert_eq!(hit("192.0.2.1"), Some(0));
+        assert_eq!(hit("2001:db8::1"), None);
+        // unusable interfaces are skipped, falling back to shorter prefixes
+        assert_eq!(
+            t.lookup(ip("10.1.2.3"), |i| i.0 != 3).map(|r| r.iface.0),
+            Some(2)
+        );
+        assert_eq!(
+            t.lookup_on(ip("10.1.2.3"), IfaceId(0))
+                .map(|r| r.next_hop(ip("10.1.2.3"))),
+            Some(ip("10.0.0.1"))
+        );
+    }
+
+    #[test]
+    fn metric_breaks_ties_and_replace_and_remove() {
+        let mut t = RoutingTable::default();
+        t.add(Route::via(net("0.0.0.0/0"), IfaceId(0), ip("10.0.0.1")).with_metric(10))
+            .unwrap();
+        t.add(Route::via(net("0.0.0.0/0"), IfaceId(1), ip("10.0.1.1")).with_metric(5))
+            .unwrap();
+        assert_eq!(t.lookup(ip("8.8.8.8"), |_| true).unwrap().iface, IfaceId(1));
+        // replace: same dest and iface
+        t.add(Route::via(net("0.0.0.0/0"), IfaceId(1), ip("10.0.1.1")).with_metric(20))
+            .unwrap();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.lookup(ip("8.8.8.8"), |_| true).unwrap().iface, IfaceId(0));
+        // host bits in the destination are masked
+        t.add(Route::direct(net("10.9.9.9/16"), IfaceId(2)))
+            .unwrap();
+        assert_eq!(t.remove(net("10.9.0.0/16"), None), 1);
+        assert_eq!(t.remove_iface(IfaceId(0)), 1);
+        assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn v6_and_errors() {
+        let mut t = RoutingTable::new(2);
+        t.add(Route::direct(net("2001:db8::/32"), IfaceId(0)))
+            .unwrap();
+        t.add(Route::direct(net("2001:db8:1::/48"), IfaceId(1)))
+            .unwrap();
+        assert_eq!(
+            t.lookup(ip("2001:db8:1::5"), |_| true).unwrap().iface,
+            IfaceId(1)
+        );
+        assert_eq!(
+            t.add(Route::direct(net("::/0"), IfaceId(0))),
+            Err(RouteError::TableFull(2))
+        );
+        assert!(matches!(
+            t.add(Route::via(net("::/0"), IfaceId(0), ip("10.0.0.1"))),
+            Err(RouteError::FamilyMismatch { .. })
+        ));
+    }
+}

@@ -1,0 +1,1101 @@
+//! The Mobile IPv6 mobile node (RFC 6275 section 11), with route
+//! optimisation and, optionally, the mobile side of FMIPv6 (RFC 5568).
+//!
+//! Movement detection: router advertisements (a new router, or the
+//! current one's lifetime running out) and, with link-layer triggers,
+//! link-up / link-down notifications (a router solicitation on link-up).
+//! The care-of address is formed from the advertised prefix and the home
+//! address's interface identifier (stateless autoconfiguration) and used
+//! after a configurable configuration delay (duplicate address detection).
+//! Then a Binding Update goes to the home agent (from the care-of address,
+//! home address in a destination option) and, once it is acknowledged, to
+//! each correspondent of [`MobileNode6Config::correspondents`].
+//!
+//! Data path: packets of the node's transports are sent from the home
+//! address. Away from home the client rewrites them: to a correspondent
+//! with an acknowledged binding for the current care-of address, from the
+//! care-of address with a Home Address option (route optimisation); to any
+//! other destination, reverse-tunnelled to the home agent. Packets
+//! arriving tunnelled or with a type 2 routing header are restored to the
+//! home address before the transports see them.
+//!
+//! Fast handovers (when [`MobileNode6Config::fast_handovers`] is set): a
+//! `BeaconDetected` notification for another cell makes the node ask its
+//! current router for a proxy advertisement of that access point
+//! (RtSolPr), form the new care-of address from the answer (PrRtAdv) and
+//! send a Fast Binding Update from the current care-of address. When its
+//! interface then comes up in that cell, the node uses the new care-of
+//! address at once (no detection or configuration delay), announces
+//! itself to the new router with an unsolicited neighbour advertisement,
+//! sends what it has to send through a tunnel to the previous router until
+//! its home agent acknowledges the new address, and updates its bindings.
+//! If it attached before receiving the Fast Binding Acknowledgement, it
+//! sends the Fast Binding Update again from the new link (reactive mode).
+//! When it attaches is up to the scenario (early, ideal, late).
+
+use std::collections::VecDeque;
+use std::net::{IpAddr, Ipv6Addr};
+use std::time::Duration;
+
+use ipnet::{IpNet, Ipv6Net};
+
+use super::router::ALL_NODES;
+use super::wire::{
+    self, BindingUpdate, ICMPV6, LIFETIME_UNIT_S, MhMessage, ProxyAdvertisement,
+    RouterAdvertisement, icmp_type,
+};
+use crate::Time;
+use crate::kernel::ids::{CellId, IfaceId};
+use crate::kernel::ip::{DEFAULT_TTL, IpPacket, proto};
+use crate::kernel::node::Attachment;
+use crate::kernel::notification::Notification;
+use crate::kernel::routing::Route;
+use crate::kernel::tunnel;
+use crate::kernel::{Agent, Ctx, PacketOrigin, RxInfo};
+use crate::models::mip::{MipTraceEvent, TraceLog};
+
+const TOKEN_CONFIGURE: u64 = 1;
+const TOKEN_RETRY: u64 = 2;
+const TOKEN_EXPIRY: u64 = 3;
+
+fn token(kind: u64, index: u64, generation: u64) -> u64 {
+    (generation << 12) | ((index & 0xff) << 4) | kind
+}
+
+/// Settings of a [`MobileNode6`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct MobileNode6Config {
+    pub home_address: Ipv6Addr,
+    pub home_prefix: Ipv6Net,
+    pub home_agent: Ipv6Addr,
+    /// Interfaces the client may use, most preferred first.
+    pub ifaces: Vec<IfaceId>,
+    /// Correspondents to send Binding Updates to (route optimisation).
+    pub correspondents: Vec<Ipv6Addr>,
+    pub route_optimisation: bool,
+    /// Binding lifetime requested, units of 4 s.
+    pub lifetime_units: u16,
+    /// Time from movement detection to a usable care-of address
+    /// (stateless autoconfiguration and duplicate address detection).
+    pub address_config_delay: Duration,
+    /// First Binding Acknowledgement timeout (RFC 6275
+    /// INITIAL_BINDACK_TIMEOUT: 1 s), doubled per retry.
+    pub binding_timeout: Duration,
+    pub max_retries: u32,
+    pub link_layer_triggers: bool,
+    pub solicit_on_link_up: bool,
+    /// Act as an FMIPv6 mobile node.
+    pub fast_handovers: bool,
+}
+
+impl MobileNode6Config {
+    pub fn new(
+        home_address: Ipv6Addr,
+        home_prefix: Ipv6Net,
+        home_agent: Ipv6Addr,
+        ifaces: Vec<IfaceId>,
+    ) -> Self {
+        MobileNode6Config {
+            home_address,
+            home_prefix,
+            home_agent,
+            ifaces,
+            correspondents: Vec::new(),
+            route_optimisation: true,
+            lifetime_units: 150,
+            address_config_delay: Duration::from_millis(1),
+            binding_timeout: Duration::from_secs(1),
+            max_retries: 5,
+            link_layer_triggers: true,
+            solicit_on_link_up: true,
+            fast_handovers: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct KnownRouter {
+    router: Ipv6Addr,
+    prefix: Ipv6Net,
+    home: bool,
+    expires_at: Time,
+}
+
+/// Where the mobile node is now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Current6 {
+    pub iface: IfaceId,
+    pub router: Ipv6Addr,
+    pub prefix: Ipv6Net,
+    pub at_home: bool,
+    /// The care-of address (the home address at home).
+    pub care_of: Ipv6Addr,
+    /// The care-of address is configured and usable.
+    pub ready: bool,
+    /// Attached by a fast handover.
+    pub fast: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct BindingState {
+    care_of: Ipv6Addr,
+    sequence: u16,
+    acked: bool,
+    tries: u32,
+    lifetime_units: u16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct CnState {
+    address: Ipv6Addr,
+    acked_coa: Option<Ipv6Addr>,
+    pending: Option<BindingState>,
+}
+
+/// A fast handover being prepared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Prepared {
+    cell: CellId,
+    identifier: u16,
+    par: Ipv6Addr,
+    previous_coa: Ipv6Addr,
+    nar: Option<Ipv6Addr>,
+    prefix: Option<Ipv6Net>,
+    new_coa: Option<Ipv6Addr>,
+    fbu_sequence: u16,
+    fback: bool,
+}
+
+/// One handover as the mobile node saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Handover6Record {
+    pub detected_at: Time,
+    pub ready_at: Option<Time>,
+    pub home_bu_sent_at: Option<Time>,
+    pub home_acked_at: Option<Time>,
+    /// The last correspondent acknowledged the new care-of address.
+    pub correspondents_acked_at: Option<Time>,
+    pub router: Ipv6Addr,
+    pub at_home: bool,
+    pub fast: bool,
+}
+
+/// Times of the fast-handover messages of the latest preparation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FastRecord {
+    pub rtsolpr_at: Option<Time>,
+    pub prrtadv_at: Option<Time>,
+    pub fbu_at: Option<Time>,
+    pub fback_at: Option<Time>,
+    pub attached_at: Option<Time>,
+    pub una_at: Option<Time>,
+    /// The Fast Binding Update was (re)sent from the new link.
+    pub reactive: bool,
+}
+
+/// Counters of a mobile node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MobileNode6Stats {
+    pub router_advertisements: u64,
+    pub binding_updates: u64,
+    pub retransmissions: u64,
+    pub binding_acks: u64,
+    pub handovers: u64,
+    pub reverse_tunnelled: u64,
+    pub route_optimised: u64,
+    pub tunnelled_to_par: u64,
+    pub decapsulated: u64,
+    pub dropped_no_coa: u64,
+    pub malformed: u64,
+}
+
+/// The mobile node's Mobile IPv6 client.
+#[derive(Debug)]
+pub struct MobileNode6 {
+    cfg: MobileNode6Config,
+    known: Vec<Option<KnownRouter>>,
+    current: Option<Current6>,
+    previous_coas: VecDeque<Ipv6Addr>,
+    generation: u64,
+    sequence: u16,
+    home: Option<BindingState>,
+    cns: Vec<CnState>,
+    prepared: Option<Prepared>,
+    fast_record: FastRecord,
+    /// (PAR, previous care-of address) while uplink packets go through
+    /// the previous router.
+    par_tunnel: Option<(Ipv6Addr, Ipv6Addr)>,
+    handovers: Vec<Handover6Record>,
+    stats: MobileNode6Stats,
+    trace: TraceLog,
+}
+
+impl MobileNode6 {
+    pub fn new(cfg: MobileNode6Config) -> Self {
+        let n = cfg.ifaces.len();
+        let cns = cfg
+            .correspondents
+            .iter()
+            .map(|&address| CnState {
+                address,
+                acked_coa: None,
+                pending: None,
+            })
+            .collect();
+        MobileNode6 {
+            cfg,
+            known: vec![None; n],
+            current: None,
+            previous_coas: VecDeque::new(),
+            generation: 0,
+            sequence: 0,
+            home: None,
+            cns,
+            prepared: None,
+            fast_record: FastRecord::default(),
+            par_tunnel: None,
+            handovers: Vec::new(),
+            stats: MobileNode6Stats::default(),
+            trace: TraceLog::default(),
+        }
+    }
+
+    pub fn current(&self) -> Option<Current6> {
+        self.current
+    }
+
+    pub fn handovers(&self) -> &[Handover6Record] {
+        &self.handovers
+    }
+
+    /// The latest fast-handover preparation's timeline.
+    pub fn fast_record(&self) -> FastRecord {
+        self.fast_record
+    }
+
+    pub fn stats(&self) -> MobileNode6Stats {
+        self.stats
+    }
+
+    pub fn trace(&self) -> &[(Time, MipTraceEvent)] {
+        self.trace.events()
+    }
+
+    /// The home agent acknowledged the current care-of address.
+    pub fn home_registered(&self) -> bool {
+        self.home.is_some_and(|h| h.acked)
+    }
+
+    /// The care-of address the correspondent `cn` acknowledged.
+    pub fn correspondent_binding(&self, cn: Ipv6Addr) -> Option<Ipv6Addr> {
+        self.cns
+            .iter()
+            .find(|c| c.address == cn)
+            .and_then(|c| c.acked_coa)
+    }
+
+    fn slot_of(&self, iface: IfaceId) -> Option<usize> {
+        self.cfg.ifaces.iter().position(|&i| i == iface)
+    }
+
+    fn cell_of(ctx: &Ctx<'_>, iface: IfaceId) -> Option<CellId> {
+        match ctx.node().iface(iface)?.attachment() {
+            Attachment::CellStation { cell, .. } => Some(cell),
+            _ => None,
+        }
+    }
+
+    fn usable(ctx: &Ctx<'_>, iface: IfaceId) -> bool {
+        ctx.node()
+            .iface(iface)
+            .is_some_and(|i| i.is_up() && !matches!(i.attachment(), Attachment::None))
+    }
+
+    /// The care-of address formed from `prefix` and the home address's
+    /// interface identifier.
+    fn form_address(&self, prefix: Ipv6Net) -> Ipv6Addr {
+        let p = u128::from(prefix.network());
+        let iid = u128::from(self.cfg.home_address) & 0xffff_ffff_ffff_ffff;
+        Ipv6Addr::from((p & !0xffff_ffff_ffff_ffffu128) | iid)
+    }
+
+    fn send_icmp(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        iface: IfaceId,
+        src: Ipv6Addr,
+        dst: Ipv6Addr,
+        msg: &[u8],
+    ) {
+        if let Ok(p) = IpPacket::build(IpAddr::V6(src), IpAddr::V6(dst), ICMPV6, 255, msg) {
+            let _ = ctx.send_via(p, iface, None);
+        }
+    }
+
+    fn solicit(&mut self, ctx: &mut Ctx<'_>, iface: IfaceId) {
+        let src = self.current.map_or(self.cfg.home_address, |c| c.care_of);
+        let msg = wire::router_solicitation(src, super::router::ALL_ROUTERS);
+        self.send_icmp(ctx, iface, src, super::router::ALL_ROUTERS, &msg);
+    }
+
+    fn on_router_advertisement(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        slot: usize,
+        router: Ipv6Addr,
+        ra: RouterAdvertisement,
+    ) {
+        let now = ctx.now();
+        self.stats.router_advertisements += 1;
+        let home = ra.prefix.network() == self.cfg.home_prefix.network();
+        let k = KnownRouter {
+            router,
+            prefix: ra.prefix,
+            home,
+            expires_at: now + Duration::from_secs(u64::from(ra.router_lifetime_s)),
+        };
+        if self.known[slot].is_none_or(|o| o.router != router) {
+            self.trace.push(
+                now,
+                MipTraceEvent::AgentDiscovered {
+                    iface: self.cfg.ifaces[slot],
+                    agent: IpAddr::V6(router),
+                    home,
+                },
+            );
+        }
+        self.known[slot] = Some(k);
+        ctx.set_timer(k.expires_at, token(TOKEN_EXPIRY, 0, 0));
+        self.evaluate(ctx);
+    }
+
+    fn evaluate(&mut self, ctx: &mut Ctx<'_>) {
+        let now = ctx.now();
+        for s in 0..self.known.len() {
+            if let Some(k) = self.known[s]
+                && k.expires_at <= now
+            {
+                self.known[s] = None;
+                self.trace.push(
+                    now,
+                    MipTraceEvent::AgentLost {
+                        iface: self.cfg.ifaces[s],
+                        agent: IpAddr::V6(k.router),
+                    },
+                );
+            }
+        }
+        let Some(slot) = (0..self.known.len())
+            .find(|&s| self.known[s].is_some() && Self::usable(ctx, self.cfg.ifaces[s]))
+        else {
+            return;
+        };
+        let Some(k) = self.known[slot] else {
+            return;
+        };
+        let iface = self.cfg.ifaces[slot];
+        if let Some(c) = self.current
+            && c.iface == iface
+            && c.router == k.router
+        {
+            return;
+        }
+        self.move_to(ctx, iface, k);
+    }
+
+    fn move_to(&mut self, ctx: &mut Ctx<'_>, iface: IfaceId, k: KnownRouter) {
+        let now = ctx.now();
+        // A fast handover not used (the node moved elsewhere, or before
+        // the proxy advertisement came) is abandoned.
+        self.prepared = None;
+        self.generation += 1;
+        self.stats.handovers += 1;
+        self.trace.push(
+            now,
+            MipTraceEvent::MovementDetected {
+                from: self.current.map(|c| IpAddr::V6(c.router)),
+                to: IpAddr::V6(k.router),
+                iface,
+            },
+        );
+        let care_of = if k.home {
+            self.cfg.home_address
+        } else {
+            self.form_address(k.prefix)
+        };
+        self.current = Some(Current6 {
+            iface,
+            router: k.router,
+            prefix: k.prefix,
+            at_home: k.home,
+            care_of,
+            ready: false,
+            fast: false,
+        });
+        self.handovers.push(Handover6Record {
+            detected_at: now,
+            ready_at: None,
+            home_bu_sent_at: None,
+            home_acked_at: None,
+            correspondents_acked_at: None,
+            router: k.router,
+            at_home: k.home,
+            fast: false,
+        });
+        if k.home {
+            self.configure(ctx);
+        } else {
+            ctx.set_timer_in(
+                self.cfg.address_config_delay,
+                token(TOKEN_CONFIGURE, 0, self.generation),
+            );
+        }
+    }
+
+    /// Installs the current care-of address, home address and default
+    /// route, then updates the home agent.
+    fn configure(&mut self, ctx: &mut Ctx<'_>) {
+        let now = ctx.now();
+        let Some(mut c) = self.current else {
+            return;
+        };
+        let home = IpAddr::V6(self.cfg.home_address);
+        // Remove old care-of addresses (kept in memory for packets still
+        // tunnelled to them).
+        let mine: Vec<(IfaceId, IpNet)> = ctx
+            .node()
+            .ifaces()
+            .iter()
+            .flat_map(|i| i.addrs().iter().map(move |a| (i.id(), *a)))
+            .collect();
+        for (i, a) in &mine {
+            if let IpAddr::V6(x) = a.addr()
+                && a.addr() != home
+                && self.cfg.ifaces.contains(i)
+                && x != c.care_of
+            {
+                let _ = ctx.remove_address(*i, a.addr());
+                if !self.previous_coas.contains(&x) {
+                    self.previous_coas.push_front(x);
+                    self.previous_coas.truncate(4);
+                }
+            }
+        }
+        let home_len = if c.at_home {
+            c.prefix.prefix_len()
+        } else {
+            128
+        };
+        for (i, a) in &mine {
+            if a.addr() == home && (*i != c.iface || a.prefix_len() != home_len) {
+                let _ = ctx.remove_address(*i, home);
+            }
+        }
+        if !ctx.node().iface(c.iface).is_some_and(|i| i.has_addr(home))
+            && let Ok(net) = IpNet::new(home, home_len)
+        {
+            let _ = ctx.add_address(c.iface, net);
+        }
+        if !c.at_home
+            && !ctx
+                .node()
+                .iface(c.iface)
+                .is_some_and(|i| i.has_addr(IpAddr::V6(c.care_of)))
+            && let Ok(net) = IpNet::new(IpAddr::V6(c.care_of), c.prefix.prefix_len())
+        {
+            let _ = ctx.add_address(c.iface, net);
+        }
+        let default: IpNet = IpNet::V6(Ipv6Net::default());
+        ctx.remove_route(default, None);
+        let _ = ctx.add_route(Route::via(default, c.iface, IpAddr::V6(c.router)));
+        c.ready = true;
+        self.current = Some(c);
+        if let Some(h) = self.handovers.last_mut() {
+            h.ready_at.get_or_insert(now);
+        }
+        self.send_home_update(ctx);
+    }
+
+    fn next_sequence(&mut self) -> u16 {
+        self.sequence = self.sequence.wrapping_add(1);
+        self.sequence
+    }
+
+    fn send_home_update(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(c) = self.current else {
+            return;
+        };
+        let tries = self.home.map_or(0, |h| {
+            if h.care_of == c.care_of && !h.acked {
+                h.tries
+            } else {
+                0
+            }
+        });
+        let lifetime = if c.at_home {
+            0
+        } else {
+            self.cfg.lifetime_units
+        };
+        let seq = self.next_sequence();
+        self.home = Some(BindingState {
+            care_of: c.care_of,
+            sequence: seq,
+            acked: false,
+            tries,
+            lifetime_units: lifetime,
+        });
+        let bu = MhMessage::BindingUpdate(BindingUpdate {
+            sequence: seq,
+            ack: true,
+            home: true,
+            lifetime_units: lifetime,
+            ..Default::default()
+        });
+        self.send_bu(ctx, self.cfg.home_agent, &bu, c);
+        if let Some(h) = self.handovers.last_mut() {
+            h.home_bu_sent_at.get_or_insert(ctx.now());
+        }
+        self.arm_retry(ctx, 0, tries);
+    }
+
+    fn send_correspondent_update(&mut self, ctx: &mut Ctx<'_>, i: usize) {
+        let Some(c) = self.current else {
+            return;
+        };
+        let Some(cn) = self.cns.get(i).copied() else {
+            return;
+        };
+        let tries = cn
+            .pending
+            .map_or(0, |p| if p.care_of == c.care_of { p.tries } else { 0 });
+        let lifetime = if c.at_home {
+            0
+        } else {
+            self.cfg.lifetime_units
+        };
+        let seq = self.next_sequence();
+        self.cns[i].pending = Some(BindingState {
+            care_of: c.care_of,
+            sequence: seq,
+            acked: false,
+            tries,
+            lifetime_units: lifetime,
+        });
+        let bu = MhMessage::BindingUpdate(BindingUpdate {
+            sequence: seq,
+            ack: true,
+            home: false,
+            lifetime_units: lifetime,
+            ..Default::default()
+        });
+        self.send_bu(ctx, cn.address, &bu, c);
+        self.arm_retry(ctx, i + 1, tries);
+    }
+
+    /// Sends a Binding Update: from the care-of address with a Home
+    /// Address option, or from the home address at home.
+    fn send_bu(&mut self, ctx: &mut Ctx<'_>, dst: Ipv6Addr, bu: &MhMessage, c: Current6) {
+        let Ok(p) = wire::mh_packet(self.cfg.home_address, dst, bu, DEFAULT_TTL) else {
+            return;
+        };
+        let out = if c.at_home {
+            Ok(p)
+        } else {
+            wire::insert_home_address(&p, c.care_of)
+        };
+        if let Ok(out) = out {
+            self.stats.binding_updates += 1;
+            let _ = ctx.send(out);
+            if let MhMessage::BindingUpdate(u) = bu {
+                self.trace.push(
+                    ctx.now(),
+                    MipTraceEvent::RegistrationSent {
+                        identification: u64::from(u.sequence),
+                        agent: IpAddr::V6(dst),
+                        care_of: IpAddr::V6(c.care_of),
+                        lifetime_s: u.lifetime_units.saturating_mul(LIFETIME_UNIT_S as u16),
+                    },
+                );
+            }
+        }
+    }
+
+    fn arm_retry(&mut self, ctx: &mut Ctx<'_>, index: usize, tries: u32) {
+        let t = self
+            .cfg
+            .binding_timeout
+            .saturating_mul(1u32 << tries.min(16));
+        ctx.set_timer_in(t, token(TOKEN_RETRY, index as u64, self.generation));
+    }
+
+    fn on_retry(&mut self, ctx: &mut Ctx<'_>, index: usize, generation: u64) {
+        if generation != self.generation {
+            return;
+        }
+        if index == 0 {
+            if let Some(h) = self.home.as_mut()
+                && !h.acked
+            {
+                h.tries += 1;
+                if h.tries > self.cfg.max_retries {
+                    return;
+                }
+                self.stats.retransmissions += 1;
+                self.send_home_update(ctx);
+            }
+        } else if let Some(cn) = self.cns.get_mut(index - 1)
+            && let Some(p) = cn.pending.as_mut()
+            && !p.acked
+        {
+            p.tries += 1;
+            if p.tries > self.cfg.max_retries {
+                return;
+            }
+            self.stats.retransmissions += 1;
+            self.send_correspondent_update(ctx, index - 1);
+        }
+    }
+
+    fn on_binding_ack(&mut self, ctx: &mut Ctx<'_>, from: Ipv6Addr, ba: wire::BindingAck) {
+        let now = ctx.now();
+        self.stats.binding_acks += 1;
+        let accepted = ba.status < 128;
+        if from == self.cfg.home_agent {
+            let Some(h) = self.home.as_mut() else {
+                return;
+            };
+            if h.sequence != ba.sequence || !accepted {
+                return;
+            }
+            h.acked = true;
+            let at_home = self.current.is_some_and(|c| c.at_home);
+            self.trace.push(
+                now,
+                MipTraceEvent::RegistrationAccepted {
+                    identification: u64::from(ba.sequence),
+                    lifetime_s: ba.lifetime_units.saturating_mul(LIFETIME_UNIT_S as u16),
+                },
+            );
+            if let Some(r) = self.handovers.last_mut() {
+                r.home_acked_at.get_or_insert(now);
+            }
+            // The home agent now tunnels to the new address: the path
+            // through the previous router is no longer needed.
+            self.par_tunnel = None;
+            if self.cfg.route_optimisation || at_home {
+                for i in 0..self.cns.len() {
+                    self.send_correspondent_update(ctx, i);
+                }
+            }
+            return;
+        }
+        let Some(i) = self.cns.iter().position(|c| c.address == from) else {
+            return;
+        };
+        let Some(p) = self.cns[i].pending else {
+            return;
+        };
+        if p.sequence != ba.sequence || !accepted {
+            return;
+        }
+        self.cns[i].pending = None;
+        self.cns[i].acked_coa = if p.lifetime_units == 0 {
+            None
+        } else {
+            Some(p.care_of)
+        };
+        if self.cns.iter().all(|c| c.pending.is_none())
+            && let Some(r) = self.handovers.last_mut()
+        {
+            r.correspondents_acked_at.get_or_insert(now);
+        }
+    }
+
+    // ----- fast handovers -----
+
+    fn on_beacon(&mut self, ctx: &mut Ctx<'_>, iface: IfaceId, cell: CellId) {
+        if !self.cfg.fast_handovers {
+            return;
+        }
+        let Some(c) = self.current else {
+            return;
+        };
+        if !c.ready || c.at_home || Self::cell_of(ctx, c.iface) == Some(cell) {
+            return;
+        }
+        if self.prepared.is_some_and(|p| p.cell == cell) {
+            return;
+        }
+        let _ = iface;
+        let identifier = (self.generation as u16)
+            .wrapping_mul(31)
+            .wrapping_add(cell.0 as u16);
+        self.prepared = Some(Prepared {
+            cell,
+            identifier,
+            par: c.router,
+            previous_coa: c.care_of,
+            nar: None,
+            prefix: None,
+            new_coa: None,
+            fbu_sequence: 0,
+            fback: false,
+        });
+        self.fast_record = FastRecord {
+            rtsolpr_at: Some(ctx.now()),
+            ..Default::default()
+        };
+        let msg = wire::rtsolpr(c.care_of, c.router, identifier, wire::ap_id(cell));
+        self.send_icmp(ctx, c.iface, c.care_of, c.router, &msg);
+    }
+
+    fn on_proxy_advertisement(&mut self, ctx: &mut Ctx<'_>, adv: ProxyAdvertisement) {
+        let Some(mut p) = self.prepared else {
+            return;
+        };
+        if adv.identifier != p.identifier || adv.code != 0 {
+            return;
+        }
+        let (Some(nar), Some(prefix)) = (adv.nar_address, adv.nar_prefix) else {
+            return;
+        };
+        let now = ctx.now();
+        self.fast_record.prrtadv_at = Some(now);
+        p.nar = Some(nar);
+        p.prefix = Some(prefix);
+        let ncoa = self.form_address(prefix);
+        p.new_coa = Some(ncoa);
+        p.fbu_sequence = self.next_sequence();
+        self.prepared = Some(p);
+        // Predictive mode: the Fast Binding Update from the current link.
+        let Some(c) = self.current else {
+            return;
+        };
+        if Self::cell_of(ctx, c.iface) == Some(p.cell) {
+            return;
+        }
+        let fbu = MhMessage::FastBindingUpdate(BindingUpdate {
+            sequence: p.fbu_sequence,
+            ack: true,
+            home: false,
+            lifetime_units: self.cfg.lifetime_units,
+            alternate_coa: Some(ncoa),
+            addresses: Vec::new(),
+        });
+        if let Ok(pkt) = wire::mh_packet(p.previous_coa, p.par, &fbu, DEFAULT_TTL) {
+            self.fast_record.fbu_at = Some(now);
+            let _ = ctx.send(pkt);
+        }
+    }
+
+    /// The interface came up in the cell a fast handover was prepared for.
+    fn fast_attach(&mut self, ctx: &mut Ctx<'_>, iface: IfaceId, p: Prepared) {
+        let (Some(nar), Some(prefix), Some(ncoa)) = (p.nar, p.prefix, p.new_coa) else {
+            return;
+        };
+        let now = ctx.now();
+        self.fast_record.attached_at = Some(now);
+        self.generation += 1;
+        self.stats.handovers += 1;
+        self.trace.push(
+            now,
+            MipTraceEvent::MovementDetected {
+                from: self.current.map(|c| IpAddr::V6(c.router)),
+                to: IpAddr::V6(nar),
+                iface,
+            },
+        );
+        self.current = Some(Current6 {
+            iface,
+            router: nar,
+            prefix,
+            at_home: false,
+            care_of: ncoa,
+            ready: false,
+            fast: true,
+        });
+        self.handovers.push(Handover6Record {
+            detected_at: now,
+            ready_at: None,
+            home_bu_sent_at: None,
+            home_acked_at: None,
+            correspondents_acked_at: None,
+            router: nar,
+            at_home: false,
+            fast: true,
+        });
+        if let Some(s) = self.slot_of(iface) {
+            self.known[s] = Some(KnownRouter {
+                router: nar,
+                prefix,
+                home: false,
+                expires_at: now + Duration::from_secs(3),
+            });
+        }
+        // Uplink through the previous router until the home agent knows
+        // the new address.
+        self.par_tunnel = Some((p.par, p.previous_coa));
+        // Announce ourselves to the new router (UNA) so it delivers what
+        // it buffered.
+        let una = wire::unsolicited_na(ncoa, ALL_NODES, ncoa, wire::ap_id(p.cell));
+        self.send_icmp(ctx, iface, ncoa, ALL_NODES, &una);
+        self.fast_record.una_at = Some(now);
+        self.configure(ctx);
+        if !p.fback {
+            // Reactive mode: the Fast Binding Update from the new link,
+            // with the previous care-of address in a Home Address option.
+            self.fast_record.reactive = true;
+            let fbu = MhMessage::FastBindingUpdate(BindingUpdate {
+                sequence: p.fbu_sequence,
+                ack: true,
+                home: false,
+                lifetime_units: self.cfg.lifetime_units,
+                alternate_coa: Some(ncoa),
+                addresses: Vec::new(),
+            });
+            if let Ok(pkt) = wire::mh_packet(p.previous_coa, p.par, &fbu, DEFAULT_TTL)
+                && let Ok(out) = wire::insert_home_address(&pkt, ncoa)
+            {
+                self.fast_record.fbu_at.get_or_insert(now);
+                let _ = ctx.send(out);
+            }
+        }
+        self.prepared = None;
+    }
+
+    /// Sends a packet of the node's transports away from home.
+    fn send_away(&mut self, ctx: &mut Ctx<'_>, pkt: IpPacket, c: Current6) {
+        let IpAddr::V6(dst) = pkt.dst() else {
+            return;
+        };
+        let (coa, via_par) = match self.par_tunnel {
+            Some((par, pcoa)) => (pcoa, Some(par)),
+            None => (c.care_of, None),
+        };
+        let ro = self.cfg.route_optimisation
+            && self
+                .cns
+                .iter()
+                .any(|x| x.address == dst && x.acked_coa == Some(coa));
+        let out = if ro {
+            self.stats.route_optimised += 1;
+            wire::insert_home_address(&pkt, coa).ok()
+        } else {
+            self.stats.reverse_tunnelled += 1;
+            tunnel::encapsulate(
+                IpAddr::V6(coa),
+                IpAddr::V6(self.cfg.home_agent),
+                DEFAULT_TTL,
+                &pkt,
+            )
+            .ok()
+        };
+        let Some(out) = out else {
+            ctx.drop_packet(pkt, "cannot rewrite for mobility");
+            return;
+        };
+        let out = match via_par {
+            Some(par) => {
+                self.stats.tunnelled_to_par += 1;
+                match tunnel::encapsulate(IpAddr::V6(c.care_of), IpAddr::V6(par), DEFAULT_TTL, &out)
+                {
+                    Ok(o) => o,
+                    Err(_) => return,
+                }
+            }
+            None => out,
+        };
+        let _ = ctx.send(out);
+    }
+
+    fn is_mine(&self, a: Ipv6Addr) -> bool {
+        a == self.cfg.home_address
+            || self.current.is_some_and(|c| c.care_of == a)
+            || self.previous_coas.contains(&a)
+    }
+}
+
+impl Agent for MobileNode6 {
+    fn start(&mut self, ctx: &mut Ctx<'_>) {
+        ctx.set_interceptor(true);
+        let home = IpAddr::V6(self.cfg.home_address);
+        if !ctx.node().owns(home)
+            && let Some(&first) = self.cfg.ifaces.first()
+            && let Ok(net) = IpNet::new(home, 128)
+        {
+            let _ = ctx.add_address(first, net);
+        }
+        if self.cfg.solicit_on_link_up {
+            for i in self.cfg.ifaces.clone() {
+                if Self::usable(ctx, i) {
+                    self.solicit(ctx, i);
+                }
+            }
+        }
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: IpPacket, rx: &RxInfo) -> Option<IpPacket> {
+        let (IpAddr::V6(src), IpAddr::V6(dst)) = (pkt.src(), pkt.dst()) else {
+            return Some(pkt);
+        };
+        match pkt.protocol() {
+            ICMPV6 => {
+                let Some(slot) = rx.iface.and_then(|i| self.slot_of(i)) else {
+                    return Some(pkt);
+                };
+                match wire::icmp_type_of(src, dst, pkt.payload()) {
+                    Some(icmp_type::ROUTER_ADVERTISEMENT) => {
+                        match RouterAdvertisement::parse(src, dst, pkt.payload()) {
+                            Ok(ra) => self.on_router_advertisement(ctx, slot, src, ra),
+                            Err(_) => self.stats.malformed += 1,
+                        }
+                        None
+                    }
+                    Some(icmp_type::FMIP) => {
+                        if let Some(adv) = ProxyAdvertisement::parse(src, dst, pkt.payload()) {
+                            self.on_proxy_advertisement(ctx, adv);
+                        }
+                        None
+                    }
+                    _ => Some(pkt),
+                }
+            }
+            wire::MOBILITY_HEADER if self.is_mine(dst) => {
+                match MhMessage::parse(src, dst, pkt.payload()) {
+                    Ok(MhMessage::BindingAck(ba)) => self.on_binding_ack(ctx, src, ba),
+                    Ok(MhMessage::FastBindingAck(ba)) if ba.status < 128 => {
+                        if let Some(p) = self.prepared.as_mut() {
+                            p.fback = true;
+                        }
+                        self.fast_record.fback_at.get_or_insert(ctx.now());
+                    }
+                    Ok(_) => {}
+                    Err(_) => self.stats.malformed += 1,
+                }
+                None
+            }
+            _ => Some(pkt),
+        }
+    }
+
+    fn on_intercept(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        pkt: IpPacket,
+        origin: &PacketOrigin,
+    ) -> Option<IpPacket> {
+        match origin {
+            PacketOrigin::Local { .. } => {
+                if pkt.src() != IpAddr::V6(self.cfg.home_address) {
+                    return Some(pkt);
+                }
+                let Some(c) = self.current else {
+                    return Some(pkt);
+                };
+                if c.at_home {
+                    return Some(pkt);
+                }
+                if !c.ready {
+                    self.stats.dropped_no_coa += 1;
+                    ctx.drop_packet(pkt, "mobile node has no care-of address yet");
+                    return None;
+                }
+                self.send_away(ctx, pkt, c);
+                None
+            }
+            PacketOrigin::Received { .. } => {
+                let mut p = pkt;
+                let mut changed = false;
+                for _ in 0..4 {
+                    let IpAddr::V6(d) = p.dst() else {
+                        break;
+                    };
+                    if !self.is_mine(d) || d == self.cfg.home_address {
+                        break;
+                    }
+                    match p.protocol() {
+                        proto::IPV6 => match tunnel::decapsulate(p) {
+                            Ok(inner) => {
+                                p = inner;
+                                changed = true;
+                            }
+                            Err(_) => {
+                                self.stats.malformed += 1;
+                                return None;
+                            }
+                        },
+                        wire::ROUTING => match wire::strip_routing_header(&p) {
+                            Ok((inner, _)) => {
+                                p = inner;
+                                changed = true;
+                            }
+                            Err(_) => break,
+                        },
+                        _ => break,
+                    }
+                }
+                if changed {
+                    self.stats.decapsulated += 1;
+                }
+                Some(p)
+            }
+        }
+    }
+
+    fn on_notify(&mut self, ctx: &mut Ctx<'_>, n: &Notification) {
+        match n {
+            Notification::BeaconDetected { iface, cell } => self.on_beacon(ctx, *iface, *cell),
+            Notification::LinkDown { iface, .. } if self.cfg.link_layer_triggers => {
+                // The router of a lost link is unreachable: no default
+                // route through it until the node moves to another router.
+                if self.current.is_some_and(|c| c.iface == *iface) {
+                    ctx.remove_route(IpNet::V6(Ipv6Net::default()), Some(*iface));
+                }
+                if let Some(slot) = self.slot_of(*iface)
+                    && let Some(k) = self.known[slot].take()
+                {
+                    self.trace.push(
+                        ctx.now(),
+                        MipTraceEvent::AgentLost {
+                            iface: *iface,
+                            agent: IpAddr::V6(k.router),
+                        },
+                    );
+                }
+                self.evaluate(ctx);
+            }
+            Notification::LinkUp { iface, cell } => {
+                if self.slot_of(*iface).is_none() {
+                    return;
+                }
+                if let Some(p) = self.prepared
+                    && *cell == Some(p.cell)
+                    && p.new_coa.is_some()
+                {
+                    self.fast_attach(ctx, *iface, p);
+                    return;
+                }
+                if self.cfg.link_layer_triggers {
+                    if self.cfg.solicit_on_link_up {
+                        self.solicit(ctx, *iface);
+                    }
+                    self.evaluate(ctx);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_>, tok: u64) {
+        let kind = tok & 0xf;
+        let index = ((tok >> 4) & 0xff) as usize;
+        let generation = tok >> 12;
+        match kind {
+            TOKEN_CONFIGURE if generation == self.generation => self.configure(ctx),
+            TOKEN_RETRY => self.on_retry(ctx, index, generation),
+            TOKEN_EXPIRY => self.evaluate(ctx),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! An mSCTP flow (`msctp`): the unchanged engine at both ends, the fixed
+//! node listening on every address it has, the mobile connecting from
+//! the flow's start with its handover policy; every cell address of the
+//! mobile numbered as a path. Built in this order: the fixed node's
+//! agent, the mobile's, then the observers that count ADD-IP signalling
+//! at both ends (after the agents, so nothing of the agents' numbering
+//! moves).
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use msctp_proto::policy::PolicyKind;
+
+use super::BuiltKind;
+use super::FlowCx;
+use super::env::Env;
+use super::observer::Watch;
+use super::sctp::agent_configs;
+use crate::kernel::ip::proto;
+use crate::kernel::world::World;
+use crate::models::sctp::SctpAgent;
+use crate::scenario::error::ScenarioError;
+use crate::scenario::resolve::Flow;
+use crate::scenario::spec::{BandwidthEstimateSpec, DirectionSpec};
+
+pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
+    let spec = cx.f.spec;
+    let key = format!("flows[{}]", spec.name);
+    let m = cx.env.mobile(cx.f);
+    let fixed = cx.env.fixed(cx.f);
+    let path_addrs = m.addrs.clone();
+    let fixed_addrs: Vec<IpAddr> =
+        cx.w.node(fixed)
+            .map(|n| {
+                n.ifaces()
+                    .iter()
+                    .flat_map(|i| i.addrs().iter().map(|a| a.addr()))
+                    .collect()
+            })
+            .unwrap_or_default();
+    if fixed_addrs.is_empty() {
+        return Err(ScenarioError::reference(
+            format!("{key}.fixed"),
+            "the fixed node has no address (no link)",
+        ));
+    }
+    let association =
+        cx.f.association
+            .clone()
+            .ok_or_else(|| ScenarioError::model(&key, "no SCTP configuration"))?;
+    let (mut mobile, mut fixed_cfg) = agent_configs(
+        cx.env,
+        cx.f,
+        cx.start,
+        cx.log,
+        association,
+        fixed_addrs,
+        path_addrs.clone(),
+    )?;
+    let split = spec.sctp.split_fast_retransmit.unwrap_or(false);
+    mobile.split_fast_retransmit = split;
+    fixed_cfg.split_fast_retransmit = split;
+    mobile.policy = match &spec.policy {
+        PolicyKind::FastestFirst { .. } => PolicyKind::FastestFirst {
+            rates: fastest_first_rates(cx.w, cx.env, cx.f),
+        },
+        other => other.map_interfaces(|_| None),
+    };
+    if spec.random_initial_path {
+        let seed = rand::RngCore::next_u64(&mut crate::kernel::rng::stream(
+            cx.seed,
+            &format!("flow/{}/initial-path", spec.name),
+        ));
+        match spec.direction {
+            DirectionSpec::Downlink => fixed_cfg.initial_path_seed = Some(seed),
+            DirectionSpec::Uplink => mobile.initial_path_seed = Some(seed),
+        }
+    }
+    let bandwidth_aware = spec.sctp.bandwidth_aware_start == Some(true);
+    let packet_pair_start =
+        bandwidth_aware && spec.sctp.bandwidth_estimate == Some(BandwidthEstimateSpec::PacketPair);
+    if let PolicyKind::Aisle { params, seed } = &spec.policy {
+        // AISLE is the data sender's choice of path (docs/MODELS.md 3);
+        // the mobile's addresses follow its interfaces as with standard
+        // SCTP. Its draws come from the run's seed unless the file names
+        // one.
+        let seed = seed.unwrap_or_else(|| {
+            rand::RngCore::next_u64(&mut crate::kernel::rng::stream(
+                cx.seed,
+                &format!("flow/{}/aisle", spec.name),
+            ))
+        });
+        let aisle = PolicyKind::Aisle {
+            params: *params,
+            seed: Some(seed),
+        };
+        match spec.direction {
+            DirectionSpec::Downlink => {
+                fixed_cfg.policy = aisle;
+                mobile.policy = PolicyKind::FailoverOnly;
+            }
+            DirectionSpec::Uplink => mobile.policy = aisle,
+        }
+    }
+    if spec.sctp.estimators == Some(true) || spec.policy.needs_no_monitor() || packet_pair_start {
+        for c in [&mut mobile, &mut fixed_cfg] {
+            c.association.estimators.enabled = true;
+        }
+    }
+    if packet_pair_start {
+        // The engine sets the window from its own estimate whenever new
+        // data changes path (`estimators.bandwidth_aware_start`).
+        for c in [&mut mobile, &mut fixed_cfg] {
+            c.association.estimators.bandwidth_aware_start = true;
+        }
+    } else if bandwidth_aware {
+        // The capacity of each cell's network: a perfect estimate.
+        let caps: Vec<(ipnet::IpNet, u64)> = cx
+            .env
+            .r
+            .cells
+            .iter()
+            .zip(&cx.env.r.scenario.cells)
+            .map(|(c, s)| (c.ap.trunc(), s.rate_bps))
+            .collect();
+        mobile.capacities = caps.clone();
+        fixed_cfg.capacities = caps;
+    }
+    let name = format!("sctp/{}", spec.name);
+    let fixed_agent =
+        cx.w.add_agent(fixed, &name, Box::new(SctpAgent::new(fixed_cfg)))
+            .map_err(|e| ScenarioError::model(&key, e))?;
+    let mobile_agent =
+        cx.w.add_agent(m.node, &name, Box::new(SctpAgent::new(mobile)))
+            .map_err(|e| ScenarioError::model(&key, e))?;
+    let watch = |local: u16, remote: u16| Watch {
+        protocol: proto::SCTP,
+        local_port: local,
+        remote_port: remote,
+        sends: false,
+        receives: false,
+        uids: false,
+        refuse_unowned: false,
+        asconf: true,
+    };
+    let m_obs = cx.shared.observers.watch(
+        cx.w,
+        cx.env,
+        cx.f,
+        true,
+        watch(cx.f.mobile_port, cx.f.fixed_port),
+    )?;
+    let f_obs = cx.shared.observers.watch(
+        cx.w,
+        cx.env,
+        cx.f,
+        false,
+        watch(cx.f.fixed_port, cx.f.mobile_port),
+    )?;
+    Ok(BuiltKind::Msctp {
+        mobile_agent,
+        fixed_agent,
+        asconf: [m_obs, f_obs],
+        path_addrs,
+    })
+}
+
+/// The nominal rate of each mobile interface for a fastest-first policy:
+/// the file's `rates`, else the rate of the interface's first cell.
+fn fastest_first_rates(w: &World, env: &Env<'_>, f: &Flow<'_>) -> BTreeMap<u32, u64> {
+    let PolicyKind::FastestFirst { rates } = &f.spec.policy else {
+        return BTreeMap::new();
+    };
+    let s = env.r.scenario;
+    let node = env.mobile(f).node;
+    let mut by_iface = BTreeMap::new();
+    for i in &s.mobiles[f.mobile].ifaces {
+        let id = w
+            .node(node)
+            .and_then(|n| n.iface_by_name(&i.name))
+            .map(|x| x.id().0);
+        let rate = rates.get(&i.name).copied().or_else(|| {
+            i.cells
+                .first()
+                .and_then(|c| s.cell_index(c))
+                .map(|k| s.cells[k].rate_bps)
+        });
+        if let (Some(id), Some(r)) = (id, rate) {
+            by_iface.insert(id, r);
+        }
+    }
+    by_iface
+}

@@ -1,0 +1,523 @@
+//! The file's tables turned into the models' configurations, each in one
+//! place: SCTP (`AssociationConfig`), TCP (`TcpConfig`), error models,
+//! links, cells (the wireless medium and what a station's radio hears),
+//! movements, traffic. (The handover policy needs no conversion: the file
+//! names the engine's `PolicyKind` itself.)
+//!
+//! A value the file leaves out keeps the configuration's default (RFC or
+//! preset). Each conversion ends with the model's own `validate`, whose
+//! complaint is reported under the file's key; the file checks only what
+//! the conversion needs (finite numbers, durations that fit) and what no
+//! model checks (see [`crate::scenario::error`]).
+
+use std::time::Duration;
+
+use msctp_proto::{AssociationConfig, ErrorCounterReset, RetransmitDestination, Time};
+use msctp_tcp::TcpConfig;
+
+use super::error::ScenarioError;
+use super::spec::*;
+use crate::kernel::dcf::DcfTiming;
+use crate::kernel::error_model::ErrorModelSpec;
+use crate::kernel::link::LinkConfig;
+use crate::kernel::wireless::{CellConfig, Sharing};
+use crate::models::app::Traffic;
+use crate::models::fmip::AttachTiming;
+use crate::models::mobility::{
+    DEFAULT_MAX_WAYPOINTS, OverlapGeometry, Point, RandomWaypointParams, Trajectory,
+    TrajectoryBuilder, TurnPolicy, cross_over, scheduled_handoffs,
+};
+use crate::models::radio::propagation::TwoRayGround;
+use crate::models::radio::{
+    self, AddressAcquisition, CellRadio, CellSignal, DecisionLatency, SampleMode, ScriptedSignal,
+    Thresholds,
+};
+
+/// Milliseconds of a scenario file as a duration (negative: zero).
+pub(crate) fn ms(v: f64) -> Duration {
+    Duration::from_secs_f64((v / 1000.0).max(0.0))
+}
+
+/// Seconds of a scenario file as a time (negative: zero).
+pub(crate) fn secs(v: f64) -> Time {
+    Time::from_secs_f64(v.max(0.0))
+}
+
+/// A value the file gives replaces the configuration's.
+fn set<T>(slot: &mut T, given: Option<T>) {
+    if let Some(v) = given {
+        *slot = v;
+    }
+}
+
+/// `AssociationConfig` from a flow's `[flows.sctp]` table (RFC 9260's
+/// defaults for absent keys), checked by the engine.
+pub(crate) fn association_config(
+    s: &SctpSpec,
+    key: &str,
+) -> Result<AssociationConfig, ScenarioError> {
+    let mut c = AssociationConfig::default();
+    set(&mut c.rto_initial, s.rto_initial_ms.map(ms));
+    set(&mut c.rto_min, s.rto_min_ms.map(ms));
+    set(&mut c.rto_max, s.rto_max_ms.map(ms));
+    set(&mut c.max_burst, s.max_burst.map(|v| (v > 0).then_some(v)));
+    set(&mut c.assoc_max_retrans, s.assoc_max_retrans);
+    set(&mut c.path_max_retrans, s.path_max_retrans);
+    set(&mut c.pf_max_retrans, s.pf_max_retrans.map(Some));
+    set(
+        &mut c.primary_switchover_max_retrans,
+        s.primary_switchover_max_retrans.map(Some),
+    );
+    set(&mut c.max_init_retrans, s.max_init_retrans);
+    set(
+        &mut c.heartbeat_interval,
+        s.heartbeat_interval_ms.map(|v| (v > 0.0).then(|| ms(v))),
+    );
+    set(
+        &mut c.sack_delay,
+        s.sack_delay_ms.map(|v| (v > 0.0).then(|| ms(v))),
+    );
+    set(&mut c.sack_frequency, s.sack_frequency);
+    set(&mut c.receive_window, s.receive_window);
+    set(&mut c.send_buffer, s.send_buffer);
+    set(&mut c.path_mtu, s.path_mtu);
+    set(&mut c.initial_cwnd, s.initial_cwnd.map(Some));
+    set(&mut c.asconf, s.asconf);
+    set(&mut c.auth, s.auth);
+    set(&mut c.confirm_asconf_source, s.confirm_asconf_source);
+    set(&mut c.return_to_primary, s.return_to_primary);
+    set(
+        &mut c.retransmit_destination,
+        s.retransmit_destination.map(|v| match v {
+            RetransmitDestinationSpec::Rfc9260 => RetransmitDestination::Rfc9260,
+            RetransmitDestinationSpec::AlwaysAlternate => RetransmitDestination::AlwaysAlternate,
+        }),
+    );
+    set(
+        &mut c.error_counter_reset,
+        s.error_counter_reset.map(|v| match v {
+            ErrorCounterResetSpec::Rfc9260 => ErrorCounterReset::Rfc9260,
+            ErrorCounterResetSpec::Ns2 => ErrorCounterReset::Ns2,
+        }),
+    );
+    set(&mut c.valid_cookie_life, s.valid_cookie_life_ms.map(ms));
+    set(&mut c.outbound_streams, s.outbound_streams);
+    set(&mut c.max_inbound_streams, s.max_inbound_streams);
+    set(&mut c.max_message_size, s.max_message_size);
+    set(&mut c.limits.max_gap_blocks, s.max_gap_blocks);
+    set(&mut c.limits.max_dup_tsns, s.max_dup_tsns);
+    if let Some(m) = &s.cmt {
+        c.cmt = cmt_config(m);
+    }
+    c.validate().map_err(|e| ScenarioError::Range {
+        key: format!("{key}.{}", sctp_key(e.field)),
+        value: "(see the sctp section)".into(),
+        allowed: e.why.to_string(),
+    })?;
+    Ok(c)
+}
+
+/// `CmtConfig` from a `[flows.sctp.cmt]` table.
+fn cmt_config(m: &CmtSpec) -> msctp_proto::CmtConfig {
+    use msctp_proto::{CmtConfig, CmtRtxPolicy, CmtScheduler};
+    CmtConfig {
+        enabled: m.enabled,
+        scheduler: match m.scheduler {
+            CmtSchedulerSpec::RoundRobin => CmtScheduler::RoundRobin,
+            CmtSchedulerSpec::FastestPathFirst => CmtScheduler::FastestPathFirst,
+        },
+        rtx_policy: match m.rtx_policy {
+            CmtRtxSpec::Ssthresh => CmtRtxPolicy::Ssthresh,
+            CmtRtxSpec::Cwnd => CmtRtxPolicy::Cwnd,
+        },
+        split_fast_retransmit: m.split_fast_retransmit,
+        cwnd_update: m.cwnd_update,
+        delayed_ack: m.delayed_ack,
+    }
+}
+
+/// The file's key of an `AssociationConfig` field.
+fn sctp_key(field: &str) -> String {
+    match field {
+        "rto_initial" | "rto_min" | "rto_max" | "sack_delay" => format!("{field}_ms"),
+        _ => field.to_string(),
+    }
+}
+
+/// `TcpConfig` from a `[flows.tcp]` table (the preset's values for absent
+/// keys), checked by the TCP model.
+pub(crate) fn tcp_config(t: &TcpSpec, key: &str) -> Result<TcpConfig, ScenarioError> {
+    let mut c = match t.preset {
+        TcpPresetSpec::Rfc => TcpConfig::default(),
+        TcpPresetSpec::Ns3 => TcpConfig::ns3_compatible(),
+    };
+    set(&mut c.mss, t.mss);
+    set(
+        &mut c.initial_window_segments,
+        t.initial_window_segments.map(Some),
+    );
+    set(&mut c.initial_ssthresh, t.initial_ssthresh);
+    for (slot, v) in [
+        (&mut c.initial_rto, t.initial_rto_ms),
+        (&mut c.min_rto, t.min_rto_ms),
+        (&mut c.max_rto, t.max_rto_ms),
+        (&mut c.syn_rto, t.syn_rto_ms),
+        (&mut c.delayed_ack_timeout, t.delayed_ack_ms),
+    ] {
+        set(slot, v.map(ms));
+    }
+    set(&mut c.max_retransmissions, t.max_retransmissions);
+    set(&mut c.syn_retries, t.syn_retries);
+    set(&mut c.delayed_ack, t.delayed_ack);
+    set(&mut c.delayed_ack_count, t.delayed_ack_count);
+    for (slot, v) in [
+        (&mut c.sack, t.sack),
+        (&mut c.timestamps, t.timestamps),
+        (&mut c.window_scaling, t.window_scaling),
+        (&mut c.limited_transmit, t.limited_transmit),
+        (&mut c.careful_recover, t.careful_recover),
+        (&mut c.nagle, t.nagle),
+    ] {
+        set(slot, v);
+    }
+    set(&mut c.dup_ack_threshold, t.dup_ack_threshold);
+    set(&mut c.send_buffer, t.send_buffer);
+    set(&mut c.recv_buffer, t.recv_buffer);
+    c.validate().map_err(|e| ScenarioError::Range {
+        key: key.to_string(),
+        value: "(see the tcp table)".into(),
+        allowed: e.to_string(),
+    })?;
+    Ok(c)
+}
+
+/// An error model, checked by the model.
+pub(crate) fn error_model(e: &ErrorSpec, key: &str) -> Result<ErrorModelSpec, ScenarioError> {
+    let spec = match *e {
+        ErrorSpec::None => ErrorModelSpec::None,
+        ErrorSpec::Bernoulli { loss } => ErrorModelSpec::Bernoulli { loss },
+        ErrorSpec::Expo { loss, mean_burst } => {
+            ErrorModelSpec::expo_for_average_loss(loss, mean_burst)
+                .map_err(|e| ScenarioError::model(key, e))?
+        }
+        ErrorSpec::GilbertElliott {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_good,
+            loss_bad,
+        } => ErrorModelSpec::GilbertElliott {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_good,
+            loss_bad,
+        },
+        ErrorSpec::Ramp {
+            from,
+            to,
+            start_s,
+            end_s,
+        } => ErrorModelSpec::Ramp {
+            from,
+            to,
+            start: secs(start_s),
+            end: secs(end_s),
+        },
+    };
+    spec.validate().map_err(|e| ScenarioError::model(key, e))?;
+    Ok(spec)
+}
+
+/// A point-to-point link's configuration.
+pub(crate) fn link_config(l: &LinkSpec, key: &str) -> Result<LinkConfig, ScenarioError> {
+    let err = error_model(&l.error, &format!("{key}.error"))?;
+    Ok(LinkConfig::new(l.rate_bps, ms(l.delay_ms))
+        .queue_limit(l.queue_packets)
+        .error(err))
+}
+
+/// A cell's wireless medium and its configured error models (downlink,
+/// uplink), which a `restore_cell` event puts back.
+pub(crate) fn cell_medium(
+    c: &CellSpec,
+    key: &str,
+) -> Result<(CellConfig, (ErrorModelSpec, ErrorModelSpec)), ScenarioError> {
+    let sharing = match c.sharing {
+        SharingSpec::Shared => Sharing::Shared,
+        SharingSpec::Dedicated => Sharing::Dedicated,
+    };
+    let errors = (
+        error_model(&c.downlink_error, &format!("{key}.downlink_error"))?,
+        error_model(&c.uplink_error, &format!("{key}.uplink_error"))?,
+    );
+    let mac = match c.mac {
+        MacSpec::Rate => None,
+        MacSpec::Dcf {
+            basic_rate_bps,
+            rts_cts,
+        } => Some(DcfTiming {
+            basic_rate_bps,
+            rts_cts,
+        }),
+    };
+    let mut cfg = CellConfig::new(c.rate_bps, ms(c.delay_ms), sharing)
+        .mac(mac)
+        .at(c.x_m, c.y_m, c.radius_m)
+        .queue_limit(c.queue_packets)
+        .error(errors.0, errors.1);
+    cfg.ap_queue_limit = c.ap_queue_packets;
+    cfg.frame_overhead = std::time::Duration::from_secs_f64(c.frame_overhead_us * 1e-6);
+    cfg.tti = c.tti_ms.map(ms);
+    Ok((cfg, errors))
+}
+
+/// What a station's radio hears of a cell: the `[radio]` defaults with the
+/// cell's overrides, checked by the radio model.
+pub(crate) fn cell_radio(
+    r: &RadioSpec,
+    c: &CellSpec,
+    key: &str,
+) -> Result<CellRadio, ScenarioError> {
+    let data_w = c.data_w.unwrap_or(r.data_w);
+    let thresholds = Thresholds {
+        beacon_detection_w: c.beacon_detection_w.unwrap_or(r.beacon_detection_w),
+        data_w,
+        going_down_w: c.going_down_w.or(r.going_down_w).unwrap_or(data_w),
+    };
+    let interval = ms(c.beacon_interval_ms.unwrap_or(r.beacon_interval_ms));
+    let signal = match &c.signal_steps {
+        Some(steps) => {
+            let steps = steps
+                .iter()
+                .map(|(t, p)| (secs(*t), (*p > 0.0).then_some(*p)))
+                .collect();
+            CellSignal::Scripted(
+                ScriptedSignal::new(steps)
+                    .map_err(|e| ScenarioError::model(format!("{key}.signal_steps"), e))?,
+            )
+        }
+        None => {
+            let base = TwoRayGround::ns2_default();
+            let tx = match c.tx_power_w {
+                Some(p) => p,
+                None => base
+                    .tx_power_for_range_w(c.radius_m, data_w)
+                    .map_err(|e| ScenarioError::model(format!("{key}.radius_m"), e))?,
+            };
+            CellSignal::Geometric {
+                position: Point::new(c.x_m, c.y_m),
+                propagation: base
+                    .with_tx_power_w(tx)
+                    .map_err(|e| ScenarioError::model(format!("{key}.tx_power_w"), e))?,
+            }
+        }
+    };
+    let a = c.acquisition.as_ref().unwrap_or(&r.acquisition);
+    let cfg = CellRadio {
+        id: radio::CellIndex(0),
+        signal,
+        beacon_interval: interval,
+        beacon_offset: ms(c.beacon_offset_ms),
+        thresholds,
+        decision: DecisionLatency {
+            link_up_after: ms(c.link_up_after_ms.unwrap_or(r.link_up_after_ms)),
+            link_down_after: c
+                .link_down_after_ms
+                .or(r.link_down_after_ms)
+                .map_or(interval, ms),
+            beacon_lost_after: c
+                .beacon_lost_after_ms
+                .or(r.beacon_lost_after_ms)
+                .map_or(interval, ms),
+        },
+        acquisition: AddressAcquisition {
+            router_discovery: ms(a.router_discovery_ms),
+            ppp: ms(a.ppp_ms),
+            dhcp: ms(a.dhcp_ms),
+            aaa: ms(a.aaa_ms),
+            location_update: ms(a.location_update_ms),
+        },
+    };
+    cfg.validate().map_err(|e| ScenarioError::model(key, e))?;
+    Ok(cfg)
+}
+
+/// When the radio produces signal samples.
+pub(crate) fn sample_mode(r: &RadioSpec) -> SampleMode {
+    match r.samples {
+        SampleName::EveryBeacon => SampleMode::EveryBeacon,
+        SampleName::Off => SampleMode::Off,
+        SampleName::Periodic => SampleMode::Interval(ms(r.sample_period_ms)),
+    }
+}
+
+/// How a mobile moves: a trajectory, or the parameters of one drawn from
+/// the run's seed.
+#[derive(Debug, Clone)]
+pub(crate) enum Movement {
+    Fixed(Trajectory),
+    RandomWaypoint(RandomWaypointParams),
+}
+
+/// A mobile's movement until `end`, checked by the mobility model (the
+/// random waypoints when they are drawn).
+pub(crate) fn movement(m: &MobilitySpec, key: &str, end: Time) -> Result<Movement, ScenarioError> {
+    let err = |e: crate::models::mobility::MobilityError| ScenarioError::model(key, e);
+    let p = |(x, y): (f64, f64)| Point::new(x, y);
+    let fixed = match m {
+        MobilitySpec::Stationary { x_m, y_m } => {
+            Trajectory::stationary(Point::new(*x_m, *y_m)).map_err(err)?
+        }
+        MobilitySpec::Waypoints {
+            start,
+            start_s,
+            legs,
+        } => {
+            let mut b = TrajectoryBuilder::new(secs(*start_s), p(*start)).map_err(err)?;
+            for (i, l) in legs.iter().enumerate() {
+                match (l.speed_mps, l.pause_s) {
+                    (Some(v), None) => {
+                        b.move_to(p(l.to), v).map_err(err)?;
+                    }
+                    (None, Some(d)) => {
+                        b.pause(Duration::from_secs_f64(d.max(0.0))).map_err(err)?;
+                    }
+                    _ => {
+                        return Err(ScenarioError::range(
+                            format!("{key}.legs[{i}]"),
+                            format!("{l:?}"),
+                            "a leg has either speed_mps or pause_s",
+                        ));
+                    }
+                }
+            }
+            b.build()
+        }
+        MobilitySpec::CrossOver {
+            a,
+            b,
+            speed_mps,
+            pause_s,
+            start_s,
+            legs,
+        } => cross_over(
+            p(*a),
+            p(*b),
+            *speed_mps,
+            Duration::from_secs_f64(pause_s.max(0.0)),
+            secs(*start_s),
+            *legs,
+        )
+        .map_err(err)?,
+        MobilitySpec::RandomWaypoint {
+            min,
+            max,
+            start,
+            start_s,
+            speed_min_mps,
+            speed_max_mps,
+            pause_min_s,
+            pause_max_s,
+        } => {
+            return Ok(Movement::RandomWaypoint(RandomWaypointParams {
+                region_min: p(*min),
+                region_max: p(*max),
+                start: p(*start),
+                start_time: secs(*start_s),
+                speed_min_mps: *speed_min_mps,
+                speed_max_mps: *speed_max_mps,
+                pause_min: Duration::from_secs_f64(pause_min_s.max(0.0)),
+                pause_max: Duration::from_secs_f64(pause_max_s.max(0.0)),
+                until: end,
+                max_waypoints: DEFAULT_MAX_WAYPOINTS,
+            }));
+        }
+        MobilitySpec::E1 {
+            handoffs,
+            window_start_s,
+            window_s,
+            turn,
+        } => scheduled_handoffs(
+            &OverlapGeometry::default(),
+            match turn {
+                TurnSpec::Continuous => TurnPolicy::Continuous,
+                TurnSpec::Dwell => TurnPolicy::Dwell,
+            },
+            *handoffs,
+            secs(*window_start_s),
+            Duration::from_secs_f64(window_s.max(0.0)),
+        )
+        .map_err(err)?,
+    };
+    Ok(Movement::Fixed(fixed))
+}
+
+/// The application's traffic.
+pub(crate) fn traffic(t: &TrafficSpec) -> Traffic {
+    match *t {
+        TrafficSpec::Bulk { message_bytes } => Traffic::Bulk { message_bytes },
+        TrafficSpec::File {
+            bytes,
+            message_bytes,
+        } => Traffic::File {
+            bytes,
+            message_bytes,
+        },
+        TrafficSpec::Cbr {
+            message_bytes,
+            rate_bps,
+        } => Traffic::Cbr {
+            message_bytes,
+            rate_bps,
+        },
+        TrafficSpec::Pareto {
+            message_bytes,
+            rate_bps,
+            mean_on_ms,
+            mean_off_ms,
+            shape,
+        } => Traffic::Pareto {
+            message_bytes,
+            rate_bps,
+            mean_on: ms(mean_on_ms),
+            mean_off: ms(mean_off_ms),
+            shape,
+        },
+    }
+}
+
+/// When an FMIPv6 mobile attaches to the new access router.
+pub(crate) fn attach_timing(x: &Fmip6Spec) -> AttachTiming {
+    match x.attach {
+        AttachSpec::Early => AttachTiming::Early {
+            after_trigger: ms(x.early_after_ms),
+        },
+        AttachSpec::Ideal => AttachTiming::Ideal,
+        AttachSpec::Late => AttachTiming::Late {
+            after_fback: ms(x.late_after_ms),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retransmission_rules_default_to_rfc9260_and_take_ns2s() {
+        let rfc = association_config(&SctpSpec::default(), "flows.0.sctp").unwrap();
+        assert_eq!(rfc.retransmit_destination, RetransmitDestination::Rfc9260);
+        assert_eq!(rfc.error_counter_reset, ErrorCounterReset::Rfc9260);
+        let spec: SctpSpec = toml::from_str(
+            "retransmit_destination = \"always_alternate\"\nerror_counter_reset = \"ns2\"",
+        )
+        .unwrap();
+        let ns2 = association_config(&spec, "flows.0.sctp").unwrap();
+        assert_eq!(
+            ns2.retransmit_destination,
+            RetransmitDestination::AlwaysAlternate
+        );
+        assert_eq!(ns2.error_counter_reset, ErrorCounterReset::Ns2);
+        let bad: Result<SctpSpec, _> = toml::from_str("error_counter_reset = \"linux\"");
+        assert!(bad.is_err());
+    }
+}

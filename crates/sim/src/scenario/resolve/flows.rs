@@ -1,0 +1,324 @@
+//! Flows: the mobile and fixed node they join, their ports and address
+//! family, their traffic and handover policy, and their transport's
+//! configuration (SCTP or TCP), built once here.
+
+use msctp_proto::AssociationConfig;
+use msctp_tcp::TcpConfig;
+
+use super::transport::{Family, Topology};
+use super::{Cell, Link};
+use msctp_proto::policy::PolicyKind;
+
+use crate::models::app::Traffic;
+use crate::scenario::convert;
+use crate::scenario::error::{
+    MAX_MS, MAX_RATE, MAX_S, ScenarioError, duration_ms, positive_f, range_f, range_u,
+};
+use crate::scenario::spec::*;
+
+/// A flow, resolved.
+pub(crate) struct Flow<'s> {
+    pub spec: &'s FlowSpec,
+    /// Index into the scenario's mobiles.
+    pub mobile: usize,
+    /// Index into the scenario's fixed nodes.
+    pub fixed: usize,
+    pub fixed_port: u16,
+    pub mobile_port: u16,
+    /// The address family the flow runs over; `None` for mSCTP, which
+    /// uses every address the fixed node has.
+    pub family: Option<Family>,
+    pub traffic: Traffic,
+    /// SCTP transports: the association's configuration.
+    pub association: Option<AssociationConfig>,
+    /// TCP transports: the connection's configuration.
+    pub tcp: Option<TcpConfig>,
+}
+
+impl Scenario {
+    pub(super) fn resolve_flow<'s>(
+        &'s self,
+        k: usize,
+        f: &'s FlowSpec,
+        links: &[Link],
+        cells: &[Cell],
+    ) -> Result<Flow<'s>, ScenarioError> {
+        let key = format!("flows[{}]", f.name);
+        let Some(mobile) = self.mobiles.iter().position(|m| m.name == f.mobile) else {
+            return Err(ScenarioError::reference(
+                format!("{key}.mobile"),
+                format!("no mobile {:?}", f.mobile),
+            ));
+        };
+        let m = &self.mobiles[mobile];
+        let Some(fixed) = self.fixed_index(&f.fixed) else {
+            return Err(ScenarioError::reference(
+                format!("{key}.fixed"),
+                format!("no fixed node {:?}", f.fixed),
+            ));
+        };
+        let topo = Topology {
+            s: self,
+            links,
+            cells,
+        };
+        let family = topo.check_transport(f, m)?;
+        range_f(&format!("{key}.start_s"), f.start_s, 0.0, self.duration_s)?;
+        range_f(
+            &format!("{key}.start_jitter_s"),
+            f.start_jitter_s,
+            0.0,
+            self.duration_s,
+        )?;
+        if let Some(s) = f.stop_s {
+            range_f(&format!("{key}.stop_s"), s, f.start_s, MAX_S)?;
+        }
+        check_traffic(&key, &f.traffic)?;
+        self.check_policy(&key, f, m)?;
+        let t = f.transport;
+        let association = if t.uses_sctp() {
+            check_sctp(&format!("{key}.sctp"), &f.sctp)?;
+            Some(convert::association_config(
+                &f.sctp,
+                &format!("{key}.sctp"),
+            )?)
+        } else {
+            None
+        };
+        let tcp = if t.uses_tcp() {
+            let spec = f.tcp.clone().unwrap_or_default();
+            check_tcp(&format!("{key}.tcp"), &spec)?;
+            Some(convert::tcp_config(&spec, &format!("{key}.tcp"))?)
+        } else {
+            None
+        };
+        let (fixed_port, mobile_port) = Scenario::flow_ports(k, f);
+        Ok(Flow {
+            spec: f,
+            mobile,
+            fixed,
+            fixed_port,
+            mobile_port,
+            family,
+            traffic: convert::traffic(&f.traffic),
+            association,
+            tcp,
+        })
+    }
+
+    fn check_policy(&self, key: &str, f: &FlowSpec, m: &MobileSpec) -> Result<(), ScenarioError> {
+        match &f.policy {
+            PolicyKind::SignalStrength {
+                add_threshold_w,
+                primary_threshold_w,
+                ..
+            } => {
+                positive_f(
+                    &format!("{key}.policy.add_threshold_w"),
+                    *add_threshold_w,
+                    1e3,
+                )?;
+                positive_f(
+                    &format!("{key}.policy.primary_threshold_w"),
+                    *primary_threshold_w,
+                    1e3,
+                )
+            }
+            PolicyKind::FastestFirst { rates } => {
+                for (iface, r) in rates {
+                    if !m.ifaces.iter().any(|i| &i.name == iface) {
+                        return Err(ScenarioError::reference(
+                            format!("{key}.policy.rates"),
+                            format!("mobile {:?} has no interface {iface:?}", m.name),
+                        ));
+                    }
+                    range_u(&format!("{key}.policy.rates.{iface}"), *r, 1, MAX_RATE)?;
+                }
+                Ok(())
+            }
+            PolicyKind::Aisle { params, .. } => {
+                params.validate().map_err(|why| ScenarioError::Range {
+                    key: format!("{key}.policy.params"),
+                    value: format!("{params:?}"),
+                    allowed: why.to_string(),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+fn check_traffic(key: &str, t: &TrafficSpec) -> Result<(), ScenarioError> {
+    let msg_key = format!("{key}.traffic.message_bytes");
+    let max_msg = 1u64 << 24;
+    match t {
+        TrafficSpec::Bulk { message_bytes } => range_u(&msg_key, *message_bytes as u64, 1, max_msg),
+        TrafficSpec::File {
+            bytes,
+            message_bytes,
+        } => {
+            range_u(&msg_key, *message_bytes as u64, 1, max_msg)?;
+            range_u(&format!("{key}.traffic.bytes"), *bytes, 1, 1 << 50)
+        }
+        TrafficSpec::Cbr {
+            message_bytes,
+            rate_bps,
+        } => {
+            range_u(&msg_key, *message_bytes as u64, 1, max_msg)?;
+            range_u(&format!("{key}.traffic.rate_bps"), *rate_bps, 1, MAX_RATE)
+        }
+        TrafficSpec::Pareto {
+            message_bytes,
+            rate_bps,
+            mean_on_ms,
+            mean_off_ms,
+            shape,
+        } => {
+            range_u(&msg_key, *message_bytes as u64, 1, max_msg)?;
+            range_u(&format!("{key}.traffic.rate_bps"), *rate_bps, 1, MAX_RATE)?;
+            positive_f(&format!("{key}.traffic.mean_on_ms"), *mean_on_ms, MAX_MS)?;
+            positive_f(&format!("{key}.traffic.mean_off_ms"), *mean_off_ms, MAX_MS)?;
+            range_f(&format!("{key}.traffic.shape"), *shape, 1.000_001, 1e3)
+        }
+    }
+}
+
+/// The bounds of a `[flows.sctp]` table the engine does not check itself
+/// (durations that fit, resources that stay bounded); what the values
+/// mean (RTO.Min <= RTO.Initial <= RTO.Max, the SACK delay of RFC 9260,
+/// the path MTU, ...) is the engine's `AssociationConfig::validate`.
+fn check_sctp(key: &str, s: &SctpSpec) -> Result<(), ScenarioError> {
+    let sk = |n: &str| format!("{key}.{n}");
+    for (n, v) in [
+        ("rto_initial_ms", s.rto_initial_ms),
+        ("rto_min_ms", s.rto_min_ms),
+        ("rto_max_ms", s.rto_max_ms),
+        ("heartbeat_interval_ms", s.heartbeat_interval_ms),
+        ("sack_delay_ms", s.sack_delay_ms),
+    ] {
+        if let Some(v) = v {
+            duration_ms(&sk(n), v)?;
+        }
+    }
+    if let Some(v) = s.valid_cookie_life_ms {
+        range_f(&sk("valid_cookie_life_ms"), v, 1.0, MAX_MS)?;
+    }
+    for (n, v, lo, hi) in [
+        (
+            "sack_frequency",
+            s.sack_frequency.map(u64::from),
+            0,
+            1_000_000,
+        ),
+        (
+            "receive_window",
+            s.receive_window.map(u64::from),
+            0,
+            1 << 31,
+        ),
+        ("send_buffer", s.send_buffer.map(|v| v as u64), 0, 1 << 34),
+        ("initial_cwnd", s.initial_cwnd.map(u64::from), 1, 1 << 31),
+        (
+            "assoc_max_retrans",
+            s.assoc_max_retrans.map(u64::from),
+            0,
+            1000,
+        ),
+        (
+            "path_max_retrans",
+            s.path_max_retrans.map(u64::from),
+            0,
+            1000,
+        ),
+        ("pf_max_retrans", s.pf_max_retrans.map(u64::from), 0, 1000),
+        (
+            "primary_switchover_max_retrans",
+            s.primary_switchover_max_retrans.map(u64::from),
+            0,
+            1000,
+        ),
+        (
+            "max_init_retrans",
+            s.max_init_retrans.map(u64::from),
+            0,
+            1000,
+        ),
+        (
+            "max_message_size",
+            s.max_message_size.map(|v| v as u64),
+            0,
+            1 << 30,
+        ),
+        (
+            "max_gap_blocks",
+            s.max_gap_blocks.map(|v| v as u64),
+            1,
+            4096,
+        ),
+        ("max_dup_tsns", s.max_dup_tsns.map(|v| v as u64), 0, 4096),
+        ("max_burst", s.max_burst.map(u64::from), 0, 1_000_000),
+    ] {
+        if let Some(v) = v {
+            range_u(&sk(n), v, lo, hi)?;
+        }
+    }
+    Ok(())
+}
+
+/// The bounds of a `[flows.tcp]` table the TCP model does not check
+/// itself; the rest (MSS, buffers against the MSS, RTO bounds, counts of
+/// at least one) is `TcpConfig::validate`.
+fn check_tcp(key: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
+    for (k, v) in [
+        ("initial_rto_ms", t.initial_rto_ms),
+        ("min_rto_ms", t.min_rto_ms),
+        ("max_rto_ms", t.max_rto_ms),
+        ("syn_rto_ms", t.syn_rto_ms),
+    ] {
+        if let Some(v) = v {
+            duration_ms(&format!("{key}.{k}"), v)?;
+        }
+    }
+    if let Some(v) = t.delayed_ack_ms {
+        range_f(&format!("{key}.delayed_ack_ms"), v, 0.0, 500.0)?;
+    }
+    for (k, v, lo, hi) in [
+        (
+            "initial_window_segments",
+            t.initial_window_segments.map(u64::from),
+            0,
+            1_000_000,
+        ),
+        (
+            "initial_ssthresh",
+            t.initial_ssthresh.map(u64::from),
+            1,
+            u64::from(u32::MAX),
+        ),
+        (
+            "max_retransmissions",
+            t.max_retransmissions.map(u64::from),
+            0,
+            100,
+        ),
+        ("syn_retries", t.syn_retries.map(u64::from), 0, 100),
+        (
+            "delayed_ack_count",
+            t.delayed_ack_count.map(u64::from),
+            0,
+            1_000,
+        ),
+        (
+            "dup_ack_threshold",
+            t.dup_ack_threshold.map(u64::from),
+            0,
+            1_000,
+        ),
+        ("send_buffer", t.send_buffer.map(|v| v as u64), 0, 1 << 34),
+    ] {
+        if let Some(v) = v {
+            range_u(&format!("{key}.{k}"), v, lo, hi)?;
+        }
+    }
+    Ok(())
+}

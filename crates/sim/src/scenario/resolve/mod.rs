@@ -1,0 +1,725 @@
+//! Resolution: the one pass over a parsed scenario that checks it and
+//! gives what building consumes, so nothing is looked up or parsed twice.
+//! A [`Resolved`] scenario holds names as indices into the file's lists
+//! (nodes, links, cells, mobiles), addresses as prefixes, the models'
+//! configurations built and checked ([`crate::scenario::convert`]), and
+//! for every flow its ports, address family and transport configuration.
+//!
+//! The checks of the topology, cells, mobiles and events are here; those
+//! of flows in [`flows`], of the baseline transports' tables and of the
+//! combinations a scenario may not ask for in [`transport`].
+
+mod flows;
+mod transport;
+
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+use msctp_proto::Time;
+
+pub(crate) use flows::Flow;
+pub(crate) use transport::Family;
+
+use super::convert::{self, Movement};
+use super::error::{
+    MAX_MS, MAX_QUEUE, MAX_RATE, MAX_S, ScenarioError, duration_ms, net, positive_f, range_f,
+    range_u, unique,
+};
+use super::spec::*;
+use crate::kernel::error_model::ErrorModelSpec;
+use crate::kernel::link::LinkConfig;
+use crate::kernel::wireless::CellConfig;
+use crate::models::radio::CellRadio;
+
+/// A scenario checked and resolved; see the module documentation.
+pub(crate) struct Resolved<'s> {
+    pub scenario: &'s Scenario,
+    /// One per `[[links]]`, in order.
+    pub links: Vec<Link>,
+    /// One per `[[cells]]`, in order.
+    pub cells: Vec<Cell>,
+    /// One per `[[mobiles]]`, in order.
+    pub mobiles: Vec<Mobile>,
+    /// One per `[[flows]]`, in order.
+    pub flows: Vec<Flow<'s>>,
+    /// One per `[[events]]`, in order.
+    pub events: Vec<Event>,
+    /// One per `output.pcap` entry, in order.
+    pub captures: Vec<Capture>,
+}
+
+/// A point-to-point link between fixed nodes `a` and `b` (indices into
+/// the scenario's nodes).
+pub(crate) struct Link {
+    pub a: usize,
+    pub b: usize,
+    pub a_addr: IpNet,
+    pub b_addr: IpNet,
+    pub config: LinkConfig,
+}
+
+/// A cell on fixed node `router`.
+pub(crate) struct Cell {
+    pub router: usize,
+    /// The access point's address and prefix.
+    pub ap: IpNet,
+    pub medium: CellConfig,
+    /// The configured error models (downlink, uplink).
+    pub errors: (ErrorModelSpec, ErrorModelSpec),
+    /// What a station's radio hears of it.
+    pub radio: CellRadio,
+}
+
+/// One (interface, cell) pair of a mobile.
+#[derive(Debug, Clone)]
+pub(crate) struct MobileLink {
+    /// Index into the mobile's interfaces.
+    pub iface: usize,
+    /// Index into the scenario's cells.
+    pub cell: usize,
+    /// The mobile's address in the cell (prefix + host_id).
+    pub address: IpNet,
+}
+
+/// How a mobile's radio is driven.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RadioUse {
+    /// The radio driver with addresses (mSCTP, TCP, UDP, E4 schemes).
+    Full,
+    /// The radio driver without address actions: a Mobile IP client
+    /// manages the addresses.
+    NoAddresses,
+    /// No radio model: an FMIPv6 script or a Mobile IPv6 forced switch
+    /// attaches and moves the mobile (the index of its first link, in the
+    /// `from_cell`).
+    Scripted { from: usize },
+}
+
+/// A mobile node.
+pub(crate) struct Mobile {
+    /// Every (interface, cell) pair, in declaration order.
+    pub links: Vec<MobileLink>,
+    /// The mobile's addresses without repeats, with the interface of the
+    /// first link holding each: `PathId(k)` is the k-th.
+    pub addrs: Vec<(usize, IpAddr)>,
+    pub movement: Movement,
+    pub radio: RadioUse,
+}
+
+/// A scheduled network event on link or cell `target` (by index).
+pub(crate) struct Event {
+    pub at: Time,
+    pub action: EventAction,
+    pub target: usize,
+    /// `degrade_cell`: the degradation before the break at `at`.
+    pub degrade: Option<Degradation>,
+}
+
+/// A cell's degradation before it dies (`degrade_cell`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Degradation {
+    /// The frame error rate starts rising here (0 there, `max_error` at
+    /// the break).
+    pub start: Time,
+    pub max_error: f64,
+    /// When the stations' link layer says "going down".
+    pub hint: Option<Time>,
+}
+
+/// A node of the scenario: fixed or mobile, by index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NodeRef {
+    Fixed(usize),
+    Mobile(usize),
+}
+
+/// A capture of interface `iface` of `node`.
+pub(crate) struct Capture {
+    pub node: NodeRef,
+    pub iface: String,
+}
+
+impl Scenario {
+    /// Checks every value's range and every name reference.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        self.expanded()?.resolve().map(|_| ())
+    }
+
+    /// Checks the scenario and resolves it (see the module documentation).
+    pub(crate) fn resolve(&self) -> Result<Resolved<'_>, ScenarioError> {
+        positive_f("duration_s", self.duration_s, MAX_S)?;
+        self.check_limits()?;
+        let captures = self.check_output()?;
+        self.check_radio()?;
+        unique(
+            "nodes/mobiles",
+            self.nodes
+                .iter()
+                .map(|n| n.name.as_str())
+                .chain(self.mobiles.iter().map(|m| m.name.as_str())),
+        )?;
+        unique("links", self.links.iter().map(|l| l.name.as_str()))?;
+        unique("cells", self.cells.iter().map(|c| c.name.as_str()))?;
+        unique("flows", self.flows.iter().map(|f| f.name.as_str()))?;
+        let links = self
+            .links
+            .iter()
+            .map(|l| self.resolve_link(l))
+            .collect::<Result<Vec<_>, _>>()?;
+        let cells = self
+            .cells
+            .iter()
+            .map(|c| self.resolve_cell(c))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut mobiles = Vec::new();
+        for m in &self.mobiles {
+            mobiles.push(self.resolve_mobile(m, &cells)?);
+        }
+        if let Some(x) = self.output.end_after_failover_s {
+            range_f("output.end_after_failover_s", x, 0.0, self.duration_s)?;
+        }
+        if let Some(b) = self.output.failover_transfer_bytes {
+            range_u("output.failover_transfer_bytes", b, 1, 1 << 40)?;
+        }
+        let mut flows = Vec::new();
+        for (k, f) in self.flows.iter().enumerate() {
+            flows.push(self.resolve_flow(k, f, &links, &cells)?);
+        }
+        self.check_deployments()?;
+        let events = self
+            .events
+            .iter()
+            .enumerate()
+            .map(|(k, e)| self.resolve_event(k, e))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Resolved {
+            scenario: self,
+            links,
+            cells,
+            mobiles,
+            flows,
+            events,
+            captures,
+        })
+    }
+
+    /// The index of fixed node `name`.
+    pub(crate) fn fixed_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+
+    /// The index of cell `name`.
+    pub(crate) fn cell_index(&self, name: &str) -> Option<usize> {
+        self.cells.iter().position(|c| c.name == name)
+    }
+
+    fn fixed_ref(&self, key: String, name: &str) -> Result<usize, ScenarioError> {
+        self.fixed_index(name)
+            .ok_or_else(|| ScenarioError::reference(key, format!("no fixed node {name:?}")))
+    }
+
+    fn check_limits(&self) -> Result<(), ScenarioError> {
+        let l = &self.limits;
+        for (k, v) in [
+            ("limits.drop_log", l.drop_log),
+            ("limits.max_backlog", l.max_backlog),
+            ("limits.flow_records", l.flow_records),
+            ("limits.agent_events", l.agent_events),
+            ("limits.radio_log", l.radio_log),
+            ("limits.radio_events", l.radio_events),
+            ("limits.data_uids", l.data_uids),
+        ] {
+            range_u(k, v as u64, 1, 1_000_000_000)?;
+        }
+        Ok(())
+    }
+
+    fn check_output(&self) -> Result<Vec<Capture>, ScenarioError> {
+        let o = &self.output;
+        positive_f("output.series_bin_ms", o.series_bin_ms, MAX_MS)?;
+        duration_ms("output.sample_ms", o.sample_ms)?;
+        range_u(
+            "output.pcap_snaplen",
+            u64::from(o.pcap_snaplen),
+            20,
+            262_144,
+        )?;
+        range_u("output.pcap_max_bytes", o.pcap_max_bytes, 24, 1 << 40)?;
+        range_f(
+            "output.handover_window_before_s",
+            o.handover_window_before_s,
+            0.0,
+            MAX_S,
+        )?;
+        range_f(
+            "output.handover_window_after_s",
+            o.handover_window_after_s,
+            0.0,
+            MAX_S,
+        )?;
+        for (i, (from, to)) in o.goodput_windows_s.iter().enumerate() {
+            let k = format!("output.goodput_windows_s[{i}]");
+            range_f(&format!("{k}[0]"), *from, 0.0, MAX_S)?;
+            range_f(&format!("{k}[1]"), *to, *from, MAX_S)?;
+            if to <= from {
+                return Err(ScenarioError::range(
+                    format!("{k}[1]"),
+                    to,
+                    "a window must end after it starts",
+                ));
+            }
+        }
+        range_u(
+            "output.goodput_windows_s",
+            o.goodput_windows_s.len() as u64,
+            0,
+            10_000,
+        )?;
+        let mut captures = Vec::new();
+        for (i, p) in o.pcap.iter().enumerate() {
+            let key = format!("output.pcap[{i}]");
+            let Some((n, iface)) = p.split_once(':') else {
+                return Err(ScenarioError::range(
+                    key,
+                    format!("{p:?}"),
+                    "must be \"node:interface\"",
+                ));
+            };
+            let node = match (
+                self.fixed_index(n),
+                self.mobiles.iter().position(|m| m.name == n),
+            ) {
+                (Some(k), _) => NodeRef::Fixed(k),
+                (None, Some(k)) => NodeRef::Mobile(k),
+                (None, None) => {
+                    return Err(ScenarioError::reference(key, format!("no node {n:?}")));
+                }
+            };
+            captures.push(Capture {
+                node,
+                iface: iface.to_string(),
+            });
+        }
+        Ok(captures)
+    }
+
+    /// The `[radio]` defaults (each cell's own values are checked by the
+    /// radio model when its configuration is built).
+    fn check_radio(&self) -> Result<(), ScenarioError> {
+        let r = &self.radio;
+        let down = r.going_down_w.unwrap_or(r.data_w);
+        positive_f("radio.beacon_detection_w", r.beacon_detection_w, 1e3)?;
+        range_f("radio.data_w", r.data_w, r.beacon_detection_w, 1e3)?;
+        range_f("radio.going_down_w", down, r.data_w, 1e3)?;
+        positive_f("radio.beacon_interval_ms", r.beacon_interval_ms, 1e6)?;
+        duration_ms("radio.link_up_after_ms", r.link_up_after_ms)?;
+        if let Some(y) = r.link_down_after_ms {
+            range_f("radio.link_down_after_ms", y, r.beacon_interval_ms, MAX_MS)?;
+        }
+        if let Some(y) = r.beacon_lost_after_ms {
+            range_f(
+                "radio.beacon_lost_after_ms",
+                y,
+                r.beacon_interval_ms,
+                MAX_MS,
+            )?;
+        }
+        positive_f("radio.sample_period_ms", r.sample_period_ms, MAX_MS)?;
+        acquisition("radio.acquisition", &r.acquisition)
+    }
+
+    fn resolve_link(&self, l: &LinkSpec) -> Result<Link, ScenarioError> {
+        let key = format!("links[{}]", l.name);
+        let a = self.fixed_ref(format!("{key}.a"), &l.a)?;
+        let a_addr = net(&format!("{key}.a_addr"), &l.a_addr)?;
+        let b = self.fixed_ref(format!("{key}.b"), &l.b)?;
+        let b_addr = net(&format!("{key}.b_addr"), &l.b_addr)?;
+        range_u(&format!("{key}.rate_bps"), l.rate_bps, 1, MAX_RATE)?;
+        duration_ms(&format!("{key}.delay_ms"), l.delay_ms)?;
+        range_u(
+            &format!("{key}.queue_packets"),
+            l.queue_packets as u64,
+            1,
+            MAX_QUEUE,
+        )?;
+        error_times(&format!("{key}.error"), &l.error)?;
+        Ok(Link {
+            a,
+            b,
+            a_addr,
+            b_addr,
+            config: convert::link_config(l, &key)?,
+        })
+    }
+
+    fn resolve_cell(&self, c: &CellSpec) -> Result<Cell, ScenarioError> {
+        let key = format!("cells[{}]", c.name);
+        let router = self.fixed_ref(format!("{key}.router"), &c.router)?;
+        let ap = net(&format!("{key}.ap_addr"), &c.ap_addr)?;
+        if ap.prefix_len() + 2 > ap.max_prefix_len() {
+            return Err(ScenarioError::range(
+                format!("{key}.ap_addr"),
+                &c.ap_addr,
+                "the prefix must leave room for stations (at most /30 or /126)",
+            ));
+        }
+        range_f(&format!("{key}.x_m"), c.x_m, -1e7, 1e7)?;
+        range_f(&format!("{key}.y_m"), c.y_m, -1e7, 1e7)?;
+        positive_f(&format!("{key}.radius_m"), c.radius_m, 1e6)?;
+        range_u(&format!("{key}.rate_bps"), c.rate_bps, 1, MAX_RATE)?;
+        if let MacSpec::Dcf { basic_rate_bps, .. } = c.mac {
+            range_u(
+                &format!("{key}.mac.basic_rate_bps"),
+                basic_rate_bps,
+                1,
+                MAX_RATE,
+            )?;
+            if c.sharing == SharingSpec::Dedicated {
+                return Err(ScenarioError::combination(
+                    format!("{key}.mac"),
+                    "a contention MAC (\"dcf\") needs sharing = \"shared\"",
+                ));
+            }
+        }
+        duration_ms(&format!("{key}.delay_ms"), c.delay_ms)?;
+        range_u(
+            &format!("{key}.queue_packets"),
+            c.queue_packets as u64,
+            1,
+            MAX_QUEUE,
+        )?;
+        if let Some(q) = c.ap_queue_packets {
+            range_u(&format!("{key}.ap_queue_packets"), q as u64, 1, MAX_QUEUE)?;
+        }
+        range_f(
+            &format!("{key}.frame_overhead_us"),
+            c.frame_overhead_us,
+            0.0,
+            1e6,
+        )?;
+        if let Some(t) = c.tti_ms {
+            positive_f(&format!("{key}.tti_ms"), t, 1e4)?;
+        }
+        error_times(&format!("{key}.downlink_error"), &c.downlink_error)?;
+        error_times(&format!("{key}.uplink_error"), &c.uplink_error)?;
+        let r = &self.radio;
+        positive_f(
+            &format!("{key}.beacon_interval_ms"),
+            c.beacon_interval_ms.unwrap_or(r.beacon_interval_ms),
+            1e6,
+        )?;
+        duration_ms(&format!("{key}.beacon_offset_ms"), c.beacon_offset_ms)?;
+        for (k, v) in [
+            ("link_up_after_ms", c.link_up_after_ms),
+            ("link_down_after_ms", c.link_down_after_ms),
+            ("beacon_lost_after_ms", c.beacon_lost_after_ms),
+        ] {
+            if let Some(v) = v {
+                duration_ms(&format!("{key}.{k}"), v)?;
+            }
+        }
+        if let Some(a) = &c.acquisition {
+            acquisition(&format!("{key}.acquisition"), a)?;
+        }
+        for (i, (t, p)) in c.signal_steps.iter().flatten().enumerate() {
+            let k = format!("{key}.signal_steps[{i}]");
+            range_f(&format!("{k}.time_s"), *t, 0.0, MAX_S)?;
+            range_f(&format!("{k}.power_w"), *p, 0.0, 1e3)?;
+        }
+        let (medium, errors) = convert::cell_medium(c, &key)?;
+        Ok(Cell {
+            router,
+            ap,
+            medium,
+            errors,
+            radio: convert::cell_radio(r, c, &key)?,
+        })
+    }
+
+    fn resolve_mobile(&self, m: &MobileSpec, cells: &[Cell]) -> Result<Mobile, ScenarioError> {
+        let key = format!("mobiles[{}]", m.name);
+        if m.ifaces.is_empty() {
+            return Err(ScenarioError::reference(
+                format!("{key}.ifaces"),
+                "a mobile needs at least one interface",
+            ));
+        }
+        unique(
+            &format!("{key}.ifaces"),
+            m.ifaces.iter().map(|i| i.name.as_str()),
+        )?;
+        mobility(&format!("{key}.mobility"), &m.mobility)?;
+        let mut links: Vec<MobileLink> = Vec::new();
+        let mut addrs: Vec<(usize, IpAddr)> = Vec::new();
+        for (k, i) in m.ifaces.iter().enumerate() {
+            if i.cells.is_empty() {
+                return Err(ScenarioError::reference(
+                    format!("{key}.ifaces[{k}].cells"),
+                    "an interface needs at least one cell",
+                ));
+            }
+            for (j, name) in i.cells.iter().enumerate() {
+                let ikey = format!("{key}.ifaces[{k}].cells[{j}]");
+                let Some(cell) = self.cell_index(name) else {
+                    return Err(ScenarioError::reference(ikey, format!("no cell {name:?}")));
+                };
+                if links.iter().any(|l| l.cell == cell) {
+                    return Err(ScenarioError::reference(
+                        ikey,
+                        format!("cell {name:?} is listed twice"),
+                    ));
+                }
+                let ap = cells[cell].ap;
+                let host_bits = ap.max_prefix_len() - ap.prefix_len();
+                let max_host = if host_bits >= 32 {
+                    u64::from(u32::MAX) - 1
+                } else {
+                    (1u64 << host_bits).saturating_sub(2)
+                };
+                range_u(
+                    &format!("{key}.host_id"),
+                    u64::from(m.host_id),
+                    1,
+                    max_host.max(1),
+                )?;
+                let address = host_in(ap, m.host_id).ok_or_else(|| {
+                    ScenarioError::model(
+                        format!("{key}.host_id"),
+                        format!("does not fit the prefix of cell {name:?}"),
+                    )
+                })?;
+                links.push(MobileLink {
+                    iface: k,
+                    cell,
+                    address,
+                });
+                if !addrs.iter().any(|(_, a)| *a == address.addr()) {
+                    addrs.push((k, address.addr()));
+                }
+            }
+        }
+        let movement = convert::movement(
+            &m.mobility,
+            &format!("{key}.mobility"),
+            Time::from_secs_f64(self.duration_s.max(0.0)),
+        )?;
+        let radio = match self
+            .flows
+            .iter()
+            .find(|f| f.mobile == m.name)
+            .map(|f| (f.transport.mobility(), f))
+        {
+            Some((Mobility::FastMobileIpv6, f)) => {
+                // The FMIPv6 script owns the attachments (one fmip6 table
+                // per scenario, the mobile stationary: see transport.rs).
+                let from = f
+                    .fmip6
+                    .as_ref()
+                    .and_then(|x| self.cell_index(&x.from_cell))
+                    .and_then(|c| links.iter().position(|l| l.cell == c))
+                    .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;
+                RadioUse::Scripted { from }
+            }
+            Some((Mobility::MobileIpv6, f))
+                if f.mip6.as_ref().is_some_and(|x| x.forced_switch.is_some()) =>
+            {
+                // One radio switched by script (transport.rs checks it).
+                let from = f
+                    .mip6
+                    .as_ref()
+                    .and_then(|x| x.forced_switch.as_ref())
+                    .and_then(|x| self.cell_index(&x.from_cell))
+                    .and_then(|c| links.iter().position(|l| l.cell == c))
+                    .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;
+                RadioUse::Scripted { from }
+            }
+            Some((Mobility::MobileIpv4 | Mobility::MobileIpv6, _)) => RadioUse::NoAddresses,
+            _ => RadioUse::Full,
+        };
+        Ok(Mobile {
+            links,
+            addrs,
+            movement,
+            radio,
+        })
+    }
+
+    fn resolve_event(&self, k: usize, e: &EventSpec) -> Result<Event, ScenarioError> {
+        let key = format!("events[{k}]");
+        range_f(&format!("{key}.at_s"), e.at_s, 0.0, self.duration_s)?;
+        let target = if e.action.is_cell() {
+            self.cell_index(&e.cell).ok_or_else(|| {
+                ScenarioError::reference(format!("{key}.cell"), format!("no cell {:?}", e.cell))
+            })?
+        } else {
+            self.links
+                .iter()
+                .position(|l| l.name == e.link)
+                .ok_or_else(|| {
+                    ScenarioError::reference(format!("{key}.link"), format!("no link {:?}", e.link))
+                })?
+        };
+        let degrade = if e.action == EventAction::DegradeCell {
+            range_f(&format!("{key}.duration_s"), e.duration_s, 0.0, e.at_s)?;
+            range_f(&format!("{key}.max_error"), e.max_error, 0.0, 1.0)?;
+            if let Some(x) = e.going_down_at {
+                range_f(&format!("{key}.going_down_at"), x, 0.0, 1.0)?;
+            }
+            let start = e.at_s - e.duration_s;
+            Some(Degradation {
+                start: convert::secs(start),
+                max_error: e.max_error,
+                hint: e
+                    .going_down_at
+                    .map(|x| convert::secs(start + x * e.duration_s)),
+            })
+        } else {
+            None
+        };
+        Ok(Event {
+            at: convert::secs(e.at_s),
+            action: e.action,
+            target,
+            degrade,
+        })
+    }
+}
+
+/// The times of an error model (its probabilities are the model's to
+/// check).
+fn error_times(key: &str, e: &ErrorSpec) -> Result<(), ScenarioError> {
+    match *e {
+        ErrorSpec::Expo { loss, mean_burst } => {
+            range_f(&format!("{key}.loss"), loss, 0.0, 1.0)?;
+            positive_f(&format!("{key}.mean_burst"), mean_burst, 1e9)
+        }
+        ErrorSpec::Ramp { start_s, end_s, .. } => {
+            range_f(&format!("{key}.start_s"), start_s, 0.0, MAX_S)?;
+            range_f(&format!("{key}.end_s"), end_s, 0.0, MAX_S)
+        }
+        _ => Ok(()),
+    }
+}
+
+fn acquisition(key: &str, a: &AcquisitionSpec) -> Result<(), ScenarioError> {
+    for (k, v) in [
+        ("router_discovery_ms", a.router_discovery_ms),
+        ("ppp_ms", a.ppp_ms),
+        ("dhcp_ms", a.dhcp_ms),
+        ("aaa_ms", a.aaa_ms),
+        ("location_update_ms", a.location_update_ms),
+    ] {
+        duration_ms(&format!("{key}.{k}"), v)?;
+    }
+    Ok(())
+}
+
+fn point(key: &str, (x, y): (f64, f64)) -> Result<(), ScenarioError> {
+    range_f(&format!("{key}[0]"), x, -1e7, 1e7)?;
+    range_f(&format!("{key}[1]"), y, -1e7, 1e7)
+}
+
+/// Times and positions of a movement (speeds and shapes are checked by the
+/// mobility model itself, whose errors name the mobility key).
+fn mobility(key: &str, m: &MobilitySpec) -> Result<(), ScenarioError> {
+    let start = |v: f64| range_f(&format!("{key}.start_s"), v, 0.0, MAX_S);
+    let pause = |k: &str, v: f64| range_f(&format!("{key}.{k}"), v, 0.0, MAX_S);
+    match m {
+        MobilitySpec::Stationary { x_m, y_m } => point(key, (*x_m, *y_m)),
+        MobilitySpec::Waypoints {
+            start: p,
+            start_s,
+            legs,
+        } => {
+            point(&format!("{key}.start"), *p)?;
+            start(*start_s)?;
+            for (i, l) in legs.iter().enumerate() {
+                point(&format!("{key}.legs[{i}].to"), l.to)?;
+                if let Some(v) = l.speed_mps {
+                    positive_f(&format!("{key}.legs[{i}].speed_mps"), v, 1e6)?;
+                }
+                if let Some(p) = l.pause_s {
+                    pause(&format!("legs[{i}].pause_s"), p)?;
+                }
+            }
+            Ok(())
+        }
+        MobilitySpec::CrossOver {
+            a,
+            b,
+            pause_s,
+            start_s,
+            legs,
+            ..
+        } => {
+            point(&format!("{key}.a"), *a)?;
+            point(&format!("{key}.b"), *b)?;
+            pause("pause_s", *pause_s)?;
+            start(*start_s)?;
+            range_u(&format!("{key}.legs"), *legs as u64, 0, 1_000_000)
+        }
+        MobilitySpec::RandomWaypoint {
+            min,
+            max,
+            start: p,
+            start_s,
+            speed_min_mps,
+            speed_max_mps,
+            pause_min_s,
+            pause_max_s,
+        } => {
+            point(&format!("{key}.min"), *min)?;
+            point(&format!("{key}.max"), *max)?;
+            point(&format!("{key}.start"), *p)?;
+            start(*start_s)?;
+            positive_f(&format!("{key}.speed_min_mps"), *speed_min_mps, 1e6)?;
+            range_f(
+                &format!("{key}.speed_max_mps"),
+                *speed_max_mps,
+                *speed_min_mps,
+                1e6,
+            )?;
+            pause("pause_min_s", *pause_min_s)?;
+            range_f(
+                &format!("{key}.pause_max_s"),
+                *pause_max_s,
+                *pause_min_s,
+                MAX_S,
+            )
+        }
+        MobilitySpec::E1 {
+            handoffs,
+            window_start_s,
+            window_s,
+            ..
+        } => {
+            range_u(&format!("{key}.handoffs"), u64::from(*handoffs), 0, 100_000)?;
+            pause("window_start_s", *window_start_s)?;
+            pause("window_s", *window_s)
+        }
+    }
+}
+
+/// The host address `host_id` in the prefix of `ap`.
+pub(crate) fn host_in(ap: IpNet, host_id: u32) -> Option<IpNet> {
+    match ap {
+        IpNet::V4(n) => {
+            let base = u32::from(n.network());
+            let a = base.checked_add(host_id)?;
+            let addr = std::net::Ipv4Addr::from(a);
+            ipnet::Ipv4Net::new(addr, n.prefix_len())
+                .ok()
+                .filter(|x| n.contains(&x.addr()))
+                .map(IpNet::V4)
+        }
+        IpNet::V6(n) => {
+            let base = u128::from(n.network());
+            let a = base.checked_add(u128::from(host_id))?;
+            let addr = std::net::Ipv6Addr::from(a);
+            ipnet::Ipv6Net::new(addr, n.prefix_len())
+                .ok()
+                .filter(|x| n.contains(&x.addr()))
+                .map(IpNet::V6)
+        }
+    }
+}

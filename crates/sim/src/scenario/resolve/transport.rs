@@ -1,0 +1,769 @@
+//! Validation of the baseline transports' keys and of the combinations a
+//! scenario may not ask for (a table of another transport, a traffic kind
+//! the transport cannot carry, a mobile whose flows need two different
+//! mobility supports, an address family the topology lacks, ...). Every
+//! error names the key.
+
+use ipnet::IpNet;
+
+use super::{Cell, Link};
+use crate::scenario::error::{
+    MAX_MS, MAX_RATE, MAX_S, ScenarioError, positive_f, range_f, range_u,
+};
+use crate::scenario::spec::*;
+
+/// Which transports allow a table, for messages.
+fn allowed_by(table: &str) -> String {
+    let names: Vec<&str> = TransportSpec::ALL
+        .iter()
+        .filter(|t| t.allows(table))
+        .map(|t| t.name())
+        .collect();
+    names.join(", ")
+}
+
+fn combination(key: String, why: String) -> ScenarioError {
+    ScenarioError::combination(key, why)
+}
+
+/// The address family of a flow's network side: IPv4 or IPv6.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Family {
+    V4,
+    V6,
+}
+
+impl Family {
+    pub(crate) fn of(n: &IpNet) -> Family {
+        if n.addr().is_ipv4() {
+            Family::V4
+        } else {
+            Family::V6
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Family::V4 => "IPv4",
+            Family::V6 => "IPv6",
+        }
+    }
+}
+
+/// What the transport checks read: the scenario with its links and cells
+/// resolved.
+pub(super) struct Topology<'a> {
+    pub s: &'a Scenario,
+    pub links: &'a [Link],
+    pub cells: &'a [Cell],
+}
+
+/// Every cell name of a mobile, in interface order.
+fn mobile_cells(m: &MobileSpec) -> impl Iterator<Item = &String> {
+    m.ifaces.iter().flat_map(|i| i.cells.iter())
+}
+
+impl Topology<'_> {
+    /// The prefix of cell `name`.
+    fn cell_ap(&self, name: &str) -> Option<IpNet> {
+        self.s.cell_index(name).map(|k| self.cells[k].ap)
+    }
+
+    fn cell_family(&self, name: &str) -> Option<Family> {
+        self.cell_ap(name).map(|n| Family::of(&n))
+    }
+
+    /// Whether fixed node `node` has a link address of family `fam`.
+    fn fixed_has(&self, node: &str, fam: Family) -> bool {
+        let Some(k) = self.s.fixed_index(node) else {
+            return false;
+        };
+        self.links.iter().any(|l| {
+            [(l.a, l.a_addr), (l.b, l.b_addr)]
+                .iter()
+                .any(|(n, a)| *n == k && Family::of(a) == fam)
+        })
+    }
+
+    /// The transport's own keys and the combinations of a flow; the
+    /// address family it runs over.
+    pub(super) fn check_transport(
+        &self,
+        f: &FlowSpec,
+        m: &MobileSpec,
+    ) -> Result<Option<Family>, ScenarioError> {
+        let key = format!("flows[{}]", f.name);
+        let t = f.transport;
+        let present = [
+            ("tcp", f.tcp.is_some()),
+            ("sctp", f.sctp != SctpSpec::default()),
+            ("policy", f.policy != d_policy()),
+            ("mip4", f.mip4.is_some()),
+            ("mip6", f.mip6.is_some()),
+            ("fmip6", f.fmip6.is_some()),
+            ("handoff", f.handoff.is_some()),
+            ("cmhn", f.cmhn.is_some()),
+            ("mobile_iface", f.mobile_iface.is_some()),
+        ];
+        for (table, here) in present {
+            if here && !t.allows(table) {
+                return Err(combination(
+                    format!("{key}.{table}"),
+                    format!(
+                        "only for transport {} (this flow's transport is {})",
+                        allowed_by(table),
+                        t.name()
+                    ),
+                ));
+            }
+        }
+        for table in t.requires() {
+            let here = present.iter().any(|(n, h)| n == table && *h);
+            if !here {
+                return Err(combination(
+                    format!("{key}.{table}"),
+                    format!("transport {} needs a [flows.{table}] table", t.name()),
+                ));
+            }
+        }
+        if t.carries() == Carries::Datagrams {
+            let kind = match f.traffic {
+                TrafficSpec::Bulk { .. } => Some("bulk"),
+                TrafficSpec::File { .. } => Some("file"),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                return Err(combination(
+                    format!("{key}.traffic.kind"),
+                    format!(
+                        "transport {} sends datagrams: traffic must be cbr or pareto, not {kind}",
+                        t.name()
+                    ),
+                ));
+            }
+            let size = match f.traffic {
+                TrafficSpec::Cbr { message_bytes, .. }
+                | TrafficSpec::Pareto { message_bytes, .. } => message_bytes,
+                _ => 0,
+            };
+            // A datagram's message_bytes is the whole IP packet (ns-2's
+            // packetSize_): headers plus the 16-byte stamp at least.
+            range_u(
+                &format!("{key}.traffic.message_bytes"),
+                size as u64,
+                44,
+                65_535,
+            )?;
+        }
+        if let Some(i) = &f.mobile_iface
+            && !m.ifaces.iter().any(|x| &x.name == i)
+        {
+            return Err(ScenarioError::reference(
+                format!("{key}.mobile_iface"),
+                format!("mobile {:?} has no interface {i:?}", m.name),
+            ));
+        }
+        if t == TransportSpec::Mip4Sctp && f.sctp.asconf == Some(true) {
+            return Err(combination(
+                format!("{key}.sctp.asconf"),
+                "SCTP over Mobile IPv4 runs without ADD-IP (single-homed on the home \
+                 address): use transport msctp for ADD-IP"
+                    .into(),
+            ));
+        }
+        if let Some(mip) = &f.mip4 {
+            self.validate_mip4(&format!("{key}.mip4"), mip, m)?;
+        }
+        if let Some(mip) = &f.mip6 {
+            self.validate_mip6(&format!("{key}.mip6"), mip, m)?;
+            if let Some(fs) = &mip.forced_switch {
+                if f.fmip6.is_some() {
+                    return Err(combination(
+                        format!("{key}.mip6.forced_switch"),
+                        "an FMIPv6 mobile is moved by its [fmip6] script".into(),
+                    ));
+                }
+                self.validate_forced_switch(&format!("{key}.mip6.forced_switch"), fs, m)?;
+            }
+        }
+        if let Some(fm) = &f.fmip6 {
+            self.validate_fmip6(&format!("{key}.fmip6"), fm, m)?;
+        }
+        let fam = self.flow_family(f, m)?;
+        if let Some(fam) = fam
+            && !self.fixed_has(&f.fixed, fam)
+        {
+            return Err(combination(
+                format!("{key}.fixed"),
+                format!(
+                    "transport {} runs over {} here, and node {:?} has no {} address",
+                    t.name(),
+                    fam.name(),
+                    f.fixed,
+                    fam.name()
+                ),
+            ));
+        }
+        if matches!(t, TransportSpec::SingleHandoff | TransportSpec::Cmhn) {
+            for (k, i) in m.ifaces.iter().enumerate() {
+                if i.cells.len() != 1 {
+                    return Err(combination(
+                        format!("mobiles[{}].ifaces[{k}].cells", m.name),
+                        format!(
+                            "transport {} (flow {:?}) needs one cell per interface (a radio per network)",
+                            t.name(),
+                            f.name
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some(h) = &f.handoff {
+            let hk = format!("{key}.handoff");
+            if let Some(i) = &h.initial
+                && !m.ifaces.iter().any(|x| &x.name == i)
+            {
+                return Err(ScenarioError::reference(
+                    format!("{hk}.initial"),
+                    format!("mobile {:?} has no interface {i:?}", m.name),
+                ));
+            }
+            positive_f(&format!("{hk}.update_retry_ms"), h.update_retry_ms, MAX_MS)?;
+            for (name, n) in &h.networks {
+                let nk = format!("{hk}.networks.{name}");
+                if !m.ifaces.iter().any(|x| &x.name == name) {
+                    return Err(ScenarioError::reference(
+                        nk,
+                        format!("mobile {:?} has no interface {name:?}", m.name),
+                    ));
+                }
+                for (k, v) in [
+                    ("dhcp_ms", n.dhcp_ms),
+                    ("location_update_ms", n.location_update_ms),
+                    ("aaa_ms", n.aaa_ms),
+                    ("ppp_ms", n.ppp_ms),
+                ] {
+                    range_f(&format!("{nk}.{k}"), v, 0.0, MAX_MS)?;
+                }
+                range_f(&format!("{nk}.processing"), n.processing_ms(), 0.0, MAX_MS)?;
+                if let Some(b) = n.bandwidth_bps {
+                    range_u(&format!("{nk}.bandwidth_bps"), b, 1, MAX_RATE)?;
+                }
+                if let Some(r) = n.rtt_ms {
+                    range_f(&format!("{nk}.rtt_ms"), r, 0.0, MAX_MS)?;
+                }
+            }
+        }
+        if let Some(c) = &f.cmhn {
+            let ck = format!("{key}.cmhn");
+            if m.ifaces.len() > crate::models::cmhn::MAX_SLOTS {
+                return Err(combination(
+                    format!("mobiles[{}].ifaces", m.name),
+                    format!(
+                        "cmhn handles at most {} interfaces",
+                        crate::models::cmhn::MAX_SLOTS
+                    ),
+                ));
+            }
+            if let Some(i) = &c.initial
+                && !m.ifaces.iter().any(|x| &x.name == i)
+            {
+                return Err(ScenarioError::reference(
+                    format!("{ck}.initial"),
+                    format!("mobile {:?} has no interface {i:?}", m.name),
+                ));
+            }
+            range_f(&format!("{ck}.keepalive_s"), c.keepalive_s, 0.0, MAX_S)?;
+            positive_f(&format!("{ck}.probe_ms"), c.probe_ms, MAX_MS)?;
+            positive_f(&format!("{ck}.estimate_ms"), c.estimate_ms, MAX_MS)?;
+            range_u(
+                &format!("{ck}.max_record"),
+                u64::from(c.max_record),
+                64,
+                1 << 24,
+            )?;
+            range_u(
+                &format!("{ck}.max_reorder"),
+                c.max_reorder as u64,
+                1,
+                100_000_000,
+            )?;
+        }
+        Ok(fam)
+    }
+
+    /// The family a flow runs over (`None` for mSCTP, which uses every
+    /// address the fixed node has).
+    pub(crate) fn flow_family(
+        &self,
+        f: &FlowSpec,
+        m: &MobileSpec,
+    ) -> Result<Option<Family>, ScenarioError> {
+        let key = format!("flows[{}]", f.name);
+        let home = |cell: &str, k: &str| -> Result<Family, ScenarioError> {
+            self.cell_family(cell).ok_or_else(|| {
+                ScenarioError::reference(
+                    format!("{key}.{k}.home_cell"),
+                    format!("no cell {cell:?}"),
+                )
+            })
+        };
+        Ok(match f.transport {
+            TransportSpec::Msctp => None,
+            TransportSpec::Mip4Tcp | TransportSpec::Mip4Sctp => match &f.mip4 {
+                Some(x) => Some(home(&x.home_cell, "mip4")?),
+                None => None,
+            },
+            TransportSpec::Mip6Tcp
+            | TransportSpec::Mip6Udp
+            | TransportSpec::Fmip6Tcp
+            | TransportSpec::Fmip6Udp => match &f.mip6 {
+                Some(x) => Some(home(&x.home_cell, "mip6")?),
+                None => None,
+            },
+            TransportSpec::Tcp | TransportSpec::Udp => {
+                let iface = match &f.mobile_iface {
+                    Some(n) => m.ifaces.iter().find(|i| &i.name == n),
+                    None => m.ifaces.first(),
+                };
+                iface
+                    .and_then(|i| i.cells.first())
+                    .and_then(|c| self.cell_family(c))
+            }
+            TransportSpec::SingleHandoff | TransportSpec::Cmhn => {
+                let fams: Vec<Family> = mobile_cells(m)
+                    .filter_map(|c| self.cell_family(c))
+                    .collect();
+                match fams.first() {
+                    Some(first) if fams.iter().all(|x| x == first) => Some(*first),
+                    Some(_) => {
+                        return Err(combination(
+                            format!("mobiles[{}].ifaces", m.name),
+                            format!(
+                                "transport {} (flow {:?}) needs cells of one address family",
+                                f.transport.name(),
+                                f.name
+                            ),
+                        ));
+                    }
+                    None => None,
+                }
+            }
+        })
+    }
+
+    fn validate_mip4(&self, key: &str, x: &Mip4Spec, m: &MobileSpec) -> Result<(), ScenarioError> {
+        match self.cell_family(&x.home_cell) {
+            None => {
+                return Err(ScenarioError::reference(
+                    format!("{key}.home_cell"),
+                    format!("no cell {:?}", x.home_cell),
+                ));
+            }
+            Some(Family::V6) => {
+                return Err(combination(
+                    format!("{key}.home_cell"),
+                    format!(
+                        "cell {:?} is IPv6; Mobile IPv4 needs an IPv4 home",
+                        x.home_cell
+                    ),
+                ));
+            }
+            Some(Family::V4) => {}
+        }
+        if let Some(cells) = &x.foreign_cells {
+            for (i, c) in cells.iter().enumerate() {
+                let k = format!("{key}.foreign_cells[{i}]");
+                match self.cell_family(c) {
+                    None => return Err(ScenarioError::reference(k, format!("no cell {c:?}"))),
+                    Some(Family::V6) => {
+                        return Err(combination(k, format!("cell {c:?} is IPv6")));
+                    }
+                    Some(Family::V4) => {}
+                }
+                if *c == x.home_cell || cells[..i].contains(c) {
+                    return Err(combination(
+                        k,
+                        format!("cell {c:?} is the home cell or listed twice"),
+                    ));
+                }
+            }
+        }
+        for c in mobile_cells(m) {
+            if self.cell_family(c) != Some(Family::V4) {
+                return Err(combination(
+                    format!("mobiles[{}].ifaces", m.name),
+                    format!("cell {c:?} is not IPv4: a Mobile IPv4 mobile needs IPv4 cells"),
+                ));
+            }
+        }
+        positive_f(
+            &format!("{key}.advert_interval_ms"),
+            x.advert_interval_ms,
+            MAX_MS,
+        )?;
+        if let Some(o) = x.advert_offset_ms {
+            range_f(&format!("{key}.advert_offset_ms"), o, 0.0, MAX_MS)?;
+        }
+        range_u(
+            &format!("{key}.advert_lifetime_s"),
+            u64::from(x.advert_lifetime_s),
+            1,
+            65_535,
+        )?;
+        range_u(
+            &format!("{key}.registration_lifetime_s"),
+            u64::from(x.registration_lifetime_s),
+            1,
+            u64::from(x.max_lifetime_s),
+        )?;
+        range_u(
+            &format!("{key}.max_lifetime_s"),
+            u64::from(x.max_lifetime_s),
+            1,
+            65_534,
+        )?;
+        for (k, v) in [
+            ("mn_auth_ms", x.mn_auth_ms),
+            ("fa_processing_ms", x.fa_processing_ms),
+            ("ha_processing_ms", x.ha_processing_ms),
+            ("ha_auth_ms", x.ha_auth_ms),
+        ] {
+            range_f(&format!("{key}.{k}"), v, 0.0, MAX_MS)?;
+        }
+        positive_f(
+            &format!("{key}.registration_timeout_ms"),
+            x.registration_timeout_ms,
+            MAX_MS,
+        )?;
+        range_u(
+            &format!("{key}.max_retries"),
+            u64::from(x.max_retries),
+            0,
+            16,
+        )
+    }
+
+    fn validate_mip6(&self, key: &str, x: &Mip6Spec, m: &MobileSpec) -> Result<(), ScenarioError> {
+        let v6_64 = |cell: &str, k: String| -> Result<(), ScenarioError> {
+            let Some(n) = self.cell_ap(cell) else {
+                return Err(ScenarioError::reference(k, format!("no cell {cell:?}")));
+            };
+            if Family::of(&n) != Family::V6 || n.prefix_len() > 64 {
+                return Err(combination(
+                    k,
+                    format!(
+                        "cell {cell:?} ({}) must be IPv6 with a prefix of at most /64 \
+                         (care-of addresses are formed from the prefix and the home \
+                         address's interface identifier)",
+                        n
+                    ),
+                ));
+            }
+            Ok(())
+        };
+        v6_64(&x.home_cell, format!("{key}.home_cell"))?;
+        for c in mobile_cells(m) {
+            v6_64(c, format!("mobiles[{}].ifaces", m.name))?;
+        }
+        positive_f(&format!("{key}.ra_interval_ms"), x.ra_interval_ms, MAX_MS)?;
+        if let Some(o) = x.ra_offset_ms {
+            range_f(&format!("{key}.ra_offset_ms"), o, 0.0, MAX_MS)?;
+        }
+        range_u(
+            &format!("{key}.ra_lifetime_s"),
+            u64::from(x.ra_lifetime_s),
+            1,
+            9000,
+        )?;
+        range_f(
+            &format!("{key}.address_config_ms"),
+            x.address_config_ms,
+            0.0,
+            MAX_MS,
+        )?;
+        range_u(
+            &format!("{key}.binding_lifetime_s"),
+            u64::from(x.binding_lifetime_s),
+            4,
+            262_140,
+        )?;
+        positive_f(
+            &format!("{key}.binding_timeout_ms"),
+            x.binding_timeout_ms,
+            MAX_MS,
+        )?;
+        range_u(
+            &format!("{key}.max_retries"),
+            u64::from(x.max_retries),
+            0,
+            16,
+        )?;
+        range_f(
+            &format!("{key}.ha_processing_ms"),
+            x.ha_processing_ms,
+            0.0,
+            MAX_MS,
+        )?;
+        range_f(
+            &format!("{key}.cn_processing_ms"),
+            x.cn_processing_ms,
+            0.0,
+            MAX_MS,
+        )
+    }
+
+    fn validate_forced_switch(
+        &self,
+        key: &str,
+        x: &ForcedSwitchSpec,
+        m: &MobileSpec,
+    ) -> Result<(), ScenarioError> {
+        scripted_move(
+            key,
+            (&x.from_cell, &x.to_cell),
+            m,
+            "the switch",
+            "a mobile with a forced switch is moved by it (from_cell, to_cell, at_s)",
+        )?;
+        range_f(&format!("{key}.at_s"), x.at_s, 0.0, self.s.duration_s)?;
+        range_f(&format!("{key}.switch_ms"), x.switch_ms, 0.0, MAX_MS)
+    }
+
+    fn validate_fmip6(
+        &self,
+        key: &str,
+        x: &Fmip6Spec,
+        m: &MobileSpec,
+    ) -> Result<(), ScenarioError> {
+        scripted_move(
+            key,
+            (&x.from_cell, &x.to_cell),
+            m,
+            "the fast handover",
+            "the mobile of an FMIPv6 flow is moved by its [fmip6] script \
+             (from_cell, to_cell, trigger_s)",
+        )?;
+        range_f(
+            &format!("{key}.trigger_s"),
+            x.trigger_s,
+            0.0,
+            self.s.duration_s,
+        )?;
+        for (k, v) in [
+            ("early_after_ms", x.early_after_ms),
+            ("late_after_ms", x.late_after_ms),
+            ("switch_ms", x.switch_ms),
+            ("processing_ms", x.processing_ms),
+        ] {
+            range_f(&format!("{key}.{k}"), v, 0.0, MAX_MS)?;
+        }
+        positive_f(&format!("{key}.poll_ms"), x.poll_ms, MAX_MS)?;
+        positive_f(&format!("{key}.give_up_ms"), x.give_up_ms, MAX_MS)?;
+        range_u(
+            &format!("{key}.buffer_packets"),
+            x.buffer_packets as u64,
+            0,
+            10_000_000,
+        )?;
+        range_f(
+            &format!("{key}.buffer_time_ms"),
+            x.buffer_time_ms,
+            0.0,
+            MAX_MS,
+        )?;
+        range_f(
+            &format!("{key}.forward_time_ms"),
+            x.forward_time_ms,
+            0.0,
+            MAX_MS,
+        )
+    }
+}
+
+impl Scenario {
+    /// Scenario-wide rules: one Mobile IP deployment of each kind, and a
+    /// mobile's flows all on the same mobility support when it is Mobile IP
+    /// (the Mobile IP client owns the mobile's addresses).
+    pub(super) fn check_deployments(&self) -> Result<(), ScenarioError> {
+        // Mobiles sharing a cell need distinct addresses there.
+        for (i, m) in self.mobiles.iter().enumerate() {
+            for o in &self.mobiles[..i] {
+                if o.host_id != m.host_id {
+                    continue;
+                }
+                if let Some(c) = mobile_cells(m).find(|c| mobile_cells(o).any(|x| x == *c)) {
+                    return Err(combination(
+                        format!("mobiles[{}].host_id", m.name),
+                        format!(
+                            "mobile {:?} has host_id {} too, and both use cell {c:?}: \
+                             they would have the same address",
+                            o.name, m.host_id
+                        ),
+                    ));
+                }
+            }
+        }
+        self.distinct_ports()?;
+        self.one_deployment("mip4", |f| f.mip4.as_ref())?;
+        self.one_deployment("mip6", |f| f.mip6.as_ref())?;
+        self.one_deployment("fmip6", |f| f.fmip6.as_ref())?;
+        for f in &self.flows {
+            let key = format!("flows[{}]", f.name);
+            let mob = f.transport.mobility();
+            if matches!(
+                mob,
+                Mobility::MobileIpv4 | Mobility::MobileIpv6 | Mobility::FastMobileIpv6
+            ) && let Some(other) = self
+                .flows
+                .iter()
+                .find(|o| o.mobile == f.mobile && o.transport.mobility() != mob)
+            {
+                return Err(combination(
+                    format!("{key}.transport"),
+                    format!(
+                        "mobile {:?} runs {} (Mobile IP owns its addresses) and also flow {:?} \
+                         with {}: all flows of a Mobile IP mobile must use the same Mobile IP",
+                        f.mobile,
+                        f.transport.name(),
+                        other.name,
+                        other.transport.name()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The IP protocol a transport's data travels in.
+fn protocol_of(t: TransportSpec) -> u8 {
+    if t.uses_sctp() {
+        132
+    } else if t.carries() == Carries::Datagrams {
+        17
+    } else {
+        6
+    }
+}
+
+impl Scenario {
+    /// The ports of flow `k` (0 in the file: 5000 + 2k at the fixed node,
+    /// one more at the mobile), as the builders give them.
+    pub(crate) fn flow_ports(k: usize, f: &FlowSpec) -> (u16, u16) {
+        let base = 5000u16.saturating_add((2 * k).min(60_000) as u16);
+        let fixed = if f.fixed_port == 0 {
+            base
+        } else {
+            f.fixed_port
+        };
+        let mobile = if f.mobile_port == 0 {
+            base.saturating_add(1)
+        } else {
+            f.mobile_port
+        };
+        (fixed, mobile)
+    }
+
+    /// Two flows of one node using one protocol need different ports there
+    /// (each end's agents and observers tell flows apart by port), and a
+    /// node has at most one single-connection handoff (its location
+    /// updates use one well-known port).
+    fn distinct_ports(&self) -> Result<(), ScenarioError> {
+        for (k, f) in self.flows.iter().enumerate() {
+            let (fp, mp) = Self::flow_ports(k, f);
+            for (j, g) in self.flows[..k].iter().enumerate() {
+                let (gfp, gmp) = Self::flow_ports(j, g);
+                let same_proto = protocol_of(f.transport) == protocol_of(g.transport);
+                let clash =
+                    (f.mobile == g.mobile && mp == gmp) || (f.fixed == g.fixed && fp == gfp);
+                if same_proto && clash {
+                    return Err(combination(
+                        format!("flows[{}].fixed_port", f.name),
+                        format!(
+                            "flows {:?} and {:?} would use the same port on a node they \
+                             share: give other fixed_port / mobile_port",
+                            g.name, f.name
+                        ),
+                    ));
+                }
+                let single = TransportSpec::SingleHandoff;
+                if f.transport == single
+                    && g.transport == single
+                    && (f.mobile == g.mobile || f.fixed == g.fixed)
+                {
+                    return Err(combination(
+                        format!("flows[{}].transport", f.name),
+                        format!(
+                            "flow {:?} is a single-connection handoff on a node it shares \
+                             with this one: one such flow per node (location updates use \
+                             one port)",
+                            g.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every flow's `name` table (where present) equals the first one.
+    fn one_deployment<T: PartialEq>(
+        &self,
+        name: &str,
+        table: impl Fn(&FlowSpec) -> Option<&T>,
+    ) -> Result<(), ScenarioError> {
+        let mut first: Option<(&FlowSpec, &T)> = None;
+        for f in &self.flows {
+            let Some(t) = table(f) else { continue };
+            match first {
+                None => first = Some((f, t)),
+                Some((a, ta)) if ta != t => {
+                    return Err(combination(
+                        format!("flows[{}].{name}", f.name),
+                        format!(
+                            "differs from flows[{}].{name}: a scenario has one {name} \
+                             deployment, so every flow's {name} table must be the same",
+                            a.name
+                        ),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A mobile moved by a script from one of its cells to another (FMIPv6,
+/// a forced switch): both cells its own, two different ones, and the
+/// mobile standing still (the script, not the radio model, moves it).
+fn scripted_move(
+    key: &str,
+    (from, to): (&str, &str),
+    m: &MobileSpec,
+    what: &str,
+    moved_by: &str,
+) -> Result<(), ScenarioError> {
+    for (k, c) in [("from_cell", from), ("to_cell", to)] {
+        if !mobile_cells(m).any(|mc| mc == c) {
+            return Err(ScenarioError::reference(
+                format!("{key}.{k}"),
+                format!("mobile {:?} has no interface for cell {c:?}", m.name),
+            ));
+        }
+    }
+    if from == to {
+        return Err(combination(
+            format!("{key}.to_cell"),
+            format!("{what} needs two different cells"),
+        ));
+    }
+    if !matches!(m.mobility, MobilitySpec::Stationary { .. }) {
+        return Err(combination(
+            format!("mobiles[{}].mobility", m.name),
+            format!("{moved_by}, so its mobility must be \"stationary\""),
+        ));
+    }
+    Ok(())
+}
