@@ -4,6 +4,8 @@
 #   scripts/fuzz.sh [-m MINUTES] [TARGET...]   fuzz each target MINUTES (default 10), one after the other
 #   scripts/fuzz.sh --merge [TARGET...]        add what the runs found to fuzz/corpus, minimised
 #   scripts/fuzz.sh --list                     the targets
+#   scripts/fuzz.sh --totals                   executions, hours and last coverage per target,
+#                                              summed over every run in fuzz/stats.tsv
 #   scripts/fuzz.sh --bin DIR ...              run prebuilt binaries from DIR
 #                                              (a copy made at a commit, so a long
 #                                              campaign goes on while the tree changes)
@@ -14,7 +16,8 @@
 # of inputs that reaches the code edges the corpus does not (libFuzzer's
 # greedy set cover over edges, hit counts ignored), so the checked-in
 # corpus stays small; `cargo test -p msctp-fuzz` replays it.
-# Statistics of every run are appended to fuzz/work/stats.tsv: end time,
+# Statistics of every run are appended to fuzz/stats.tsv (checked in, so
+# the executions of all campaigns add up in one place): end time,
 # target, commit fuzzed (with "+dirty" for uncommitted changes), executions,
 # exec/s, cov and ft (libFuzzer's edge and feature counts), the crashes,
 # timeouts and out-of-memory inputs the run wrote, and its length in seconds.
@@ -35,6 +38,7 @@ declare -A MAX_LEN=([codec]=2048 [listener]=2048 [established]=1024 [session]=51
 
 minutes=10
 merge=0
+totals=0
 bin_dir=""
 sel=()
 while [[ $# -gt 0 ]]; do
@@ -42,12 +46,28 @@ while [[ $# -gt 0 ]]; do
         -m) minutes="$2"; shift 2 ;;
         --merge) merge=1; shift ;;
         --list) printf '%s\n' "${TARGETS[@]}"; exit 0 ;;
+        --totals) totals=1; shift ;;
         --bin) bin_dir="$2"; shift 2 ;;
-        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
         *) sel+=("$1"); shift ;;
     esac
 done
 [[ ${#sel[@]} -eq 0 ]] && sel=("${TARGETS[@]}")
+stats=fuzz/stats.tsv
+
+if [[ $totals -eq 1 ]]; then
+    # Runs without a recorded length (the first ones) count executions only.
+    awk -F'\t' 'NR > 1 {
+            n[$2] += $4; runs[$2]++; found[$2] += $8
+            if ($9 != "-") { secs[$2] += $9; timed[$2] += $4 }
+            cov[$2] = $6; ft[$2] = $7
+        }
+        END {
+            printf "%-12s %5s %12s %9s %10s %6s %6s %8s\n", "target", "runs", "execs", "hours", "exec/s", "cov", "ft", "findings"
+            for (t in n) printf "%-12s %5d %12d %9.2f %10.0f %6s %6s %8d\n", t, runs[t], n[t], secs[t] / 3600, secs[t] ? timed[t] / secs[t] : 0, cov[t], ft[t], found[t]
+        }' "$stats"
+    exit 0
+fi
 
 if [[ -z "$bin_dir" ]]; then
     export RUSTC_BOOTSTRAP=1
@@ -64,8 +84,6 @@ else
     # A copy of the binaries names its commit in a file COMMIT beside them.
     commit=$(cat "$bin_dir/COMMIT" 2>/dev/null || echo unknown)
 fi
-stats=fuzz/work/stats.tsv
-
 mkdir -p fuzz/work fuzz/artifacts
 for t in "${sel[@]}"; do
     [[ -n "${MAX_LEN[$t]:-}" ]] || { echo "unknown target $t (see --list)" >&2; exit 2; }

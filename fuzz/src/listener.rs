@@ -108,7 +108,7 @@ impl Harness {
         while let Some(t) = self.ep.poll_transmit(self.now) {
             n += 1;
             assert!(n < 10_000, "endless output");
-            let repr = check_sent(&t);
+            let repr = check_sent(&Bytes::from(t.payload));
             if let Some((tag, cookie)) = init_ack_cookie(&repr) {
                 self.last_cookie = Some((tag, repr.header.dst_port, cookie));
             }

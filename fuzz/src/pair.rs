@@ -5,12 +5,13 @@
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
 use msctp_proto::{AssocId, Endpoint, EndpointConfig, Event, Time, Transmit};
 
-use crate::wire_out::check_sent;
+use crate::wire_out::{check_decodes, check_sent};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Side {
@@ -48,8 +49,8 @@ struct InFlight {
 #[derive(Debug, Clone)]
 pub struct Pair {
     pub now: Time,
-    pub a: Endpoint,
-    pub b: Endpoint,
+    a: Endpoint,
+    b: Endpoint,
     pub a_addrs: Vec<IpAddr>,
     pub b_addrs: Vec<IpAddr>,
     pub delay: Duration,
@@ -63,6 +64,24 @@ pub struct Pair {
     pub events: Vec<(Side, AssocId, Event)>,
     /// Check that every packet sent decodes (costs a parse per packet).
     pub check_output: bool,
+    /// The caller has had the endpoints in hand (API calls): they may
+    /// have output or events the next [`Pair::step`] must collect first.
+    dirty: bool,
+}
+
+/// Events ([`Pair::step`]) and packets sent, over all pairs of the
+/// process: what an input costs (`replay --time` prints them per input).
+pub static STEPS: AtomicU64 = AtomicU64::new(0);
+pub static PACKETS: AtomicU64 = AtomicU64::new(0);
+
+/// A fuzzed wait: from 1 ms to 65 s, each of the 16 octaves (1-2 ms,
+/// ..., 33-65 s) as likely as any other, so that short waits (a delayed SACK, one
+/// RTO) are as common as the long ones that reach heartbeats and the
+/// retransmission limits.
+pub fn wait_duration(x: u16) -> Duration {
+    let octave = u32::from(x >> 12);
+    let frac = u64::from(x & 0xfff);
+    Duration::from_micros((1000 << octave) * (4096 + frac) / 4096)
 }
 
 pub fn ip(s: &str) -> IpAddr {
@@ -97,10 +116,14 @@ impl Pair {
             seen: None,
             events: Vec::new(),
             check_output: true,
+            dirty: true,
         }
     }
 
+    /// The endpoint of `side`, for API calls (the next step collects what
+    /// they produce).
     pub fn endpoint(&mut self, side: Side) -> &mut Endpoint {
+        self.dirty = true;
         match side {
             Side::A => &mut self.a,
             Side::B => &mut self.b,
@@ -145,64 +168,68 @@ impl Pair {
     }
 
     fn route(&mut self, from: Side, t: Transmit) {
-        if self.check_output {
-            check_sent(&t);
-        }
+        PACKETS.fetch_add(1, Ordering::Relaxed);
         let src = t.source.unwrap_or(self.addrs(from)[0]);
+        let dst = t.destination;
         let data = Bytes::from(t.payload);
+        let to = self.owner(dst).filter(|_| !self.cut.contains(&(src, dst)));
+        if self.check_output {
+            // The receiver checks the checksum of what it gets.
+            match to {
+                Some(_) => check_decodes(&data),
+                None => check_sent(&data),
+            };
+        }
         if let Some(seen) = self.seen.as_mut() {
             seen.push(Seen {
                 time: self.now,
                 from,
                 src,
-                dst: t.destination,
+                dst,
                 bytes: data.clone(),
             });
         }
-        let Some(to) = self.owner(t.destination) else {
+        let Some(to) = to else {
             return;
         };
-        if self.cut.contains(&(src, t.destination)) {
-            return;
-        }
         self.seq += 1;
         self.queue.insert(
             (self.now + self.delay, self.seq),
-            InFlight {
-                to,
-                src,
-                dst: t.destination,
-                data,
-            },
+            InFlight { to, src, dst, data },
         );
     }
 
     /// Sends whatever both endpoints have to send and collects events.
+    ///
+    /// One round suffices: what one side sends reaches the other only
+    /// through the queue (after `delay`), and events create no output.
     pub fn flush(&mut self) {
-        let mut rounds = 0;
-        loop {
-            rounds += 1;
-            assert!(rounds < 100_000, "endless output");
-            let mut any = false;
-            while let Some(t) = self.a.poll_transmit(self.now) {
-                any = true;
-                self.route(Side::A, t);
+        let mut sent = 0;
+        for side in [Side::A, Side::B] {
+            loop {
+                let now = self.now;
+                let ep = match side {
+                    Side::A => &mut self.a,
+                    Side::B => &mut self.b,
+                };
+                let Some(t) = ep.poll_transmit(now) else {
+                    break;
+                };
+                sent += 1;
+                assert!(sent < 100_000, "endless output");
+                self.route(side, t);
             }
-            while let Some(t) = self.b.poll_transmit(self.now) {
-                any = true;
-                self.route(Side::B, t);
-            }
-            self.a.flush_events();
-            self.b.flush_events();
-            while let Some((id, e)) = self.a.poll_event() {
-                self.events.push((Side::A, id, e));
-            }
-            while let Some((id, e)) = self.b.poll_event() {
-                self.events.push((Side::B, id, e));
-            }
-            if !any {
-                return;
-            }
+        }
+        self.dirty = false;
+        // Events an association queued without handing them to its
+        // endpoint (API calls, a transmission attempt that sent nothing).
+        self.a.flush_events();
+        self.b.flush_events();
+        while let Some((id, e)) = self.a.poll_event() {
+            self.events.push((Side::A, id, e));
+        }
+        while let Some((id, e)) = self.b.poll_event() {
+            self.events.push((Side::B, id, e));
         }
     }
 
@@ -211,6 +238,24 @@ impl Pair {
         let now = self.now;
         self.endpoint(to).handle_datagram(now, src, dst, data);
         self.flush();
+    }
+
+    /// Delivers a packet one side sent to the other; the engine's own
+    /// packets always pass the receiver's checksum check (so `route`
+    /// need not compute every checksum a second time).
+    fn deliver(&mut self, p: InFlight) {
+        let now = self.now;
+        let ep = match p.to {
+            Side::A => &mut self.a,
+            Side::B => &mut self.b,
+        };
+        let bad = ep.stats().bad_checksum;
+        ep.handle_datagram(now, p.src, p.dst, p.data);
+        assert_eq!(
+            ep.stats().bad_checksum,
+            bad,
+            "the engine sent a bad checksum"
+        );
     }
 
     /// The next moment something happens (a packet arrives or a timer
@@ -226,7 +271,10 @@ impl Pair {
     /// Advances to the next event if it is not later than `until`;
     /// returns false (time set to `until`) when there is none.
     pub fn step(&mut self, until: Time) -> bool {
-        self.flush();
+        STEPS.fetch_add(1, Ordering::Relaxed);
+        if self.dirty {
+            self.flush();
+        }
         let Some(next) = self.next_event_time().filter(|t| *t <= until) else {
             self.now = self.now.max(until);
             return false;
@@ -237,13 +285,10 @@ impl Pair {
                 break;
             }
             let p = entry.remove();
-            let now = self.now;
-            self.endpoint(p.to)
-                .handle_datagram(now, p.src, p.dst, p.data);
+            self.deliver(p);
         }
-        for side in [Side::A, Side::B] {
-            let now = self.now;
-            let ep = self.endpoint(side);
+        let now = self.now;
+        for ep in [&mut self.a, &mut self.b] {
             if ep.poll_timeout().is_some_and(|t| t <= now) {
                 ep.handle_timeout(now);
             }
@@ -272,7 +317,8 @@ impl Pair {
     pub fn connect(&mut self) -> Option<(AssocId, AssocId)> {
         let port = self.b.port();
         let b_addrs = self.b_addrs.clone();
-        let id_a = self.a.connect(self.now, &b_addrs, port).ok()?;
+        let now = self.now;
+        let id_a = self.endpoint(Side::A).connect(now, &b_addrs, port).ok()?;
         let deadline = self.now + Duration::from_secs(5);
         let mut found = (false, None);
         while !(found.0 && found.1.is_some()) {

@@ -140,7 +140,7 @@ pub fn session(v6: bool) -> Vec<Seen> {
         Duration::from_millis(10),
         11,
     );
-    p.a.set_local_addresses(&[a1]);
+    p.endpoint(Side::A).set_local_addresses(&[a1]);
     p.seen = Some(Vec::new());
     let (ida, idb) = p.connect().expect("the session connects");
     let send = |p: &mut Pair, side: Side, n: usize, len: usize| {
@@ -168,23 +168,31 @@ pub fn session(v6: bool) -> Vec<Seen> {
     p.run_for(Duration::from_secs(3), 10_000);
     // ADD-IP: add an address, ask for it as primary, delete the old one.
     {
-        let a = p.a.association_mut(ida).unwrap();
+        let a = p.endpoint(Side::A).association_mut(ida).unwrap();
         a.add_local_address(a2).unwrap();
         a.request_peer_primary(a2).unwrap();
     }
     send(&mut p, Side::A, 2, 100);
     p.run_for(Duration::from_secs(2), 10_000);
-    let _ = p.a.association_mut(ida).unwrap().remove_local_address(a1);
+    let _ = p
+        .endpoint(Side::A)
+        .association_mut(ida)
+        .unwrap()
+        .remove_local_address(a1);
     p.run_for(Duration::from_secs(2), 10_000);
     // Heartbeats on the idle association.
     p.run_for(Duration::from_secs(40), 10_000);
     // Graceful shutdown.
     let now = p.now;
-    p.a.association_mut(ida).unwrap().shutdown(now);
+    p.endpoint(Side::A)
+        .association_mut(ida)
+        .unwrap()
+        .shutdown(now);
     p.run_for(Duration::from_secs(2), 10_000);
     // A second association that is aborted by the application.
     if let Some((ida2, _)) = p.connect() {
-        p.a.association_mut(ida2)
+        p.endpoint(Side::A)
+            .association_mut(ida2)
             .unwrap()
             .abort(Some(Bytes::from_static(b"seed")));
         p.run_for(Duration::from_secs(1), 10_000);

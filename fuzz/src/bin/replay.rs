@@ -3,7 +3,8 @@
 //!
 //! `--time` instead times the target over the files (directories are
 //! read), as a profile of the harness's cost per input: the mean time
-//! per input and the slowest inputs. Build with `--release` for that.
+//! per input, the events and packets per input of the association
+//! targets, and the slowest inputs. Build with `--release` for that.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -60,6 +61,14 @@ fn main() {
             times.len(),
             total.as_secs_f64() * 1e6 / times.len() as f64,
             times.len() as f64 / total.as_secs_f64()
+        );
+        let per_input = |c: &std::sync::atomic::AtomicU64| {
+            c.load(std::sync::atomic::Ordering::Relaxed) as f64 / times.len() as f64
+        };
+        println!(
+            "per input: {:.1} events, {:.1} packets sent (association targets)",
+            per_input(&msctp_fuzz::pair::STEPS),
+            per_input(&msctp_fuzz::pair::PACKETS)
         );
         times.sort_by(|a, b| b.0.cmp(&a.0));
         for (d, f) in times.iter().take(10) {
