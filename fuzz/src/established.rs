@@ -314,6 +314,9 @@ pub fn run(data: &[u8]) {
     };
     let mut r = Run { b: base().clone() };
     for step in steps.into_iter().take(32) {
+        if crate::trace() {
+            eprintln!("{:?} {step:?}", r.b.pair.now);
+        }
         r.step(step);
         r.check();
     }
