@@ -261,11 +261,14 @@ impl Pair {
     /// The next moment something happens (a packet arrives or a timer
     /// fires), if any.
     pub fn next_event_time(&self) -> Option<Time> {
+        let (pkt, [a, b]) = self.next_events();
+        [pkt, a, b].into_iter().flatten().min()
+    }
+
+    /// The first packet arrival and the timer deadline of A and of B.
+    fn next_events(&self) -> (Option<Time>, [Option<Time>; 2]) {
         let pkt = self.queue.keys().next().map(|k| k.0);
-        [pkt, self.a.poll_timeout(), self.b.poll_timeout()]
-            .into_iter()
-            .flatten()
-            .min()
+        (pkt, [self.a.poll_timeout(), self.b.poll_timeout()])
     }
 
     /// Advances to the next event if it is not later than `until`;
@@ -275,21 +278,36 @@ impl Pair {
         if self.dirty {
             self.flush();
         }
-        let Some(next) = self.next_event_time().filter(|t| *t <= until) else {
+        let (pkt, timers) = self.next_events();
+        let Some(next) = [pkt, timers[0], timers[1]]
+            .into_iter()
+            .flatten()
+            .min()
+            .filter(|t| *t <= until)
+        else {
             self.now = self.now.max(until);
             return false;
         };
         self.now = self.now.max(next);
+        let now = self.now;
+        let mut delivered = [false; 2];
         while let Some(entry) = self.queue.first_entry() {
-            if entry.key().0 > self.now {
+            if entry.key().0 > now {
                 break;
             }
             let p = entry.remove();
+            delivered[p.to as usize] = true;
             self.deliver(p);
         }
-        let now = self.now;
-        for ep in [&mut self.a, &mut self.b] {
-            if ep.poll_timeout().is_some_and(|t| t <= now) {
+        for (k, ep) in [&mut self.a, &mut self.b].into_iter().enumerate() {
+            // A packet may have moved the side's timers; otherwise the
+            // deadline read above still holds.
+            let due = if delivered[k] {
+                ep.poll_timeout()
+            } else {
+                timers[k]
+            };
+            if due.is_some_and(|t| t <= now) {
                 ep.handle_timeout(now);
             }
         }
