@@ -4,8 +4,9 @@
 #   scripts/fuzz.sh [-m MINUTES] [TARGET...]   fuzz each target MINUTES (default 10), one after the other
 #   scripts/fuzz.sh --merge [TARGET...]        add what the runs found to fuzz/corpus, minimised
 #   scripts/fuzz.sh --list                     the targets
-#   scripts/fuzz.sh --totals                   executions, hours and last coverage per target,
-#                                              summed over every run in fuzz/stats.tsv
+#   scripts/fuzz.sh --totals                   executions, CPU-hours, exec per CPU-second, CPU-hours
+#                                              still needed for 1e8 executions and the last coverage
+#                                              per target, summed over every run in fuzz/stats.tsv
 #   scripts/fuzz.sh --bin DIR ...              run prebuilt binaries from DIR
 #                                              (a copy made at a commit, so a long
 #                                              campaign goes on while the tree changes)
@@ -20,7 +21,8 @@
 # the executions of all campaigns add up in one place): end time,
 # target, commit fuzzed (with "+dirty" for uncommitted changes), executions,
 # exec/s, cov and ft (libFuzzer's edge and feature counts), the crashes,
-# timeouts and out-of-memory inputs the run wrote, and its length in seconds.
+# timeouts and out-of-memory inputs the run wrote, its length in seconds
+# and the CPU-seconds it got.
 #
 # cargo-fuzz needs nightly compiler flags (-Z sanitizer options,
 # coverage instrumentation); on the stable toolchain RUSTC_BOOTSTRAP=1
@@ -48,7 +50,7 @@ while [[ $# -gt 0 ]]; do
         --list) printf '%s\n' "${TARGETS[@]}"; exit 0 ;;
         --totals) totals=1; shift ;;
         --bin) bin_dir="$2"; shift 2 ;;
-        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
         *) sel+=("$1"); shift ;;
     esac
 done
@@ -57,14 +59,21 @@ stats=fuzz/stats.tsv
 
 if [[ $totals -eq 1 ]]; then
     # Runs without a recorded length (the first ones) count executions only.
+    # Runs without a recorded CPU time (the earlier ones) count executions
+    # only; exec/CPU-s and the CPU-hours still needed for 1e8 come from
+    # the runs that have one.
     awk -F'\t' 'NR > 1 {
             n[$2] += $4; runs[$2]++; found[$2] += $8
-            if ($9 != "-") { secs[$2] += $9; timed[$2] += $4 }
+            if ($10 != "" && $10 != "-" && $10 > 0) { cpu[$2] += $10; timed[$2] += $4 }
             cov[$2] = $6; ft[$2] = $7
         }
         END {
-            printf "%-12s %5s %12s %9s %10s %6s %6s %8s\n", "target", "runs", "execs", "hours", "exec/s", "cov", "ft", "findings"
-            for (t in n) printf "%-12s %5d %12d %9.2f %10.0f %6s %6s %8d\n", t, runs[t], n[t], secs[t] / 3600, secs[t] ? timed[t] / secs[t] : 0, cov[t], ft[t], found[t]
+            printf "%-12s %5s %12s %9s %12s %12s %6s %6s %8s\n", "target", "runs", "execs", "cpu_h", "exec/cpu_s", "cpu_h_to_1e8", "cov", "ft", "findings"
+            for (t in n) {
+                rate = cpu[t] ? timed[t] / cpu[t] : 0
+                left = n[t] < 1e8 ? (rate ? sprintf("%.2f", (1e8 - n[t]) / rate / 3600) : "?") : "0"
+                printf "%-12s %5d %12d %9.2f %12.0f %12s %6s %6s %8d\n", t, runs[t], n[t], cpu[t] / 3600, rate, left, cov[t], ft[t], found[t]
+            }
         }' "$stats"
     exit 0
 fi
@@ -99,17 +108,23 @@ for t in "${sel[@]}"; do
     echo "fuzzing $t at $commit for $minutes min (log $log)"
     before=$(ls "fuzz/artifacts/$t" | wc -l)
     start=$(date +%s)
-    nice -n 19 "$bin_dir/$t" "fuzz/work/$t" "fuzz/corpus/$t" \
-        -max_total_time=$((minutes * 60)) -max_len="${MAX_LEN[$t]}" -timeout=10 \
-        -rss_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1 || true
+    # The CPU time it got (user + system): at nice 19 on a shared machine
+    # far less than its length, and what executions per CPU-second and
+    # the CPU-hours still needed are computed from.
+    cpu=$( {
+        TIMEFORMAT='%3U %3S'
+        time nice -n 19 "$bin_dir/$t" "fuzz/work/$t" "fuzz/corpus/$t" \
+            -max_total_time=$((minutes * 60)) -max_len="${MAX_LEN[$t]}" -timeout=10 \
+            -rss_limit_mb=2048 -print_final_stats=1 \
+            -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1 || true
+    } 2>&1 | awk '{printf "%.0f", $1 + $2}')
     secs=$(($(date +%s) - start))
     execs=$(grep -h 'stat::number_of_executed_units' "$log" | awk '{s+=$2} END {print s+0}' || true)
     speed=$(grep -h 'stat::average_exec_per_sec' "$log" | awk '{s+=$2} END {print s+0}' || true)
     cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 | awk '{print $2 "\t" $4}' || true)
     [[ -n "$cov" ]] || cov=$'-\t-'
     findings=$(($(ls "fuzz/artifacts/$t" | wc -l) - before))
-    [[ -s "$stats" ]] || printf 'end\ttarget\tcommit\texecs\texec_per_s\tcov\tft\tfindings\tseconds\n' >"$stats"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$commit" "$execs" "$speed" "$cov" "$findings" "$secs" >>"$stats"
-    echo "  $execs executions, $speed exec/s, cov/ft ${cov/$'\t'//}, $findings new artifacts"
+    [[ -s "$stats" ]] || printf 'end\ttarget\tcommit\texecs\texec_per_s\tcov\tft\tfindings\tseconds\tcpu_seconds\n' >"$stats"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$commit" "$execs" "$speed" "$cov" "$findings" "$secs" "$cpu" >>"$stats"
+    echo "  $execs executions, $speed exec/s ($((execs / (cpu > 0 ? cpu : 1))) per CPU-second), cov/ft ${cov/$'\t'//}, $findings new artifacts"
 done
