@@ -90,7 +90,7 @@ fn main() {
             per_input(&STEPS),
             per_input(&PACKETS)
         );
-        times.sort_by(|a, b| b.0.cmp(&a.0));
+        times.sort_by_key(|t| std::cmp::Reverse(t.0));
         for (d, f) in times.iter().take(10) {
             println!("{:>10.1} us  {}", d.as_secs_f64() * 1e6, f.display());
         }
