@@ -209,14 +209,23 @@ pub struct ReceiveReport {
 /// association down), measuring delivery gaps of at least `gap_threshold`.
 pub async fn receive_file<W: AsyncWrite + Unpin>(
     assoc: &mut Association,
-    mut dst: W,
+    dst: W,
     gap_threshold: Duration,
+) -> Result<ReceiveReport, NetError> {
+    receive_file_tracked(assoc, dst, GapTracker::new(gap_threshold)).await
+}
+
+/// [`receive_file`] with a gap tracker of the caller's (e.g. one that
+/// keeps every gap above a small threshold, `max_gaps` raised).
+pub async fn receive_file_tracked<W: AsyncWrite + Unpin>(
+    assoc: &mut Association,
+    mut dst: W,
+    mut gaps: GapTracker,
 ) -> Result<ReceiveReport, NetError> {
     let mut header: Option<Header> = None;
     let mut trailer: Option<Trailer> = None;
     let mut h = Sha256::new();
     let mut bytes = 0u64;
-    let mut gaps = GapTracker::new(gap_threshold);
     let bad = |what: &str| {
         NetError::Io(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
