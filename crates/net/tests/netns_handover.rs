@@ -88,6 +88,15 @@ impl Topology {
     fn play_schedule(self: &Arc<Self>) -> std::thread::JoinHandle<Vec<Command>> {
         let t = self.clone();
         std::thread::spawn(move || {
+            // The commands run at normal priority even when the test runs
+            // at real-time priority (`chrt`): `ip`'s start-up (about 2 ms
+            // of exec before it asks the kernel anything) must not take a
+            // CPU from the two ends.
+            if real_time() {
+                let p = libc::sched_param { sched_priority: 0 };
+                // SAFETY: this thread's own policy, a valid parameter.
+                unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &p) };
+            }
             let start = Instant::now();
             let mut done = Vec::new();
             for (at, up) in SCHEDULE {
@@ -283,6 +292,14 @@ const GAP_FLOOR_MS: f64 = 2.0;
 /// The longest the first resent packet takes over link 2 (1452 bytes at
 /// 10 Mbit/s: 1.2 ms) with some room for the correspondent's scheduling.
 const RESEND_TRIP: Duration = Duration::from_millis(2);
+
+/// This thread runs at a real-time priority (the test started with
+/// `chrt -f N`).
+fn real_time() -> bool {
+    // SAFETY: no arguments but this thread's id.
+    let p = unsafe { libc::sched_getscheduler(0) };
+    p == libc::SCHED_FIFO || p == libc::SCHED_RR
+}
 
 /// CLOCK_MONOTONIC now, in ns (the clock of `Instant` and of the kernel
 /// trace `scripts/trace-linkdown.sh` takes), to align the two.
@@ -562,16 +579,6 @@ fn link_flaps_during_a_transfer_msctp_mptcp_tcp() {
         handovers_down, 3,
         "three link failures, three handovers that moved data"
     );
-    // Runs here give 26-29 ms (one run in eleven gave 232 ms; 45-75 ms at
-    // the first return of link 1 before the move waited for the path's
-    // heartbeat answer); the bound
-    // only rules out waiting for timeouts (TCP's minimum RTO is 200 ms
-    // and its runs here wait about 1 s).
-    assert!(
-        s.longest_gap_ms < 500.0,
-        "msctp waited {:.1} ms for data",
-        s.longest_gap_ms
-    );
     let g = &run.gaps;
     let list = |v: &[f64]| {
         v.iter()
@@ -592,19 +599,48 @@ fn link_flaps_during_a_transfer_msctp_mptcp_tcp() {
     assert_eq!(g.cut.len(), 3, "each failure was measured");
     // What the stack and the new path take after the kernel's link-down
     // message: the decision and resend (0.1 to 0.2 ms) and the resent
-    // chunks' trip over link 2 (1.2 ms for the first at 10 Mbit/s), plus
-    // the correspondent's scheduling. The rest of a cut's gap is the
-    // kernel's notification (crates/net/README.md: its parts measured
-    // with scripts/trace-linkdown.sh); the bound on the whole gap rules
-    // out any timeout (RTO.Min is 20 ms) or waiting for the peer.
-    for (cut, after) in g.cut.iter().zip(&g.after_notice) {
+    // chunks' trip over link 2 (0.1 ms while its token bucket holds
+    // them, 1.2 ms per packet after), plus the correspondent's
+    // scheduling. The rest of a cut's gap is the kernel's notification
+    // (crates/net/README.md: its steps timed with
+    // scripts/trace-linkdown.sh).
+    for after in &g.after_notice {
         assert!(
             *after <= 5.0,
             "delivery resumed {after:.1} ms after the link-down message"
         );
+    }
+    if !*WINDOW_LIMIT {
+        // RFC 9260's windows (for comparison): loss recoveries behind the
+        // tbf queues, 25 to 30 ms; the bound rules out timeouts only
+        // (TCP's minimum RTO is 200 ms and its runs here wait about 1 s).
         assert!(
-            *cut <= 20.0,
-            "a link failure stopped delivery for {cut:.1} ms"
+            g.longest < 500.0,
+            "msctp waited {:.1} ms for data",
+            g.longest
+        );
+    } else {
+        if real_time() {
+            // At real-time priority (`chrt -f 10`) the two ends run when
+            // their packets arrive: each cut's gap within the 5 ms
+            // (runs: 0 to 4.5 ms at load 8-11; the kernel's notification
+            // took 0.3 to 4.5 ms of it, see crates/net/README.md).
+            for cut in &g.cut {
+                assert!(
+                    *cut <= 5.0,
+                    "a link failure stopped delivery for {cut:.1} ms at real-time priority"
+                );
+            }
+        }
+        // No loss recovered behind a tbf's 20 ms queue (25 to 30 ms
+        // without the window limit) and no timeout (RTO.Min is 20 ms)
+        // anywhere in the run; below that, the ends' scheduling on a
+        // shared machine (runs at normal priority, load 8-10: up to
+        // 16 ms; at real-time priority 3.3 to 5.5 ms, one 13.1 ms).
+        assert!(
+            g.longest < 20.0,
+            "a delivery gap of {:.1} ms: a loss recovery or a timeout",
+            g.longest
         );
     }
     if mptcp_ok {
