@@ -56,6 +56,10 @@ pub struct PathShare {
     /// DATA payload sent there and acknowledged.
     pub bytes_acked: u64,
     pub retransmissions: u64,
+    /// Times the path entered fast recovery (three missing reports).
+    pub fast_retransmissions: u64,
+    /// Retransmission timeouts of the path.
+    pub timeouts: u64,
 }
 
 /// How often the sender looks whether everything was acknowledged before
@@ -121,6 +125,8 @@ pub async fn send_file<R: AsyncRead + Unpin>(
             peer: p.remote,
             bytes_acked: p.counters.bytes_acked,
             retransmissions: p.counters.retransmissions,
+            fast_retransmissions: p.counters.fast_retransmissions,
+            timeouts: p.counters.t3_expirations,
         })
         .collect();
     assoc.shutdown().await?;

@@ -73,7 +73,7 @@ enum What {
         /// Pairs of msctp transfers with and without the path estimators,
         /// interleaved, for their cost (median and spread of the per-pair
         /// CPU ratios); 0: not measured.
-        #[arg(long, default_value_t = 6)]
+        #[arg(long, default_value_t = 10)]
         estimator_pairs: usize,
         /// Print JSON.
         #[arg(long)]
