@@ -126,6 +126,13 @@ impl Congestion {
         self.ssthresh = self.ssthresh.min(max);
     }
 
+    /// Leaves slow start for congestion avoidance at the present window
+    /// (a delay signal said the bottleneck's queue is building): ssthresh
+    /// just below cwnd, which then grows by one MTU per window.
+    pub fn end_slow_start(&mut self) {
+        self.ssthresh = self.cwnd.saturating_sub(1);
+    }
+
     /// Starts the window at `w` bytes (cwnd = ssthresh = w), as a path new
     /// data moved to that has a known limit.
     pub fn start_at(&mut self, w: u32) {
@@ -176,6 +183,10 @@ mod tests {
         );
         c.start_at(7000);
         assert_eq!((c.cwnd, c.ssthresh), (7000, 7000));
+        c.end_slow_start();
+        assert_eq!(c.phase(), Phase::CongestionAvoidance);
+        c.on_ack(1000, 7000, true, false);
+        assert_eq!(c.cwnd, 7000, "one MTU per window from here");
     }
 
     /// ETSI sctp-d-v-8-9: after a T3-rtx timeout (cwnd = 1 MTU) the SACK

@@ -322,8 +322,7 @@ impl Association {
                         && last > min + allowance
                         && p.cc.phase() == crate::congestion::Phase::SlowStart
                     {
-                        let w = p.cc.cwnd;
-                        p.cc.limit(w);
+                        p.cc.end_slow_start();
                     }
                 }
             }
