@@ -21,9 +21,10 @@ PRIO=${2:-}
 T=/sys/kernel/tracing
 [ -d $T/events ] || mount -t tracefs nodev $T
 OUT=$(mktemp -d)
+WAS_ON=$(cat $T/tracing_on)
 restore() {
-    echo 0 > $T/tracing_on
     echo 0 > $T/events/enable
+    echo "$WAS_ON" > $T/tracing_on
     for e in syscalls/sys_enter_sendmsg sched/sched_switch sched/sched_wakeup; do
         echo 0 > $T/events/$e/filter
     done
