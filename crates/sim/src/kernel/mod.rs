@@ -57,6 +57,7 @@
 //! them.
 
 pub mod dcf;
+pub mod demux;
 pub mod drop;
 pub mod error_model;
 pub mod ids;
@@ -78,6 +79,7 @@ pub mod wireless;
 pub mod world;
 
 pub use crate::Time;
+pub use demux::PortBinding;
 pub use drop::{DropReason, DropSite};
 pub use error_model::{ErrorModelSpec, ErrorUnit};
 pub use ids::{AgentId, CellId, IfaceId, LinkId, NodeId};

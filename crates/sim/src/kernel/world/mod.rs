@@ -29,7 +29,7 @@ use crate::kernel::pcap::PcapWriter;
 use crate::kernel::rng::SimRng;
 use crate::kernel::routing::RouteError;
 use crate::kernel::scheduler::Scheduler;
-use crate::kernel::timer::{TimerId, TimerSlab};
+use crate::kernel::timer::{TimerId, TimerQueue};
 use crate::kernel::trace::{TraceConfig, TraceKind, Tracer};
 use crate::kernel::wireless::Cell;
 use agent::{Agent, SendError};
@@ -121,11 +121,6 @@ pub(crate) enum Event {
         cell: CellId,
         generation: u32,
     },
-    Timer {
-        agent: AgentId,
-        timer: TimerId,
-        token: u64,
-    },
     Start(AgentId),
     Action(u32),
 }
@@ -187,7 +182,7 @@ pub(crate) struct Core {
     pub links: Vec<Link>,
     pub cells: Vec<Cell>,
     pub agent_meta: Vec<AgentMeta>,
-    pub timers: TimerSlab,
+    pub timers: TimerQueue,
     pub actions: Vec<Option<Action>>,
     pub free_actions: Vec<u32>,
     pub outbox: VecDeque<Outgoing>,
@@ -232,16 +227,8 @@ impl Core {
     }
 
     pub(crate) fn set_timer(&mut self, agent: AgentId, at: Time, token: u64) -> TimerId {
-        let timer = self.timers.arm();
-        self.sched.push(
-            at.max(self.now),
-            Event::Timer {
-                agent,
-                timer,
-                token,
-            },
-        );
-        timer
+        let key = self.sched.reserve(at.max(self.now));
+        self.timers.arm(key, agent, token)
     }
 
     pub(crate) fn set_interceptor(&mut self, agent: AgentId, on: bool) {

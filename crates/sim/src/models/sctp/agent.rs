@@ -58,7 +58,7 @@ use super::observe::{self, TsnNumbering};
 use crate::kernel::ip::{self, IpPacket};
 use crate::kernel::notification::Notification;
 use crate::kernel::timer::TimerId;
-use crate::kernel::{Agent, Ctx, RxInfo};
+use crate::kernel::{Agent, Ctx, PortBinding, RxInfo};
 use crate::metrics::flow_log::SharedFlowLog;
 use crate::metrics::{PathId, ReorderKind};
 use crate::models::app::Source;
@@ -68,6 +68,9 @@ const TOKEN_ENGINE: u64 = 1;
 const TOKEN_SOURCE: u64 = 2;
 const TOKEN_SAMPLE: u64 = 3;
 const TOKEN_CONNECT: u64 = 4;
+
+/// The payload of generated messages (zeros), shared by every agent.
+static ZEROS: [u8; 65_536] = [0; 65_536];
 
 /// Who starts the association.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -298,7 +301,7 @@ impl SctpAgent {
             closed_at: None,
             bandwidth_pending: Vec::new(),
             data_paths: Vec::new(),
-            zeros: Bytes::from(vec![0u8; 65_536]),
+            zeros: Bytes::from_static(&ZEROS),
             cfg,
         }
     }
@@ -991,6 +994,14 @@ impl Agent for SctpAgent {
         if let Some(iv) = self.cfg.sample_interval.filter(|d| !d.is_zero()) {
             ctx.set_timer_in(iv, TOKEN_SAMPLE);
         }
+    }
+
+    /// Takes only SCTP packets to its port (see `on_packet`).
+    fn binding(&self) -> Option<PortBinding> {
+        Some(PortBinding {
+            protocol: ip::proto::SCTP,
+            port: self.cfg.port,
+        })
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: IpPacket, _rx: &RxInfo) -> Option<IpPacket> {
