@@ -121,10 +121,7 @@ impl RoutingTable {
             self.by_dest.insert(dest, list).is_some()
         };
         let has = self.by_dest.contains_key(&dest);
-        let at = self
-            .lens
-            .iter()
-            .position(|(v4, l, _)| (*v4, *l) == len_key);
+        let at = self.lens.iter().position(|(v4, l, _)| (*v4, *l) == len_key);
         match (had, has, at) {
             (false, true, Some(i)) => self.lens[i].2 += 1,
             (false, true, None) => {

@@ -231,7 +231,8 @@ mod tests {
         }
         kept.sort();
         assert_eq!(q.armed(), kept.len());
-        let out: Vec<(u128, u64)> = std::iter::from_fn(|| q.pop().map(|f| (f.key, f.token))).collect();
+        let out: Vec<(u128, u64)> =
+            std::iter::from_fn(|| q.pop().map(|f| (f.key, f.token))).collect();
         assert_eq!(out, kept);
         for (_, id) in ids {
             assert!(!q.is_armed(id));

@@ -112,15 +112,9 @@ pub(crate) enum ChanRef {
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Event {
     TxDone(ChanRef),
-    Arrive {
-        ch: ChanRef,
-        generation: u32,
-    },
+    Arrive { ch: ChanRef, generation: u32 },
     MediumTxDone(CellId),
-    MediumArrive {
-        cell: CellId,
-        generation: u32,
-    },
+    MediumArrive { cell: CellId, generation: u32 },
     Start(AgentId),
     Action(u32),
 }
