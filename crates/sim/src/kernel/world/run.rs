@@ -21,9 +21,9 @@ use crate::kernel::{Agent, Ctx, SendError};
 /// Figures of the run so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RunStats {
-    /// Events dispatched.
+    /// Events dispatched (a timer cancelled before it fell due is none).
     pub events: u64,
-    /// Events still queued.
+    /// Events still queued (armed timers included).
     pub pending: usize,
     /// Packets handed to the IP layer by agents or the scenario.
     pub packets_created: u64,
