@@ -88,6 +88,19 @@ fn values_out_of_range_name_the_key() {
     }
     let e = err(&with(MIP4, "min_rto_ms = 200.0", "min_rto_ms = -1.0"));
     assert!(e.contains("flows[down].tcp.min_rto_ms"), "{e}");
+    // ns-2's tcpTick_ of 10 ms as RFC 6298's clock granularity (E4).
+    scenario::parse(&with(
+        MIP4,
+        "min_rto_ms = 200.0",
+        "min_rto_ms = 200.0\nclock_granularity_ms = 10.0",
+    ))
+    .unwrap();
+    let e = err(&with(
+        MIP4,
+        "min_rto_ms = 200.0",
+        "min_rto_ms = 200.0\nclock_granularity_ms = -10.0",
+    ));
+    assert!(e.contains("flows[down].tcp.clock_granularity_ms"), "{e}");
     // The TCP model's own cross-checks (RTO.Min above RTO.Max).
     let e = err(&with(
         MIP4,

@@ -162,6 +162,7 @@ pub(crate) fn tcp_config(t: &TcpSpec, key: &str) -> Result<TcpConfig, ScenarioEr
         (&mut c.min_rto, t.min_rto_ms),
         (&mut c.max_rto, t.max_rto_ms),
         (&mut c.syn_rto, t.syn_rto_ms),
+        (&mut c.clock_granularity, t.clock_granularity_ms),
         (&mut c.delayed_ack_timeout, t.delayed_ack_ms),
     ] {
         set(slot, v.map(ms));

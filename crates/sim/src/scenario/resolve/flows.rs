@@ -274,6 +274,7 @@ fn check_tcp(key: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
         ("min_rto_ms", t.min_rto_ms),
         ("max_rto_ms", t.max_rto_ms),
         ("syn_rto_ms", t.syn_rto_ms),
+        ("clock_granularity_ms", t.clock_granularity_ms),
     ] {
         if let Some(v) = v {
             duration_ms(&format!("{key}.{k}"), v)?;

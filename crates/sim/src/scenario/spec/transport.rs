@@ -209,6 +209,8 @@ pub struct TcpSpec {
     pub min_rto_ms: Option<f64>,
     pub max_rto_ms: Option<f64>,
     pub syn_rto_ms: Option<f64>,
+    /// Clock granularity G of RFC 6298 (2.2) in the RTO, ms (1).
+    pub clock_granularity_ms: Option<f64>,
     /// Timeouts of the same data before the connection is given up (15;
     /// ns3: 6), and SYN retries (6; ns3: 5).
     pub max_retransmissions: Option<u32>,
