@@ -75,6 +75,11 @@ impl BenchConfig {
     fn runs(&self, name: &str) -> bool {
         self.only.is_empty() || self.only.iter().any(|o| o == name)
     }
+
+    /// msctp (AUTH off) is among the contenders.
+    pub fn runs_msctp(&self) -> bool {
+        self.runs("msctp")
+    }
 }
 
 /// One measurement.
@@ -283,6 +288,97 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, NetError> {
         usrsctp,
         tcp,
     })
+}
+
+/// The path estimators' cost (issue 11: at most 5%): msctp transfers
+/// (AUTH off) with and without them, in interleaved pairs whose order
+/// alternates (with then without, without then with, ...) after one
+/// discarded warm-up transfer, so that neither side always runs first
+/// (the first transfer of a process pays for its page faults and thread
+/// starts) and slow drifts of the machine's load fall on both alike.
+/// A single pair is no measure on a shared machine: the CPU seconds per
+/// GB of one configuration vary by 10 to 30% from run to run.
+#[derive(Debug, Clone, Serialize)]
+pub struct EstimatorCost {
+    /// CPU seconds per GB with the estimators, one per pair.
+    pub with: Vec<f64>,
+    /// The same without them.
+    pub without: Vec<f64>,
+    /// with / without of each pair.
+    pub ratios: Vec<f64>,
+}
+
+impl EstimatorCost {
+    /// The median of the per-pair ratios.
+    pub fn median_ratio(&self) -> f64 {
+        median(&self.ratios)
+    }
+
+    /// The smallest and largest per-pair ratio.
+    pub fn spread(&self) -> (f64, f64) {
+        let lo = self.ratios.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = self
+            .ratios
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        (lo, hi)
+    }
+
+    /// The ratio of the medians (CPU per GB with / without).
+    pub fn ratio_of_medians(&self) -> f64 {
+        median(&self.with) / median(&self.without).max(1e-12)
+    }
+}
+
+/// The median (of an even count, the mean of the middle two); NaN when
+/// empty.
+pub fn median(v: &[f64]) -> f64 {
+    let mut s: Vec<f64> = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+    }
+}
+
+/// Measures [`EstimatorCost`] over `pairs` interleaved pairs of msctp
+/// transfers of `cfg.bytes` each.
+pub fn estimator_cost(cfg: &BenchConfig, pairs: usize) -> Result<EstimatorCost, NetError> {
+    let with = BenchConfig {
+        estimators: true,
+        ..cfg.clone()
+    };
+    let without = BenchConfig {
+        estimators: false,
+        ..cfg.clone()
+    };
+    let cpu_per_gb = |c: &BenchConfig| -> Result<f64, NetError> {
+        let s = msctp_throughput(c, Auth::Off)?;
+        s.cpu_s
+            .map(|cpu| cpu / (s.bytes as f64 / 1e9))
+            .ok_or_else(|| NetError::Closed("no CPU time (getrusage failed)".into()))
+    };
+    cpu_per_gb(&with)?;
+    let mut r = EstimatorCost {
+        with: Vec::new(),
+        without: Vec::new(),
+        ratios: Vec::new(),
+    };
+    for k in 0..pairs {
+        let (a, b) = if k % 2 == 0 {
+            let a = cpu_per_gb(&with)?;
+            (a, cpu_per_gb(&without)?)
+        } else {
+            let b = cpu_per_gb(&without)?;
+            (cpu_per_gb(&with)?, b)
+        };
+        r.with.push(a);
+        r.without.push(b);
+        r.ratios.push(a / b.max(1e-12));
+    }
+    Ok(r)
 }
 
 /// Kernel TCP's write (and read) size.

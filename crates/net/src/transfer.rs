@@ -56,6 +56,10 @@ pub struct PathShare {
     /// DATA payload sent there and acknowledged.
     pub bytes_acked: u64,
     pub retransmissions: u64,
+    /// Times the path entered fast recovery (three missing reports).
+    pub fast_retransmissions: u64,
+    /// Retransmission timeouts of the path.
+    pub timeouts: u64,
 }
 
 /// How often the sender looks whether everything was acknowledged before
@@ -121,6 +125,8 @@ pub async fn send_file<R: AsyncRead + Unpin>(
             peer: p.remote,
             bytes_acked: p.counters.bytes_acked,
             retransmissions: p.counters.retransmissions,
+            fast_retransmissions: p.counters.fast_retransmissions,
+            timeouts: p.counters.t3_expirations,
         })
         .collect();
     assoc.shutdown().await?;
@@ -209,14 +215,23 @@ pub struct ReceiveReport {
 /// association down), measuring delivery gaps of at least `gap_threshold`.
 pub async fn receive_file<W: AsyncWrite + Unpin>(
     assoc: &mut Association,
-    mut dst: W,
+    dst: W,
     gap_threshold: Duration,
+) -> Result<ReceiveReport, NetError> {
+    receive_file_tracked(assoc, dst, GapTracker::new(gap_threshold)).await
+}
+
+/// [`receive_file`] with a gap tracker of the caller's (e.g. one that
+/// keeps every gap above a small threshold, `max_gaps` raised).
+pub async fn receive_file_tracked<W: AsyncWrite + Unpin>(
+    assoc: &mut Association,
+    mut dst: W,
+    mut gaps: GapTracker,
 ) -> Result<ReceiveReport, NetError> {
     let mut header: Option<Header> = None;
     let mut trailer: Option<Trailer> = None;
     let mut h = Sha256::new();
     let mut bytes = 0u64;
-    let mut gaps = GapTracker::new(gap_threshold);
     let bad = |what: &str| {
         NetError::Io(std::io::Error::new(
             std::io::ErrorKind::InvalidData,

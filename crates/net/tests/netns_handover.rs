@@ -42,6 +42,10 @@ const SCHEDULE: [(f64, bool); 6] = [
     (5.0, false),
     (6.0, true),
 ];
+/// The sender's window limit from the capacity estimate (on; set
+/// `MSCTP_NO_WINDOW_LIMIT=1` to compare with RFC 9260's windows).
+static WINDOW_LIMIT: std::sync::LazyLock<bool> =
+    std::sync::LazyLock::new(|| std::env::var_os("MSCTP_NO_WINDOW_LIMIT").is_none());
 /// A run that has not finished by then counts as not completed.
 const RUN_LIMIT: Duration = Duration::from_secs(25);
 
@@ -81,17 +85,26 @@ impl Topology {
 
     /// Plays the schedule from now on, on its own thread; returns when
     /// each `ip link set` command started and returned.
-    fn play_schedule(self: &Arc<Self>) -> std::thread::JoinHandle<Vec<(bool, Instant, Instant)>> {
+    fn play_schedule(self: &Arc<Self>) -> std::thread::JoinHandle<Vec<Command>> {
         let t = self.clone();
         std::thread::spawn(move || {
+            // The commands run at normal priority even when the test runs
+            // at real-time priority (`chrt`): `ip`'s start-up (about 2 ms
+            // of exec before it asks the kernel anything) must not take a
+            // CPU from the two ends.
+            if real_time() {
+                let p = libc::sched_param { sched_priority: 0 };
+                // SAFETY: this thread's own policy, a valid parameter.
+                unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &p) };
+            }
             let start = Instant::now();
             let mut done = Vec::new();
             for (at, up) in SCHEDULE {
                 let when = start + Duration::from_secs_f64(at);
                 std::thread::sleep(when.saturating_duration_since(Instant::now()));
-                let t0 = Instant::now();
+                let (t0, mono) = (Instant::now(), mono_ns());
                 t.set_link1(up);
-                done.push((up, t0, Instant::now()));
+                done.push((up, t0, Instant::now(), mono));
             }
             done
         })
@@ -118,16 +131,13 @@ struct Row {
     note: String,
 }
 
-/// The msctp row and the number of handovers that left a failed link
-/// and resent its outstanding data at once.
 /// What the msctp run showed besides its row.
 struct MsctpRun {
     /// Handovers that left a failed link and resent its data at once.
     moved: usize,
-    /// The delivery gap at each link failure (ms).
-    at_cuts: Vec<f64>,
-    /// The longest gap elsewhere (ms).
-    elsewhere: f64,
+    gaps: GapFigures,
+    /// The sender's per-path counters at the end.
+    paths: Vec<transfer::PathShare>,
 }
 
 fn run_msctp(t: &Arc<Topology>, data: Arc<Vec<u8>>, sha: &str) -> (Row, MsctpRun) {
@@ -145,14 +155,14 @@ fn run_msctp(t: &Arc<Topology>, data: Arc<Vec<u8>>, sha: &str) -> (Row, MsctpRun
                 .await
                 .expect("association")
                 .unwrap();
-            // Gaps from 3 ms on are kept, for the handover breakdown.
+            // Every interval between deliveries from the floor on is
+            // kept, for the handover breakdown.
+            let mut tracker =
+                transfer::GapTracker::new(Duration::from_secs_f64(GAP_FLOOR_MS / 1e3));
+            tracker.max_gaps = usize::MAX;
             let r = tokio::time::timeout(
                 RUN_LIMIT,
-                transfer::receive_file(
-                    &mut a,
-                    tokio::io::sink(),
-                    Duration::from_secs_f64(GAP_FLOOR_MS / 1e3),
-                ),
+                transfer::receive_file_tracked(&mut a, tokio::io::sink(), tracker),
             )
             .await;
             r.ok().and_then(|r| r.ok())
@@ -170,6 +180,16 @@ fn run_msctp(t: &Arc<Topology>, data: Arc<Vec<u8>>, sha: &str) -> (Row, MsctpRun
             // (docs/DESIGN.md): the loss-recovery gaps behind link 1's
             // queue go.
             c.endpoint.association.fast_retransmit_on_fastest = true;
+            // Each path's window held to its capacity estimate x (its
+            // smallest RTT + 5 ms), and the path data moves to starts
+            // there (docs/DESIGN.md "Window limit from the capacity
+            // estimate"): the sender keeps about 5 ms queued at the tbf
+            // instead of filling its 20 ms until a loss.
+            if *WINDOW_LIMIT {
+                let e = &mut c.endpoint.association.estimators;
+                e.window_limit = Some(Duration::from_millis(5));
+                e.bandwidth_aware_start = true;
+            }
             c.local_addrs = vec![ip("10.1.0.2"), ip("10.2.0.2")];
             c.monitor = true;
             c.interfaces = vec!["mn1".into(), "mn2".into()];
@@ -200,9 +220,9 @@ fn run_msctp(t: &Arc<Topology>, data: Arc<Vec<u8>>, sha: &str) -> (Row, MsctpRun
     });
     let (sent, handovers, clock, commands) = tx.join().unwrap();
     let got = rx.join().unwrap();
-    let (at_cuts, elsewhere) = match &got {
+    let gaps = match &got {
         Some(r) => print_breakdown(&handovers, clock, &commands, r),
-        None => (Vec::new(), 0.0),
+        None => GapFigures::default(),
     };
     for h in &handovers {
         eprintln!(
@@ -215,6 +235,14 @@ fn run_msctp(t: &Arc<Topology>, data: Arc<Vec<u8>>, sha: &str) -> (Row, MsctpRun
             h.link_down,
             h.retransmitted
         );
+    }
+    if let Some(r) = &sent {
+        for p in &r.paths {
+            println!(
+                "msctp path to {}: {} bytes acknowledged, {} chunks retransmitted, {} fast recoveries, {} timeouts",
+                p.peer, p.bytes_acked, p.retransmissions, p.fast_retransmissions, p.timeouts
+            );
+        }
     }
     let moved = handovers
         .iter()
@@ -263,35 +291,85 @@ fn run_msctp(t: &Arc<Topology>, data: Arc<Vec<u8>>, sha: &str) -> (Row, MsctpRun
             note: "did not finish".into(),
         },
     };
-    (
-        row,
-        MsctpRun {
-            moved,
-            at_cuts,
-            elsewhere,
-        },
-    )
+    let paths = sent.map(|r| r.paths).unwrap_or_default();
+    (row, MsctpRun { moved, gaps, paths })
 }
 
-/// Delivery gaps kept for the breakdown: from this length on.
-const GAP_FLOOR_MS: f64 = 3.0;
+/// Intervals between two deliveries from this length on are recorded;
+/// shorter ones are the ordinary spacing of 1400-byte messages (0.56 ms at
+/// 20 Mbit/s, 1.12 ms at 10 Mbit/s) and count as no gap.
+const GAP_FLOOR_MS: f64 = 2.0;
+
+/// The longest the first resent packet takes over link 2 (1452 bytes at
+/// 10 Mbit/s: 1.2 ms) with some room for the correspondent's scheduling.
+const RESEND_TRIP: Duration = Duration::from_millis(2);
+
+/// This thread runs at a real-time priority (inherited from the test's,
+/// or the test started under `chrt -f N`).
+fn real_time() -> bool {
+    // SAFETY: no arguments but this thread's id.
+    let p = unsafe { libc::sched_getscheduler(0) };
+    p == libc::SCHED_FIFO || p == libc::SCHED_RR
+}
+
+/// CLOCK_MONOTONIC now, in ns (the clock of `Instant` and of the kernel
+/// trace `scripts/trace-linkdown.sh` takes), to align the two.
+fn mono_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid timespec to write into.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// One `ip link set cn1 up|down`: link 1 up afterwards?, when the
+/// command started and returned, and its start on CLOCK_MONOTONIC (ns).
+type Command = (bool, Instant, Instant, u64);
+
+/// The delivery gaps of the msctp run, measured exactly.
+#[derive(Debug, Default)]
+struct GapFigures {
+    /// Per failure: the gap the cut made, from the last delivery before
+    /// it to the first after it (the interval between deliveries that
+    /// contains the handover decision; 0 when that interval was below
+    /// the floor).
+    cut: Vec<f64>,
+    /// Per failure: of that gap, the part from the MN's driver reading
+    /// the kernel's link-down message to the first delivery after it
+    /// (what the stack and the new path took; the rest is the kernel's
+    /// notification).
+    after_notice: Vec<f64>,
+    /// Per failure: the longest other gap until link 1 came back (the
+    /// switch's consequences on the new path, ~1 s).
+    down_second: Vec<f64>,
+    /// Per return of link 1: the longest gap in the second after it.
+    up_second: Vec<f64>,
+    /// The longest gap before the first failure.
+    before: f64,
+    /// The longest gap of the whole run.
+    longest: f64,
+}
 
 /// Where the time of each link failure's delivery gap went, on one clock
 /// (ms after the `ip link set cn1 down` command started): the command's
 /// return, the last delivery before the gap, the MN driver reading the
 /// netlink message, the policy's decision, the first packet after it
-/// (the resent data), and the first delivery after the gap. Every gap of
-/// 10 ms or more is listed too, after the link event before it. Returns
-/// each failure's gap (ms; the floor when none that long contained the
-/// netlink read) and the longest gap away from the failures.
+/// (the resent data), and the first delivery after the gap; then the
+/// longest gap in each phase of the run.
 fn print_breakdown(
     handovers: &[msctp_net::Handover],
     clock: Instant,
-    commands: &[(bool, Instant, Instant)],
+    commands: &[Command],
     r: &transfer::ReceiveReport,
-) -> (Vec<f64>, f64) {
+) -> GapFigures {
+    let mut f = GapFigures {
+        longest: r.longest_gap_ms,
+        ..Default::default()
+    };
     let Some(first) = r.first_delivery else {
-        return (Vec::new(), 0.0);
+        return f;
     };
     let ms = |t: Instant, t0: Instant| {
         if t >= t0 {
@@ -301,7 +379,7 @@ fn print_breakdown(
         }
     };
     let at = |ns: Option<u64>| ns.map(|n| clock + Duration::from_nanos(n));
-    // (start, end, length in ms) of every recorded gap.
+    // (start, end, length in ms) of every interval of the floor or more.
     let gaps: Vec<(Instant, Instant, f64)> = r
         .gaps
         .iter()
@@ -310,10 +388,80 @@ fn print_breakdown(
             (e - Duration::from_secs_f64(len / 1e3), e, len)
         })
         .collect();
+    let longest_in = |from: Instant, to: Instant, except: Option<usize>| {
+        gaps.iter()
+            .enumerate()
+            .filter(|(i, g)| Some(*i) != except && g.1 > from && g.1 <= to)
+            .map(|(_, g)| g.2)
+            .fold(0.0, f64::max)
+    };
+    let end = first + Duration::from_secs_f64(r.elapsed_s) + Duration::from_millis(1);
+    if let Some(c) = commands.first() {
+        f.before = longest_in(first - Duration::from_millis(1), c.1, None);
+    }
+    println!(
+        "\nlink 1 failures (ms after `ip link set cn1 down` started, CLOCK_MONOTONIC in brackets): command returned | last delivery | netlink read | decision | first packet sent | first delivery | gap | of it after the read | longest other gap until link 1 returned"
+    );
+    for (k, c) in commands.iter().enumerate() {
+        let (up, t0, t1, mono) = *c;
+        let next = commands.get(k + 1).map_or(end, |n| n.1);
+        if up {
+            f.up_second.push(longest_in(
+                t0,
+                (t0 + Duration::from_secs(1)).min(next),
+                None,
+            ));
+            continue;
+        }
+        let h = handovers
+            .iter()
+            .filter(|h| h.link_down)
+            .find(|h| clock + Duration::from_nanos(h.at_ns) >= t0);
+        let decision = h.map(|h| clock + Duration::from_nanos(h.at_ns));
+        let read = h.and_then(|h| at(h.link_event_ns));
+        let sent = h.and_then(|h| at(h.sent_ns));
+        // The gap the cut made: the longest interval between deliveries
+        // that ends after the decision and begins before the first resent
+        // packet can have arrived (its 1.2 ms over link 2, 2 ms allowed):
+        // the receiver may still be delivering what reached it before the
+        // cut when the sender decides, and stalls after that until the
+        // resent data arrives. None: deliveries went on closer than the
+        // floor throughout.
+        let resent_by = sent.or(decision).map(|x| x + RESEND_TRIP);
+        let cut = decision.zip(resent_by).and_then(|(d, by)| {
+            gaps.iter()
+                .enumerate()
+                .filter(|(_, g)| g.1 > d && g.0 < by)
+                .max_by(|a, b| a.1.2.total_cmp(&b.1.2))
+                .map(|(i, _)| i)
+        });
+        let g = cut.map(|i| gaps[i]);
+        let fmt = |t: Option<Instant>| t.map_or("-".to_string(), |t| format!("{:.1}", ms(t, t0)));
+        let len = g.map_or(0.0, |g| g.2);
+        let after = g.zip(read).map_or(0.0, |(g, n)| ms(g.1, n).max(0.0));
+        let other = longest_in(t0, next, cut);
+        println!(
+            "  failure {} [{:.6} s]: {} | {} | {} | {} | {} | {} | {} | {:.1} ms | {:.1} ms",
+            f.cut.len() + 1,
+            mono as f64 * 1e-9,
+            fmt(Some(t1)),
+            fmt(g.map(|g| g.0)),
+            fmt(read),
+            fmt(decision),
+            fmt(sent),
+            fmt(g.map(|g| g.1)),
+            g.map_or(format!("< {GAP_FLOOR_MS} ms"), |g| format!("{:.1} ms", g.2)),
+            after,
+            other,
+        );
+        f.cut.push(len);
+        f.after_notice.push(after);
+        f.down_second.push(other);
+    }
     println!("\nmsctp delivery gaps of 10 ms or more:");
     for &(_, e, len) in gaps.iter().filter(|g| g.2 >= 10.0) {
         match commands.iter().rev().find(|c| c.1 <= e) {
-            Some(&(up, t0, _)) => println!(
+            Some(&(up, t0, _, _)) => println!(
                 "  {len:.1} ms, ending {:.1} ms after link 1 went {}",
                 ms(e, t0),
                 if up { "up" } else { "down" }
@@ -324,54 +472,7 @@ fn print_breakdown(
             ),
         }
     }
-    println!(
-        "\nlink 1 failures (ms after `ip link set cn1 down` started): command returned | last delivery | netlink read | decision | first packet sent | first delivery | gap"
-    );
-    let mut at_cuts = Vec::new();
-    let mut cut_gaps = Vec::new();
-    let downs = commands.iter().filter(|c| !c.0);
-    for (k, &(_, t0, t1)) in downs.enumerate() {
-        let h = handovers
-            .iter()
-            .filter(|h| h.link_down)
-            .find(|h| clock + Duration::from_nanos(h.at_ns) >= t0);
-        let read = h.and_then(|h| at(h.link_event_ns));
-        let sent = h.and_then(|h| at(h.sent_ns)).or(read);
-        // The gap the failure made: one that ends after the driver heard
-        // of it and starts before its first packet after the decision
-        // could have arrived (5 ms later).
-        let gap = read.zip(sent).and_then(|(n, x)| {
-            gaps.iter()
-                .enumerate()
-                .filter(|(_, g)| g.1 > n && g.0 < x + Duration::from_millis(5))
-                .max_by(|a, b| a.1.2.total_cmp(&b.1.2))
-                .map(|(i, _)| i)
-        });
-        if let Some(i) = gap {
-            cut_gaps.push(i);
-        }
-        let g = gap.map(|i| gaps[i]);
-        let f = |t: Option<Instant>| t.map_or("-".to_string(), |t| format!("{:.1}", ms(t, t0)));
-        println!(
-            "  failure {}: {} | {} | {} | {} | {} | {} | {}",
-            k + 1,
-            f(Some(t1)),
-            f(g.map(|g| g.0)),
-            f(read),
-            f(h.map(|h| clock + Duration::from_nanos(h.at_ns))),
-            f(h.and_then(|h| at(h.sent_ns))),
-            f(g.map(|g| g.1)),
-            g.map_or(format!("< {GAP_FLOOR_MS} ms"), |g| format!("{:.1} ms", g.2)),
-        );
-        at_cuts.push(g.map_or(GAP_FLOOR_MS, |g| g.2));
-    }
-    let elsewhere = gaps
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !cut_gaps.contains(i))
-        .map(|(_, g)| g.2)
-        .fold(0.0, f64::max);
-    (at_cuts, elsewhere)
+    f
 }
 
 fn run_tcp(t: &Arc<Topology>, data: Arc<Vec<u8>>, sha: &str, mptcp: bool) -> Row {
@@ -418,6 +519,21 @@ fn link_flaps_during_a_transfer_msctp_mptcp_tcp() {
     if let Some(why) = skip_reason(&["ip", "tc"]) {
         eprintln!("skipped: {why}");
         return;
+    }
+    // The measurement runs at real-time priority (SCHED_FIFO 10, as under
+    // `chrt -f 10`; every thread started from here inherits it but the
+    // schedule's, which lowers itself): on a shared machine the two ends
+    // would otherwise wait for a CPU behind other work (at normal
+    // priority, load 10: gaps of 20 to 320 ms and spurious timeouts at
+    // RTO.Min 20 ms, with and without the window limit), and the figures
+    // would be the scheduler's, not the network's and the stack's.
+    let p = libc::sched_param { sched_priority: 10 };
+    // SAFETY: this thread's own policy, a valid parameter.
+    if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } != 0 {
+        eprintln!(
+            "real-time priority refused ({}): the figures include the scheduler's delays",
+            std::io::Error::last_os_error()
+        );
     }
     let t = Arc::new(Topology::new());
     let (data, sha) = test_file();
@@ -489,32 +605,59 @@ fn link_flaps_during_a_transfer_msctp_mptcp_tcp() {
         handovers_down, 3,
         "three link failures, three handovers that moved data"
     );
-    // Runs here give 26-29 ms (one run in eleven gave 232 ms; 45-75 ms at
-    // the first return of link 1 before the move waited for the path's
-    // heartbeat answer); the bound
-    // only rules out waiting for timeouts (TCP's minimum RTO is 200 ms
-    // and its runs here wait about 1 s).
-    assert!(
-        s.longest_gap_ms < 500.0,
-        "msctp waited {:.1} ms for data",
-        s.longest_gap_ms
-    );
-    // The gap at each link failure: the kernel's notification, the
-    // decision, the resend over the other link (2 to 8 ms in runs on the
-    // loaded 2-core machine, see crates/net/README.md). The bound leaves
-    // room for scheduling on a busy machine and still rules out any
-    // timeout (RTO.Min is 20 ms) or waiting for the peer.
+    let g = &run.gaps;
+    let list = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.1}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     println!(
-        "msctp gaps at the link failures: {:?} ms (floor {GAP_FLOOR_MS} ms); longest elsewhere {:.1} ms",
-        run.at_cuts
-            .iter()
-            .map(|g| format!("{g:.1}"))
-            .collect::<Vec<_>>(),
-        run.elsewhere
+        "\nmsctp gaps (ms; window limit {}; floor {GAP_FLOOR_MS} ms): at the cuts {} (after the driver read the kernel's message: {}); longest other while link 1 was down {}; in the second after each return {}; before the first cut {:.1}; whole run {:.1}",
+        if *WINDOW_LIMIT { "on" } else { "off" },
+        list(&g.cut),
+        list(&g.after_notice),
+        list(&g.down_second),
+        list(&g.up_second),
+        g.before,
+        g.longest,
     );
-    assert_eq!(run.at_cuts.len(), 3, "each failure was measured");
-    for g in &run.at_cuts {
-        assert!(*g <= 20.0, "a link failure stopped delivery for {g:.1} ms");
+    assert_eq!(g.cut.len(), 3, "each failure was measured");
+    // What the stack and the new path take after the kernel's link-down
+    // message: the decision and resend (0.1 to 0.2 ms) and the resent
+    // chunks' trip over link 2 (0.1 ms while its token bucket holds
+    // them, 1.2 ms per packet after), plus the correspondent's
+    // scheduling. The rest of a cut's gap is the kernel's notification
+    // (crates/net/README.md: its steps timed with
+    // scripts/trace-linkdown.sh).
+    for after in &g.after_notice {
+        assert!(
+            *after <= 5.0,
+            "delivery resumed {after:.1} ms after the link-down message"
+        );
+    }
+    if !*WINDOW_LIMIT {
+        // RFC 9260's windows (for comparison): loss recoveries behind the
+        // tbf queues, 25 to 30 ms; the bound rules out timeouts only
+        // (TCP's minimum RTO is 200 ms and its runs here wait about 1 s).
+        assert!(
+            g.longest < 500.0,
+            "msctp waited {:.1} ms for data",
+            g.longest
+        );
+    } else {
+        // No loss anywhere in the run but the chunks lost with link 1 at
+        // each cut (one fast recovery per cut at most; 29 in a run
+        // without the limit), and no timeout.
+        let paths = &run.paths;
+        let fast: u64 = paths.iter().map(|p| p.fast_retransmissions).sum();
+        let timeouts: u64 = paths.iter().map(|p| p.timeouts).sum();
+        assert!(fast <= 3, "{fast} fast recoveries: losses at a queue");
+        assert_eq!(timeouts, 0, "a retransmission timeout");
+        // And no wait for data: the gaps left are the cuts and the two
+        // ends' scheduling (runs at real-time priority, load 8-11: 3.3 to
+        // 6.0 ms, one 13.1).
+        assert!(g.longest < 50.0, "a delivery gap of {:.1} ms", g.longest);
     }
     if mptcp_ok {
         let m = &rows[1];

@@ -296,6 +296,15 @@ pub struct EstimatorConfig {
     /// failover), its window is set to capacity estimate x smoothed RTT
     /// (if both are known) instead of continuing from where it was.
     pub bandwidth_aware_start: bool,
+    /// Window limit from the estimate (docs/DESIGN.md "Window limit from
+    /// the capacity estimate"): the window of a path with a capacity
+    /// estimate C never exceeds C x (its smallest RTT + this allowance),
+    /// at least 4 MTU, so that the queue the sender keeps at the path's
+    /// bottleneck stays near the allowance instead of filling the
+    /// bottleneck's buffer until a loss. With `bandwidth_aware_start`,
+    /// the path new data moves to starts at that limit. Off (`None`) by
+    /// default: RFC 9260's loss-based windows.
+    pub window_limit: Option<std::time::Duration>,
 }
 
 impl Default for EstimatorConfig {
@@ -307,6 +316,7 @@ impl Default for EstimatorConfig {
             probe_new_paths: true,
             probe_unannounced: false,
             bandwidth_aware_start: false,
+            window_limit: None,
         }
     }
 }
@@ -447,6 +457,16 @@ impl AssociationConfig {
         }
         if !(1..=64).contains(&self.estimators.capacity_samples) {
             return bad("estimators.capacity_samples", "must lie between 1 and 64");
+        }
+        if self
+            .estimators
+            .window_limit
+            .is_some_and(|q| q.is_zero() || q > std::time::Duration::from_secs(10))
+        {
+            return bad(
+                "estimators.window_limit",
+                "must lie above 0 and at most 10 s",
+            );
         }
         if self.auth_chunks.len() > 256 {
             return bad(

@@ -117,6 +117,30 @@ impl Congestion {
     /// path continues in congestion avoidance from there (ssthresh = cwnd),
     /// so it neither slow-starts past the capacity nor keeps a window grown
     /// on a faster network.
+    /// Holds the window at most `max` bytes (the window limit from the
+    /// capacity estimate, docs/DESIGN.md): cwnd and ssthresh are lowered to
+    /// it, so that a window at the limit is in congestion avoidance and
+    /// grows no further.
+    pub fn limit(&mut self, max: u32) {
+        self.cwnd = self.cwnd.min(max);
+        self.ssthresh = self.ssthresh.min(max);
+    }
+
+    /// Leaves slow start for congestion avoidance at the present window
+    /// (a delay signal said the bottleneck's queue is building): ssthresh
+    /// just below cwnd, which then grows by one MTU per window.
+    pub fn end_slow_start(&mut self) {
+        self.ssthresh = self.cwnd.saturating_sub(1);
+    }
+
+    /// Starts the window at `w` bytes (cwnd = ssthresh = w), as a path new
+    /// data moved to that has a known limit.
+    pub fn start_at(&mut self, w: u32) {
+        self.cwnd = w;
+        self.ssthresh = w;
+        self.partial_bytes_acked = 0;
+    }
+
     pub fn set_from_bdp(&mut self, bdp_bytes: u64, initial_cwnd: u32) {
         let w = bdp_bytes.min(u32::MAX as u64) as u32;
         self.cwnd = w.max(initial_cwnd);
@@ -144,6 +168,25 @@ mod tests {
         assert_eq!(c.cwnd, 4500, "no growth without cumulative progress");
         c.on_ack(1000, 4500, true, true);
         assert_eq!(c.cwnd, 4500, "no growth in fast recovery");
+    }
+
+    #[test]
+    fn a_limit_holds_the_window_and_a_start_sets_both() {
+        let mut c = Congestion::new(MTU, 3000, u32::MAX);
+        c.limit(2500);
+        assert_eq!((c.cwnd, c.ssthresh), (2500, 2500));
+        c.limit(10_000);
+        assert_eq!(
+            (c.cwnd, c.ssthresh),
+            (2500, 2500),
+            "a higher limit grows nothing"
+        );
+        c.start_at(7000);
+        assert_eq!((c.cwnd, c.ssthresh), (7000, 7000));
+        c.end_slow_start();
+        assert_eq!(c.phase(), Phase::CongestionAvoidance);
+        c.on_ack(1000, 7000, true, false);
+        assert_eq!(c.cwnd, 7000, "one MTU per window from here");
     }
 
     /// ETSI sctp-d-v-8-9: after a T3-rtx timeout (cwnd = 1 MTU) the SACK

@@ -20,6 +20,10 @@ pub struct RtoEstimator {
     rto: Duration,
     min: Duration,
     max: Duration,
+    /// The smallest RTT measured since the last [`Self::reset_min_rtt`].
+    min_rtt: Option<Duration>,
+    /// The last RTT measured.
+    latest: Option<Duration>,
 }
 
 impl RtoEstimator {
@@ -30,12 +34,16 @@ impl RtoEstimator {
             rto: initial.clamp(min, max),
             min,
             max,
+            min_rtt: None,
+            latest: None,
         }
     }
 
     /// Feeds one RTT measurement R (rules C2 and C3: alpha = 1/8,
     /// beta = 1/4, RTO = SRTT + 4 * RTTVAR, clamped to [RTO.Min, RTO.Max]).
     pub fn sample(&mut self, r: Duration) {
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.latest = Some(r);
         match self.srtt {
             None => {
                 self.srtt = Some(r);
@@ -69,6 +77,23 @@ impl RtoEstimator {
 
     pub fn rttvar(&self) -> Duration {
         self.rttvar
+    }
+
+    /// The smallest RTT measured on the path (its base RTT, what a packet
+    /// takes with the least queued before it), since the path's route
+    /// last changed.
+    pub fn min_rtt(&self) -> Option<Duration> {
+        self.min_rtt
+    }
+
+    /// The last RTT measured.
+    pub fn latest_rtt(&self) -> Option<Duration> {
+        self.latest
+    }
+
+    /// Forgets the smallest RTT (the route under the path changed).
+    pub fn reset_min_rtt(&mut self) {
+        self.min_rtt = None;
     }
 }
 

@@ -521,3 +521,63 @@ fn a_given_capacity_replaces_the_packet_pair_estimate_until_withdrawn() {
     x.set_path_capacity(ip(B1), None).unwrap();
     assert_eq!(capacity(&n, a, B1), Some(measured));
 }
+
+/// The window limit from the estimate (`estimators.window_limit`): a
+/// bulk transfer over a 4 Mbit/s link whose queue holds 200 packets
+/// (580 ms) keeps about the allowance queued instead of filling the
+/// queue (its smoothed RTT stays near the base RTT of 20 ms, where
+/// RFC 9260's window fills the queue); the path data then moves to
+/// starts at its own limit, C2 x (base RTT + allowance).
+#[test]
+fn window_limit_keeps_the_queue_near_the_allowance_and_starts_the_new_path_there() {
+    let run = |limit: Option<Duration>| {
+        let mut n = net(4_000_000, 1_000_000, 11, true);
+        let mut c = cfg(5000, true);
+        c.association.estimators.window_limit = limit;
+        c.association.estimators.bandwidth_aware_start = true;
+        n.a = msctp_proto::Endpoint::new(c, [3; 32]).unwrap();
+        n.a.set_local_addresses(&[ip(A1), ip(A2)]);
+        let (a, _) = connect(&mut n);
+        n.run_for(Duration::from_secs(4));
+        // Six seconds of a transfer that cannot finish in them.
+        assert!(!bulk(&mut n, a, 100_000_000, Duration::from_secs(6)));
+        let x = n.a.association_mut(a).unwrap();
+        let s1 = x.path_stats(ip(B1)).unwrap();
+        x.set_primary(ip(B2)).unwrap();
+        let s2 = x.path_stats(ip(B2)).unwrap();
+        (s1, s2)
+    };
+    let (free, _) = run(None);
+    let q = Duration::from_millis(5);
+    let (held, s2) = run(Some(q));
+    eprintln!(
+        "path 1 SRTT {:?} (cwnd {}, {} bytes acked) without the limit, {:?} (cwnd {}, {} bytes acked) with it; path 2 starts at {} (C2 {:?}, SRTT {:?})",
+        free.srtt,
+        free.cwnd,
+        free.counters.bytes_acked,
+        held.srtt,
+        held.cwnd,
+        held.counters.bytes_acked,
+        s2.cwnd,
+        s2.capacity_bps,
+        s2.srtt
+    );
+    let c1 = held.capacity_bps.unwrap() as f64 / 8.0;
+    assert!(free.srtt.unwrap() > Duration::from_millis(100));
+    assert!(held.srtt.unwrap() < Duration::from_millis(35));
+    assert!(f64::from(held.cwnd) <= c1 * (held.srtt.unwrap() + q).as_secs_f64() + 1.0);
+    // The link stays busy: as much arrives with the limit.
+    assert!(held.counters.bytes_acked as f64 >= free.counters.bytes_acked as f64 * 0.97);
+    // Path 2 (base RTT 60 ms) starts at its limit, in congestion avoidance.
+    let c2 = s2.capacity_bps.unwrap() as f64 / 8.0;
+    let (lo, hi) = (
+        c2 * (Duration::from_millis(60) + q).as_secs_f64(),
+        c2 * (s2.srtt.unwrap() + q).as_secs_f64(),
+    );
+    assert!(
+        f64::from(s2.cwnd) >= lo * 0.95 && f64::from(s2.cwnd) <= hi + 1.0,
+        "{} not in [{lo:.0}, {hi:.0}]",
+        s2.cwnd
+    );
+    assert_eq!(s2.ssthresh, s2.cwnd);
+}

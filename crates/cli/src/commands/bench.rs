@@ -70,6 +70,11 @@ enum What {
         /// Run msctp without its path estimators.
         #[arg(long)]
         no_estimators: bool,
+        /// Pairs of msctp transfers with and without the path estimators,
+        /// interleaved, for their cost (median and spread of the per-pair
+        /// CPU ratios); 0: not measured.
+        #[arg(long, default_value_t = 10)]
+        estimator_pairs: usize,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -223,6 +228,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             no_offload,
             only,
             no_estimators,
+            estimator_pairs,
             json,
         } => {
             if megabytes == 0 || megabytes > 100_000 {
@@ -246,34 +252,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ..Default::default()
             };
             let report = msctp_net::bench::run(&cfg)?;
-            // The estimators' cost: msctp again, without them, in this run.
-            let estimators_ratio = if cfg.estimators && report.msctp.cpu_s_per_gb.is_some() {
-                let without = msctp_net::bench::BenchConfig {
-                    only: vec!["msctp".into()],
-                    estimators: false,
-                    ..cfg.clone()
-                };
-                let r = msctp_net::bench::run(&without)?;
-                report
-                    .msctp
-                    .cpu_s_per_gb
-                    .zip(r.msctp.cpu_s_per_gb)
-                    .map(|(with, wo)| (with / wo.max(1e-12), with, wo))
+            // The estimators' cost: interleaved pairs of msctp transfers
+            // with and without them, in this run.
+            let cost = if cfg.estimators && estimator_pairs > 0 && cfg.runs_msctp() {
+                Some(msctp_net::bench::estimator_cost(&cfg, estimator_pairs)?)
             } else {
                 None
             };
             if json {
                 let mut v = serde_json::to_value(&report)?;
-                if let (Some((ratio, _, wo)), Some(o)) = (estimators_ratio, v.as_object_mut()) {
-                    o.insert("estimators_cost_ratio".into(), ratio.into());
-                    o.insert("msctp_cpu_s_per_gb_without_estimators".into(), wo.into());
+                if let (Some(c), Some(o)) = (&cost, v.as_object_mut()) {
+                    o.insert("estimators_cost_ratio".into(), c.median_ratio().into());
+                    o.insert("estimators_cost".into(), serde_json::to_value(c)?);
                 }
                 println!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 print!("{report}");
-                if let Some((ratio, with, wo)) = estimators_ratio {
+                if let Some(c) = &cost {
+                    let (lo, hi) = c.spread();
                     println!(
-                        "path estimators (packet pairs, Westwood+): msctp CPU per GB {with:.3} s with, {wo:.3} s without: {ratio:.3}x"
+                        "path estimators (packet pairs, Westwood+): msctp CPU per GB with / without, {} interleaved pairs: median {:.3}x (pairs {lo:.3} to {hi:.3}; medians {:.3} s and {:.3} s: {:.3}x)",
+                        c.ratios.len(),
+                        c.median_ratio(),
+                        msctp_net::bench::median(&c.with),
+                        msctp_net::bench::median(&c.without),
+                        c.ratio_of_medians(),
                     );
                 }
             }

@@ -59,6 +59,13 @@ pub struct NetOpts {
     /// bandwidth; AISLE then never swaps).
     #[arg(long)]
     no_estimators: bool,
+    /// Window limit from the path estimates: each path's window at most
+    /// its estimated rate x (its smallest RTT + MS milliseconds), and the
+    /// path data moves to starts there (docs/DESIGN.md); keeps about MS
+    /// queued at the bottleneck instead of filling its buffer. Off by
+    /// default.
+    #[arg(long, value_name = "MS")]
+    window_limit: Option<u64>,
     /// Concurrent multipath transfer: new data over every path of a
     /// multi-homed peer at once. A receiver given --cmt acknowledges as
     /// CMT's delayed-ack algorithm says (fewer SACKs under reordering).
@@ -168,13 +175,20 @@ impl NetOpts {
             }
         };
         c.endpoint.association.estimators.enabled = !self.no_estimators;
+        if let Some(ms) = self.window_limit {
+            if self.no_estimators {
+                bail!("--window-limit needs the path estimators (drop --no-estimators)");
+            }
+            let e = &mut c.endpoint.association.estimators;
+            e.window_limit = Some(std::time::Duration::from_millis(ms));
+            e.bandwidth_aware_start = true;
+        }
         c.endpoint.association.cmt = self.cmt_config()?;
         c.endpoint.association.pf_max_retrans = self.pf_max_retrans;
         c.endpoint.association.primary_switchover_max_retrans = self.primary_switchover;
-        c.endpoint
-            .association
-            .validate()
-            .map_err(|e| anyhow::anyhow!("--pf-max-retrans / --primary-switchover: {e}"))?;
+        c.endpoint.association.validate().map_err(|e| {
+            anyhow::anyhow!("--pf-max-retrans / --primary-switchover / --window-limit: {e}")
+        })?;
         Ok(c)
     }
 

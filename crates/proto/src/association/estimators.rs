@@ -217,6 +217,7 @@ impl Association {
         {
             let _ = p.capacity.on_echo(now, echo, overhead);
         }
+        self.limit_windows();
     }
 
     /// Westwood+ after a SACK: `acked[p]` bytes newly acknowledged on
@@ -281,10 +282,64 @@ impl Association {
     }
 
     /// The path new data goes to became `i`: bandwidth-aware start if
-    /// configured.
+    /// configured; with a window limit, the path starts at its limit.
     pub(super) fn data_path_changed(&mut self, i: usize) {
         if self.cfg.estimators.enabled && self.cfg.estimators.bandwidth_aware_start {
-            let _ = self.start_path_from_estimate(i);
+            match self.window_limit(i) {
+                Some(w) => {
+                    let p = &mut self.paths[i];
+                    p.cc.start_at(w);
+                    p.last_data_sent = None;
+                }
+                None => {
+                    let _ = self.start_path_from_estimate(i);
+                }
+            }
+        }
+    }
+
+    /// The window limit of path `i` (`EstimatorConfig::window_limit`):
+    /// capacity estimate x (smallest RTT + allowance), at least 4 MTU;
+    /// `None` without the option, a capacity estimate or an RTT.
+    pub(super) fn window_limit(&self, i: usize) -> Option<u32> {
+        let est = &self.cfg.estimators;
+        let allowance = est.window_limit.filter(|_| est.enabled)?;
+        let p = &self.paths[i];
+        // The bottleneck's rate by packet pair; where trains give none (a
+        // token bucket whose burst holds the pair passes it unspaced) the
+        // rate data was acknowledged at (Westwood+). An underestimate only
+        // shortens the standing queue: the limit still exceeds the
+        // bandwidth-delay product while C x allowance does.
+        let bps = p.capacity.estimate().or(p.westwood.estimate())?;
+        let base = p.rto.min_rtt()?;
+        let bytes = u128::from(bps) * (base + allowance).as_nanos() / 8_000_000_000;
+        let floor = 4 * p.cc.mtu();
+        Some(bytes.min(u128::from(u32::MAX)).max(u128::from(floor)) as u32)
+    }
+
+    /// Holds every path's window to its limit (after a SACK or a new
+    /// estimate); nothing without the option. A path without a rate
+    /// estimate yet (a new path that has carried no data) leaves slow
+    /// start once an RTT exceeds its smallest by the allowance (the queue
+    /// the limit allows has built up; HyStart's delay rule with that
+    /// threshold), until Westwood+ gives it a rate.
+    pub(super) fn limit_windows(&mut self) {
+        let Some(allowance) = self.cfg.estimators.window_limit else {
+            return;
+        };
+        for i in 0..self.paths.len() {
+            match self.window_limit(i) {
+                Some(w) => self.paths[i].cc.limit(w),
+                None => {
+                    let p = &mut self.paths[i];
+                    if let (Some(min), Some(last)) = (p.rto.min_rtt(), p.rto.latest_rtt())
+                        && last > min + allowance
+                        && p.cc.phase() == crate::congestion::Phase::SlowStart
+                    {
+                        p.cc.end_slow_start();
+                    }
+                }
+            }
         }
     }
 

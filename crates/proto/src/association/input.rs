@@ -481,6 +481,7 @@ impl Association {
         }
         if self.cfg.estimators.enabled {
             self.feed_westwood(now, &o.acked_bytes);
+            self.limit_windows();
         }
         self.last_sack_at = Some(now);
         if !o.acked_paths.is_empty() {

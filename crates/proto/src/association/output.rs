@@ -255,6 +255,7 @@ impl Association {
             if path.route_source != b.source {
                 path.route = path.route.wrapping_add(1);
                 path.route_source = b.source;
+                path.rto.reset_min_rtt();
             }
             self.bundle_retransmissions(&mut b, p, now);
             if new_data_path == Some(p) && self.may_send_new_data() {
