@@ -131,6 +131,11 @@ pub struct SctpAgentConfig {
     /// window to capacity x smoothed RTT (see
     /// `Association::set_path_cwnd_from_bdp`). Empty: off.
     pub capacities: Vec<(ipnet::IpNet, u64)>,
+    /// Capacities (bit/s) given to the engine as its paths' capacity
+    /// (`Association::set_path_capacity`), by the prefix of the mobile's
+    /// address, in place of the packet-pair estimate that a policy
+    /// (AISLE) reads. Empty: the estimate.
+    pub path_capacities: Vec<(ipnet::IpNet, u64)>,
     /// The sending application; `None` on the receiving end.
     pub source: Option<Source>,
     /// Stream and payload protocol identifier of the messages sent.
@@ -167,6 +172,7 @@ impl SctpAgentConfig {
             association: AssociationConfig::default(),
             split_fast_retransmit: false,
             capacities: Vec::new(),
+            path_capacities: Vec::new(),
             source: None,
             stream: 0,
             ppid: 0,
@@ -541,6 +547,7 @@ impl SctpAgent {
         let Some(a) = ep.association_mut(id) else {
             return false;
         };
+        give_path_capacities(a, &self.cfg.path_capacities);
         let before = m.records().len();
         if !m.poll(now, a) {
             return false;
@@ -913,6 +920,20 @@ impl SctpAgent {
             format!("{remote} via {mobile_addr}: {bps} bit/s x {srtt:?} -> cwnd {cwnd}"),
         );
         true
+    }
+}
+
+/// Gives each path whose remote address lies in one of `caps`' prefixes
+/// that capacity (an oracle in place of the packet-pair estimate).
+fn give_path_capacities(a: &mut msctp_proto::Association, caps: &[(ipnet::IpNet, u64)]) {
+    if caps.is_empty() {
+        return;
+    }
+    let remotes: Vec<IpAddr> = a.paths().iter().map(|p| p.remote).collect();
+    for r in remotes {
+        if let Some(&(_, bps)) = caps.iter().find(|(net, _)| net.contains(&r)) {
+            let _ = a.set_path_capacity(r, Some(bps));
+        }
     }
 }
 
