@@ -154,3 +154,22 @@ fn send_to_a_port_nobody_serves_says_what_it_tries_then_fails() {
     assert!(took >= Duration::from_secs(1), "{took:?}");
     assert!(took < Duration::from_secs(5), "{took:?}");
 }
+
+#[test]
+fn bench_sim_refuses_a_bad_stations_axis_and_skips_an_empty_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (o, _) = msctp(dir.path(), &["bench", "sim", "--stations", "10,x"]);
+    assert_refused(&o, &["\"x\" is not a number of stations"]);
+    let (o, _) = msctp(dir.path(), &["bench", "sim", "--stations", "0"]);
+    assert_refused(&o, &["--stations: 0 is not in [1,"]);
+    let (o, _) = msctp(dir.path(), &["bench", "sim", "--runs", "0"]);
+    assert_refused(&o, &["--runs must lie in [1, 100]"]);
+    let (o, _) = msctp(
+        dir.path(),
+        &["bench", "sim", "--stations", "", "--duration", "1"],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("events per CPU-second"), "{out}");
+    assert!(!out.contains("stations sharing"), "{out}");
+}

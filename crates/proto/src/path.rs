@@ -167,6 +167,10 @@ pub struct Path {
     pub fast_recovery_exit: Option<u32>,
     /// Capacity by packet-pair dispersion (when the estimators are on).
     pub capacity: CapacityEstimator,
+    /// A capacity the application gave instead of the estimate (an
+    /// oracle, to isolate the estimator's part in a policy's decisions);
+    /// reported as `capacity_bps` while set.
+    pub capacity_given: Option<u64>,
     /// Available bandwidth by Westwood+ (when the estimators are on).
     pub westwood: Westwood,
     /// First trains of a new path still to send (see
@@ -221,6 +225,7 @@ impl Path {
             route_source: None,
             fast_recovery_exit: None,
             capacity: CapacityEstimator::new(5),
+            capacity_given: None,
             westwood: Westwood::default(),
             initial_trains: 0,
             probe_at: None,
@@ -288,7 +293,7 @@ impl Path {
             flight_size: self.flight_size,
             error_count: self.error_count,
             counters: self.stats,
-            capacity_bps: self.capacity.estimate(),
+            capacity_bps: self.capacity_given.or(self.capacity.estimate()),
             capacity_updated: self.capacity.updated(),
             probes: self.capacity.counters,
             available_bps: self.westwood.estimate(),

@@ -495,6 +495,33 @@ fn bandwidth_aware_start_on_a_primary_change_when_configured() {
     assert!((after as f64 - bdp).abs() < 2.0, "{after} for {bdp:.0}");
 }
 
+/// A capacity given by the application (an oracle standing in for the
+/// packet-pair estimate, to isolate the estimator's part in AISLE's
+/// decisions) is what the path statistics report until it is taken
+/// back; then the estimate shows again.
+#[test]
+fn a_given_capacity_replaces_the_packet_pair_estimate_until_withdrawn() {
+    let (r1, r2) = (2_000_000, 5_000_000);
+    let mut n = net(r1, r2, 1, true);
+    let (a, _) = connect(&mut n);
+    n.run_for(Duration::from_secs(10));
+    let measured = capacity(&n, a, B1).expect("a packet-pair estimate");
+    let x = n.a.association_mut(a).unwrap();
+    x.set_path_capacity(ip(B1), Some(54_000_000)).unwrap();
+    assert_eq!(capacity(&n, a, B1), Some(54_000_000));
+    assert!(
+        within(capacity(&n, a, B2).unwrap(), r2, 0.05),
+        "path 2 keeps its estimate"
+    );
+    let x = n.a.association_mut(a).unwrap();
+    assert!(
+        x.set_path_capacity(ip("10.9.9.9"), Some(1)).is_err(),
+        "unknown path"
+    );
+    x.set_path_capacity(ip(B1), None).unwrap();
+    assert_eq!(capacity(&n, a, B1), Some(measured));
+}
+
 /// The window limit from the estimate (`estimators.window_limit`): a
 /// bulk transfer over a 4 Mbit/s link whose queue holds 200 packets
 /// (580 ms) keeps about the allowance queued instead of filling the

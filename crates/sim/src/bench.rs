@@ -9,7 +9,9 @@
 //! 100 ms, no capture. CPU time is the calling thread's, from
 //! `/proc/thread-self/schedstat` (Linux); elsewhere the wall clock stands
 //! in. Peak memory is the process's peak resident set (`VmHWM` in
-//! `/proc/self/status`), so it includes whatever the process held before.
+//! `/proc/self/status`), reset before each run where Linux allows it
+//! (`/proc/self/clear_refs`), so it is that run's peak (with whatever the
+//! process still holds from before); `peak_rss_scope` says which.
 
 use std::time::Instant;
 
@@ -25,6 +27,8 @@ pub struct BenchConfig {
     pub seed: u64,
     /// Rate of both cells (bit/s).
     pub cell_rate_bps: u64,
+    /// Runs of each measurement; the fastest is kept ([`measure_best`]).
+    pub runs: usize,
 }
 
 impl Default for BenchConfig {
@@ -33,6 +37,7 @@ impl Default for BenchConfig {
             duration_s: 60.0,
             seed: 1,
             cell_rate_bps: 11_000_000,
+            runs: 1,
         }
     }
 }
@@ -51,9 +56,13 @@ pub struct BenchResult {
     pub packets: u64,
     pub events_per_cpu_s: f64,
     pub packets_per_cpu_s: f64,
+    /// Simulated seconds per CPU-second.
+    pub simulated_s_per_cpu_s: f64,
     /// Application bytes delivered (to check the run did real work).
     pub bytes_delivered: u64,
     pub peak_rss_bytes: Option<u64>,
+    /// "run" (the peak was reset before the run) or "process".
+    pub peak_rss_scope: &'static str,
 }
 
 /// The benchmark scenario (see the module documentation).
@@ -171,6 +180,7 @@ estimators = {estimators}
 
 /// Runs a scenario once and measures it.
 pub fn measure(s: &Scenario, seed: u64) -> Result<BenchResult, ScenarioError> {
+    let scope = if reset_peak_rss() { "run" } else { "process" };
     let cpu0 = thread_cpu_ns();
     let wall0 = Instant::now();
     let r = scenario::run_scenario(s, seed)?;
@@ -189,9 +199,31 @@ pub fn measure(s: &Scenario, seed: u64) -> Result<BenchResult, ScenarioError> {
         packets: r.summary.packets_created,
         events_per_cpu_s: per(r.summary.events),
         packets_per_cpu_s: per(r.summary.packets_created),
+        simulated_s_per_cpu_s: if cpu > 0.0 { s.duration_s / cpu } else { 0.0 },
         bytes_delivered: r.summary.flows.iter().map(|f| f.bytes_delivered).sum(),
         peak_rss_bytes: peak_rss_bytes(),
+        peak_rss_scope: scope,
     })
+}
+
+/// Runs [`measure`] `runs` times (at least once) and keeps the run that
+/// took least CPU time: on a shared machine the fastest run is the one
+/// least disturbed by others (the simulation itself is deterministic).
+pub fn measure_best(s: &Scenario, seed: u64, runs: usize) -> Result<BenchResult, ScenarioError> {
+    let mut best = measure(s, seed)?;
+    for _ in 1..runs {
+        let r = measure(s, seed)?;
+        if r.cpu_s < best.cpu_s {
+            best = r;
+        }
+    }
+    Ok(best)
+}
+
+/// Resets the process's peak resident set to its current size (Linux:
+/// writing 5 to `/proc/self/clear_refs`); false where that is not possible.
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
 /// CPU time of the calling thread in nanoseconds, if the OS says.
@@ -213,12 +245,13 @@ pub fn peak_rss_bytes() -> Option<u64> {
 pub fn run_bench_with(cfg: &BenchConfig, estimators: bool) -> Result<BenchResult, ScenarioError> {
     let mut s = bulk_scenario(cfg)?;
     s.flows[0].sctp.estimators = Some(estimators);
-    measure(&s, cfg.seed)
+    measure_best(&s, cfg.seed, cfg.runs)
 }
 
-/// Runs the benchmark scenario once and measures it.
+/// Runs the benchmark scenario (`cfg.runs` times, keeping the fastest)
+/// and measures it.
 pub fn run_bench(cfg: &BenchConfig) -> Result<BenchResult, ScenarioError> {
-    measure(&bulk_scenario(cfg)?, cfg.seed)
+    measure_best(&bulk_scenario(cfg)?, cfg.seed, cfg.runs)
 }
 
 #[cfg(test)]
@@ -235,6 +268,20 @@ mod tests {
         assert!(r.events > 1000 && r.packets > 1000, "{r:?}");
         assert!(r.bytes_delivered > 1_000_000, "{r:?}");
         assert!(r.events_per_cpu_s > 0.0 && r.cpu_s > 0.0);
+        assert!(r.simulated_s_per_cpu_s > 0.0);
+    }
+
+    #[test]
+    fn the_best_of_several_runs_is_the_same_simulation() {
+        let s = bulk_scenario(&BenchConfig {
+            duration_s: 1.0,
+            ..Default::default()
+        })
+        .unwrap();
+        let one = measure(&s, 1).unwrap();
+        let best = measure_best(&s, 1, 3).unwrap();
+        assert_eq!((one.events, one.packets), (best.events, best.packets));
+        assert_eq!(one.bytes_delivered, best.bytes_delivered);
     }
 
     #[test]

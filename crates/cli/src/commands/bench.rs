@@ -15,8 +15,10 @@ pub struct Args {
 
 #[derive(Subcommand)]
 enum What {
-    /// The simulator on a bulk mSCTP transfer to a dual-homed mobile:
-    /// simulated events and packets per CPU-second, peak memory.
+    /// The simulator on a bulk mSCTP transfer to a dual-homed mobile, and
+    /// with 10 to 1 000 stations sharing two cells: simulated events,
+    /// packets and seconds per CPU-second, peak memory, growth of the cost
+    /// with the number of stations.
     Sim {
         /// Simulated seconds.
         #[arg(long, default_value_t = 60.0)]
@@ -26,11 +28,15 @@ enum What {
         /// The stations axis: numbers of stations sharing an 802.11a and
         /// an 802.11b cell, each with a bulk download (comma-separated;
         /// empty: skip).
-        #[arg(long, value_delimiter = ',', default_value = "10,100,1000")]
-        stations: Vec<usize>,
+        #[arg(long, default_value = "10,100,1000", value_parser = parse_stations)]
+        stations: StationList,
         /// Simulated seconds of each stations run.
         #[arg(long, default_value_t = 10.0)]
         stations_duration: f64,
+        /// Runs of each measurement; the fastest is kept (on a shared
+        /// machine, the one least disturbed by other work).
+        #[arg(long, default_value_t = 1)]
+        runs: usize,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -81,15 +87,36 @@ enum What {
     },
 }
 
+/// The stations axis of `bench sim`.
+#[derive(Debug, Clone)]
+pub struct StationList(Vec<usize>);
+
+/// "10,100,1000" (empty: no stations runs).
+fn parse_stations(s: &str) -> Result<StationList, String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            p.parse::<usize>()
+                .map_err(|e| format!("{p:?} is not a number of stations: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(StationList)
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.what {
         What::Sim {
             duration,
             seed,
-            stations,
+            stations: StationList(stations),
             stations_duration,
+            runs,
             json,
         } => {
+            if !(1..=100).contains(&runs) {
+                bail!("--runs must lie in [1, 100], got {runs}");
+            }
             if !(duration > 0.0 && duration <= 1e6) {
                 bail!("--duration must lie in (0, 1e6] seconds, got {duration}");
             }
@@ -108,6 +135,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let cfg = msctp_sim::bench::BenchConfig {
                 duration_s: duration,
                 seed,
+                runs,
                 ..Default::default()
             };
             let err = |e: msctp_sim::scenario::ScenarioError| anyhow::anyhow!("{e}");
@@ -121,10 +149,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             for &n in &stations {
                 let s = msctp_sim::bench::stations_scenario(n, stations_duration, false)
                     .map_err(err)?;
-                let a = msctp_sim::bench::measure(&s, seed).map_err(err)?;
+                let a = msctp_sim::bench::measure_best(&s, seed, runs).map_err(err)?;
                 let s =
                     msctp_sim::bench::stations_scenario(n, stations_duration, true).map_err(err)?;
-                let b = msctp_sim::bench::measure(&s, seed).map_err(err)?;
+                let b = msctp_sim::bench::measure_best(&s, seed, runs).map_err(err)?;
                 axis.push((n, a, b));
             }
             if json {
@@ -136,15 +164,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                             "without_estimators": a,
                             "with_estimators": b,
                             "cpu_ns_per_event": cost(a) * 1e9,
+                            "cpu_ns_per_packet": a.cpu_s / a.packets.max(1) as f64 * 1e9,
                             "estimators_cost_ratio": cost(b) / cost(a).max(1e-18),
                         })
                     })
                     .collect();
+                let growth = stations_growth(&axis);
                 let out = serde_json::json!({
+                    "runs_per_measurement": runs,
                     "bulk": r,
                     "bulk_with_estimators": with,
                     "estimators_cost_ratio": est_ratio,
                     "stations": stations,
+                    "stations_growth": growth.map(|g| serde_json::json!({
+                        "from": g.from,
+                        "to": g.to,
+                        "stations_ratio": g.stations,
+                        "cpu_ratio": g.cpu,
+                        "events_ratio": g.events,
+                        "cpu_per_event_ratio": g.per_event,
+                    })),
                 });
                 println!("{}", serde_json::to_string_pretty(&out)?);
             } else {
@@ -168,7 +207,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 );
                 println!("  {:.1} MB delivered", r.bytes_delivered as f64 / 1e6);
                 if let Some(b) = r.peak_rss_bytes {
-                    println!("  peak RSS {:.1} MB", b as f64 / 1e6);
+                    println!(
+                        "  peak RSS {:.1} MB (peak of the {})",
+                        b as f64 / 1e6,
+                        r.peak_rss_scope
+                    );
+                }
+                if runs > 1 {
+                    println!("  (each figure: the fastest of {runs} runs)");
                 }
                 println!(
                     "  ratio to simulated time: {:.0}x faster than real time",
@@ -184,28 +230,37 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         "stations sharing an 802.11a and an 802.11b cell, bulk downloads, {stations_duration:.0} simulated s each:"
                     );
                     println!(
-                        "  {:>8} {:>12} {:>9} {:>14} {:>14} {:>12}",
-                        "stations", "events", "CPU s", "M events/CPU-s", "ns/event", "estimators"
+                        "  {:>8} {:>9} {:>8} {:>7} {:>10} {:>9} {:>10} {:>9} {:>8} {:>10}",
+                        "stations",
+                        "events",
+                        "packets",
+                        "CPU s",
+                        "M ev/CPU-s",
+                        "ns/event",
+                        "k pkt/CPU-s",
+                        "sim s/CPU-s",
+                        "peak MB",
+                        "estimators"
                     );
-                    let base = axis.first().map(|(n, a, _)| (*n, cost(a)));
                     for (n, a, b) in &axis {
                         println!(
-                            "  {:>8} {:>12} {:>9.3} {:>14.2} {:>14.1} {:>11.3}x",
+                            "  {:>8} {:>9} {:>8} {:>7.3} {:>10.2} {:>9.1} {:>10.1} {:>9.1} {:>8.1} {:>9.3}x",
                             n,
                             a.events,
+                            a.packets,
                             a.cpu_s,
                             a.events_per_cpu_s / 1e6,
                             cost(a) * 1e9,
+                            a.packets_per_cpu_s / 1e3,
+                            a.simulated_s_per_cpu_s,
+                            a.peak_rss_bytes.map_or(f64::NAN, |b| b as f64 / 1e6),
                             cost(b) / cost(a).max(1e-18)
                         );
                     }
-                    if let (Some((n0, c0)), Some((n1, a1, _))) = (base, axis.last())
-                        && *n1 > n0
-                    {
+                    if let Some(g) = stations_growth(&axis) {
                         println!(
-                            "  cost per event grows {:.2}x from {n0} to {n1} stations ({:.1}x more stations)",
-                            cost(a1) / c0.max(1e-18),
-                            *n1 as f64 / n0 as f64
+                            "  from {} to {} stations ({:.0}x): CPU {:.2}x, events {:.2}x, CPU per event {:.2}x",
+                            g.from, g.to, g.stations, g.cpu, g.events, g.per_event
                         );
                     }
                 }
@@ -283,6 +338,39 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// How the cost grew from the first to the last point of the stations axis.
+struct Growth {
+    from: usize,
+    to: usize,
+    stations: f64,
+    cpu: f64,
+    events: f64,
+    per_event: f64,
+}
+
+type AxisPoint = (
+    usize,
+    msctp_sim::bench::BenchResult,
+    msctp_sim::bench::BenchResult,
+);
+
+fn stations_growth(axis: &[AxisPoint]) -> Option<Growth> {
+    let (n0, a0, _) = axis.first()?;
+    let (n1, a1, _) = axis.last()?;
+    if n1 <= n0 {
+        return None;
+    }
+    let per = |a: &msctp_sim::bench::BenchResult| a.cpu_s / a.events.max(1) as f64;
+    Some(Growth {
+        from: *n0,
+        to: *n1,
+        stations: *n1 as f64 / *n0 as f64,
+        cpu: a1.cpu_s / a0.cpu_s.max(1e-12),
+        events: a1.events as f64 / a0.events.max(1) as f64,
+        per_event: per(a1) / per(a0).max(1e-18),
+    })
 }
 
 /// Builds the ns-3 reference program with the repository's script.

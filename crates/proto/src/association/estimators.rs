@@ -242,6 +242,20 @@ impl Association {
         }
     }
 
+    /// Gives the path to `addr` a known capacity (bits per second) that
+    /// [`Association::path_stats`] reports instead of the packet-pair
+    /// estimate, or `None` to go back to the estimate: an oracle that
+    /// isolates the estimator's part in a policy's decisions (AISLE).
+    pub fn set_path_capacity(
+        &mut self,
+        addr: IpAddr,
+        bps: Option<u64>,
+    ) -> Result<(), AddressError> {
+        let i = self.path_index(addr).ok_or(AddressError::Unknown)?;
+        self.paths[i].capacity_given = bps;
+        Ok(())
+    }
+
     /// Sets the window of the path to `addr` to its capacity estimate
     /// times its smoothed RTT (the bandwidth-aware start of docs/MODELS.md 3,
     /// fed by the packet-pair estimate). Returns the new window, or `None`

@@ -40,7 +40,8 @@ use crate::path::{PathState, PathStats};
 use crate::{Association, Time};
 
 /// AISLE's parameters. In a file (with the `serde` feature): `theta`,
-/// `hold_down_s`, `freshness_s`, `low_bandwidth`, each optional.
+/// `hold_down_s`, `freshness_s`, `low_bandwidth`, `draw_once_per_hold_down`,
+/// each optional.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(
     feature = "serde",
@@ -58,6 +59,13 @@ pub struct AisleParams {
     pub freshness: Duration,
     /// B1 below this fraction of C1 is congestion (0.1).
     pub low_bandwidth: f64,
+    /// At most one draw against p per hold-down period (false: a draw on
+    /// every congestion event outside the hold-down). The source does not
+    /// say how often a congested primary draws; when congestion events
+    /// come many times per Th, drawing on each makes a swap all but
+    /// certain soon after every hold-down, whatever p, and this option
+    /// isolates that effect (E7's notes).
+    pub draw_once_per_hold_down: bool,
 }
 
 impl AisleParams {
@@ -100,6 +108,7 @@ impl Default for AisleParams {
             hold_down: Duration::from_secs(60),
             freshness: Duration::from_secs(120),
             low_bandwidth: 0.1,
+            draw_once_per_hold_down: false,
         }
     }
 }
@@ -163,6 +172,7 @@ pub struct Aisle {
     rng: ChaCha8Rng,
     base: FailoverOnly,
     last_swap: Option<Time>,
+    last_draw: Option<Time>,
     watch: Option<Watch>,
     pub stats: AisleStats,
 }
@@ -176,6 +186,7 @@ impl Aisle {
             rng,
             base: FailoverOnly::default(),
             last_swap: None,
+            last_draw: None,
             watch: None,
             stats: AisleStats::default(),
         }
@@ -217,6 +228,15 @@ impl Aisle {
             self.stats.no_estimate += 1;
             return None;
         };
+        if self.params.draw_once_per_hold_down
+            && self
+                .last_draw
+                .is_some_and(|t| now.saturating_since(t) < self.params.hold_down)
+        {
+            self.stats.held_down += 1;
+            return None;
+        }
+        self.last_draw = Some(now);
         let p = c2 as f64 / (c1 as f64 + c2 as f64).max(1.0);
         let u = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
         if u >= p {
@@ -413,5 +433,35 @@ mod tests {
             None
         );
         assert_eq!(a.stats.no_estimate, 1);
+    }
+
+    /// With many congestion events per hold-down, a draw on each makes a
+    /// swap all but certain; with one draw per Th a station swaps with
+    /// probability p per period, as the capacity-proportional split needs.
+    #[test]
+    fn aisle_draws_once_per_hold_down_when_asked() {
+        let primary = view("10.1.0.1", 9_000_000, None);
+        let alt = view("10.2.0.1", 1_000_000, None);
+        let (n, p) = (2_000u64, 0.1);
+        let swapped_within_th = |once: bool| {
+            (0..n)
+                .filter(|&seed| {
+                    let params = AisleParams {
+                        draw_once_per_hold_down: once,
+                        ..AisleParams::default()
+                    };
+                    let mut a = Aisle::new(params, ChaCha8Rng::seed_from_u64(seed));
+                    // 50 congestion events, one a second, inside one Th.
+                    (0..50).any(|s| {
+                        a.on_congestion(Time::from_secs(s), &primary, &[alt])
+                            .is_some()
+                    })
+                })
+                .count() as u64
+        };
+        let every = swapped_within_th(false);
+        assert!(every as f64 > 0.99 * n as f64, "{every} of {n}: 1 - 0.9^50");
+        let once = swapped_within_th(true);
+        assert!(within(once, n, p, 4.0), "{once} of {n}, expected p = {p}");
     }
 }

@@ -2,6 +2,7 @@
 //! "lost packets" (docs/MODELS.md section 5) can be measured, and the most
 //! recent drops are kept in a bounded log with the packet's identity.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
@@ -80,6 +81,9 @@ pub struct DropLog {
     records: Vec<DropRecord>,
     limit: usize,
     overflow: u64,
+    /// (uid, index in `records`), sorted: built when first asked for
+    /// after the last record (a run's summary asks once per flow).
+    by_uid: OnceCell<Vec<(u64, u32)>>,
 }
 
 impl DropLog {
@@ -95,6 +99,9 @@ impl DropLog {
         e.0 += 1;
         e.1 += pkt.len() as u64;
         if self.records.len() < self.limit {
+            if self.by_uid.get().is_some() {
+                self.by_uid.take();
+            }
             self.records.push(DropRecord {
                 time_ns: now.as_nanos(),
                 site,
@@ -128,6 +135,25 @@ impl DropLog {
     /// The first `limit` drops of the run.
     pub fn records(&self) -> &[DropRecord] {
         &self.records
+    }
+
+    /// The logged drops of the packet `uid`, in the order they happened.
+    pub fn records_of(&self, uid: u64) -> impl Iterator<Item = &DropRecord> + '_ {
+        let index = self.by_uid.get_or_init(|| {
+            let mut v: Vec<(u64, u32)> = self
+                .records
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.uid, i as u32))
+                .collect();
+            v.sort_unstable();
+            v
+        });
+        let from = index.partition_point(|(u, _)| *u < uid);
+        index[from..]
+            .iter()
+            .take_while(move |(u, _)| *u == uid)
+            .map(|(_, i)| &self.records[*i as usize])
     }
 
     /// Drops counted but not logged because the log was full.

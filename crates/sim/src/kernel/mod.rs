@@ -8,8 +8,10 @@
 //! - **Events** ([`scheduler`]): a binary heap ordered by (time, insertion
 //!   sequence), so simultaneous events run in the order they were
 //!   scheduled. Events are small values (end of a serialisation, arrival
-//!   at the head of a propagation pipe, agent timer, agent start, scheduled
-//!   action); packets never sit in the heap.
+//!   at the head of a propagation pipe, agent start, scheduled action);
+//!   packets never sit in the heap. Agent timers have their own indexed
+//!   heap ([`timer`]), so a cancelled timer leaves at once, with keys from
+//!   the same sequence so both queues merge into one order.
 //! - **Randomness** ([`rng`]): every component draws from its own ChaCha8
 //!   stream derived from the run seed and the component's stable name
 //!   (`link/<name>/ab`, `cell/<cell>/<node>/<iface>/down`,
@@ -38,7 +40,8 @@
 //!   dedicated (a full-rate channel per station).
 //! - **Agents** ([`world::agent`]): protocol stacks and applications implement
 //!   [`Agent`]: `start`, `on_packet` (packets for the node, offered in turn
-//!   until one consumes it), `on_intercept` (interceptors see every packet
+//!   until one consumes it; an agent bound to a port is offered only its
+//!   port's packets, [`demux`]), `on_intercept` (interceptors see every packet
 //!   the node receives or sends, before routing: home agents, FMIPv6
 //!   routers, tunnelling clients), `on_timer`, `on_notify`. A [`Ctx`] gives
 //!   the time, the node (interfaces, addresses, routes, all changeable),
@@ -57,6 +60,7 @@
 //! them.
 
 pub mod dcf;
+pub mod demux;
 pub mod drop;
 pub mod error_model;
 pub mod ids;
@@ -78,6 +82,7 @@ pub mod wireless;
 pub mod world;
 
 pub use crate::Time;
+pub use demux::PortBinding;
 pub use drop::{DropReason, DropSite};
 pub use error_model::{ErrorModelSpec, ErrorUnit};
 pub use ids::{AgentId, CellId, IfaceId, LinkId, NodeId};

@@ -8,10 +8,12 @@
 //! router does (switchable at run time, e.g. for a host that runs a home
 //! agent).
 
+use std::collections::BTreeMap;
 use std::net::IpAddr;
 
 use ipnet::IpNet;
 
+use crate::kernel::demux::AgentDirectory;
 use crate::kernel::ids::{AgentId, CellId, IfaceId, LinkId, NodeId};
 use crate::kernel::routing::RoutingTable;
 
@@ -115,6 +117,10 @@ pub struct Node {
     pub(crate) ifaces: Vec<Iface>,
     pub(crate) routes: RoutingTable,
     pub(crate) agents: Vec<AgentId>,
+    /// The agents by name (names are unique per node).
+    pub(crate) agent_names: BTreeMap<String, AgentId>,
+    /// The agents for local delivery (by port binding).
+    pub(crate) directory: AgentDirectory,
     pub(crate) interceptors: Vec<AgentId>,
     pub(crate) stats: NodeStats,
 }
@@ -129,6 +135,8 @@ impl Node {
             ifaces: Vec::new(),
             routes: RoutingTable::default(),
             agents: Vec::new(),
+            agent_names: BTreeMap::new(),
+            directory: AgentDirectory::default(),
             interceptors: Vec::new(),
             stats: NodeStats::default(),
         }

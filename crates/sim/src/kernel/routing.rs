@@ -2,11 +2,18 @@
 //!
 //! A table is a list of routes kept sorted by prefix length (longest
 //! first), then metric (lowest first), then insertion order, so the first
-//! usable match is the answer. Tables are small in these studies (a few
-//! routes per node), where a sorted scan beats any trie. Agents change
-//! routes at run time (a foreign agent adds a host route for a visiting
-//! mobile, a mobile node replaces its default route after a move).
+//! usable match is the answer. Most tables are small (a few routes per
+//! node), where a sorted scan is fastest. An access point serving many
+//! stations holds a host route per station, so above [`SCAN_ROUTES`]
+//! routes a lookup goes through an index instead: for each prefix length
+//! present, longest first, the routes to exactly the destination masked
+//! to that length (two routes of one length that both contain an address
+//! have the same destination), in table order. Same answer, in a few hash
+//! probes instead of a scan of every station's route. Agents change routes
+//! at run time (a foreign agent adds a host route for a visiting mobile, a
+//! mobile node replaces its default route after a move).
 
+use std::collections::HashMap;
 use std::net::IpAddr;
 
 use ipnet::IpNet;
@@ -67,19 +74,25 @@ pub enum RouteError {
     TableFull(usize),
 }
 
+/// Tables with at most this many routes are scanned; larger ones looked
+/// up through their index.
+pub const SCAN_ROUTES: usize = 16;
+
 /// A node's routing table.
 #[derive(Debug, Clone)]
 pub struct RoutingTable {
     routes: Vec<Route>,
     max_routes: usize,
+    /// The routes of each destination, in table order.
+    by_dest: HashMap<IpNet, Vec<Route>>,
+    /// (IPv4?, prefix length, destinations of that length), longest
+    /// first.
+    lens: Vec<(bool, u8, usize)>,
 }
 
 impl Default for RoutingTable {
     fn default() -> Self {
-        RoutingTable {
-            routes: Vec::new(),
-            max_routes: DEFAULT_MAX_ROUTES,
-        }
+        RoutingTable::new(DEFAULT_MAX_ROUTES)
     }
 }
 
@@ -88,6 +101,52 @@ impl RoutingTable {
         RoutingTable {
             routes: Vec::new(),
             max_routes,
+            by_dest: HashMap::new(),
+            lens: Vec::new(),
+        }
+    }
+
+    /// Brings the index entry of `dest` up to date with the table.
+    fn reindex(&mut self, dest: IpNet) {
+        let list: Vec<Route> = self
+            .routes
+            .iter()
+            .filter(|r| r.dest == dest)
+            .copied()
+            .collect();
+        let len_key = (dest.addr().is_ipv4(), dest.prefix_len());
+        let had = if list.is_empty() {
+            self.by_dest.remove(&dest).is_some()
+        } else {
+            self.by_dest.insert(dest, list).is_some()
+        };
+        let has = self.by_dest.contains_key(&dest);
+        let at = self.lens.iter().position(|(v4, l, _)| (*v4, *l) == len_key);
+        match (had, has, at) {
+            (false, true, Some(i)) => self.lens[i].2 += 1,
+            (false, true, None) => {
+                let at = self.lens.partition_point(|(_, l, _)| *l >= len_key.1);
+                self.lens.insert(at, (len_key.0, len_key.1, 1));
+            }
+            (true, false, Some(i)) => {
+                self.lens[i].2 -= 1;
+                if self.lens[i].2 == 0 {
+                    self.lens.remove(i);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Rebuilds the whole index.
+    fn reindex_all(&mut self) {
+        self.by_dest.clear();
+        self.lens.clear();
+        let dests: Vec<IpNet> = self.routes.iter().map(|r| r.dest).collect();
+        for d in dests {
+            if !self.by_dest.contains_key(&d) {
+                self.reindex(d);
+            }
         }
     }
 
@@ -119,6 +178,7 @@ impl RoutingTable {
         let key = |r: &Route| (std::cmp::Reverse(r.dest.prefix_len()), r.metric);
         let at = self.routes.partition_point(|r| key(r) <= key(&route));
         self.routes.insert(at, route);
+        self.reindex(route.dest);
         Ok(())
     }
 
@@ -129,6 +189,7 @@ impl RoutingTable {
         let before = self.routes.len();
         self.routes
             .retain(|r| !(r.dest == dest && iface.is_none_or(|i| i == r.iface)));
+        self.reindex(dest);
         before - self.routes.len()
     }
 
@@ -136,15 +197,30 @@ impl RoutingTable {
     pub fn remove_iface(&mut self, iface: IfaceId) -> usize {
         let before = self.routes.len();
         self.routes.retain(|r| r.iface != iface);
-        before - self.routes.len()
+        let removed = before - self.routes.len();
+        if removed > 0 {
+            self.reindex_all();
+        }
+        removed
     }
 
     /// Longest-prefix match among the routes whose interface satisfies
     /// `usable`.
     pub fn lookup(&self, dst: IpAddr, usable: impl Fn(IfaceId) -> bool) -> Option<&Route> {
-        self.routes
+        if self.routes.len() <= SCAN_ROUTES {
+            return self
+                .routes
+                .iter()
+                .find(|r| r.dest.contains(&dst) && usable(r.iface));
+        }
+        let v4 = dst.is_ipv4();
+        self.lens
             .iter()
-            .find(|r| r.dest.contains(&dst) && usable(r.iface))
+            .filter(|(f, _, _)| *f == v4)
+            .find_map(|&(_, len, _)| {
+                let net = IpNet::new(dst, len).ok()?.trunc();
+                self.by_dest.get(&net)?.iter().find(|r| usable(r.iface))
+            })
     }
 
     /// Longest-prefix match restricted to one interface.
@@ -226,6 +302,58 @@ mod tests {
         assert_eq!(t.remove(net("10.9.0.0/16"), None), 1);
         assert_eq!(t.remove_iface(IfaceId(0)), 1);
         assert_eq!(t.len(), 1);
+    }
+
+    /// The index answers as the scan would, on a table too large to scan:
+    /// host routes of many stations beside shorter prefixes, metrics,
+    /// unusable interfaces, both families, removals.
+    #[test]
+    fn a_large_table_answers_like_a_scan() {
+        let mut t = RoutingTable::default();
+        let scan = |t: &RoutingTable, a: IpAddr, usable: &dyn Fn(IfaceId) -> bool| {
+            t.iter()
+                .find(|r| r.dest.contains(&a) && usable(r.iface))
+                .copied()
+        };
+        t.add(Route::via(net("0.0.0.0/0"), IfaceId(0), ip("10.0.0.1")).with_metric(5))
+            .unwrap();
+        t.add(Route::via(net("0.0.0.0/0"), IfaceId(1), ip("10.0.1.1")).with_metric(5))
+            .unwrap();
+        t.add(Route::direct(net("10.1.0.0/16"), IfaceId(1)))
+            .unwrap();
+        t.add(Route::direct(net("2001:db8::/32"), IfaceId(2)))
+            .unwrap();
+        for k in 0..200u32 {
+            let host = format!("10.1.{}.{}/32", k / 250, k % 250 + 1);
+            t.add(Route::direct(net(&host), IfaceId(k % 4))).unwrap();
+            if k % 7 == 0 {
+                t.add(Route::direct(net(&host), IfaceId(k % 4 + 1)).with_metric(3))
+                    .unwrap();
+            }
+        }
+        assert!(t.len() > SCAN_ROUTES);
+        let check = |t: &RoutingTable| {
+            let addrs = (0..260u32)
+                .map(|k| IpAddr::from([10, 1, (k / 250) as u8, (k % 250 + 1) as u8]))
+                .chain(["10.2.0.1", "192.0.2.1", "2001:db8::7", "2001:db9::1"].map(ip));
+            for a in addrs {
+                let all: &dyn Fn(IfaceId) -> bool = &|_| true;
+                let not_low: &dyn Fn(IfaceId) -> bool = &|i| i.0 >= 2;
+                let not_one: &dyn Fn(IfaceId) -> bool = &|i| i.0 != 1;
+                for u in [all, not_low, not_one] {
+                    assert_eq!(t.lookup(a, u).copied(), scan(t, a, u), "{a}");
+                }
+            }
+        };
+        check(&t);
+        for k in (0..200u32).step_by(3) {
+            let host = format!("10.1.{}.{}/32", k / 250, k % 250 + 1);
+            t.remove(net(&host), None);
+        }
+        t.remove(net("0.0.0.0/0"), Some(IfaceId(0)));
+        check(&t);
+        t.remove_iface(IfaceId(2));
+        check(&t);
     }
 
     #[test]

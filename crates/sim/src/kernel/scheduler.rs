@@ -2,7 +2,10 @@
 //!
 //! Two events due at the same instant run in the order they were scheduled,
 //! so a run never depends on the heap's internal tie-breaking. The queue is
-//! generic over the event payload so it can be tested on its own.
+//! generic over the event payload so it can be tested on its own. Events
+//! kept in another queue (agent timers, [`crate::kernel::timer`]) take
+//! their key from this one ([`Scheduler::reserve`]), so the two merge into
+//! one order.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -16,9 +19,14 @@ struct Entry<E> {
     event: E,
 }
 
+/// The time of an event key.
+pub fn key_time(key: u128) -> Time {
+    Time::from_nanos((key >> 64) as u64)
+}
+
 impl<E> Entry<E> {
     fn time(&self) -> Time {
-        Time::from_nanos((self.key >> 64) as u64)
+        key_time(self.key)
     }
 }
 
@@ -62,15 +70,26 @@ impl<E> Scheduler<E> {
 
     /// Schedules `event` at `time`.
     pub fn push(&mut self, time: Time, event: E) {
+        let key = self.reserve(time);
+        self.heap.push(Entry { key, event });
+    }
+
+    /// The key (`time_ns << 64 | seq`) an event scheduled now at `time`
+    /// would have, for an event kept elsewhere: it counts as scheduled.
+    pub fn reserve(&mut self, time: Time) -> u128 {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let key = (u128::from(time.as_nanos()) << 64) | u128::from(seq);
-        self.heap.push(Entry { key, event });
+        (u128::from(time.as_nanos()) << 64) | u128::from(seq)
     }
 
     /// The time of the next event.
     pub fn peek_time(&self) -> Option<Time> {
         self.heap.peek().map(Entry::time)
+    }
+
+    /// The key of the next event.
+    pub fn peek_key(&self) -> Option<u128> {
+        self.heap.peek().map(|e| e.key)
     }
 
     /// Removes and returns the next event.
@@ -106,6 +125,19 @@ mod tests {
         s.push(Time::from_nanos(3), "x");
         let order: Vec<_> = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, ["a", "b", "x", "c", "d"]);
+    }
+
+    #[test]
+    fn a_reserved_key_falls_between_the_events_scheduled_around_it() {
+        let mut s = Scheduler::new();
+        s.push(Time::from_nanos(5), "a");
+        let k = s.reserve(Time::from_nanos(5));
+        s.push(Time::from_nanos(5), "b");
+        assert_eq!(key_time(k), Time::from_nanos(5));
+        assert!(s.peek_key().unwrap() < k);
+        s.pop();
+        assert!(s.peek_key().unwrap() > k);
+        assert_eq!(s.scheduled(), 3);
     }
 
     #[test]

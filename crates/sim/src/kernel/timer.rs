@@ -1,6 +1,21 @@
-//! Agent timers: a slab of armed timers with generation counters, so that
-//! cancelling is O(1) and a cancelled timer's event, still in the event
-//! queue, is recognised as stale when it comes out.
+//! Agent timers: a queue of armed timers, apart from the other events, in
+//! which cancelling removes the timer.
+//!
+//! Transport agents re-arm their retransmission timer on nearly every
+//! acknowledgement (cancel, then arm at a new time). Were timers ordinary
+//! events, each cancelled one would stay in the event queue until it fell
+//! due and was recognised as stale: in a bulk transfer about one event in
+//! nine, and most of the queue. Here a timer is an entry of an indexed
+//! binary heap (each armed timer knows its position), so cancelling is
+//! O(log n) in the number of *armed* timers and nothing stale is ever
+//! dispatched.
+//!
+//! A timer's key is (due time, sequence number) with the sequence number
+//! drawn from the event queue's counter when it is armed, so timers and
+//! other events due at the same instant run in the order they were
+//! scheduled, exactly as if they shared one queue.
+
+use crate::kernel::ids::AgentId;
 
 /// A timer handle returned by [`Ctx::set_timer`](crate::Ctx::set_timer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -9,67 +24,162 @@ pub struct TimerId {
     generation: u32,
 }
 
-#[derive(Debug, Default)]
-pub(crate) struct TimerSlab {
-    /// (generation, armed) per slot.
-    slots: Vec<(u32, bool)>,
-    free: Vec<u32>,
-    armed: usize,
+/// Position of a slot that is not armed.
+const IDLE: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    generation: u32,
+    /// Index in the heap, or `IDLE`.
+    pos: u32,
+    agent: AgentId,
+    token: u64,
 }
 
-impl TimerSlab {
-    pub fn arm(&mut self) -> TimerId {
-        self.armed += 1;
-        if let Some(slot) = self.free.pop() {
-            let s = &mut self.slots[slot as usize];
-            s.1 = true;
-            TimerId {
-                slot,
-                generation: s.0,
+/// A timer that fell due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fired {
+    pub key: u128,
+    pub agent: AgentId,
+    pub token: u64,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct TimerQueue {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    /// (key, slot), a binary min-heap on the key.
+    heap: Vec<(u128, u32)>,
+}
+
+impl TimerQueue {
+    /// Arms a timer with `key` (`time_ns << 64 | seq`, unique).
+    pub fn arm(&mut self, key: u128, agent: AgentId, token: u64) -> TimerId {
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.slots.push(Slot {
+                    generation: 0,
+                    pos: IDLE,
+                    agent,
+                    token,
+                });
+                u32::try_from(self.slots.len() - 1).unwrap_or(u32::MAX)
             }
-        } else {
-            let slot = u32::try_from(self.slots.len()).unwrap_or(u32::MAX);
-            self.slots.push((0, true));
-            TimerId {
-                slot,
-                generation: 0,
-            }
-        }
+        };
+        let s = &mut self.slots[slot as usize];
+        s.agent = agent;
+        s.token = token;
+        let generation = s.generation;
+        let at = self.heap.len();
+        self.heap.push((key, slot));
+        self.slots[slot as usize].pos = at as u32;
+        self.sift_up(at);
+        TimerId { slot, generation }
     }
 
-    fn release(&mut self, id: TimerId) -> bool {
-        match self.slots.get_mut(id.slot as usize) {
-            Some(s) if s.0 == id.generation && s.1 => {
-                s.0 = s.0.wrapping_add(1);
-                s.1 = false;
-                self.free.push(id.slot);
-                self.armed -= 1;
-                true
-            }
-            _ => false,
-        }
+    fn live(&self, id: TimerId) -> Option<&Slot> {
+        self.slots
+            .get(id.slot as usize)
+            .filter(|s| s.generation == id.generation && s.pos != IDLE)
     }
 
     /// Disarms `id`; false if it already fired or was cancelled.
     pub fn cancel(&mut self, id: TimerId) -> bool {
-        self.release(id)
-    }
-
-    /// Called when `id`'s event comes out: true if the timer is still armed
-    /// (it is then disarmed).
-    pub fn fire(&mut self, id: TimerId) -> bool {
-        self.release(id)
+        let Some(s) = self.live(id) else {
+            return false;
+        };
+        let pos = s.pos as usize;
+        self.remove_at(pos);
+        self.release(id.slot);
+        true
     }
 
     pub fn is_armed(&self, id: TimerId) -> bool {
-        self.slots
-            .get(id.slot as usize)
-            .is_some_and(|s| s.0 == id.generation && s.1)
+        self.live(id).is_some()
     }
 
     /// Timers currently armed.
     pub fn armed(&self) -> usize {
-        self.armed
+        self.heap.len()
+    }
+
+    /// Key of the earliest timer.
+    pub fn peek_key(&self) -> Option<u128> {
+        self.heap.first().map(|e| e.0)
+    }
+
+    /// Removes the earliest timer (it is then no longer armed).
+    pub fn pop(&mut self) -> Option<Fired> {
+        let &(key, slot) = self.heap.first()?;
+        self.remove_at(0);
+        let s = self.slots[slot as usize];
+        self.release(slot);
+        Some(Fired {
+            key,
+            agent: s.agent,
+            token: s.token,
+        })
+    }
+
+    fn release(&mut self, slot: u32) {
+        let s = &mut self.slots[slot as usize];
+        s.generation = s.generation.wrapping_add(1);
+        s.pos = IDLE;
+        self.free.push(slot);
+    }
+
+    /// Takes the entry at `pos` out of the heap.
+    fn remove_at(&mut self, pos: usize) {
+        let last = self.heap.len() - 1;
+        self.heap.swap(pos, last);
+        self.heap.pop();
+        if pos < last {
+            self.place(pos);
+            self.sift_down(pos);
+            self.sift_up(pos);
+        }
+    }
+
+    fn place(&mut self, pos: usize) {
+        let slot = self.heap[pos].1;
+        self.slots[slot as usize].pos = pos as u32;
+    }
+
+    fn sift_up(&mut self, mut pos: usize) {
+        while pos > 0 {
+            let parent = (pos - 1) / 2;
+            if self.heap[parent].0 <= self.heap[pos].0 {
+                break;
+            }
+            self.heap.swap(parent, pos);
+            self.place(pos);
+            pos = parent;
+        }
+        self.place(pos);
+    }
+
+    fn sift_down(&mut self, mut pos: usize) {
+        let n = self.heap.len();
+        loop {
+            let l = 2 * pos + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let child = if r < n && self.heap[r].0 < self.heap[l].0 {
+                r
+            } else {
+                l
+            };
+            if self.heap[pos].0 <= self.heap[child].0 {
+                break;
+            }
+            self.heap.swap(pos, child);
+            self.place(pos);
+            pos = child;
+        }
+        self.place(pos);
     }
 }
 
@@ -77,17 +187,55 @@ impl TimerSlab {
 mod tests {
     use super::*;
 
+    const A: AgentId = AgentId(7);
+
     #[test]
-    fn cancel_and_reuse_make_old_events_stale() {
-        let mut s = TimerSlab::default();
-        let a = s.arm();
-        assert!(s.is_armed(a));
-        assert!(s.cancel(a));
-        assert!(!s.cancel(a));
-        let b = s.arm(); // reuses a's slot with a new generation
-        assert!(!s.fire(a), "stale event of the cancelled timer");
-        assert!(s.fire(b));
-        assert!(!s.fire(b));
-        assert_eq!(s.armed(), 0);
+    fn cancel_and_reuse_make_old_handles_stale() {
+        let mut q = TimerQueue::default();
+        let a = q.arm(10, A, 1);
+        assert!(q.is_armed(a));
+        assert!(q.cancel(a));
+        assert!(!q.cancel(a));
+        assert_eq!(q.armed(), 0);
+        let b = q.arm(20, A, 2); // reuses a's slot with a new generation
+        assert!(!q.is_armed(a));
+        assert!(!q.cancel(a), "the cancelled handle does not touch b");
+        assert_eq!(
+            q.pop(),
+            Some(Fired {
+                key: 20,
+                agent: A,
+                token: 2
+            })
+        );
+        assert!(!q.is_armed(b) && !q.cancel(b));
+        assert_eq!(q.pop(), None);
+    }
+
+    #[test]
+    fn timers_come_out_in_key_order_whatever_is_cancelled() {
+        // A deterministic shuffle of keys; every third timer cancelled.
+        let mut q = TimerQueue::default();
+        let mut ids = Vec::new();
+        for i in 0..300u64 {
+            let key = u128::from((i * 7919) % 1009) << 64 | u128::from(i);
+            ids.push((key, q.arm(key, A, i)));
+        }
+        let mut kept: Vec<(u128, u64)> = Vec::new();
+        for (i, (key, id)) in ids.iter().enumerate() {
+            if i % 3 == 0 {
+                assert!(q.cancel(*id));
+            } else {
+                kept.push((*key, i as u64));
+            }
+        }
+        kept.sort();
+        assert_eq!(q.armed(), kept.len());
+        let out: Vec<(u128, u64)> =
+            std::iter::from_fn(|| q.pop().map(|f| (f.key, f.token))).collect();
+        assert_eq!(out, kept);
+        for (_, id) in ids {
+            assert!(!q.is_armed(id));
+        }
     }
 }

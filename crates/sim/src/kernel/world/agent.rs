@@ -5,8 +5,9 @@
 //! - [`Agent::on_packet`] for every packet addressed to the node (one of its
 //!   addresses, broadcast or multicast), in the order agents were added,
 //!   until one consumes it by returning `None`; demultiplexing by protocol
-//!   and port is the agent's job. A packet nobody takes is dropped
-//!   (`NoListener`);
+//!   and port is the agent's job. An agent that declares a port binding
+//!   ([`Agent::binding`]) is offered only the packets to its port. A packet
+//!   nobody takes is dropped (`NoListener`);
 //! - [`Agent::on_intercept`], if the agent registered as an interceptor
 //!   ([`Ctx::set_interceptor`]), for every packet the node receives (transit
 //!   or local) and every packet its other agents send, before routing: a
@@ -34,6 +35,7 @@ use std::time::Duration;
 use ipnet::IpNet;
 
 use crate::Time;
+use crate::kernel::demux::PortBinding;
 use crate::kernel::drop::{DropReason, DropSite};
 use crate::kernel::ids::{AgentId, IfaceId, NodeId};
 use crate::kernel::ip::IpPacket;
@@ -104,6 +106,17 @@ pub trait Agent: AsAny {
     }
 
     fn on_timer(&mut self, _ctx: &mut Ctx<'_>, _token: u64) {}
+
+    /// The packets this agent takes, if it takes only packets of one
+    /// transport protocol to one local port and gives every other packet
+    /// back untouched from [`Agent::on_packet`] (a socket bound to a
+    /// port). The world then offers it only those packets, so a node with
+    /// many such agents delivers in O(log n) ([`crate::kernel::demux`]).
+    /// Asked once, when the agent is added. `None` (the default): offered
+    /// every packet addressed to the node.
+    fn binding(&self) -> Option<PortBinding> {
+        None
+    }
 
     fn on_notify(&mut self, _ctx: &mut Ctx<'_>, _n: &Notification) {}
 }
@@ -298,11 +311,7 @@ impl Ctx<'_> {
 
     /// An agent of this node by name.
     pub fn find_agent(&self, name: &str) -> Option<AgentId> {
-        self.node()
-            .agents
-            .iter()
-            .copied()
-            .find(|a| self.core.agent_meta[a.index()].name == name)
+        self.node().agent_names.get(name).copied()
     }
 
     /// Discards a packet, counting it as dropped for `reason` (e.g. "no

@@ -4,6 +4,7 @@
 use std::net::IpAddr;
 
 use super::{Outgoing, Via, World};
+use crate::kernel::demux::PortBinding;
 use crate::kernel::drop::{DropReason, DropSite};
 use crate::kernel::ids::{AgentId, IfaceId, NodeId};
 use crate::kernel::ip::{IpPacket, is_group_address};
@@ -160,16 +161,18 @@ impl World {
         Some(pkt)
     }
 
-    /// Offers a packet addressed to the node to its agents in order.
+    /// Offers a packet addressed to the node to its agents in order (those
+    /// bound to another port skipped: [`crate::kernel::demux`]).
     fn deliver_local(&mut self, node: NodeId, iface: Option<IfaceId>, mut pkt: IpPacket) {
         let now = self.core.now;
         self.core
             .tracer
             .packet(now, node, iface, TraceKind::Deliver, &pkt);
         let rx = RxInfo { iface };
-        let mut i = 0;
-        while let Some(&a) = self.core.nodes[node.index()].agents.get(i) {
-            i += 1;
+        let mut walk = self.core.nodes[node.index()]
+            .directory
+            .cursor(PortBinding::of_packet(&pkt));
+        while let Some(a) = self.core.nodes[node.index()].directory.next(&mut walk) {
             match self.call_agent(a, |agent, ctx| agent.on_packet(ctx, pkt, &rx)) {
                 Some(p) => pkt = p,
                 None => {

@@ -29,7 +29,7 @@ use crate::kernel::pcap::PcapWriter;
 use crate::kernel::rng::SimRng;
 use crate::kernel::routing::RouteError;
 use crate::kernel::scheduler::Scheduler;
-use crate::kernel::timer::{TimerId, TimerSlab};
+use crate::kernel::timer::{TimerId, TimerQueue};
 use crate::kernel::trace::{TraceConfig, TraceKind, Tracer};
 use crate::kernel::wireless::Cell;
 use agent::{Agent, SendError};
@@ -112,20 +112,9 @@ pub(crate) enum ChanRef {
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Event {
     TxDone(ChanRef),
-    Arrive {
-        ch: ChanRef,
-        generation: u32,
-    },
+    Arrive { ch: ChanRef, generation: u32 },
     MediumTxDone(CellId),
-    MediumArrive {
-        cell: CellId,
-        generation: u32,
-    },
-    Timer {
-        agent: AgentId,
-        timer: TimerId,
-        token: u64,
-    },
+    MediumArrive { cell: CellId, generation: u32 },
     Start(AgentId),
     Action(u32),
 }
@@ -187,7 +176,7 @@ pub(crate) struct Core {
     pub links: Vec<Link>,
     pub cells: Vec<Cell>,
     pub agent_meta: Vec<AgentMeta>,
-    pub timers: TimerSlab,
+    pub timers: TimerQueue,
     pub actions: Vec<Option<Action>>,
     pub free_actions: Vec<u32>,
     pub outbox: VecDeque<Outgoing>,
@@ -232,16 +221,8 @@ impl Core {
     }
 
     pub(crate) fn set_timer(&mut self, agent: AgentId, at: Time, token: u64) -> TimerId {
-        let timer = self.timers.arm();
-        self.sched.push(
-            at.max(self.now),
-            Event::Timer {
-                agent,
-                timer,
-                token,
-            },
-        );
-        timer
+        let key = self.sched.reserve(at.max(self.now));
+        self.timers.arm(key, agent, token)
     }
 
     pub(crate) fn set_interceptor(&mut self, agent: AgentId, on: bool) {

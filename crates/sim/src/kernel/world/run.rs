@@ -14,15 +14,16 @@ use crate::kernel::ids::{AgentId, IfaceId, NodeId};
 use crate::kernel::ip::IpPacket;
 use crate::kernel::notification::Notification;
 use crate::kernel::pcap::{CaptureConfig, PcapWriter};
+use crate::kernel::scheduler::key_time;
 use crate::kernel::trace::{TraceKind, Tracer};
 use crate::kernel::{Agent, Ctx, SendError};
 
 /// Figures of the run so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RunStats {
-    /// Events dispatched.
+    /// Events dispatched (a timer cancelled before it fell due is none).
     pub events: u64,
-    /// Events still queued.
+    /// Events still queued (armed timers included).
     pub pending: usize,
     /// Packets handed to the IP layer by agents or the scenario.
     pub packets_created: u64,
@@ -67,10 +68,7 @@ impl World {
             .nodes
             .get(node.index())
             .ok_or(TopologyError::UnknownNode(node))?;
-        if n.agents
-            .iter()
-            .any(|a| self.core.agent_meta[a.index()].name == name)
-        {
+        if n.agent_names.contains_key(name) {
             return Err(TopologyError::DuplicateName {
                 kind: "agent",
                 name: name.into(),
@@ -78,13 +76,17 @@ impl World {
         }
         let id = AgentId(self.agents.len() as u32);
         let rng = self.core.stream(&format!("agent/{}/{}", n.name, name));
+        let binding = agent.binding();
         self.agents.push(AgentSlot { agent, rng });
         self.core.agent_meta.push(AgentMeta {
             node,
             name: name.into(),
             interceptor: false,
         });
-        self.core.nodes[node.index()].agents.push(id);
+        let n = &mut self.core.nodes[node.index()];
+        n.agents.push(id);
+        n.agent_names.insert(name.into(), id);
+        n.directory.add(id, binding);
         self.core.sched.push(self.core.now, Event::Start(id));
         Ok(id)
     }
@@ -132,11 +134,12 @@ impl World {
 
     /// Agent of `node` named `name`.
     pub fn find_agent(&self, node: NodeId, name: &str) -> Option<AgentId> {
-        let n = self.core.nodes.get(node.index())?;
-        n.agents
-            .iter()
+        self.core
+            .nodes
+            .get(node.index())?
+            .agent_names
+            .get(name)
             .copied()
-            .find(|a| self.core.agent_meta[a.index()].name == name)
     }
 
     /// Delivers a notification to every agent of `node` (now, before any
@@ -246,15 +249,6 @@ impl World {
             Event::Arrive { ch, generation } => self.on_chan_arrive(ch, generation),
             Event::MediumTxDone(c) => self.core.on_medium_tx_done(c),
             Event::MediumArrive { cell, generation } => self.on_medium_arrive(cell, generation),
-            Event::Timer {
-                agent,
-                timer,
-                token,
-            } => {
-                if self.core.timers.fire(timer) {
-                    self.call_agent(agent, |a, ctx| a.on_timer(ctx, token));
-                }
-            }
             Event::Start(a) => self.call_agent(a, |ag, ctx| ag.start(ctx)),
             Event::Action(i) => {
                 if let Some(f) = self.core.actions.get_mut(i as usize).and_then(Option::take) {
@@ -265,16 +259,36 @@ impl World {
         }
     }
 
+    /// The key of the next event: of the event queue or of the timers,
+    /// whichever is earlier (keys are unique).
+    fn next_key(&self) -> Option<u128> {
+        match (self.core.sched.peek_key(), self.core.timers.peek_key()) {
+            (Some(e), Some(t)) => Some(e.min(t)),
+            (e, t) => e.or(t),
+        }
+    }
+
+    /// Runs the next event, due at `key`, and what it triggers.
+    fn run_next(&mut self, key: u128) {
+        self.core.now = key_time(key);
+        self.core.events += 1;
+        if self.core.timers.peek_key() == Some(key) {
+            if let Some(f) = self.core.timers.pop() {
+                self.call_agent(f.agent, |a, ctx| a.on_timer(ctx, f.token));
+            }
+        } else if let Some((_, ev)) = self.core.sched.pop() {
+            self.dispatch(ev);
+        }
+        self.pump();
+    }
+
     /// Runs the next event (and what it triggers). False when none is left.
     pub fn step(&mut self) -> bool {
         self.pump();
-        let Some((t, ev)) = self.core.sched.pop() else {
+        let Some(key) = self.next_key() else {
             return false;
         };
-        self.core.now = t;
-        self.core.events += 1;
-        self.dispatch(ev);
-        self.pump();
+        self.run_next(key);
         true
     }
 
@@ -282,17 +296,11 @@ impl World {
     /// `end` (unless `end` is [`Time::MAX`]).
     pub fn run_until(&mut self, end: Time) {
         self.pump();
-        while let Some(t) = self.core.sched.peek_time() {
-            if t > end {
+        while let Some(key) = self.next_key() {
+            if key_time(key) > end {
                 break;
             }
-            let Some((t, ev)) = self.core.sched.pop() else {
-                break;
-            };
-            self.core.now = t;
-            self.core.events += 1;
-            self.dispatch(ev);
-            self.pump();
+            self.run_next(key);
         }
         if end != Time::MAX && end > self.core.now {
             self.core.now = end;
@@ -307,7 +315,7 @@ impl World {
     pub fn stats(&self) -> RunStats {
         RunStats {
             events: self.core.events,
-            pending: self.core.sched.len(),
+            pending: self.core.sched.len() + self.core.timers.armed(),
             packets_created: self.core.next_uid,
             timers_armed: self.core.timers.armed(),
         }

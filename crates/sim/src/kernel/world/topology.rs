@@ -20,7 +20,7 @@ use crate::kernel::queue::DropTailQueue;
 use crate::kernel::rng::{self, SimRng};
 use crate::kernel::routing::Route;
 use crate::kernel::scheduler::Scheduler;
-use crate::kernel::timer::TimerSlab;
+use crate::kernel::timer::TimerQueue;
 use crate::kernel::trace::Tracer;
 use crate::kernel::wireless::{
     Cell, CellConfig, DOWN, SharedMedium, Sharing, StationSlot, StationStats, UP,
@@ -193,7 +193,7 @@ impl World {
             links: Vec::new(),
             cells: Vec::new(),
             agent_meta: Vec::new(),
-            timers: TimerSlab::default(),
+            timers: TimerQueue::default(),
             actions: Vec::new(),
             free_actions: Vec::new(),
             outbox: Default::default(),

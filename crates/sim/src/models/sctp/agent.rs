@@ -58,7 +58,7 @@ use super::observe::{self, TsnNumbering};
 use crate::kernel::ip::{self, IpPacket};
 use crate::kernel::notification::Notification;
 use crate::kernel::timer::TimerId;
-use crate::kernel::{Agent, Ctx, RxInfo};
+use crate::kernel::{Agent, Ctx, PortBinding, RxInfo};
 use crate::metrics::flow_log::SharedFlowLog;
 use crate::metrics::{PathId, ReorderKind};
 use crate::models::app::Source;
@@ -68,6 +68,9 @@ const TOKEN_ENGINE: u64 = 1;
 const TOKEN_SOURCE: u64 = 2;
 const TOKEN_SAMPLE: u64 = 3;
 const TOKEN_CONNECT: u64 = 4;
+
+/// The payload of generated messages (zeros), shared by every agent.
+static ZEROS: [u8; 65_536] = [0; 65_536];
 
 /// Who starts the association.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,6 +131,11 @@ pub struct SctpAgentConfig {
     /// window to capacity x smoothed RTT (see
     /// `Association::set_path_cwnd_from_bdp`). Empty: off.
     pub capacities: Vec<(ipnet::IpNet, u64)>,
+    /// Capacities (bit/s) given to the engine as its paths' capacity
+    /// (`Association::set_path_capacity`), by the prefix of the mobile's
+    /// address, in place of the packet-pair estimate that a policy
+    /// (AISLE) reads. Empty: the estimate.
+    pub path_capacities: Vec<(ipnet::IpNet, u64)>,
     /// The sending application; `None` on the receiving end.
     pub source: Option<Source>,
     /// Stream and payload protocol identifier of the messages sent.
@@ -164,6 +172,7 @@ impl SctpAgentConfig {
             association: AssociationConfig::default(),
             split_fast_retransmit: false,
             capacities: Vec::new(),
+            path_capacities: Vec::new(),
             source: None,
             stream: 0,
             ppid: 0,
@@ -298,7 +307,7 @@ impl SctpAgent {
             closed_at: None,
             bandwidth_pending: Vec::new(),
             data_paths: Vec::new(),
-            zeros: Bytes::from(vec![0u8; 65_536]),
+            zeros: Bytes::from_static(&ZEROS),
             cfg,
         }
     }
@@ -538,6 +547,7 @@ impl SctpAgent {
         let Some(a) = ep.association_mut(id) else {
             return false;
         };
+        give_path_capacities(a, &self.cfg.path_capacities);
         let before = m.records().len();
         if !m.poll(now, a) {
             return false;
@@ -913,6 +923,20 @@ impl SctpAgent {
     }
 }
 
+/// Gives each path whose remote address lies in one of `caps`' prefixes
+/// that capacity (an oracle in place of the packet-pair estimate).
+fn give_path_capacities(a: &mut msctp_proto::Association, caps: &[(ipnet::IpNet, u64)]) {
+    if caps.is_empty() {
+        return;
+    }
+    let remotes: Vec<IpAddr> = a.paths().iter().map(|p| p.remote).collect();
+    for r in remotes {
+        if let Some(&(_, bps)) = caps.iter().find(|(net, _)| net.contains(&r)) {
+            let _ = a.set_path_capacity(r, Some(bps));
+        }
+    }
+}
+
 /// The local addresses that the decisions made primary successfully.
 fn made_primary(records: &[crate::models::sctp::handover::DecisionRecord]) -> Vec<IpAddr> {
     records
@@ -991,6 +1015,14 @@ impl Agent for SctpAgent {
         if let Some(iv) = self.cfg.sample_interval.filter(|d| !d.is_zero()) {
             ctx.set_timer_in(iv, TOKEN_SAMPLE);
         }
+    }
+
+    /// Takes only SCTP packets to its port (see `on_packet`).
+    fn binding(&self) -> Option<PortBinding> {
+        Some(PortBinding {
+            protocol: ip::proto::SCTP,
+            port: self.cfg.port,
+        })
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: IpPacket, _rx: &RxInfo) -> Option<IpPacket> {

@@ -126,6 +126,20 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
         mobile.capacities = caps.clone();
         fixed_cfg.capacities = caps;
     }
+    if spec.sctp.capacity_estimate == Some(BandwidthEstimateSpec::Oracle) {
+        // The paths' capacities a policy reads: each cell's configured
+        // rate instead of the packet-pair estimate.
+        let caps: Vec<(ipnet::IpNet, u64)> = cx
+            .env
+            .r
+            .cells
+            .iter()
+            .zip(&cx.env.r.scenario.cells)
+            .map(|(c, s)| (c.ap.trunc(), s.rate_bps))
+            .collect();
+        mobile.path_capacities = caps.clone();
+        fixed_cfg.path_capacities = caps;
+    }
     let name = format!("sctp/{}", spec.name);
     let fixed_agent =
         cx.w.add_agent(fixed, &name, Box::new(SctpAgent::new(fixed_cfg)))

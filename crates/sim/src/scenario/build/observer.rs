@@ -107,6 +107,11 @@ pub(crate) struct WatchRecords {
 #[derive(Debug)]
 pub(crate) struct FlowObserver {
     watches: Vec<(Watch, WatchRecords)>,
+    /// (protocol, local port, remote port) to the first watch of those
+    /// ports, and to the first of them that records receives (a node
+    /// serving many flows finds a packet's watch without a scan).
+    by_ports: BTreeMap<(u8, u16, u16), usize>,
+    receiving_by_ports: BTreeMap<(u8, u16, u16), usize>,
     /// Path id of each cell the scenario numbers for this node.
     paths: BTreeMap<CellId, u32>,
     /// (time, interface, cell attached or `None`), in time order.
@@ -124,6 +129,8 @@ impl FlowObserver {
     pub(crate) fn new(paths: BTreeMap<CellId, u32>, limit: usize, uid_limit: usize) -> Self {
         FlowObserver {
             watches: Vec::new(),
+            by_ports: BTreeMap::new(),
+            receiving_by_ports: BTreeMap::new(),
             paths,
             attachments: Vec::new(),
             limit,
@@ -134,8 +141,14 @@ impl FlowObserver {
 
     /// Adds a watch; returns its index.
     pub(crate) fn watch(&mut self, w: Watch) -> usize {
+        let i = self.watches.len();
+        let ports = (w.protocol, w.local_port, w.remote_port);
+        self.by_ports.entry(ports).or_insert(i);
+        if w.receives {
+            self.receiving_by_ports.entry(ports).or_insert(i);
+        }
         self.watches.push((w, WatchRecords::default()));
-        self.watches.len() - 1
+        i
     }
 
     pub(crate) fn records(&self, i: usize) -> Option<&WatchRecords> {
@@ -191,11 +204,7 @@ impl FlowObserver {
         let Some(ports) = ports(p, pkt.payload()) else {
             return Some(pkt);
         };
-        let Some(k) = self
-            .watches
-            .iter()
-            .position(|(w, _)| w.protocol == p && (w.local_port, w.remote_port) == ports)
-        else {
+        let Some(&k) = self.by_ports.get(&(p, ports.0, ports.1)) else {
             return Some(pkt);
         };
         let w = self.watches[k].0;
@@ -278,9 +287,7 @@ impl FlowObserver {
             return;
         };
         // Received: our port is the destination.
-        let Some(k) = self.watches.iter().position(|(w, _)| {
-            w.protocol == p && w.receives && (w.local_port, w.remote_port) == (dst_port, src_port)
-        }) else {
+        let Some(&k) = self.receiving_by_ports.get(&(p, dst_port, src_port)) else {
             return;
         };
         let now = ctx.now();

@@ -247,22 +247,37 @@ pub(crate) fn sctp_data(
 }
 
 /// Lost data packets: drops of the packets whose uid is in `uids` (sorted
-/// here), by reason.
+/// here), by reason. Walks the shorter of the drop log and the uids (one
+/// flow among many looks its few packets up in the log's uid index).
 pub(crate) fn count_lost(sum: &mut FlowSummary, w: &World, uids: &mut [u64]) {
     uids.sort_unstable();
-    for d in w.drops().records() {
-        if uids.binary_search(&d.uid).is_ok() {
-            sum.lost_data_packets += 1;
-            if !matches!(
-                d.reason,
-                crate::kernel::drop::DropReason::QueueOverflow
-                    | crate::kernel::drop::DropReason::LinkError
-            ) {
-                sum.lost_data_mobility += 1;
+    let mut count = |d: &crate::kernel::drop::DropRecord| {
+        sum.lost_data_packets += 1;
+        if !matches!(
+            d.reason,
+            crate::kernel::drop::DropReason::QueueOverflow
+                | crate::kernel::drop::DropReason::LinkError
+        ) {
+            sum.lost_data_mobility += 1;
+        }
+        *sum.lost_data_by_reason
+            .entry(format!("{:?}", d.reason))
+            .or_insert(0) += 1;
+    };
+    let drops = w.drops();
+    if drops.records().len() <= uids.len() {
+        for d in drops.records() {
+            if uids.binary_search(&d.uid).is_ok() {
+                count(d);
             }
-            *sum.lost_data_by_reason
-                .entry(format!("{:?}", d.reason))
-                .or_insert(0) += 1;
+        }
+    } else {
+        let mut last = None;
+        for &uid in uids.iter() {
+            // A uid listed twice counts its drops once.
+            if last.replace(uid) != Some(uid) {
+                drops.records_of(uid).for_each(&mut count);
+            }
         }
     }
 }

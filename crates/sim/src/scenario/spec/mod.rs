@@ -785,6 +785,12 @@ pub struct SctpSpec {
     /// section 3; the estimators are then on at both ends and the sender's
     /// engine sets the window itself whenever new data changes path).
     pub bandwidth_estimate: Option<BandwidthEstimateSpec>,
+    /// Where the paths' capacities that a policy reads (AISLE's C1 and
+    /// C2) come from: `packet_pair` (the default, the engine's own
+    /// estimate) or `oracle` (the `rate_bps` of the cell whose prefix
+    /// holds the mobile's address, given to the data sender's engine:
+    /// isolates the estimator's part in the policy's decisions).
+    pub capacity_estimate: Option<BandwidthEstimateSpec>,
     /// Run the path estimators (packet-pair capacity, Westwood+ available
     /// bandwidth; false). On by itself with the `aisle` policy or a
     /// `packet_pair` bandwidth-aware start.
