@@ -115,28 +115,14 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
         }
     } else if bandwidth_aware {
         // The capacity of each cell's network: a perfect estimate.
-        let caps: Vec<(ipnet::IpNet, u64)> = cx
-            .env
-            .r
-            .cells
-            .iter()
-            .zip(&cx.env.r.scenario.cells)
-            .map(|(c, s)| (c.ap.trunc(), s.rate_bps))
-            .collect();
+        let caps = cell_rates(&cx);
         mobile.capacities = caps.clone();
         fixed_cfg.capacities = caps;
     }
     if spec.sctp.capacity_estimate == Some(BandwidthEstimateSpec::Oracle) {
         // The paths' capacities a policy reads: each cell's configured
         // rate instead of the packet-pair estimate.
-        let caps: Vec<(ipnet::IpNet, u64)> = cx
-            .env
-            .r
-            .cells
-            .iter()
-            .zip(&cx.env.r.scenario.cells)
-            .map(|(c, s)| (c.ap.trunc(), s.rate_bps))
-            .collect();
+        let caps = cell_rates(&cx);
         mobile.path_capacities = caps.clone();
         fixed_cfg.path_capacities = caps;
     }
@@ -204,4 +190,17 @@ fn fastest_first_rates(w: &World, env: &Env<'_>, f: &Flow<'_>) -> BTreeMap<u32, 
         }
     }
     by_iface
+}
+
+/// Each cell's network prefix with its configured rate (bit/s): the
+/// oracle that bandwidth-aware start or a policy may be given instead of
+/// an estimate.
+fn cell_rates(cx: &FlowCx<'_, '_>) -> Vec<(ipnet::IpNet, u64)> {
+    cx.env
+        .r
+        .cells
+        .iter()
+        .zip(&cx.env.r.scenario.cells)
+        .map(|(c, s)| (c.ap.trunc(), s.rate_bps))
+        .collect()
 }
