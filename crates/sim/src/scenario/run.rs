@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use msctp_proto::Time;
 
-use super::build::{self, Built, BuiltKind};
+use super::build::{self, Built};
 use super::collect;
 use super::error::ScenarioError;
 use super::spec::*;
@@ -53,18 +53,9 @@ pub fn run_scenario(s: &Scenario, seed: u64) -> Result<RunResult, ScenarioError>
 fn all_failed_over(b: &Built, brk: Time) -> Option<Time> {
     let mut latest = brk;
     for f in &b.flows {
-        let BuiltKind::Msctp {
-            mobile_agent,
-            fixed_agent,
-            ..
-        } = &f.kind
-        else {
-            // Only SCTP senders fail over; other transports do not count.
+        // Only SCTP senders fail over; other transports do not count.
+        let Some(sender) = f.msctp_data_sender() else {
             continue;
-        };
-        let sender = match f.spec.direction {
-            DirectionSpec::Downlink => *fixed_agent,
-            DirectionSpec::Uplink => *mobile_agent,
         };
         let a = b.world.agent::<SctpAgent>(sender)?;
         let t = a

@@ -63,6 +63,25 @@ pub(crate) struct BuiltFlow {
     pub kind: BuiltKind,
 }
 
+impl BuiltFlow {
+    /// The agent that sends the data of an mSCTP flow (the fixed node's
+    /// downlink, the mobile's uplink); `None` for other transports.
+    pub fn msctp_data_sender(&self) -> Option<AgentId> {
+        let BuiltKind::Msctp {
+            mobile_agent,
+            fixed_agent,
+            ..
+        } = &self.kind
+        else {
+            return None;
+        };
+        Some(match self.spec.direction {
+            DirectionSpec::Downlink => *fixed_agent,
+            DirectionSpec::Uplink => *mobile_agent,
+        })
+    }
+}
+
 /// The agents of a flow, by transport.
 #[derive(Debug)]
 pub(crate) enum BuiltKind {

@@ -7,9 +7,8 @@ use std::net::IpAddr;
 
 use msctp_proto::Time;
 
-use super::super::build::{Built, BuiltKind};
+use super::super::build::Built;
 use super::super::resolve::Resolved;
-use super::super::spec::DirectionSpec;
 use crate::models::sctp::SctpAgent;
 use crate::output::StationRow;
 
@@ -18,17 +17,8 @@ fn changes(r: &Resolved<'_>, b: &Built) -> BTreeMap<usize, Vec<(Time, i64)>> {
     let cell_of = |a: IpAddr| r.cells.iter().position(|c| c.ap.trunc().contains(&a));
     let mut out: BTreeMap<usize, Vec<(Time, i64)>> = BTreeMap::new();
     for f in &b.flows {
-        let BuiltKind::Msctp {
-            mobile_agent,
-            fixed_agent,
-            ..
-        } = &f.kind
-        else {
+        let Some(sender) = f.msctp_data_sender() else {
             continue;
-        };
-        let sender = match f.spec.direction {
-            DirectionSpec::Downlink => *fixed_agent,
-            DirectionSpec::Uplink => *mobile_agent,
         };
         let Some(a) = b.world.agent::<SctpAgent>(sender) else {
             continue;
