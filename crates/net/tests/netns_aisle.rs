@@ -127,17 +127,7 @@ fn aisle_moves_a_transfer_off_a_link_congested_by_tcp() {
             let mut c = StackConfig::new(5001).tuned_for_lan();
             c.local_addrs = vec![ip("10.31.1.1"), ip("10.31.2.1")];
             c.endpoint.listen = true;
-            let s = Stack::bind(c).await.unwrap();
-            let mut a = tokio::time::timeout(Duration::from_secs(10), s.accept())
-                .await
-                .expect("association")
-                .unwrap();
-            let r = tokio::time::timeout(
-                RUN_LIMIT,
-                transfer::receive_file(&mut a, tokio::io::sink(), Duration::from_millis(100)),
-            )
-            .await;
-            r.ok().and_then(|r| r.ok())
+            common::accept_and_receive(c, RUN_LIMIT, Duration::from_millis(100)).await
         })
     });
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();

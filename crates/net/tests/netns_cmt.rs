@@ -110,17 +110,7 @@ fn run_msctp(t: &Arc<Topology>, data: Arc<Vec<u8>>, sha: &str, cmt: bool, cut: b
             c.local_addrs = vec![ip("10.1.0.1"), ip("10.2.0.1")];
             c.endpoint.listen = true;
             c.endpoint.association.cmt = cmt_config;
-            let s = Stack::bind(c).await.unwrap();
-            let mut a = tokio::time::timeout(Duration::from_secs(10), s.accept())
-                .await
-                .expect("association")
-                .unwrap();
-            let r = tokio::time::timeout(
-                RUN_LIMIT,
-                transfer::receive_file(&mut a, tokio::io::sink(), Duration::from_millis(50)),
-            )
-            .await;
-            r.ok().and_then(|r| r.ok())
+            common::accept_and_receive(c, RUN_LIMIT, Duration::from_millis(50)).await
         })
     });
     let topo = t.clone();

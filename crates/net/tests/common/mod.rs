@@ -216,6 +216,28 @@ impl Drop for Capture {
     }
 }
 
+/// A listening stack configured by `c` accepts one association within
+/// 10 s and receives a file within `limit` (gaps sampled every
+/// `interval`); `None` when the transfer failed or ran out of time.
+#[allow(dead_code)] // not every test binary that shares this module uses it
+pub async fn accept_and_receive(
+    c: StackConfig,
+    limit: Duration,
+    interval: Duration,
+) -> Option<ReceiveReport> {
+    let s = Stack::bind(c).await.unwrap();
+    let mut a = tokio::time::timeout(Duration::from_secs(10), s.accept())
+        .await
+        .expect("association")
+        .unwrap();
+    let r = tokio::time::timeout(
+        limit,
+        transfer::receive_file(&mut a, tokio::io::sink(), interval),
+    )
+    .await;
+    r.ok().and_then(|r| r.ok())
+}
+
 /// The correspondent of the file-transfer tests: a stack on SCTP port
 /// 5001 (`tuned_for_lan`) bound to `addrs` accepts one association and
 /// receives a file within `limit`; returns the receiver's report and the
