@@ -112,13 +112,18 @@ for t in "${sel[@]}"; do
     # that runs in milliseconds can wait seconds for the CPU (libFuzzer
     # measures wall time), so they are kept for a look but not counted.
     before=$(findings_in "fuzz/artifacts/$t")
+    marker=$(mktemp)
     start=$(date +%s)
     # The CPU time it got (user + system): at nice 19 on a shared machine
     # far less than its length, and what executions per CPU-second and
     # the CPU-hours still needed are computed from.
     cpu=$( {
         TIMEFORMAT='%3U %3S'
-        time nice -n 19 "$bin_dir/$t" "fuzz/work/$t" "fuzz/corpus/$t" \
+        # A process stopped for longer than -timeout (a benchmark that
+        # pauses the campaign with SIGSTOP) gets a false alarm when it
+        # resumes, and libFuzzer's alarm handler can then hang: the outer
+        # timeout ends such a run (SIGTERM still prints the final stats).
+        time timeout -k 30 $((minutes * 60 + 300)) nice -n 19 "$bin_dir/$t" "fuzz/work/$t" "fuzz/corpus/$t" \
             -max_total_time=$((minutes * 60)) -max_len="${MAX_LEN[$t]}" -timeout=10 \
             -rss_limit_mb=2048 -print_final_stats=1 \
             -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1 || true
@@ -128,6 +133,18 @@ for t in "${sel[@]}"; do
     speed=$(grep -h 'stat::average_exec_per_sec' "$log" | awk '{s+=$2} END {print s+0}' || true)
     cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 | awk '{print $2 "\t" $4}' || true)
     [[ -n "$cov" ]] || cov=$'-\t-'
+    # A timeout is a finding only if the input is slow on its own: each
+    # new one runs again alone, at normal priority; one that finishes
+    # (a false alarm: the process waited for the CPU or was stopped) is
+    # moved to fuzz/artifacts/TARGET/spurious and not counted.
+    while IFS= read -r f; do
+        if timeout 60 "$bin_dir/$t" -timeout=10 -rss_limit_mb=2048 "$f" >/dev/null 2>&1; then
+            mkdir -p "fuzz/artifacts/$t/spurious"
+            mv "$f" "fuzz/artifacts/$t/spurious/"
+            echo "  $(basename "$f"): runs alone within the timeout, a false alarm (moved to spurious/)"
+        fi
+    done < <(find "fuzz/artifacts/$t" -maxdepth 1 -type f -name 'timeout-*' -newer "$marker")
+    rm -f "$marker"
     findings=$(($(findings_in "fuzz/artifacts/$t") - before))
     [[ -s "$stats" ]] || printf 'end\ttarget\tcommit\texecs\texec_per_s\tcov\tft\tfindings\tseconds\tcpu_seconds\n' >"$stats"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$commit" "$execs" "$speed" "$cov" "$findings" "$secs" "$cpu" >>"$stats"
