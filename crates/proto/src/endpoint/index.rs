@@ -11,14 +11,21 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 
+use rustc_hash::FxHashMap;
+
 use super::AssocId;
 
 /// (peer address, peer port) -> association, and the reverse.
+///
+/// `by_peer` is keyed by what peers choose (their addresses and ports) and
+/// keeps the standard library's keyed SipHash, which a peer cannot flood
+/// with colliding keys; `held` is keyed by the endpoint's own association
+/// ids and uses a fast unkeyed hash.
 #[derive(Debug, Clone, Default)]
 pub(super) struct PeerIndex {
     by_peer: HashMap<(IpAddr, u16), AssocId>,
     /// What each association holds: its peer port and addresses.
-    held: HashMap<AssocId, (u16, Vec<IpAddr>)>,
+    held: FxHashMap<AssocId, (u16, Vec<IpAddr>)>,
 }
 
 impl PeerIndex {

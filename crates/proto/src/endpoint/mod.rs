@@ -24,6 +24,7 @@ use std::net::IpAddr;
 use bytes::Bytes;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
+use rustc_hash::FxHashMap;
 
 use crate::Time;
 use crate::association::{Association, Event, State, Transmit};
@@ -93,7 +94,10 @@ pub struct Endpoint {
     rng: ChaCha20Rng,
     secret: [u8; 32],
     local_addrs: Vec<IpAddr>,
-    assocs: HashMap<AssocId, Association>,
+    /// Keyed by ids the endpoint assigns itself (never by anything a peer
+    /// chooses), so a fast non-keyed hash is safe here; nothing iterates
+    /// it where order would matter (`order` gives the order).
+    assocs: FxHashMap<AssocId, Association>,
     /// Ids in creation order (deterministic iteration).
     order: Vec<AssocId>,
     next_id: u32,
@@ -102,7 +106,7 @@ pub struct Endpoint {
     /// Incoming associations per source (the INIT's source address, IPv6
     /// by prefix), and each one's source.
     per_source: HashMap<IpAddr, usize>,
-    source_of: HashMap<AssocId, IpAddr>,
+    source_of: FxHashMap<AssocId, IpAddr>,
     pending: VecDeque<Transmit>,
     events: VecDeque<(AssocId, Event)>,
     cursor: usize,
@@ -122,13 +126,13 @@ impl Endpoint {
             rng,
             secret,
             local_addrs: Vec::new(),
-            assocs: HashMap::new(),
+            assocs: FxHashMap::default(),
             order: Vec::new(),
             next_id: 1,
             index: PeerIndex::default(),
             rx_chunks: ChunkIndex::default(),
             per_source: HashMap::new(),
-            source_of: HashMap::new(),
+            source_of: FxHashMap::default(),
             pending: VecDeque::new(),
             events: VecDeque::new(),
             cursor: 0,
