@@ -148,6 +148,56 @@ fn malformed_packets_are_dropped_and_counted() {
     assert_eq!(e.n.b.association(e.b).unwrap().state(), State::Established);
 }
 
+/// Checksum offload (`EndpointConfig::checksum_offload`, RFC 9260
+/// section 6.8 left to the layer below): A's packets leave with a zero
+/// checksum field (here the "network card" fills it on the way to B, which
+/// verifies), and A processes B's packets although their checksum is
+/// wrong, where an endpoint without offload drops and counts them
+/// (`malformed_packets_are_dropped_and_counted`).
+#[test]
+fn checksum_offload_neither_fills_nor_verifies_the_crc() {
+    let (a1, b1) = (ip("10.0.0.1"), ip("10.0.1.1"));
+    let offload = EndpointConfig {
+        checksum_offload: true,
+        ..EndpointConfig::new(5000)
+    };
+    let mut n = Net::new(
+        offload,
+        &[a1],
+        EndpointConfig::new(6000),
+        &[b1],
+        Link::new(Duration::from_millis(5)),
+        7,
+    );
+    let unfilled = std::rc::Rc::new(std::cell::Cell::new((0usize, 0usize)));
+    let u = unfilled.clone();
+    n.filter = Some(Box::new(move |from, _, _, data: &mut Vec<u8>| {
+        if from == Side::A {
+            let (zero, all) = u.get();
+            u.set((zero + usize::from(crc::stored(data) == 0), all + 1));
+            crc::fill(data);
+        } else {
+            data[8] ^= 0xff;
+        }
+        Verdict::Pass
+    }));
+    let (a, b) = n.connect(Duration::from_secs(1));
+    n.a.association_mut(a)
+        .unwrap()
+        .send(0, 0, Bytes::from_static(b"offloaded"), false)
+        .unwrap();
+    n.run_for(Duration::from_secs(1));
+    let m = n.b.association_mut(b).unwrap().recv().map(|m| m.data);
+    assert_eq!(m.as_deref(), Some(&b"offloaded"[..]));
+    let (zero, all) = unfilled.get();
+    assert!(all >= 3 && zero == all, "{zero} of {all} with a zero field");
+    assert_eq!(n.a.stats().bad_checksum, 0);
+    assert_eq!(n.b.stats().bad_checksum, 0);
+    // A took B's SACK despite its damaged checksum.
+    let st = n.a.association(a).unwrap().stats();
+    assert!(st.sacks_received >= 1, "{st:?}");
+}
+
 #[test]
 fn unknown_chunks_follow_their_high_bits() {
     // (type, processes the DATA behind it, reports it)

@@ -10,7 +10,7 @@ use crate::RetransmitDestination;
 use crate::Time;
 use crate::asconf::LocalAddrState;
 use crate::wire::chunk::chunk_type;
-use crate::wire::{AuthChunk, Chunk, crc};
+use crate::wire::{AuthChunk, Chunk};
 
 const COMMON_HEADER: usize = 12;
 const DATA_HEADER: usize = 16;
@@ -655,8 +655,10 @@ impl Association {
     }
 
     /// Serialises chunks after a common header with `tag`, inserting an
-    /// AUTH chunk first when `auth` (RFC 4895 section 6.2), and fills the
-    /// checksum.
+    /// AUTH chunk first when `auth` (RFC 4895 section 6.2). The checksum
+    /// field is left zero: the endpoint fills it as the packet leaves
+    /// ([`crate::Endpoint::poll_transmit`]), unless the layer below does
+    /// (checksum offload).
     pub(super) fn emit_raw(
         &mut self,
         dest: IpAddr,
@@ -694,7 +696,6 @@ impl Association {
             let mac = st.mac(alg, &buf[auth_start..]);
             buf[auth_start + 8..auth_start + 8 + alg.mac_len()].copy_from_slice(&mac);
         }
-        crc::fill(&mut buf);
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += buf.len() as u64;
         Transmit {

@@ -31,7 +31,7 @@ use crate::association::{Association, Event, State, Transmit};
 use crate::config::{AssociationConfig, ConfigError, EndpointConfig};
 use crate::cookie::CookieState;
 use crate::wire::chunk::chunk_type;
-use crate::wire::{Chunk, ChunkIndex, ErrorCause, Packet};
+use crate::wire::{Chunk, ChunkIndex, ErrorCause, Packet, crc};
 use demux::Route;
 use index::PeerIndex;
 
@@ -357,7 +357,8 @@ impl Endpoint {
             self.stats.truncated += 1;
             return None;
         };
-        if !pkt.verify_checksum() {
+        // With checksum offload the layer below has checked it.
+        if !self.cfg.checksum_offload && !pkt.verify_checksum() {
             self.stats.bad_checksum += 1;
             return None;
         }
@@ -470,7 +471,8 @@ impl Endpoint {
         }
     }
 
-    /// The next datagram to send.
+    /// The next datagram to send, its checksum filled in (RFC 9260
+    /// section 6.8) unless the endpoint has checksum offload.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
         if let Some(t) = self.pending.pop_front() {
             return Some(t);
@@ -485,6 +487,9 @@ impl Endpoint {
                 self.cursor = (idx + 1) % n.max(1);
                 self.drain_events(id);
                 t.assoc = Some(id);
+                if !self.cfg.checksum_offload {
+                    crc::fill(&mut t.payload);
+                }
                 return Some(t);
             }
         }

@@ -66,7 +66,9 @@ impl Endpoint {
         for c in &chunks {
             c.emit(&mut buf);
         }
-        crc::fill(&mut buf);
+        if !self.cfg.checksum_offload {
+            crc::fill(&mut buf);
+        }
         self.pending.push_back(Transmit {
             source: Some(from),
             destination: to,

@@ -661,8 +661,13 @@ impl SctpAgent {
         any
     }
 
-    fn send_one(&mut self, ctx: &mut Ctx<'_>, t: Transmit) {
+    fn send_one(&mut self, ctx: &mut Ctx<'_>, mut t: Transmit) {
         let now = ctx.now();
+        if ctx.capturing() {
+            // The checksum the endpoint left to the layer below
+            // (offload), for captures that Wireshark checks.
+            msctp_proto::wire::crc::fill(&mut t.payload);
+        }
         let src = match t.source {
             Some(s) => Some(s),
             None => ctx.source_for(t.destination).map(|(_, a)| a),
@@ -986,8 +991,12 @@ impl Agent for SctpAgent {
     fn start(&mut self, ctx: &mut Ctx<'_>) {
         let mut seed = [0u8; 32];
         ctx.rng().fill_bytes(&mut seed);
+        // Simulated links lose packets but never flip bits: the CRC32c is
+        // left to the "network card" (checksum offload), which fills it
+        // only when a capture records the bytes (`send_one`).
         let ep_cfg = EndpointConfig {
             listen: self.cfg.role == Role::Listen,
+            checksum_offload: true,
             association: self.cfg.association.clone(),
             ..EndpointConfig::new(self.cfg.port)
         };
