@@ -164,7 +164,7 @@ impl Association {
             if let Some(h) = hb.take() {
                 chunks.push(h);
             }
-            let t = self.emit_raw(dest, source, tag, chunks, auth);
+            let t = self.emit_raw(dest, source, tag, &chunks, auth);
             sizes[k] = t.payload.len().min(usize::from(u16::MAX)) as u16;
             let p = &mut self.paths[i];
             p.stats.packets_sent += 1;

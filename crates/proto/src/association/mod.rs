@@ -411,6 +411,9 @@ pub struct Association {
     init: Option<InitState>,
     shutdown: ShutdownState,
     ctrl: VecDeque<Directed>,
+    /// The chunk list of the packet being built (memory reused from
+    /// packet to packet; empty between packets).
+    bundle_chunks: Vec<Chunk>,
     /// A SACK must go out with the next packet, or at this deadline.
     sack_now: bool,
     sack_deadline: Option<Time>,
@@ -523,6 +526,7 @@ impl Association {
             init: None,
             shutdown: ShutdownState::default(),
             ctrl: VecDeque::new(),
+            bundle_chunks: Vec::new(),
             sack_now: false,
             sack_deadline: None,
             sack_dest: None,
@@ -848,7 +852,7 @@ impl Association {
     /// Statistics of the path to `addr`.
     /// The peer's addresses (one per path), without the statistics of
     /// [`Association::paths`].
-    pub fn peer_addresses(&self) -> impl Iterator<Item = IpAddr> + '_ {
+    pub fn peer_addresses(&self) -> impl ExactSizeIterator<Item = IpAddr> + '_ {
         self.paths.iter().map(|p| p.remote)
     }
 

@@ -34,10 +34,15 @@ impl PeerIndex {
     }
 
     /// Does `id` hold exactly `addrs` (in this order) at `port`?
-    pub(super) fn holds(&self, id: AssocId, port: u16, addrs: &[IpAddr]) -> bool {
-        self.held
-            .get(&id)
-            .is_some_and(|(p, a)| *p == port && a == addrs)
+    pub(super) fn holds(
+        &self,
+        id: AssocId,
+        port: u16,
+        addrs: impl ExactSizeIterator<Item = IpAddr>,
+    ) -> bool {
+        self.held.get(&id).is_some_and(|(p, a)| {
+            *p == port && a.len() == addrs.len() && a.iter().copied().eq(addrs)
+        })
     }
 
     /// The associations `except` that hold any of `addrs` at

@@ -277,12 +277,14 @@ impl Endpoint {
             return;
         };
         let port = a.peer_port();
-        let addrs: Vec<IpAddr> = a.peer_addresses().collect();
-        if addrs.is_empty() || self.index.holds(id, port, &addrs) {
+        // Compared in place: this runs for every packet received, and the
+        // addresses rarely change.
+        if a.peer_addresses().len() == 0 || self.index.holds(id, port, a.peer_addresses()) {
             // Still in COOKIE-WAIT (the INIT destinations stay), or no
             // change.
             return;
         }
+        let addrs: Vec<IpAddr> = a.peer_addresses().collect();
         let assocs = &self.assocs;
         let gone = |o: AssocId| assocs.get(&o).is_none_or(|x| x.state() == State::Closed);
         let refused = self.index.set(id, port, &addrs, gone);

@@ -53,6 +53,7 @@ use msctp_proto::{
     AssocId, Association, AssociationConfig, Endpoint, EndpointConfig, Event, Time, Transmit,
 };
 use rand_core::RngCore;
+use smallvec::SmallVec;
 
 use super::observe::{self, TsnNumbering};
 use crate::kernel::ip::{self, IpPacket};
@@ -71,6 +72,11 @@ const TOKEN_CONNECT: u64 = 4;
 
 /// The payload of generated messages (zeros), shared by every agent.
 static ZEROS: [u8; 65_536] = [0; 65_536];
+
+/// The DATA chunks of a received packet (TSN, user bytes, whether the
+/// association had the TSN before), without a heap allocation for the
+/// usual few.
+type RxChunks = SmallVec<[(u32, u32, bool); 4]>;
 
 /// Who starts the association.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -575,27 +581,28 @@ impl SctpAgent {
     }
 
     fn read_messages(&mut self, now: Time) {
-        let Some(a) = self.association_mut() else {
+        let id = self.assoc;
+        let (Some(ep), Some(id)) = (self.endpoint.as_mut(), id) else {
             return;
         };
-        let mut got = Vec::new();
+        let Some(a) = ep.association_mut(id) else {
+            return;
+        };
+        let mut log = self.cfg.log.as_ref().map(|l| l.borrow_mut());
         while let Some(m) = a.recv() {
-            got.push(m.data.len() as u64);
+            self.counters.messages_received += 1;
+            if let Some(log) = log.as_mut() {
+                log.delivered(now, m.data.len() as u64);
+            }
         }
-        self.counters.messages_received += got.len() as u64;
-        if let Some(log) = &self.cfg.log {
-            let mut log = log.borrow_mut();
-            for n in got {
-                log.delivered(now, n);
-            }
-            if log.completed_at.is_none()
-                && self
-                    .cfg
-                    .expect_bytes
-                    .is_some_and(|b| log.bytes_delivered >= b)
-            {
-                log.completed_at = Some(now);
-            }
+        if let Some(mut log) = log
+            && log.completed_at.is_none()
+            && self
+                .cfg
+                .expect_bytes
+                .is_some_and(|b| log.bytes_delivered >= b)
+        {
+            log.completed_at = Some(now);
         }
     }
 
@@ -713,7 +720,7 @@ impl SctpAgent {
     /// Logs what an outgoing packet says about the flow; true if it carries
     /// DATA.
     fn observe_tx(&mut self, now: Time, src: IpAddr, dst: IpAddr, sctp: &[u8]) -> bool {
-        let mut tsns: Vec<u32> = Vec::new();
+        let mut tsns: SmallVec<[u32; 8]> = SmallVec::new();
         observe::for_each_data(sctp, |tsn, _| tsns.push(tsn));
         let gaps = observe::sack_with_gaps(sctp);
         let Some(log) = self.cfg.log.clone() else {
@@ -745,14 +752,14 @@ impl SctpAgent {
 
     /// Arrival records of an incoming packet: classification before and
     /// after the engine processed it.
-    fn observe_rx_before(&mut self, sctp: &[u8]) -> Vec<(u32, u32, bool)> {
+    fn observe_rx_before(&mut self, sctp: &[u8]) -> RxChunks {
         if self.cfg.log.is_none() || self.cfg.source.is_some() {
-            return Vec::new();
+            return RxChunks::new();
         }
         let Some(a) = self.association() else {
-            return Vec::new();
+            return RxChunks::new();
         };
-        let mut out = Vec::new();
+        let mut out = RxChunks::new();
         observe::for_each_data(sctp, |tsn, n| out.push((tsn, n, a.has_received_tsn(tsn))));
         if !out.is_empty() && !self.rx_numbers.has_origin() {
             let first = a.cumulative_tsn_received().wrapping_add(1);
@@ -761,13 +768,7 @@ impl SctpAgent {
         out
     }
 
-    fn observe_rx_after(
-        &mut self,
-        now: Time,
-        src: IpAddr,
-        dst: IpAddr,
-        chunks: Vec<(u32, u32, bool)>,
-    ) {
+    fn observe_rx_after(&mut self, now: Time, src: IpAddr, dst: IpAddr, chunks: RxChunks) {
         if chunks.is_empty() {
             return;
         }
