@@ -5,7 +5,10 @@
 
 use std::net::IpAddr;
 
+use smallvec::SmallVec;
+
 use super::{ChanRef, Core, Event, World};
+use crate::Time;
 use crate::kernel::drop::{DropReason, DropSite};
 use crate::kernel::ids::{CellId, IfaceId, NodeId};
 use crate::kernel::ip::{IpPacket, is_group_address};
@@ -399,8 +402,10 @@ impl Core {
         let Some(tx) = m.in_service.take() else {
             return;
         };
-        let mut lost = Vec::new();
-        let mut arrive = Vec::new();
+        // At most one of each for a unicast frame (one per station for a
+        // broadcast): no heap allocation per frame.
+        let mut lost: SmallVec<[(usize, IpPacket); 1]> = SmallVec::new();
+        let mut arrive: SmallVec<[(Time, u32); 1]> = SmallVec::new();
         if let Some(pkt) = tx.pkt {
             let at = now + c.cfg.delay;
             if tx.slot == BROADCAST_SLOT {
