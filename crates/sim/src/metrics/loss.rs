@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use super::records::{Arrival, ArrivalKind, DropRecord, ReorderSignal, Retransmission, Window};
 
 /// Lost packets: the number of dropped data packets (`is_data`) with a
@@ -60,9 +62,10 @@ pub fn spurious_retransmissions(retransmissions: &[Retransmission], arrivals: &[
         return 0;
     }
     // Only retransmitted data matters: the arrivals are walked once
-    // against the (few) retransmitted seqs rather than indexed whole.
+    // against the (few) retransmitted seqs rather than indexed whole (a
+    // hash map, never iterated: the sum below walks `sent` in order).
     // seq -> (arrivals, first arrival time)
-    let mut got: BTreeMap<u64, (u64, Option<msctp_proto::Time>)> =
+    let mut got: FxHashMap<u64, (u64, Option<msctp_proto::Time>)> =
         retransmissions.iter().map(|r| (r.seq, (0, None))).collect();
     for a in arrivals {
         if let Some(e) = got.get_mut(&a.seq) {
