@@ -107,6 +107,13 @@ pub trait HandoverPolicy {
         Vec::new()
     }
 
+    /// Whether [`poll`](Self::poll) can decide anything (false for a
+    /// policy that keeps the default, which decides nothing): a driver
+    /// need not poll again after changes of its own that no input caused.
+    fn polls(&self) -> bool {
+        false
+    }
+
     /// The policy's own counters, for reports (name, value); none by
     /// default.
     fn counters(&self) -> Vec<(&'static str, u64)> {

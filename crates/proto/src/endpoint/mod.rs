@@ -547,6 +547,22 @@ impl Endpoint {
         self.events.pop_front()
     }
 
+    /// Whether [`poll_event`](Self::poll_event) has an event to give.
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// Whether a call of [`poll_transmit`](Self::poll_transmit) that finds
+    /// nothing to send leaves the endpoint exactly as it was, so that a
+    /// driver that knows nothing changed since its last fruitless poll at
+    /// this instant may skip the next one without changing what follows.
+    /// False while some association has a path awaiting one of its first
+    /// capacity trains (the estimators, issue 11): each poll then draws
+    /// that train's jitter from the association's random stream.
+    pub fn idle_poll_is_pure(&self) -> bool {
+        !self.assocs.values().any(|a| a.polls_draw_randomness())
+    }
+
     /// Application calls on an association may create events (e.g. an
     /// abort); this moves them to the endpoint queue.
     pub fn flush_events(&mut self) {

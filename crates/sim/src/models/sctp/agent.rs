@@ -73,6 +73,23 @@ const TOKEN_CONNECT: u64 = 4;
 /// The payload of generated messages (zeros), shared by every agent.
 static ZEROS: [u8; 65_536] = [0; 65_536];
 
+/// What one call of the agent's `feed_source` did.
+struct Fed {
+    /// The association took bytes.
+    offered: bool,
+    /// It took every message the source produced (none is true).
+    complete: bool,
+}
+
+/// What one call of the agent's `transmit` did.
+struct Sent {
+    /// At least one packet left.
+    any: bool,
+    /// It stopped because the engine had nothing more (not at the bound
+    /// on packets per call).
+    drained: bool,
+}
+
 /// The DATA chunks of a received packet (TSN, user bytes, whether the
 /// association had the TSN before), without a heap allocation for the
 /// usual few.
@@ -452,15 +469,41 @@ impl SctpAgent {
 
     /// Runs the engine until it has nothing more to say: events, the
     /// application, transmissions; then re-arms the timers.
+    ///
+    /// A round repeats while one made progress, except that a round which
+    /// ended with the engine's output drained needs no successor when
+    /// nothing its steps read has changed since they ran: no event is
+    /// waiting, the policy does not poll (its `poll` decides nothing), and
+    /// the source had every message it produced accepted (so with the
+    /// buffer room and the time unchanged it produces nothing more).
+    /// Sending moves bytes from queued to outstanding, leaving the room
+    /// as it was. The next round would find nothing, so it is not run,
+    /// unless its fruitless poll would itself change the engine
+    /// ([`Endpoint::idle_poll_is_pure`]: while first capacity trains are
+    /// pending each poll draws randomness, and skipping one would change
+    /// the run).
     fn drive(&mut self, ctx: &mut Ctx<'_>) {
+        let polls = self.manager.as_ref().is_some_and(|m| m.polls());
         let mut rounds = 0;
         loop {
             rounds += 1;
             let mut progressed = self.handle_events(ctx);
             progressed |= self.poll_policy(ctx.now());
-            progressed |= self.feed_source(ctx);
-            progressed |= self.transmit(ctx);
+            let fed = self.feed_source(ctx);
+            progressed |= fed.offered;
+            let sent = self.transmit(ctx);
+            progressed |= sent.any;
             if !progressed || rounds > 64 {
+                break;
+            }
+            let settled = sent.drained
+                && fed.complete
+                && !polls
+                && self
+                    .endpoint
+                    .as_ref()
+                    .is_some_and(|e| !e.has_events() && e.idle_poll_is_pure());
+            if settled {
                 break;
             }
         }
@@ -607,26 +650,32 @@ impl SctpAgent {
     }
 
     /// Hands the application's messages to the association.
-    fn feed_source(&mut self, ctx: &mut Ctx<'_>) -> bool {
+    fn feed_source(&mut self, ctx: &mut Ctx<'_>) -> Fed {
+        let idle = Fed {
+            offered: false,
+            complete: true,
+        };
         let now = ctx.now();
-        let Some(id) = self.assoc else { return false };
+        let Some(id) = self.assoc else { return idle };
         let Some(ep) = self.endpoint.as_mut() else {
-            return false;
+            return idle;
         };
         let Some(a) = ep.association_mut(id) else {
-            return false;
+            return idle;
         };
         if a.state() != msctp_proto::State::Established {
-            return false;
+            return idle;
         }
         let Some(src) = self.cfg.source.as_mut() else {
-            return false;
+            return idle;
         };
         let room = a.send_capacity();
         let msgs = src.take(now, room, ctx.rng());
         if msgs.is_empty() {
-            return false;
+            return idle;
         }
+        let taken = msgs.len();
+        let mut accepted = 0;
         let mut offered = 0u64;
         for (k, n) in msgs.into_iter().enumerate() {
             if k >= self.cfg.limits.max_messages_per_call {
@@ -640,6 +689,7 @@ impl SctpAgent {
             match a.send(self.cfg.stream, self.cfg.ppid, data, self.cfg.unordered) {
                 Ok(()) => {
                     offered += n as u64;
+                    accepted += 1;
                     self.counters.messages_sent += 1;
                 }
                 Err(_) => break,
@@ -648,24 +698,32 @@ impl SctpAgent {
         if let Some(log) = &self.cfg.log {
             log.borrow_mut().bytes_offered += offered;
         }
-        offered > 0
+        Fed {
+            offered: offered > 0,
+            complete: accepted == taken,
+        }
     }
 
     /// Sends everything the engine has.
-    fn transmit(&mut self, ctx: &mut Ctx<'_>) -> bool {
+    fn transmit(&mut self, ctx: &mut Ctx<'_>) -> Sent {
         let now = ctx.now();
-        let mut any = false;
+        let mut out = Sent {
+            any: false,
+            drained: false,
+        };
         for _ in 0..self.cfg.limits.max_transmits_per_call {
             let Some(ep) = self.endpoint.as_mut() else {
+                out.drained = true;
                 break;
             };
             let Some(t) = ep.poll_transmit(now) else {
+                out.drained = true;
                 break;
             };
-            any = true;
+            out.any = true;
             self.send_one(ctx, t);
         }
-        any
+        out
     }
 
     fn send_one(&mut self, ctx: &mut Ctx<'_>, mut t: Transmit) {
