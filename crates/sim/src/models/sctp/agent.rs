@@ -49,6 +49,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use msctp_proto::association::send::Retransmit;
+use msctp_proto::policy::LinkEvent;
 use msctp_proto::{
     AssocId, Association, AssociationConfig, Endpoint, EndpointConfig, Event, Time, Transmit,
 };
@@ -611,6 +612,9 @@ impl SctpAgent {
         let Some(m) = self.manager.as_ref() else {
             return Vec::new();
         };
+        if from >= m.records().len() {
+            return Vec::new();
+        }
         let records = m.records().get(from..).unwrap_or_default();
         let lines: Vec<String> = records
             .iter()
@@ -924,6 +928,22 @@ impl SctpAgent {
         let Some(m) = self.manager.as_mut() else {
             return;
         };
+        // A sample of signal strength for a policy that does not read it
+        // (the radio model sends one per beacon heard, ten a second per
+        // cell and station) changes nothing: the policy learns nothing
+        // and the engine is as the last call left it, so the agent does
+        // not drive it, when that call is known to find nothing again (a
+        // policy that does not poll, an idle poll without side effects).
+        if matches!(ev, LinkEvent::SignalSample { .. })
+            && !m.reads_signal()
+            && !m.polls()
+            && self
+                .endpoint
+                .as_ref()
+                .is_some_and(|e| e.idle_poll_is_pure())
+        {
+            return;
+        }
         let before = m.records().len();
         let assoc = match (self.endpoint.as_mut(), id) {
             (Some(ep), Some(id)) => ep.association_mut(id),

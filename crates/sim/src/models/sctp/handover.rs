@@ -191,6 +191,11 @@ impl HandoverManager {
         self.policy.polls()
     }
 
+    /// Whether the policy reads signal samples (signal strength).
+    pub fn reads_signal(&self) -> bool {
+        self.policy.reads_signal()
+    }
+
     /// The policy's own counters (AISLE: congestion events, swaps, ...).
     pub fn counters(&self) -> Vec<(&'static str, u64)> {
         self.policy.counters()
