@@ -519,6 +519,12 @@ pub struct EndpointConfig {
     /// bits, and fills the field itself when a capture records the bytes
     /// (`msctp_proto::wire::crc::fill`).
     pub checksum_offload: bool,
+    /// Bytes left free at the front of every [`crate::Transmit`]'s buffer,
+    /// before the SCTP packet, for the driver's own headers: a driver
+    /// that prepends an IP header (the simulator) writes it there instead
+    /// of copying the packet into a new buffer. 0 by default (the buffer
+    /// is the packet); at most 64.
+    pub transmit_headroom: usize,
     /// Defaults for every association of this endpoint.
     pub association: AssociationConfig,
 }
@@ -533,6 +539,7 @@ impl EndpointConfig {
             source_prefix_v6: 64,
             answer_other_ports: false,
             checksum_offload: false,
+            transmit_headroom: 0,
             association: AssociationConfig::default(),
         }
     }
@@ -554,6 +561,12 @@ impl EndpointConfig {
             return Err(ConfigError {
                 field: "max_associations_per_source",
                 why: "must be at least 1",
+            });
+        }
+        if self.transmit_headroom > 64 {
+            return Err(ConfigError {
+                field: "transmit_headroom",
+                why: "must be at most 64 bytes",
             });
         }
         if self.source_prefix_v6 == 0 || self.source_prefix_v6 > 128 {

@@ -198,6 +198,52 @@ fn checksum_offload_neither_fills_nor_verifies_the_crc() {
     assert!(st.sacks_received >= 1, "{st:?}");
 }
 
+/// `EndpointConfig::transmit_headroom`: every packet leaves with that many
+/// free bytes in front of it, and the packets after the headroom are
+/// those an endpoint without headroom sends (same seeds, same exchange:
+/// handshake, a message, its SACK).
+#[test]
+fn transmit_headroom_leaves_room_in_front_of_the_same_packets() {
+    let run = |headroom: usize| {
+        let addrs = [ip("10.0.0.1"), ip("10.0.1.1")];
+        let cfg = |port, listen| EndpointConfig {
+            transmit_headroom: headroom,
+            listen,
+            ..EndpointConfig::new(port)
+        };
+        let mut ends = [
+            msctp_proto::Endpoint::new(cfg(5000, false), [3; 32]).unwrap(),
+            msctp_proto::Endpoint::new(cfg(6000, true), [4; 32]).unwrap(),
+        ];
+        ends[0].set_local_addresses(&addrs[..1]);
+        ends[1].set_local_addresses(&addrs[1..]);
+        let now = msctp_proto::Time::ZERO;
+        let id = ends[0].connect(now, &addrs[1..], 6000).unwrap();
+        let mut sent = Vec::new();
+        for round in 0..6 {
+            if round == 3 {
+                let a = ends[0].association_mut(id).unwrap();
+                a.send(0, 0, Bytes::from_static(b"in front"), false)
+                    .unwrap();
+            }
+            for from in [0, 1] {
+                while let Some(t) = ends[from].poll_transmit(now) {
+                    assert_eq!(t.headroom, headroom);
+                    assert!(t.payload[..headroom].iter().all(|&x| x == 0));
+                    assert!(crc::verify(t.packet()));
+                    let p = Bytes::copy_from_slice(t.packet());
+                    ends[1 - from].handle_datagram(now, addrs[from], addrs[1 - from], p.clone());
+                    sent.push(p);
+                }
+            }
+        }
+        sent
+    };
+    let plain = run(0);
+    assert!(plain.len() >= 5, "{} packets", plain.len());
+    assert_eq!(run(40), plain);
+}
+
 #[test]
 fn unknown_chunks_follow_their_high_bits() {
     // (type, processes the DATA behind it, reports it)

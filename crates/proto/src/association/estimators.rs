@@ -175,10 +175,10 @@ impl Association {
                 chunks.push(h);
             }
             let t = self.emit_raw(dest, source, tag, &chunks, auth);
-            sizes[k] = t.payload.len().min(usize::from(u16::MAX)) as u16;
+            sizes[k] = t.packet().len().min(usize::from(u16::MAX)) as u16;
             let p = &mut self.paths[i];
             p.stats.packets_sent += 1;
-            p.stats.bytes_sent += t.payload.len() as u64;
+            p.stats.bytes_sent += t.packet().len() as u64;
             self.probe_out.push_back(t);
         }
         self.paths[i].capacity.train_sent(TrainInFlight {

@@ -652,7 +652,7 @@ impl Association {
         if let Some(i) = self.path_index(dest) {
             let p = &mut self.paths[i];
             p.stats.packets_sent += 1;
-            p.stats.bytes_sent += t.payload.len() as u64;
+            p.stats.bytes_sent += t.packet().len() as u64;
         }
         Some(t)
     }
@@ -675,7 +675,9 @@ impl Association {
         let size = COMMON_HEADER
             + chunks.iter().map(|c| c.padded_len()).sum::<usize>()
             + if auth { self.auth_overhead() } else { 0 };
-        let mut buf = Vec::with_capacity(size);
+        let headroom = self.headroom;
+        let mut buf = Vec::with_capacity(headroom + size);
+        buf.resize(headroom, 0);
         buf.extend_from_slice(&self.local_port.to_be_bytes());
         buf.extend_from_slice(&self.peer_port.to_be_bytes());
         buf.extend_from_slice(&tag.to_be_bytes());
@@ -700,11 +702,12 @@ impl Association {
             buf[auth_start + 8..auth_start + 8 + alg.mac_len()].copy_from_slice(&mac);
         }
         self.stats.packets_sent += 1;
-        self.stats.bytes_sent += buf.len() as u64;
+        self.stats.bytes_sent += (buf.len() - headroom) as u64;
         Transmit {
             source,
             destination: dest,
             payload: buf,
+            headroom,
             assoc: None,
         }
     }

@@ -251,6 +251,7 @@ impl Endpoint {
             Association::connect(cfg, now, seed, self.cfg.port, peer_port, &local, peer_addrs)
                 .ok_or(ConnectError::NoAddress)?;
         a.set_secret(self.secret);
+        a.set_transmit_headroom(self.cfg.transmit_headroom);
         let id = self.insert(a);
         // The INIT's destinations index the association until the peer's
         // addresses are known.
@@ -490,7 +491,7 @@ impl Endpoint {
                 self.drain_events(id);
                 t.assoc = Some(id);
                 if !self.cfg.checksum_offload {
-                    crc::fill(&mut t.payload);
+                    crc::fill(t.packet_mut());
                 }
                 return Some(t);
             }

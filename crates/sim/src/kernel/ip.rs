@@ -15,7 +15,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 use etherparse::{IpNumber, Ipv6FlowLabel, Ipv6Header};
 
 /// IP protocol numbers used by the simulator (IANA "Protocol Numbers").
@@ -99,6 +99,34 @@ impl IpPacket {
     ) -> Result<IpPacket, PacketError> {
         let mut buf = header(src, dst, protocol, ttl, payload.len())?;
         buf.extend_from_slice(payload);
+        Ok(IpPacket { buf, uid: 0 })
+    }
+
+    /// Builds a packet around `buf`, whose payload starts at `headroom`:
+    /// the header is written into the last bytes of the headroom (20 for
+    /// IPv4, 40 for IPv6) and the buffer becomes the packet's, with no
+    /// copy and no new allocation (a transport that leaves room in front
+    /// of what it produces, `msctp_proto::Transmit::headroom`).
+    pub fn build_in_headroom(
+        src: IpAddr,
+        dst: IpAddr,
+        protocol: u8,
+        ttl: u8,
+        mut buf: Vec<u8>,
+        headroom: usize,
+    ) -> Result<IpPacket, PacketError> {
+        let payload_len = buf.len().saturating_sub(headroom);
+        let (h, len) = header_bytes(src, dst, protocol, ttl, payload_len)?;
+        let Some(start) = headroom.checked_sub(len).filter(|_| headroom <= buf.len()) else {
+            return Err(PacketError::TooShort(headroom));
+        };
+        buf[start..headroom].copy_from_slice(&h[..len]);
+        // `Bytes` takes the vector without copying (and, its length being
+        // its capacity, without allocating) and hands it on to `BytesMut`,
+        // being its only owner.
+        let mut b = Bytes::from(buf);
+        b.advance(start);
+        let buf = b.try_into_mut().unwrap_or_else(|b| BytesMut::from(&b[..]));
         Ok(IpPacket { buf, uid: 0 })
     }
 
@@ -254,11 +282,8 @@ impl IpPacket {
     }
 }
 
-/// A buffer of room for the packet holding its header: IPv4 (RFC 791: no
-/// options, Don't Fragment set, identification 0, header checksum filled
-/// in) or IPv6 (RFC 8200: traffic class and flow label 0), the same bytes
-/// as etherparse's `Ipv4Header::new` / `Ipv6Header` give (checked by a
-/// test), written directly: this runs for every packet an agent sends.
+/// A buffer of room for the packet holding its header (see
+/// [`header_bytes`]).
 fn header(
     src: IpAddr,
     dst: IpAddr,
@@ -266,6 +291,25 @@ fn header(
     ttl: u8,
     payload_len: usize,
 ) -> Result<BytesMut, PacketError> {
+    let (h, len) = header_bytes(src, dst, protocol, ttl, payload_len)?;
+    let mut buf = BytesMut::with_capacity(len + payload_len);
+    buf.put_slice(&h[..len]);
+    Ok(buf)
+}
+
+/// The header of a packet and its length: IPv4 (RFC 791: no options,
+/// Don't Fragment set, identification 0, header checksum filled in) or
+/// IPv6 (RFC 8200: traffic class and flow label 0), the same bytes as
+/// etherparse's `Ipv4Header::new` / `Ipv6Header` give (checked by a test),
+/// written directly: this runs for every packet an agent sends.
+fn header_bytes(
+    src: IpAddr,
+    dst: IpAddr,
+    protocol: u8,
+    ttl: u8,
+    payload_len: usize,
+) -> Result<([u8; IPV6_HEADER_LEN], usize), PacketError> {
+    let mut out = [0u8; IPV6_HEADER_LEN];
     match (src, dst) {
         (IpAddr::V4(s), IpAddr::V4(d)) => {
             let total = u16::try_from(IPV4_HEADER_LEN + payload_len)
@@ -278,9 +322,8 @@ fn header(
             ];
             let sum = internet_checksum(&h);
             h[10..12].copy_from_slice(&sum.to_be_bytes());
-            let mut buf = BytesMut::with_capacity(IPV4_HEADER_LEN + payload_len);
-            buf.put_slice(&h);
-            Ok(buf)
+            out[..IPV4_HEADER_LEN].copy_from_slice(&h);
+            Ok((out, IPV4_HEADER_LEN))
         }
         (IpAddr::V6(s), IpAddr::V6(d)) => {
             let plen =
@@ -294,9 +337,8 @@ fn header(
                 source: s.octets(),
                 destination: d.octets(),
             };
-            let mut buf = BytesMut::with_capacity(IPV6_HEADER_LEN + payload_len);
-            buf.put_slice(&h.to_bytes());
-            Ok(buf)
+            out.copy_from_slice(&h.to_bytes());
+            Ok((out, IPV6_HEADER_LEN))
         }
         _ => Err(PacketError::FamilyMismatch),
     }
@@ -443,6 +485,29 @@ mod tests {
             IpPacket::build(v4("10.0.0.1"), v4("10.0.0.2"), 132, 64, &[0; 65_516]),
             Err(PacketError::TooLarge(65_516))
         );
+    }
+
+    /// A packet built in a buffer's headroom is byte for byte the packet
+    /// built by copying, for both families; too little headroom is an
+    /// error.
+    #[test]
+    fn build_in_headroom_equals_build() {
+        let payload: Vec<u8> = (0..1452u32).map(|i| (i * 7) as u8).collect();
+        let pairs = [
+            (v4("10.0.0.1"), v4("10.0.1.2")),
+            (v4("2001:db8::1"), v4("2001:db8::2")),
+        ];
+        for (s, d) in pairs {
+            let copied = IpPacket::build(s, d, proto::SCTP, 64, &payload).unwrap();
+            let mut buf = vec![0xee; IPV6_HEADER_LEN];
+            buf.extend_from_slice(&payload);
+            let direct =
+                IpPacket::build_in_headroom(s, d, proto::SCTP, 64, buf, IPV6_HEADER_LEN).unwrap();
+            assert_eq!(direct.as_bytes(), copied.as_bytes());
+            assert_eq!(direct.payload(), &payload[..]);
+        }
+        let short = vec![0; 10 + payload.len()];
+        assert!(IpPacket::build_in_headroom(pairs[0].0, pairs[0].1, 132, 64, short, 10).is_err());
     }
 
     #[test]

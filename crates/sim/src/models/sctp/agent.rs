@@ -735,7 +735,7 @@ impl SctpAgent {
         if ctx.capturing() {
             // The checksum the endpoint left to the layer below
             // (offload), for captures that Wireshark checks.
-            msctp_proto::wire::crc::fill(&mut t.payload);
+            msctp_proto::wire::crc::fill(t.packet_mut());
         }
         let src = match t.source {
             Some(s) => Some(s),
@@ -749,13 +749,15 @@ impl SctpAgent {
             self.counters.unowned_source += 1;
             return;
         }
-        let carries_data = self.observe_tx(now, src, t.destination, &t.payload);
-        let pkt = match IpPacket::build(
+        let carries_data = self.observe_tx(now, src, t.destination, t.packet());
+        // The engine left room for the IP header in front of the packet.
+        let pkt = match IpPacket::build_in_headroom(
             src,
             t.destination,
             ip::proto::SCTP,
             ip::DEFAULT_TTL,
-            &t.payload,
+            t.payload,
+            t.headroom,
         ) {
             Ok(p) => p,
             Err(_) => {
@@ -1076,6 +1078,9 @@ impl Agent for SctpAgent {
         let ep_cfg = EndpointConfig {
             listen: self.cfg.role == Role::Listen,
             checksum_offload: true,
+            // Room for the IP header (IPv6's is the longer), written in
+            // front of each packet instead of copying it.
+            transmit_headroom: ip::IPV6_HEADER_LEN,
             association: self.cfg.association.clone(),
             ..EndpointConfig::new(self.cfg.port)
         };
@@ -1129,7 +1134,11 @@ impl Agent for SctpAgent {
         let (src, dst) = (pkt.src(), pkt.dst());
         let before = self.observe_rx_before(pkt.payload());
         let hl = pkt.header_len();
-        let data = pkt.freeze().slice(hl..);
+        // The SCTP packet without the IP header, moved, not sliced: a
+        // slice would share the buffer (an allocation) even for packets
+        // the engine keeps nothing of.
+        let mut data = pkt.freeze();
+        bytes::Buf::advance(&mut data, hl);
         if let Some(ep) = self.endpoint.as_mut() {
             ep.handle_datagram(now, src, dst, data);
         }
