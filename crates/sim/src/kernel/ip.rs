@@ -147,6 +147,7 @@ impl IpPacket {
         Ok(IpPacket { buf, uid: 0 })
     }
 
+    #[inline]
     pub fn version(&self) -> IpVersion {
         if self.buf[0] >> 4 == 4 {
             IpVersion::V4
@@ -156,6 +157,7 @@ impl IpPacket {
     }
 
     /// Header length (IPv4 with options; the fixed 40 bytes for IPv6).
+    #[inline]
     pub fn header_len(&self) -> usize {
         match self.version() {
             IpVersion::V4 => usize::from(self.buf[0] & 0x0f) * 4,
@@ -163,6 +165,7 @@ impl IpPacket {
         }
     }
 
+    #[inline]
     pub fn src(&self) -> IpAddr {
         match self.version() {
             IpVersion::V4 => IpAddr::V4(v4_at(&self.buf, 12)),
@@ -170,6 +173,7 @@ impl IpPacket {
         }
     }
 
+    #[inline]
     pub fn dst(&self) -> IpAddr {
         match self.version() {
             IpVersion::V4 => IpAddr::V4(v4_at(&self.buf, 16)),
@@ -178,6 +182,7 @@ impl IpPacket {
     }
 
     /// Protocol (IPv4) or Next Header (IPv6) field.
+    #[inline]
     pub fn protocol(&self) -> u8 {
         match self.version() {
             IpVersion::V4 => self.buf[9],
@@ -194,6 +199,7 @@ impl IpPacket {
     }
 
     /// Whole packet length in bytes.
+    #[inline]
     pub fn len(&self) -> usize {
         self.buf.len()
     }
@@ -203,6 +209,7 @@ impl IpPacket {
         self.buf.is_empty()
     }
 
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         &self.buf[self.header_len()..]
     }
@@ -214,6 +221,7 @@ impl IpPacket {
         &mut self.buf[h..]
     }
 
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         &self.buf
     }
@@ -226,6 +234,7 @@ impl IpPacket {
         self.buf.freeze()
     }
 
+    #[inline]
     pub fn uid(&self) -> u64 {
         self.uid
     }

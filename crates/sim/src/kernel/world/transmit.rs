@@ -52,6 +52,7 @@ impl Core {
         }
     }
 
+    #[inline]
     fn chan(&mut self, r: ChanRef) -> &mut Channel {
         match r {
             ChanRef::Link { link, dir } => &mut self.links[link.index()].ch[usize::from(dir)],
@@ -62,6 +63,7 @@ impl Core {
     }
 
     /// (node, iface) that transmits on the channel.
+    #[inline]
     fn chan_sender(&self, r: ChanRef) -> (NodeId, IfaceId) {
         match r {
             ChanRef::Link { link, dir } => self.links[link.index()].ends[usize::from(dir)],
@@ -78,6 +80,7 @@ impl Core {
     }
 
     /// (node, iface) that receives from the channel.
+    #[inline]
     pub(crate) fn chan_receiver(&self, r: ChanRef) -> (NodeId, IfaceId) {
         match r {
             ChanRef::Link { link, dir } => self.links[link.index()].ends[1 - usize::from(dir)],
@@ -93,6 +96,7 @@ impl Core {
         }
     }
 
+    #[inline]
     fn chan_site(&self, r: ChanRef) -> DropSite {
         match r {
             ChanRef::Link { link, dir } => DropSite::Link { link, dir },
