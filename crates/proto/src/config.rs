@@ -508,6 +508,23 @@ pub struct EndpointConfig {
     /// refused at once instead of waiting. Off where several endpoints
     /// share the addresses (the simulator).
     pub answer_other_ports: bool,
+    /// Checksum offload: the CRC32c of RFC 9260 section 6.8 is neither
+    /// computed for packets sent (the checksum field stays zero) nor
+    /// verified on packets received, because the layer below does both,
+    /// as a network card with SCTP checksum offload does for the Linux and
+    /// FreeBSD stacks, and as usrsctp skips it on loopback
+    /// (`sctp_no_csum_on_loopback`). Off by default: a driver whose
+    /// packets cross a real network (the UDP driver) must keep it off.
+    /// The simulator turns it on, its links lose packets but never flip
+    /// bits, and fills the field itself when a capture records the bytes
+    /// (`msctp_proto::wire::crc::fill`).
+    pub checksum_offload: bool,
+    /// Bytes left free at the front of every [`crate::Transmit`]'s buffer,
+    /// before the SCTP packet, for the driver's own headers: a driver
+    /// that prepends an IP header (the simulator) writes it there instead
+    /// of copying the packet into a new buffer. 0 by default (the buffer
+    /// is the packet); at most 64.
+    pub transmit_headroom: usize,
     /// Defaults for every association of this endpoint.
     pub association: AssociationConfig,
 }
@@ -521,6 +538,8 @@ impl EndpointConfig {
             max_associations_per_source: 64,
             source_prefix_v6: 64,
             answer_other_ports: false,
+            checksum_offload: false,
+            transmit_headroom: 0,
             association: AssociationConfig::default(),
         }
     }
@@ -542,6 +561,12 @@ impl EndpointConfig {
             return Err(ConfigError {
                 field: "max_associations_per_source",
                 why: "must be at least 1",
+            });
+        }
+        if self.transmit_headroom > 64 {
+            return Err(ConfigError {
+                field: "transmit_headroom",
+                why: "must be at most 64 bytes",
             });
         }
         if self.source_prefix_v6 == 0 || self.source_prefix_v6 > 128 {

@@ -107,6 +107,20 @@ pub trait HandoverPolicy {
         Vec::new()
     }
 
+    /// Whether [`poll`](Self::poll) can decide anything (false for a
+    /// policy that keeps the default, which decides nothing): a driver
+    /// need not poll again after changes of its own that no input caused.
+    fn polls(&self) -> bool {
+        false
+    }
+
+    /// Whether the policy reads [`LinkEvent::SignalSample`]s (decides on
+    /// signal strength): a driver need not hand samples to one that does
+    /// not (the default).
+    fn reads_signal(&self) -> bool {
+        false
+    }
+
     /// The policy's own counters, for reports (name, value); none by
     /// default.
     fn counters(&self) -> Vec<(&'static str, u64)> {
@@ -376,6 +390,10 @@ impl SignalStrength {
 impl HandoverPolicy for SignalStrength {
     fn name(&self) -> &'static str {
         "signal-strength"
+    }
+
+    fn reads_signal(&self) -> bool {
+        true
     }
 
     fn on_link_event(&mut self, _now: Time, ev: &LinkEvent, assoc: &Association) -> Vec<Decision> {

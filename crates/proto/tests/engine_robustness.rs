@@ -148,6 +148,102 @@ fn malformed_packets_are_dropped_and_counted() {
     assert_eq!(e.n.b.association(e.b).unwrap().state(), State::Established);
 }
 
+/// Checksum offload (`EndpointConfig::checksum_offload`, RFC 9260
+/// section 6.8 left to the layer below): A's packets leave with a zero
+/// checksum field (here the "network card" fills it on the way to B, which
+/// verifies), and A processes B's packets although their checksum is
+/// wrong, where an endpoint without offload drops and counts them
+/// (`malformed_packets_are_dropped_and_counted`).
+#[test]
+fn checksum_offload_neither_fills_nor_verifies_the_crc() {
+    let (a1, b1) = (ip("10.0.0.1"), ip("10.0.1.1"));
+    let offload = EndpointConfig {
+        checksum_offload: true,
+        ..EndpointConfig::new(5000)
+    };
+    let mut n = Net::new(
+        offload,
+        &[a1],
+        EndpointConfig::new(6000),
+        &[b1],
+        Link::new(Duration::from_millis(5)),
+        7,
+    );
+    let unfilled = std::rc::Rc::new(std::cell::Cell::new((0usize, 0usize)));
+    let u = unfilled.clone();
+    n.filter = Some(Box::new(move |from, _, _, data: &mut Vec<u8>| {
+        if from == Side::A {
+            let (zero, all) = u.get();
+            u.set((zero + usize::from(crc::stored(data) == 0), all + 1));
+            crc::fill(data);
+        } else {
+            data[8] ^= 0xff;
+        }
+        Verdict::Pass
+    }));
+    let (a, b) = n.connect(Duration::from_secs(1));
+    n.a.association_mut(a)
+        .unwrap()
+        .send(0, 0, Bytes::from_static(b"offloaded"), false)
+        .unwrap();
+    n.run_for(Duration::from_secs(1));
+    let m = n.b.association_mut(b).unwrap().recv().map(|m| m.data);
+    assert_eq!(m.as_deref(), Some(&b"offloaded"[..]));
+    let (zero, all) = unfilled.get();
+    assert!(all >= 3 && zero == all, "{zero} of {all} with a zero field");
+    assert_eq!(n.a.stats().bad_checksum, 0);
+    assert_eq!(n.b.stats().bad_checksum, 0);
+    // A took B's SACK despite its damaged checksum.
+    let st = n.a.association(a).unwrap().stats();
+    assert!(st.sacks_received >= 1, "{st:?}");
+}
+
+/// `EndpointConfig::transmit_headroom`: every packet leaves with that many
+/// free bytes in front of it, and the packets after the headroom are
+/// those an endpoint without headroom sends (same seeds, same exchange:
+/// handshake, a message, its SACK).
+#[test]
+fn transmit_headroom_leaves_room_in_front_of_the_same_packets() {
+    let run = |headroom: usize| {
+        let addrs = [ip("10.0.0.1"), ip("10.0.1.1")];
+        let cfg = |port, listen| EndpointConfig {
+            transmit_headroom: headroom,
+            listen,
+            ..EndpointConfig::new(port)
+        };
+        let mut ends = [
+            msctp_proto::Endpoint::new(cfg(5000, false), [3; 32]).unwrap(),
+            msctp_proto::Endpoint::new(cfg(6000, true), [4; 32]).unwrap(),
+        ];
+        ends[0].set_local_addresses(&addrs[..1]);
+        ends[1].set_local_addresses(&addrs[1..]);
+        let now = msctp_proto::Time::ZERO;
+        let id = ends[0].connect(now, &addrs[1..], 6000).unwrap();
+        let mut sent = Vec::new();
+        for round in 0..6 {
+            if round == 3 {
+                let a = ends[0].association_mut(id).unwrap();
+                a.send(0, 0, Bytes::from_static(b"in front"), false)
+                    .unwrap();
+            }
+            for from in [0, 1] {
+                while let Some(t) = ends[from].poll_transmit(now) {
+                    assert_eq!(t.headroom, headroom);
+                    assert!(t.payload[..headroom].iter().all(|&x| x == 0));
+                    assert!(crc::verify(t.packet()));
+                    let p = Bytes::copy_from_slice(t.packet());
+                    ends[1 - from].handle_datagram(now, addrs[from], addrs[1 - from], p.clone());
+                    sent.push(p);
+                }
+            }
+        }
+        sent
+    };
+    let plain = run(0);
+    assert!(plain.len() >= 5, "{} packets", plain.len());
+    assert_eq!(run(40), plain);
+}
+
 #[test]
 fn unknown_chunks_follow_their_high_bits() {
     // (type, processes the DATA behind it, reports it)

@@ -220,6 +220,102 @@ pub fn measure_best(s: &Scenario, seed: u64, runs: usize) -> Result<BenchResult,
     Ok(best)
 }
 
+/// The path estimators' cost (issue 11: at most 5% of `msctp bench
+/// sim`) on one scenario: runs with and without them in interleaved
+/// pairs whose order alternates (with then without, without then with,
+/// ...) after one discarded warm-up run of each, so that neither side
+/// always runs first and slow drifts of the machine's load fall on both
+/// alike; the per-pair ratios' median and spread. One pair is no measure
+/// on a shared machine: the CPU time of one run varies by 10 to 40%.
+#[derive(Debug, Clone, Serialize)]
+pub struct EstimatorCost {
+    /// CPU nanoseconds per event with the estimators, one per pair.
+    pub with_ns_per_event: Vec<f64>,
+    /// The same without them.
+    pub without_ns_per_event: Vec<f64>,
+    /// CPU per event, with / without, of each pair.
+    pub ratios: Vec<f64>,
+    /// CPU of the whole run (the same simulated time), with / without,
+    /// of each pair: also counts the events the estimators add (trains
+    /// and their echoes).
+    pub run_ratios: Vec<f64>,
+}
+
+impl EstimatorCost {
+    /// The median of the per-pair ratios of CPU per event.
+    pub fn median_ratio(&self) -> f64 {
+        median(&self.ratios)
+    }
+
+    /// The lower and upper quartile of the per-pair ratios.
+    pub fn quartiles(&self) -> (f64, f64) {
+        (quantile(&self.ratios, 0.25), quantile(&self.ratios, 0.75))
+    }
+
+    /// The smallest and largest per-pair ratio.
+    pub fn spread(&self) -> (f64, f64) {
+        (quantile(&self.ratios, 0.0), quantile(&self.ratios, 1.0))
+    }
+
+    /// The median of the per-pair ratios of the whole run's CPU.
+    pub fn median_run_ratio(&self) -> f64 {
+        median(&self.run_ratios)
+    }
+}
+
+/// The median (of an even count, the mean of the middle two); NaN when
+/// empty.
+pub fn median(v: &[f64]) -> f64 {
+    quantile(v, 0.5)
+}
+
+/// The `q`-quantile of `v` by linear interpolation between the closest
+/// ranks (`q` = 0.5: the median); NaN when empty.
+pub fn quantile(v: &[f64], q: f64) -> f64 {
+    let mut s: Vec<f64> = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    if s.is_empty() {
+        return f64::NAN;
+    }
+    let pos = q.clamp(0.0, 1.0) * (s.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    s[lo] + (s[hi] - s[lo]) * (pos - lo as f64)
+}
+
+/// Measures [`EstimatorCost`] of `with` against `without` (the same
+/// scenario with and without the estimators) over `pairs` interleaved
+/// pairs of runs.
+pub fn estimator_cost(
+    without: &Scenario,
+    with: &Scenario,
+    seed: u64,
+    pairs: usize,
+) -> Result<EstimatorCost, ScenarioError> {
+    measure(with, seed)?;
+    measure(without, seed)?;
+    let mut c = EstimatorCost {
+        with_ns_per_event: Vec::new(),
+        without_ns_per_event: Vec::new(),
+        ratios: Vec::new(),
+        run_ratios: Vec::new(),
+    };
+    for k in 0..pairs {
+        let (a, b) = if k % 2 == 0 {
+            let a = measure(with, seed)?;
+            (a, measure(without, seed)?)
+        } else {
+            let b = measure(without, seed)?;
+            (measure(with, seed)?, b)
+        };
+        let per = |r: &BenchResult| r.cpu_s / r.events.max(1) as f64 * 1e9;
+        c.with_ns_per_event.push(per(&a));
+        c.without_ns_per_event.push(per(&b));
+        c.ratios.push(per(&a) / per(&b).max(1e-9));
+        c.run_ratios.push(a.cpu_s / b.cpu_s.max(1e-12));
+    }
+    Ok(c)
+}
+
 /// Resets the process's peak resident set to its current size (Linux:
 /// writing 5 to `/proc/self/clear_refs`); false where that is not possible.
 fn reset_peak_rss() -> bool {
@@ -246,6 +342,18 @@ pub fn run_bench_with(cfg: &BenchConfig, estimators: bool) -> Result<BenchResult
     let mut s = bulk_scenario(cfg)?;
     s.flows[0].sctp.estimators = Some(estimators);
     measure_best(&s, cfg.seed, cfg.runs)
+}
+
+/// [`estimator_cost`] on the benchmark scenario.
+pub fn bulk_estimator_cost(
+    cfg: &BenchConfig,
+    pairs: usize,
+) -> Result<EstimatorCost, ScenarioError> {
+    let mut with = bulk_scenario(cfg)?;
+    with.flows[0].sctp.estimators = Some(true);
+    let mut without = bulk_scenario(cfg)?;
+    without.flows[0].sctp.estimators = Some(false);
+    estimator_cost(&without, &with, cfg.seed, pairs)
 }
 
 /// Runs the benchmark scenario (`cfg.runs` times, keeping the fastest)
@@ -282,6 +390,33 @@ mod tests {
         let best = measure_best(&s, 1, 3).unwrap();
         assert_eq!((one.events, one.packets), (best.events, best.packets));
         assert_eq!(one.bytes_delivered, best.bytes_delivered);
+    }
+
+    #[test]
+    fn quantiles_interpolate_between_ranks() {
+        let v = [3.0, 1.0, 2.0, 4.0];
+        assert_eq!(median(&v), 2.5);
+        assert_eq!(quantile(&v, 0.0), 1.0);
+        assert_eq!(quantile(&v, 1.0), 4.0);
+        assert_eq!(quantile(&v, 0.25), 1.75);
+        assert_eq!(median(&[5.0]), 5.0);
+        assert!(median(&[]).is_nan());
+    }
+
+    #[test]
+    fn the_estimator_cost_is_measured_in_pairs() {
+        let c = bulk_estimator_cost(
+            &BenchConfig {
+                duration_s: 2.0,
+                ..Default::default()
+            },
+            3,
+        )
+        .unwrap();
+        assert_eq!((c.ratios.len(), c.run_ratios.len()), (3, 3));
+        assert!(c.ratios.iter().all(|r| r.is_finite() && *r > 0.0));
+        let (lo, hi) = c.spread();
+        assert!(lo <= c.median_ratio() && c.median_ratio() <= hi);
     }
 
     #[test]

@@ -141,3 +141,70 @@ fn extreme_values_never_panic() {
     assert!(tried > 300, "{tried}");
     assert!(refused > tried / 3, "{refused} of {tried}");
 }
+
+/// A population of stations behind one cell, and extra text appended
+/// (more stations or flows), for the checks that compare every mobile
+/// or flow with the earlier ones.
+fn population(count: usize, extra: &str) -> String {
+    format!(
+        r#"
+duration_s = 2.0
+[[nodes]]
+name = "cn"
+[[nodes]]
+name = "ap_r"
+kind = "router"
+[[links]]
+name = "cn-ap"
+a = "cn"
+a_addr = "10.0.0.1/24"
+b = "ap_r"
+b_addr = "10.0.0.2/24"
+[[cells]]
+name = "wlan"
+router = "ap_r"
+ap_addr = "10.1.0.254/16"
+radius_m = 1000.0
+[[stations]]
+name = "sta"
+count = {count}
+first_host_id = 10
+ifaces = [{{ name = "w", cells = ["wlan"] }}]
+fixed = "cn"
+{extra}"#
+    )
+}
+
+/// Address and port clashes name the first earlier mobile or flow that
+/// clashes, also deep in a population (the checks look earlier mobiles
+/// and flows up by index instead of scanning them).
+#[test]
+fn clashes_name_the_first_earlier_mobile_or_flow() {
+    assert!(scenario::parse(&population(50, "")).is_ok());
+    // Host ids 10..=59 in the cell; a second population from 47 clashes
+    // with sta37 first.
+    let e = err(&population(
+        50,
+        "[[stations]]\nname = \"late\"\ncount = 3\nfirst_host_id = 47\n\
+         ifaces = [{ name = \"w\", cells = [\"wlan\"] }]\nfixed = \"cn\"\n",
+    ));
+    assert!(
+        e.contains("mobiles[late0].host_id") && e.contains("\"sta37\"") && e.contains("\"wlan\""),
+        "{e}"
+    );
+    // The file's flows come before the stations': station k's flow is
+    // flow k + 2, on fixed port 5000 + 2 (k + 2), so "b" on 5020 clashes
+    // with sta8's, and "a" with none.
+    let e = err(&population(
+        50,
+        "[[mobiles]]\nname = \"extra\"\nhost_id = 200\n\
+         ifaces = [{ name = \"w\", cells = [\"wlan\"] }]\n\
+         [[flows]]\nname = \"a\"\nmobile = \"extra\"\nfixed = \"cn\"\nfixed_port = 6000\n\
+         mobile_port = 6001\n\
+         [[flows]]\nname = \"b\"\nmobile = \"extra\"\nfixed = \"cn\"\nfixed_port = 5020\n",
+    ));
+    assert!(
+        e.contains("flows[sta8].fixed_port") && e.contains("\"b\" and \"sta8\""),
+        "{e}"
+    );
+}

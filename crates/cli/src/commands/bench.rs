@@ -37,6 +37,12 @@ enum What {
         /// machine, the one least disturbed by other work).
         #[arg(long, default_value_t = 1)]
         runs: usize,
+        /// Pairs of runs with and without the path estimators,
+        /// interleaved, for their cost on the bulk transfer and at each
+        /// point of the stations axis (median and spread of the per-pair
+        /// ratios of CPU per event); 0: not measured.
+        #[arg(long, default_value_t = 9)]
+        estimator_pairs: usize,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -112,10 +118,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             stations: StationList(stations),
             stations_duration,
             runs,
+            estimator_pairs,
             json,
         } => {
             if !(1..=100).contains(&runs) {
                 bail!("--runs must lie in [1, 100], got {runs}");
+            }
+            if estimator_pairs > 1000 {
+                bail!("--estimator-pairs must lie in [0, 1000], got {estimator_pairs}");
             }
             if !(duration > 0.0 && duration <= 1e6) {
                 bail!("--duration must lie in (0, 1e6] seconds, got {duration}");
@@ -140,130 +150,35 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             };
             let err = |e: msctp_sim::scenario::ScenarioError| anyhow::anyhow!("{e}");
             let r = msctp_sim::bench::run_bench(&cfg).map_err(err)?;
-            // The estimators' cost: the same transfer with them on.
-            let with = msctp_sim::bench::run_bench_with(&cfg, true).map_err(err)?;
-            let cost = |a: &msctp_sim::bench::BenchResult| a.cpu_s / a.events.max(1) as f64;
-            let est_ratio = cost(&with) / cost(&r).max(1e-18);
+            // The estimators' cost: interleaved pairs of runs with and
+            // without them.
+            let est = if estimator_pairs > 0 {
+                Some(msctp_sim::bench::bulk_estimator_cost(&cfg, estimator_pairs).map_err(err)?)
+            } else {
+                None
+            };
             // The stations axis.
             let mut axis = Vec::new();
             for &n in &stations {
-                let s = msctp_sim::bench::stations_scenario(n, stations_duration, false)
+                let without = msctp_sim::bench::stations_scenario(n, stations_duration, false)
                     .map_err(err)?;
-                let a = msctp_sim::bench::measure_best(&s, seed, runs).map_err(err)?;
-                let s =
-                    msctp_sim::bench::stations_scenario(n, stations_duration, true).map_err(err)?;
-                let b = msctp_sim::bench::measure_best(&s, seed, runs).map_err(err)?;
-                axis.push((n, a, b));
+                let a = msctp_sim::bench::measure_best(&without, seed, runs).map_err(err)?;
+                let c = if estimator_pairs > 0 {
+                    let with = msctp_sim::bench::stations_scenario(n, stations_duration, true)
+                        .map_err(err)?;
+                    Some(
+                        msctp_sim::bench::estimator_cost(&without, &with, seed, estimator_pairs)
+                            .map_err(err)?,
+                    )
+                } else {
+                    None
+                };
+                axis.push((n, a, c));
             }
             if json {
-                let stations: Vec<serde_json::Value> = axis
-                    .iter()
-                    .map(|(n, a, b)| {
-                        serde_json::json!({
-                            "stations": n,
-                            "without_estimators": a,
-                            "with_estimators": b,
-                            "cpu_ns_per_event": cost(a) * 1e9,
-                            "cpu_ns_per_packet": a.cpu_s / a.packets.max(1) as f64 * 1e9,
-                            "estimators_cost_ratio": cost(b) / cost(a).max(1e-18),
-                        })
-                    })
-                    .collect();
-                let growth = stations_growth(&axis);
-                let out = serde_json::json!({
-                    "runs_per_measurement": runs,
-                    "bulk": r,
-                    "bulk_with_estimators": with,
-                    "estimators_cost_ratio": est_ratio,
-                    "stations": stations,
-                    "stations_growth": growth.map(|g| serde_json::json!({
-                        "from": g.from,
-                        "to": g.to,
-                        "stations_ratio": g.stations,
-                        "cpu_ratio": g.cpu,
-                        "events_ratio": g.events,
-                        "cpu_per_event_ratio": g.per_event,
-                    })),
-                });
-                println!("{}", serde_json::to_string_pretty(&out)?);
+                print_sim_json(runs, &r, est.as_ref(), &axis)?;
             } else {
-                println!(
-                    "simulator: bulk mSCTP transfer, {:.0} simulated s",
-                    r.simulated_s
-                );
-                println!(
-                    "  CPU {:.3} s ({} clock), wall {:.3} s",
-                    r.cpu_s, r.cpu_clock, r.wall_s
-                );
-                println!(
-                    "  {} events: {:.2} M events per CPU-second",
-                    r.events,
-                    r.events_per_cpu_s / 1e6
-                );
-                println!(
-                    "  {} packets: {:.3} M packets per CPU-second",
-                    r.packets,
-                    r.packets_per_cpu_s / 1e6
-                );
-                println!("  {:.1} MB delivered", r.bytes_delivered as f64 / 1e6);
-                if let Some(b) = r.peak_rss_bytes {
-                    println!(
-                        "  peak RSS {:.1} MB (peak of the {})",
-                        b as f64 / 1e6,
-                        r.peak_rss_scope
-                    );
-                }
-                if runs > 1 {
-                    println!("  (each figure: the fastest of {runs} runs)");
-                }
-                println!(
-                    "  ratio to simulated time: {:.0}x faster than real time",
-                    r.simulated_s / r.cpu_s.max(1e-9)
-                );
-                println!(
-                    "  with the path estimators (packet pairs, Westwood+): {:.2} M events per CPU-second; CPU per event {:.3}x without",
-                    with.events_per_cpu_s / 1e6,
-                    est_ratio
-                );
-                if !axis.is_empty() {
-                    println!(
-                        "stations sharing an 802.11a and an 802.11b cell, bulk downloads, {stations_duration:.0} simulated s each:"
-                    );
-                    println!(
-                        "  {:>8} {:>9} {:>8} {:>7} {:>10} {:>9} {:>10} {:>9} {:>8} {:>10}",
-                        "stations",
-                        "events",
-                        "packets",
-                        "CPU s",
-                        "M ev/CPU-s",
-                        "ns/event",
-                        "k pkt/CPU-s",
-                        "sim s/CPU-s",
-                        "peak MB",
-                        "estimators"
-                    );
-                    for (n, a, b) in &axis {
-                        println!(
-                            "  {:>8} {:>9} {:>8} {:>7.3} {:>10.2} {:>9.1} {:>10.1} {:>9.1} {:>8.1} {:>9.3}x",
-                            n,
-                            a.events,
-                            a.packets,
-                            a.cpu_s,
-                            a.events_per_cpu_s / 1e6,
-                            cost(a) * 1e9,
-                            a.packets_per_cpu_s / 1e3,
-                            a.simulated_s_per_cpu_s,
-                            a.peak_rss_bytes.map_or(f64::NAN, |b| b as f64 / 1e6),
-                            cost(b) / cost(a).max(1e-18)
-                        );
-                    }
-                    if let Some(g) = stations_growth(&axis) {
-                        println!(
-                            "  from {} to {} stations ({:.0}x): CPU {:.2}x, events {:.2}x, CPU per event {:.2}x",
-                            g.from, g.to, g.stations, g.cpu, g.events, g.per_event
-                        );
-                    }
-                }
+                print_sim(runs, stations_duration, &r, est.as_ref(), &axis);
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -350,11 +265,165 @@ struct Growth {
     per_event: f64,
 }
 
+/// A point of the stations axis: stations, the run without the
+/// estimators, their cost.
 type AxisPoint = (
     usize,
     msctp_sim::bench::BenchResult,
-    msctp_sim::bench::BenchResult,
+    Option<msctp_sim::bench::EstimatorCost>,
 );
+
+/// CPU nanoseconds per event.
+fn ns_per_event(a: &msctp_sim::bench::BenchResult) -> f64 {
+    a.cpu_s / a.events.max(1) as f64 * 1e9
+}
+
+/// "median 1.012x (quartiles 0.99 to 1.03, 9 pairs 0.95 to 1.08)".
+fn describe_cost(c: &msctp_sim::bench::EstimatorCost) -> String {
+    let (q1, q3) = c.quartiles();
+    let (lo, hi) = c.spread();
+    format!(
+        "median {:.3}x (quartiles {q1:.3} to {q3:.3}; {} pairs {lo:.3} to {hi:.3}); whole run {:.3}x",
+        c.median_ratio(),
+        c.ratios.len(),
+        c.median_run_ratio()
+    )
+}
+
+fn print_sim(
+    runs: usize,
+    stations_duration: f64,
+    r: &msctp_sim::bench::BenchResult,
+    est: Option<&msctp_sim::bench::EstimatorCost>,
+    axis: &[AxisPoint],
+) {
+    println!(
+        "simulator: bulk mSCTP transfer, {:.0} simulated s",
+        r.simulated_s
+    );
+    println!(
+        "  CPU {:.3} s ({} clock), wall {:.3} s",
+        r.cpu_s, r.cpu_clock, r.wall_s
+    );
+    println!(
+        "  {} events: {:.2} M events per CPU-second ({:.0} ns per event)",
+        r.events,
+        r.events_per_cpu_s / 1e6,
+        ns_per_event(r)
+    );
+    println!(
+        "  {} packets: {:.3} M packets per CPU-second",
+        r.packets,
+        r.packets_per_cpu_s / 1e6
+    );
+    println!("  {:.1} MB delivered", r.bytes_delivered as f64 / 1e6);
+    if let Some(b) = r.peak_rss_bytes {
+        println!(
+            "  peak RSS {:.1} MB (peak of the {})",
+            b as f64 / 1e6,
+            r.peak_rss_scope
+        );
+    }
+    if runs > 1 {
+        println!("  (each figure: the fastest of {runs} runs)");
+    }
+    println!(
+        "  ratio to simulated time: {:.0}x faster than real time",
+        r.simulated_s / r.cpu_s.max(1e-9)
+    );
+    if let Some(c) = est {
+        println!(
+            "  path estimators (packet pairs, Westwood+), CPU per event with / without, interleaved pairs: {}",
+            describe_cost(c)
+        );
+    }
+    if axis.is_empty() {
+        return;
+    }
+    println!(
+        "stations sharing an 802.11a and an 802.11b cell, bulk downloads, {stations_duration:.0} simulated s each:"
+    );
+    println!(
+        "  {:>8} {:>9} {:>8} {:>7} {:>10} {:>9} {:>10} {:>9} {:>8} {:>10}",
+        "stations",
+        "events",
+        "packets",
+        "CPU s",
+        "M ev/CPU-s",
+        "ns/event",
+        "k pkt/CPU-s",
+        "sim s/CPU-s",
+        "peak MB",
+        "estimators"
+    );
+    for (n, a, c) in axis {
+        println!(
+            "  {:>8} {:>9} {:>8} {:>7.3} {:>10.2} {:>9.1} {:>10.1} {:>9.1} {:>8.1} {:>9}",
+            n,
+            a.events,
+            a.packets,
+            a.cpu_s,
+            a.events_per_cpu_s / 1e6,
+            ns_per_event(a),
+            a.packets_per_cpu_s / 1e3,
+            a.simulated_s_per_cpu_s,
+            a.peak_rss_bytes.map_or(f64::NAN, |b| b as f64 / 1e6),
+            c.as_ref()
+                .map_or("-".to_string(), |c| format!("{:.3}x", c.median_ratio()))
+        );
+    }
+    for (n, _, c) in axis {
+        if let Some(c) = c {
+            println!("  estimators at {n} stations: {}", describe_cost(c));
+        }
+    }
+    if let Some(g) = stations_growth(axis) {
+        println!(
+            "  from {} to {} stations ({:.0}x): CPU {:.2}x, events {:.2}x, CPU per event {:.2}x",
+            g.from, g.to, g.stations, g.cpu, g.events, g.per_event
+        );
+    }
+}
+
+fn print_sim_json(
+    runs: usize,
+    r: &msctp_sim::bench::BenchResult,
+    est: Option<&msctp_sim::bench::EstimatorCost>,
+    axis: &[AxisPoint],
+) -> anyhow::Result<()> {
+    let stations: Vec<serde_json::Value> = axis
+        .iter()
+        .map(|(n, a, c)| {
+            serde_json::json!({
+                "stations": n,
+                "without_estimators": a,
+                "cpu_ns_per_event": ns_per_event(a),
+                "cpu_ns_per_packet": a.cpu_s / a.packets.max(1) as f64 * 1e9,
+                "estimators_cost_ratio": c.as_ref().map(|c| c.median_ratio()),
+                "estimators_cost": c,
+            })
+        })
+        .collect();
+    let growth = stations_growth(axis);
+    let out = serde_json::json!({
+        "runs_per_measurement": runs,
+        "bulk": r,
+        "bulk_cpu_ns_per_event": ns_per_event(r),
+        "estimators_cost_ratio": est.map(|c| c.median_ratio()),
+        "estimators_cost": est,
+        "stations": stations,
+        "stations_growth": growth.map(|g| serde_json::json!({
+            "from": g.from,
+            "to": g.to,
+            "stations_ratio": g.stations,
+            "cpu_ratio": g.cpu,
+            "events_ratio": g.events,
+            "cpu_per_event_ratio": g.per_event,
+        })),
+    });
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
 
 fn stations_growth(axis: &[AxisPoint]) -> Option<Growth> {
     let (n0, a0, _) = axis.first()?;

@@ -293,6 +293,7 @@ impl Association {
             return Flow::Stop;
         };
         fresh.secret = secret;
+        fresh.headroom = self.headroom;
         let old_unsent = self.sender.drain_unsent();
         let mut events = std::mem::take(&mut self.events);
         *self = fresh;

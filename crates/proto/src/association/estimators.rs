@@ -113,6 +113,16 @@ impl Association {
         }
     }
 
+    /// Whether a poll for output draws from the association's random
+    /// stream even when it sends nothing: while a path awaits one of its
+    /// first trains, every poll jitters that train's spacing
+    /// (`queue_due_trains`), although only the first draw
+    /// after the previous train is used. A driver's runs then depend on
+    /// how often it polls (see [`crate::Endpoint::idle_poll_is_pure`]).
+    pub(crate) fn polls_draw_randomness(&self) -> bool {
+        self.probes_allowed() && self.paths.iter().any(|p| p.initial_trains > 0)
+    }
+
     /// The earliest first-train deadline (a timer of the association).
     pub(super) fn probe_timeout(&self) -> Option<Time> {
         if !self.probes_allowed() {
@@ -164,11 +174,11 @@ impl Association {
             if let Some(h) = hb.take() {
                 chunks.push(h);
             }
-            let t = self.emit_raw(dest, source, tag, chunks, auth);
-            sizes[k] = t.payload.len().min(usize::from(u16::MAX)) as u16;
+            let t = self.emit_raw(dest, source, tag, &chunks, auth);
+            sizes[k] = t.packet().len().min(usize::from(u16::MAX)) as u16;
             let p = &mut self.paths[i];
             p.stats.packets_sent += 1;
-            p.stats.bytes_sent += t.payload.len() as u64;
+            p.stats.bytes_sent += t.packet().len() as u64;
             self.probe_out.push_back(t);
         }
         self.paths[i].capacity.train_sent(TrainInFlight {

@@ -260,13 +260,29 @@ pub struct Transmit {
     /// Local address to send from; `None` lets the host choose.
     pub source: Option<IpAddr>,
     pub destination: IpAddr,
-    /// The SCTP packet (common header and chunks).
+    /// The SCTP packet (common header and chunks), after `headroom`
+    /// bytes left free for the driver ([`Transmit::packet`]).
     pub payload: Vec<u8>,
+    /// Bytes at the front of `payload` before the packet: the endpoint's
+    /// `transmit_headroom` (0 by default: `payload` is the packet).
+    pub headroom: usize,
     /// The association that sent it (set by [`crate::Endpoint::poll_transmit`];
     /// `None` for the endpoint's stateless replies). A driver that
     /// encapsulates in UDP keys the remote port by it (RFC 6951 section
     /// 5: per association and destination address).
     pub assoc: Option<AssocId>,
+}
+
+impl Transmit {
+    /// The SCTP packet (the buffer after its headroom).
+    pub fn packet(&self) -> &[u8] {
+        &self.payload[self.headroom..]
+    }
+
+    /// The SCTP packet, writable (to fill a checksum left to the driver).
+    pub fn packet_mut(&mut self) -> &mut [u8] {
+        &mut self.payload[self.headroom..]
+    }
 }
 
 /// Handle of an association within its endpoint (the endpoint hands them
@@ -411,6 +427,12 @@ pub struct Association {
     init: Option<InitState>,
     shutdown: ShutdownState,
     ctrl: VecDeque<Directed>,
+    /// The chunk list of the packet being built (memory reused from
+    /// packet to packet; empty between packets).
+    bundle_chunks: Vec<Chunk>,
+    /// Bytes left free in front of each packet built (the endpoint's
+    /// `transmit_headroom`).
+    headroom: usize,
     /// A SACK must go out with the next packet, or at this deadline.
     sack_now: bool,
     sack_deadline: Option<Time>,
@@ -523,6 +545,8 @@ impl Association {
             init: None,
             shutdown: ShutdownState::default(),
             ctrl: VecDeque::new(),
+            bundle_chunks: Vec::new(),
+            headroom: 0,
             sack_now: false,
             sack_deadline: None,
             sack_dest: None,
@@ -725,6 +749,12 @@ impl Association {
         self.secret = secret;
     }
 
+    /// The endpoint's `transmit_headroom`, left free in front of every
+    /// packet this association builds.
+    pub(crate) fn set_transmit_headroom(&mut self, bytes: usize) {
+        self.headroom = bytes;
+    }
+
     pub fn local_port(&self) -> u16 {
         self.local_port
     }
@@ -848,7 +878,7 @@ impl Association {
     /// Statistics of the path to `addr`.
     /// The peer's addresses (one per path), without the statistics of
     /// [`Association::paths`].
-    pub fn peer_addresses(&self) -> impl Iterator<Item = IpAddr> + '_ {
+    pub fn peer_addresses(&self) -> impl ExactSizeIterator<Item = IpAddr> + '_ {
         self.paths.iter().map(|p| p.remote)
     }
 

@@ -10,7 +10,7 @@ use crate::RetransmitDestination;
 use crate::Time;
 use crate::asconf::LocalAddrState;
 use crate::wire::chunk::chunk_type;
-use crate::wire::{AuthChunk, Chunk, crc};
+use crate::wire::{AuthChunk, Chunk};
 
 const COMMON_HEADER: usize = 12;
 const DATA_HEADER: usize = 16;
@@ -86,11 +86,11 @@ impl Association {
         (self.cfg.path_mtu - COMMON_HEADER - DATA_HEADER - auth) & !3
     }
 
-    fn new_bundle(&self, dest: IpAddr, source: Option<IpAddr>) -> Bundle {
+    fn new_bundle(&mut self, dest: IpAddr, source: Option<IpAddr>) -> Bundle {
         Bundle {
             dest,
             source,
-            chunks: Vec::new(),
+            chunks: std::mem::take(&mut self.bundle_chunks),
             size: 0,
             room: self.cfg.path_mtu - COMMON_HEADER,
             auth_overhead: self.auth_overhead(),
@@ -110,7 +110,7 @@ impl Association {
             && let Some(tag) = front.reflect
         {
             let d = self.ctrl.pop_front()?;
-            return Some(self.emit_raw(d.dest, d.source, tag, vec![d.chunk], false));
+            return Some(self.emit_raw(d.dest, d.source, tag, &[d.chunk], false));
         }
         // A capacity train leaves back to back, before anything else.
         if self.cfg.estimators.enabled {
@@ -279,7 +279,7 @@ impl Association {
             State::CookieWait => {
                 let chunk = Chunk::Init(st.chunk.clone());
                 let source = self.source_for_addr(dest);
-                Some(self.emit_raw(dest, source, 0, vec![chunk], false))
+                Some(self.emit_raw(dest, source, 0, &[chunk], false))
             }
             State::CookieEchoed => {
                 let cookie = st.cookie.clone()?;
@@ -290,7 +290,7 @@ impl Association {
                 let auth = chunks
                     .iter()
                     .any(|c| self.must_authenticate(c.chunk_type()));
-                Some(self.emit_raw(dest, source, tag, chunks, auth))
+                Some(self.emit_raw(dest, source, tag, &chunks, auth))
             }
             _ => None,
         }
@@ -634,35 +634,40 @@ impl Association {
 
     /// Accounting and emission of a filled bundle.
     fn finish(&mut self, b: Bundle, _now: Time) -> Option<Transmit> {
-        if b.chunks.is_empty() {
-            return None;
-        }
-        let tag = self.peer_tag;
         let Bundle {
             dest,
             source,
-            chunks,
+            mut chunks,
             needs_auth,
             ..
         } = b;
-        let t = self.emit_raw(dest, source, tag, chunks, needs_auth);
+        if chunks.is_empty() {
+            self.bundle_chunks = chunks;
+            return None;
+        }
+        let tag = self.peer_tag;
+        let t = self.emit_raw(dest, source, tag, &chunks, needs_auth);
+        chunks.clear();
+        self.bundle_chunks = chunks;
         if let Some(i) = self.path_index(dest) {
             let p = &mut self.paths[i];
             p.stats.packets_sent += 1;
-            p.stats.bytes_sent += t.payload.len() as u64;
+            p.stats.bytes_sent += t.packet().len() as u64;
         }
         Some(t)
     }
 
     /// Serialises chunks after a common header with `tag`, inserting an
-    /// AUTH chunk first when `auth` (RFC 4895 section 6.2), and fills the
-    /// checksum.
+    /// AUTH chunk first when `auth` (RFC 4895 section 6.2). The checksum
+    /// field is left zero: the endpoint fills it as the packet leaves
+    /// ([`crate::Endpoint::poll_transmit`]), unless the layer below does
+    /// (checksum offload).
     pub(super) fn emit_raw(
         &mut self,
         dest: IpAddr,
         source: Option<IpAddr>,
         tag: u32,
-        chunks: Vec<Chunk>,
+        chunks: &[Chunk],
         auth: bool,
     ) -> Transmit {
         // Exactly the packet's size: with a large path MTU (loopback) a
@@ -670,7 +675,9 @@ impl Association {
         let size = COMMON_HEADER
             + chunks.iter().map(|c| c.padded_len()).sum::<usize>()
             + if auth { self.auth_overhead() } else { 0 };
-        let mut buf = Vec::with_capacity(size);
+        let headroom = self.headroom;
+        let mut buf = Vec::with_capacity(headroom + size);
+        buf.resize(headroom, 0);
         buf.extend_from_slice(&self.local_port.to_be_bytes());
         buf.extend_from_slice(&self.peer_port.to_be_bytes());
         buf.extend_from_slice(&tag.to_be_bytes());
@@ -686,7 +693,7 @@ impl Association {
             })
             .emit(&mut buf);
         }
-        for c in &chunks {
+        for c in chunks {
             c.emit(&mut buf);
         }
         if let Some(st) = auth_state {
@@ -694,13 +701,13 @@ impl Association {
             let mac = st.mac(alg, &buf[auth_start..]);
             buf[auth_start + 8..auth_start + 8 + alg.mac_len()].copy_from_slice(&mac);
         }
-        crc::fill(&mut buf);
         self.stats.packets_sent += 1;
-        self.stats.bytes_sent += buf.len() as u64;
+        self.stats.bytes_sent += (buf.len() - headroom) as u64;
         Transmit {
             source,
             destination: dest,
             payload: buf,
+            headroom,
             assoc: None,
         }
     }

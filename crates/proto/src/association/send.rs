@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use bytes::Bytes;
+use smallvec::SmallVec;
 
 use crate::Time;
 use crate::config::CmtConfig;
@@ -86,6 +87,11 @@ impl SentChunk {
     }
 }
 
+/// One value per path, without a heap allocation for the usual few paths
+/// (a SACK is processed per packet; its per-path tallies were half a dozen
+/// allocations each).
+pub type PerPath<T> = SmallVec<[T; 4]>;
+
 /// What a SACK did, for the association to act on.
 #[derive(Debug, Default)]
 pub struct SackOutcome {
@@ -100,15 +106,15 @@ pub struct SackOutcome {
     /// Chunks newly marked for fast retransmission.
     pub fast_retransmits: u32,
     /// Paths that had data acknowledged (their error counters reset).
-    pub acked_paths: Vec<usize>,
+    pub acked_paths: PerPath<usize>,
     /// Of those, the paths where at least one newly acknowledged chunk was
     /// not marked for timeout retransmission: ns-2 clears the error
     /// counter only for these (`ErrorCounterReset::Ns2`).
-    pub acked_unmarked_paths: Vec<usize>,
+    pub acked_unmarked_paths: PerPath<usize>,
     /// Paths that entered fast recovery.
-    pub entered_fast_recovery: Vec<usize>,
+    pub entered_fast_recovery: PerPath<usize>,
     /// Bytes newly acknowledged per path (index as in the path list).
-    pub acked_bytes: Vec<u32>,
+    pub acked_bytes: PerPath<u32>,
 }
 
 /// Sender state.
@@ -148,6 +154,9 @@ pub struct Sender {
     /// recognise the peer's duplicate reports of them: a retransmission
     /// the peer reports as a duplicate was spurious.
     recent_retransmits: VecDeque<(u32, bool)>,
+    /// Which scanned chunks a SACK's gap blocks cover (memory reused from
+    /// SACK to SACK).
+    covered: Vec<bool>,
     pub stats: SenderCounters,
 }
 
@@ -188,6 +197,7 @@ impl Sender {
             split_fast_retransmit: false,
             cmt: CmtConfig::default(),
             recent_retransmits: VecDeque::new(),
+            covered: Vec::new(),
             stats: SenderCounters::default(),
         }
     }
@@ -573,15 +583,15 @@ impl Sender {
         let cuc = self.cmt.enabled && self.cmt.cwnd_update;
         let dac = self.cmt.enabled && self.cmt.delayed_ack && sack.dac_packets() >= 2;
         let n_paths = paths.len();
-        let flight_before: Vec<u32> = paths.iter().map(|p| p.flight_size).collect();
-        let mut acked_bytes = vec![0u32; n_paths];
+        let flight_before: PerPath<u32> = paths.iter().map(|p| p.flight_size).collect();
+        let mut acked_bytes: PerPath<u32> = smallvec::smallvec![0; n_paths];
         // The lowest TSN this SACK newly acknowledges (CMT DAC).
         let mut lowest_new: Option<u32> = None;
         // Highest TSN newly acked per path (split fast retransmit) and overall.
         let mut htna: Option<u32> = None;
         // Highest TSN newly acked per (path, route), for split fast retransmit.
-        let mut htna_route: Vec<((usize, u32), u32)> = Vec::new();
-        let mut rtt_samples: Vec<(usize, Duration)> = Vec::new();
+        let mut htna_route: PerPath<((usize, u32), u32)> = SmallVec::new();
+        let mut rtt_samples: PerPath<(usize, Duration)> = SmallVec::new();
         // Every scan below stops at the highest TSN this SACK can say
         // anything about (its cumulative point plus its last gap block,
         // or the highest chunk gap-acked before, whose block may be gone):
@@ -600,14 +610,14 @@ impl Sender {
         let prefix = (n_cum + max_end).min(self.outstanding.len());
         // Earliest outstanding TSN per path before the SACK, for the T3
         // rule R3 (only chunks this SACK can acknowledge matter).
-        let mut earliest: Vec<Option<u32>> = vec![None; n_paths];
+        let mut earliest: PerPath<Option<u32>> = smallvec::smallvec![None; n_paths];
         for c in self.outstanding.range(..prefix).filter(|c| c.in_flight) {
             if c.path < n_paths && earliest[c.path].is_none() {
                 earliest[c.path] = Some(c.data.tsn);
             }
         }
-        let mut earliest_acked = vec![false; n_paths];
-        let mut acked_unmarked = vec![false; n_paths];
+        let mut earliest_acked: PerPath<bool> = smallvec::smallvec![false; n_paths];
+        let mut acked_unmarked: PerPath<bool> = smallvec::smallvec![false; n_paths];
 
         let mut ack_chunk = |c: &mut SentChunk, marked: &mut usize, paths: &mut [Path]| {
             let len = c.data.payload.len() as u32;
@@ -674,7 +684,9 @@ impl Sender {
         let scan = max_end
             .max(old_gap_end.saturating_sub(n_cum))
             .min(self.outstanding.len());
-        let mut covered = vec![false; scan];
+        let mut covered = std::mem::take(&mut self.covered);
+        covered.clear();
+        covered.resize(scan, false);
         for b in &sack.gap_blocks {
             // Offsets are relative to the new cumulative point: offset 1
             // is outstanding[0]. Offset 0 names the cumulative TSN itself
@@ -720,6 +732,7 @@ impl Sender {
             }
         }
         self.highest_gap_acked = highest_gap_acked;
+        self.covered = covered;
         // CMT DAC (Iyengar et al.; usrsctp's `sctp_strike_gap_ack_chunks`):
         // a SACK for two packets that newly acknowledges data of one path
         // only says twice that a chunk below all it acknowledges is
@@ -731,7 +744,7 @@ impl Sender {
         // CMT): only chunks below the highest TSN newly acknowledged can
         // be struck, all within the scanned range.
         if let Some(h) = htna {
-            let mut newly_marked = Vec::new();
+            let mut newly_marked: SmallVec<[usize; 8]> = SmallVec::new();
             for (i, c) in self.outstanding.range_mut(..scan).enumerate() {
                 if c.gap_acked || c.marked.is_some() {
                     continue;
@@ -1007,7 +1020,7 @@ mod tests {
         );
         let o = s.on_sack(&sack(0, &[(2, 4)]), Time::ZERO, &mut p);
         assert_eq!(o.fast_retransmits, 1);
-        assert_eq!(o.entered_fast_recovery, vec![0]);
+        assert_eq!(o.entered_fast_recovery.as_slice(), [0]);
         assert_eq!(p[0].cc.cwnd, 50_000);
         assert_eq!(s.first_marked(), Some(0));
         assert_eq!(

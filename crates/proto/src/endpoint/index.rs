@@ -8,29 +8,62 @@
 //! here: an entry held by a live association is never re-pointed; only
 //! an entry of a closed association (or of none) can be taken.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::net::IpAddr;
+
+use rustc_hash::FxHashMap;
 
 use super::AssocId;
 
 /// (peer address, peer port) -> association, and the reverse.
+///
+/// `by_peer` is keyed by what peers choose (their addresses and ports) and
+/// keeps the standard library's keyed SipHash, which a peer cannot flood
+/// with colliding keys; `held` is keyed by the endpoint's own association
+/// ids and uses a fast unkeyed hash.
 #[derive(Debug, Clone, Default)]
 pub(super) struct PeerIndex {
     by_peer: HashMap<(IpAddr, u16), AssocId>,
     /// What each association holds: its peer port and addresses.
-    held: HashMap<AssocId, (u16, Vec<IpAddr>)>,
+    held: FxHashMap<AssocId, (u16, Vec<IpAddr>)>,
+    /// The last hit of `get` (packets come in runs from one peer address;
+    /// the keyed hash costs more than the rest of the lookup). Cleared
+    /// whenever `by_peer` changes, so it only ever repeats an answer the
+    /// map gave.
+    recent: Cell<Option<(IpAddr, u16, AssocId)>>,
 }
 
 impl PeerIndex {
     pub(super) fn get(&self, addr: IpAddr, port: u16) -> Option<AssocId> {
+        if let Some((a, p, id)) = self.recent.get()
+            && a == addr
+            && p == port
+        {
+            return Some(id);
+        }
+        let hit = self.by_peer.get(&(addr, port)).copied();
+        if let Some(id) = hit {
+            self.recent.set(Some((addr, port, id)));
+        }
+        hit
+    }
+
+    /// `get` without the cache (for the functions that change the map).
+    fn lookup(&self, addr: IpAddr, port: u16) -> Option<AssocId> {
         self.by_peer.get(&(addr, port)).copied()
     }
 
     /// Does `id` hold exactly `addrs` (in this order) at `port`?
-    pub(super) fn holds(&self, id: AssocId, port: u16, addrs: &[IpAddr]) -> bool {
-        self.held
-            .get(&id)
-            .is_some_and(|(p, a)| *p == port && a == addrs)
+    pub(super) fn holds(
+        &self,
+        id: AssocId,
+        port: u16,
+        addrs: impl ExactSizeIterator<Item = IpAddr>,
+    ) -> bool {
+        self.held.get(&id).is_some_and(|(p, a)| {
+            *p == port && a.len() == addrs.len() && a.iter().copied().eq(addrs)
+        })
     }
 
     /// The associations `except` that hold any of `addrs` at
@@ -64,16 +97,17 @@ impl PeerIndex {
         addrs: &[IpAddr],
         may_take: impl Fn(AssocId) -> bool,
     ) -> Vec<IpAddr> {
+        self.recent.set(None);
         let old = self.held.remove(&id).map(|(_, a)| a).unwrap_or_default();
         for addr in &old {
-            if !addrs.contains(addr) && self.get(*addr, port) == Some(id) {
+            if !addrs.contains(addr) && self.lookup(*addr, port) == Some(id) {
                 self.by_peer.remove(&(*addr, port));
             }
         }
         let mut refused = Vec::new();
         let mut kept = Vec::with_capacity(addrs.len());
         for addr in addrs {
-            match self.get(*addr, port) {
+            match self.lookup(*addr, port) {
                 Some(other) if other != id && !may_take(other) => refused.push(*addr),
                 _ => {
                     self.by_peer.insert((*addr, port), id);
@@ -87,9 +121,10 @@ impl PeerIndex {
 
     /// Forgets `id`: the entries it still holds are removed.
     pub(super) fn remove(&mut self, id: AssocId) {
+        self.recent.set(None);
         if let Some((port, addrs)) = self.held.remove(&id) {
             for addr in addrs {
-                if self.get(addr, port) == Some(id) {
+                if self.lookup(addr, port) == Some(id) {
                     self.by_peer.remove(&(addr, port));
                 }
             }

@@ -24,13 +24,14 @@ use std::net::IpAddr;
 use bytes::Bytes;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
+use rustc_hash::FxHashMap;
 
 use crate::Time;
 use crate::association::{Association, Event, State, Transmit};
 use crate::config::{AssociationConfig, ConfigError, EndpointConfig};
 use crate::cookie::CookieState;
 use crate::wire::chunk::chunk_type;
-use crate::wire::{Chunk, ChunkIndex, ErrorCause, Packet};
+use crate::wire::{Chunk, ChunkIndex, ErrorCause, Packet, crc};
 use demux::Route;
 use index::PeerIndex;
 
@@ -93,7 +94,10 @@ pub struct Endpoint {
     rng: ChaCha20Rng,
     secret: [u8; 32],
     local_addrs: Vec<IpAddr>,
-    assocs: HashMap<AssocId, Association>,
+    /// Keyed by ids the endpoint assigns itself (never by anything a peer
+    /// chooses), so a fast non-keyed hash is safe here; nothing iterates
+    /// it where order would matter (`order` gives the order).
+    assocs: FxHashMap<AssocId, Association>,
     /// Ids in creation order (deterministic iteration).
     order: Vec<AssocId>,
     next_id: u32,
@@ -102,7 +106,7 @@ pub struct Endpoint {
     /// Incoming associations per source (the INIT's source address, IPv6
     /// by prefix), and each one's source.
     per_source: HashMap<IpAddr, usize>,
-    source_of: HashMap<AssocId, IpAddr>,
+    source_of: FxHashMap<AssocId, IpAddr>,
     pending: VecDeque<Transmit>,
     events: VecDeque<(AssocId, Event)>,
     cursor: usize,
@@ -122,13 +126,13 @@ impl Endpoint {
             rng,
             secret,
             local_addrs: Vec::new(),
-            assocs: HashMap::new(),
+            assocs: FxHashMap::default(),
             order: Vec::new(),
             next_id: 1,
             index: PeerIndex::default(),
             rx_chunks: ChunkIndex::default(),
             per_source: HashMap::new(),
-            source_of: HashMap::new(),
+            source_of: FxHashMap::default(),
             pending: VecDeque::new(),
             events: VecDeque::new(),
             cursor: 0,
@@ -247,6 +251,7 @@ impl Endpoint {
             Association::connect(cfg, now, seed, self.cfg.port, peer_port, &local, peer_addrs)
                 .ok_or(ConnectError::NoAddress)?;
         a.set_secret(self.secret);
+        a.set_transmit_headroom(self.cfg.transmit_headroom);
         let id = self.insert(a);
         // The INIT's destinations index the association until the peer's
         // addresses are known.
@@ -273,12 +278,14 @@ impl Endpoint {
             return;
         };
         let port = a.peer_port();
-        let addrs: Vec<IpAddr> = a.peer_addresses().collect();
-        if addrs.is_empty() || self.index.holds(id, port, &addrs) {
+        // Compared in place: this runs for every packet received, and the
+        // addresses rarely change.
+        if a.peer_addresses().len() == 0 || self.index.holds(id, port, a.peer_addresses()) {
             // Still in COOKIE-WAIT (the INIT destinations stay), or no
             // change.
             return;
         }
+        let addrs: Vec<IpAddr> = a.peer_addresses().collect();
         let assocs = &self.assocs;
         let gone = |o: AssocId| assocs.get(&o).is_none_or(|x| x.state() == State::Closed);
         let refused = self.index.set(id, port, &addrs, gone);
@@ -353,7 +360,8 @@ impl Endpoint {
             self.stats.truncated += 1;
             return None;
         };
-        if !pkt.verify_checksum() {
+        // With checksum offload the layer below has checked it.
+        if !self.cfg.checksum_offload && !pkt.verify_checksum() {
             self.stats.bad_checksum += 1;
             return None;
         }
@@ -466,7 +474,8 @@ impl Endpoint {
         }
     }
 
-    /// The next datagram to send.
+    /// The next datagram to send, its checksum filled in (RFC 9260
+    /// section 6.8) unless the endpoint has checksum offload.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
         if let Some(t) = self.pending.pop_front() {
             return Some(t);
@@ -481,6 +490,9 @@ impl Endpoint {
                 self.cursor = (idx + 1) % n.max(1);
                 self.drain_events(id);
                 t.assoc = Some(id);
+                if !self.cfg.checksum_offload {
+                    crc::fill(t.packet_mut());
+                }
                 return Some(t);
             }
         }
@@ -499,6 +511,10 @@ impl Endpoint {
 
     /// Forgets closed associations with nothing left to deliver.
     fn reap(&mut self) {
+        // Usually none is: checked without building a list.
+        if !self.assocs.values().any(|a| a.is_finished()) {
+            return;
+        }
         let done: Vec<AssocId> = self
             .order
             .iter()
@@ -534,6 +550,22 @@ impl Endpoint {
     /// The next application event.
     pub fn poll_event(&mut self) -> Option<(AssocId, Event)> {
         self.events.pop_front()
+    }
+
+    /// Whether [`poll_event`](Self::poll_event) has an event to give.
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// Whether a call of [`poll_transmit`](Self::poll_transmit) that finds
+    /// nothing to send leaves the endpoint exactly as it was, so that a
+    /// driver that knows nothing changed since its last fruitless poll at
+    /// this instant may skip the next one without changing what follows.
+    /// False while some association has a path awaiting one of its first
+    /// capacity trains (the estimators, issue 11): each poll then draws
+    /// that train's jitter from the association's random stream.
+    pub fn idle_poll_is_pure(&self) -> bool {
+        !self.assocs.values().any(|a| a.polls_draw_randomness())
     }
 
     /// Application calls on an association may create events (e.g. an

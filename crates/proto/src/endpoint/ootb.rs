@@ -58,7 +58,9 @@ impl Endpoint {
         if self.pending.len() >= MAX_PENDING_REPLIES {
             return;
         }
-        let mut buf = Vec::with_capacity(128);
+        let headroom = self.cfg.transmit_headroom;
+        let mut buf = Vec::with_capacity(headroom + 128);
+        buf.resize(headroom, 0);
         buf.extend_from_slice(&port.to_be_bytes());
         buf.extend_from_slice(&peer_port.to_be_bytes());
         buf.extend_from_slice(&tag.to_be_bytes());
@@ -66,11 +68,14 @@ impl Endpoint {
         for c in &chunks {
             c.emit(&mut buf);
         }
-        crc::fill(&mut buf);
+        if !self.cfg.checksum_offload {
+            crc::fill(&mut buf[headroom..]);
+        }
         self.pending.push_back(Transmit {
             source: Some(from),
             destination: to,
             payload: buf,
+            headroom,
             assoc: None,
         });
     }
@@ -255,6 +260,7 @@ impl Endpoint {
             }
         };
         a.set_secret(self.secret);
+        a.set_transmit_headroom(self.cfg.transmit_headroom);
         let id = self.insert(a);
         let key = self.source_key(c.init_src);
         *self.per_source.entry(key).or_insert(0) += 1;

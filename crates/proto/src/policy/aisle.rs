@@ -302,6 +302,10 @@ impl HandoverPolicy for Aisle {
         self.base.on_link_event(now, ev, assoc)
     }
 
+    fn polls(&self) -> bool {
+        true
+    }
+
     fn poll(&mut self, now: Time, assoc: &Association) -> Vec<Decision> {
         let Some((_, primary)) = self.congestion(assoc) else {
             return Vec::new();

@@ -13,10 +13,10 @@
 //! at run time (a foreign agent adds a host route for a visiting mobile, a
 //! mobile node replaces its default route after a move).
 
-use std::collections::HashMap;
 use std::net::IpAddr;
 
 use ipnet::IpNet;
+use rustc_hash::FxHashMap;
 
 use crate::kernel::ids::IfaceId;
 
@@ -78,13 +78,54 @@ pub enum RouteError {
 /// up through their index.
 pub const SCAN_ROUTES: usize = 16;
 
+/// A destination prefix as integers, for a match in two instructions:
+/// `addr & mask == net` (IPv4 in the low 32 bits), and the family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Prefix {
+    v4: bool,
+    net: u128,
+    mask: u128,
+}
+
+impl Prefix {
+    fn of(n: &IpNet) -> Prefix {
+        let (v4, mask) = match n {
+            IpNet::V4(p) => (true, u128::from(p.netmask().to_bits())),
+            IpNet::V6(p) => (false, p.netmask().to_bits()),
+        };
+        Prefix {
+            v4,
+            net: bits(n.addr()) & mask,
+            mask,
+        }
+    }
+
+    #[inline]
+    fn contains(&self, v4: bool, addr: u128) -> bool {
+        self.v4 == v4 && addr & self.mask == self.net
+    }
+}
+
+/// An address as an integer (IPv4 in the low 32 bits).
+#[inline]
+fn bits(a: IpAddr) -> u128 {
+    match a {
+        IpAddr::V4(a) => u128::from(a.to_bits()),
+        IpAddr::V6(a) => a.to_bits(),
+    }
+}
+
 /// A node's routing table.
 #[derive(Debug, Clone)]
 pub struct RoutingTable {
     routes: Vec<Route>,
+    /// Each route's destination as integers, in table order (what a scan
+    /// compares; `IpNet::contains` costs several times more).
+    prefixes: Vec<Prefix>,
     max_routes: usize,
-    /// The routes of each destination, in table order.
-    by_dest: HashMap<IpNet, Vec<Route>>,
+    /// The routes of each destination, in table order (a fast unkeyed
+    /// hash: destinations come from the scenario; never iterated).
+    by_dest: FxHashMap<IpNet, Vec<Route>>,
     /// (IPv4?, prefix length, destinations of that length), longest
     /// first.
     lens: Vec<(bool, u8, usize)>,
@@ -100,8 +141,9 @@ impl RoutingTable {
     pub fn new(max_routes: usize) -> Self {
         RoutingTable {
             routes: Vec::new(),
+            prefixes: Vec::new(),
             max_routes,
-            by_dest: HashMap::new(),
+            by_dest: FxHashMap::default(),
             lens: Vec::new(),
         }
     }
@@ -138,6 +180,15 @@ impl RoutingTable {
         }
     }
 
+    /// Recomputes the scan's prefixes after routes were removed.
+    fn sync_prefixes(&mut self) {
+        if self.prefixes.len() != self.routes.len() {
+            self.prefixes.clear();
+            self.prefixes
+                .extend(self.routes.iter().map(|r| Prefix::of(&r.dest)));
+        }
+    }
+
     /// Rebuilds the whole index.
     fn reindex_all(&mut self) {
         self.by_dest.clear();
@@ -171,6 +222,7 @@ impl RoutingTable {
             .position(|r| r.dest == route.dest && r.iface == route.iface)
         {
             self.routes.remove(pos);
+            self.prefixes.remove(pos);
         } else if self.routes.len() >= self.max_routes {
             return Err(RouteError::TableFull(self.max_routes));
         }
@@ -178,6 +230,7 @@ impl RoutingTable {
         let key = |r: &Route| (std::cmp::Reverse(r.dest.prefix_len()), r.metric);
         let at = self.routes.partition_point(|r| key(r) <= key(&route));
         self.routes.insert(at, route);
+        self.prefixes.insert(at, Prefix::of(&route.dest));
         self.reindex(route.dest);
         Ok(())
     }
@@ -189,6 +242,7 @@ impl RoutingTable {
         let before = self.routes.len();
         self.routes
             .retain(|r| !(r.dest == dest && iface.is_none_or(|i| i == r.iface)));
+        self.sync_prefixes();
         self.reindex(dest);
         before - self.routes.len()
     }
@@ -197,6 +251,7 @@ impl RoutingTable {
     pub fn remove_iface(&mut self, iface: IfaceId) -> usize {
         let before = self.routes.len();
         self.routes.retain(|r| r.iface != iface);
+        self.sync_prefixes();
         let removed = before - self.routes.len();
         if removed > 0 {
             self.reindex_all();
@@ -208,10 +263,13 @@ impl RoutingTable {
     /// `usable`.
     pub fn lookup(&self, dst: IpAddr, usable: impl Fn(IfaceId) -> bool) -> Option<&Route> {
         if self.routes.len() <= SCAN_ROUTES {
+            let (v4, addr) = (dst.is_ipv4(), bits(dst));
             return self
-                .routes
+                .prefixes
                 .iter()
-                .find(|r| r.dest.contains(&dst) && usable(r.iface));
+                .zip(&self.routes)
+                .find(|(p, r)| p.contains(v4, addr) && usable(r.iface))
+                .map(|(_, r)| r);
         }
         let v4 = dst.is_ipv4();
         self.lens
@@ -375,5 +433,58 @@ mod tests {
             t.add(Route::via(net("::/0"), IfaceId(0), ip("10.0.0.1"))),
             Err(RouteError::FamilyMismatch { .. })
         ));
+    }
+
+    /// The integer prefixes of a scanned table match exactly what
+    /// `IpNet::contains` matches, for every prefix length of both
+    /// families, through additions, replacements and removals.
+    #[test]
+    fn integer_prefixes_agree_with_ipnet_contains() {
+        let mut t = RoutingTable::default();
+        let addrs: Vec<IpAddr> = [
+            "10.1.2.3",
+            "10.1.2.200",
+            "10.255.0.1",
+            "11.0.0.0",
+            "0.0.0.0",
+            "255.255.255.255",
+            "2001:db8::1",
+            "2001:db8:ffff::1",
+            "::",
+            "fe80::1",
+        ]
+        .iter()
+        .map(|a| ip(a))
+        .collect();
+        let reference =
+            |t: &RoutingTable, a: IpAddr| t.iter().find(|r| r.dest.contains(&a)).copied();
+        for (k, len) in [0u8, 1, 8, 15, 16, 24, 31, 32].into_iter().enumerate() {
+            let base = addrs[k % 4];
+            t.add(Route::direct(
+                IpNet::new(base, len).unwrap(),
+                IfaceId(k as u32),
+            ))
+            .unwrap();
+            for a in &addrs {
+                assert_eq!(t.lookup(*a, |_| true).copied(), reference(&t, *a), "{a}");
+            }
+        }
+        for (k, len) in [0u8, 1, 32, 64, 127, 128].into_iter().enumerate() {
+            let base = addrs[6 + k % 4];
+            t.add(Route::direct(
+                IpNet::new(base, len).unwrap(),
+                IfaceId(k as u32),
+            ))
+            .unwrap();
+        }
+        assert!(t.len() <= SCAN_ROUTES);
+        for a in &addrs {
+            assert_eq!(t.lookup(*a, |_| true).copied(), reference(&t, *a), "{a}");
+        }
+        t.remove(net("10.1.2.0/24"), None);
+        t.remove_iface(IfaceId(1));
+        for a in &addrs {
+            assert_eq!(t.lookup(*a, |_| true).copied(), reference(&t, *a), "{a}");
+        }
     }
 }

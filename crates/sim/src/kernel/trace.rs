@@ -130,6 +130,19 @@ impl Tracer {
         }
     }
 
+    /// Is `kind` traced? Checked inline at every packet event (tracing
+    /// is off in most runs); the record itself is built out of line.
+    #[inline]
+    fn traces(&self, kind: TraceKind) -> bool {
+        match kind {
+            TraceKind::Drop(_) => self.cfg.drops,
+            TraceKind::Notify => self.cfg.notifications,
+            TraceKind::Agent(_) => self.cfg.agents,
+            _ => self.cfg.packets,
+        }
+    }
+
+    #[inline]
     pub(crate) fn packet(
         &mut self,
         now: Time,
@@ -138,28 +151,36 @@ impl Tracer {
         kind: TraceKind,
         pkt: &IpPacket,
     ) {
-        let on = match kind {
-            TraceKind::Drop(_) => self.cfg.drops,
-            TraceKind::Notify => self.cfg.notifications,
-            TraceKind::Agent(_) => self.cfg.agents,
-            _ => self.cfg.packets,
-        };
-        if on {
-            self.push(TraceRecord {
-                time_ns: now.as_nanos(),
-                node,
-                iface,
-                kind,
-                uid: pkt.uid(),
-                len: pkt.len(),
-                src: Some(pkt.src()),
-                dst: Some(pkt.dst()),
-                protocol: Some(pkt.protocol()),
-                detail: String::new(),
-            });
+        if self.traces(kind) {
+            self.record_packet(now, node, iface, kind, pkt);
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn record_packet(
+        &mut self,
+        now: Time,
+        node: NodeId,
+        iface: Option<IfaceId>,
+        kind: TraceKind,
+        pkt: &IpPacket,
+    ) {
+        self.push(TraceRecord {
+            time_ns: now.as_nanos(),
+            node,
+            iface,
+            kind,
+            uid: pkt.uid(),
+            len: pkt.len(),
+            src: Some(pkt.src()),
+            dst: Some(pkt.dst()),
+            protocol: Some(pkt.protocol()),
+            detail: String::new(),
+        });
+    }
+
+    #[inline]
     pub(crate) fn note(
         &mut self,
         now: Time,
@@ -167,13 +188,7 @@ impl Tracer {
         kind: TraceKind,
         detail: impl FnOnce() -> String,
     ) {
-        let on = match kind {
-            TraceKind::Notify => self.cfg.notifications,
-            TraceKind::Agent(_) => self.cfg.agents,
-            TraceKind::Drop(_) => self.cfg.drops,
-            _ => self.cfg.packets,
-        };
-        if on {
+        if self.traces(kind) {
             self.push(TraceRecord {
                 time_ns: now.as_nanos(),
                 node,

@@ -200,8 +200,10 @@ pub(crate) struct Cell {
     pub slots: Vec<StationSlot>,
     pub shared: Option<SharedMedium>,
     /// Station slot last found holding an address (checked again at each
-    /// use), so that the AP finds a station among many in O(1).
-    pub addr_cache: std::collections::HashMap<std::net::IpAddr, u32>,
+    /// use), so that the AP finds a station among many in O(1). The
+    /// scenario's addresses are no adversary's choice: a fast unkeyed hash
+    /// (never iterated).
+    pub addr_cache: rustc_hash::FxHashMap<std::net::IpAddr, u32>,
 }
 
 /// Counters of one station's two directions in a cell.

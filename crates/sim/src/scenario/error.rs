@@ -137,18 +137,17 @@ pub(crate) fn unique<'a>(
     key: &str,
     names: impl Iterator<Item = &'a str>,
 ) -> Result<(), ScenarioError> {
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
     for n in names {
         if n.is_empty() {
             return Err(ScenarioError::reference(key, "empty name"));
         }
-        if seen.contains(&n) {
+        if !seen.insert(n) {
             return Err(ScenarioError::reference(
                 key,
                 format!("name {n:?} used twice"),
             ));
         }
-        seen.push(n);
     }
     Ok(())
 }

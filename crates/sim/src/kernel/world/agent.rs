@@ -336,4 +336,11 @@ impl Ctx<'_> {
     pub fn tracing(&self) -> bool {
         self.core.tracer.config().agents
     }
+
+    /// True when a pcap capture is open anywhere in the world: packet
+    /// bytes are then recorded, and a transport that leaves checks to the
+    /// layer below (the SCTP agent's checksum offload) must fill them in.
+    pub fn capturing(&self) -> bool {
+        !self.core.captures.is_empty()
+    }
 }

@@ -250,11 +250,19 @@ impl Core {
         });
     }
 
+    /// Records `pkt` in the interface's captures; checked inline at every
+    /// packet event (most runs capture nothing), written out of line.
+    #[inline]
     pub(crate) fn write_capture(&mut self, node: NodeId, iface: IfaceId, pkt: &IpPacket) {
-        let caps = &self.nodes[node.index()].ifaces[iface.index()].captures;
-        if caps.is_empty() {
-            return;
+        if !self.captures.is_empty() {
+            self.write_capture_to(node, iface, pkt);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn write_capture_to(&mut self, node: NodeId, iface: IfaceId, pkt: &IpPacket) {
+        let caps = &self.nodes[node.index()].ifaces[iface.index()].captures;
         for &c in caps {
             let cap = &mut self.captures[c];
             if cap.error.is_none()

@@ -338,6 +338,9 @@ impl World {
 
     /// Starts a pcap capture of every packet leaving (when it starts
     /// serialising) and arriving at (when it is received) an interface.
+    /// Open it before the packets to record are sent: transports that
+    /// leave their checksum to the layer below fill it in only while a
+    /// capture is open ([`Ctx::capturing`]).
     pub fn capture(
         &mut self,
         node: NodeId,

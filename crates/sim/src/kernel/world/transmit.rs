@@ -5,7 +5,10 @@
 
 use std::net::IpAddr;
 
+use smallvec::SmallVec;
+
 use super::{ChanRef, Core, Event, World};
+use crate::Time;
 use crate::kernel::drop::{DropReason, DropSite};
 use crate::kernel::ids::{CellId, IfaceId, NodeId};
 use crate::kernel::ip::{IpPacket, is_group_address};
@@ -49,6 +52,7 @@ impl Core {
         }
     }
 
+    #[inline]
     fn chan(&mut self, r: ChanRef) -> &mut Channel {
         match r {
             ChanRef::Link { link, dir } => &mut self.links[link.index()].ch[usize::from(dir)],
@@ -59,6 +63,7 @@ impl Core {
     }
 
     /// (node, iface) that transmits on the channel.
+    #[inline]
     fn chan_sender(&self, r: ChanRef) -> (NodeId, IfaceId) {
         match r {
             ChanRef::Link { link, dir } => self.links[link.index()].ends[usize::from(dir)],
@@ -75,6 +80,7 @@ impl Core {
     }
 
     /// (node, iface) that receives from the channel.
+    #[inline]
     pub(crate) fn chan_receiver(&self, r: ChanRef) -> (NodeId, IfaceId) {
         match r {
             ChanRef::Link { link, dir } => self.links[link.index()].ends[1 - usize::from(dir)],
@@ -90,6 +96,7 @@ impl Core {
         }
     }
 
+    #[inline]
     fn chan_site(&self, r: ChanRef) -> DropSite {
         match r {
             ChanRef::Link { link, dir } => DropSite::Link { link, dir },
@@ -399,8 +406,10 @@ impl Core {
         let Some(tx) = m.in_service.take() else {
             return;
         };
-        let mut lost = Vec::new();
-        let mut arrive = Vec::new();
+        // At most one of each for a unicast frame (one per station for a
+        // broadcast): no heap allocation per frame.
+        let mut lost: SmallVec<[(usize, IpPacket); 1]> = SmallVec::new();
+        let mut arrive: SmallVec<[(Time, u32); 1]> = SmallVec::new();
         if let Some(pkt) = tx.pkt {
             let at = now + c.cfg.delay;
             if tx.slot == BROADCAST_SLOT {

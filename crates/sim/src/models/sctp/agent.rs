@@ -49,10 +49,12 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use msctp_proto::association::send::Retransmit;
+use msctp_proto::policy::LinkEvent;
 use msctp_proto::{
     AssocId, Association, AssociationConfig, Endpoint, EndpointConfig, Event, Time, Transmit,
 };
 use rand_core::RngCore;
+use smallvec::SmallVec;
 
 use super::observe::{self, TsnNumbering};
 use crate::kernel::ip::{self, IpPacket};
@@ -71,6 +73,28 @@ const TOKEN_CONNECT: u64 = 4;
 
 /// The payload of generated messages (zeros), shared by every agent.
 static ZEROS: [u8; 65_536] = [0; 65_536];
+
+/// What one call of the agent's `feed_source` did.
+struct Fed {
+    /// The association took bytes.
+    offered: bool,
+    /// It took every message the source produced (none is true).
+    complete: bool,
+}
+
+/// What one call of the agent's `transmit` did.
+struct Sent {
+    /// At least one packet left.
+    any: bool,
+    /// It stopped because the engine had nothing more (not at the bound
+    /// on packets per call).
+    drained: bool,
+}
+
+/// The DATA chunks of a received packet (TSN, user bytes, whether the
+/// association had the TSN before), without a heap allocation for the
+/// usual few.
+type RxChunks = SmallVec<[(u32, u32, bool); 4]>;
 
 /// Who starts the association.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -446,15 +470,41 @@ impl SctpAgent {
 
     /// Runs the engine until it has nothing more to say: events, the
     /// application, transmissions; then re-arms the timers.
+    ///
+    /// A round repeats while one made progress, except that a round which
+    /// ended with the engine's output drained needs no successor when
+    /// nothing its steps read has changed since they ran: no event is
+    /// waiting, the policy does not poll (its `poll` decides nothing), and
+    /// the source had every message it produced accepted (so with the
+    /// buffer room and the time unchanged it produces nothing more).
+    /// Sending moves bytes from queued to outstanding, leaving the room
+    /// as it was. The next round would find nothing, so it is not run,
+    /// unless its fruitless poll would itself change the engine
+    /// ([`Endpoint::idle_poll_is_pure`]: while first capacity trains are
+    /// pending each poll draws randomness, and skipping one would change
+    /// the run).
     fn drive(&mut self, ctx: &mut Ctx<'_>) {
+        let polls = self.manager.as_ref().is_some_and(|m| m.polls());
         let mut rounds = 0;
         loop {
             rounds += 1;
             let mut progressed = self.handle_events(ctx);
             progressed |= self.poll_policy(ctx.now());
-            progressed |= self.feed_source(ctx);
-            progressed |= self.transmit(ctx);
+            let fed = self.feed_source(ctx);
+            progressed |= fed.offered;
+            let sent = self.transmit(ctx);
+            progressed |= sent.any;
             if !progressed || rounds > 64 {
+                break;
+            }
+            let settled = sent.drained
+                && fed.complete
+                && !polls
+                && self
+                    .endpoint
+                    .as_ref()
+                    .is_some_and(|e| !e.has_events() && e.idle_poll_is_pure());
+            if settled {
                 break;
             }
         }
@@ -562,6 +612,9 @@ impl SctpAgent {
         let Some(m) = self.manager.as_ref() else {
             return Vec::new();
         };
+        if from >= m.records().len() {
+            return Vec::new();
+        }
         let records = m.records().get(from..).unwrap_or_default();
         let lines: Vec<String> = records
             .iter()
@@ -575,51 +628,58 @@ impl SctpAgent {
     }
 
     fn read_messages(&mut self, now: Time) {
-        let Some(a) = self.association_mut() else {
+        let id = self.assoc;
+        let (Some(ep), Some(id)) = (self.endpoint.as_mut(), id) else {
             return;
         };
-        let mut got = Vec::new();
+        let Some(a) = ep.association_mut(id) else {
+            return;
+        };
+        let mut log = self.cfg.log.as_ref().map(|l| l.borrow_mut());
         while let Some(m) = a.recv() {
-            got.push(m.data.len() as u64);
+            self.counters.messages_received += 1;
+            if let Some(log) = log.as_mut() {
+                log.delivered(now, m.data.len() as u64);
+            }
         }
-        self.counters.messages_received += got.len() as u64;
-        if let Some(log) = &self.cfg.log {
-            let mut log = log.borrow_mut();
-            for n in got {
-                log.delivered(now, n);
-            }
-            if log.completed_at.is_none()
-                && self
-                    .cfg
-                    .expect_bytes
-                    .is_some_and(|b| log.bytes_delivered >= b)
-            {
-                log.completed_at = Some(now);
-            }
+        if let Some(mut log) = log
+            && log.completed_at.is_none()
+            && self
+                .cfg
+                .expect_bytes
+                .is_some_and(|b| log.bytes_delivered >= b)
+        {
+            log.completed_at = Some(now);
         }
     }
 
     /// Hands the application's messages to the association.
-    fn feed_source(&mut self, ctx: &mut Ctx<'_>) -> bool {
+    fn feed_source(&mut self, ctx: &mut Ctx<'_>) -> Fed {
+        let idle = Fed {
+            offered: false,
+            complete: true,
+        };
         let now = ctx.now();
-        let Some(id) = self.assoc else { return false };
+        let Some(id) = self.assoc else { return idle };
         let Some(ep) = self.endpoint.as_mut() else {
-            return false;
+            return idle;
         };
         let Some(a) = ep.association_mut(id) else {
-            return false;
+            return idle;
         };
         if a.state() != msctp_proto::State::Established {
-            return false;
+            return idle;
         }
         let Some(src) = self.cfg.source.as_mut() else {
-            return false;
+            return idle;
         };
         let room = a.send_capacity();
         let msgs = src.take(now, room, ctx.rng());
         if msgs.is_empty() {
-            return false;
+            return idle;
         }
+        let taken = msgs.len();
+        let mut accepted = 0;
         let mut offered = 0u64;
         for (k, n) in msgs.into_iter().enumerate() {
             if k >= self.cfg.limits.max_messages_per_call {
@@ -633,6 +693,7 @@ impl SctpAgent {
             match a.send(self.cfg.stream, self.cfg.ppid, data, self.cfg.unordered) {
                 Ok(()) => {
                     offered += n as u64;
+                    accepted += 1;
                     self.counters.messages_sent += 1;
                 }
                 Err(_) => break,
@@ -641,28 +702,41 @@ impl SctpAgent {
         if let Some(log) = &self.cfg.log {
             log.borrow_mut().bytes_offered += offered;
         }
-        offered > 0
+        Fed {
+            offered: offered > 0,
+            complete: accepted == taken,
+        }
     }
 
     /// Sends everything the engine has.
-    fn transmit(&mut self, ctx: &mut Ctx<'_>) -> bool {
+    fn transmit(&mut self, ctx: &mut Ctx<'_>) -> Sent {
         let now = ctx.now();
-        let mut any = false;
+        let mut out = Sent {
+            any: false,
+            drained: false,
+        };
         for _ in 0..self.cfg.limits.max_transmits_per_call {
             let Some(ep) = self.endpoint.as_mut() else {
+                out.drained = true;
                 break;
             };
             let Some(t) = ep.poll_transmit(now) else {
+                out.drained = true;
                 break;
             };
-            any = true;
+            out.any = true;
             self.send_one(ctx, t);
         }
-        any
+        out
     }
 
-    fn send_one(&mut self, ctx: &mut Ctx<'_>, t: Transmit) {
+    fn send_one(&mut self, ctx: &mut Ctx<'_>, mut t: Transmit) {
         let now = ctx.now();
+        if ctx.capturing() {
+            // The checksum the endpoint left to the layer below
+            // (offload), for captures that Wireshark checks.
+            msctp_proto::wire::crc::fill(t.packet_mut());
+        }
         let src = match t.source {
             Some(s) => Some(s),
             None => ctx.source_for(t.destination).map(|(_, a)| a),
@@ -675,13 +749,15 @@ impl SctpAgent {
             self.counters.unowned_source += 1;
             return;
         }
-        let carries_data = self.observe_tx(now, src, t.destination, &t.payload);
-        let pkt = match IpPacket::build(
+        let carries_data = self.observe_tx(now, src, t.destination, t.packet());
+        // The engine left room for the IP header in front of the packet.
+        let pkt = match IpPacket::build_in_headroom(
             src,
             t.destination,
             ip::proto::SCTP,
             ip::DEFAULT_TTL,
-            &t.payload,
+            t.payload,
+            t.headroom,
         ) {
             Ok(p) => p,
             Err(_) => {
@@ -708,7 +784,7 @@ impl SctpAgent {
     /// Logs what an outgoing packet says about the flow; true if it carries
     /// DATA.
     fn observe_tx(&mut self, now: Time, src: IpAddr, dst: IpAddr, sctp: &[u8]) -> bool {
-        let mut tsns: Vec<u32> = Vec::new();
+        let mut tsns: SmallVec<[u32; 8]> = SmallVec::new();
         observe::for_each_data(sctp, |tsn, _| tsns.push(tsn));
         let gaps = observe::sack_with_gaps(sctp);
         let Some(log) = self.cfg.log.clone() else {
@@ -740,14 +816,14 @@ impl SctpAgent {
 
     /// Arrival records of an incoming packet: classification before and
     /// after the engine processed it.
-    fn observe_rx_before(&mut self, sctp: &[u8]) -> Vec<(u32, u32, bool)> {
+    fn observe_rx_before(&mut self, sctp: &[u8]) -> RxChunks {
         if self.cfg.log.is_none() || self.cfg.source.is_some() {
-            return Vec::new();
+            return RxChunks::new();
         }
         let Some(a) = self.association() else {
-            return Vec::new();
+            return RxChunks::new();
         };
-        let mut out = Vec::new();
+        let mut out = RxChunks::new();
         observe::for_each_data(sctp, |tsn, n| out.push((tsn, n, a.has_received_tsn(tsn))));
         if !out.is_empty() && !self.rx_numbers.has_origin() {
             let first = a.cumulative_tsn_received().wrapping_add(1);
@@ -756,13 +832,7 @@ impl SctpAgent {
         out
     }
 
-    fn observe_rx_after(
-        &mut self,
-        now: Time,
-        src: IpAddr,
-        dst: IpAddr,
-        chunks: Vec<(u32, u32, bool)>,
-    ) {
+    fn observe_rx_after(&mut self, now: Time, src: IpAddr, dst: IpAddr, chunks: RxChunks) {
         if chunks.is_empty() {
             return;
         }
@@ -860,6 +930,22 @@ impl SctpAgent {
         let Some(m) = self.manager.as_mut() else {
             return;
         };
+        // A sample of signal strength for a policy that does not read it
+        // (the radio model sends one per beacon heard, ten a second per
+        // cell and station) changes nothing: the policy learns nothing
+        // and the engine is as the last call left it, so the agent does
+        // not drive it, when that call is known to find nothing again (a
+        // policy that does not poll, an idle poll without side effects).
+        if matches!(ev, LinkEvent::SignalSample { .. })
+            && !m.reads_signal()
+            && !m.polls()
+            && self
+                .endpoint
+                .as_ref()
+                .is_some_and(|e| e.idle_poll_is_pure())
+        {
+            return;
+        }
         let before = m.records().len();
         let assoc = match (self.endpoint.as_mut(), id) {
             (Some(ep), Some(id)) => ep.association_mut(id),
@@ -986,8 +1072,15 @@ impl Agent for SctpAgent {
     fn start(&mut self, ctx: &mut Ctx<'_>) {
         let mut seed = [0u8; 32];
         ctx.rng().fill_bytes(&mut seed);
+        // Simulated links lose packets but never flip bits: the CRC32c is
+        // left to the "network card" (checksum offload), which fills it
+        // only when a capture records the bytes (`send_one`).
         let ep_cfg = EndpointConfig {
             listen: self.cfg.role == Role::Listen,
+            checksum_offload: true,
+            // Room for the IP header (IPv6's is the longer), written in
+            // front of each packet instead of copying it.
+            transmit_headroom: ip::IPV6_HEADER_LEN,
             association: self.cfg.association.clone(),
             ..EndpointConfig::new(self.cfg.port)
         };
@@ -1041,7 +1134,11 @@ impl Agent for SctpAgent {
         let (src, dst) = (pkt.src(), pkt.dst());
         let before = self.observe_rx_before(pkt.payload());
         let hl = pkt.header_len();
-        let data = pkt.freeze().slice(hl..);
+        // The SCTP packet without the IP header, moved, not sliced: a
+        // slice would share the buffer (an allocation) even for packets
+        // the engine keeps nothing of.
+        let mut data = pkt.freeze();
+        bytes::Buf::advance(&mut data, hl);
         if let Some(ep) = self.endpoint.as_mut() {
             ep.handle_datagram(now, src, dst, data);
         }

@@ -186,6 +186,16 @@ impl HandoverManager {
         !d.is_empty()
     }
 
+    /// Whether the policy's `poll` can decide anything (AISLE).
+    pub fn polls(&self) -> bool {
+        self.policy.polls()
+    }
+
+    /// Whether the policy reads signal samples (signal strength).
+    pub fn reads_signal(&self) -> bool {
+        self.policy.reads_signal()
+    }
+
     /// The policy's own counters (AISLE: congestion events, swaps, ...).
     pub fn counters(&self) -> Vec<(&'static str, u64)> {
         self.policy.counters()

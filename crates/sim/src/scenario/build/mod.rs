@@ -120,6 +120,38 @@ pub(crate) struct Built {
 pub(crate) struct Shared {
     pub observers: observers::Observers,
     pub mip: mip::Deployments,
+    /// The Poisson arrival times drawn so far, per population.
+    pub arrivals: Arrivals,
+}
+
+/// The arrival times of each `[[stations]]` population: the k-th is the
+/// sum of the stream's first k + 1 exponential draws. Drawn once per
+/// population and kept (prefix sums), instead of k + 1 draws from a new
+/// stream for station k (quadratic in the population); the sums are the
+/// same floating-point operations in the same order, so the same values.
+#[derive(Default)]
+pub(crate) struct Arrivals {
+    /// (stream name, mean's bits) -> (the stream, the sums so far).
+    drawn: std::collections::BTreeMap<(String, u64), (crate::kernel::rng::SimRng, Vec<f64>)>,
+}
+
+impl Arrivals {
+    /// The `index`-th arrival's offset (seconds) of population `a`.
+    fn offset(&mut self, seed: u64, a: &PoissonArrival) -> f64 {
+        let key = (a.stream.clone(), a.mean_s.to_bits());
+        let (rng, sums) = self
+            .drawn
+            .entry(key)
+            .or_insert_with(|| (crate::kernel::rng::stream(seed, &a.stream), Vec::new()));
+        let exp = rand_distr::Exp::new(1.0 / a.mean_s).expect("mean checked positive");
+        while sums.len() <= a.index {
+            let d: f64 = rand_distr::Distribution::sample(&exp, rng);
+            // As `Sum for f64` folds: d0 + d1 + ... left to right.
+            let sum = sums.last().map_or(d, |prev| prev + d);
+            sums.push(sum);
+        }
+        sums[a.index]
+    }
 }
 
 /// What a transport's builder works with: the world, the built topology,
@@ -361,16 +393,11 @@ fn schedule_degradation(
 /// The flow's start: drawn in `[start_s, start_s + start_jitter_s)` from
 /// the run seed and the flow's name (E5: sources start uniformly at
 /// random in the first 5 s), for every transport.
-fn jittered_start(seed: u64, f: &FlowSpec) -> Time {
+fn jittered_start(seed: u64, f: &FlowSpec, arrivals: &mut Arrivals) -> Time {
     if let Some(a) = &f.arrival {
         // The index-th arrival of a Poisson process (a station of a
         // `[[stations]]` population).
-        let mut rng = crate::kernel::rng::stream(seed, &a.stream);
-        let exp = rand_distr::Exp::new(1.0 / a.mean_s).expect("mean checked positive");
-        let t: f64 = (0..=a.index)
-            .map(|_| rand_distr::Distribution::sample(&exp, &mut rng))
-            .sum();
-        return secs(f.start_s + t);
+        return secs(f.start_s + arrivals.offset(seed, a));
     }
     let jitter = if f.start_jitter_s > 0.0 {
         let mut rng = crate::kernel::rng::stream(seed, &format!("flow/{}/start", f.name));
@@ -393,12 +420,13 @@ fn build_flow(
     let log: SharedFlowLog = Rc::new(RefCell::new(FlowLog::with_limit(
         env.r.scenario.limits.flow_records,
     )));
+    let start = jittered_start(seed, spec, &mut shared.arrivals);
     let cx = FlowCx {
         w,
         env,
         shared,
         f,
-        start: jittered_start(seed, spec),
+        start,
         log: &log,
         seed,
     };

@@ -214,7 +214,13 @@ impl FlowObserver {
             return None;
         }
         let now = ctx.now();
-        let path = self.iface_path(ctx, ctx.node().iface_of_addr(src));
+        // The path is looked up only for the records that need it (an
+        // mSCTP flow's observer counts ASCONF bits only).
+        let path = if w.sends {
+            self.iface_path(ctx, ctx.node().iface_of_addr(src))
+        } else {
+            NO_PATH
+        };
         let (limit, uid_limit) = (self.limit, self.uid_limit);
         let r = &mut self.watches[k].1;
         let mut seqs: Vec<u64> = Vec::new();

@@ -40,11 +40,12 @@ impl Scenario {
         &'s self,
         k: usize,
         f: &'s FlowSpec,
+        mobile: Option<usize>,
         links: &[Link],
         cells: &[Cell],
     ) -> Result<Flow<'s>, ScenarioError> {
         let key = format!("flows[{}]", f.name);
-        let Some(mobile) = self.mobiles.iter().position(|m| m.name == f.mobile) else {
+        let Some(mobile) = mobile else {
             return Err(ScenarioError::reference(
                 format!("{key}.mobile"),
                 format!("no mobile {:?}", f.mobile),

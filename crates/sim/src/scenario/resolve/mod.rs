@@ -16,6 +16,7 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 use msctp_proto::Time;
+use rustc_hash::FxHashMap;
 
 pub(crate) use flows::Flow;
 pub(crate) use transport::Family;
@@ -171,9 +172,20 @@ impl Scenario {
             .iter()
             .map(|c| self.resolve_cell(c))
             .collect::<Result<Vec<_>, _>>()?;
+        // Name lookups in O(1): a population of stations makes thousands
+        // of mobiles and flows, and a scan per reference was quadratic.
+        let mut mobile_index: FxHashMap<&str, usize> = FxHashMap::default();
+        for (k, m) in self.mobiles.iter().enumerate() {
+            mobile_index.entry(m.name.as_str()).or_insert(k);
+        }
+        let mut first_flow: FxHashMap<&str, usize> = FxHashMap::default();
+        for (k, f) in self.flows.iter().enumerate() {
+            first_flow.entry(f.mobile.as_str()).or_insert(k);
+        }
         let mut mobiles = Vec::new();
         for m in &self.mobiles {
-            mobiles.push(self.resolve_mobile(m, &cells)?);
+            let flow = first_flow.get(m.name.as_str()).map(|&k| &self.flows[k]);
+            mobiles.push(self.resolve_mobile(m, flow, &cells)?);
         }
         if let Some(x) = self.output.end_after_failover_s {
             range_f("output.end_after_failover_s", x, 0.0, self.duration_s)?;
@@ -183,7 +195,8 @@ impl Scenario {
         }
         let mut flows = Vec::new();
         for (k, f) in self.flows.iter().enumerate() {
-            flows.push(self.resolve_flow(k, f, &links, &cells)?);
+            let mobile = mobile_index.get(f.mobile.as_str()).copied();
+            flows.push(self.resolve_flow(k, f, mobile, &links, &cells)?);
         }
         self.check_deployments()?;
         let events = self
@@ -436,7 +449,13 @@ impl Scenario {
         })
     }
 
-    fn resolve_mobile(&self, m: &MobileSpec, cells: &[Cell]) -> Result<Mobile, ScenarioError> {
+    /// Mobile `m`; `flow` is the first flow of the file that it runs.
+    fn resolve_mobile(
+        &self,
+        m: &MobileSpec,
+        flow: Option<&FlowSpec>,
+        cells: &[Cell],
+    ) -> Result<Mobile, ScenarioError> {
         let key = format!("mobiles[{}]", m.name);
         if m.ifaces.is_empty() {
             return Err(ScenarioError::reference(
@@ -503,12 +522,7 @@ impl Scenario {
             &format!("{key}.mobility"),
             Time::from_secs_f64(self.duration_s.max(0.0)),
         )?;
-        let radio = match self
-            .flows
-            .iter()
-            .find(|f| f.mobile == m.name)
-            .map(|f| (f.transport.mobility(), f))
-        {
+        let radio = match flow.map(|f| (f.transport.mobility(), f)) {
             Some((Mobility::FastMobileIpv6, f)) => {
                 // The FMIPv6 script owns the attachments (one fmip6 table
                 // per scenario, the mobile stationary: see transport.rs).

@@ -5,6 +5,7 @@
 //! error names the key.
 
 use ipnet::IpNet;
+use rustc_hash::FxHashMap;
 
 use super::{Cell, Link};
 use crate::scenario::error::{
@@ -586,22 +587,29 @@ impl Scenario {
     /// mobile's flows all on the same mobility support when it is Mobile IP
     /// (the Mobile IP client owns the mobile's addresses).
     pub(super) fn check_deployments(&self) -> Result<(), ScenarioError> {
-        // Mobiles sharing a cell need distinct addresses there.
+        // Mobiles sharing a cell need distinct addresses there: the first
+        // earlier mobile with the same host id in a cell of this one (by
+        // an index of (host id, cell) -> first mobile, not a scan of the
+        // earlier mobiles: a station population has thousands).
+        let mut holder: FxHashMap<(u32, &str), usize> = FxHashMap::default();
         for (i, m) in self.mobiles.iter().enumerate() {
-            for o in &self.mobiles[..i] {
-                if o.host_id != m.host_id {
-                    continue;
-                }
-                if let Some(c) = mobile_cells(m).find(|c| mobile_cells(o).any(|x| x == *c)) {
-                    return Err(combination(
-                        format!("mobiles[{}].host_id", m.name),
-                        format!(
-                            "mobile {:?} has host_id {} too, and both use cell {c:?}: \
-                             they would have the same address",
-                            o.name, m.host_id
-                        ),
-                    ));
-                }
+            let first = mobile_cells(m)
+                .filter_map(|c| holder.get(&(m.host_id, c.as_str())).copied())
+                .min();
+            if let Some(o) = first.map(|j| &self.mobiles[j])
+                && let Some(c) = mobile_cells(m).find(|c| mobile_cells(o).any(|x| x == *c))
+            {
+                return Err(combination(
+                    format!("mobiles[{}].host_id", m.name),
+                    format!(
+                        "mobile {:?} has host_id {} too, and both use cell {c:?}: \
+                         they would have the same address",
+                        o.name, m.host_id
+                    ),
+                ));
+            }
+            for c in mobile_cells(m) {
+                holder.entry((m.host_id, c.as_str())).or_insert(i);
             }
         }
         self.distinct_ports()?;
@@ -670,11 +678,30 @@ impl Scenario {
     /// node has at most one single-connection handoff (its location
     /// updates use one well-known port).
     fn distinct_ports(&self) -> Result<(), ScenarioError> {
+        // The first earlier flow that clashes with each flow, found through
+        // indexes of the earlier flows by (protocol, node, port) and by the
+        // node of a single-connection handoff (a scan of all earlier flows
+        // was quadratic in a population of stations).
+        let single = TransportSpec::SingleHandoff;
+        let mut by_mobile_port: FxHashMap<(u8, &str, u16), usize> = FxHashMap::default();
+        let mut by_fixed_port: FxHashMap<(u8, &str, u16), usize> = FxHashMap::default();
+        let mut single_mobile: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut single_fixed: FxHashMap<&str, usize> = FxHashMap::default();
         for (k, f) in self.flows.iter().enumerate() {
             let (fp, mp) = Self::flow_ports(k, f);
-            for (j, g) in self.flows[..k].iter().enumerate() {
+            let proto = protocol_of(f.transport);
+            let (mobile, fixed) = (f.mobile.as_str(), f.fixed.as_str());
+            let is_single = f.transport == single;
+            let candidates = [
+                by_mobile_port.get(&(proto, mobile, mp)),
+                by_fixed_port.get(&(proto, fixed, fp)),
+                single_mobile.get(mobile).filter(|_| is_single),
+                single_fixed.get(fixed).filter(|_| is_single),
+            ];
+            if let Some(j) = candidates.into_iter().flatten().copied().min() {
+                let g = &self.flows[j];
                 let (gfp, gmp) = Self::flow_ports(j, g);
-                let same_proto = protocol_of(f.transport) == protocol_of(g.transport);
+                let same_proto = proto == protocol_of(g.transport);
                 let clash =
                     (f.mobile == g.mobile && mp == gmp) || (f.fixed == g.fixed && fp == gfp);
                 if same_proto && clash {
@@ -687,21 +714,21 @@ impl Scenario {
                         ),
                     ));
                 }
-                let single = TransportSpec::SingleHandoff;
-                if f.transport == single
-                    && g.transport == single
-                    && (f.mobile == g.mobile || f.fixed == g.fixed)
-                {
-                    return Err(combination(
-                        format!("flows[{}].transport", f.name),
-                        format!(
-                            "flow {:?} is a single-connection handoff on a node it shares \
-                             with this one: one such flow per node (location updates use \
-                             one port)",
-                            g.name
-                        ),
-                    ));
-                }
+                return Err(combination(
+                    format!("flows[{}].transport", f.name),
+                    format!(
+                        "flow {:?} is a single-connection handoff on a node it shares \
+                         with this one: one such flow per node (location updates use \
+                         one port)",
+                        g.name
+                    ),
+                ));
+            }
+            by_mobile_port.entry((proto, mobile, mp)).or_insert(k);
+            by_fixed_port.entry((proto, fixed, fp)).or_insert(k);
+            if is_single {
+                single_mobile.entry(mobile).or_insert(k);
+                single_fixed.entry(fixed).or_insert(k);
             }
         }
         Ok(())
