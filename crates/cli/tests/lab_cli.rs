@@ -67,6 +67,7 @@ fn reproduce_writes_results_and_report_and_resumes() {
     assert!(text(&o).contains("claims as expected 1/1"), "{}", text(&o));
     assert!(
         text(&o).contains("all: 12 runs (12 run now, 0 stored before, 0 failed) in ")
+            && text(&o).contains("s CPU)")
             && text(&o).contains("on 2 workers"),
         "{}",
         text(&o)

@@ -68,9 +68,12 @@ pub struct ExecReport {
     pub failed: Vec<FailedRun>,
     /// From the start of the pool to the end of this plan's last run.
     pub wall: Duration,
-    /// The wall times of the runs executed now, summed (about the CPU
-    /// time they took).
+    /// The wall times of the runs executed now, summed.
     pub run_time: Duration,
+    /// The CPU time of the runs executed now, summed (their threads' CPU
+    /// time; zero where the platform does not tell it). Unlike
+    /// `run_time` it does not grow when other processes take the cores.
+    pub run_cpu: Duration,
 }
 
 /// Executes the plan's missing runs with `runner` and stores them.

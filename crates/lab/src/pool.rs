@@ -148,7 +148,7 @@ pub fn execute_pool(jobs: &[PoolJob], opts: &ExecOptions) -> Result<PoolReport, 
     pb.set_message(label(&left, 0));
     let next = AtomicUsize::new(0);
     let threads = opts.jobs.clamp(1, queue.len());
-    let (tx, rx) = mpsc::channel::<(usize, Result<RunRecord, RunError>, f64)>();
+    let (tx, rx) = mpsc::channel::<(usize, Result<RunRecord, RunError>, f64, Duration)>();
     let mut first_store_error = None;
     let mut failures: Vec<Vec<(usize, FailedRun)>> = vec![Vec::new(); jobs.len()];
     let mut failed = 0;
@@ -163,21 +163,23 @@ pub fn execute_pool(jobs: &[PoolJob], opts: &ExecOptions) -> Result<PoolReport, 
                     let job = &jobs[q.job];
                     let run = &job.plan.runs[q.run];
                     let scenario = &job.plan.cells[run.cell].scenario;
-                    let t = Instant::now();
+                    let (t, cpu) = (Instant::now(), thread_cpu());
                     let out = catch_unwind(AssertUnwindSafe(|| job.runner.run(scenario, run.seed)))
                         .unwrap_or_else(|p| Err(RunError::Panicked(panic_message(&p))));
+                    let cpu = thread_cpu().saturating_sub(cpu);
                     let out = out.and_then(|r| r.check(opts.max_series_points).map(|()| r));
-                    if tx.send((i, out, t.elapsed().as_secs_f64())).is_err() {
+                    if tx.send((i, out, t.elapsed().as_secs_f64(), cpu)).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(tx);
-        for (i, out, wall) in rx {
+        for (i, out, wall, cpu) in rx {
             let q = queue[i];
             let job = &jobs[q.job];
             report.jobs[q.job].run_time += Duration::from_secs_f64(wall);
+            report.jobs[q.job].run_cpu += cpu;
             match out {
                 Ok(record) => {
                     let file = run_file(job.plan, q.run, job.runner, record, wall);
@@ -222,6 +224,27 @@ pub fn execute_pool(jobs: &[PoolJob], opts: &ExecOptions) -> Result<PoolReport, 
         r.failed = f.into_iter().map(|(_, f)| f).collect();
     }
     Ok(report)
+}
+
+/// The CPU time the calling thread has used (zero where the platform
+/// does not tell it).
+fn thread_cpu() -> Duration {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime only writes one timespec to the pointer,
+        // which points to `ts`, a valid timespec borrowed for the call.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        if rc == 0 {
+            let secs = u64::try_from(ts.tv_sec).unwrap_or(0);
+            let nanos = u32::try_from(ts.tv_nsec).unwrap_or(0);
+            return Duration::new(secs, nanos);
+        }
+    }
+    Duration::ZERO
 }
 
 #[cfg(test)]
@@ -380,6 +403,9 @@ name = "y"
             (r.jobs[0].executed, r.jobs[1].executed, r.jobs[0].cached),
             (4, 4, 0)
         );
+        if cfg!(unix) {
+            assert!(r.jobs.iter().all(|j| j.run_cpu > Duration::ZERO));
+        }
         // Everything is stored: a second pool runs nothing.
         let again = execute_pool(&jobs, &opts).unwrap();
         assert_eq!(runner.started.lock().unwrap().len(), 8);
@@ -430,6 +456,34 @@ name = "y"
                 "{}",
                 rep.failed[0].what
             );
+        }
+    }
+
+    #[test]
+    fn thread_cpu_counts_this_threads_work_only() {
+        if !cfg!(unix) {
+            return;
+        }
+        // Another thread's 50 ms are not this thread's CPU time.
+        let before = thread_cpu();
+        std::thread::scope(|s| {
+            s.spawn(|| std::thread::sleep(Duration::from_millis(50)));
+        });
+        let waited = thread_cpu() - before;
+        assert!(waited < Duration::from_millis(25), "{waited:?}");
+        // This thread's work is (however busy the machine: up to 20 s
+        // of wall time for 20 ms of CPU).
+        let start = thread_cpu();
+        let t = Instant::now();
+        let mut x = 1u64;
+        while thread_cpu() - start < Duration::from_millis(20) {
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "the thread's CPU clock stands still"
+            );
+            for _ in 0..1000 {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
         }
     }
 }

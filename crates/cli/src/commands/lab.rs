@@ -365,7 +365,8 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
     let wall = t0.elapsed().as_secs_f64();
     let mut done = Vec::new();
     let mut bad = false;
-    let (mut total, mut executed, mut cached, mut failed, mut cpu) = (0, 0, 0, 0, 0.0);
+    let (mut total, mut executed, mut cached, mut failed) = (0, 0, 0, 0);
+    let (mut run_s, mut cpu_s) = (0.0, 0.0);
     for (r, (_, _, run_it)) in runs.into_iter().zip(&wanted) {
         let id = r.exp.spec.id.clone();
         if *run_it && a.report_only {
@@ -397,12 +398,13 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
                 .count();
             let e = &r.exec;
             println!(
-                "{id}: {} runs ({} run now, {} stored before, {} failed) in {:.1} s of runs, done at {:.1} s; claims as expected {}/{}; published values agreeing {agree}/{}; results in {}",
+                "{id}: {} runs ({} run now, {} stored before, {} failed), {:.1} s of runs ({:.1} s CPU), done at {:.1} s; claims as expected {}/{}; published values agreeing {agree}/{}; results in {}",
                 e.total,
                 e.executed,
                 e.cached,
                 e.failed.len(),
                 e.run_time.as_secs_f64(),
+                e.run_cpu.as_secs_f64(),
                 e.wall.as_secs_f64(),
                 c.len() - unexpected.len(),
                 c.len(),
@@ -418,7 +420,8 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
             executed += e.executed;
             cached += e.cached;
             failed += e.failed.len();
-            cpu += e.run_time.as_secs_f64();
+            run_s += e.run_time.as_secs_f64();
+            cpu_s += e.run_cpu.as_secs_f64();
         } else {
             let (d, p) = r.analysis.results.completeness();
             if d == 0 {
@@ -430,7 +433,7 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
     }
     if !a.report_only {
         println!(
-            "all: {total} runs ({executed} run now, {cached} stored before, {failed} failed) in {wall:.1} s on {} workers, {cpu:.1} s of runs",
+            "all: {total} runs ({executed} run now, {cached} stored before, {failed} failed) in {wall:.1} s on {} workers; {run_s:.1} s of runs ({cpu_s:.1} s CPU)",
             opts.exec.jobs
         );
     }
@@ -492,13 +495,14 @@ fn reproduce_shard(
     for (study, r) in studies.iter().zip(&pool.jobs) {
         let id = &study.experiment().spec.id;
         println!(
-            "{id} shard {shard}: {} of {} runs ({} run now, {} stored before, {} failed) in {:.1} s of runs; results in {}",
+            "{id} shard {shard}: {} of {} runs ({} run now, {} stored before, {} failed), {:.1} s of runs ({:.1} s CPU); results in {}",
             r.total,
             study.plan().runs.len(),
             r.executed,
             r.cached,
             r.failed.len(),
             r.run_time.as_secs_f64(),
+            r.run_cpu.as_secs_f64(),
             study.dir().display()
         );
         for f in r.failed.iter().take(10) {
