@@ -65,6 +65,13 @@ fn reproduce_writes_results_and_report_and_resumes() {
         text(&o)
     );
     assert!(text(&o).contains("claims as expected 1/1"), "{}", text(&o));
+    assert!(
+        text(&o).contains("all: 12 runs (12 run now, 0 stored before, 0 failed) in ")
+            && text(&o).contains("s CPU)")
+            && text(&o).contains("on 2 workers"),
+        "{}",
+        text(&o)
+    );
     assert!(dir.path().join("docs/REPRODUCTION.md").exists());
     assert!(dir.path().join("docs/figures/D1/fig.png").exists());
     assert!(dir.path().join("results/D1/runs.csv").exists());

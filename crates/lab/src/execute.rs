@@ -1,18 +1,18 @@
 //! Running a plan: the runs not yet stored are executed on a pool of
-//! worker threads (each run builds its own world inside its thread),
-//! each finished run is written at once (so an interruption loses only
-//! the runs in progress), with a progress bar of runs done, runs left and
-//! the time left.
+//! worker threads ([`crate::pool`]; each run builds its own world inside
+//! its thread), each finished run is written at once (so an interruption
+//! loses only the runs in progress), with a progress bar of runs done,
+//! runs left and the time left.
 
 use std::io::IsTerminal;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::plan::Plan;
+use crate::pool::{PoolJob, execute_pool};
 use crate::record::RunRecord;
 use crate::runner::{RunError, Runner};
 use crate::store::{FORMAT, RunFile, Store, StoreError};
@@ -66,7 +66,14 @@ pub struct ExecReport {
     /// Run now and stored.
     pub executed: usize,
     pub failed: Vec<FailedRun>,
+    /// From the start of the pool to the end of this plan's last run.
     pub wall: Duration,
+    /// The wall times of the runs executed now, summed.
+    pub run_time: Duration,
+    /// The CPU time of the runs executed now, summed (their threads' CPU
+    /// time; zero where the platform does not tell it). Unlike
+    /// `run_time` it does not grow when other processes take the cores.
+    pub run_cpu: Duration,
 }
 
 /// Executes the plan's missing runs with `runner` and stores them.
@@ -81,7 +88,8 @@ pub fn execute(
 }
 
 /// Executes the missing runs among `subset` (indices into
-/// [`Plan::runs`], e.g. one shard of the plan) and stores them.
+/// [`Plan::runs`], e.g. one shard of the plan) and stores them: a pool of
+/// one job ([`crate::pool`]), dearest runs first.
 pub fn execute_subset(
     plan: &Plan,
     subset: &[usize],
@@ -89,89 +97,14 @@ pub fn execute_subset(
     store: &Store,
     opts: &ExecOptions,
 ) -> Result<ExecReport, StoreError> {
-    let t0 = Instant::now();
-    let pending: Vec<usize> = subset
-        .iter()
-        .copied()
-        .filter(|&i| opts.fresh || store.load(&plan.runs[i].key).is_none())
-        .collect();
-    let mut report = ExecReport {
-        total: subset.len(),
-        cached: subset.len() - pending.len(),
-        ..Default::default()
+    let job = PoolJob {
+        plan,
+        runs: subset,
+        runner,
+        store,
     };
-    if pending.is_empty() {
-        report.wall = t0.elapsed();
-        return Ok(report);
-    }
-    let pb = progress_bar(pending.len() as u64, opts.progress);
-    pb.set_message(format!(
-        "{}: {} stored before",
-        plan.experiment, report.cached
-    ));
-    let next = AtomicUsize::new(0);
-    let jobs = opts.jobs.clamp(1, pending.len());
-    let (tx, rx) = mpsc::channel::<(usize, Result<RunRecord, RunError>, f64)>();
-    let mut first_store_error = None;
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            let tx = tx.clone();
-            let next = &next;
-            let pending = &pending;
-            scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&ri) = pending.get(i) else { break };
-                    let run = &plan.runs[ri];
-                    let scenario = &plan.cells[run.cell].scenario;
-                    let t = Instant::now();
-                    let out = catch_unwind(AssertUnwindSafe(|| runner.run(scenario, run.seed)))
-                        .unwrap_or_else(|p| Err(RunError::Panicked(panic_message(&p))));
-                    let out = out.and_then(|r| r.check(opts.max_series_points).map(|()| r));
-                    if tx.send((ri, out, t.elapsed().as_secs_f64())).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        for (ri, out, wall) in rx {
-            let run = &plan.runs[ri];
-            match out {
-                Ok(record) => {
-                    let file = run_file(plan, ri, runner, record, wall);
-                    match store.save(&file) {
-                        Ok(()) => report.executed += 1,
-                        Err(e) => {
-                            // Stop handing out work; report after the pool ends.
-                            next.store(usize::MAX / 2, Ordering::Relaxed);
-                            first_store_error.get_or_insert(e);
-                        }
-                    }
-                }
-                Err(error) => {
-                    report.failed.push(FailedRun {
-                        key: run.key.clone(),
-                        what: describe_run(plan, ri),
-                        error,
-                    });
-                }
-            }
-            pb.set_message(format!(
-                "{}: {} stored, {} failed",
-                plan.experiment,
-                report.cached,
-                report.failed.len()
-            ));
-            pb.inc(1);
-        }
-    });
-    pb.finish_and_clear();
-    if let Some(e) = first_store_error {
-        return Err(e);
-    }
-    report.wall = t0.elapsed();
-    Ok(report)
+    let mut r = execute_pool(&[job], opts).map_err(|e| e.error)?;
+    Ok(r.jobs.remove(0))
 }
 
 /// The stored form of run `ri` of the plan, finished by `runner` in
@@ -214,7 +147,7 @@ pub fn describe_run(plan: &Plan, ri: usize) -> String {
     )
 }
 
-fn progress_bar(len: u64, wanted: bool) -> ProgressBar {
+pub(crate) fn progress_bar(len: u64, wanted: bool) -> ProgressBar {
     let pb = ProgressBar::new(len);
     let on_terminal = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
     if !(wanted && on_terminal) {

@@ -7,8 +7,10 @@
 //!   the names the file declares ([`names`]);
 //! - planning ([`plan`]): variants x points x repetitions, each run's
 //!   scenario (dotted-key overrides, [`keypath`]) and seed ([`seed`]);
-//! - execution ([`execute`]): a worker pool with a progress bar; finished
-//!   runs are stored at once as JSON ([`store`]) and never repeated;
+//! - execution ([`execute`], [`pool`]): one worker pool over the runs of
+//!   every selected experiment, dearest first, with a progress bar;
+//!   finished runs are stored at once as JSON ([`store`]) and never
+//!   repeated;
 //! - statistics ([`stats`]: mean, sample standard deviation, Student-t
 //!   quantiles and intervals; [`aggregate`]: the summaries per (variant,
 //!   point, metric), tidy CSV tables);
@@ -35,6 +37,7 @@ pub mod keypath;
 pub mod names;
 pub mod plan;
 pub mod plot;
+pub mod pool;
 pub mod record;
 pub mod report;
 pub mod reproduce;

@@ -1,15 +1,16 @@
-//! One experiment end to end (plan, execute missing runs, aggregate,
-//! analyse, tables, figures, report section), and a set of experiments
-//! into `docs/REPRODUCTION.md`.
+//! Experiments end to end (plan, execute missing runs on one pool for
+//! all of them, aggregate, analyse, tables, figures, report section), and
+//! a set of experiments into `docs/REPRODUCTION.md`.
 
 use std::path::{Path, PathBuf};
 
 use crate::aggregate::aggregate;
 use crate::analysis::{Analysis, analyse};
 use crate::error::LabError;
-use crate::execute::{ExecOptions, ExecReport, FailedRun, execute};
+use crate::execute::{ExecOptions, ExecReport, FailedRun, parallel_map};
 use crate::plan::{Plan, plan};
 use crate::plot;
+use crate::pool::{PoolJob, execute_pool};
 use crate::report::{self, ExperimentReport};
 use crate::runner::Runner;
 use crate::spec::Experiment;
@@ -155,27 +156,125 @@ pub fn run_experiment(
     opts: &LabOptions,
     execute_runs: bool,
 ) -> Result<ExperimentRun, LabError> {
-    let plan = prepare(&exp, runner, opts)?;
-    let dir = opts.out.join(&exp.spec.id);
-    let store = Store::open(&dir)?;
-    let exec = if execute_runs {
-        execute(&plan, runner, &store, &opts.exec)?
-    } else {
-        ExecReport {
-            total: plan.runs.len(),
-            ..Default::default()
-        }
+    let sel = Selected {
+        exp,
+        runner,
+        execute: execute_runs,
     };
-    write_scenarios(&plan, &dir)?;
-    let runs = store.load_plan(&plan);
-    store.write_runs_csv(&plan, &runs)?;
-    let results = aggregate(&exp, &plan, &runs);
-    results.write_summary_csv(&store)?;
-    let analysis = analyse(&exp, &plan, results);
+    let mut done = run_experiments(vec![sel], opts).map_err(|e| e.error)?;
+    Ok(done.remove(0))
+}
+
+/// One experiment for [`run_experiments`].
+pub struct Selected<'a> {
+    pub exp: Experiment,
+    pub runner: &'a dyn Runner,
+    /// Run what is missing (false: report from the stored runs only).
+    pub execute: bool,
+}
+
+/// An experiment could not be planned, run or reported.
+#[derive(Debug, thiserror::Error)]
+#[error("experiment {experiment}")]
+pub struct ExperimentError {
+    pub experiment: String,
+    #[source]
+    pub error: LabError,
+}
+
+/// An experiment planned, with its store.
+struct Prepared {
+    exp: Experiment,
+    plan: Plan,
+    store: Store,
+}
+
+/// [`run_experiment`] for several experiments at once: every experiment
+/// is planned (and each scenario checked) before anything runs; then the
+/// missing runs of all of them go through one pool ([`crate::pool`]),
+/// dearest first, so no worker waits for an experiment's last long run
+/// while runs of the next experiment are waiting; then each experiment's
+/// results and report are written from its stored runs, experiments in
+/// parallel (`opts.exec.jobs`). Returns the experiments in the order
+/// given.
+pub fn run_experiments(
+    selected: Vec<Selected>,
+    opts: &LabOptions,
+) -> Result<Vec<ExperimentRun>, ExperimentError> {
+    let mut prepared = Vec::with_capacity(selected.len());
+    let mut runners = Vec::with_capacity(selected.len());
+    let mut execute_runs = Vec::with_capacity(selected.len());
+    for sel in selected {
+        let id = sel.exp.spec.id.clone();
+        let wrap = |error| ExperimentError {
+            experiment: id.clone(),
+            error,
+        };
+        let plan = prepare(&sel.exp, sel.runner, opts).map_err(wrap)?;
+        let store =
+            Store::open(&opts.out.join(&sel.exp.spec.id)).map_err(|e| wrap(LabError::Store(e)))?;
+        prepared.push(Prepared {
+            exp: sel.exp,
+            plan,
+            store,
+        });
+        runners.push(sel.runner);
+        execute_runs.push(sel.execute);
+    }
+    let all: Vec<Vec<usize>> = prepared
+        .iter()
+        .map(|p| (0..p.plan.runs.len()).collect())
+        .collect();
+    let in_pool: Vec<usize> = (0..prepared.len()).filter(|&i| execute_runs[i]).collect();
+    let jobs: Vec<PoolJob> = in_pool
+        .iter()
+        .map(|&i| PoolJob {
+            plan: &prepared[i].plan,
+            runs: &all[i],
+            runner: runners[i],
+            store: &prepared[i].store,
+        })
+        .collect();
+    let mut pool = execute_pool(&jobs, &opts.exec).map_err(|e| ExperimentError {
+        experiment: prepared[in_pool[e.job]].exp.spec.id.clone(),
+        error: LabError::Store(e.error),
+    })?;
+    let mut exec: Vec<ExecReport> = prepared
+        .iter()
+        .map(|p| ExecReport {
+            total: p.plan.runs.len(),
+            ..Default::default()
+        })
+        .collect();
+    for (&i, r) in in_pool.iter().zip(pool.jobs.drain(..)) {
+        exec[i] = r;
+    }
+    let items: Vec<(&Prepared, ExecReport)> = prepared.iter().zip(exec).collect();
+    parallel_map(&items, opts.exec.jobs, |(p, exec)| {
+        finish(p, exec.clone(), opts).map_err(|error| ExperimentError {
+            experiment: p.exp.spec.id.clone(),
+            error,
+        })
+    })
+    .into_iter()
+    .collect()
+}
+
+/// Writes one experiment's results from its stored runs: the scenarios,
+/// `runs.csv`, `summary.csv`, tables, figures and `report.md`.
+fn finish(p: &Prepared, exec: ExecReport, opts: &LabOptions) -> Result<ExperimentRun, LabError> {
+    let (exp, plan, store) = (&p.exp, &p.plan, &p.store);
+    let dir = store.dir.clone();
+    write_scenarios(plan, &dir)?;
+    let runs = store.load_plan(plan);
+    store.write_runs_csv(plan, &runs)?;
+    let results = aggregate(exp, plan, &runs);
+    results.write_summary_csv(store)?;
+    let analysis = analyse(exp, plan, results);
     let tables_dir = dir.join("tables");
     std::fs::create_dir_all(&tables_dir).map_err(io_err(&tables_dir))?;
     for t in &exp.spec.tables {
-        let md = report::table_markdown(&exp, &plan, &analysis, t);
+        let md = report::table_markdown(exp, plan, &analysis, t);
         let p = tables_dir.join(format!("{}.md", t.id));
         std::fs::write(&p, format!("# {}\n\n{md}", t.title)).map_err(io_err(&p))?;
     }
@@ -183,14 +282,14 @@ pub fn run_experiment(
     if opts.plots {
         let fig_dir = dir.join("figures");
         for f in &exp.spec.figures {
-            let data = plot::figure_data(&exp, &plan, &analysis, f);
+            let data = plot::figure_data(exp, plan, &analysis, f);
             let files = plot::render(&data, &fig_dir, &f.id)?;
             figures.push((f.id.clone(), f.title.clone(), files));
         }
     }
     let run = ExperimentRun {
-        exp,
-        plan,
+        exp: exp.clone(),
+        plan: plan.clone(),
         analysis,
         exec,
         dir: dir.clone(),

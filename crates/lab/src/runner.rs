@@ -32,6 +32,15 @@ pub trait Runner: Sync {
     /// Runs the scenario with `seed`.
     fn run(&self, scenario: &toml::Table, seed: u64) -> Result<RunRecord, RunError>;
 
+    /// What running the scenario costs, relative to the runner's other
+    /// scenarios, estimated before any run (any unit; only the order
+    /// matters): the pool starts the dearest runs first, so that no long
+    /// run is left alone at the end ([`crate::pool`]). It decides the
+    /// order of the runs, never a result. Default: 1 (plan order).
+    fn cost_hint(&self, _scenario: &toml::Table) -> f64 {
+        1.0
+    }
+
     /// Runs the scenario and writes its detailed outputs (traces,
     /// captures) into `dir`, for `msctp run --out`. Default: [`run`](Self::run)
     /// without extra files.

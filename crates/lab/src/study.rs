@@ -22,6 +22,7 @@ use crate::aggregate::aggregate;
 use crate::error::LabError;
 use crate::execute::{ExecReport, FailedRun, describe_run, execute_subset, run_file};
 use crate::plan::Plan;
+use crate::pool::PoolJob;
 use crate::record::RunRecord;
 use crate::reproduce::{ExperimentRun, LabOptions, prepare, run_experiment};
 use crate::runner::{RunError, Runner};
@@ -235,6 +236,18 @@ impl Study {
             &self.store,
             &self.opts.exec,
         )?)
+    }
+
+    /// The runs among `runs` as a job of a pool shared with other studies
+    /// ([`crate::pool::execute_pool`]): `msctp reproduce --shard` runs the
+    /// slice of every selected experiment on one pool.
+    pub fn pool_job<'a>(&'a self, runs: &'a [usize]) -> PoolJob<'a> {
+        PoolJob {
+            plan: &self.plan,
+            runs,
+            runner: self.runner.as_ref(),
+            store: &self.store,
+        }
     }
 
     /// Rebuilds `runs.csv` from the stored runs of the plan; returns its

@@ -11,8 +11,10 @@ use msctp_lab::adhoc;
 use msctp_lab::analysis::PublishedVerdict;
 use msctp_lab::check::fmt;
 use msctp_lab::execute::{ExecOptions, default_jobs};
+use msctp_lab::pool::execute_pool;
+use msctp_lab::reproduce::{Selected, run_experiments};
 use msctp_lab::spec::{Experiment, list_experiment_files};
-use msctp_lab::{LabOptions, Shard, Study, run_experiment, runners, write_reproduction};
+use msctp_lab::{LabOptions, Shard, Study, runners, write_reproduction};
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -332,26 +334,42 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
     opts.quick = a.quick;
     opts.repetitions = a.reps;
     opts.exec = exec_options(a.jobs, a.fresh)?;
-    let mut done = Vec::new();
     let mut missing = Vec::new();
-    let mut bad = false;
+    // Every experiment the report needs, with its runner, and whether
+    // it was asked for.
+    let mut wanted = Vec::new();
     for exp in all {
         let id = exp.spec.id.clone();
         let run_it = selected(&exp);
         if !run_it && docs.is_none() {
             continue;
         }
-        let runner = match runners::by_name(&exp.spec.runner) {
-            Ok(r) => r,
-            Err(why) if !run_it => {
-                missing.push((id, why));
-                continue;
-            }
+        match runners::by_name(&exp.spec.runner) {
+            Ok(r) => wanted.push((exp, r, run_it)),
+            Err(why) if !run_it => missing.push((id, why)),
             Err(why) => bail!("{}: {why}", exp.path.display()),
-        };
-        let r = run_experiment(exp, runner.as_ref(), &opts, run_it && !a.report_only)
-            .with_context(|| format!("experiment {id}"))?;
-        if run_it && a.report_only {
+        }
+    }
+    let t0 = std::time::Instant::now();
+    let runs = run_experiments(
+        wanted
+            .iter()
+            .map(|(exp, runner, run_it)| Selected {
+                exp: exp.clone(),
+                runner: runner.as_ref(),
+                execute: *run_it && !a.report_only,
+            })
+            .collect(),
+        &opts,
+    )?;
+    let wall = t0.elapsed().as_secs_f64();
+    let mut done = Vec::new();
+    let mut bad = false;
+    let (mut total, mut executed, mut cached, mut failed) = (0, 0, 0, 0);
+    let (mut run_s, mut cpu_s) = (0.0, 0.0);
+    for (r, (_, _, run_it)) in runs.into_iter().zip(&wanted) {
+        let id = r.exp.spec.id.clone();
+        if *run_it && a.report_only {
             let (stored, planned) = r.analysis.results.completeness();
             let c = &r.analysis.checks;
             let unexpected: Vec<_> = c.iter().filter(|x| !x.as_expected()).collect();
@@ -369,7 +387,7 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
             }
             print_unexpected(&unexpected);
             bad |= stored < planned || !unexpected.is_empty();
-        } else if run_it {
+        } else if *run_it {
             let c = &r.analysis.checks;
             let unexpected: Vec<_> = c.iter().filter(|x| !x.as_expected()).collect();
             let agree = r
@@ -378,23 +396,32 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .filter(|p| p.verdict == PublishedVerdict::Agrees)
                 .count();
+            let e = &r.exec;
             println!(
-                "{id}: {} runs ({} run now, {} stored before, {} failed) in {:.1} s; claims as expected {}/{}; published values agreeing {agree}/{}; results in {}",
-                r.exec.total,
-                r.exec.executed,
-                r.exec.cached,
-                r.exec.failed.len(),
-                r.exec.wall.as_secs_f64(),
+                "{id}: {} runs ({} run now, {} stored before, {} failed), {:.1} s of runs ({:.1} s CPU), done at {:.1} s; claims as expected {}/{}; published values agreeing {agree}/{}; results in {}",
+                e.total,
+                e.executed,
+                e.cached,
+                e.failed.len(),
+                e.run_time.as_secs_f64(),
+                e.run_cpu.as_secs_f64(),
+                e.wall.as_secs_f64(),
                 c.len() - unexpected.len(),
                 c.len(),
                 r.analysis.published.len(),
                 r.dir.display()
             );
-            for f in r.exec.failed.iter().take(10) {
+            for f in e.failed.iter().take(10) {
                 eprintln!("  failed: {}: {}", f.what, f.error);
             }
             print_unexpected(&unexpected);
-            bad |= !r.exec.failed.is_empty() || !unexpected.is_empty();
+            bad |= !e.failed.is_empty() || !unexpected.is_empty();
+            total += e.total;
+            executed += e.executed;
+            cached += e.cached;
+            failed += e.failed.len();
+            run_s += e.run_time.as_secs_f64();
+            cpu_s += e.run_cpu.as_secs_f64();
         } else {
             let (d, p) = r.analysis.results.completeness();
             if d == 0 {
@@ -403,6 +430,12 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
             }
         }
         done.push(r);
+    }
+    if !a.report_only {
+        println!(
+            "all: {total} runs ({executed} run now, {cached} stored before, {failed} failed) in {wall:.1} s on {} workers; {run_s:.1} s of runs ({cpu_s:.1} s CPU)",
+            opts.exec.jobs
+        );
     }
     if let Some(d) = docs {
         let p = write_reproduction(&done, &missing, &d)?;
@@ -438,22 +471,38 @@ fn reproduce_shard(
     opts.quick = a.quick;
     opts.repetitions = a.reps;
     opts.exec = exec_options(a.jobs, a.fresh)?;
-    let mut failed = false;
+    let mut studies = Vec::new();
     for exp in selected {
         let id = exp.spec.id.clone();
-        let study =
-            Study::open_default(exp, opts.clone()).with_context(|| format!("experiment {id}"))?;
-        let r = study
-            .execute(&study.runs(Some(shard)))
-            .with_context(|| format!("experiment {id}"))?;
+        studies.push(
+            Study::open_default(exp, opts.clone()).with_context(|| format!("experiment {id}"))?,
+        );
+    }
+    // One pool over the slices of every selected experiment.
+    let slices: Vec<Vec<usize>> = studies.iter().map(|s| s.runs(Some(shard))).collect();
+    let jobs: Vec<_> = studies
+        .iter()
+        .zip(&slices)
+        .map(|(s, runs)| s.pool_job(runs))
+        .collect();
+    let pool = execute_pool(&jobs, &opts.exec).map_err(|e| {
+        anyhow::Error::new(e.error).context(format!(
+            "experiment {}",
+            studies[e.job].experiment().spec.id
+        ))
+    })?;
+    let mut failed = false;
+    for (study, r) in studies.iter().zip(&pool.jobs) {
+        let id = &study.experiment().spec.id;
         println!(
-            "{id} shard {shard}: {} of {} runs ({} run now, {} stored before, {} failed) in {:.1} s; results in {}",
+            "{id} shard {shard}: {} of {} runs ({} run now, {} stored before, {} failed), {:.1} s of runs ({:.1} s CPU); results in {}",
             r.total,
             study.plan().runs.len(),
             r.executed,
             r.cached,
             r.failed.len(),
-            r.wall.as_secs_f64(),
+            r.run_time.as_secs_f64(),
+            r.run_cpu.as_secs_f64(),
             study.dir().display()
         );
         for f in r.failed.iter().take(10) {
@@ -461,6 +510,11 @@ fn reproduce_shard(
         }
         failed |= !r.failed.is_empty();
     }
+    println!(
+        "shard {shard}: {} runs in {:.1} s",
+        pool.jobs.iter().map(|r| r.total).sum::<usize>(),
+        pool.wall.as_secs_f64()
+    );
     Ok(if failed {
         ExitCode::from(1)
     } else {

@@ -1,0 +1,489 @@
+//! One worker pool over the runs of several plans (all the experiments
+//! `msctp reproduce` was asked for), the dearest runs first.
+//!
+//! Each experiment used to have a pool of its own, one experiment after
+//! the other: a long run near the end of an experiment (E7a's 50-station
+//! runs take minutes, the rest of E7a nothing) kept one worker busy while
+//! the others waited for the next experiment. Now every pending run of
+//! every job is in one queue, ordered by the runner's cost estimate
+//! ([`Runner::cost_hint`], known before the run), dearest first, ties in
+//! job and plan order: the longest-processing-time-first rule, whose
+//! last runs are the cheapest, so every worker stays busy to the end
+//! (its makespan is within 4/3 of the best possible with exact costs;
+//! with estimates, what matters is that the long runs are estimated
+//! long).
+//!
+//! The order is decided by the plans alone (not by timings), so it is
+//! the same on every machine; the results never depend on it (each run
+//! builds its own world from its scenario and seed, and every run is
+//! stored under its own key).
+
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::execute::{
+    ExecOptions, ExecReport, FailedRun, describe_run, panic_message, progress_bar, run_file,
+};
+use crate::plan::Plan;
+use crate::record::RunRecord;
+use crate::runner::{RunError, Runner};
+use crate::store::{Store, StoreError};
+
+/// The runs of one plan to execute in the pool.
+pub struct PoolJob<'a> {
+    pub plan: &'a Plan,
+    /// Indices into [`Plan::runs`] (all of them, or one shard).
+    pub runs: &'a [usize],
+    pub runner: &'a dyn Runner,
+    pub store: &'a Store,
+}
+
+/// A run in the pool's queue.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Queued {
+    /// Index of the job.
+    pub job: usize,
+    /// Index into the job's [`Plan::runs`].
+    pub run: usize,
+    /// The runner's estimate ([`Runner::cost_hint`]); not finite or
+    /// negative counts as 0.
+    pub cost: f64,
+}
+
+/// The pending runs (`pending[j]`: indices into job j's plan) in the
+/// order the pool starts them: dearest first, then job order, then plan
+/// order. The estimate is asked once per cell (a cell's runs differ only
+/// in their seed).
+pub fn schedule(jobs: &[PoolJob], pending: &[Vec<usize>]) -> Vec<Queued> {
+    let mut queue = Vec::with_capacity(pending.iter().map(Vec::len).sum());
+    for (j, (job, runs)) in jobs.iter().zip(pending).enumerate() {
+        let mut by_cell: HashMap<usize, f64> = HashMap::new();
+        for &run in runs {
+            let cell = job.plan.runs[run].cell;
+            let cost = *by_cell.entry(cell).or_insert_with(|| {
+                let c = job.runner.cost_hint(&job.plan.cells[cell].scenario);
+                if c.is_finite() && c > 0.0 { c } else { 0.0 }
+            });
+            queue.push(Queued { job: j, run, cost });
+        }
+    }
+    queue.sort_by(|a, b| {
+        b.cost
+            .total_cmp(&a.cost)
+            .then(a.job.cmp(&b.job))
+            .then(a.run.cmp(&b.run))
+    });
+    queue
+}
+
+/// What the pool did, per job.
+#[derive(Debug, Clone, Default)]
+pub struct PoolReport {
+    /// One report per job, in job order.
+    pub jobs: Vec<ExecReport>,
+    /// The whole pool.
+    pub wall: Duration,
+}
+
+/// A run could not be stored (the pool stopped handing out runs).
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct PoolError {
+    /// Index of the job whose run it was.
+    pub job: usize,
+    pub error: StoreError,
+}
+
+/// Executes the jobs' missing runs (all of them with `opts.fresh`) on
+/// one pool of `opts.jobs` threads, dearest first ([`schedule`]), and
+/// stores each as it finishes. A failed run is reported in its job's
+/// report (and not stored); a store error stops the pool and is returned.
+pub fn execute_pool(jobs: &[PoolJob], opts: &ExecOptions) -> Result<PoolReport, PoolError> {
+    let t0 = Instant::now();
+    let pending: Vec<Vec<usize>> = jobs
+        .iter()
+        .map(|j| {
+            j.runs
+                .iter()
+                .copied()
+                .filter(|&i| opts.fresh || j.store.load(&j.plan.runs[i].key).is_none())
+                .collect()
+        })
+        .collect();
+    let mut report = PoolReport {
+        jobs: jobs
+            .iter()
+            .zip(&pending)
+            .map(|(j, p)| ExecReport {
+                total: j.runs.len(),
+                cached: j.runs.len() - p.len(),
+                ..Default::default()
+            })
+            .collect(),
+        wall: Duration::ZERO,
+    };
+    let queue = schedule(jobs, &pending);
+    let mut left: Vec<usize> = pending.iter().map(Vec::len).collect();
+    if queue.is_empty() {
+        report.wall = t0.elapsed();
+        for r in &mut report.jobs {
+            r.wall = report.wall;
+        }
+        return Ok(report);
+    }
+    let pb = progress_bar(queue.len() as u64, opts.progress);
+    let single =
+        (jobs.len() == 1).then(|| (jobs[0].plan.experiment.clone(), report.jobs[0].cached));
+    let label = |left: &[usize], failed: usize| match &single {
+        Some((id, cached)) => format!("{id}: {cached} stored before, {failed} failed"),
+        None => format!(
+            "{} of {} experiments to finish, {failed} runs failed",
+            left.iter().filter(|&&n| n > 0).count(),
+            jobs.len()
+        ),
+    };
+    pb.set_message(label(&left, 0));
+    let next = AtomicUsize::new(0);
+    let threads = opts.jobs.clamp(1, queue.len());
+    let (tx, rx) = mpsc::channel::<(usize, Result<RunRecord, RunError>, f64, Duration)>();
+    let mut first_store_error = None;
+    let mut failures: Vec<Vec<(usize, FailedRun)>> = vec![Vec::new(); jobs.len()];
+    let mut failed = 0;
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, queue) = (&next, &queue);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(q) = queue.get(i) else { break };
+                    let job = &jobs[q.job];
+                    let run = &job.plan.runs[q.run];
+                    let scenario = &job.plan.cells[run.cell].scenario;
+                    let (t, cpu) = (Instant::now(), thread_cpu());
+                    let out = catch_unwind(AssertUnwindSafe(|| job.runner.run(scenario, run.seed)))
+                        .unwrap_or_else(|p| Err(RunError::Panicked(panic_message(&p))));
+                    let cpu = thread_cpu().saturating_sub(cpu);
+                    let out = out.and_then(|r| r.check(opts.max_series_points).map(|()| r));
+                    if tx.send((i, out, t.elapsed().as_secs_f64(), cpu)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (i, out, wall, cpu) in rx {
+            let q = queue[i];
+            let job = &jobs[q.job];
+            report.jobs[q.job].run_time += Duration::from_secs_f64(wall);
+            report.jobs[q.job].run_cpu += cpu;
+            match out {
+                Ok(record) => {
+                    let file = run_file(job.plan, q.run, job.runner, record, wall);
+                    match job.store.save(&file) {
+                        Ok(()) => report.jobs[q.job].executed += 1,
+                        Err(e) => {
+                            // Stop handing out work; report after the pool ends.
+                            next.store(usize::MAX / 2, Ordering::Relaxed);
+                            first_store_error.get_or_insert(PoolError {
+                                job: q.job,
+                                error: e,
+                            });
+                        }
+                    }
+                }
+                Err(error) => {
+                    failed += 1;
+                    let f = FailedRun {
+                        key: job.plan.runs[q.run].key.clone(),
+                        what: describe_run(job.plan, q.run),
+                        error,
+                    };
+                    failures[q.job].push((q.run, f));
+                }
+            }
+            left[q.job] -= 1;
+            if left[q.job] == 0 {
+                report.jobs[q.job].wall = t0.elapsed();
+            }
+            pb.set_message(label(&left, failed));
+            pb.inc(1);
+        }
+    });
+    pb.finish_and_clear();
+    if let Some(e) = first_store_error {
+        return Err(e);
+    }
+    report.wall = t0.elapsed();
+    for (r, mut f) in report.jobs.iter_mut().zip(failures) {
+        // They arrived in completion order; report them in plan order.
+        f.sort_by_key(|(run, _)| *run);
+        r.failed = f.into_iter().map(|(_, f)| f).collect();
+    }
+    Ok(report)
+}
+
+/// The CPU time the calling thread has used (zero where the platform
+/// does not tell it).
+fn thread_cpu() -> Duration {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime only writes one timespec to the pointer,
+        // which points to `ts`, a valid timespec borrowed for the call.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        if rc == 0 {
+            let secs = u64::try_from(ts.tv_sec).unwrap_or(0);
+            let nanos = u32::try_from(ts.tv_nsec).unwrap_or(0);
+            return Duration::new(secs, nanos);
+        }
+    }
+    Duration::ZERO
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::plan::plan;
+    use crate::spec::Experiment;
+    use crate::synthetic::SyntheticRunner;
+
+    /// The synthetic runner, with the scenario's `synthetic.x` as the cost
+    /// estimate, recording the (x, seed) of each run it starts; runs with
+    /// x = 99 fail.
+    #[derive(Default)]
+    struct Costly {
+        started: Mutex<Vec<(i64, u64)>>,
+    }
+
+    fn x(s: &toml::Table) -> i64 {
+        s["synthetic"]["x"].as_integer().unwrap()
+    }
+
+    impl Runner for Costly {
+        fn name(&self) -> &str {
+            "synthetic"
+        }
+        fn cost_hint(&self, s: &toml::Table) -> f64 {
+            x(s) as f64
+        }
+        fn run(&self, s: &toml::Table, seed: u64) -> Result<RunRecord, RunError> {
+            self.started.lock().unwrap().push((x(s), seed));
+            if x(s) == 99 {
+                return Err(RunError::Failed("x is 99".into()));
+            }
+            SyntheticRunner.run(s, seed)
+        }
+    }
+
+    fn experiment(id: &str, xs: &str) -> Experiment {
+        let text = format!(
+            r#"
+id = "{id}"
+title = "Synthetic"
+runner = "synthetic"
+repetitions = 2
+scenario = {{ synthetic = {{ x = 0, metrics = {{ y = {{ intercept = 1.0, slope = 0.5 }} }} }} }}
+
+[[axes]]
+name = "x"
+key = "synthetic.x"
+values = {xs}
+
+[[metrics]]
+name = "y"
+"#
+        );
+        Experiment::from_str(&text, Path::new("s.toml"), Path::new(".")).unwrap()
+    }
+
+    fn plan_of(e: &Experiment) -> Plan {
+        plan(e, false, None, "synthetic", "").unwrap()
+    }
+
+    /// (job, x, repetition) of each queued run.
+    fn order(jobs: &[PoolJob], q: &[Queued]) -> Vec<(usize, i64, u32)> {
+        q.iter()
+            .map(|q| {
+                let p = jobs[q.job].plan;
+                let r = &p.runs[q.run];
+                (q.job, x(&p.cells[r.cell].scenario), r.repetition)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_dearest_runs_go_first_ties_in_job_and_plan_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (experiment("A", "[1, 5, 2]"), experiment("B", "[2, 7]"));
+        let (pa, pb) = (plan_of(&a), plan_of(&b));
+        let store = Store::open(dir.path()).unwrap();
+        let runner = Costly::default();
+        let all_a: Vec<usize> = (0..pa.runs.len()).collect();
+        let all_b: Vec<usize> = (0..pb.runs.len()).collect();
+        let jobs = [
+            PoolJob {
+                plan: &pa,
+                runs: &all_a,
+                runner: &runner,
+                store: &store,
+            },
+            PoolJob {
+                plan: &pb,
+                runs: &all_b,
+                runner: &runner,
+                store: &store,
+            },
+        ];
+        let q = schedule(&jobs, &[all_a.clone(), all_b.clone()]);
+        assert_eq!(
+            order(&jobs, &q),
+            [
+                (1, 7, 0),
+                (1, 7, 1),
+                (0, 5, 0),
+                (0, 5, 1),
+                (0, 2, 0),
+                (0, 2, 1),
+                (1, 2, 0),
+                (1, 2, 1),
+                (0, 1, 0),
+                (0, 1, 1),
+            ]
+        );
+        // Only the pending runs are queued (here: B's second cell and
+        // A's first run).
+        let q = schedule(&jobs, &[vec![0], vec![3, 2]]);
+        assert_eq!(order(&jobs, &q), [(1, 7, 0), (1, 7, 1), (0, 1, 0)]);
+    }
+
+    #[test]
+    fn a_worker_starts_the_runs_in_the_schedule_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (experiment("A", "[3, 1]"), experiment("B", "[2, 4]"));
+        let (pa, pb) = (plan_of(&a), plan_of(&b));
+        let (sa, sb) = (
+            Store::open(&dir.path().join("A")).unwrap(),
+            Store::open(&dir.path().join("B")).unwrap(),
+        );
+        let runner = Costly::default();
+        let all: Vec<usize> = (0..4).collect();
+        let jobs = [
+            PoolJob {
+                plan: &pa,
+                runs: &all,
+                runner: &runner,
+                store: &sa,
+            },
+            PoolJob {
+                plan: &pb,
+                runs: &all,
+                runner: &runner,
+                store: &sb,
+            },
+        ];
+        let opts = ExecOptions {
+            jobs: 1,
+            progress: false,
+            ..ExecOptions::default()
+        };
+        let r = execute_pool(&jobs, &opts).unwrap();
+        let xs: Vec<i64> = runner.started.lock().unwrap().iter().map(|s| s.0).collect();
+        assert_eq!(xs, [4, 4, 3, 3, 2, 2, 1, 1]);
+        assert_eq!(
+            (r.jobs[0].executed, r.jobs[1].executed, r.jobs[0].cached),
+            (4, 4, 0)
+        );
+        if cfg!(unix) {
+            assert!(r.jobs.iter().all(|j| j.run_cpu > Duration::ZERO));
+        }
+        // Everything is stored: a second pool runs nothing.
+        let again = execute_pool(&jobs, &opts).unwrap();
+        assert_eq!(runner.started.lock().unwrap().len(), 8);
+        assert_eq!((again.jobs[0].cached, again.jobs[1].cached), (4, 4));
+        assert_eq!(again.jobs[0].executed + again.jobs[1].executed, 0);
+    }
+
+    #[test]
+    fn failures_stay_with_their_experiment_in_plan_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (experiment("A", "[99, 1]"), experiment("B", "[2, 99]"));
+        let (pa, pb) = (plan_of(&a), plan_of(&b));
+        let (sa, sb) = (
+            Store::open(&dir.path().join("A")).unwrap(),
+            Store::open(&dir.path().join("B")).unwrap(),
+        );
+        let runner = Costly::default();
+        let all: Vec<usize> = (0..4).collect();
+        let jobs = [
+            PoolJob {
+                plan: &pa,
+                runs: &all,
+                runner: &runner,
+                store: &sa,
+            },
+            PoolJob {
+                plan: &pb,
+                runs: &all,
+                runner: &runner,
+                store: &sb,
+            },
+        ];
+        let opts = ExecOptions {
+            jobs: 2,
+            progress: false,
+            ..ExecOptions::default()
+        };
+        let r = execute_pool(&jobs, &opts).unwrap();
+        for (job, first_failed) in [(0, 0), (1, 2)] {
+            let rep = &r.jobs[job];
+            assert_eq!((rep.executed, rep.failed.len()), (2, 2));
+            let keys: Vec<&str> = rep.failed.iter().map(|f| f.key.as_str()).collect();
+            let plan = jobs[job].plan;
+            let want = [first_failed, first_failed + 1].map(|i| plan.runs[i].key.as_str());
+            assert_eq!(keys, want);
+            assert!(
+                rep.failed[0].what.contains("x=99"),
+                "{}",
+                rep.failed[0].what
+            );
+        }
+    }
+
+    #[test]
+    fn thread_cpu_counts_this_threads_work_only() {
+        if !cfg!(unix) {
+            return;
+        }
+        // Another thread's 50 ms are not this thread's CPU time.
+        let before = thread_cpu();
+        std::thread::scope(|s| {
+            s.spawn(|| std::thread::sleep(Duration::from_millis(50)));
+        });
+        let waited = thread_cpu() - before;
+        assert!(waited < Duration::from_millis(25), "{waited:?}");
+        // This thread's work is (however busy the machine: up to 20 s
+        // of wall time for 20 ms of CPU).
+        let start = thread_cpu();
+        let t = Instant::now();
+        let mut x = 1u64;
+        while thread_cpu() - start < Duration::from_millis(20) {
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "the thread's CPU clock stands still"
+            );
+            for _ in 0..1000 {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        }
+    }
+}
