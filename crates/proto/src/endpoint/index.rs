@@ -8,7 +8,6 @@
 //! here: an entry held by a live association is never re-pointed; only
 //! an entry of a closed association (or of none) can be taken.
 
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::net::IpAddr;
 
@@ -27,30 +26,10 @@ pub(super) struct PeerIndex {
     by_peer: HashMap<(IpAddr, u16), AssocId>,
     /// What each association holds: its peer port and addresses.
     held: FxHashMap<AssocId, (u16, Vec<IpAddr>)>,
-    /// The last hit of `get` (packets come in runs from one peer address;
-    /// the keyed hash costs more than the rest of the lookup). Cleared
-    /// whenever `by_peer` changes, so it only ever repeats an answer the
-    /// map gave.
-    recent: Cell<Option<(IpAddr, u16, AssocId)>>,
 }
 
 impl PeerIndex {
     pub(super) fn get(&self, addr: IpAddr, port: u16) -> Option<AssocId> {
-        if let Some((a, p, id)) = self.recent.get()
-            && a == addr
-            && p == port
-        {
-            return Some(id);
-        }
-        let hit = self.by_peer.get(&(addr, port)).copied();
-        if let Some(id) = hit {
-            self.recent.set(Some((addr, port, id)));
-        }
-        hit
-    }
-
-    /// `get` without the cache (for the functions that change the map).
-    fn lookup(&self, addr: IpAddr, port: u16) -> Option<AssocId> {
         self.by_peer.get(&(addr, port)).copied()
     }
 
@@ -97,17 +76,16 @@ impl PeerIndex {
         addrs: &[IpAddr],
         may_take: impl Fn(AssocId) -> bool,
     ) -> Vec<IpAddr> {
-        self.recent.set(None);
         let old = self.held.remove(&id).map(|(_, a)| a).unwrap_or_default();
         for addr in &old {
-            if !addrs.contains(addr) && self.lookup(*addr, port) == Some(id) {
+            if !addrs.contains(addr) && self.get(*addr, port) == Some(id) {
                 self.by_peer.remove(&(*addr, port));
             }
         }
         let mut refused = Vec::new();
         let mut kept = Vec::with_capacity(addrs.len());
         for addr in addrs {
-            match self.lookup(*addr, port) {
+            match self.get(*addr, port) {
                 Some(other) if other != id && !may_take(other) => refused.push(*addr),
                 _ => {
                     self.by_peer.insert((*addr, port), id);
@@ -121,10 +99,9 @@ impl PeerIndex {
 
     /// Forgets `id`: the entries it still holds are removed.
     pub(super) fn remove(&mut self, id: AssocId) {
-        self.recent.set(None);
         if let Some((port, addrs)) = self.held.remove(&id) {
             for addr in addrs {
-                if self.lookup(addr, port) == Some(id) {
+                if self.get(addr, port) == Some(id) {
                     self.by_peer.remove(&(addr, port));
                 }
             }
