@@ -257,3 +257,13 @@ fn peer_restart_is_detected_and_reported() {
         b"reborn"
     );
 }
+
+#[test]
+fn endpoint_and_association_can_be_shared_between_threads() {
+    // Drivers keep an endpoint behind a lock or hand it to another thread,
+    // and the fuzz targets keep one in a `static OnceLock`: the engine's
+    // types must stay `Send + Sync` (a `Cell` cache once broke this).
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<msctp_proto::Endpoint>();
+    send_sync::<msctp_proto::Association>();
+}
