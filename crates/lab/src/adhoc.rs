@@ -10,8 +10,9 @@ use toml::{Table, Value};
 
 use crate::aggregate::{Results, aggregate};
 use crate::error::LabError;
-use crate::execute::{ExecReport, execute};
+use crate::execute::ExecReport;
 use crate::plan::Plan;
+use crate::pool::execute;
 use crate::record::RunRecord;
 use crate::reproduce::LabOptions;
 use crate::runner::{RunError, Runner};

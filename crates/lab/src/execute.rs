@@ -12,10 +12,9 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::plan::Plan;
-use crate::pool::{PoolJob, execute_pool};
 use crate::record::RunRecord;
 use crate::runner::{RunError, Runner};
-use crate::store::{FORMAT, RunFile, Store, StoreError};
+use crate::store::{FORMAT, RunFile};
 
 /// How to execute.
 #[derive(Debug, Clone)]
@@ -74,37 +73,6 @@ pub struct ExecReport {
     /// time; zero where the platform does not tell it). Unlike
     /// `run_time` it does not grow when other processes take the cores.
     pub run_cpu: Duration,
-}
-
-/// Executes the plan's missing runs with `runner` and stores them.
-pub fn execute(
-    plan: &Plan,
-    runner: &dyn Runner,
-    store: &Store,
-    opts: &ExecOptions,
-) -> Result<ExecReport, StoreError> {
-    let all: Vec<usize> = (0..plan.runs.len()).collect();
-    execute_subset(plan, &all, runner, store, opts)
-}
-
-/// Executes the missing runs among `subset` (indices into
-/// [`Plan::runs`], e.g. one shard of the plan) and stores them: a pool of
-/// one job ([`crate::pool`]), dearest runs first.
-pub fn execute_subset(
-    plan: &Plan,
-    subset: &[usize],
-    runner: &dyn Runner,
-    store: &Store,
-    opts: &ExecOptions,
-) -> Result<ExecReport, StoreError> {
-    let job = PoolJob {
-        plan,
-        runs: subset,
-        runner,
-        store,
-    };
-    let mut r = execute_pool(&[job], opts).map_err(|e| e.error)?;
-    Ok(r.jobs.remove(0))
 }
 
 /// The stored form of run `ri` of the plan, finished by `runner` in

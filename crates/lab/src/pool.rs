@@ -32,6 +32,37 @@ use crate::record::RunRecord;
 use crate::runner::{RunError, Runner};
 use crate::store::{Store, StoreError};
 
+/// Executes the plan's missing runs with `runner` and stores them.
+pub fn execute(
+    plan: &Plan,
+    runner: &dyn Runner,
+    store: &Store,
+    opts: &ExecOptions,
+) -> Result<ExecReport, StoreError> {
+    let all: Vec<usize> = (0..plan.runs.len()).collect();
+    execute_subset(plan, &all, runner, store, opts)
+}
+
+/// Executes the missing runs among `subset` (indices into
+/// [`Plan::runs`], e.g. one shard of the plan) and stores them: a pool of
+/// one job ([`crate::pool`]), dearest runs first.
+pub fn execute_subset(
+    plan: &Plan,
+    subset: &[usize],
+    runner: &dyn Runner,
+    store: &Store,
+    opts: &ExecOptions,
+) -> Result<ExecReport, StoreError> {
+    let job = PoolJob {
+        plan,
+        runs: subset,
+        runner,
+        store,
+    };
+    let mut r = execute_pool(&[job], opts).map_err(|e| e.error)?;
+    Ok(r.jobs.remove(0))
+}
+
 /// The runs of one plan to execute in the pool.
 pub struct PoolJob<'a> {
     pub plan: &'a Plan,
