@@ -260,22 +260,7 @@ pub fn execute_pool(jobs: &[PoolJob], opts: &ExecOptions) -> Result<PoolReport, 
 /// The CPU time the calling thread has used (zero where the platform
 /// does not tell it).
 fn thread_cpu() -> Duration {
-    #[cfg(unix)]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: clock_gettime only writes one timespec to the pointer,
-        // which points to `ts`, a valid timespec borrowed for the call.
-        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-        if rc == 0 {
-            let secs = u64::try_from(ts.tv_sec).unwrap_or(0);
-            let nanos = u32::try_from(ts.tv_nsec).unwrap_or(0);
-            return Duration::new(secs, nanos);
-        }
-    }
-    Duration::ZERO
+    msctp_sim::cpu::thread_cpu_time().unwrap_or_default()
 }
 
 #[cfg(test)]

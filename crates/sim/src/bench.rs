@@ -181,12 +181,12 @@ estimators = {estimators}
 /// Runs a scenario once and measures it.
 pub fn measure(s: &Scenario, seed: u64) -> Result<BenchResult, ScenarioError> {
     let scope = if reset_peak_rss() { "run" } else { "process" };
-    let cpu0 = thread_cpu_ns();
+    let cpu0 = crate::cpu::thread_cpu_time();
     let wall0 = Instant::now();
     let r = scenario::run_scenario(s, seed)?;
     let wall = wall0.elapsed().as_secs_f64();
-    let (clock, cpu) = match (cpu0, thread_cpu_ns()) {
-        (Some(a), Some(b)) if b >= a => ("thread", (b - a) as f64 * 1e-9),
+    let (clock, cpu) = match (cpu0, crate::cpu::thread_cpu_time()) {
+        (Some(a), Some(b)) if b >= a => ("thread", (b - a).as_secs_f64()),
         _ => ("wall", wall),
     };
     let per = |n: u64| if cpu > 0.0 { n as f64 / cpu } else { 0.0 };
@@ -320,12 +320,6 @@ pub fn estimator_cost(
 /// writing 5 to `/proc/self/clear_refs`); false where that is not possible.
 fn reset_peak_rss() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
-}
-
-/// CPU time of the calling thread in nanoseconds, if the OS says.
-fn thread_cpu_ns() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    text.split_whitespace().next()?.parse().ok()
 }
 
 /// Peak resident set of the process in bytes, if the OS says.

@@ -72,6 +72,7 @@
 pub use msctp_proto::Time;
 
 pub mod bench;
+pub mod cpu;
 pub mod kernel;
 pub mod metrics;
 pub mod models;

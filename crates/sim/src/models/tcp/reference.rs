@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 
 use super::{TcpAgent, TcpAgentConfig};
+use crate::cpu::{peak_rss_kb, thread_cpu_time};
 use crate::kernel::error_model::ErrorModelSpec;
 use crate::kernel::link::{Direction, LinkConfig};
 use crate::kernel::routing::Route;
@@ -510,27 +511,6 @@ impl SpeedReport {
         );
         s
     }
-}
-
-/// CPU time the calling thread has run (first field of Linux
-/// `/proc/thread-self/schedstat`, nanoseconds); `None` elsewhere.
-pub fn thread_cpu_time() -> Option<Duration> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(ns))
-}
-
-/// Peak resident set size of this process in kB (`VmHWM` of
-/// `/proc/self/status`; `None` where that file does not exist).
-pub fn peak_rss_kb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
 }
 
 /// The speed benchmark (scenario (e) of `bench/ns3/README.md`): runs the
