@@ -220,6 +220,64 @@ fn packet_pair_echo_without_auth_is_discarded() {
 }
 
 #[test]
+fn packet_pair_large_probe_filler_rides_in_a_pad_chunk_outside_the_hmac() {
+    // With AUTH on, a large probe is [PAD][AUTH][PROBE]: the PAD chunk
+    // (RFC 4820) makes the packet a full MTU and sits before the AUTH
+    // chunk, so the HMAC (RFC 4895 6.2) covers only the 12-byte PROBE.
+    // B rewrites nothing; the network flips a byte inside every PAD (still
+    // accepted: it is filler) and, in every fourth large probe, a byte of
+    // the PROBE after the AUTH chunk (rejected: authenticated).
+    let mut n = net(2_000_000, 1_000_000, 5, true);
+    let mut large = 0u32;
+    n.filter = Some(Box::new(move |from, _s, _d, data| {
+        if from != Side::A || data.len() < 1000 || data[12] != chunk_type::PAD {
+            return Verdict::Pass;
+        }
+        let pad_len = usize::from(u16::from_be_bytes([data[14], data[15]]));
+        data[16 + pad_len / 2] ^= 0xff;
+        large += 1;
+        if large.is_multiple_of(4) {
+            let auth_len = usize::from(u16::from_be_bytes([
+                data[12 + pad_len + 2],
+                data[12 + pad_len + 3],
+            ]))
+            .div_ceil(4)
+                * 4;
+            // The PROBE's train id.
+            data[12 + pad_len + auth_len + 4] ^= 0x01;
+        }
+        msctp_proto::wire::crc::fill(data);
+        Verdict::Pass
+    }));
+    let (a, b) = connect(&mut n);
+    n.run_for(Duration::from_secs(10));
+    let large_probes: Vec<&Seen> = n
+        .seen
+        .iter()
+        .filter(|s| {
+            s.from == Side::A && s.chunks.contains(&chunk_type::PROBE) && s.bytes.len() > 1000
+        })
+        .collect();
+    assert!(large_probes.len() >= 10, "{}", large_probes.len());
+    for s in &large_probes {
+        assert_eq!(
+            s.chunks,
+            [chunk_type::PAD, chunk_type::AUTH, chunk_type::PROBE]
+        );
+        assert_eq!(s.bytes.len(), 1452, "still a full MTU");
+    }
+    let x = n.a.association(a).unwrap();
+    let p1 = x.path_stats(ip(B1)).unwrap();
+    assert!(within(p1.capacity_bps.unwrap(), 2_000_000, 0.05), "{p1:?}");
+    let y = n.b.association(b).unwrap().stats();
+    // The PAD is not an unknown chunk, and only the tampered PROBEs failed.
+    assert_eq!(y.unknown_chunks, 0, "{y:?}");
+    let tampered = large_probes.len() as u64 / 4;
+    assert!(y.auth_failures >= tampered, "{y:?}");
+    assert!(p1.probes.discarded >= 1, "{:?}", p1.probes);
+}
+
+#[test]
 fn packet_pair_stays_off_without_the_switch_or_the_peers_support() {
     // Off on both sides: no probe on the wire, nothing estimated.
     let mut n = net(2_000_000, 1_000_000, 3, false);

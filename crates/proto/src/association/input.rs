@@ -220,6 +220,11 @@ impl Association {
                 self.stats.auth_failures += 1;
                 continue;
             }
+            // PAD: discarded, the rest of the packet processed (RFC 4820
+            // section 3); large capacity probes carry their filler in one.
+            if ty == chunk_type::PAD {
+                continue;
+            }
             let chunk = match Chunk::parse(&raw) {
                 Ok(c) => c,
                 Err(e) => {

@@ -670,9 +670,28 @@ impl Association {
         chunks: &[Chunk],
         auth: bool,
     ) -> Transmit {
+        self.emit_raw_padded(dest, source, tag, 0, chunks, auth)
+    }
+
+    /// [`Self::emit_raw`] with a PAD chunk (RFC 4820 section 3) of `pad`
+    /// bytes (header included; a multiple of 4, at least 4; 0: none) right
+    /// after the common header, before the AUTH chunk: the HMAC covers only
+    /// what follows the AUTH chunk (RFC 4895 section 6.2), so the filler of
+    /// a large capacity probe is not hashed by either side.
+    pub(super) fn emit_raw_padded(
+        &mut self,
+        dest: IpAddr,
+        source: Option<IpAddr>,
+        tag: u32,
+        pad: usize,
+        chunks: &[Chunk],
+        auth: bool,
+    ) -> Transmit {
+        debug_assert!(pad == 0 || (pad >= 4 && pad % 4 == 0 && pad <= usize::from(u16::MAX)));
         // Exactly the packet's size: with a large path MTU (loopback) a
         // SACK must not take 64 kB.
         let size = COMMON_HEADER
+            + pad
             + chunks.iter().map(|c| c.padded_len()).sum::<usize>()
             + if auth { self.auth_overhead() } else { 0 };
         let headroom = self.headroom;
@@ -682,6 +701,11 @@ impl Association {
         buf.extend_from_slice(&self.peer_port.to_be_bytes());
         buf.extend_from_slice(&tag.to_be_bytes());
         buf.extend_from_slice(&[0; 4]);
+        if pad > 0 {
+            buf.extend_from_slice(&[chunk_type::PAD, 0]);
+            buf.extend_from_slice(&(pad as u16).to_be_bytes());
+            buf.resize(buf.len() + pad - 4, 0);
+        }
         let auth_state = if auth { self.auth.as_ref() } else { None };
         let auth_start = buf.len();
         if let Some(st) = auth_state {

@@ -31,6 +31,9 @@ pub mod chunk_type {
     pub const SHUTDOWN_COMPLETE: u8 = 14;
     pub const AUTH: u8 = 15;
     pub const ASCONF_ACK: u8 = 0x80;
+    /// PAD (RFC 4820 section 3): fills a packet to a size; the receiver
+    /// discards it and goes on with the packet's other chunks.
+    pub const PAD: u8 = 0x84;
     /// msctp's capacity probe (an extension, not IANA-registered; see
     /// [`crate::wire::probe`]): high bits `10`, skipped silently by peers
     /// that do not know it.
