@@ -163,8 +163,8 @@ fn two_mobiles_behind_one_nat_survive_rebinding() {
         return;
     }
 
-    let up = file_of(5 << 20, 1);
-    let down = file_of(5 << 20, 2);
+    let up = file_of(12 << 20, 1);
+    let down = file_of(12 << 20, 2);
     let (up_sha, down_sha) = (
         transfer::hex(&Sha256::digest(&up)),
         transfer::hex(&Sha256::digest(&down)),
@@ -253,8 +253,18 @@ fn two_mobiles_behind_one_nat_survive_rebinding() {
     rebind(&nat.name, "10.42.1.2", "41000-41099");
     std::thread::sleep(Duration::from_millis(800));
     rebind(&nat.name, "10.42.2.2", "42000-42099");
-    std::thread::sleep(Duration::from_millis(300));
-    let after = mappings(&nat.name);
+    // A mobile's new mapping appears with its next packet: at once while
+    // it has data or SACKs to send, after a retransmission timeout if its
+    // window was waiting for SACKs the rebinding dropped (on a loaded
+    // machine, up to a second or more); looked for until both are there.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let mut after = mappings(&nat.name);
+    while !(after.contains("dport=41") && after.contains("dport=42"))
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(100));
+        after = mappings(&nat.name);
+    }
 
     let sent_up = tx1.join().unwrap();
     let got_down = rx2.join().unwrap();
