@@ -687,7 +687,9 @@ impl Association {
         chunks: &[Chunk],
         auth: bool,
     ) -> Transmit {
-        debug_assert!(pad == 0 || (pad >= 4 && pad % 4 == 0 && pad <= usize::from(u16::MAX)));
+        debug_assert!(
+            pad == 0 || (pad >= 4 && pad.is_multiple_of(4) && pad <= usize::from(u16::MAX))
+        );
         // Exactly the packet's size: with a large path MTU (loopback) a
         // SACK must not take 64 kB.
         let size = COMMON_HEADER
