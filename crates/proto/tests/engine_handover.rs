@@ -510,3 +510,164 @@ fn split_fast_retransmit_set_before_the_handshake_survives_it() {
     );
     assert!(n.a.association(id).unwrap().split_fast_retransmit());
 }
+
+/// A mobile with one address in the association (MN1) and a dual-homed
+/// correspondent (CN1, CN2); every link takes 10 ms.
+const CN2: &str = "10.9.0.2";
+
+fn dual_homed_correspondent(seed: u64) -> Net {
+    let (m1, m2, cn1, cn2) = (ip(MN1), ip(MN2), ip(CN), ip(CN2));
+    let mut n = Net::new(
+        config(5000, 64 * 1024),
+        &[m1, m2],
+        config(6000, 64 * 1024),
+        &[cn1, cn2],
+        Link::new(Duration::from_millis(10)),
+        seed,
+    );
+    n.a.set_local_addresses(&[m1]);
+    n.tick = Some(Duration::from_millis(1));
+    n
+}
+
+/// The single-homed move towards a dual-homed peer with a HEARTBEAT to
+/// the peer's other address queued in front of the ASCONF:
+///
+/// ```text
+///  A (MN1 -> MN2)                               B (CN1, CN2)
+///  add MN2, delete MN1, probe CN2
+///  (the HEARTBEAT to CN2 waits: its only source is MN2, not yet added)
+///  MN2 -> CN1  ASCONF [Add MN2, Delete MN1] ----->
+///              <----- ASCONF-ACK
+///  MN2 -> CN2  HEARTBEAT ------------------------>
+///  MN2 -> CN1  DATA ------------------------------>
+/// ```
+///
+/// The HEARTBEAT, which must not leave from MN2 before the ASCONF-ACK
+/// (RFC 5061 section 5.3, rule F1), used to hold the ASCONF behind it
+/// too: nothing ever left A again, data included, while the association
+/// stayed established (found by the `session` fuzz target).
+#[test]
+fn asconf_of_a_single_homed_move_is_not_held_behind_a_heartbeat_to_another_peer_address() {
+    let (m1, m2, cn1, cn2) = (ip(MN1), ip(MN2), ip(CN), ip(CN2));
+    let mut n = dual_homed_correspondent(31);
+    let (a, b) = n.connect(Duration::from_secs(2));
+    n.run_for(Duration::from_secs(1));
+    let moved_at = n.now;
+    let x = n.a.association_mut(a).unwrap();
+    x.add_local_address(m2).unwrap();
+    x.remove_local_address(m1).unwrap();
+    x.probe_path(moved_at, cn2).unwrap();
+    x.send(0, 0, Bytes::from_static(b"after the move"), false)
+        .unwrap();
+    n.run_for(Duration::from_secs(2));
+
+    let after: Vec<&Seen> = n
+        .seen
+        .iter()
+        .filter(|s| s.from == Side::A && s.time >= moved_at)
+        .collect();
+    let first = after.first().expect("A sent nothing after the move");
+    assert_eq!((first.src, first.dst), (m2, cn1));
+    assert!(has(first, chunk_type::ASCONF), "first packet: {first:?}");
+    let ack_at = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::B && s.time >= moved_at && has(s, chunk_type::ASCONF_ACK))
+        .expect("an ASCONF-ACK")
+        .time;
+    let hb = after
+        .iter()
+        .find(|s| has(s, chunk_type::HEARTBEAT))
+        .expect("the probe of CN2 left");
+    assert_eq!((hb.src, hb.dst), (m2, cn2));
+    assert!(hb.time > ack_at, "HEARTBEAT from MN2 before the ASCONF-ACK");
+    assert!(
+        after.iter().all(|s| s.src == m2),
+        "a packet from the deleted address"
+    );
+    let y = n.b.association_mut(b).unwrap();
+    assert_eq!(
+        &y.recv().expect("the message arrived").data[..],
+        b"after the move"
+    );
+    let x = n.a.association(a).unwrap();
+    assert_eq!(x.send_buffered(), 0);
+    assert_eq!(
+        x.local_addresses()
+            .iter()
+            .map(|l| l.addr)
+            .collect::<Vec<_>>(),
+        vec![m2]
+    );
+}
+
+/// The same with the first ASCONF lost: its retransmission goes to the
+/// peer's other address (RFC 5061 section 5.1, rule B3) while a HEARTBEAT
+/// to the first one waits for the ASCONF-ACK.
+///
+/// ```text
+///  A (MN1 -> MN2)                               B (CN1, CN2)
+///  add MN2, delete MN1
+///  MN2 -> CN1  ASCONF [Add MN2, Delete MN1] --X
+///  probe CN1 (waits for the ASCONF-ACK)
+///  T4 expires
+///  MN2 -> CN2  ASCONF (retransmission) ---------->
+///              <----- ASCONF-ACK
+///  MN2 -> CN1  HEARTBEAT ------------------------>
+/// ```
+#[test]
+fn asconf_retransmission_is_not_held_behind_a_heartbeat_to_another_peer_address() {
+    let (m1, m2, cn1, cn2) = (ip(MN1), ip(MN2), ip(CN), ip(CN2));
+    let mut n = dual_homed_correspondent(32);
+    let (a, b) = n.connect(Duration::from_secs(2));
+    n.run_for(Duration::from_secs(1));
+    let mut dropped = false;
+    n.filter = Some(Box::new(move |from, _, _, data: &mut Vec<u8>| {
+        if from == Side::A && !dropped && chunk_types(data).contains(&chunk_type::ASCONF) {
+            dropped = true;
+            return Verdict::Drop;
+        }
+        Verdict::Pass
+    }));
+    let moved_at = n.now;
+    let x = n.a.association_mut(a).unwrap();
+    x.add_local_address(m2).unwrap();
+    x.remove_local_address(m1).unwrap();
+    n.run_for(Duration::from_millis(50));
+    let x = n.a.association_mut(a).unwrap();
+    x.probe_path(moved_at + Duration::from_millis(50), cn1)
+        .unwrap();
+    x.send(0, 0, Bytes::from_static(b"after the move"), false)
+        .unwrap();
+    n.run_for(Duration::from_secs(3));
+
+    let asconfs: Vec<&Seen> = n
+        .seen
+        .iter()
+        .filter(|s| s.from == Side::A && s.time >= moved_at && has(s, chunk_type::ASCONF))
+        .collect();
+    assert_eq!(asconfs.len(), 2, "the ASCONF and one retransmission");
+    assert!(asconfs[0].dropped && !asconfs[1].dropped);
+    assert_eq!((asconfs[0].src, asconfs[0].dst), (m2, cn1));
+    assert_eq!((asconfs[1].src, asconfs[1].dst), (m2, cn2));
+    let ack_at = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::B && s.time >= moved_at && has(s, chunk_type::ASCONF_ACK))
+        .expect("an ASCONF-ACK")
+        .time;
+    let hb = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::A && s.time >= moved_at && has(s, chunk_type::HEARTBEAT))
+        .expect("the probe of CN1 left");
+    assert_eq!((hb.src, hb.dst), (m2, cn1));
+    assert!(hb.time > ack_at, "HEARTBEAT from MN2 before the ASCONF-ACK");
+    let y = n.b.association_mut(b).unwrap();
+    assert_eq!(
+        &y.recv().expect("the message arrived").data[..],
+        b"after the move"
+    );
+    assert_eq!(n.a.association(a).unwrap().send_buffered(), 0);
+}

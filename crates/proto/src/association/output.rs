@@ -127,18 +127,10 @@ impl Association {
         }
         self.maybe_start_asconf();
         let dest = self.choose_destination(now)?;
-        let source = self.source_for_addr(dest);
-        // An address not yet acknowledged by the peer carries nothing but
-        // the packet with the ASCONF that adds it (the single-homed move):
-        // anything else from it would reach the peer as out of the blue.
-        let pending_source = source.is_some_and(|s| {
-            self.local
-                .iter()
-                .any(|l| l.addr == s && l.state == LocalAddrState::AddPending)
-        });
-        if pending_source && !self.asconf_due_to(dest, now) {
+        if self.held_for_asconf(dest, now) {
             return None;
         }
+        let source = self.source_for_addr(dest);
         let mut b = self.new_bundle(dest, source);
 
         // 1. Control replies for this destination, in order.
@@ -296,10 +288,40 @@ impl Association {
         }
     }
 
+    /// Whether a packet to `dest` must wait: it would leave from an
+    /// address not yet acknowledged by the peer, and it cannot carry the
+    /// ASCONF that adds it. Such an address carries nothing but the
+    /// packet with that ASCONF (RFC 5061 section 5.3, rule F1; the
+    /// single-homed move): anything else from it would reach the peer as
+    /// out of the blue.
+    fn held_for_asconf(&self, dest: IpAddr, now: Time) -> bool {
+        let pending_source = self.source_for_addr(dest).is_some_and(|s| {
+            self.local
+                .iter()
+                .any(|l| l.addr == s && l.state == LocalAddrState::AddPending)
+        });
+        pending_source && !self.asconf_due_to(dest, now)
+    }
+
     /// Picks the destination of the next packet.
     fn choose_destination(&mut self, now: Time) -> Option<IpAddr> {
         if let Some(d) = self.ctrl.front() {
-            return Some(d.dest);
+            let dest = d.dest;
+            // A control chunk held for the ASCONF (rule F1) must not hold
+            // the ASCONF back: when the ASCONF goes elsewhere, its packet
+            // goes first. Otherwise nothing would ever leave: the control
+            // chunk waits for the ASCONF's acknowledgement, the ASCONF for
+            // the control chunk ahead of it.
+            if self.state.is_established() && self.held_for_asconf(dest, now) {
+                self.maybe_start_asconf();
+                if let Some(o) = &self.asconf.outstanding
+                    && o.deadline.is_none()
+                    && let Some(p) = self.paths.get(o.path)
+                {
+                    return Some(p.remote);
+                }
+            }
+            return Some(dest);
         }
         if !self.state.is_established() {
             return None;
