@@ -295,12 +295,25 @@ impl Association {
     /// single-homed move): anything else from it would reach the peer as
     /// out of the blue.
     fn held_for_asconf(&self, dest: IpAddr, now: Time) -> bool {
-        let pending_source = self.source_for_addr(dest).is_some_and(|s| {
-            self.local
-                .iter()
-                .any(|l| l.addr == s && l.state == LocalAddrState::AddPending)
-        });
-        pending_source && !self.asconf_due_to(dest, now)
+        // Usually no address is being added: no source to look up.
+        if !self
+            .local
+            .iter()
+            .any(|l| l.state == LocalAddrState::AddPending)
+        {
+            return false;
+        }
+        self.source_for_addr(dest)
+            .is_some_and(|s| self.is_pending_add(s))
+            && !self.asconf_due_to(dest, now)
+    }
+
+    /// Is `addr` one of our addresses whose Add IP the peer has not
+    /// acknowledged yet?
+    fn is_pending_add(&self, addr: IpAddr) -> bool {
+        self.local
+            .iter()
+            .any(|l| l.addr == addr && l.state == LocalAddrState::AddPending)
     }
 
     /// Picks the destination of the next packet.
@@ -312,14 +325,14 @@ impl Association {
             // goes first. Otherwise nothing would ever leave: the control
             // chunk waits for the ASCONF's acknowledgement, the ASCONF for
             // the control chunk ahead of it.
-            if self.state.is_established() && self.held_for_asconf(dest, now) {
-                self.maybe_start_asconf();
-                if let Some(o) = &self.asconf.outstanding
-                    && o.deadline.is_none()
-                    && let Some(p) = self.paths.get(o.path)
-                {
-                    return Some(p.remote);
-                }
+            // (`build_packet` has just started the ASCONF if one is due.)
+            if self.state.is_established()
+                && self.held_for_asconf(dest, now)
+                && let Some(o) = &self.asconf.outstanding
+                && o.deadline.is_none()
+                && let Some(p) = self.paths.get(o.path)
+            {
+                return Some(p.remote);
             }
             return Some(dest);
         }
@@ -392,11 +405,9 @@ impl Association {
         let acks_flowing = p
             .last_ack
             .is_some_and(|t| now.saturating_since(t) < p.rto.rto());
-        let from_new_address = self.source_for(o.path).is_some_and(|s| {
-            self.local
-                .iter()
-                .any(|l| l.addr == s && l.state == LocalAddrState::AddPending)
-        });
+        let from_new_address = self
+            .source_for(o.path)
+            .is_some_and(|s| self.is_pending_add(s));
         let wait = self.sender.has_queued()
             && window_full
             && acks_flowing
