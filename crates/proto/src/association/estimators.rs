@@ -380,12 +380,12 @@ impl Association {
 /// path can as well delay it. Returns the probe and the PAD chunk's
 /// length (0: none, when the filler is shorter than a PAD chunk).
 fn filler_before_auth(probe: ProbeChunk) -> (ProbeChunk, usize) {
-    // The probe's chunk length is 12 + filler; the filler's padding to 4
-    // bytes goes with it, so the packet's length stays the same.
-    let pad = (probe.filler.len() + 3) & !3;
-    if pad < 4 {
+    if probe.filler.is_empty() {
         return (probe, 0);
     }
+    // The probe's chunk length is 12 + filler; the filler's padding to 4
+    // bytes goes with it, so the packet's length stays the same.
+    let pad = probe.filler.len().next_multiple_of(4);
     let bare = ProbeChunk {
         filler: bytes::Bytes::new(),
         ..probe
