@@ -247,11 +247,8 @@ impl Endpoint {
         let mut seed = [0u8; 32];
         self.rng.fill_bytes(&mut seed);
         let local = self.local_addrs.clone();
-        let mut a =
-            Association::connect(cfg, now, seed, self.cfg.port, peer_port, &local, peer_addrs)
-                .ok_or(ConnectError::NoAddress)?;
-        a.set_secret(self.secret);
-        a.set_transmit_headroom(self.cfg.transmit_headroom);
+        let a = Association::connect(cfg, now, seed, self.cfg.port, peer_port, &local, peer_addrs)
+            .ok_or(ConnectError::NoAddress)?;
         let id = self.insert(a);
         // The INIT's destinations index the association until the peer's
         // addresses are known.
@@ -261,7 +258,11 @@ impl Endpoint {
         Ok(id)
     }
 
-    fn insert(&mut self, a: Association) -> AssocId {
+    /// Adds a new association, giving it what every association of this
+    /// endpoint shares (the cookie secret, the transmit headroom).
+    fn insert(&mut self, mut a: Association) -> AssocId {
+        a.set_secret(self.secret);
+        a.set_transmit_headroom(self.cfg.transmit_headroom);
         let id = AssocId(self.next_id);
         self.next_id = self.next_id.wrapping_add(1).max(1);
         self.assocs.insert(id, a);

@@ -242,7 +242,7 @@ impl Endpoint {
         } else {
             self.local_addrs.clone()
         };
-        let mut a = match Association::from_cookie(
+        let a = match Association::from_cookie(
             self.cfg.association.clone(),
             now,
             seed,
@@ -259,8 +259,6 @@ impl Endpoint {
                 return None;
             }
         };
-        a.set_secret(self.secret);
-        a.set_transmit_headroom(self.cfg.transmit_headroom);
         let id = self.insert(a);
         let key = self.source_key(c.init_src);
         *self.per_source.entry(key).or_insert(0) += 1;
