@@ -47,22 +47,38 @@ impl HmacAlgorithm {
 
     /// HMAC of the concatenation of `parts` under `key`.
     pub fn mac(self, key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
+        KeyedMac::new(self, key).finish(parts)
+    }
+}
+
+/// An HMAC state right after keying (RFC 2104: the key hashed when longer
+/// than a block, then the inner and outer padded-key blocks), for one
+/// algorithm.
+#[derive(Clone)]
+enum KeyedMac {
+    Sha1(Hmac<Sha1>),
+    Sha256(Hmac<Sha256>),
+}
+
+impl KeyedMac {
+    fn new(algorithm: HmacAlgorithm, key: &[u8]) -> KeyedMac {
         // `new_from_slice` accepts keys of any length for HMAC.
+        const ANY: &str = "HMAC takes any key length";
+        match algorithm {
+            HmacAlgorithm::Sha1 => KeyedMac::Sha1(Mac::new_from_slice(key).expect(ANY)),
+            HmacAlgorithm::Sha256 => KeyedMac::Sha256(Mac::new_from_slice(key).expect(ANY)),
+        }
+    }
+
+    /// The MAC of the concatenation of `parts`.
+    fn finish(self, parts: &[&[u8]]) -> Vec<u8> {
         match self {
-            HmacAlgorithm::Sha1 => {
-                let mut m =
-                    <Hmac<Sha1> as Mac>::new_from_slice(key).expect("HMAC takes any key length");
-                for p in parts {
-                    m.update(p);
-                }
+            KeyedMac::Sha1(mut m) => {
+                parts.iter().for_each(|p| m.update(p));
                 m.finalize().into_bytes().to_vec()
             }
-            HmacAlgorithm::Sha256 => {
-                let mut m =
-                    <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes any key length");
-                for p in parts {
-                    m.update(p);
-                }
+            KeyedMac::Sha256(mut m) => {
+                parts.iter().for_each(|p| m.update(p));
                 m.finalize().into_bytes().to_vec()
             }
         }
@@ -176,39 +192,31 @@ pub struct AuthState {
     keyed: KeyedMacs,
 }
 
-/// The HMAC states right after keying (RFC 2104: the key hashed when
-/// longer than a block, then the inner and outer padded-key blocks): each
-/// MAC starts from a copy. The association key of RFC 4895 section 6.1 is
+/// The association key's HMAC keyed once for each algorithm: each MAC
+/// starts from a copy. The association key of RFC 4895 section 6.1 is
 /// about 100 bytes, longer than the 64-byte block of SHA-1 and SHA-256,
 /// so keying afresh for every packet cost four of the six compressions of
 /// a small packet's MAC.
 #[derive(Clone)]
 struct KeyedMacs {
-    sha1: Hmac<Sha1>,
-    sha256: Hmac<Sha256>,
+    sha1: KeyedMac,
+    sha256: KeyedMac,
 }
 
 impl KeyedMacs {
     fn new(key: &[u8]) -> KeyedMacs {
         KeyedMacs {
-            sha1: <Hmac<Sha1> as Mac>::new_from_slice(key).expect("HMAC takes any key length"),
-            sha256: <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes any key length"),
+            sha1: KeyedMac::new(HmacAlgorithm::Sha1, key),
+            sha256: KeyedMac::new(HmacAlgorithm::Sha256, key),
         }
     }
 
     fn mac(&self, algorithm: HmacAlgorithm, data: &[u8]) -> Vec<u8> {
-        match algorithm {
-            HmacAlgorithm::Sha1 => {
-                let mut m = self.sha1.clone();
-                m.update(data);
-                m.finalize().into_bytes().to_vec()
-            }
-            HmacAlgorithm::Sha256 => {
-                let mut m = self.sha256.clone();
-                m.update(data);
-                m.finalize().into_bytes().to_vec()
-            }
-        }
+        let keyed = match algorithm {
+            HmacAlgorithm::Sha1 => &self.sha1,
+            HmacAlgorithm::Sha256 => &self.sha256,
+        };
+        keyed.clone().finish(&[data])
     }
 }
 
