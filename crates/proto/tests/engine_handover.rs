@@ -511,10 +511,11 @@ fn split_fast_retransmit_set_before_the_handshake_survives_it() {
     assert!(n.a.association(id).unwrap().split_fast_retransmit());
 }
 
-/// A mobile with one address in the association (MN1) and a dual-homed
-/// correspondent (CN1, CN2); every link takes 10 ms.
+/// The correspondent's second address.
 const CN2: &str = "10.9.0.2";
 
+/// A mobile with one address in the association (MN1) and a dual-homed
+/// correspondent (CN1, CN2); every link takes 10 ms.
 fn dual_homed_correspondent(seed: u64) -> Net {
     let (m1, m2, cn1, cn2) = (ip(MN1), ip(MN2), ip(CN), ip(CN2));
     let mut n = Net::new(
@@ -528,6 +529,15 @@ fn dual_homed_correspondent(seed: u64) -> Net {
     n.a.set_local_addresses(&[m1]);
     n.tick = Some(Duration::from_millis(1));
     n
+}
+
+/// The first packet `from` sent at or after `since` that carries a chunk
+/// of type `ty`.
+fn first_with<'a>(n: &'a Net, from: Side, since: Time, ty: u8, what: &str) -> &'a Seen {
+    n.seen
+        .iter()
+        .find(|s| s.from == from && s.time >= since && has(s, ty))
+        .unwrap_or_else(|| panic!("no {what}"))
 }
 
 /// The single-homed move towards a dual-homed peer with a HEARTBEAT to
@@ -570,16 +580,8 @@ fn asconf_of_a_single_homed_move_is_not_held_behind_a_heartbeat_to_another_peer_
     let first = after.first().expect("A sent nothing after the move");
     assert_eq!((first.src, first.dst), (m2, cn1));
     assert!(has(first, chunk_type::ASCONF), "first packet: {first:?}");
-    let ack_at = n
-        .seen
-        .iter()
-        .find(|s| s.from == Side::B && s.time >= moved_at && has(s, chunk_type::ASCONF_ACK))
-        .expect("an ASCONF-ACK")
-        .time;
-    let hb = after
-        .iter()
-        .find(|s| has(s, chunk_type::HEARTBEAT))
-        .expect("the probe of CN2 left");
+    let ack_at = first_with(&n, Side::B, moved_at, chunk_type::ASCONF_ACK, "ASCONF-ACK").time;
+    let hb = first_with(&n, Side::A, moved_at, chunk_type::HEARTBEAT, "probe of CN2");
     assert_eq!((hb.src, hb.dst), (m2, cn2));
     assert!(hb.time > ack_at, "HEARTBEAT from MN2 before the ASCONF-ACK");
     assert!(
@@ -651,17 +653,8 @@ fn asconf_retransmission_is_not_held_behind_a_heartbeat_to_another_peer_address(
     assert!(asconfs[0].dropped && !asconfs[1].dropped);
     assert_eq!((asconfs[0].src, asconfs[0].dst), (m2, cn1));
     assert_eq!((asconfs[1].src, asconfs[1].dst), (m2, cn2));
-    let ack_at = n
-        .seen
-        .iter()
-        .find(|s| s.from == Side::B && s.time >= moved_at && has(s, chunk_type::ASCONF_ACK))
-        .expect("an ASCONF-ACK")
-        .time;
-    let hb = n
-        .seen
-        .iter()
-        .find(|s| s.from == Side::A && s.time >= moved_at && has(s, chunk_type::HEARTBEAT))
-        .expect("the probe of CN1 left");
+    let ack_at = first_with(&n, Side::B, moved_at, chunk_type::ASCONF_ACK, "ASCONF-ACK").time;
+    let hb = first_with(&n, Side::A, moved_at, chunk_type::HEARTBEAT, "probe of CN1");
     assert_eq!((hb.src, hb.dst), (m2, cn1));
     assert!(hb.time > ack_at, "HEARTBEAT from MN2 before the ASCONF-ACK");
     let y = n.b.association_mut(b).unwrap();
