@@ -4,6 +4,7 @@
 //! merged gives the results of one `msctp reproduce`. Synthetic runner (a
 //! formula with noise, not a network model).
 
+use msctp_lab::testing::runs_csv_without_wall_time;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -79,32 +80,16 @@ fn read(dir: &Path, file: &str) -> String {
     std::fs::read_to_string(dir.join("results/D2").join(file)).unwrap()
 }
 
-/// runs.csv without its wall_time_s column (a measured time).
-fn without_wall_time(csv: &str) -> String {
-    let col = csv
-        .lines()
-        .next()
-        .unwrap()
-        .split(',')
-        .position(|h| h == "wall_time_s")
-        .unwrap();
-    csv.lines()
-        .map(|l| {
-            let mut f: Vec<&str> = l.split(',').collect();
-            f.remove(col);
-            f.join(",")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 fn assert_same_results(a: &Path, b: &Path) {
     for f in ["summary.csv", "report.md", "tables/y.md"] {
         assert_eq!(read(a, f), read(b, f), "{f} differs");
     }
     let (ra, rb) = (read(a, "runs.csv"), read(b, "runs.csv"));
     assert_eq!(ra.lines().count(), 25);
-    assert_eq!(without_wall_time(&ra), without_wall_time(&rb));
+    assert_eq!(
+        runs_csv_without_wall_time(&ra),
+        runs_csv_without_wall_time(&rb)
+    );
 }
 
 #[test]

@@ -342,27 +342,13 @@ name = "y"
         }
         assert!(t.pending(&all).is_empty());
         t.report().unwrap();
-        let wall = without_wall_time;
+        let wall = crate::testing::runs_csv_without_wall_time;
         assert_eq!(
             wall(&file(s.dir(), "runs.csv")),
             wall(&file(t.dir(), "runs.csv"))
         );
         assert_eq!(file(s.dir(), "summary.csv"), file(t.dir(), "summary.csv"));
         assert_eq!(file(s.dir(), "report.md"), file(t.dir(), "report.md"));
-    }
-
-    /// runs.csv without its wall_time_s column (a measured time).
-    fn without_wall_time(csv: &str) -> String {
-        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
-        let col = header.iter().position(|h| *h == "wall_time_s").unwrap();
-        csv.lines()
-            .map(|l| {
-                let mut f: Vec<&str> = l.split(',').collect();
-                f.remove(col);
-                f.join(",")
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
     }
 
     #[test]

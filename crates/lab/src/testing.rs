@@ -81,3 +81,22 @@ pub fn assert_claims(spec: &Path, runner: &dyn Runner, out: &Path) {
         }
     }
 }
+
+/// A `runs.csv` without its `wall_time_s` column (a measured time, the
+/// one column two executions of the same runs may differ in): for tests
+/// that compare the results of two ways of running a plan.
+pub fn runs_csv_without_wall_time(csv: &str) -> String {
+    let col = csv
+        .lines()
+        .next()
+        .and_then(|h| h.split(',').position(|c| c == "wall_time_s"))
+        .expect("a runs.csv header with wall_time_s");
+    csv.lines()
+        .map(|l| {
+            let mut f: Vec<&str> = l.split(',').collect();
+            f.remove(col);
+            f.join(",")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

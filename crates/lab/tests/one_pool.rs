@@ -6,6 +6,7 @@
 
 mod common;
 
+use msctp_lab::testing::runs_csv_without_wall_time;
 use std::path::{Path, PathBuf};
 
 use common::Fake;
@@ -43,20 +44,6 @@ fn opts(out: &Path, jobs: usize) -> LabOptions {
 
 fn read(dir: &Path, file: &str) -> String {
     std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
-}
-
-/// runs.csv without its wall_time_s column (a measured time).
-fn without_wall_time(csv: &str) -> String {
-    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
-    let col = header.iter().position(|h| *h == "wall_time_s").unwrap();
-    csv.lines()
-        .map(|l| {
-            let mut f: Vec<&str> = l.split(',').collect();
-            f.remove(col);
-            f.join(",")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[test]
@@ -102,8 +89,8 @@ fn one_pool_writes_what_separate_pools_write() {
         assert!(a.exec.run_time > std::time::Duration::ZERO);
         assert_eq!(a.analysis.results, b.analysis.results);
         assert_eq!(
-            without_wall_time(&read(&a.dir, "runs.csv")),
-            without_wall_time(&read(&b.dir, "runs.csv"))
+            runs_csv_without_wall_time(&read(&a.dir, "runs.csv")),
+            runs_csv_without_wall_time(&read(&b.dir, "runs.csv"))
         );
         for f in [
             "summary.csv",
