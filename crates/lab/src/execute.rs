@@ -5,6 +5,7 @@
 //! runs left and the time left.
 
 use std::io::IsTerminal;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -146,10 +147,29 @@ pub fn parallel_map<T: Sync, R: Send>(
     jobs: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
-    let next = AtomicUsize::new(0);
-    let jobs = jobs.clamp(1, items.len().max(1));
     let mut out: Vec<Option<R>> = Vec::with_capacity(items.len());
     out.resize_with(items.len(), || None);
+    parallel_each(items, jobs, f, |i, r| {
+        out[i] = Some(r);
+        ControlFlow::Continue(())
+    });
+    out.into_iter().flatten().collect()
+}
+
+/// Runs `f` over `items` on up to `jobs` threads, each thread taking the
+/// next item in order, and hands every result with its item's index to
+/// `sink` on the calling thread as it comes (in completion order). When
+/// `sink` breaks, no further item is started (those running finish and
+/// are still handed over). A panic in `f` is re-raised after all threads
+/// stop.
+pub(crate) fn parallel_each<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    f: impl Fn(&T) -> R + Sync,
+    mut sink: impl FnMut(usize, R) -> ControlFlow<()>,
+) {
+    let next = AtomicUsize::new(0);
+    let jobs = jobs.clamp(1, items.len().max(1));
     let (tx, rx) = mpsc::channel::<(usize, R)>();
     std::thread::scope(|scope| {
         for _ in 0..jobs {
@@ -167,8 +187,9 @@ pub fn parallel_map<T: Sync, R: Send>(
         }
         drop(tx);
         for (i, r) in rx {
-            out[i] = Some(r);
+            if sink(i, r).is_break() {
+                next.store(items.len(), Ordering::Relaxed);
+            }
         }
     });
-    out.into_iter().flatten().collect()
 }

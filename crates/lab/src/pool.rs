@@ -19,16 +19,15 @@
 //! stored under its own key).
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::execute::{
-    ExecOptions, ExecReport, FailedRun, describe_run, panic_message, progress_bar, run_file,
+    ExecOptions, ExecReport, FailedRun, describe_run, panic_message, parallel_each, progress_bar,
+    run_file,
 };
 use crate::plan::Plan;
-use crate::record::RunRecord;
 use crate::runner::{RunError, Runner};
 use crate::store::{Store, StoreError};
 
@@ -177,72 +176,58 @@ pub fn execute_pool(jobs: &[PoolJob], opts: &ExecOptions) -> Result<PoolReport, 
         ),
     };
     pb.set_message(label(&left, 0));
-    let next = AtomicUsize::new(0);
-    let threads = opts.jobs.clamp(1, queue.len());
-    let (tx, rx) = mpsc::channel::<(usize, Result<RunRecord, RunError>, f64, Duration)>();
     let mut first_store_error = None;
     let mut failures: Vec<Vec<(usize, FailedRun)>> = vec![Vec::new(); jobs.len()];
     let mut failed = 0;
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let (next, queue) = (&next, &queue);
-            scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(q) = queue.get(i) else { break };
-                    let job = &jobs[q.job];
-                    let run = &job.plan.runs[q.run];
-                    let scenario = &job.plan.cells[run.cell].scenario;
-                    let (t, cpu) = (Instant::now(), thread_cpu());
-                    let out = catch_unwind(AssertUnwindSafe(|| job.runner.run(scenario, run.seed)))
-                        .unwrap_or_else(|p| Err(RunError::Panicked(panic_message(&p))));
-                    let cpu = thread_cpu().saturating_sub(cpu);
-                    let out = out.and_then(|r| r.check(opts.max_series_points).map(|()| r));
-                    if tx.send((i, out, t.elapsed().as_secs_f64(), cpu)).is_err() {
-                        break;
+    let start = |q: &Queued| {
+        let job = &jobs[q.job];
+        let run = &job.plan.runs[q.run];
+        let scenario = &job.plan.cells[run.cell].scenario;
+        let (t, cpu) = (Instant::now(), thread_cpu());
+        let out = catch_unwind(AssertUnwindSafe(|| job.runner.run(scenario, run.seed)))
+            .unwrap_or_else(|p| Err(RunError::Panicked(panic_message(&p))));
+        let cpu = thread_cpu().saturating_sub(cpu);
+        let out = out.and_then(|r| r.check(opts.max_series_points).map(|()| r));
+        (out, t.elapsed().as_secs_f64(), cpu)
+    };
+    parallel_each(&queue, opts.jobs, start, |i, (out, wall, cpu)| {
+        let q = queue[i];
+        let job = &jobs[q.job];
+        report.jobs[q.job].run_time += Duration::from_secs_f64(wall);
+        report.jobs[q.job].run_cpu += cpu;
+        let mut flow = ControlFlow::Continue(());
+        match out {
+            Ok(record) => {
+                let file = run_file(job.plan, q.run, job.runner, record, wall);
+                match job.store.save(&file) {
+                    Ok(()) => report.jobs[q.job].executed += 1,
+                    Err(e) => {
+                        // Stop handing out work; report after the pool ends.
+                        flow = ControlFlow::Break(());
+                        first_store_error.get_or_insert(PoolError {
+                            job: q.job,
+                            error: e,
+                        });
                     }
                 }
-            });
-        }
-        drop(tx);
-        for (i, out, wall, cpu) in rx {
-            let q = queue[i];
-            let job = &jobs[q.job];
-            report.jobs[q.job].run_time += Duration::from_secs_f64(wall);
-            report.jobs[q.job].run_cpu += cpu;
-            match out {
-                Ok(record) => {
-                    let file = run_file(job.plan, q.run, job.runner, record, wall);
-                    match job.store.save(&file) {
-                        Ok(()) => report.jobs[q.job].executed += 1,
-                        Err(e) => {
-                            // Stop handing out work; report after the pool ends.
-                            next.store(usize::MAX / 2, Ordering::Relaxed);
-                            first_store_error.get_or_insert(PoolError {
-                                job: q.job,
-                                error: e,
-                            });
-                        }
-                    }
-                }
-                Err(error) => {
-                    failed += 1;
-                    let f = FailedRun {
-                        key: job.plan.runs[q.run].key.clone(),
-                        what: describe_run(job.plan, q.run),
-                        error,
-                    };
-                    failures[q.job].push((q.run, f));
-                }
             }
-            left[q.job] -= 1;
-            if left[q.job] == 0 {
-                report.jobs[q.job].wall = t0.elapsed();
+            Err(error) => {
+                failed += 1;
+                let f = FailedRun {
+                    key: job.plan.runs[q.run].key.clone(),
+                    what: describe_run(job.plan, q.run),
+                    error,
+                };
+                failures[q.job].push((q.run, f));
             }
-            pb.set_message(label(&left, failed));
-            pb.inc(1);
         }
+        left[q.job] -= 1;
+        if left[q.job] == 0 {
+            report.jobs[q.job].wall = t0.elapsed();
+        }
+        pb.set_message(label(&left, failed));
+        pb.inc(1);
+        flow
     });
     pb.finish_and_clear();
     if let Some(e) = first_store_error {
@@ -270,6 +255,7 @@ mod tests {
 
     use super::*;
     use crate::plan::plan;
+    use crate::record::RunRecord;
     use crate::spec::Experiment;
     use crate::synthetic::SyntheticRunner;
 
@@ -326,6 +312,21 @@ name = "y"
         plan(e, false, None, "synthetic", "").unwrap()
     }
 
+    /// Two jobs of all their runs (`runs`), each with its store.
+    fn two_jobs<'a>(
+        plans: [&'a Plan; 2],
+        runs: [&'a [usize]; 2],
+        runner: &'a Costly,
+        stores: [&'a Store; 2],
+    ) -> [PoolJob<'a>; 2] {
+        [0, 1].map(|i| PoolJob {
+            plan: plans[i],
+            runs: runs[i],
+            runner,
+            store: stores[i],
+        })
+    }
+
     /// (job, x, repetition) of each queued run.
     fn order(jobs: &[PoolJob], q: &[Queued]) -> Vec<(usize, i64, u32)> {
         q.iter()
@@ -346,20 +347,7 @@ name = "y"
         let runner = Costly::default();
         let all_a: Vec<usize> = (0..pa.runs.len()).collect();
         let all_b: Vec<usize> = (0..pb.runs.len()).collect();
-        let jobs = [
-            PoolJob {
-                plan: &pa,
-                runs: &all_a,
-                runner: &runner,
-                store: &store,
-            },
-            PoolJob {
-                plan: &pb,
-                runs: &all_b,
-                runner: &runner,
-                store: &store,
-            },
-        ];
+        let jobs = two_jobs([&pa, &pb], [&all_a, &all_b], &runner, [&store, &store]);
         let q = schedule(&jobs, &[all_a.clone(), all_b.clone()]);
         assert_eq!(
             order(&jobs, &q),
@@ -393,20 +381,7 @@ name = "y"
         );
         let runner = Costly::default();
         let all: Vec<usize> = (0..4).collect();
-        let jobs = [
-            PoolJob {
-                plan: &pa,
-                runs: &all,
-                runner: &runner,
-                store: &sa,
-            },
-            PoolJob {
-                plan: &pb,
-                runs: &all,
-                runner: &runner,
-                store: &sb,
-            },
-        ];
+        let jobs = two_jobs([&pa, &pb], [&all, &all], &runner, [&sa, &sb]);
         let opts = ExecOptions {
             jobs: 1,
             progress: false,
@@ -440,20 +415,7 @@ name = "y"
         );
         let runner = Costly::default();
         let all: Vec<usize> = (0..4).collect();
-        let jobs = [
-            PoolJob {
-                plan: &pa,
-                runs: &all,
-                runner: &runner,
-                store: &sa,
-            },
-            PoolJob {
-                plan: &pb,
-                runs: &all,
-                runner: &runner,
-                store: &sb,
-            },
-        ];
+        let jobs = two_jobs([&pa, &pb], [&all, &all], &runner, [&sa, &sb]);
         let opts = ExecOptions {
             jobs: 2,
             progress: false,
@@ -472,34 +434,6 @@ name = "y"
                 "{}",
                 rep.failed[0].what
             );
-        }
-    }
-
-    #[test]
-    fn thread_cpu_counts_this_threads_work_only() {
-        if !cfg!(unix) {
-            return;
-        }
-        // Another thread's 50 ms are not this thread's CPU time.
-        let before = thread_cpu();
-        std::thread::scope(|s| {
-            s.spawn(|| std::thread::sleep(Duration::from_millis(50)));
-        });
-        let waited = thread_cpu() - before;
-        assert!(waited < Duration::from_millis(25), "{waited:?}");
-        // This thread's work is (however busy the machine: up to 20 s
-        // of wall time for 20 ms of CPU).
-        let start = thread_cpu();
-        let t = Instant::now();
-        let mut x = 1u64;
-        while thread_cpu() - start < Duration::from_millis(20) {
-            assert!(
-                t.elapsed() < Duration::from_secs(20),
-                "the thread's CPU clock stands still"
-            );
-            for _ in 0..1000 {
-                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
-            }
         }
     }
 }

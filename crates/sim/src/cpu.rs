@@ -48,23 +48,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn thread_cpu_time_counts_a_few_milliseconds_of_work() {
-        let start = thread_cpu_time().expect("Linux tells the thread's CPU time");
-        let mut x = 0u64;
-        let mut now = start;
-        // Spin for 3 ms of CPU: less than a scheduler tick at 250 Hz.
-        while now - start < Duration::from_millis(3) {
-            for i in 0..1000u64 {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(i);
-            }
-            std::hint::black_box(x);
-            now = thread_cpu_time().unwrap();
-        }
-        assert!(now > start);
-        // Sleeping is not CPU.
-        let before = thread_cpu_time().unwrap();
+    fn thread_cpu_time_counts_this_threads_work_only() {
+        let cpu = || thread_cpu_time().expect("Linux tells the thread's CPU time");
+        // Neither another thread's 50 ms nor this thread's sleep is this
+        // thread's CPU time.
+        let before = cpu();
+        std::thread::scope(|s| {
+            s.spawn(|| std::thread::sleep(Duration::from_millis(50)));
+        });
         std::thread::sleep(Duration::from_millis(30));
-        assert!(thread_cpu_time().unwrap() - before < Duration::from_millis(15));
+        let waited = cpu() - before;
+        assert!(waited < Duration::from_millis(25), "{waited:?}");
+        // This thread's work is (however busy the machine: up to 20 s of
+        // wall time for 20 ms of CPU).
+        let start = cpu();
+        let t = std::time::Instant::now();
+        let mut x = 1u64;
+        while cpu() - start < Duration::from_millis(20) {
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "the thread's CPU clock stands still"
+            );
+            for _ in 0..1000 {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        }
     }
 
     #[test]
