@@ -182,11 +182,14 @@ pub struct ExperimentError {
     pub error: LabError,
 }
 
-/// An experiment planned, with its store.
-struct Prepared {
+/// An experiment planned, with its store and runner.
+struct Prepared<'a> {
     exp: Experiment,
     plan: Plan,
     store: Store,
+    runner: &'a dyn Runner,
+    /// Run what is missing ([`Selected::execute`]).
+    execute: bool,
 }
 
 /// [`run_experiment`] for several experiments at once: every experiment
@@ -202,8 +205,6 @@ pub fn run_experiments(
     opts: &LabOptions,
 ) -> Result<Vec<ExperimentRun>, ExperimentError> {
     let mut prepared = Vec::with_capacity(selected.len());
-    let mut runners = Vec::with_capacity(selected.len());
-    let mut execute_runs = Vec::with_capacity(selected.len());
     for sel in selected {
         let id = sel.exp.spec.id.clone();
         let wrap = |error| ExperimentError {
@@ -217,21 +218,23 @@ pub fn run_experiments(
             exp: sel.exp,
             plan,
             store,
+            runner: sel.runner,
+            execute: sel.execute,
         });
-        runners.push(sel.runner);
-        execute_runs.push(sel.execute);
     }
     let all: Vec<Vec<usize>> = prepared
         .iter()
         .map(|p| (0..p.plan.runs.len()).collect())
         .collect();
-    let in_pool: Vec<usize> = (0..prepared.len()).filter(|&i| execute_runs[i]).collect();
+    let in_pool: Vec<usize> = (0..prepared.len())
+        .filter(|&i| prepared[i].execute)
+        .collect();
     let jobs: Vec<PoolJob> = in_pool
         .iter()
         .map(|&i| PoolJob {
             plan: &prepared[i].plan,
             runs: &all[i],
-            runner: runners[i],
+            runner: prepared[i].runner,
             store: &prepared[i].store,
         })
         .collect();
