@@ -46,7 +46,7 @@ impl Default for BenchConfig {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BenchResult {
     pub simulated_s: f64,
-    /// "thread" (schedstat) or "wall".
+    /// "thread" (the thread's CPU clock) or "wall".
     pub cpu_clock: &'static str,
     pub cpu_s: f64,
     pub wall_s: f64,
@@ -63,6 +63,13 @@ pub struct BenchResult {
     pub peak_rss_bytes: Option<u64>,
     /// "run" (the peak was reset before the run) or "process".
     pub peak_rss_scope: &'static str,
+}
+
+impl BenchResult {
+    /// CPU nanoseconds per simulated event.
+    pub fn cpu_ns_per_event(&self) -> f64 {
+        self.cpu_s / self.events.max(1) as f64 * 1e9
+    }
 }
 
 /// The benchmark scenario (see the module documentation).
@@ -201,7 +208,7 @@ pub fn measure(s: &Scenario, seed: u64) -> Result<BenchResult, ScenarioError> {
         packets_per_cpu_s: per(r.summary.packets_created),
         simulated_s_per_cpu_s: if cpu > 0.0 { s.duration_s / cpu } else { 0.0 },
         bytes_delivered: r.summary.flows.iter().map(|f| f.bytes_delivered).sum(),
-        peak_rss_bytes: peak_rss_bytes(),
+        peak_rss_bytes: crate::cpu::peak_rss_kb().map(|kb| kb * 1024),
         peak_rss_scope: scope,
     })
 }
@@ -307,10 +314,10 @@ pub fn estimator_cost(
             let b = measure(without, seed)?;
             (measure(with, seed)?, b)
         };
-        let per = |r: &BenchResult| r.cpu_s / r.events.max(1) as f64 * 1e9;
-        c.with_ns_per_event.push(per(&a));
-        c.without_ns_per_event.push(per(&b));
-        c.ratios.push(per(&a) / per(&b).max(1e-9));
+        let (pa, pb) = (a.cpu_ns_per_event(), b.cpu_ns_per_event());
+        c.with_ns_per_event.push(pa);
+        c.without_ns_per_event.push(pb);
+        c.ratios.push(pa / pb.max(1e-9));
         c.run_ratios.push(a.cpu_s / b.cpu_s.max(1e-12));
     }
     Ok(c)
@@ -320,14 +327,6 @@ pub fn estimator_cost(
 /// writing 5 to `/proc/self/clear_refs`); false where that is not possible.
 fn reset_peak_rss() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
-}
-
-/// Peak resident set of the process in bytes, if the OS says.
-pub fn peak_rss_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
 }
 
 /// Runs the benchmark scenario once and measures it; with `estimators`

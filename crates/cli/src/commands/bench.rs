@@ -273,11 +273,6 @@ type AxisPoint = (
     Option<msctp_sim::bench::EstimatorCost>,
 );
 
-/// CPU nanoseconds per event.
-fn ns_per_event(a: &msctp_sim::bench::BenchResult) -> f64 {
-    a.cpu_s / a.events.max(1) as f64 * 1e9
-}
-
 /// "median 1.012x (quartiles 0.99 to 1.03, 9 pairs 0.95 to 1.08)".
 fn describe_cost(c: &msctp_sim::bench::EstimatorCost) -> String {
     let (q1, q3) = c.quartiles();
@@ -309,7 +304,7 @@ fn print_sim(
         "  {} events: {:.2} M events per CPU-second ({:.0} ns per event)",
         r.events,
         r.events_per_cpu_s / 1e6,
-        ns_per_event(r)
+        r.cpu_ns_per_event()
     );
     println!(
         "  {} packets: {:.3} M packets per CPU-second",
@@ -364,7 +359,7 @@ fn print_sim(
             a.packets,
             a.cpu_s,
             a.events_per_cpu_s / 1e6,
-            ns_per_event(a),
+            a.cpu_ns_per_event(),
             a.packets_per_cpu_s / 1e3,
             a.simulated_s_per_cpu_s,
             a.peak_rss_bytes.map_or(f64::NAN, |b| b as f64 / 1e6),
@@ -397,7 +392,7 @@ fn print_sim_json(
             serde_json::json!({
                 "stations": n,
                 "without_estimators": a,
-                "cpu_ns_per_event": ns_per_event(a),
+                "cpu_ns_per_event": a.cpu_ns_per_event(),
                 "cpu_ns_per_packet": a.cpu_s / a.packets.max(1) as f64 * 1e9,
                 "estimators_cost_ratio": c.as_ref().map(|c| c.median_ratio()),
                 "estimators_cost": c,
@@ -408,7 +403,7 @@ fn print_sim_json(
     let out = serde_json::json!({
         "runs_per_measurement": runs,
         "bulk": r,
-        "bulk_cpu_ns_per_event": ns_per_event(r),
+        "bulk_cpu_ns_per_event": r.cpu_ns_per_event(),
         "estimators_cost_ratio": est.map(|c| c.median_ratio()),
         "estimators_cost": est,
         "stations": stations,
