@@ -501,10 +501,14 @@ impl Driver {
             self.stats.no_socket += 1;
             return;
         };
+        // The UDP payload is the SCTP packet: any headroom the endpoint
+        // was configured to leave (`transmit_headroom`) is not sent.
+        let mut payload = t.payload;
+        payload.drain(..t.headroom);
         self.txq.push(Queued {
             sock,
             to: SocketAddr::new(t.destination, port),
-            payload: t.payload,
+            payload,
         });
     }
 

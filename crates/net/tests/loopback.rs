@@ -318,3 +318,41 @@ async fn recv_in_select_loses_nothing() {
         "the timer did interrupt receiving ({ticks} ticks)"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transmit_headroom_is_not_sent() {
+    // Both endpoints leave 40 free bytes in front of every packet
+    // (`EndpointConfig::transmit_headroom`, the simulator's setting): the
+    // UDP payload must still be the SCTP packet alone.
+    let with_headroom = |port, listen| {
+        let mut c = cfg(port, &["127.0.0.1"], listen);
+        c.endpoint.transmit_headroom = 40;
+        c
+    };
+    let server = Stack::bind(with_headroom(5011, true)).await.unwrap();
+    let sport = server.udp_port();
+    let client = Stack::bind(with_headroom(5012, false)).await.unwrap();
+    let total = 1 << 20;
+    let srv = tokio::spawn(async move {
+        let mut a = server.accept().await.unwrap();
+        let mut got = Vec::new();
+        while let Some(m) = a.recv().await.unwrap() {
+            got.extend_from_slice(&m.data);
+        }
+        got
+    });
+    let a = client
+        .connect_via(&[ip("127.0.0.1")], 5011, Some(sport))
+        .await
+        .unwrap();
+    let data: Vec<u8> = (0..total).map(byte).collect();
+    for chunk in data.chunks(50_000) {
+        a.send(0, 0, Bytes::copy_from_slice(chunk)).await.unwrap();
+    }
+    a.shutdown().await.unwrap();
+    let got = tokio::time::timeout(Duration::from_secs(30), srv)
+        .await
+        .expect("server finished")
+        .unwrap();
+    assert!(got == data, "{} of {total} bytes, or altered", got.len());
+}
