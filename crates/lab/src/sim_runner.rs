@@ -152,12 +152,11 @@ impl Runner for SimRunner {
     /// Simulated seconds times the nodes that run agents (fixed nodes,
     /// mobiles and every station of a population): what a run costs
     /// grows with both (each node's agents, timers and packets), and both
-    /// are in the scenario before the run. Measured against it: the
-    /// 11 769 runs of a full reproduction (2026-11-27) ordered by this
-    /// estimate finish, on two workers, as early as ordered by their
-    /// measured times (the few runs it ranks wrongly, E5's bulk against
-    /// its CBR flows of one duration, take well under a second). A
-    /// scenario that does not parse costs 0 (it fails at once).
+    /// are in the scenario before the run. How well it orders: the full
+    /// reproduction of 2026-11-27 (11 769 runs, 466 s of run CPU) took
+    /// 238 s on two workers, 198% of the two cores, so the pool's end
+    /// left next to nothing idle. A scenario that does not parse costs 0
+    /// (it fails at once).
     fn cost_hint(&self, scenario: &Table) -> f64 {
         let Ok((s, _)) = split(scenario) else {
             return 0.0;
