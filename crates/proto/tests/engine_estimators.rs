@@ -146,6 +146,35 @@ fn packet_pair_measures_each_path_rate_within_5_percent() {
     );
 }
 
+/// A: polls that find nothing to send do not move the first trains.
+/// Two runs of one seed, the second polling both endpoints every
+/// millisecond besides (each poll fruitless unless something is due):
+/// the trains leave at the same instants in both, so a driver's results
+/// do not depend on how often it polls (`Endpoint::idle_poll_is_pure`).
+#[test]
+fn packet_pair_first_trains_do_not_depend_on_how_often_a_driver_polls() {
+    let trains = |extra_polls: bool| {
+        let mut n = net(2_000_000, 5_000_000, 7, true);
+        if extra_polls {
+            n.tick = Some(Duration::from_millis(1));
+        }
+        connect(&mut n);
+        n.run_for(Duration::from_secs(6));
+        let mut starts: Vec<(Time, u32)> = probes_sent(&n)
+            .into_iter()
+            .filter(|p| p.2 == 0)
+            .map(|p| (p.0, p.1))
+            .collect();
+        starts.dedup();
+        starts
+    };
+    let quiet = trains(false);
+    let busy = trains(true);
+    // Five first trains on each of the two paths.
+    assert!(quiet.len() >= 10, "{quiet:?}");
+    assert_eq!(quiet, busy);
+}
+
 #[test]
 fn packet_pair_discards_lossy_and_reordered_trains() {
     let (r1, r2) = (3_000_000, 1_000_000);

@@ -92,6 +92,12 @@ impl Association {
     /// can carry one, the others one RTO (at least 100 ms) apart, each
     /// spacing varied by +-50% as heartbeats are (so that the two ends of
     /// an association, which start together, do not probe in step).
+    ///
+    /// A spacing is drawn from the association's random stream once, when
+    /// its deadline is set (the first poll that finds the path ready, and
+    /// each train sent), never by a poll that only finds the deadline not
+    /// yet due: such a poll changes nothing
+    /// ([`crate::Endpoint::idle_poll_is_pure`]).
     pub(super) fn queue_due_trains(&mut self, now: Time) {
         if !self.probes_allowed() {
             return;
@@ -100,27 +106,46 @@ impl Association {
             if self.paths[i].initial_trains == 0 || !self.train_ready(i) {
                 continue;
             }
-            let spacing = self.paths[i].rto.rto().max(INITIAL_SPACING);
-            let spacing = self.jittered(spacing);
-            let p = &mut self.paths[i];
-            let at = *p.probe_at.get_or_insert(now + spacing);
+            let at = match self.paths[i].probe_at {
+                Some(at) => at,
+                None => {
+                    let at = now + self.train_spacing(i);
+                    self.paths[i].probe_at = Some(at);
+                    at
+                }
+            };
             if at > now {
                 continue;
             }
-            p.initial_trains -= 1;
-            p.probe_at = (p.initial_trains > 0).then(|| now + spacing);
+            self.paths[i].initial_trains -= 1;
+            self.paths[i].probe_at = None;
+            if self.paths[i].initial_trains > 0 {
+                let next = now + self.train_spacing(i);
+                self.paths[i].probe_at = Some(next);
+            }
             self.queue_train(i, now, None);
         }
     }
 
-    /// Whether a poll for output draws from the association's random
-    /// stream even when it sends nothing: while a path awaits one of its
-    /// first trains, every poll jitters that train's spacing
-    /// (`queue_due_trains`), although only the first draw
-    /// after the previous train is used. A driver's runs then depend on
-    /// how often it polls (see [`crate::Endpoint::idle_poll_is_pure`]).
+    /// The spacing before path `i`'s next first train: its RTO, at least
+    /// 100 ms, jittered.
+    fn train_spacing(&mut self, i: usize) -> std::time::Duration {
+        let spacing = self.paths[i].rto.rto().max(INITIAL_SPACING);
+        self.jittered(spacing)
+    }
+
+    /// Whether a poll for output may draw from the association's random
+    /// stream even when it sends nothing: only while a path that is ready
+    /// for one of its first trains has no deadline for it yet (the first
+    /// poll after the path became ready draws it). A poll that found
+    /// nothing to send leaves every ready path with its deadline set, so
+    /// the next poll at the same instant, with nothing changed, is pure.
     pub(crate) fn polls_draw_randomness(&self) -> bool {
-        self.probes_allowed() && self.paths.iter().any(|p| p.initial_trains > 0)
+        self.probes_allowed()
+            && (0..self.paths.len()).any(|i| {
+                let p = &self.paths[i];
+                p.initial_trains > 0 && p.probe_at.is_none() && self.train_ready(i)
+            })
     }
 
     /// The earliest first-train deadline (a timer of the association).

@@ -562,9 +562,11 @@ impl Endpoint {
     /// nothing to send leaves the endpoint exactly as it was, so that a
     /// driver that knows nothing changed since its last fruitless poll at
     /// this instant may skip the next one without changing what follows.
-    /// False while some association has a path awaiting one of its first
-    /// capacity trains (the estimators, issue 11): each poll then draws
-    /// that train's jitter from the association's random stream.
+    /// False only while some association has a path ready for one of its
+    /// first capacity trains (the estimators, issue 11) whose deadline is
+    /// not drawn yet: the next poll draws that train's jitter from the
+    /// association's random stream. A fruitless poll draws every such
+    /// deadline, so right after one this is true.
     pub fn idle_poll_is_pure(&self) -> bool {
         !self.assocs.values().any(|a| a.polls_draw_randomness())
     }

@@ -480,9 +480,9 @@ impl SctpAgent {
     /// Sending moves bytes from queued to outstanding, leaving the room
     /// as it was. The next round would find nothing, so it is not run,
     /// unless its fruitless poll would itself change the engine
-    /// ([`Endpoint::idle_poll_is_pure`]: while first capacity trains are
-    /// pending each poll draws randomness, and skipping one would change
-    /// the run).
+    /// ([`Endpoint::idle_poll_is_pure`]: the first poll after a path
+    /// becomes ready for its first capacity trains draws the first
+    /// train's deadline, and skipping it would change the run).
     fn drive(&mut self, ctx: &mut Ctx<'_>) {
         let polls = self.manager.as_ref().is_some_and(|m| m.polls());
         let mut rounds = 0;
