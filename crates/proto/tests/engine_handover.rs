@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use common::*;
+use msctp_proto::asconf::LocalAddrState;
 use msctp_proto::policy::{self, HandoverPolicy, LinkEvent, NewestAddress};
 use msctp_proto::wire::chunk::chunk_type;
 use msctp_proto::wire::{Chunk, PacketRepr, Param};
@@ -663,4 +664,93 @@ fn asconf_retransmission_is_not_held_behind_a_heartbeat_to_another_peer_address(
         b"after the move"
     );
     assert_eq!(n.a.association(a).unwrap().send_buffered(), 0);
+}
+
+/// The ASCONF requests (parameters) A sent at or after `since`.
+fn asconf_params_sent(n: &Net, since: Time) -> Vec<Param> {
+    let mut v = Vec::new();
+    for s in n
+        .seen
+        .iter()
+        .filter(|s| s.from == Side::A && s.time >= since)
+    {
+        for c in parse(s).chunks {
+            if let Chunk::Asconf(a) = c {
+                v.extend(a.params);
+            }
+        }
+    }
+    v
+}
+
+/// The error causes in the ASCONF-ACKs B sent at or after `since`.
+fn asconf_errors_answered(n: &Net, since: Time) -> usize {
+    let mut errors = 0;
+    for s in n
+        .seen
+        .iter()
+        .filter(|s| s.from == Side::B && s.time >= since)
+    {
+        for c in parse(s).chunks {
+            if let Chunk::AsconfAck(a) = c {
+                errors += a
+                    .params
+                    .iter()
+                    .filter(|p| matches!(p, Param::ErrorCauseIndication { .. }))
+                    .count();
+            }
+        }
+    }
+    errors
+}
+
+/// A with MN1 and MN2 in the association (MN2 added and acknowledged).
+fn two_local_addresses(seed: u64) -> (Net, AssocId, AssocId) {
+    let mut n = dual_homed_correspondent(seed);
+    let (a, b) = n.connect(Duration::from_secs(2));
+    n.a.association_mut(a)
+        .unwrap()
+        .add_local_address(ip(MN2))
+        .unwrap();
+    n.run_for(Duration::from_secs(1));
+    let states: Vec<_> = n.a.association(a).unwrap().local_addresses().to_vec();
+    assert!(
+        states.iter().all(|l| l.state == LocalAddrState::Available),
+        "{states:?}"
+    );
+    (n, a, b)
+}
+
+/// Removing an address twice sends one Delete:
+///
+/// ```text
+///  A (MN1, MN2)                                 B (CN1, CN2)
+///  delete MN1, delete MN1 again (no-op)
+///  ASCONF [Delete MN1] --------------------------->
+///              <----- ASCONF-ACK [success]
+/// ```
+///
+/// A second Delete of the same address in the same ASCONF used to make
+/// the peer answer "unresolvable address" (seen while fixing a `session`
+/// fuzz finding).
+#[test]
+fn asconf_carries_one_delete_when_an_address_is_removed_twice() {
+    let (mut n, a, b) = two_local_addresses(41);
+    let t = n.now;
+    let x = n.a.association_mut(a).unwrap();
+    x.remove_local_address(ip(MN1)).unwrap();
+    x.remove_local_address(ip(MN1)).unwrap();
+    n.run_for(Duration::from_secs(1));
+    let deletes: Vec<_> = asconf_params_sent(&n, t)
+        .into_iter()
+        .filter(|p| matches!(p, Param::DeleteIpAddress { .. }))
+        .collect();
+    assert_eq!(deletes.len(), 1, "{deletes:?}");
+    assert_eq!(asconf_errors_answered(&n, t), 0);
+    let x = n.a.association(a).unwrap();
+    let left: Vec<_> = x.local_addresses().iter().map(|l| l.addr).collect();
+    assert_eq!(left, vec![ip(MN2)]);
+    let y = n.b.association(b).unwrap();
+    let remotes: Vec<_> = y.paths().iter().map(|p| p.remote).collect();
+    assert_eq!(remotes, vec![ip(MN2)]);
 }

@@ -1009,13 +1009,19 @@ impl Association {
 
     /// Deletes a local address (RFC 5061 Delete IP Address). The address
     /// stops being used as a source at once (the host is losing it) but
-    /// packets to it are accepted until the peer acknowledges.
+    /// packets to it are accepted until the peer acknowledges. Removing an
+    /// address already being deleted changes nothing.
     pub fn remove_local_address(&mut self, addr: IpAddr) -> Result<(), AddressError> {
         let idx = self
             .local
             .iter()
             .position(|l| l.addr == addr)
             .ok_or(AddressError::Unknown)?;
+        // Already being deleted: one Delete is enough (a second one would
+        // make the peer answer "unresolvable address").
+        if self.local[idx].state == LocalAddrState::DeletePending {
+            return Ok(());
+        }
         if self.local[idx].state == LocalAddrState::AddPending {
             // Never announced: withdraw the request if still queued.
             let queued = self.asconf.pending().any(|r| *r == Request::Add(addr));
