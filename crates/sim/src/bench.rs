@@ -412,9 +412,14 @@ mod tests {
         assert!(lo <= c.median_ratio() && c.median_ratio() <= hi);
     }
 
+    /// Ten simulated seconds: in the first three, a station that arrives
+    /// into 20 bulk downloads' full AP queue can lose its first packets
+    /// and back off its retransmission timer past the end (seen in 6 of
+    /// 12 seeds without the estimators and 3 of 12 with them); over ten,
+    /// every station got data in all 24 runs tried.
     #[test]
     fn the_stations_bench_runs_every_station() {
-        let s = stations_scenario(20, 3.0, true).unwrap();
+        let s = stations_scenario(20, 10.0, true).unwrap();
         let r = measure(&s, 1).unwrap();
         assert!(r.bytes_delivered > 1_000_000, "{r:?}");
         let run = scenario::run_scenario(&s, 1).unwrap();
