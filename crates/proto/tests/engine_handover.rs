@@ -666,42 +666,38 @@ fn asconf_retransmission_is_not_held_behind_a_heartbeat_to_another_peer_address(
     assert_eq!(n.a.association(a).unwrap().send_buffered(), 0);
 }
 
+/// The chunks `from` sent at or after `since`.
+fn chunks_sent(n: &Net, from: Side, since: Time) -> Vec<Chunk> {
+    n.seen
+        .iter()
+        .filter(|s| s.from == from && s.time >= since)
+        .flat_map(|s| parse(s).chunks)
+        .collect()
+}
+
 /// The ASCONF requests (parameters) A sent at or after `since`.
 fn asconf_params_sent(n: &Net, since: Time) -> Vec<Param> {
-    let mut v = Vec::new();
-    for s in n
-        .seen
-        .iter()
-        .filter(|s| s.from == Side::A && s.time >= since)
-    {
-        for c in parse(s).chunks {
-            if let Chunk::Asconf(a) = c {
-                v.extend(a.params);
-            }
-        }
-    }
-    v
+    chunks_sent(n, Side::A, since)
+        .into_iter()
+        .filter_map(|c| match c {
+            Chunk::Asconf(a) => Some(a.params),
+            _ => None,
+        })
+        .flatten()
+        .collect()
 }
 
 /// The error causes in the ASCONF-ACKs B sent at or after `since`.
 fn asconf_errors_answered(n: &Net, since: Time) -> usize {
-    let mut errors = 0;
-    for s in n
-        .seen
+    chunks_sent(n, Side::B, since)
         .iter()
-        .filter(|s| s.from == Side::B && s.time >= since)
-    {
-        for c in parse(s).chunks {
-            if let Chunk::AsconfAck(a) = c {
-                errors += a
-                    .params
-                    .iter()
-                    .filter(|p| matches!(p, Param::ErrorCauseIndication { .. }))
-                    .count();
-            }
-        }
-    }
-    errors
+        .filter_map(|c| match c {
+            Chunk::AsconfAck(a) => Some(&a.params),
+            _ => None,
+        })
+        .flatten()
+        .filter(|p| matches!(p, Param::ErrorCauseIndication { .. }))
+        .count()
 }
 
 /// A with MN1 and MN2 in the association (MN2 added and acknowledged).
