@@ -118,11 +118,8 @@ impl Association {
                 continue;
             }
             self.paths[i].initial_trains -= 1;
-            self.paths[i].probe_at = None;
-            if self.paths[i].initial_trains > 0 {
-                let next = now + self.train_spacing(i);
-                self.paths[i].probe_at = Some(next);
-            }
+            let next = (self.paths[i].initial_trains > 0).then(|| now + self.train_spacing(i));
+            self.paths[i].probe_at = next;
             self.queue_train(i, now, None);
         }
     }
