@@ -4,8 +4,8 @@ mod commands;
 
 /// mimalloc instead of the C library's allocator: the simulator allocates
 /// and frees small buffers at every packet; with 1 000 stations `msctp
-/// bench sim` is 1.3x faster per event with it (docs/DESIGN.md, "Build
-/// and allocator").
+/// bench sim` is about 1.3x faster per event with it (docs/DESIGN.md,
+/// "Crates chosen").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
