@@ -142,6 +142,34 @@ fn shards_merged_by_report_only_equal_one_reproduction() {
     assert!(text(&o).contains("23 of 24"), "{}", text(&o));
     assert!(text(&o).contains("1 runs missing"), "{}", text(&o));
 
+    // ... and the documentation report is not rebuilt from part of the
+    // runs: an existing complete one stays as it is, unless --partial.
+    let docs = split.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::write(docs.join("REPRODUCTION.md"), "complete\n").unwrap();
+    let o = msctp(
+        split.path(),
+        &["reproduce", "D2", "--report-only", "--docs", "docs"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("report not written"), "{}", text(&o));
+    let report = || std::fs::read_to_string(docs.join("REPRODUCTION.md")).unwrap();
+    assert_eq!(report(), "complete\n");
+    let o = msctp(
+        split.path(),
+        &[
+            "reproduce",
+            "D2",
+            "--report-only",
+            "--docs",
+            "docs",
+            "--partial",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("report: docs"), "{}", text(&o));
+    assert_ne!(report(), "complete\n");
+
     // Bad slices are refused before anything runs.
     for (args, want) in [
         (vec!["--shard", "4/3"], "I counts from 1 to N"),
@@ -153,6 +181,7 @@ fn shards_merged_by_report_only_equal_one_reproduction() {
             "cannot be used with",
         ),
         (vec!["--report-only", "--fresh"], "cannot be used with"),
+        (vec!["--partial"], "--report-only"),
     ] {
         let mut a = vec!["reproduce", "D2"];
         a.extend(args);

@@ -104,6 +104,12 @@ pub struct ReproduceArgs {
     /// (e.g. those the shards of a job array stored).
     #[arg(long, conflicts_with = "fresh")]
     pub report_only: bool,
+    /// With `--report-only`: write REPRODUCTION.md even when stored runs
+    /// are missing (without it, a report that would be built from part of
+    /// the runs is not written, so a complete one is never overwritten by
+    /// an incomplete one).
+    #[arg(long, requires = "report_only")]
+    pub partial: bool,
 }
 
 fn jobs(j: Option<usize>) -> anyhow::Result<usize> {
@@ -365,6 +371,7 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
     let wall = t0.elapsed().as_secs_f64();
     let mut done = Vec::new();
     let mut bad = false;
+    let mut incomplete = false;
     let (mut total, mut executed, mut cached, mut failed) = (0, 0, 0, 0);
     let (mut run_s, mut cpu_s) = (0.0, 0.0);
     for (r, (_, _, run_it)) in runs.into_iter().zip(&wanted) {
@@ -386,6 +393,7 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
                 );
             }
             print_unexpected(&unexpected);
+            incomplete |= stored < planned;
             bad |= stored < planned || !unexpected.is_empty();
         } else if *run_it {
             let c = &r.analysis.checks;
@@ -437,9 +445,16 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
             opts.exec.jobs
         );
     }
-    if let Some(d) = docs {
-        let p = write_reproduction(&done, &missing, &d)?;
-        println!("report: {}", p.display());
+    match docs {
+        Some(d) if incomplete && !a.partial => eprintln!(
+            "report not written to {}: stored runs are missing (above); run them, or pass --partial to write a report from the stored runs only",
+            d.display()
+        ),
+        Some(d) => {
+            let p = write_reproduction(&done, &missing, &d)?;
+            println!("report: {}", p.display());
+        }
+        None => {}
     }
     Ok(if bad {
         ExitCode::from(1)
