@@ -58,7 +58,20 @@ fn version() -> &'static str {
     })
 }
 
+/// A reader that stops reading (`msctp bench sim --json | head`) ends
+/// `msctp` quietly, as it ends any Unix filter: the Rust runtime ignores
+/// SIGPIPE, and `println!` then panics on the broken pipe. Sockets are not
+/// concerned: the standard library and tokio send with `MSG_NOSIGNAL`.
+fn die_quietly_on_broken_pipe() {
+    // SAFETY: called first in `main`, before any other thread exists;
+    // SIG_DFL is a valid disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> std::process::ExitCode {
+    die_quietly_on_broken_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Conformance(a) => commands::conformance::run(a),

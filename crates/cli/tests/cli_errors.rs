@@ -164,6 +164,8 @@ fn bench_sim_refuses_a_bad_stations_axis_and_skips_an_empty_one() {
     assert_refused(&o, &["--stations: 0 is not in [1,"]);
     let (o, _) = msctp(dir.path(), &["bench", "sim", "--runs", "0"]);
     assert_refused(&o, &["--runs must lie in [1, 100]"]);
+    let (o, _) = msctp(dir.path(), &["bench", "sim", "--duration", "0.5"]);
+    assert_refused(&o, &["--duration must lie in [1, 1e6] seconds", "got 0.5"]);
     let (o, _) = msctp(
         dir.path(),
         &["bench", "sim", "--stations", "", "--duration", "1"],
@@ -172,4 +174,39 @@ fn bench_sim_refuses_a_bad_stations_axis_and_skips_an_empty_one() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.contains("events per CPU-second"), "{out}");
     assert!(!out.contains("stations sharing"), "{out}");
+}
+
+#[test]
+fn a_reader_that_stops_early_ends_msctp_quietly_not_with_a_panic() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    // `msctp bench sim --json | head -c 0`: the reader is gone before
+    // anything is written.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_msctp"))
+        .args([
+            "bench",
+            "sim",
+            "--duration",
+            "2",
+            "--stations",
+            "",
+            "--estimator-pairs",
+            "0",
+            "--json",
+        ])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let e = stderr(&o);
+    assert!(!e.contains("panicked"), "{e}");
+    assert_eq!(
+        o.status.signal(),
+        Some(libc::SIGPIPE),
+        "{:?}: {e}",
+        o.status
+    );
 }

@@ -127,8 +127,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if estimator_pairs > 1000 {
                 bail!("--estimator-pairs must lie in [0, 1000], got {estimator_pairs}");
             }
-            if !(duration > 0.0 && duration <= 1e6) {
-                bail!("--duration must lie in (0, 1e6] seconds, got {duration}");
+            if !(1.0..=1e6).contains(&duration) {
+                bail!(
+                    "--duration must lie in [1, 1e6] seconds (the bulk transfer starts at 1 s), got {duration}"
+                );
             }
             if !(stations_duration > 0.0 && stations_duration <= 1e5) {
                 bail!("--stations-duration must lie in (0, 1e5] seconds, got {stations_duration}");
@@ -231,12 +233,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             };
             if json {
                 let mut v = serde_json::to_value(&report)?;
-                if let (Some(c), Some(o)) = (&cost, v.as_object_mut()) {
-                    o.insert("estimators_cost_ratio".into(), c.median_ratio().into());
-                    o.insert("estimators_cost".into(), serde_json::to_value(c)?);
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("build".into(), build().into());
+                    if let Some(c) = &cost {
+                        o.insert("estimators_cost_ratio".into(), c.median_ratio().into());
+                        o.insert("estimators_cost".into(), serde_json::to_value(c)?);
+                    }
                 }
                 println!("{}", serde_json::to_string_pretty(&v)?);
             } else {
+                println!("build: {}", build());
                 print!("{report}");
                 if let Some(c) = &cost {
                     let (lo, hi) = c.spread();
@@ -252,6 +258,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// How this `msctp` was built, printed with every benchmark's figures:
+/// the optimisation level, and whether it is the profile-guided build of
+/// `scripts/pgo.sh` (which sets `MSCTP_BUILD_PGO` to what it trained on).
+fn build() -> String {
+    let opt = if cfg!(debug_assertions) {
+        "with debug assertions (a test profile: figures not representative, build with --release)"
+    } else {
+        "release"
+    };
+    match option_env!("MSCTP_BUILD_PGO") {
+        Some(t) => format!("{opt}, profile-guided (trained on `msctp {t}`)"),
+        None => format!("{opt}, no profile-guided optimisation"),
     }
 }
 
@@ -292,6 +313,7 @@ fn print_sim(
     est: Option<&msctp_sim::bench::EstimatorCost>,
     axis: &[AxisPoint],
 ) {
+    println!("build: {}", build());
     println!(
         "simulator: bulk mSCTP transfer, {:.0} simulated s",
         r.simulated_s
@@ -401,6 +423,7 @@ fn print_sim_json(
         .collect();
     let growth = stations_growth(axis);
     let out = serde_json::json!({
+        "build": build(),
         "runs_per_measurement": runs,
         "bulk": r,
         "bulk_cpu_ns_per_event": r.cpu_ns_per_event(),
