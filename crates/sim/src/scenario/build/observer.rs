@@ -27,6 +27,8 @@
 
 use std::collections::BTreeMap;
 
+use smallvec::SmallVec;
+
 use msctp_proto::wire::Packet;
 use msctp_proto::wire::chunk::chunk_type;
 
@@ -120,6 +122,10 @@ pub(crate) struct FlowObserver {
     uid_limit: usize,
     attachments_dropped: u64,
 }
+
+/// Data numbers of one packet: on the stack for the usual few (a bulk
+/// packet carries one DATA chunk; the observer runs for every packet).
+type Seqs = SmallVec<[u64; 8]>;
 
 /// Offset of the Initial TSN in an INIT / INIT ACK chunk value (initiate
 /// tag, a_rwnd, OS, MIS: RFC 9260 section 3.3.2).
@@ -223,7 +229,7 @@ impl FlowObserver {
         };
         let (limit, uid_limit) = (self.limit, self.uid_limit);
         let r = &mut self.watches[k].1;
-        let mut seqs: Vec<u64> = Vec::new();
+        let mut seqs = Seqs::new();
         match p {
             proto::TCP => {
                 if let Some(h) = peek_header(pkt.payload()) {
@@ -302,7 +308,7 @@ impl FlowObserver {
         let r = &mut self.watches[k].1;
         let bytes = pkt.payload();
         sctp_init_origin(bytes, &mut r.tsn_in);
-        let mut seqs = Vec::new();
+        let mut seqs = Seqs::new();
         for_each_tsn(bytes, |tsn| {
             if r.tsn_in.has_origin() {
                 seqs.push(r.tsn_in.seq(tsn));
