@@ -182,6 +182,22 @@ impl Tracker {
         self.iface_of(addr).and_then(|k| self.ifaces[&k].power_w)
     }
 
+    /// Has the signal under `addr` fallen below `threshold_w`? A link that
+    /// is down has none; an address whose link is up but not sampled yet
+    /// (a driver reports the first beacon a moment after the address), or
+    /// whose interface reports no signal at all (a wired one), is not
+    /// judged: the rule is about signal that fell, not about signal not
+    /// yet heard.
+    fn signal_below(&self, addr: IpAddr, threshold_w: f64) -> bool {
+        let Some(info) = self.iface_of(addr).map(|k| &self.ifaces[&k]) else {
+            return false;
+        };
+        match info.power_w {
+            Some(p) => p < threshold_w,
+            None => !info.link_up,
+        }
+    }
+
     /// Deletion of a lost address: now if another address remains,
     /// otherwise after the next address is added.
     fn lost(&mut self, addr: IpAddr, assoc: &Association) -> Vec<Decision> {
@@ -377,7 +393,7 @@ impl SignalStrength {
         // (never the last one, never the primary).
         let mut remaining = candidates.len();
         for a in &members {
-            let weak = self.t.power_of(*a).is_none_or(|p| p < self.add_threshold_w);
+            let weak = self.t.signal_below(*a, self.add_threshold_w);
             if weak && Some(*a) != self.primary && remaining > 1 {
                 out.push(Decision::Delete(*a));
                 remaining -= 1;
@@ -765,6 +781,63 @@ mod tests {
         ] {
             assert!(p.on_link_event(Time::ZERO, &ev, assoc).is_empty(), "{ev:?}");
         }
+    }
+
+    /// Signal strength's delete rule judges signal that fell below the
+    /// Add-IP threshold, not signal not yet heard: at start-up the second
+    /// address (link up, no beacon yet) stays; a weak sample, or its link
+    /// going down, deletes it.
+    #[test]
+    fn signal_strength_deletes_an_address_whose_signal_fell_not_one_not_yet_sampled() {
+        let assoc = dual_homed();
+        let (add, primary) = (3.6e-10, 4.7e-10);
+        let mut p = SignalStrength::new(AddRule::Conservative, add, primary);
+        let t = Time::ZERO;
+        for ev in [
+            LinkEvent::LinkUp { iface: 1 },
+            LinkEvent::LinkUp { iface: 2 },
+            LinkEvent::AddressObtained {
+                iface: 1,
+                addr: ip("10.1.0.2"),
+            },
+            LinkEvent::AddressObtained {
+                iface: 2,
+                addr: ip("10.2.0.2"),
+            },
+            LinkEvent::SignalSample {
+                iface: 1,
+                power_w: 1e-9,
+            },
+        ] {
+            assert!(p.on_link_event(t, &ev, &assoc).is_empty(), "{ev:?}");
+        }
+        let weak = LinkEvent::SignalSample {
+            iface: 2,
+            power_w: add / 2.0,
+        };
+        assert_eq!(
+            p.on_link_event(t, &weak, &assoc),
+            vec![Decision::Delete(ip("10.2.0.2"))]
+        );
+        let mut p = SignalStrength::new(AddRule::Conservative, add, primary);
+        for ev in [
+            LinkEvent::LinkUp { iface: 1 },
+            LinkEvent::LinkUp { iface: 2 },
+            LinkEvent::SignalSample {
+                iface: 1,
+                power_w: 1e-9,
+            },
+            LinkEvent::AddressObtained {
+                iface: 2,
+                addr: ip("10.2.0.2"),
+            },
+        ] {
+            assert!(p.on_link_event(t, &ev, &assoc).is_empty(), "{ev:?}");
+        }
+        assert_eq!(
+            p.on_link_event(t, &LinkEvent::LinkDown { iface: 2 }, &assoc),
+            vec![Decision::Delete(ip("10.2.0.2"))]
+        );
     }
 
     /// Link-layer triggered (docs/MODELS.md 3): the "going down" hint of the
