@@ -750,3 +750,38 @@ fn asconf_carries_one_delete_when_an_address_is_removed_twice() {
     let remotes: Vec<_> = y.paths().iter().map(|p| p.remote).collect();
     assert_eq!(remotes, vec![ip(MN2)]);
 }
+
+#[test]
+fn readding_an_address_whose_delete_has_not_left_withdraws_the_delete() {
+    let (mut n, a, b) = two_local_addresses(43);
+    let t = n.now;
+    let x = n.a.association_mut(a).unwrap();
+    x.remove_local_address(ip(MN1)).unwrap();
+    x.add_local_address(ip(MN1)).unwrap();
+    n.run_for(Duration::from_secs(1));
+    assert_eq!(asconf_params_sent(&n, t), vec![]);
+    let x = n.a.association(a).unwrap();
+    assert!(
+        x.local_addresses()
+            .iter()
+            .all(|l| l.state == LocalAddrState::Available),
+        "{:?}",
+        x.local_addresses()
+    );
+    let y = n.b.association(b).unwrap();
+    let mut remotes: Vec<_> = y.paths().iter().map(|p| p.remote).collect();
+    remotes.sort();
+    assert_eq!(remotes, vec![ip(MN1), ip(MN2)]);
+    // A removal after that is an ordinary one.
+    let t = n.now;
+    n.a.association_mut(a)
+        .unwrap()
+        .remove_local_address(ip(MN1))
+        .unwrap();
+    n.run_for(Duration::from_secs(1));
+    let params = asconf_params_sent(&n, t);
+    assert!(
+        matches!(params[..], [Param::DeleteIpAddress { address, .. }] if address == ip(MN1)),
+        "{params:?}"
+    );
+}

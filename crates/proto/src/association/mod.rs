@@ -982,6 +982,8 @@ impl Association {
 
     /// Adds a local address (RFC 5061 Add IP Address). It becomes a source
     /// only when the peer acknowledges it ([`Event::LocalAddressAdded`]).
+    /// Adding an address whose Delete has not left yet withdraws the
+    /// Delete instead.
     pub fn add_local_address(&mut self, addr: IpAddr) -> Result<(), AddressError> {
         if self
             .local
@@ -995,6 +997,27 @@ impl Association {
         }
         if self.asconf.add_delete_refused {
             return Err(AsconfError::NotSupported.into());
+        }
+        // Added again before its Delete left: the peer never heard of the
+        // deletion, so the Delete is withdrawn and nothing is sent (one
+        // ASCONF deleting and adding the same address would only churn the
+        // peer's paths). The address is as it was before: available, or
+        // still being added if its Add is on the wire.
+        if self.asconf.pending().any(|r| *r == Request::Delete(addr)) {
+            self.asconf.cancel_pending(|r| *r == Request::Delete(addr));
+            let adding = self
+                .asconf
+                .outstanding
+                .as_ref()
+                .is_some_and(|o| o.requests.iter().any(|(_, r)| *r == Request::Add(addr)));
+            if let Some(l) = self.local.iter_mut().find(|l| l.addr == addr) {
+                l.state = if adding {
+                    LocalAddrState::AddPending
+                } else {
+                    LocalAddrState::Available
+                };
+            }
+            return Ok(());
         }
         self.asconf.queue(Request::Add(addr))?;
         match self.local.iter_mut().find(|l| l.addr == addr) {
