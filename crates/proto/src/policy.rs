@@ -765,22 +765,31 @@ mod tests {
         .unwrap()
     }
 
-    /// Both links up with their addresses: no decision yet.
-    fn bring_up(p: &mut FastestFirst, assoc: &Association) {
-        for ev in [
-            LinkEvent::LinkUp { iface: 1 },
-            LinkEvent::LinkUp { iface: 2 },
-            LinkEvent::AddressObtained {
-                iface: 1,
-                addr: ip("10.1.0.2"),
-            },
-            LinkEvent::AddressObtained {
-                iface: 2,
-                addr: ip("10.2.0.2"),
-            },
-        ] {
-            assert!(p.on_link_event(Time::ZERO, &ev, assoc).is_empty(), "{ev:?}");
+    /// Feeds `events` to `p`; none of them may bring a decision.
+    fn quiet(p: &mut dyn HandoverPolicy, assoc: &Association, events: &[LinkEvent]) {
+        for ev in events {
+            assert!(p.on_link_event(Time::ZERO, ev, assoc).is_empty(), "{ev:?}");
         }
+    }
+
+    /// Both links up with their addresses: no decision yet.
+    fn bring_up(p: &mut dyn HandoverPolicy, assoc: &Association) {
+        quiet(
+            p,
+            assoc,
+            &[
+                LinkEvent::LinkUp { iface: 1 },
+                LinkEvent::LinkUp { iface: 2 },
+                LinkEvent::AddressObtained {
+                    iface: 1,
+                    addr: ip("10.1.0.2"),
+                },
+                LinkEvent::AddressObtained {
+                    iface: 2,
+                    addr: ip("10.2.0.2"),
+                },
+            ],
+        );
     }
 
     /// Signal strength's delete rule judges signal that fell below the
@@ -791,26 +800,14 @@ mod tests {
     fn signal_strength_deletes_an_address_whose_signal_fell_not_one_not_yet_sampled() {
         let assoc = dual_homed();
         let (add, primary) = (3.6e-10, 4.7e-10);
+        let strong = LinkEvent::SignalSample {
+            iface: 1,
+            power_w: 1e-9,
+        };
         let mut p = SignalStrength::new(AddRule::Conservative, add, primary);
         let t = Time::ZERO;
-        for ev in [
-            LinkEvent::LinkUp { iface: 1 },
-            LinkEvent::LinkUp { iface: 2 },
-            LinkEvent::AddressObtained {
-                iface: 1,
-                addr: ip("10.1.0.2"),
-            },
-            LinkEvent::AddressObtained {
-                iface: 2,
-                addr: ip("10.2.0.2"),
-            },
-            LinkEvent::SignalSample {
-                iface: 1,
-                power_w: 1e-9,
-            },
-        ] {
-            assert!(p.on_link_event(t, &ev, &assoc).is_empty(), "{ev:?}");
-        }
+        bring_up(&mut p, &assoc);
+        quiet(&mut p, &assoc, std::slice::from_ref(&strong));
         let weak = LinkEvent::SignalSample {
             iface: 2,
             power_w: add / 2.0,
@@ -820,20 +817,19 @@ mod tests {
             vec![Decision::Delete(ip("10.2.0.2"))]
         );
         let mut p = SignalStrength::new(AddRule::Conservative, add, primary);
-        for ev in [
-            LinkEvent::LinkUp { iface: 1 },
-            LinkEvent::LinkUp { iface: 2 },
-            LinkEvent::SignalSample {
-                iface: 1,
-                power_w: 1e-9,
-            },
-            LinkEvent::AddressObtained {
-                iface: 2,
-                addr: ip("10.2.0.2"),
-            },
-        ] {
-            assert!(p.on_link_event(t, &ev, &assoc).is_empty(), "{ev:?}");
-        }
+        quiet(
+            &mut p,
+            &assoc,
+            &[
+                LinkEvent::LinkUp { iface: 1 },
+                LinkEvent::LinkUp { iface: 2 },
+                strong,
+                LinkEvent::AddressObtained {
+                    iface: 2,
+                    addr: ip("10.2.0.2"),
+                },
+            ],
+        );
         assert_eq!(
             p.on_link_event(t, &LinkEvent::LinkDown { iface: 2 }, &assoc),
             vec![Decision::Delete(ip("10.2.0.2"))]
