@@ -151,9 +151,19 @@ impl AsconfState {
         self.pending.iter()
     }
 
-    /// Removes queued (not yet sent) requests matching `f`.
-    pub fn cancel_pending(&mut self, f: impl Fn(&Request) -> bool) {
+    /// Removes queued (not yet sent) requests matching `f`; whether any
+    /// was.
+    pub fn cancel_pending(&mut self, f: impl Fn(&Request) -> bool) -> bool {
+        let before = self.pending.len();
         self.pending.retain(|r| !f(r));
+        self.pending.len() < before
+    }
+
+    /// Is `r` in the ASCONF waiting for its ASCONF-ACK?
+    pub fn in_flight(&self, r: Request) -> bool {
+        self.outstanding
+            .as_ref()
+            .is_some_and(|o| o.requests.iter().any(|(_, x)| *x == r))
     }
 
     /// Builds the next ASCONF from all queued requests when none is

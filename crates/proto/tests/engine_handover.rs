@@ -751,6 +751,15 @@ fn asconf_carries_one_delete_when_an_address_is_removed_twice() {
     assert_eq!(remotes, vec![ip(MN2)]);
 }
 
+/// Re-adding an address before its Delete left sends nothing:
+///
+/// ```text
+///  A (MN1, MN2)                                 B (CN1, CN2)
+///  delete MN1, add MN1 again (Delete withdrawn)
+///  (no ASCONF; B keeps both paths)
+///  delete MN1
+///  ASCONF [Delete MN1] --------------------------->
+/// ```
 #[test]
 fn readding_an_address_whose_delete_has_not_left_withdraws_the_delete() {
     let (mut n, a, b) = two_local_addresses(43);

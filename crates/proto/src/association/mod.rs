@@ -992,32 +992,28 @@ impl Association {
         {
             return Err(AddressError::AlreadyPresent);
         }
+        // Added again before its Delete left: the peer never heard of the
+        // deletion, so the Delete is withdrawn and nothing is sent (one
+        // ASCONF deleting and adding the same address would only churn the
+        // peer's paths). The address is as it was before: available, or
+        // still being added if its Add is on the wire. It is in the list
+        // already, so the limit below does not apply.
+        if self.asconf.cancel_pending(|r| *r == Request::Delete(addr)) {
+            let state = if self.asconf.in_flight(Request::Add(addr)) {
+                LocalAddrState::AddPending
+            } else {
+                LocalAddrState::Available
+            };
+            if let Some(l) = self.local.iter_mut().find(|l| l.addr == addr) {
+                l.state = state;
+            }
+            return Ok(());
+        }
         if self.local.len() >= self.cfg.limits.max_local_addresses {
             return Err(AddressError::Limit);
         }
         if self.asconf.add_delete_refused {
             return Err(AsconfError::NotSupported.into());
-        }
-        // Added again before its Delete left: the peer never heard of the
-        // deletion, so the Delete is withdrawn and nothing is sent (one
-        // ASCONF deleting and adding the same address would only churn the
-        // peer's paths). The address is as it was before: available, or
-        // still being added if its Add is on the wire.
-        if self.asconf.pending().any(|r| *r == Request::Delete(addr)) {
-            self.asconf.cancel_pending(|r| *r == Request::Delete(addr));
-            let adding = self
-                .asconf
-                .outstanding
-                .as_ref()
-                .is_some_and(|o| o.requests.iter().any(|(_, r)| *r == Request::Add(addr)));
-            if let Some(l) = self.local.iter_mut().find(|l| l.addr == addr) {
-                l.state = if adding {
-                    LocalAddrState::AddPending
-                } else {
-                    LocalAddrState::Available
-                };
-            }
-            return Ok(());
         }
         self.asconf.queue(Request::Add(addr))?;
         match self.local.iter_mut().find(|l| l.addr == addr) {
