@@ -3,8 +3,8 @@
 
 For every experiment directory of A: runs.csv must hold the same rows in
 the same order with the same values, except the columns that name or time
-a run (run_key, wall_time_s, cpu_time_s), and summary.csv must be
-byte-identical. Used to show that a change of build or of code that should
+a run (run_key, which includes the build's source fingerprint, and
+wall_time_s), and summary.csv must be byte-identical. Used to show that a change of build or of code that should
 not move any result (an optimisation) moves none.
 
 Usage: scripts/compare-results.py A B   (exit 0: all the same; 1: some differ)
@@ -15,7 +15,7 @@ import filecmp
 import os
 import sys
 
-SKIP = {"run_key", "wall_time_s", "cpu_time_s"}
+SKIP = {"run_key", "wall_time_s"}
 
 
 def load(path):

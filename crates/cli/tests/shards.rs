@@ -129,6 +129,16 @@ fn shards_merged_by_report_only_equal_one_reproduction() {
         text(&o)
     );
     assert_same_results(whole.path(), split.path());
+    let compare = |a: &Path, b: &Path| {
+        Command::new("python3")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/compare-results.py"))
+            .args([a.join("results"), b.join("results")])
+            .output()
+            .unwrap()
+    };
+    let o = compare(whole.path(), split.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("D2: same"), "{}", text(&o));
 
     // A missing run: the report says so and the command fails.
     let runs = split.path().join("results/D2/runs");
@@ -141,6 +151,9 @@ fn shards_merged_by_report_only_equal_one_reproduction() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("23 of 24"), "{}", text(&o));
     assert!(text(&o).contains("1 runs missing"), "{}", text(&o));
+    let o = compare(whole.path(), split.path());
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("D2: 24 runs against 23"), "{}", text(&o));
 
     // ... and the documentation report is not rebuilt from part of the
     // runs: an existing complete one stays as it is, unless --partial.
