@@ -237,14 +237,12 @@ pub fn plan(
         rows.push((e.time, 1, rows.len(), action));
     }
     rows.sort_by_key(|(t, class, order, _)| (*t, *class, *order));
-    // Into a vector of its own: collected in place, the plan kept the
-    // rows' larger allocation (72-byte rows, the capacity doubled).
-    let mut out = Vec::with_capacity(rows.len());
-    out.extend(
-        rows.into_iter()
-            .map(|(time, _, _, action)| PlannedAction { time, action }),
-    );
-    Ok(out)
+    // Collected in place (the rows' allocation): a plan lives only until
+    // `install_plan` turns it into the driver's compact steps.
+    Ok(rows
+        .into_iter()
+        .map(|(time, _, _, action)| PlannedAction { time, action })
+        .collect())
 }
 
 /// What moves a shared radio: physical coverage and the link-layer
@@ -512,7 +510,7 @@ pub fn install_plan(
         ..Default::default()
     }));
     // Not collected in place: that would keep the plan's larger
-    // allocation.
+    // allocation (its rows were collected in place in `plan`).
     let mut steps = Vec::with_capacity(plan.len());
     steps.extend(plan.into_iter().map(|a| (a.time, Step::new(a.action))));
     let d = Rc::new(Driver {
