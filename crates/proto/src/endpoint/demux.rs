@@ -63,14 +63,14 @@ impl Endpoint {
     /// 5.2), else by tag for an INIT ACK coming from another address of
     /// the peer (RFC 9260 section 5.1).
     pub(super) fn lookup(
-        &self,
+        &mut self,
         data: &Bytes,
         src: IpAddr,
         sport: u16,
         vtag: u32,
         chunks: &ChunkIndex,
     ) -> Route {
-        if let Some(id) = self.index.get(src, sport) {
+        if let Some(id) = self.index.find(src, sport) {
             return Route::Association(id);
         }
         if let Some(c) = chunks.find(chunk_type::ASCONF)

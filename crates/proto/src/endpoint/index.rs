@@ -21,16 +21,34 @@ use super::AssocId;
 /// keeps the standard library's keyed SipHash, which a peer cannot flood
 /// with colliding keys; `held` is keyed by the endpoint's own association
 /// ids and uses a fast unkeyed hash.
+///
+/// `last` remembers the last entry [`PeerIndex::find`] found: consecutive
+/// packets mostly come from one peer address, and it saves hashing the key
+/// with SipHash for each of them. Any change to the index forgets it.
 #[derive(Debug, Clone, Default)]
 pub(super) struct PeerIndex {
     by_peer: HashMap<(IpAddr, u16), AssocId>,
     /// What each association holds: its peer port and addresses.
     held: FxHashMap<AssocId, (u16, Vec<IpAddr>)>,
+    last: Option<(IpAddr, u16, AssocId)>,
 }
 
 impl PeerIndex {
     pub(super) fn get(&self, addr: IpAddr, port: u16) -> Option<AssocId> {
-        self.by_peer.get(&(addr, port)).copied()
+        match self.last {
+            Some((a, p, id)) if a == addr && p == port => Some(id),
+            _ => self.by_peer.get(&(addr, port)).copied(),
+        }
+    }
+
+    /// [`PeerIndex::get`] for a received packet: the entry found is
+    /// remembered for the next one.
+    pub(super) fn find(&mut self, addr: IpAddr, port: u16) -> Option<AssocId> {
+        let found = self.get(addr, port);
+        if let Some(id) = found {
+            self.last = Some((addr, port, id));
+        }
+        found
     }
 
     /// Does `id` hold exactly `addrs` (in this order) at `port`?
@@ -76,6 +94,9 @@ impl PeerIndex {
         addrs: &[IpAddr],
         may_take: impl Fn(AssocId) -> bool,
     ) -> Vec<IpAddr> {
+        // Forgotten first, so that the lookups below read the map as it
+        // changes.
+        self.last = None;
         let old = self.held.remove(&id).map(|(_, a)| a).unwrap_or_default();
         for addr in &old {
             if !addrs.contains(addr) && self.get(*addr, port) == Some(id) {
@@ -99,6 +120,7 @@ impl PeerIndex {
 
     /// Forgets `id`: the entries it still holds are removed.
     pub(super) fn remove(&mut self, id: AssocId) {
+        self.last = None;
         if let Some((port, addrs)) = self.held.remove(&id) {
             for addr in addrs {
                 if self.get(addr, port) == Some(id) {
@@ -149,5 +171,25 @@ mod tests {
         x.remove(AssocId(2));
         assert_eq!(x.get(m2, 5000), None);
         assert_eq!(x.get(m1, 5001), Some(AssocId(3)));
+    }
+
+    #[test]
+    fn the_remembered_lookup_never_outlives_a_change() {
+        let mut x = PeerIndex::default();
+        let (m1, m2) = (ip("10.0.0.1"), ip("10.0.0.2"));
+        x.set(AssocId(1), 5000, &[m1], |_| false);
+        // Found (and remembered), then closed and taken by 2.
+        assert_eq!(x.find(m1, 5000), Some(AssocId(1)));
+        x.set(AssocId(2), 5000, &[m1], |id| id == AssocId(1));
+        assert_eq!(x.find(m1, 5000), Some(AssocId(2)));
+        // Remembered for 2, then 2 is removed: nobody holds it.
+        x.remove(AssocId(2));
+        assert_eq!(x.find(m1, 5000), None);
+        // Remembered, then its holder drops it for another address.
+        x.set(AssocId(3), 5000, &[m1], |_| false);
+        assert_eq!(x.find(m1, 5000), Some(AssocId(3)));
+        x.set(AssocId(3), 5000, &[m2], |_| false);
+        assert_eq!(x.find(m1, 5000), None);
+        assert_eq!(x.find(m1, 5001), None);
     }
 }
