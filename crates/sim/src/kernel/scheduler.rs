@@ -143,6 +143,31 @@ mod tests {
         assert_eq!(s.scheduled(), 3);
     }
 
+    /// Any mix of pushes and pops gives what a sorted list gives.
+    #[test]
+    fn pops_follow_time_then_insertion_order_under_any_interleaving() {
+        use proptest::prelude::*;
+        proptest!(|(ops in proptest::collection::vec(proptest::option::of(0u64..20), 0..400))| {
+            let mut s = Scheduler::new();
+            let mut model: Vec<(u64, u32)> = Vec::new();
+            for (i, op) in ops.into_iter().enumerate() {
+                match op {
+                    Some(t) => {
+                        s.push(Time::from_nanos(t), i as u32);
+                        model.push((t, i as u32));
+                    }
+                    None => {
+                        model.sort();
+                        let want = (!model.is_empty()).then(|| model.remove(0));
+                        let got = s.pop().map(|(t, e)| (t.as_nanos(), e));
+                        prop_assert_eq!(got, want);
+                    }
+                }
+                prop_assert_eq!(s.len(), model.len());
+            }
+        });
+    }
+
     #[test]
     fn many_simultaneous_events_keep_fifo_order() {
         let mut s = Scheduler::new();
