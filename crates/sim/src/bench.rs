@@ -234,8 +234,11 @@ pub fn measure_best(s: &Scenario, seed: u64, runs: usize) -> Result<BenchResult,
 /// always runs first and slow drifts of the machine's load fall on both
 /// alike; the per-pair ratios' median and spread. One pair is no measure
 /// on a shared machine: the CPU time of one run varies by 10 to 40%.
+/// Each side of a pair may be the fastest of several runs (`runs`).
 #[derive(Debug, Clone, Serialize)]
 pub struct EstimatorCost {
+    /// Runs of each side of a pair; the fastest is kept.
+    pub runs: usize,
     /// CPU nanoseconds per event with the estimators, one per pair.
     pub with_ns_per_event: Vec<f64>,
     /// The same without them.
@@ -291,16 +294,20 @@ pub fn quantile(v: &[f64], q: f64) -> f64 {
 
 /// Measures [`EstimatorCost`] of `with` against `without` (the same
 /// scenario with and without the estimators) over `pairs` interleaved
-/// pairs of runs.
+/// pairs; each side of a pair is the fastest of `runs` runs
+/// ([`measure_best`]), as the bench's other figures are, so that a run
+/// slowed by other work on the machine does not make a pair's ratio.
 pub fn estimator_cost(
     without: &Scenario,
     with: &Scenario,
     seed: u64,
     pairs: usize,
+    runs: usize,
 ) -> Result<EstimatorCost, ScenarioError> {
     measure(with, seed)?;
     measure(without, seed)?;
     let mut c = EstimatorCost {
+        runs: runs.max(1),
         with_ns_per_event: Vec::new(),
         without_ns_per_event: Vec::new(),
         ratios: Vec::new(),
@@ -308,11 +315,11 @@ pub fn estimator_cost(
     };
     for k in 0..pairs {
         let (a, b) = if k % 2 == 0 {
-            let a = measure(with, seed)?;
-            (a, measure(without, seed)?)
+            let a = measure_best(with, seed, runs)?;
+            (a, measure_best(without, seed, runs)?)
         } else {
-            let b = measure(without, seed)?;
-            (measure(with, seed)?, b)
+            let b = measure_best(without, seed, runs)?;
+            (measure_best(with, seed, runs)?, b)
         };
         let (pa, pb) = (a.cpu_ns_per_event(), b.cpu_ns_per_event());
         c.with_ns_per_event.push(pa);
@@ -346,7 +353,7 @@ pub fn bulk_estimator_cost(
     with.flows[0].sctp.estimators = Some(true);
     let mut without = bulk_scenario(cfg)?;
     without.flows[0].sctp.estimators = Some(false);
-    estimator_cost(&without, &with, cfg.seed, pairs)
+    estimator_cost(&without, &with, cfg.seed, pairs, cfg.runs)
 }
 
 /// Runs the benchmark scenario (`cfg.runs` times, keeping the fastest)
@@ -401,12 +408,13 @@ mod tests {
         let c = bulk_estimator_cost(
             &BenchConfig {
                 duration_s: 2.0,
+                runs: 2,
                 ..Default::default()
             },
             3,
         )
         .unwrap();
-        assert_eq!((c.ratios.len(), c.run_ratios.len()), (3, 3));
+        assert_eq!((c.ratios.len(), c.run_ratios.len(), c.runs), (3, 3, 2));
         assert!(c.ratios.iter().all(|r| r.is_finite() && *r > 0.0));
         let (lo, hi) = c.spread();
         assert!(lo <= c.median_ratio() && c.median_ratio() <= hi);

@@ -33,8 +33,9 @@ enum What {
         /// Simulated seconds of each stations run.
         #[arg(long, default_value_t = 10.0)]
         stations_duration: f64,
-        /// Runs of each measurement; the fastest is kept (on a shared
-        /// machine, the one least disturbed by other work).
+        /// Runs of each measurement, and of each side of an estimator
+        /// pair; the fastest is kept (on a shared machine, the one least
+        /// disturbed by other work).
         #[arg(long, default_value_t = 1)]
         runs: usize,
         /// Pairs of runs with and without the path estimators,
@@ -169,8 +170,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     let with = msctp_sim::bench::stations_scenario(n, stations_duration, true)
                         .map_err(err)?;
                     Some(
-                        msctp_sim::bench::estimator_cost(&without, &with, seed, estimator_pairs)
-                            .map_err(err)?,
+                        msctp_sim::bench::estimator_cost(
+                            &without,
+                            &with,
+                            seed,
+                            estimator_pairs,
+                            runs,
+                        )
+                        .map_err(err)?,
                     )
                 } else {
                     None
@@ -299,9 +306,14 @@ fn describe_cost(c: &msctp_sim::bench::EstimatorCost) -> String {
     let (q1, q3) = c.quartiles();
     let (lo, hi) = c.spread();
     format!(
-        "median {:.3}x (quartiles {q1:.3} to {q3:.3}; {} pairs {lo:.3} to {hi:.3}); whole run {:.3}x",
+        "median {:.3}x (quartiles {q1:.3} to {q3:.3}; {} pairs {lo:.3} to {hi:.3}{}); whole run {:.3}x",
         c.median_ratio(),
         c.ratios.len(),
+        if c.runs > 1 {
+            format!(", each side the fastest of {} runs", c.runs)
+        } else {
+            String::new()
+        },
         c.median_run_ratio()
     )
 }
