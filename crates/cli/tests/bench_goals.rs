@@ -1,0 +1,137 @@
+//! `scripts/bench-goals.py`: issue 11's speed goals judged on the medians
+//! of several `msctp bench sim --json` reports. Saved reports with known
+//! figures check the judgement (met, missed at the threshold, malformed);
+//! one short real bench checks that the script reads what the command
+//! writes. No timing is asserted: a timed test on a shared machine could
+//! not fail for the right reason.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench-goals.py")
+}
+
+fn goals(args: &[&str]) -> Output {
+    Command::new("python3")
+        .arg(script())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A report with the bulk rate and the estimators' per-pair ratios given
+/// (bulk, then 10 and 1 000 stations).
+fn report(events_per_cpu_s: f64, ratios: [&[f64]; 3], cpu_ratio: f64) -> String {
+    let cost = |r: &[f64]| serde_json::json!({ "runs": 3, "ratios": r });
+    serde_json::json!({
+        "build": "release, no profile-guided optimisation",
+        "bulk": { "events_per_cpu_s": events_per_cpu_s },
+        "estimators_cost": cost(ratios[0]),
+        "stations": [
+            { "stations": 10, "estimators_cost": cost(ratios[1]) },
+            { "stations": 1000, "estimators_cost": cost(ratios[2]) },
+        ],
+        "stations_growth": { "cpu_ratio": cpu_ratio, "stations_ratio": 100.0 },
+    })
+    .to_string()
+}
+
+fn write(dir: &Path, name: &str, body: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, body).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn goals_are_judged_on_the_median_of_the_invocations() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // One slow invocation among three: the median meets every goal.
+    let a = write(
+        d,
+        "a.json",
+        &report(5.2e6, [&[1.01, 1.02], &[1.03], &[0.9]], 7.0),
+    );
+    let b = write(
+        d,
+        "b.json",
+        &report(4.1e6, [&[1.20], &[1.30], &[1.1]], 12.0),
+    );
+    let c = write(d, "c.json", &report(5.1e6, [&[1.00], &[1.04], &[0.8]], 6.5));
+    let o = goals(&["--from-json", &a, &b, &c]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("bulk M events/CPU-s"), "{t}");
+    assert!(t.contains("median   5.100"), "{t}");
+    assert!(t.contains("(5.200 4.100 5.100)"), "{t}");
+    assert!(t.contains("estimators, 1000 stations"), "{t}");
+    assert!(t.contains("every goal met"), "{t}");
+
+    // The median just below 5 M events per CPU-second: missed.
+    let c2 = write(
+        d,
+        "c2.json",
+        &report(4.99e6, [&[1.00], &[1.04], &[0.8]], 6.5),
+    );
+    let o = goals(&["--from-json", &a, &b, &c2]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("MISSED"), "{}", text(&o));
+
+    // An estimator ratio above 1.05 at one point of the axis: missed.
+    let e = write(d, "e.json", &report(6.0e6, [&[1.0], &[1.051], &[0.9]], 7.0));
+    let o = goals(&["--from-json", &e]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+
+    // Cost growing faster than the stations: missed.
+    let g = write(d, "g.json", &report(6.0e6, [&[1.0], &[1.0], &[0.9]], 150.0));
+    let o = goals(&["--from-json", &g]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+
+    // Not a report, or not JSON: a usage error, not a verdict.
+    let bad = write(d, "bad.json", r#"{"bulk": {}}"#);
+    assert_eq!(goals(&["--from-json", &bad]).status.code(), Some(2));
+    let junk = write(d, "junk.json", "not json");
+    assert_eq!(goals(&["--from-json", &junk]).status.code(), Some(2));
+    assert_eq!(goals(&["--invocations", "0"]).status.code(), Some(2));
+}
+
+#[test]
+fn the_script_reads_what_the_bench_writes() {
+    // Short and unoptimised (test build): the figures are far from the
+    // goals; what is checked is that every one of them is read.
+    let o = goals(&[
+        "--msctp",
+        env!("CARGO_BIN_EXE_msctp"),
+        "--invocations",
+        "1",
+        "--",
+        "--duration",
+        "2",
+        "--stations",
+        "2,4",
+        "--stations-duration",
+        "1",
+        "--estimator-pairs",
+        "1",
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+    let t = text(&o);
+    for figure in [
+        "bulk M events/CPU-s",
+        "estimators, bulk",
+        "estimators, 2 stations",
+        "estimators, 4 stations",
+        "CPU growth / stations growth",
+    ] {
+        assert!(t.contains(figure), "{figure} missing:\n{t}");
+    }
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Checks the simulator's speed goals of issue 11 against `msctp bench sim`.
+
+The goals: at least 5 M events per CPU-second on the bulk transfer; the
+path estimators cost at most 5 % (median ratio of CPU per event with and
+without them) on the bulk transfer and at each point of the stations
+axis; the total cost grows at most linearly with the stations (CPU from
+the smallest to the largest point of the axis grows by no more than the
+number of stations does).
+
+One invocation of the bench is no measure on a shared machine: a run's
+CPU time varies by 10 to 40 % with other work. So the bench runs
+`--invocations` times (default 3), one after the other, and each goal is
+judged on the median over the invocations of its figure. Every
+invocation's figures are printed, so the spread is in plain view.
+
+Usage:
+  scripts/bench-goals.py [--msctp PATH] [--invocations N] [-- BENCH ARGS]
+  scripts/bench-goals.py --from-json FILE...   (judge saved `--json` output)
+
+BENCH ARGS go to `msctp bench sim` (default: `--runs 3`); `--json` is
+added. Exit 0: every goal met; 1: some goal missed; 2: usage or bench
+error.
+"""
+
+import json
+import statistics
+import subprocess
+import sys
+
+EVENTS_GOAL = 5.0e6
+ESTIMATOR_GOAL = 1.05
+
+
+def figures(report):
+    """The figures the goals are judged on, from one `--json` report."""
+    f = {"bulk M events/CPU-s": report["bulk"]["events_per_cpu_s"] / 1e6}
+    cost = report.get("estimators_cost")
+    if cost:
+        f["estimators, bulk"] = statistics.median(cost["ratios"])
+    for point in report.get("stations", []):
+        cost = point.get("estimators_cost")
+        if cost:
+            f[f"estimators, {point['stations']} stations"] = statistics.median(cost["ratios"])
+    growth = report.get("stations_growth")
+    if growth:
+        f["CPU growth / stations growth"] = growth["cpu_ratio"] / growth["stations_ratio"]
+    return f
+
+
+def goal(name):
+    """(test, wording) of the goal for a figure."""
+    if name.startswith("bulk"):
+        return (lambda v: v >= EVENTS_GOAL / 1e6), f">= {EVENTS_GOAL / 1e6:.1f}"
+    if name.startswith("estimators"):
+        return (lambda v: v <= ESTIMATOR_GOAL), f"<= {ESTIMATOR_GOAL:.2f}"
+    return (lambda v: v <= 1.0), "<= 1.00"
+
+
+def judge(reports):
+    """Prints every invocation's figures and the medians; True if met."""
+    per = [figures(r) for r in reports]
+    names = [n for n in per[0] if all(n in p for p in per)]
+    if not names:
+        print("bench-goals: no figures in the reports", file=sys.stderr)
+        return False
+    builds = sorted({r.get("build", "?") for r in reports})
+    print(f"build: {', '.join(builds)}; {len(reports)} invocation(s)")
+    ok = True
+    for n in names:
+        values = [p[n] for p in per]
+        m = statistics.median(values)
+        test, wording = goal(n)
+        met = test(m)
+        ok &= met
+        each = " ".join(f"{v:.3f}" for v in values)
+        print(f"  {n:32} median {m:7.3f}  goal {wording:8} {'met' if met else 'MISSED'}   ({each})")
+    print("every goal met" if ok else "some goal missed")
+    return ok
+
+
+def main(argv):
+    msctp = "target/release/msctp"
+    invocations = 3
+    bench_args = ["--runs", "3"]
+    files = None
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--msctp" and i + 1 < len(argv):
+            msctp = argv[i + 1]
+            i += 2
+        elif a == "--invocations" and i + 1 < len(argv):
+            try:
+                invocations = int(argv[i + 1])
+            except ValueError:
+                invocations = 0
+            if not 1 <= invocations <= 100:
+                print("bench-goals: --invocations must lie in [1, 100]", file=sys.stderr)
+                return 2
+            i += 2
+        elif a == "--from-json":
+            files = argv[i + 1:]
+            break
+        elif a == "--":
+            bench_args = argv[i + 1:]
+            break
+        elif a in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        else:
+            print(f"bench-goals: unknown argument '{a}' (see --help)", file=sys.stderr)
+            return 2
+    reports = []
+    if files is not None:
+        if not files:
+            print("bench-goals: --from-json needs files", file=sys.stderr)
+            return 2
+        for path in files:
+            try:
+                with open(path) as f:
+                    reports.append(json.load(f))
+            except (OSError, ValueError) as e:
+                print(f"bench-goals: {path}: {e}", file=sys.stderr)
+                return 2
+    else:
+        for k in range(invocations):
+            cmd = [msctp, "bench", "sim", *bench_args, "--json"]
+            print(f"invocation {k + 1}/{invocations}: {' '.join(cmd)}", file=sys.stderr)
+            try:
+                out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            except OSError as e:
+                print(f"bench-goals: {msctp}: {e}", file=sys.stderr)
+                return 2
+            if out.returncode != 0:
+                print(f"bench-goals: the bench failed:\n{out.stderr}", file=sys.stderr)
+                return 2
+            reports.append(json.loads(out.stdout))
+    try:
+        return 0 if judge(reports) else 1
+    except (KeyError, TypeError, ZeroDivisionError) as e:
+        print(f"bench-goals: not a `msctp bench sim --json` report: {e!r}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
