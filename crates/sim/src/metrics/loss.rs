@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use super::records::{Arrival, ArrivalKind, DropRecord, ReorderSignal, Retransmission, Window};
+use super::records::{
+    Arrival, ArrivalKind, DropRecord, ReorderSignal, Retransmission, Window, in_time_order,
+};
 
 /// Lost packets: the number of dropped data packets (`is_data`) with a
 /// drop time in `window`, whatever the reason (queue overflow, link error,
@@ -29,14 +31,10 @@ pub fn reordered_packets(signals: &[ReorderSignal], window: Window) -> u64 {
 /// `seq` of an earlier new-data arrival (earlier in time, including
 /// before the window; ties in time keep the input order).
 pub fn out_of_order_arrivals(arrivals: &[Arrival], window: Window) -> u64 {
-    let mut news: Vec<&Arrival> = arrivals
-        .iter()
-        .filter(|a| a.kind == ArrivalKind::New)
-        .collect();
-    news.sort_by_key(|a| a.time);
     let mut highest: Option<u64> = None;
     let mut count = 0;
-    for a in news {
+    let arrivals = in_time_order(arrivals);
+    for a in arrivals.iter().filter(|a| a.kind == ArrivalKind::New) {
         if highest.is_some_and(|h| a.seq < h) && window.contains(a.time) {
             count += 1;
         }

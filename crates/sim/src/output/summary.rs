@@ -418,23 +418,24 @@ pub const STABLE_ARRIVALS: usize = 4;
 
 /// Handovers from the arrivals (any order; sorted by time here).
 pub fn detect_handovers(arrivals: &[Arrival]) -> Vec<DetectedHandover> {
-    let mut news: Vec<&Arrival> = arrivals
-        .iter()
-        .filter(|a| a.kind == ArrivalKind::New)
-        .collect();
-    news.sort_by_key(|a| a.time);
+    let arrivals = crate::metrics::records::in_time_order(arrivals);
+    let new = |a: &&Arrival| a.kind == ArrivalKind::New;
     let mut out = Vec::new();
-    let Some(first) = news.first() else {
+    let mut news = arrivals.iter().enumerate().filter(|(_, a)| new(a));
+    let Some((_, first)) = news.next() else {
         return out;
     };
     let mut current = first.path;
-    for i in 1..news.len() {
-        let a = news[i];
+    for (i, a) in news {
         if a.path == current {
             continue;
         }
-        let rest = &news[i..];
-        let stable = rest.iter().take(STABLE_ARRIVALS).all(|b| b.path == a.path);
+        // This arrival and the new ones after it.
+        let stable = arrivals[i..]
+            .iter()
+            .filter(new)
+            .take(STABLE_ARRIVALS)
+            .all(|b| b.path == a.path);
         if stable {
             out.push(DetectedHandover {
                 time: a.time,
@@ -558,6 +559,19 @@ mod tests {
             bytes: 100,
             kind: ArrivalKind::New,
         }
+    }
+
+    #[test]
+    fn handovers_are_found_in_an_unsorted_log_as_in_a_sorted_one() {
+        let mut arr: Vec<Arrival> = [0, 0, 1, 1, 1, 1, 0, 0, 0, 0]
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| a(i as u64 * 10, p))
+            .collect();
+        let sorted = detect_handovers(&arr);
+        assert_eq!(sorted.len(), 2);
+        arr.reverse();
+        assert_eq!(detect_handovers(&arr), sorted);
     }
 
     #[test]
