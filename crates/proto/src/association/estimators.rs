@@ -197,7 +197,10 @@ impl Association {
             } else {
                 (probe, 0)
             };
-            let mut chunks = vec![Chunk::Probe(probe)];
+            // The probe and, in the first packet, the heartbeat: no heap
+            // list for one or two chunks.
+            let mut chunks: smallvec::SmallVec<[Chunk; 2]> =
+                smallvec::smallvec![Chunk::Probe(probe)];
             if let Some(h) = hb.take() {
                 chunks.push(h);
             }
