@@ -5,6 +5,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+use common::output_text as text;
+
 const EXPERIMENT: &str = r#"
 id = "D1"
 title = "Synthetic demo"
@@ -42,14 +45,6 @@ fn msctp(dir: &Path, args: &[&str]) -> Output {
         .current_dir(dir)
         .output()
         .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 #[test]

@@ -9,6 +9,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::output_text as text;
+
 const EXPERIMENT: &str = r#"
 id = "D2"
 title = "Synthetic, two variants"
@@ -51,14 +54,6 @@ fn bin() -> &'static str {
 
 fn scripts() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/slurm")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 fn project() -> tempfile::TempDir {
