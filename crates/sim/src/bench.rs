@@ -295,8 +295,9 @@ pub fn quantile(v: &[f64], q: f64) -> f64 {
 /// Measures [`EstimatorCost`] of `with` against `without` (the same
 /// scenario with and without the estimators) over `pairs` interleaved
 /// pairs; each side of a pair is the fastest of `runs` runs
-/// ([`measure_best`]), as the bench's other figures are, so that a run
-/// slowed by other work on the machine does not make a pair's ratio.
+/// ([`measure_best`]), as the bench's other figures are, so that one run
+/// slowed by other work on the machine does not make a pair's ratio (a
+/// disturbance lasting through all of a side's runs still does).
 pub fn estimator_cost(
     without: &Scenario,
     with: &Scenario,
