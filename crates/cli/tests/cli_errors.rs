@@ -210,3 +210,46 @@ fn a_reader_that_stops_early_ends_msctp_quietly_not_with_a_panic() {
         o.status
     );
 }
+
+/// The allocator's purge delay (crates/cli/src/alloc.rs): `msctp` sets
+/// 1 000 ms, and `MIMALLOC_PURGE_DELAY` overrides it. The bench prints the
+/// delay it reads back from mimalloc's option 15; that it reads the
+/// environment's value shows that option 15 is the purge delay.
+#[test]
+fn the_purge_delay_comes_from_the_environment_when_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = |env: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_msctp"));
+        c.args([
+            "bench",
+            "sim",
+            "--duration",
+            "1",
+            "--stations",
+            "",
+            "--estimator-pairs",
+            "0",
+        ])
+        .current_dir(dir.path())
+        .env_remove("MIMALLOC_PURGE_DELAY")
+        .env_remove("MIMALLOC_RESET_DELAY");
+        if let Some(v) = env {
+            c.env("MIMALLOC_PURGE_DELAY", v);
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let out = bench(None);
+    assert!(
+        out.contains("mimalloc returns freed memory after 1000 ms"),
+        "{out}"
+    );
+    let out = bench(Some("50"));
+    assert!(
+        out.contains("mimalloc returns freed memory after 50 ms"),
+        "{out}"
+    );
+    let out = bench(Some("-1"));
+    assert!(out.contains("mimalloc never returns freed memory"), "{out}");
+}
