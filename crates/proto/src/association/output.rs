@@ -635,14 +635,21 @@ impl Association {
     }
 
     /// Starts the next ASCONF if none is outstanding.
+    #[inline]
     fn maybe_start_asconf(&mut self) {
-        if !self.asconf.enabled
-            || self.asconf.outstanding.is_some()
-            || !self.asconf.has_pending()
-            || !self.state.is_established()
+        // Checked inline: every poll for output passes here, and a request
+        // is rarely waiting.
+        if self.asconf.enabled
+            && self.asconf.outstanding.is_none()
+            && self.asconf.has_pending()
+            && self.state.is_established()
         {
-            return;
+            self.start_asconf();
         }
+    }
+
+    /// Makes the next ASCONF from the queued requests.
+    fn start_asconf(&mut self) {
         // The Address Parameter: an address the peer knows (available, or
         // being deleted: still valid until acknowledged).
         let known = self

@@ -173,7 +173,9 @@ impl IpPacket {
         }
     }
 
-    #[inline]
+    /// Read at every hop (routing, local delivery, interceptors): always
+    /// inlined, since LLVM otherwise keeps it a call.
+    #[inline(always)]
     pub fn dst(&self) -> IpAddr {
         match self.version() {
             IpVersion::V4 => IpAddr::V4(v4_at(&self.buf, 16)),
@@ -353,10 +355,12 @@ fn header_bytes(
     }
 }
 
+#[inline]
 fn v4_at(b: &[u8], at: usize) -> Ipv4Addr {
     Ipv4Addr::new(b[at], b[at + 1], b[at + 2], b[at + 3])
 }
 
+#[inline]
 fn v6_at(b: &[u8], at: usize) -> Ipv6Addr {
     let mut o = [0u8; 16];
     o.copy_from_slice(&b[at..at + 16]);
