@@ -346,7 +346,7 @@ fn verify_mac(
     };
     slot.fill(0);
     let expected = alg.mac(key, &[&data]);
-    if expected != mac {
+    if expected.as_slice() != mac {
         return Err(format!(
             "AUTH hmac: wrong MAC (expected {}, actual {})",
             bytes_list(&expected),

@@ -9,8 +9,17 @@ use hmac::{Hmac, Mac};
 use sha1::Sha1;
 use sha2::Sha256;
 
+use crate::wire::AuthChunk;
 use crate::wire::chunk::chunk_type;
 use crate::wire::param::param_type;
+
+/// A MAC, in place: at most 32 bytes (HMAC-SHA-256), so that authenticating
+/// or checking a packet allocates nothing.
+pub type MacValue = smallvec::SmallVec<[u8; 32]>;
+
+/// The zeros that stand for the HMAC field while it is computed (RFC 4895
+/// section 6.2), for the longest MAC.
+const ZERO_MAC: [u8; 32] = [0; 32];
 
 /// The HMAC algorithms of RFC 4895 section 3.3 / 8.3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -46,7 +55,7 @@ impl HmacAlgorithm {
     }
 
     /// HMAC of the concatenation of `parts` under `key`.
-    pub fn mac(self, key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
+    pub fn mac(self, key: &[u8], parts: &[&[u8]]) -> MacValue {
         KeyedMac::new(self, key).finish(parts)
     }
 }
@@ -71,15 +80,15 @@ impl KeyedMac {
     }
 
     /// The MAC of the concatenation of `parts`.
-    fn finish(self, parts: &[&[u8]]) -> Vec<u8> {
+    fn finish(self, parts: &[&[u8]]) -> MacValue {
         match self {
             KeyedMac::Sha1(mut m) => {
                 parts.iter().for_each(|p| m.update(p));
-                m.finalize().into_bytes().to_vec()
+                MacValue::from_slice(&m.finalize().into_bytes())
             }
             KeyedMac::Sha256(mut m) => {
                 parts.iter().for_each(|p| m.update(p));
-                m.finalize().into_bytes().to_vec()
+                MacValue::from_slice(&m.finalize().into_bytes())
             }
         }
     }
@@ -211,12 +220,12 @@ impl KeyedMacs {
         }
     }
 
-    fn mac(&self, algorithm: HmacAlgorithm, data: &[u8]) -> Vec<u8> {
+    fn mac(&self, algorithm: HmacAlgorithm, parts: &[&[u8]]) -> MacValue {
         let keyed = match algorithm {
             HmacAlgorithm::Sha1 => &self.sha1,
             HmacAlgorithm::Sha256 => &self.sha256,
         };
-        keyed.clone().finish(&[data])
+        keyed.clone().finish(parts)
     }
 }
 
@@ -224,6 +233,11 @@ impl std::fmt::Debug for KeyedMacs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("KeyedMacs")
     }
+}
+
+/// Whether two MACs are equal, in time that depends only on their lengths.
+fn equal_in_constant_time(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Chunk types that are never authenticated even if listed (RFC 4895
@@ -297,19 +311,32 @@ impl AuthState {
 
     /// MAC over `data` (the AUTH chunk with a zeroed HMAC field followed by
     /// the authenticated chunks, section 6.2).
-    pub fn mac(&self, algorithm: HmacAlgorithm, data: &[u8]) -> Vec<u8> {
-        self.keyed.mac(algorithm, data)
+    pub fn mac(&self, algorithm: HmacAlgorithm, data: &[u8]) -> MacValue {
+        self.keyed.mac(algorithm, &[data])
     }
 
-    /// Checks a received MAC in constant time.
+    /// Checks a received MAC in constant time; `data` as for
+    /// [`AuthState::mac`].
     pub fn verify(&self, algorithm: HmacAlgorithm, data: &[u8], mac: &[u8]) -> bool {
-        let expected = self.mac(algorithm, data);
-        expected.len() == mac.len()
-            && expected
-                .iter()
-                .zip(mac)
-                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-                == 0
+        equal_in_constant_time(&self.keyed.mac(algorithm, &[data]), mac)
+    }
+
+    /// Checks the MAC of a received AUTH chunk and the chunks after it
+    /// (section 6.3) in constant time: `auth` is the packet from the AUTH
+    /// chunk's first byte to its end, `mac` the HMAC field read from it.
+    /// The MAC is computed with the field taken as zeros, without copying
+    /// the packet. False if `auth` is too short to hold the field.
+    pub fn verify_auth_chunk(&self, algorithm: HmacAlgorithm, auth: &[u8], mac: &[u8]) -> bool {
+        let field = AuthChunk::HMAC_OFFSET..AuthChunk::HMAC_OFFSET + algorithm.mac_len();
+        let Some(after) = auth.get(field.end..) else {
+            return false;
+        };
+        let parts = [
+            &auth[..field.start],
+            &ZERO_MAC[..algorithm.mac_len()],
+            after,
+        ];
+        equal_in_constant_time(&self.keyed.mac(algorithm, &parts), mac)
     }
 
     /// The association shared key (for tests and diagnostics).
@@ -322,7 +349,7 @@ impl AuthState {
 mod tests {
     use super::*;
 
-    fn hex(s: &str) -> Vec<u8> {
+    fn hex(s: &str) -> MacValue {
         (0..s.len())
             .step_by(2)
             .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
@@ -453,10 +480,47 @@ mod tests {
             for len in [0usize, 20, 64, 200, 1452] {
                 let data: Vec<u8> = (0..len).map(|i| i as u8).collect();
                 assert_eq!(st.mac(alg, &data), alg.mac(st.key(), &[&data]));
-                assert_eq!(short.mac(alg, &data), alg.mac(b"k", &[&data]));
+                assert_eq!(short.mac(alg, &[&data]), alg.mac(b"k", &[&data]));
                 // The state is not consumed: a second MAC is the same.
                 assert_eq!(st.mac(alg, &data), st.mac(alg, &data));
             }
+        }
+    }
+
+    /// RFC 4895 section 6.3: the MAC of an AUTH chunk and what follows it,
+    /// with its HMAC field as zeros, computed in place: the same as the
+    /// MAC of a copy whose field is zeroed; any changed byte, a MAC of
+    /// another length, or a chunk too short for its field fails.
+    #[test]
+    fn an_auth_chunk_is_checked_in_place_with_its_hmac_field_as_zeros() {
+        let local = params(1, Some(vec![chunk_type::ASCONF]), vec![3, 1]);
+        let peer = params(2, Some(vec![chunk_type::ASCONF_ACK]), vec![1, 3]);
+        let st = AuthState::new(b"", &local, &peer).unwrap();
+        for alg in [HmacAlgorithm::Sha1, HmacAlgorithm::Sha256] {
+            let field = AuthChunk::HMAC_OFFSET..AuthChunk::HMAC_OFFSET + alg.mac_len();
+            // AUTH header, an HMAC field, then 40 bytes of other chunks.
+            let mut packet: Vec<u8> = (0..field.end as u8 + 40).collect();
+            let mut zeroed = packet.clone();
+            zeroed[field.clone()].fill(0);
+            let mac = st.mac(alg, &zeroed);
+            packet[field.clone()].copy_from_slice(&mac);
+            assert!(st.verify_auth_chunk(alg, &packet, &mac));
+            for k in [0, field.start - 1, field.end, packet.len() - 1] {
+                let mut bad = packet.clone();
+                bad[k] ^= 1;
+                assert!(!st.verify_auth_chunk(alg, &bad, &mac), "byte {k} changed");
+            }
+            // The field's own bytes do not enter the MAC.
+            let mut other = packet.clone();
+            other[field.start] ^= 0xff;
+            assert!(st.verify_auth_chunk(alg, &other, &mac));
+            assert!(!st.verify_auth_chunk(alg, &packet, &mac[..mac.len() - 1]));
+            assert!(!st.verify_auth_chunk(alg, &packet[..field.end - 1], &mac));
+            assert!(st.verify_auth_chunk(
+                alg,
+                &packet[..field.end],
+                &st.mac(alg, &zeroed[..field.end])
+            ));
         }
     }
 

@@ -369,13 +369,8 @@ impl Association {
         if a.shared_key_id != 0 || a.hmac.len() != alg.mac_len() {
             return Err(AuthFailure::Discard);
         }
-        let mut data = packet[start..].to_vec();
-        let field = 8..8 + alg.mac_len();
-        if data.len() < field.end {
-            return Err(AuthFailure::Discard);
-        }
-        data[field].fill(0);
-        if st.verify(alg, &data, &a.hmac) {
+        let auth = packet.get(start..).unwrap_or_default();
+        if st.verify_auth_chunk(alg, auth, &a.hmac) {
             Ok(())
         } else {
             Err(AuthFailure::Discard)
