@@ -236,7 +236,7 @@ impl std::fmt::Debug for KeyedMacs {
 }
 
 /// Whether two MACs are equal, in time that depends only on their lengths.
-fn equal_in_constant_time(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn equal_in_constant_time(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 

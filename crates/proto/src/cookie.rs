@@ -176,12 +176,7 @@ impl CookieState {
         }
         let (body, mac) = cookie.split_at(cookie.len() - MAC_LEN);
         let expected = HmacAlgorithm::Sha256.mac(secret, &[body]);
-        if expected
-            .iter()
-            .zip(mac)
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            != 0
-        {
+        if !crate::auth::equal_in_constant_time(&expected, mac) {
             return Err(CookieError::BadSignature);
         }
         let mut r = Reader { buf: body };
