@@ -1,12 +1,11 @@
 //! `msctp`: mobile SCTP on real networks and in the simulator.
 
-mod alloc;
 mod commands;
 
 /// mimalloc instead of the C library's allocator: the simulator allocates
 /// and frees small buffers at every packet; with 1 000 stations `msctp
 /// bench sim` is about 1.3x faster per event with it (docs/DESIGN.md,
-/// "Crates chosen"). [`alloc::configure`] sets its purge delay.
+/// "Crates chosen").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -73,7 +72,6 @@ fn die_quietly_on_broken_pipe() {
 
 fn main() -> std::process::ExitCode {
     die_quietly_on_broken_pipe();
-    alloc::configure();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Conformance(a) => commands::conformance::run(a),

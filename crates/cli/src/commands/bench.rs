@@ -269,25 +269,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// How this `msctp` was built, printed with every benchmark's figures:
-/// the optimisation level, whether it is the profile-guided build of
-/// `scripts/pgo.sh` (which sets `MSCTP_BUILD_PGO` to what it trained on),
-/// and the allocator's purge delay.
+/// the optimisation level, and whether it is the profile-guided build of
+/// `scripts/pgo.sh` (which sets `MSCTP_BUILD_PGO` to what it trained on).
 fn build() -> String {
     let opt = if cfg!(debug_assertions) {
         "with debug assertions (a test profile: figures not representative, build with --release)"
     } else {
         "release"
     };
-    let pgo = match option_env!("MSCTP_BUILD_PGO") {
-        Some(t) => format!("profile-guided (trained on `msctp {t}`)"),
-        None => "no profile-guided optimisation".to_string(),
-    };
-    // The allocator's purge delay changes what a run costs (src/alloc.rs).
-    let purge = match crate::alloc::purge_delay_ms() {
-        -1 => "never returns freed memory".to_string(),
-        ms => format!("returns freed memory after {ms} ms"),
-    };
-    format!("{opt}, {pgo}; mimalloc {purge}")
+    match option_env!("MSCTP_BUILD_PGO") {
+        Some(t) => format!("{opt}, profile-guided (trained on `msctp {t}`)"),
+        None => format!("{opt}, no profile-guided optimisation"),
+    }
 }
 
 /// How the cost grew from the first to the last point of the stations axis.
