@@ -38,8 +38,9 @@ use crate::kernel::rng::SimRng;
 /// rate is configured).
 pub fn serialization_time(len: usize, rate_bps: u64) -> Duration {
     let rate = rate_bps.max(1);
-    // In 64 bits when the numerator fits (any packet: up to 2.3 GB), else
-    // in 128: the same quotient, without a 128-bit division per packet.
+    // In 64 bits when the numerator fits (any packet: up to 1.1 GB at any
+    // rate), else in 128: the same quotient, without a 128-bit division
+    // per packet.
     let ns = (len as u64)
         .checked_mul(8_000_000_000)
         .and_then(|n| n.checked_add(rate / 2))
