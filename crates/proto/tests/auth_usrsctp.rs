@@ -4,7 +4,7 @@
 //! parameters of the same capture's INIT and INIT ACK.
 
 use bytes::Bytes;
-use msctp_proto::auth::{AuthParams, HmacAlgorithm, association_key};
+use msctp_proto::auth::{AuthParams, AuthState, HmacAlgorithm, association_key};
 use msctp_proto::wire::{Chunk, InitChunk, Packet, Param};
 
 fn frames() -> Vec<(u32, Bytes)> {
@@ -71,6 +71,8 @@ fn verify(
         association_key(b"", &server, &client),
         "both ends derive the same key"
     );
+    // The engine's own check, which reads the HMAC field as zeros in place.
+    let state = AuthState::new(b"", &client, &server).unwrap();
     let mut verified = 0;
     for (n, bytes) in all.iter().filter(|(n, _)| range.contains(n)) {
         let pkt = Packet::new_checked(&bytes[..]).unwrap();
@@ -90,6 +92,10 @@ fn verify(
                 &mac[..],
                 &a.hmac[..],
                 "frame {n}: usrsctp's HMAC does not verify with our key"
+            );
+            assert!(
+                state.verify_auth_chunk(alg, &bytes[r.start..], &a.hmac),
+                "frame {n}: usrsctp's HMAC fails the engine's in-place check"
             );
             // And a single flipped bit in an authenticated chunk breaks it.
             let last = data.len() - 1;
