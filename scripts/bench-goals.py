@@ -23,6 +23,7 @@ added. Exit 0: every goal met; 1: some goal missed; 2: usage or bench
 error.
 """
 
+import argparse
 import json
 import statistics
 import subprocess
@@ -74,44 +75,33 @@ def judge(reports):
     return ok
 
 
-def main(argv):
-    msctp = "target/release/msctp"
-    invocations = 3
+def parse_args(argv):
+    """The command line; argparse exits with 2 on a usage error."""
+    # What follows `--` goes to the bench as it is.
     bench_args = ["--runs", "3"]
-    files = None
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--msctp" and i + 1 < len(argv):
-            msctp = argv[i + 1]
-            i += 2
-        elif a == "--invocations" and i + 1 < len(argv):
-            try:
-                invocations = int(argv[i + 1])
-            except ValueError:
-                invocations = 0
-            if not 1 <= invocations <= 100:
-                print("bench-goals: --invocations must lie in [1, 100]", file=sys.stderr)
-                return 2
-            i += 2
-        elif a == "--from-json":
-            files = argv[i + 1:]
-            break
-        elif a == "--":
-            bench_args = argv[i + 1:]
-            break
-        elif a in ("-h", "--help"):
-            print(__doc__)
-            return 0
-        else:
-            print(f"bench-goals: unknown argument '{a}' (see --help)", file=sys.stderr)
-            return 2
+    if "--" in argv:
+        k = argv.index("--")
+        argv, bench_args = argv[:k], argv[k + 1:]
+    parser = argparse.ArgumentParser(
+        prog="bench-goals.py",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--msctp", default="target/release/msctp", metavar="PATH")
+    parser.add_argument("--invocations", type=int, default=3, metavar="N")
+    parser.add_argument("--from-json", nargs="+", metavar="FILE", dest="files")
+    args = parser.parse_args(argv)
+    if not 1 <= args.invocations <= 100:
+        parser.error("--invocations must lie in [1, 100]")
+    args.bench_args = bench_args
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
     reports = []
-    if files is not None:
-        if not files:
-            print("bench-goals: --from-json needs files", file=sys.stderr)
-            return 2
-        for path in files:
+    if args.files is not None:
+        for path in args.files:
             try:
                 with open(path) as f:
                     reports.append(json.load(f))
@@ -119,13 +109,13 @@ def main(argv):
                 print(f"bench-goals: {path}: {e}", file=sys.stderr)
                 return 2
     else:
-        for k in range(invocations):
-            cmd = [msctp, "bench", "sim", *bench_args, "--json"]
-            print(f"invocation {k + 1}/{invocations}: {' '.join(cmd)}", file=sys.stderr)
+        for k in range(args.invocations):
+            cmd = [args.msctp, "bench", "sim", *args.bench_args, "--json"]
+            print(f"invocation {k + 1}/{args.invocations}: {' '.join(cmd)}", file=sys.stderr)
             try:
                 out = subprocess.run(cmd, capture_output=True, text=True, check=False)
             except OSError as e:
-                print(f"bench-goals: {msctp}: {e}", file=sys.stderr)
+                print(f"bench-goals: {args.msctp}: {e}", file=sys.stderr)
                 return 2
             if out.returncode != 0:
                 print(f"bench-goals: the bench failed:\n{out.stderr}", file=sys.stderr)
