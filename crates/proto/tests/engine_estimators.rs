@@ -175,6 +175,57 @@ fn packet_pair_first_trains_do_not_depend_on_how_often_a_driver_polls() {
     assert_eq!(quiet, busy);
 }
 
+/// A path the peer adds (ADD-IP) after every path has had its first
+/// trains gets five of its own, one RTO apart, not only the one a
+/// heartbeat brings each interval, and its capacity is learnt.
+#[test]
+fn packet_pair_a_path_added_after_the_first_trains_gets_its_own() {
+    const B3: &str = "10.3.0.1";
+    let mut n = net(2_000_000, 5_000_000, 3, true);
+    let (a, b) = connect(&mut n);
+    n.run_for(Duration::from_secs(6));
+    let x = n.a.association(a).unwrap();
+    assert!(x.path_stats(ip(B1)).unwrap().probes.trains_sent >= 5);
+    assert!(x.path_stats(ip(B2)).unwrap().probes.trains_sent >= 5);
+
+    // B gains a third address, reached from A1 over a 3 Mbit/s link.
+    n.b_addrs.push(ip(B3));
+    let addrs = n.b_addrs.clone();
+    n.b.set_local_addresses(&addrs);
+    n.set_link(
+        ip(A1),
+        ip(B3),
+        Link::new(Duration::from_millis(10)).rate(3_000_000, 100),
+    );
+    n.b.association_mut(b)
+        .unwrap()
+        .add_local_address(ip(B3))
+        .unwrap();
+    let added_at = n.now;
+    n.run_for(Duration::from_secs(4));
+
+    let starts: Vec<Time> = probes_sent(&n)
+        .into_iter()
+        .filter(|p| p.0 >= added_at && p.2 == 0)
+        .filter(|p| {
+            n.seen
+                .iter()
+                .any(|s| s.time == p.0 && s.from == Side::A && s.dst == ip(B3))
+        })
+        .map(|p| p.0)
+        .collect();
+    // Heartbeats (every 1 s, +-50 %) would bring at most two trains in
+    // a second; the first trains are 50 to 150 ms apart.
+    let first = *starts.first().expect("no train to the added path");
+    let within_a_second = starts
+        .iter()
+        .filter(|t| **t <= first + Duration::from_secs(1))
+        .count();
+    assert!(within_a_second >= 5, "train starts to B3: {starts:?}");
+    let c3 = capacity(&n, a, B3).expect("a capacity for the added path");
+    assert!(within(c3, 3_000_000, 0.05), "added path: {c3}");
+}
+
 #[test]
 fn packet_pair_discards_lossy_and_reordered_trains() {
     let (r1, r2) = (3_000_000, 1_000_000);
