@@ -18,8 +18,9 @@ use crate::wire::param::param_type;
 pub type MacValue = smallvec::SmallVec<[u8; 32]>;
 
 /// The zeros that stand for the HMAC field while it is computed (RFC 4895
-/// section 6.2), for the longest MAC.
-const ZERO_MAC: [u8; 32] = [0; 32];
+/// section 6.2), for the longest MAC; also the placeholder an AUTH chunk
+/// is emitted with, without allocating.
+pub(crate) static ZERO_MAC: [u8; 32] = [0; 32];
 
 /// The HMAC algorithms of RFC 4895 section 3.3 / 8.3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -755,7 +755,7 @@ impl Association {
             Chunk::Auth(AuthChunk {
                 shared_key_id: 0,
                 hmac_id: alg.id(),
-                hmac: vec![0u8; alg.mac_len()].into(),
+                hmac: bytes::Bytes::from_static(&crate::auth::ZERO_MAC[..alg.mac_len()]),
             })
             .emit(&mut buf);
         }
