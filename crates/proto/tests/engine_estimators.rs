@@ -88,8 +88,8 @@ fn within(x: u64, want: u64, frac: f64) -> bool {
     (x as f64 - want as f64).abs() <= frac * want as f64
 }
 
-/// The probes A sent: (time, train, seq, packet length).
-fn probes_sent(n: &Net) -> Vec<(Time, u32, u8, usize)> {
+/// The probes A sent: (time, train, seq, packet length, destination).
+fn probes_sent(n: &Net) -> Vec<(Time, u32, u8, usize, std::net::IpAddr)> {
     let mut v = Vec::new();
     for s in n.seen.iter().filter(|s| s.from == Side::A) {
         let Ok(p) = Packet::new_checked(&s.bytes[..]) else {
@@ -97,7 +97,7 @@ fn probes_sent(n: &Net) -> Vec<(Time, u32, u8, usize)> {
         };
         for (r, _) in p.chunks().flatten() {
             if let Ok(Chunk::Probe(c)) = Chunk::parse(&s.bytes.slice(r)) {
-                v.push((s.time, c.train, c.seq, s.bytes.len()));
+                v.push((s.time, c.train, c.seq, s.bytes.len(), s.dst));
             }
         }
     }
@@ -206,12 +206,7 @@ fn packet_pair_a_path_added_after_the_first_trains_gets_its_own() {
 
     let starts: Vec<Time> = probes_sent(&n)
         .into_iter()
-        .filter(|p| p.0 >= added_at && p.2 == 0)
-        .filter(|p| {
-            n.seen
-                .iter()
-                .any(|s| s.time == p.0 && s.from == Side::A && s.dst == ip(B3))
-        })
+        .filter(|p| p.0 >= added_at && p.2 == 0 && p.4 == ip(B3))
         .map(|p| p.0)
         .collect();
     // Heartbeats (every 1 s, +-50 %) would bring at most two trains in
