@@ -356,3 +356,87 @@ async fn transmit_headroom_is_not_sent() {
         .unwrap();
     assert!(got == data, "{} of {total} bytes, or altered", got.len());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spoofed_init_from_another_udp_port_moves_nothing() {
+    // Issue 31, finding 1. An off-path attacker knows the peer's address
+    // and the SCTP ports, and sends INITs (tag 0) from another UDP port
+    // during a transfer:
+    //
+    //   client:5032 ==DATA==> server:5031
+    //   attacker:other --INIT, tag 0--> server     (every 64 kB)
+    //   attacker:other <--INIT ACK----- server     (its answer, no more)
+    //
+    // The server must not learn the attacker's port for the client's
+    // address (RFC 6951 5.4): all data arrives, and nothing of the
+    // association's own traffic reaches the attacker.
+    use msctp_proto::wire::{Chunk, CommonHeader, InitChunk, Packet, PacketRepr};
+    let server = Stack::bind(cfg(5031, &["127.0.0.1"], true)).await.unwrap();
+    let sport = server.udp_port();
+    let client = Stack::bind(cfg(5032, &["127.0.0.1"], false)).await.unwrap();
+    let srv = tokio::spawn(async move {
+        let mut a = server.accept().await.unwrap();
+        let mut got = 0usize;
+        while let Some(m) = a.recv().await.unwrap() {
+            got += m.data.len();
+        }
+        (got, server.stats().await.unwrap())
+    });
+    let a = client
+        .connect_via(&[ip("127.0.0.1")], 5031, Some(sport))
+        .await
+        .unwrap();
+    let attacker = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    attacker.set_nonblocking(true).unwrap();
+    let init = PacketRepr {
+        header: CommonHeader {
+            src_port: 5032,
+            dst_port: 5031,
+            verification_tag: 0,
+        },
+        chunks: vec![Chunk::Init(InitChunk {
+            initiate_tag: 0x5bad_5bad,
+            a_rwnd: 1 << 20,
+            outbound_streams: 10,
+            inbound_streams: 10,
+            initial_tsn: 7,
+            params: vec![],
+        })],
+    }
+    .emit();
+    let (total, msg) = (4 << 20, 64_000);
+    let mut off = 0;
+    while off < total {
+        let n = msg.min(total - off);
+        a.send(0, 7, Bytes::from(vec![0x5a; n])).await.unwrap();
+        attacker.send_to(&init, ("127.0.0.1", sport)).unwrap();
+        off += n;
+    }
+    a.shutdown().await.unwrap();
+    let (got, stats) = tokio::time::timeout(Duration::from_secs(20), srv)
+        .await
+        .expect("the transfer finishes")
+        .unwrap();
+    assert_eq!(got, total, "nothing lost");
+    assert_eq!(
+        stats.remote_port_changes, 0,
+        "the client's port never moved"
+    );
+    let mut buf = vec![0u8; 1 << 16];
+    let mut answers = 0;
+    while let Ok(n) = attacker.recv(&mut buf) {
+        let p = Packet::new_checked(&buf[..n]).expect("an SCTP packet");
+        let types: Vec<u8> = p
+            .chunks()
+            .filter_map(|c| c.ok())
+            .map(|(_, v)| v.chunk_type())
+            .collect();
+        assert_eq!(
+            types,
+            [msctp_proto::wire::chunk::chunk_type::INIT_ACK],
+            "only answers to its INITs reach the attacker"
+        );
+        answers += 1;
+    }
+    assert!(answers > 0, "the INITs were answered, to their own port");
+}

@@ -28,6 +28,12 @@ pub struct AssociationConfig {
     /// HB.interval (30 s); `None` disables heartbeats on confirmed paths
     /// (unconfirmed addresses are still probed).
     pub heartbeat_interval: Option<Duration>,
+    /// HB.Max.Burst (1): heartbeats sent to unconfirmed addresses within
+    /// one RTO, all such addresses together (RFC 9260 section 5.4 and its
+    /// table of parameters in section 16): a peer that lists many
+    /// addresses gets them verified one after the other, not a burst
+    /// towards addresses nobody has proven to be its own.
+    pub hb_max_burst: u32,
     /// Valid.Cookie.Life (60 s).
     pub valid_cookie_life: Duration,
     /// Delayed SACK timeout (200 ms, at most 500 ms). `None`: SACK every
@@ -336,6 +342,12 @@ impl EstimatorConfig {
 pub struct Limits {
     /// Peer transport addresses kept per association.
     pub max_peer_addresses: usize,
+    /// Address parameters an INIT or INIT ACK may list. One with more is
+    /// refused before any other work, with an ABORT carrying "Out of
+    /// Resource" (RFC 9260 section 3.3.10.4): the endpoint will not hold
+    /// that many. Up to this bound the list is read in linear time and
+    /// its first `max_peer_addresses` acceptable addresses kept.
+    pub max_init_addresses: usize,
     /// Local addresses per association.
     pub max_local_addresses: usize,
     /// Gap Ack Blocks reported in one SACK.
@@ -352,6 +364,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_peer_addresses: 16,
+            max_init_addresses: 128,
             max_local_addresses: 16,
             max_gap_blocks: 64,
             max_dup_tsns: 32,
@@ -372,6 +385,7 @@ impl Default for AssociationConfig {
             path_max_retrans: 5,
             max_init_retrans: 8,
             heartbeat_interval: Some(Duration::from_secs(30)),
+            hb_max_burst: 1,
             valid_cookie_life: Duration::from_secs(60),
             sack_delay: Some(Duration::from_millis(200)),
             sack_frequency: 2,
@@ -452,7 +466,13 @@ impl AssociationConfig {
                 "must not be below pf_max_retrans (RFC 7829 section 5)",
             );
         }
-        if self.limits.max_peer_addresses == 0 || self.limits.max_local_addresses == 0 {
+        if self.hb_max_burst == 0 {
+            return bad("hb_max_burst", "must be at least 1 (RFC 9260 section 16)");
+        }
+        if self.limits.max_peer_addresses == 0
+            || self.limits.max_local_addresses == 0
+            || self.limits.max_init_addresses == 0
+        {
             return bad("limits", "address limits must be at least 1");
         }
         if !(1..=64).contains(&self.estimators.capacity_samples) {

@@ -21,6 +21,7 @@ pub mod cookie;
 pub mod endpoint;
 pub mod estimate;
 pub mod path;
+pub mod peer_address;
 pub mod policy;
 pub mod tsn;
 pub mod wire;

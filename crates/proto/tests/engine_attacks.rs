@@ -637,3 +637,51 @@ fn hijack_huge_gap_report_list() {
     while s.n.b.association_mut(b).unwrap().recv().is_some() {}
     s.assert_intact(&before);
 }
+
+#[test]
+fn hijack_init_from_the_peers_address_proves_nothing() {
+    // Off path, the attacker sends an INIT (tag 0) from A's address M1,
+    // as over UDP from another port (issue 31, finding 1):
+    //
+    //   attacker(M1)  --INIT, tag 0-->  B      B answers it, but the
+    //   attacker(M1) <--INIT ACK-----   B      packet proves nothing:
+    //
+    // B's answer is a reply to that datagram (read with `poll_reply`,
+    // sent to the datagram's own UDP port) and `handle_datagram` does not
+    // name the association, so a UDP driver learns no port from it.
+    let mut s = scene();
+    let before = s.view();
+    let now = s.n.now;
+    let proven =
+        s.n.b
+            .handle_datagram(now, ip(M1), ip(CN), Bytes::from(s.init.clone()));
+    assert_eq!(proven, None, "an INIT is not proof of its source");
+    let reply = s.n.b.poll_reply().expect("the INIT is answered at once");
+    assert_eq!(reply.destination, ip(M1));
+    assert_eq!(
+        reply.assoc, None,
+        "a reply to the datagram, not association traffic"
+    );
+    assert!(has_chunk(reply.packet(), chunk_type::INIT_ACK));
+    assert!(s.n.b.poll_reply().is_none(), "one reply");
+    s.n.run_for(Duration::from_millis(100));
+    s.assert_intact(&before);
+
+    // The same association's own traffic is still proof of its source.
+    let tag_b = s.tags().0;
+    let hb = PacketRepr {
+        header: CommonHeader {
+            src_port: 5000,
+            dst_port: 6000,
+            verification_tag: tag_b,
+        },
+        chunks: vec![Chunk::Heartbeat {
+            info: Bytes::from_static(b"hello"),
+        }],
+    };
+    let now = s.n.now;
+    let proven =
+        s.n.b
+            .handle_datagram(now, ip(M1), ip(CN), Bytes::from(hb.emit()));
+    assert_eq!(proven, Some(s.b), "a packet with B's own tag names it");
+}

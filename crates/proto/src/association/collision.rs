@@ -25,20 +25,14 @@ use super::handshake::{InitAckSpec, build_init_ack};
 use super::input::{Flow, addr_tlv};
 use super::{Association, Directed, Event, PeerInit, State};
 use crate::Time;
-use crate::asconf::is_unusable_peer_address;
 use crate::cookie::CookieState;
 use crate::wire::{Chunk, ErrorCause, InitChunk};
 
 /// The transport addresses an INIT announces: its source, then the
-/// addresses it lists (section 5.1.2 rule C), usable ones only.
+/// addresses it lists (section 5.1.2 rule C), acceptable ones only
+/// (`peer_address`), each once.
 pub(crate) fn announced_addresses(src: IpAddr, listed: &[IpAddr]) -> Vec<IpAddr> {
-    let mut out = vec![src];
-    for a in listed {
-        if !out.contains(a) && !is_unusable_peer_address(a) && !a.is_unspecified() {
-            out.push(*a);
-        }
-    }
-    out
+    crate::peer_address::transport_addresses(src, None, listed, &[], usize::MAX)
 }
 
 impl Association {

@@ -53,6 +53,22 @@ pub enum InitError {
     MissingCookie,
     #[error("host name address is not supported")]
     HostName,
+    #[error("{listed} address parameters, more than the {max} accepted")]
+    TooManyAddresses { listed: usize, max: usize },
+}
+
+/// Refuses an INIT or INIT ACK that lists more than `max` addresses
+/// (`Limits::max_init_addresses`), before anything else reads them.
+pub fn check_address_count(init: &InitChunk, max: usize) -> Result<(), InitError> {
+    let listed = init
+        .params
+        .iter()
+        .filter(|p| matches!(p, Param::Ipv4Address(_) | Param::Ipv6Address(_)))
+        .count();
+    if listed > max {
+        return Err(InitError::TooManyAddresses { listed, max });
+    }
+    Ok(())
 }
 
 /// Chunk types a CHUNKS parameter can list (RFC 4895 section 3.2).
@@ -94,6 +110,13 @@ impl PeerInit {
             adaptation: None,
             unrecognized: Vec::new(),
             host_name: false,
+        };
+        // Each address once, in linear time (a 64 KiB INIT lists 8 185).
+        let mut seen = std::collections::HashSet::new();
+        let mut push_unique = |v: &mut Vec<IpAddr>, a: IpAddr| {
+            if seen.insert(a) {
+                v.push(a);
+            }
         };
         let mut randoms: Vec<Bytes> = Vec::new();
         let mut chunks: Vec<Vec<u8>> = Vec::new();
@@ -181,12 +204,6 @@ impl PeerInit {
             None => true,
             Some(t) => t.contains(if addr.is_ipv4() { &5 } else { &6 }),
         }
-    }
-}
-
-fn push_unique(v: &mut Vec<IpAddr>, a: IpAddr) {
-    if !v.contains(&a) {
-        v.push(a);
     }
 }
 

@@ -66,8 +66,10 @@ impl Association {
     /// chunks, walked once; `cookie` the validated State Cookie if the
     /// packet carried a COOKIE ECHO; `in_use` says whether a peer address
     /// belongs to another association of the endpoint (the peer cannot
-    /// add it). Returns whether the packet passed the verification-tag
-    /// rules (its chunks were processed).
+    /// add it). Returns whether the packet proved to come from the peer:
+    /// its chunks were processed after a check of our own verification
+    /// tag (or of the T-bit rules, or against the cookie); an INIT, whose
+    /// tag is 0, never does, even when it is answered.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn handle_packet(
         &mut self,
@@ -119,7 +121,10 @@ impl Association {
             self.stats.protocol_violations += 1;
             return false;
         }
-        if has(chunk_type::INIT) {
+        // An INIT's tag is 0 (section 8.5.1): it proves nothing about its
+        // source, which therefore teaches the paths nothing either.
+        let proven = !has(chunk_type::INIT);
+        if !proven {
             if vtag != 0 || chunks.len() > 1 {
                 self.stats.bad_vtag += 1;
                 return false;
@@ -155,14 +160,16 @@ impl Association {
             return false;
         }
 
-        if !self.moved_off.is_empty() {
-            self.moved_off.retain(|a| *a != src);
-        }
-        if let Some(i) = self.path_index(src) {
-            let p = &mut self.paths[i];
-            p.last_heard = Some(now);
-            p.learned_source = Some(dst);
-            p.stats.packets_received += 1;
+        if proven {
+            if !self.moved_off.is_empty() {
+                self.moved_off.retain(|a| *a != src);
+            }
+            if let Some(i) = self.path_index(src) {
+                let p = &mut self.paths[i];
+                p.last_heard = Some(now);
+                p.learned_source = Some(dst);
+                p.stats.packets_received += 1;
+            }
         }
         self.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
 
@@ -336,7 +343,7 @@ impl Association {
             self.send_blocked = false;
             self.push_event(Event::Writable);
         }
-        true
+        proven
     }
 
     pub(super) fn ctrl_push(&mut self, d: Directed) {
@@ -552,7 +559,10 @@ impl Association {
             // Section 5.2.3: unexpected INIT ACK, discard.
             return Flow::Stop;
         }
-        let peer = match PeerInit::from_chunk(init, true) {
+        let max = self.cfg.limits.max_init_addresses;
+        let peer = match super::handshake::check_address_count(init, max)
+            .and_then(|()| PeerInit::from_chunk(init, true))
+        {
             Ok(p) => p,
             Err(e) => {
                 let cause = super::init_error_cause(&e, init);

@@ -28,7 +28,7 @@ use rand_core::{RngCore, SeedableRng};
 pub use cmt::ReceiveWindowBlock;
 pub(crate) use collision::announced_addresses;
 pub use estimators::ProbeError;
-pub use handshake::{InitError, PeerInit, local_auth_params, local_params};
+pub use handshake::{InitError, PeerInit, check_address_count, local_auth_params, local_params};
 
 /// The INIT ACK the endpoint sends statelessly (section 5.1 step B).
 #[allow(clippy::too_many_arguments)]
@@ -85,6 +85,7 @@ pub(crate) fn init_error_cause(e: &InitError, init: &InitChunk) -> ErrorCause {
                 .unwrap_or_default();
             ErrorCause::UnresolvableAddress { address }
         }
+        InitError::TooManyAddresses { .. } => ErrorCause::OutOfResource,
         other => ErrorCause::ProtocolViolation {
             info: Bytes::from(other.to_string()),
         },
@@ -440,6 +441,10 @@ pub struct Association {
     sack_dest: Option<IpAddr>,
     /// DATA packets still allowed before the next input (Max.Burst).
     burst_budget: u32,
+    /// Heartbeats to unconfirmed addresses in the current window (its
+    /// end, one RTO after its first, and their count; at most
+    /// `hb_max_burst` per window, section 5.4).
+    verification_window: (Time, u32),
     /// Fast retransmissions were just marked: the next packet of them
     /// ignores cwnd (section 7.2.4 step 3).
     fast_rtx_pending: bool,
@@ -518,6 +523,7 @@ impl Association {
             .collect();
         Association {
             burst_budget: cfg.max_burst.unwrap_or(u32::MAX),
+            verification_window: (Time::ZERO, 0),
             fast_rtx_pending: false,
             zero_window_probe_at: None,
             last_sack_at: None,
@@ -646,19 +652,14 @@ impl Association {
         now: Time,
     ) -> Result<(), &'static str> {
         self.peer_tag = peer.initiate_tag;
-        let mut addrs = vec![src];
-        if confirmed != src {
-            addrs.push(confirmed);
-        }
-        for a in &peer.addresses {
-            if !addrs.contains(a)
-                && !crate::asconf::is_unusable_peer_address(a)
-                && !a.is_unspecified()
-            {
-                addrs.push(*a);
-            }
-        }
-        addrs.truncate(self.cfg.limits.max_peer_addresses);
+        let local: Vec<IpAddr> = self.local.iter().map(|l| l.addr).collect();
+        let addrs = crate::peer_address::transport_addresses(
+            src,
+            Some(confirmed),
+            &peer.addresses,
+            &local,
+            self.cfg.limits.max_peer_addresses,
+        );
         let mtu = self.cfg.path_mtu;
         let icwnd = self.cfg.initial_cwnd_for(mtu);
         self.paths = addrs
@@ -875,13 +876,31 @@ impl Association {
         self.paths.iter().map(|p| p.snapshot()).collect()
     }
 
-    /// Statistics of the path to `addr`.
     /// The peer's addresses (one per path), without the statistics of
     /// [`Association::paths`].
     pub fn peer_addresses(&self) -> impl ExactSizeIterator<Item = IpAddr> + '_ {
         self.paths.iter().map(|p| p.remote)
     }
 
+    /// Does this association have reason to believe that `addr` is its
+    /// peer's: an address the application gave to reach the peer (while
+    /// the handshake runs), or a confirmed path (RFC 9260 section 5.4).
+    /// An address the peer only listed is not: a packet naming it proves
+    /// nothing, so the endpoint routes no one else's set-up chunk by it
+    /// and lets an association that confirmed it take it over.
+    pub(crate) fn vouches_for(&self, addr: IpAddr) -> bool {
+        match self.state {
+            State::CookieWait | State::CookieEchoed => {
+                self.init
+                    .as_ref()
+                    .is_some_and(|st| st.peers.contains(&addr))
+                    || self.paths.iter().any(|p| p.remote == addr && p.confirmed)
+            }
+            _ => self.paths.iter().any(|p| p.remote == addr && p.confirmed),
+        }
+    }
+
+    /// Statistics of the path to `addr`.
     pub fn path_stats(&self, addr: IpAddr) -> Option<PathStats> {
         self.paths
             .iter()

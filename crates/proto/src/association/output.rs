@@ -104,14 +104,22 @@ impl Association {
         self.build_packet(now)
     }
 
+    /// The next reply that answers the packet just handled with a
+    /// reflected tag (an INIT ACK or ABORT answering an INIT, a SHUTDOWN
+    /// COMPLETE with the T bit), alone in its packet. The endpoint takes
+    /// them right after the packet, as its stateless replies: such a
+    /// packet's verification tag proves nothing (RFC 9260 section 8.5.1),
+    /// so over UDP its answer goes to the datagram's own source port and
+    /// the association's stored port is not taken from it
+    /// (draft-tuexen-tsvwg-rfc6951-bis section 5.4).
+    pub(crate) fn poll_reply(&mut self) -> Option<Transmit> {
+        let i = self.ctrl.iter().position(|d| d.reflect.is_some())?;
+        let d = self.ctrl.remove(i)?;
+        let tag = d.reflect?;
+        Some(self.emit_raw(d.dest, d.source, tag, &[d.chunk], false))
+    }
+
     fn build_packet(&mut self, now: Time) -> Option<Transmit> {
-        // Replies with a reflected or special tag go alone.
-        if let Some(front) = self.ctrl.front()
-            && let Some(tag) = front.reflect
-        {
-            let d = self.ctrl.pop_front()?;
-            return Some(self.emit_raw(d.dest, d.source, tag, &[d.chunk], false));
-        }
         // A capacity train leaves back to back, before anything else.
         if self.cfg.estimators.enabled {
             self.queue_due_trains(now);

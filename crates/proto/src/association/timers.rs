@@ -175,8 +175,22 @@ impl Association {
                 self.paths[i].heartbeat_deadline = Some(now + period);
             }
             (false, _) => {
-                // Path verification: one probe per RTO (section 5.4).
+                // Path verification: one probe per RTO on each address,
+                // and at most HB.Max.Burst to all of them together per
+                // RTO (section 5.4); an address over the budget waits for
+                // the next window.
+                let (end, sent) = self.verification_window;
+                let window_open = now < end;
+                if !outstanding && window_open && sent >= self.cfg.hb_max_burst {
+                    self.paths[i].heartbeat_deadline = Some(end);
+                    return;
+                }
                 if !outstanding {
+                    self.verification_window = if window_open {
+                        (end, sent + 1)
+                    } else {
+                        (now + rto, 1)
+                    };
                     self.queue_heartbeat(i, now);
                 }
                 let rto = self.paths[i].rto.rto();

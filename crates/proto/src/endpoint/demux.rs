@@ -58,6 +58,19 @@ impl Endpoint {
             .is_some_and(|a| a.state() != State::Closed)
     }
 
+    /// Does live association `id` hold `addr` as its peer's on better
+    /// ground than the peer's word ([`Association::vouches_for`])? Only
+    /// such an address routes set-up chunks: an address an attacker
+    /// listed in its own INIT cannot claim a future client's INIT or
+    /// COOKIE ECHO, nor let it restart the attacker's association.
+    ///
+    /// [`Association::vouches_for`]: crate::Association
+    pub(super) fn vouches(&self, id: AssocId, addr: IpAddr) -> bool {
+        self.assocs
+            .get(&id)
+            .is_some_and(|a| a.state() != State::Closed && a.vouches_for(addr))
+    }
+
     /// Ordinary packets: by peer address and port, else by an ASCONF's
     /// Address Parameter plus the verification tag (RFC 5061 section
     /// 5.2), else by tag for an INIT ACK coming from another address of
@@ -96,26 +109,46 @@ impl Endpoint {
         Route::None
     }
 
+    /// Reads an INIT's address list before anything else is done with it:
+    /// one that lists more than `Limits::max_init_addresses` addresses is
+    /// refused at once with an ABORT carrying "Out of Resource", tagged
+    /// with its Initiate Tag (RFC 9260 section 5.1), and `None` returned.
+    /// An INIT that does not decode lists nothing here (the rules for it
+    /// apply later).
+    pub(super) fn screen_init(
+        &mut self,
+        data: &Bytes,
+        src: IpAddr,
+        dst: IpAddr,
+        sport: u16,
+        r: Range<usize>,
+    ) -> Option<Vec<IpAddr>> {
+        let Ok(Chunk::Init(init)) = Chunk::parse(&data.slice(r)) else {
+            return Some(Vec::new());
+        };
+        let max = self.cfg.association.limits.max_init_addresses;
+        if let Err(e) = crate::association::check_address_count(&init, max) {
+            self.stats.inits_refused += 1;
+            self.stats.init_address_limit_refusals += 1;
+            if init.initiate_tag != 0 {
+                let cause = crate::association::init_error_cause(&e, &init);
+                self.abort_init(dst, src, sport, init.initiate_tag, vec![cause]);
+            }
+            return None;
+        }
+        Some(listed_addresses(&init))
+    }
+
     /// An INIT goes to the live association that holds its source or any
     /// address it lists (the source's first); that association answers
     /// as section 5.2.1 or 5.2.2 says, refusing an INIT that would add
     /// addresses. An INIT naming only addresses of closed associations
     /// (or none) is answered statelessly.
-    pub(super) fn route_init(
-        &self,
-        data: &Bytes,
-        src: IpAddr,
-        sport: u16,
-        r: Range<usize>,
-    ) -> Route {
-        let listed = match Chunk::parse(&data.slice(r)) {
-            Ok(Chunk::Init(i)) => listed_addresses(&i),
-            _ => Vec::new(),
-        };
-        let addrs = announced_addresses(src, &listed);
+    pub(super) fn route_init(&self, src: IpAddr, sport: u16, listed: &[IpAddr]) -> Route {
+        let addrs = announced_addresses(src, listed);
         match self
             .index
-            .owners(&addrs, sport, |id| self.is_live(id))
+            .owners(&addrs, sport, |id, a| self.vouches(id, a))
             .first()
         {
             Some(id) => Route::Association(*id),
@@ -145,7 +178,9 @@ impl Endpoint {
             self.stats.foreign_cookies += 1;
             return Route::Discard;
         }
-        let owners = self.index.owners(&addrs, sport, |id| self.is_live(id));
+        let owners = self
+            .index
+            .owners(&addrs, sport, |id, a| self.vouches(id, a));
         match owners[..] {
             [] => Route::None,
             [id] => Route::Association(id),

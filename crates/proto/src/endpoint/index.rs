@@ -63,19 +63,19 @@ impl PeerIndex {
         })
     }
 
-    /// The associations `except` that hold any of `addrs` at
-    /// `port` and for which `live` holds, each once, in the order of
+    /// The associations that hold any of `addrs` at `port` and for which
+    /// `counts(association, address)` holds, each once, in the order of
     /// `addrs`.
     pub(super) fn owners(
         &self,
         addrs: &[IpAddr],
         port: u16,
-        live: impl Fn(AssocId) -> bool,
+        counts: impl Fn(AssocId, IpAddr) -> bool,
     ) -> Vec<AssocId> {
         let mut out: Vec<AssocId> = Vec::new();
         for a in addrs {
             if let Some(id) = self.get(*a, port)
-                && live(id)
+                && counts(id, *a)
                 && !out.contains(&id)
             {
                 out.push(id);
@@ -85,14 +85,15 @@ impl PeerIndex {
     }
 
     /// Makes `id` hold exactly `addrs` at `port`. An address held by
-    /// another association is taken only when `may_take` says that one is
-    /// gone (closed); otherwise it stays where it is and is returned.
+    /// another association is taken only when `may_take(holder, address)`
+    /// allows it (the holder is gone, or holds it only on the peer's
+    /// word); otherwise it stays where it is and is returned.
     pub(super) fn set(
         &mut self,
         id: AssocId,
         port: u16,
         addrs: &[IpAddr],
-        may_take: impl Fn(AssocId) -> bool,
+        may_take: impl Fn(AssocId, IpAddr) -> bool,
     ) -> Vec<IpAddr> {
         // Forgotten first, so that the lookups below read the map as it
         // changes.
@@ -107,7 +108,7 @@ impl PeerIndex {
         let mut kept = Vec::with_capacity(addrs.len());
         for addr in addrs {
             match self.get(*addr, port) {
-                Some(other) if other != id && !may_take(other) => refused.push(*addr),
+                Some(other) if other != id && !may_take(other, *addr) => refused.push(*addr),
                 _ => {
                     self.by_peer.insert((*addr, port), id);
                     kept.push(*addr);
@@ -143,30 +144,30 @@ mod tests {
     fn a_live_owner_keeps_its_address_and_a_closed_one_gives_it_up() {
         let mut x = PeerIndex::default();
         let (m1, m2) = (ip("10.0.0.1"), ip("10.0.0.2"));
-        assert!(x.set(AssocId(1), 5000, &[m1], |_| false).is_empty());
+        assert!(x.set(AssocId(1), 5000, &[m1], |_, _| false).is_empty());
         // Another association asks for m1 and m2: m1 stays with 1.
-        assert_eq!(x.set(AssocId(2), 5000, &[m1, m2], |_| false), vec![m1]);
+        assert_eq!(x.set(AssocId(2), 5000, &[m1, m2], |_, _| false), vec![m1]);
         assert_eq!(x.get(m1, 5000), Some(AssocId(1)));
         assert_eq!(x.get(m2, 5000), Some(AssocId(2)));
         // The same address on another port is another transport address.
-        assert!(x.set(AssocId(3), 5001, &[m1], |_| false).is_empty());
+        assert!(x.set(AssocId(3), 5001, &[m1], |_, _| false).is_empty());
         assert_eq!(
-            x.owners(&[m2, m1, m2], 5000, |_| true),
+            x.owners(&[m2, m1, m2], 5000, |_, _| true),
             [AssocId(2), AssocId(1)]
         );
         assert_eq!(
-            x.owners(&[m1, m2], 5000, |id| id != AssocId(1)),
+            x.owners(&[m1, m2], 5000, |id, _| id != AssocId(1)),
             [AssocId(2)]
         );
         // 1 closed: 2 may take m1; removing 1 later leaves 2's entry alone.
         assert!(
-            x.set(AssocId(2), 5000, &[m1, m2], |id| id == AssocId(1))
+            x.set(AssocId(2), 5000, &[m1, m2], |id, _| id == AssocId(1))
                 .is_empty()
         );
         x.remove(AssocId(1));
         assert_eq!(x.get(m1, 5000), Some(AssocId(2)));
         // Dropping an address releases it.
-        x.set(AssocId(2), 5000, &[m2], |_| false);
+        x.set(AssocId(2), 5000, &[m2], |_, _| false);
         assert_eq!(x.get(m1, 5000), None);
         x.remove(AssocId(2));
         assert_eq!(x.get(m2, 5000), None);
@@ -177,18 +178,18 @@ mod tests {
     fn the_remembered_lookup_never_outlives_a_change() {
         let mut x = PeerIndex::default();
         let (m1, m2) = (ip("10.0.0.1"), ip("10.0.0.2"));
-        x.set(AssocId(1), 5000, &[m1], |_| false);
+        x.set(AssocId(1), 5000, &[m1], |_, _| false);
         // Found (and remembered), then closed and taken by 2.
         assert_eq!(x.find(m1, 5000), Some(AssocId(1)));
-        x.set(AssocId(2), 5000, &[m1], |id| id == AssocId(1));
+        x.set(AssocId(2), 5000, &[m1], |id, _| id == AssocId(1));
         assert_eq!(x.find(m1, 5000), Some(AssocId(2)));
         // Remembered for 2, then 2 is removed: nobody holds it.
         x.remove(AssocId(2));
         assert_eq!(x.find(m1, 5000), None);
         // Remembered, then its holder drops it for another address.
-        x.set(AssocId(3), 5000, &[m1], |_| false);
+        x.set(AssocId(3), 5000, &[m1], |_, _| false);
         assert_eq!(x.find(m1, 5000), Some(AssocId(3)));
-        x.set(AssocId(3), 5000, &[m2], |_| false);
+        x.set(AssocId(3), 5000, &[m2], |_, _| false);
         assert_eq!(x.find(m1, 5000), None);
         assert_eq!(x.find(m1, 5001), None);
     }

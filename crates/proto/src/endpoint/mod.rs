@@ -62,6 +62,9 @@ pub struct EndpointStats {
     pub out_of_the_blue: u64,
     pub inits_answered: u64,
     pub inits_refused: u64,
+    /// INITs refused because they list more than
+    /// `Limits::max_init_addresses` addresses (also in `inits_refused`).
+    pub init_address_limit_refusals: u64,
     pub bad_cookies: u64,
     pub stale_cookies: u64,
     /// Valid cookies dropped because they came from an address their INIT
@@ -257,7 +260,7 @@ impl Endpoint {
         // The INIT's destinations index the association until the peer's
         // addresses are known.
         let assocs = &self.assocs;
-        let gone = |o: AssocId| assocs.get(&o).is_none_or(|x| x.state() == State::Closed);
+        let gone = |o: AssocId, _| assocs.get(&o).is_none_or(|x| x.state() == State::Closed);
         self.index.set(id, peer_port, peer_addrs, gone);
         Ok(id)
     }
@@ -292,8 +295,16 @@ impl Endpoint {
         }
         let addrs: Vec<IpAddr> = a.peer_addresses().collect();
         let assocs = &self.assocs;
-        let gone = |o: AssocId| assocs.get(&o).is_none_or(|x| x.state() == State::Closed);
-        let refused = self.index.set(id, port, &addrs, gone);
+        // An address goes over from a holder that is gone, or from one
+        // that holds it on the peer's word only when this association
+        // has confirmed it (a client whose address an attacker listed
+        // in advance gets it back).
+        let may_take = |o: AssocId, addr: IpAddr| match assocs.get(&o) {
+            None => true,
+            Some(x) if x.state() == State::Closed => true,
+            Some(x) => a.vouches_for(addr) && !x.vouches_for(addr),
+        };
+        let refused = self.index.set(id, port, &addrs, may_take);
         self.stats.index_conflicts += refused.len() as u64;
     }
 
@@ -346,13 +357,19 @@ impl Endpoint {
     /// Processes one received SCTP packet (`data`, without IP or UDP
     /// headers) that came from `src` to `dst`.
     ///
-    /// Returns the association that accepted the packet: it passed that
-    /// association's verification-tag rules (RFC 9260 section 8.5), or its
-    /// valid cookie created the association. A driver that encapsulates
-    /// in UDP learns the peer's encapsulation port from such packets only,
-    /// per association and address (RFC 6951 section 5, decapsulation).
-    /// Stateless replies the packet caused are read with
-    /// [`Endpoint::poll_reply`].
+    /// Returns the association whose peer the packet proved to come from:
+    /// it passed the check of that association's own verification tag
+    /// (RFC 9260 section 8.5, the T-bit rules of 8.5.1), or its valid
+    /// cookie created or restarted the association. A packet with an INIT
+    /// is never such a proof (its tag is 0: anyone can send it), even when
+    /// the association answers it. A driver that encapsulates in UDP
+    /// learns the peer's encapsulation port from proven packets only, per
+    /// association and address (RFC 6951 section 5.4; its revision,
+    /// draft-tuexen-tsvwg-rfc6951-bis, spells out that packets whose tag
+    /// cannot be checked must not change the stored port). Replies the
+    /// packet caused that answer it with a reflected tag (INIT ACK, ABORT,
+    /// SHUTDOWN COMPLETE; from an association or stateless) are read with
+    /// [`Endpoint::poll_reply`] and go to the datagram's own UDP port.
     pub fn handle_datagram(
         &mut self,
         now: Time,
@@ -418,7 +435,11 @@ impl Endpoint {
         let route = match &cookie {
             Some(c) => self.route_cookie(src, sport, c),
             None if chunks.chunks()[0].chunk_type == chunk_type::INIT => {
-                self.route_init(data, src, sport, chunks.chunks()[0].range.clone())
+                let r = chunks.chunks()[0].range.clone();
+                match self.screen_init(data, src, dst, sport, r) {
+                    Some(listed) => self.route_init(src, sport, &listed),
+                    None => return None,
+                }
             }
             None => self.lookup(data, src, sport, vtag, chunks),
         };
@@ -449,15 +470,24 @@ impl Endpoint {
         match route {
             Route::Association(id) => {
                 let index = &self.index;
-                let mut accepted = false;
+                let mut proven = false;
                 if let Some(a) = self.assocs.get_mut(&id) {
                     let in_use = |addr: IpAddr| index.get(addr, sport).is_some_and(|o| o != id);
-                    accepted =
-                        a.handle_packet(now, src, dst, data, chunks, cookie.as_ref(), &in_use);
+                    proven = a.handle_packet(now, src, dst, data, chunks, cookie.as_ref(), &in_use);
+                    // Its answers with a reflected tag answer this datagram.
+                    while let Some(mut t) = a.poll_reply() {
+                        if self.pending.len() >= MAX_PENDING_REPLIES {
+                            continue;
+                        }
+                        if !self.cfg.checksum_offload {
+                            crc::fill(t.packet_mut());
+                        }
+                        self.pending.push_back(t);
+                    }
                 }
                 self.reindex(id);
                 self.drain_events(id);
-                accepted.then_some(id)
+                proven.then_some(id)
             }
             Route::None => self.out_of_the_blue(now, src, dst, sport, vtag, data, chunks, cookie),
             Route::Discard => None,

@@ -170,6 +170,12 @@ impl Endpoint {
             self.abort_init(dst, src, sport, init.initiate_tag, vec![]);
             return;
         }
+        // Admission first: a source over its share costs no more work.
+        if !self.admits(src) {
+            self.stats.inits_refused += 1;
+            self.refuse_no_room(dst, src, sport, init.initiate_tag);
+            return;
+        }
         let peer = match PeerInit::from_chunk(&init, false) {
             Ok(p) => p,
             Err(e) => {
@@ -179,11 +185,6 @@ impl Endpoint {
                 return;
             }
         };
-        if !self.admits(src) {
-            self.stats.inits_refused += 1;
-            self.refuse_no_room(dst, src, sport, init.initiate_tag);
-            return;
-        }
         let local_tag = loop {
             let t = self.rng.next_u32();
             if t != 0 {
