@@ -15,13 +15,17 @@
 //! Checked: no panic; every packet the endpoint sends decodes and has a
 //! valid checksum; the endpoint never holds more associations than its
 //! limit; a datagram that creates no association leaves no state behind
-//! (the number of associations only grows through a valid cookie).
+//! (the number of associations only grows through a valid cookie); no
+//! association holds a peer address a remote peer can never have (the
+//! endpoint's own, loopback, link-local, broadcast, multicast: module
+//! `peer_address`), nor more than `max_peer_addresses`.
 
 use std::net::IpAddr;
 use std::time::Duration;
 
 use arbitrary::{Arbitrary, Unstructured};
 use bytes::Bytes;
+use msctp_proto::peer_address;
 use msctp_proto::wire::{Chunk, crc};
 use msctp_proto::{Endpoint, EndpointConfig, Time};
 
@@ -120,6 +124,28 @@ impl Harness {
             }
         }
         assert!(self.ep.associations().len() <= MAX_ASSOCIATIONS);
+        self.check_peer_addresses();
+    }
+
+    /// The sources are routed addresses: every peer address an
+    /// association keeps is acceptable from them.
+    fn check_peer_addresses(&self) {
+        let local: Vec<IpAddr> = LOCAL.iter().map(|a| a.parse().unwrap()).collect();
+        let src: IpAddr = SOURCES[0].parse().unwrap();
+        let max = self.ep.config().association.limits.max_peer_addresses;
+        for id in self.ep.associations() {
+            let Some(a) = self.ep.association(id) else {
+                continue;
+            };
+            let peers: Vec<IpAddr> = a.peer_addresses().collect();
+            assert!(peers.len() <= max, "{} peer addresses", peers.len());
+            for p in &peers {
+                assert!(
+                    peer_address::acceptable(p, &src, &local),
+                    "an association holds {p}"
+                );
+            }
+        }
     }
 }
 
