@@ -59,7 +59,9 @@ fn skip() -> Option<String> {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        return Some("libusrsctp-dev is not installed".into());
+        return Some(common::missing_prerequisite(
+            "libusrsctp-dev is not installed".into(),
+        ));
     }
     None
 }

@@ -116,7 +116,7 @@ fn failover_only_shows_the_expected_failover_gap() {
 /// The benchmark's figures (run by hand: `cargo test --profile ci -p
 /// msctp-sim --test msctp_scenario -- --ignored --nocapture bench`).
 #[test]
-#[ignore]
+#[ignore = "prints the benchmark's figures; run by hand (see above)"]
 fn bench_figures() {
     let r = msctp_sim::bench::run_bench(&msctp_sim::bench::BenchConfig::default()).unwrap();
     println!("{r:#?}");

@@ -104,7 +104,7 @@ fn framing_bytes_count_in_serialisation() {
 }
 
 #[test]
-#[ignore]
+#[ignore = "writes the ns-3 comparison table from NS3_RESULTS; run by hand"]
 fn write_comparison() {
     let ns3_path = std::env::var("NS3_RESULTS")
         .map(PathBuf::from)
@@ -124,7 +124,7 @@ fn write_comparison() {
 }
 
 #[test]
-#[ignore]
+#[ignore = "times a compiled ns-3 program (NS3_TCP_BULK); prints, asserts nothing"]
 fn speed() {
     let prog = std::env::var("NS3_TCP_BULK").unwrap_or_else(|_| "/tmp/ns3bin/tcp_bulk".into());
     let r = reference::speed_benchmark(std::path::Path::new(&prog)).unwrap();
@@ -132,7 +132,7 @@ fn speed() {
 }
 
 #[test]
-#[ignore]
+#[ignore = "times the simulator alone; prints, asserts nothing"]
 fn speed_sim_only() {
     let s = ns3_scenario("e", false, 1).unwrap();
     for _ in 0..3 {

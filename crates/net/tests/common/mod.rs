@@ -17,19 +17,36 @@ use std::time::Duration;
 use msctp_net::transfer::{self, ReceiveReport};
 use msctp_net::{NetEvent, Stack, StackConfig};
 
-/// Why a root-only test cannot run here, if it cannot.
+/// Why a root-only test cannot run here, if it cannot. Under `CI=true`
+/// (how `.ci/run` runs the suite, as root, after `scripts/install-deps.sh`
+/// installed every tool named here) a missing prerequisite is a failure,
+/// not a skip: a test that silently returns there would pass without
+/// testing anything.
 pub fn skip_reason(tools: &[&str]) -> Option<String> {
-    if !rustix::process::geteuid().is_root() {
-        return Some("needs root (network namespaces)".into());
+    let why = if !rustix::process::geteuid().is_root() {
+        Some("needs root (network namespaces)".to_string())
+    } else {
+        tools
+            .iter()
+            .find(|t| !on_path(t))
+            .map(|t| format!("`{t}` is not installed"))
+    };
+    why.map(missing_prerequisite)
+}
+
+/// Whether `tool` is an executable file on `PATH`.
+pub fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+}
+
+/// A prerequisite that `scripts/install-deps.sh` provides is missing:
+/// returned as the reason to skip, or a panic under `CI=true`.
+pub fn missing_prerequisite(why: String) -> String {
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{why}: under CI=true every prerequisite must be present (scripts/install-deps.sh)");
     }
-    for t in tools {
-        let found = std::env::var_os("PATH")
-            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(t).is_file()));
-        if !found {
-            return Some(format!("`{t}` is not installed"));
-        }
-    }
-    None
+    why
 }
 
 /// Runs a command, panicking with its output if it fails.
