@@ -68,11 +68,6 @@ pub struct AssociationConfig {
     pub shared_key: Vec<u8>,
     /// Adaptation Layer Indication to announce (RFC 5061 section 4.2.6).
     pub adaptation_indication: Option<u32>,
-    /// Accept an address added by the peer as confirmed when the ASCONF
-    /// that adds it arrived, authenticated, from that very address (the
-    /// single-homed handover of docs/MODELS.md 1.2). Otherwise new peer
-    /// addresses are verified by a HEARTBEAT before data goes there.
-    pub confirm_asconf_source: bool,
     /// Return to the primary path when it becomes active again after a
     /// failover (RFC 9260 section 8.2 leaves the choice to the
     /// implementation).
@@ -388,7 +383,6 @@ impl Default for AssociationConfig {
             auth_chunks: Vec::new(),
             shared_key: Vec::new(),
             adaptation_indication: None,
-            confirm_asconf_source: true,
             return_to_primary: true,
             pf_max_retrans: None,
             primary_switchover_max_retrans: None,

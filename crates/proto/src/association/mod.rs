@@ -1292,7 +1292,8 @@ impl Association {
 
     /// Index of the path that carries new data: the primary if usable,
     /// otherwise the usable path with the fewest errors, otherwise the
-    /// primary anyway (RFC 9260 section 6.4.1).
+    /// confirmed path with the fewest errors (RFC 9260 section 6.4.1);
+    /// never an unconfirmed one (section 5.4).
     fn data_path(&self) -> Option<usize> {
         if self.paths.is_empty() {
             return None;
@@ -1315,7 +1316,9 @@ impl Association {
                     .min_by_key(|(_, p)| p.error_count)
                     .map(|(i, _)| i)
             })
-            .or(Some(self.primary))
+        // No confirmed path at all (the peer deleted every confirmed
+        // address): no data path until a probe confirms one (RFC 9260
+        // section 5.4: no DATA to an UNCONFIRMED address).
     }
 
     /// Local address usable as a source (not being added or deleted).

@@ -238,7 +238,9 @@ impl Association {
             }
         }
 
-        // 5. Retransmissions, then 6. new data.
+        // 5. Retransmissions, then 6. new data: never to an UNCONFIRMED
+        // address (RFC 9260 section 5.4); control chunks (a HEARTBEAT with
+        // its nonce, the ASCONF-ACK to the ASCONF's source) may go there.
         if self.state.is_established()
             && let Some(p) = self.path_index(dest)
         {
@@ -248,6 +250,9 @@ impl Association {
                 path.route = path.route.wrapping_add(1);
                 path.route_source = b.source;
                 path.rto.reset_min_rtt();
+            }
+            if !path.confirmed {
+                return self.finish(b, now);
             }
             self.bundle_retransmissions(&mut b, p, now);
             if new_data_path == Some(p) && self.may_send_new_data() {
