@@ -341,6 +341,13 @@ pub struct Limits {
     pub max_pending_asconf_params: usize,
     /// Application events queued before the oldest are dropped (counted).
     pub max_pending_events: usize,
+    /// Bytes of unrecognized parameters reflected in one reply: the
+    /// Unrecognized Parameter parameters of an INIT ACK (RFC 9260 sections
+    /// 3.2.1 and 5.1) and the reports in an ASCONF-ACK (RFC 5061 section
+    /// 5.2). Reports beyond it are left out, so that a small INIT or
+    /// ASCONF full of unknown parameters cannot draw a reply several times
+    /// its size (to a source it may have spoofed).
+    pub max_reflected_unrecognized: usize,
 }
 
 impl Default for Limits {
@@ -352,6 +359,7 @@ impl Default for Limits {
             max_dup_tsns: 32,
             max_pending_asconf_params: 32,
             max_pending_events: 4096,
+            max_reflected_unrecognized: 256,
         }
     }
 }

@@ -793,6 +793,9 @@ impl Association {
         }
         let mut responses: Vec<Param> = Vec::new();
         let mut successes: Vec<Param> = Vec::new();
+        // Reports of unrecognized parameters are bounded like an INIT
+        // ACK's (`limits.max_reflected_unrecognized`).
+        let mut report_budget = self.cfg.limits.max_reflected_unrecognized;
         for param in &a.params {
             let result = match param {
                 Param::AddIpAddress {
@@ -829,10 +832,14 @@ impl Association {
                         let cause = ErrorCause::UnrecognizedParameters {
                             params: param_tlv(param),
                         };
-                        responses.push(Param::ErrorCauseIndication {
+                        let report = Param::ErrorCauseIndication {
                             correlation_id: cid,
                             causes: vec![cause],
-                        });
+                        };
+                        if let Some(left) = report_budget.checked_sub(report.padded_len()) {
+                            report_budget = left;
+                            responses.push(report);
+                        }
                     }
                     if matches!(
                         action,

@@ -305,6 +305,9 @@ pub struct AssociationStats {
     /// Unknown chunk types seen.
     pub unknown_chunks: u64,
     pub protocol_violations: u64,
+    /// Chunks not sent because they are too long for the 16-bit Chunk
+    /// Length field (RFC 9260 section 3.2); should stay 0.
+    pub chunks_too_long: u64,
     pub data_chunks_received: u64,
     pub duplicate_tsns_received: u64,
     pub data_dropped_no_buffer: u64,

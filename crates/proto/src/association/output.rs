@@ -765,7 +765,11 @@ impl Association {
             .emit(&mut buf);
         }
         for c in chunks {
-            c.emit(&mut buf);
+            // Never a saturated length on the wire (RFC 9260 section 3.2):
+            // a chunk that does not fit is refused and counted.
+            if c.try_emit(&mut buf).is_err() {
+                self.stats.chunks_too_long += 1;
+            }
         }
         if let Some(st) = auth_state {
             let alg = st.send_algorithm;
