@@ -93,7 +93,9 @@ fn hijack_spoofed_asconf_source_does_not_confirm_the_victim_address() {
     let held = Rc::new(RefCell::new(Vec::new()));
     let h = held.clone();
     n.filter = Some(Box::new(move |from, _, _, data: &mut Vec<u8>| {
-        if from == Side::A && chunk_types(data).contains(&chunk_type::ASCONF) && h.borrow().is_empty()
+        if from == Side::A
+            && chunk_types(data).contains(&chunk_type::ASCONF)
+            && h.borrow().is_empty()
         {
             h.borrow_mut().push(data.clone());
             Verdict::Drop
@@ -135,7 +137,10 @@ fn hijack_spoofed_asconf_source_does_not_confirm_the_victim_address() {
         assert!(
             s.chunks.iter().all(|&t| matches!(
                 t,
-                chunk_type::ASCONF_ACK | chunk_type::HEARTBEAT | chunk_type::AUTH | chunk_type::SACK
+                chunk_type::ASCONF_ACK
+                    | chunk_type::HEARTBEAT
+                    | chunk_type::AUTH
+                    | chunk_type::SACK
             )),
             "unexpected chunks to V: {:?}",
             s.chunks
@@ -147,7 +152,10 @@ fn hijack_spoofed_asconf_source_does_not_confirm_the_victim_address() {
         to_v.len()
     );
     // The association still carries the downlink, on M1.
-    assert!(got > got_before + 100_000, "downlink stalled: {got_before} -> {got}");
+    assert!(
+        got > got_before + 100_000,
+        "downlink stalled: {got_before} -> {got}"
+    );
 }
 
 /// ```text

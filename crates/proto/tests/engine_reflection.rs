@@ -56,7 +56,7 @@ fn well_formed(pkt: &[u8]) -> bool {
         let Ok((range, _)) = c else {
             return false;
         };
-        total = range.start + (range.len() + 3) / 4 * 4;
+        total = range.start + range.len().div_ceil(4) * 4;
     }
     total == pkt.len()
 }
@@ -131,9 +131,18 @@ fn an_init_full_of_unknown_parameters_draws_a_bounded_reply() {
         .filter(|p| matches!(p, Param::UnrecognizedParameter(_)))
         .map(|p| p.padded_len())
         .sum();
-    let budget = EndpointConfig::new(1).association.limits.max_reflected_unrecognized;
-    assert!(reported > 0, "the first unknown parameters are still reported");
-    assert!(reported <= budget, "{reported} bytes reported, budget {budget}");
+    let budget = EndpointConfig::new(1)
+        .association
+        .limits
+        .max_reflected_unrecognized;
+    assert!(
+        reported > 0,
+        "the first unknown parameters are still reported"
+    );
+    assert!(
+        reported <= budget,
+        "{reported} bytes reported, budget {budget}"
+    );
     assert!(ratio < 1.0, "reply x{ratio:.2} the INIT");
     // The cookie (without the unknown parameters) still sets up the
     // association.
@@ -191,7 +200,10 @@ fn an_init_ack_that_cannot_be_encoded_is_not_sent() {
         out.is_empty(),
         "replies: {:?}",
         out.iter()
-            .map(|p| (p.len(), PacketRepr::parse(&Bytes::copy_from_slice(p)).map(|r| r.chunks.len())))
+            .map(|p| (
+                p.len(),
+                PacketRepr::parse(&Bytes::copy_from_slice(p)).map(|r| r.chunks.len())
+            ))
             .collect::<Vec<_>>()
     );
     assert_eq!(ep.stats().replies_too_long, before + 1);

@@ -309,6 +309,9 @@ pub struct AssociationStats {
     /// Length field (RFC 9260 section 3.2); should stay 0.
     pub chunks_too_long: u64,
     pub data_chunks_received: u64,
+    /// Fragments looked at by reassembly: at most three per DATA chunk
+    /// received and one per fragment delivered (RFC 9260 section 6.9).
+    pub reassembly_visits: u64,
     pub duplicate_tsns_received: u64,
     pub data_dropped_no_buffer: u64,
     pub sacks_sent: u64,
@@ -919,6 +922,7 @@ impl Association {
         s.rwnd_blocked = self.rwnd_block.total;
         s.rwnd_blocked_episodes = self.rwnd_block.episodes;
         s.data_chunks_received = self.receiver.data_chunks_received;
+        s.reassembly_visits = self.receiver.reassembly_visits;
         s.duplicate_tsns_received = self.receiver.duplicates_received;
         s.data_dropped_no_buffer = self.receiver.dropped_for_window;
         s

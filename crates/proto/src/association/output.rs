@@ -110,7 +110,9 @@ impl Association {
             && let Some(tag) = front.reflect
         {
             let d = self.ctrl.pop_front()?;
-            return Some(self.emit_raw(d.dest, d.source, tag, &[d.chunk], false));
+            if let Some(t) = self.emit_raw(d.dest, d.source, tag, &[d.chunk], false) {
+                return Some(t);
+            }
         }
         // A capacity train leaves back to back, before anything else.
         if self.cfg.estimators.enabled {
@@ -276,7 +278,7 @@ impl Association {
             State::CookieWait => {
                 let chunk = Chunk::Init(st.chunk.clone());
                 let source = self.source_for_addr(dest);
-                Some(self.emit_raw(dest, source, 0, &[chunk], false))
+                self.emit_raw(dest, source, 0, &[chunk], false)
             }
             State::CookieEchoed => {
                 let cookie = st.cookie.clone()?;
@@ -287,7 +289,7 @@ impl Association {
                 let auth = chunks
                     .iter()
                     .any(|c| self.must_authenticate(c.chunk_type()));
-                Some(self.emit_raw(dest, source, tag, &chunks, auth))
+                self.emit_raw(dest, source, tag, &chunks, auth)
             }
             _ => None,
         }
@@ -694,6 +696,7 @@ impl Association {
         let t = self.emit_raw(dest, source, tag, &chunks, needs_auth);
         chunks.clear();
         self.bundle_chunks = chunks;
+        let t = t?;
         if let Some(i) = self.path_index(dest) {
             let p = &mut self.paths[i];
             p.stats.packets_sent += 1;
@@ -707,6 +710,10 @@ impl Association {
     /// field is left zero: the endpoint fills it as the packet leaves
     /// ([`crate::Endpoint::poll_transmit`]), unless the layer below does
     /// (checksum offload).
+    ///
+    /// A chunk too long for its 16-bit Chunk Length field (RFC 9260
+    /// section 3.2) is refused and counted (`chunks_too_long`), never sent
+    /// with a saturated length; `None` when nothing is left to send.
     pub(super) fn emit_raw(
         &mut self,
         dest: IpAddr,
@@ -714,8 +721,20 @@ impl Association {
         tag: u32,
         chunks: &[Chunk],
         auth: bool,
-    ) -> Transmit {
-        self.emit_raw_padded(dest, source, tag, 0, chunks, auth)
+    ) -> Option<Transmit> {
+        if chunks.iter().all(|c| c.check_emittable().is_ok()) {
+            return Some(self.emit_raw_padded(dest, source, tag, 0, chunks, auth));
+        }
+        let fit: Vec<Chunk> = chunks
+            .iter()
+            .filter(|c| c.check_emittable().is_ok())
+            .cloned()
+            .collect();
+        self.stats.chunks_too_long += (chunks.len() - fit.len()) as u64;
+        if fit.is_empty() {
+            return None;
+        }
+        Some(self.emit_raw_padded(dest, source, tag, 0, &fit, auth))
     }
 
     /// [`Self::emit_raw`] with a PAD chunk (RFC 4820 section 3) of `pad`
@@ -765,8 +784,9 @@ impl Association {
             .emit(&mut buf);
         }
         for c in chunks {
-            // Never a saturated length on the wire (RFC 9260 section 3.2):
-            // a chunk that does not fit is refused and counted.
+            // Never a saturated length on the wire (RFC 9260 section 3.2);
+            // `emit_raw` has left out what does not fit, and a probe
+            // always fits.
             if c.try_emit(&mut buf).is_err() {
                 self.stats.chunks_too_long += 1;
             }
