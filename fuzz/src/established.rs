@@ -19,9 +19,14 @@
 //!
 //! Checked: no panic; every packet either side sends decodes; the send
 //! side's TSN accounting stays consistent
-//! ([`msctp_proto::Association::check_accounting`]); and no packet without
+//! ([`msctp_proto::Association::check_accounting`]); no packet without
 //! a valid AUTH changes the receiver's set of peer addresses or its
-//! primary (the hijack of RFC 5062 section 4.1 needs the key).
+//! primary (the hijack of RFC 5062 section 4.1 needs the key); no DATA
+//! goes to an attacker's address, which never answers a HEARTBEAT, even
+//! when a signed ASCONF from that (spoofed) source added it (RFC 9260
+//! section 5.4; issue 31 finding 3) unless the input itself carried a
+//! HEARTBEAT ACK to that side; and reassembly looks at no more than four
+//! fragments per DATA chunk received (issue 31 finding 4).
 
 use std::net::IpAddr;
 use std::sync::OnceLock;
@@ -30,11 +35,12 @@ use std::time::Duration;
 use arbitrary::{Arbitrary, Unstructured};
 use bytes::Bytes;
 use msctp_proto::association::PeerInit;
-use msctp_proto::auth::association_key;
-use msctp_proto::wire::{Chunk, PacketRepr};
+use msctp_proto::auth::{HmacAlgorithm, association_key};
+use msctp_proto::wire::chunk::chunk_type;
+use msctp_proto::wire::{AsconfChunk, Chunk, DataChunk, Packet, PacketRepr, Param};
 use msctp_proto::{AssocId, EndpointConfig};
 
-use crate::chunks::{Ctx, FChunk, encode, sign};
+use crate::chunks::{Ctx, FChunk, auth_chunk, encode, sign};
 use crate::pair::{Pair, Seen, Side, ip, wait_duration};
 use crate::seeds::Seed;
 use crate::wire_out::packet;
@@ -50,6 +56,8 @@ const PORT_B: u16 = 6000;
 const MAX_EVENTS_PER_STEP: usize = 16;
 /// An off-path attacker's addresses.
 pub const ATTACKER: [&str; 2] = ["192.0.2.66", "2001:db8:66::1"];
+/// Fragment visits of reassembly allowed per DATA chunk received.
+const VISITS_PER_CHUNK: u64 = 4;
 
 #[derive(Debug, Clone, Arbitrary)]
 pub enum Step {
@@ -181,6 +189,13 @@ fn peer_view(p: &Pair, side: Side, id: AssocId) -> Option<(Vec<IpAddr>, Option<I
 
 struct Run {
     b: Base,
+    /// The input sent a HEARTBEAT ACK to side A / B: it may have answered
+    /// a probe to an attacker's address.
+    hb_ack_injected: [bool; 2],
+}
+
+fn side_index(s: Side) -> usize {
+    usize::from(s == Side::B)
 }
 
 impl Run {
@@ -231,6 +246,13 @@ impl Run {
         let src = srcs[usize::from(src) % srcs.len()];
         let dsts = self.b.pair.addrs(to).to_vec();
         let dst = dsts[usize::from(dst) % dsts.len()];
+        if Packet::new_checked(&pkt[..]).is_ok_and(|p| {
+            p.chunks()
+                .map_while(|c| c.ok())
+                .any(|(_, v)| v.chunk_type() == chunk_type::HEARTBEAT_ACK)
+        }) {
+            self.hb_ack_injected[side_index(to)] = true;
+        }
         let id = self.b.id(to);
         let before = peer_view(&self.b.pair, to, id);
         self.b.pair.inject(to, src, dst, Bytes::from(pkt));
@@ -282,12 +304,34 @@ impl Run {
     }
 
     fn check(&mut self) {
+        let attacker: Vec<IpAddr> = ATTACKER.iter().map(|a| ip(a)).collect();
+        for s in self.b.pair.seen.iter_mut().flat_map(|v| v.drain(..)) {
+            if attacker.contains(&s.dst) && !self.hb_ack_injected[side_index(s.from)] {
+                let data = Packet::new_checked(&s.bytes[..]).is_ok_and(|p| {
+                    p.chunks()
+                        .map_while(|c| c.ok())
+                        .any(|(_, v)| v.chunk_type() == chunk_type::DATA)
+                });
+                assert!(
+                    !data,
+                    "side {:?} sent DATA to {}, an address that never answered a HEARTBEAT",
+                    s.from, s.dst
+                );
+            }
+        }
         for side in [Side::A, Side::B] {
             let id = self.b.id(side);
             if let Some(a) = self.b.pair.endpoint(side).association_mut(id) {
                 if let Err(e) = a.check_accounting() {
                     panic!("TSN accounting of side {side:?}: {e}");
                 }
+                let st = a.stats();
+                assert!(
+                    st.reassembly_visits <= VISITS_PER_CHUNK * st.data_chunks_received,
+                    "side {side:?}: {} reassembly visits for {} DATA chunks",
+                    st.reassembly_visits,
+                    st.data_chunks_received
+                );
                 while a.recv().is_some() {}
             }
         }
@@ -295,14 +339,16 @@ impl Run {
 }
 
 /// Runs one input: mode byte 0, then a byte choosing the side (odd: B)
-/// and chunk bytes, is one raw packet, signed (the seed corpus's form);
-/// anything else is a sequence of steps.
+/// and the source (the other bits: an index into the sender's addresses
+/// then the attacker's, as [`Step::Packet`]'s `src`) and chunk bytes, is
+/// one raw packet, signed (the seed corpus's form); anything else is a
+/// sequence of steps.
 pub fn run(data: &[u8]) {
     let data = &data[..data.len().min(MAX_LEN)];
     let steps = match data {
         [0, side, chunks @ ..] => vec![Step::Raw {
             to_b: side & 1 == 1,
-            src: 0,
+            src: side >> 1,
             resign: true,
             chunks: chunks.to_vec(),
         }],
@@ -312,7 +358,11 @@ pub fn run(data: &[u8]) {
         },
         [] => return,
     };
-    let mut r = Run { b: base().clone() };
+    let mut r = Run {
+        b: base().clone(),
+        hb_ack_injected: [false; 2],
+    };
+    r.b.pair.seen = Some(Vec::new());
     for step in steps.into_iter().take(32) {
         if crate::trace() {
             eprintln!("{:?} {step:?}", r.b.pair.now);
@@ -352,7 +402,7 @@ pub fn seeds() -> Vec<Seed> {
         .shutdown(now);
     b.pair.run_for(Duration::from_secs(1), 1000);
     let seen = b.pair.seen.take().unwrap_or_default();
-    let mut out = Vec::new();
+    let mut out = finding_seeds();
     for (i, s) in seen.iter().enumerate() {
         let mut bytes = vec![0, u8::from(s.from == Side::A)];
         bytes.extend_from_slice(&s.bytes[12..]);
@@ -363,4 +413,73 @@ pub fn seeds() -> Vec<Seed> {
         });
     }
     out
+}
+
+/// Inputs (raw mode) that reproduce issue 31's findings against this
+/// target's base association.
+/// - 3: the peer holding the key sends, signed and from an attacker's
+///   address (spoofed), an ASCONF that adds that address, deletes the
+///   primary (whose data in flight moves to the ASCONF's source) and makes
+///   the new address the primary: B must not send DATA there before a
+///   HEARTBEAT to it is answered.
+/// - 4: two runs of middle fragments (neither B nor E) of two messages,
+///   extended in turn: reassembly must not walk back over a run for each
+///   fragment.
+pub fn finding_seeds() -> Vec<Seed> {
+    let b = base();
+    let attacker = ip(ATTACKER[0]);
+    let mut spoofed = vec![0, (2 << 1) | 1];
+    auth_chunk(HmacAlgorithm::Sha256).emit(&mut spoofed);
+    Chunk::Asconf(AsconfChunk {
+        serial: b.initial_tsn.0,
+        address: ip("10.1.0.2"),
+        params: vec![
+            Param::AddIpAddress {
+                correlation_id: 1,
+                address: attacker,
+            },
+            Param::DeleteIpAddress {
+                correlation_id: 2,
+                address: ip("10.1.0.2"),
+            },
+            Param::SetPrimaryAddress {
+                correlation_id: 3,
+                address: attacker,
+            },
+        ],
+    })
+    .emit(&mut spoofed);
+    let cum = b
+        .pair
+        .ep(Side::B)
+        .association(b.id(Side::B))
+        .map_or(0, |a| a.cumulative_tsn_received());
+    let mut fragments = vec![0, 1];
+    for k in 0..48u32 {
+        for (run, stream) in [(10u32, 0u16), (500, 1)] {
+            Chunk::Data(DataChunk {
+                tsn: cum.wrapping_add(run + k),
+                stream_id: stream,
+                ssn: 7,
+                ppid: 0,
+                unordered: false,
+                begin: false,
+                end: false,
+                immediate: false,
+                payload: Bytes::from_static(b"frag"),
+            })
+            .emit(&mut fragments);
+        }
+    }
+    [
+        ("issue31-3-spoofed-asconf-source", spoofed),
+        ("issue31-4-interleaved-fragment-runs", fragments),
+    ]
+    .into_iter()
+    .map(|(name, bytes)| Seed {
+        target: "established",
+        name: name.into(),
+        bytes,
+    })
+    .collect()
 }

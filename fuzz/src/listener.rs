@@ -18,7 +18,9 @@
 //! (the number of associations only grows through a valid cookie); no
 //! association holds a peer address a remote peer can never have (the
 //! endpoint's own, loopback, link-local, broadcast, multicast: module
-//! `peer_address`), nor more than `max_peer_addresses`.
+//! `peer_address`), nor more than `max_peer_addresses`; an INIT ACK
+//! reflects no more unrecognized parameters than
+//! `limits.max_reflected_unrecognized`.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -26,7 +28,7 @@ use std::time::Duration;
 use arbitrary::{Arbitrary, Unstructured};
 use bytes::Bytes;
 use msctp_proto::peer_address;
-use msctp_proto::wire::{Chunk, crc};
+use msctp_proto::wire::{Chunk, CommonHeader, InitChunk, PacketRepr, Param, crc};
 use msctp_proto::{Endpoint, EndpointConfig, Time};
 
 use crate::wire_out::{check_sent, init_ack_cookie, packet};
@@ -113,6 +115,26 @@ impl Harness {
             n += 1;
             assert!(n < 10_000, "endless output");
             let repr = check_sent(&Bytes::from(t.payload));
+            for c in &repr.chunks {
+                if let Chunk::InitAck(a) = c {
+                    let reflected: usize = a
+                        .params
+                        .iter()
+                        .filter(|p| matches!(p, Param::UnrecognizedParameter(_)))
+                        .map(|p| p.padded_len())
+                        .sum();
+                    let limit = self
+                        .ep
+                        .config()
+                        .association
+                        .limits
+                        .max_reflected_unrecognized;
+                    assert!(
+                        reflected <= limit,
+                        "an INIT ACK reflects {reflected} bytes of unknown parameters"
+                    );
+                }
+            }
             if let Some((tag, cookie)) = init_ack_cookie(&repr) {
                 self.last_cookie = Some((tag, repr.header.dst_port, cookie));
             }
@@ -209,4 +231,40 @@ impl Harness {
             }
         }
     }
+}
+
+/// Issue 31 finding 9: an INIT with 300 unknown parameters that ask to
+/// be reported (4 bytes each): the INIT ACK reports only up to the limit
+/// (it reflected 2400 bytes of them, x3.1 the INIT with the cookie).
+pub fn finding_seeds() -> Vec<crate::seeds::Seed> {
+    let init = InitChunk {
+        initiate_tag: 0x1234,
+        a_rwnd: 65_535,
+        outbound_streams: 1,
+        inbound_streams: 1,
+        initial_tsn: 1,
+        params: (0..300)
+            .map(|_| Param::Unknown {
+                param_type: 0xC0FF,
+                value: Bytes::new(),
+            })
+            .collect(),
+    };
+    let mut bytes = vec![0];
+    bytes.extend(
+        PacketRepr {
+            header: CommonHeader {
+                src_port: 7000,
+                dst_port: PORT,
+                verification_tag: 0,
+            },
+            chunks: vec![Chunk::Init(init)],
+        }
+        .emit(),
+    );
+    vec![crate::seeds::Seed {
+        target: "listener",
+        name: "issue31-9-init-with-300-unknown-parameters".into(),
+        bytes,
+    }]
 }

@@ -94,6 +94,7 @@ pub fn all() -> Vec<Seed> {
         });
     }
     out.extend(crate::established::seeds());
+    out.extend(crate::listener::finding_seeds());
     out
 }
 

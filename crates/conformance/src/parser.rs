@@ -119,7 +119,6 @@ pub fn parse_options(lines: &[OptionLine]) -> Result<ScriptOptions, ParseError> 
             }
             "asconf" => opts.asconf = on_off(o)?,
             "auth" => opts.auth = on_off(o)?,
-            "confirm_asconf_source" => opts.confirm_asconf_source = on_off(o)?,
             "hmac" => {
                 let mut ids = Vec::new();
                 for part in option_value(o)?.split(',') {

@@ -214,7 +214,6 @@ impl<'a> Run<'a> {
             asconf: o.asconf,
             auth: o.auth,
             auth_chunks: o.auth_chunks.clone(),
-            confirm_asconf_source: o.confirm_asconf_source,
             sack_delay: Some(Duration::from_millis(200)),
             ..AssociationConfig::default()
         };

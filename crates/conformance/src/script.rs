@@ -98,9 +98,6 @@ pub struct ScriptOptions {
     /// `--auth_chunks=DATA,SACK`: chunk types the engine requires
     /// authenticated (beyond ASCONF and ASCONF-ACK).
     pub auth_chunks: Vec<u8>,
-    /// `--confirm_asconf_source=off`: the engine verifies a peer address
-    /// added by ASCONF with a HEARTBEAT even when the ASCONF came from it.
-    pub confirm_asconf_source: bool,
 }
 
 impl Default for ScriptOptions {
@@ -115,7 +112,6 @@ impl Default for ScriptOptions {
             auth: false,
             hmac_ids: None,
             auth_chunks: Vec::new(),
-            confirm_asconf_source: true,
         }
     }
 }

@@ -74,11 +74,6 @@ pub struct AssociationConfig {
     pub shared_key: Vec<u8>,
     /// Adaptation Layer Indication to announce (RFC 5061 section 4.2.6).
     pub adaptation_indication: Option<u32>,
-    /// Accept an address added by the peer as confirmed when the ASCONF
-    /// that adds it arrived, authenticated, from that very address (the
-    /// single-homed handover of docs/MODELS.md 1.2). Otherwise new peer
-    /// addresses are verified by a HEARTBEAT before data goes there.
-    pub confirm_asconf_source: bool,
     /// Return to the primary path when it becomes active again after a
     /// failover (RFC 9260 section 8.2 leaves the choice to the
     /// implementation).
@@ -358,6 +353,13 @@ pub struct Limits {
     pub max_pending_asconf_params: usize,
     /// Application events queued before the oldest are dropped (counted).
     pub max_pending_events: usize,
+    /// Bytes of unrecognized parameters reflected in one reply: the
+    /// Unrecognized Parameter parameters of an INIT ACK (RFC 9260 sections
+    /// 3.2.1 and 5.1) and the reports in an ASCONF-ACK (RFC 5061 section
+    /// 5.2). Reports beyond it are left out, so that a small INIT or
+    /// ASCONF full of unknown parameters cannot draw a reply several times
+    /// its size (to a source it may have spoofed).
+    pub max_reflected_unrecognized: usize,
 }
 
 impl Default for Limits {
@@ -370,6 +372,7 @@ impl Default for Limits {
             max_dup_tsns: 32,
             max_pending_asconf_params: 32,
             max_pending_events: 4096,
+            max_reflected_unrecognized: 256,
         }
     }
 }
@@ -402,7 +405,6 @@ impl Default for AssociationConfig {
             auth_chunks: Vec::new(),
             shared_key: Vec::new(),
             adaptation_indication: None,
-            confirm_asconf_source: true,
             return_to_primary: true,
             pf_max_retrans: None,
             primary_switchover_max_retrans: None,

@@ -320,6 +320,36 @@ pub struct InitAckSpec<'a> {
     pub local_random: Option<[u8; RANDOM_LEN]>,
 }
 
+/// The copy of the peer's INIT the State Cookie carries (to rebuild the
+/// association from the COOKIE ECHO, RFC 9260 section 5.1.3), without the
+/// parameters the INIT's processing did not use: unrecognized parameters
+/// to skip are left out, and the list ends at the first one that stops
+/// processing (section 3.2.1). The INIT ACK then does not grow with the
+/// unknown parameters of the INIT (reflection).
+fn cookie_init(raw: Bytes) -> Bytes {
+    let Ok(crate::wire::Chunk::Init(mut init)) = crate::wire::Chunk::parse(&raw) else {
+        return raw;
+    };
+    let unknown = |p: &Param| matches!(p, Param::Unknown { .. });
+    if !init.params.iter().any(unknown) {
+        return raw;
+    }
+    let stop = init.params.iter().position(|p| match p {
+        Param::Unknown { param_type, .. } => matches!(
+            UnknownParamAction::from_type(*param_type),
+            UnknownParamAction::Stop | UnknownParamAction::StopAndReport
+        ),
+        _ => false,
+    });
+    if let Some(i) = stop {
+        init.params.truncate(i);
+    }
+    init.params.retain(|p| !unknown(p));
+    let mut out = Vec::new();
+    crate::wire::Chunk::Init(init).emit(&mut out);
+    Bytes::from(out)
+}
+
 /// Builds the INIT ACK with its signed State Cookie.
 pub fn build_init_ack(spec: InitAckSpec<'_>) -> crate::wire::Chunk {
     let cfg = spec.cfg;
@@ -341,14 +371,22 @@ pub fn build_init_ack(spec: InitAckSpec<'_>) -> crate::wire::Chunk {
         init_src: spec.src,
         init_dst: spec.dst,
         local_random: spec.local_random,
-        peer_init: spec.peer_init_raw,
+        peer_init: cookie_init(spec.peer_init_raw),
     }
     .seal(spec.secret);
     let auth = spec.local_random.map(|r| local_auth_params(cfg, &r));
     let mut params = vec![Param::StateCookie(cookie)];
     params.extend(local_params(cfg, spec.local_addrs, auth.as_ref(), true));
+    // The reports are bounded (`limits.max_reflected_unrecognized`): the
+    // first ones that fit are sent, the others left out.
+    let mut budget = cfg.limits.max_reflected_unrecognized;
     for raw in &spec.peer.unrecognized {
-        params.push(Param::UnrecognizedParameter(raw.clone()));
+        let p = Param::UnrecognizedParameter(raw.clone());
+        let Some(left) = budget.checked_sub(p.padded_len()) else {
+            break;
+        };
+        budget = left;
+        params.push(p);
     }
     crate::wire::Chunk::InitAck(InitChunk {
         initiate_tag: spec.local_tag,

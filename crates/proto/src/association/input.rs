@@ -803,6 +803,9 @@ impl Association {
         }
         let mut responses: Vec<Param> = Vec::new();
         let mut successes: Vec<Param> = Vec::new();
+        // Reports of unrecognized parameters are bounded like an INIT
+        // ACK's (`limits.max_reflected_unrecognized`).
+        let mut report_budget = self.cfg.limits.max_reflected_unrecognized;
         for param in &a.params {
             let result = match param {
                 Param::AddIpAddress {
@@ -839,10 +842,14 @@ impl Association {
                         let cause = ErrorCause::UnrecognizedParameters {
                             params: param_tlv(param),
                         };
-                        responses.push(Param::ErrorCauseIndication {
+                        let report = Param::ErrorCauseIndication {
                             correlation_id: cid,
                             causes: vec![cause],
-                        });
+                        };
+                        if let Some(left) = report_budget.checked_sub(report.padded_len()) {
+                            report_budget = left;
+                            responses.push(report);
+                        }
                     }
                     if matches!(
                         action,
@@ -885,6 +892,18 @@ impl Association {
             reflect: None,
             chunk: Chunk::AsconfAck(ack),
         });
+        // The single-homed move: the ASCONF's source is a new, unconfirmed
+        // address. Its probe leaves at once, in the packet of the
+        // ASCONF-ACK (RFC 9260 section 5.4 allows a HEARTBEAT with a nonce
+        // to an UNCONFIRMED address; one probe per RTO), so the move costs
+        // one round trip more than the ASCONF. Other new addresses are
+        // probed by the heartbeat timers.
+        if let Some(i) = self.path_index(src)
+            && !self.paths[i].confirmed
+            && self.paths[i].heartbeat.is_none()
+        {
+            self.queue_heartbeat(i, now);
+        }
         // An ASCONF proves the peer reached us: count it as life.
         self.error_count = 0;
         Flow::Continue
@@ -927,7 +946,12 @@ impl Association {
             });
         }
         let mtu = self.cfg.path_mtu;
-        let confirmed = self.cfg.confirm_asconf_source && addr == src;
+        // RFC 9260 section 5.4: a new peer address is UNCONFIRMED until a
+        // HEARTBEAT with a random nonce sent to it comes back, even when
+        // the (authenticated) ASCONF that adds it came from it: the IP
+        // source is spoofable, and AUTH proves only that the sender holds
+        // the key, which a malicious peer does. No DATA goes there before
+        // (see `build_packet`).
         let mut p = Path::new(
             addr,
             RtoEstimator::new(self.cfg.rto_initial, self.cfg.rto_min, self.cfg.rto_max),
@@ -936,22 +960,12 @@ impl Association {
                 self.cfg.initial_cwnd_for(mtu),
                 self.sender.peer_initial_rwnd.max(mtu as u32),
             ),
-            confirmed,
+            false,
         );
-        p.heartbeat_deadline = Some(if confirmed {
-            now + self
-                .cfg
-                .heartbeat_interval
-                .unwrap_or(std::time::Duration::MAX)
-        } else {
-            now
-        });
+        p.heartbeat_deadline = Some(now);
         self.paths.push(p);
         self.init_path_estimators(self.paths.len() - 1);
         self.push_event(Event::PeerAddressAdded { addr });
-        if confirmed {
-            self.push_event(Event::PathConfirmed { addr });
-        }
         Ok(())
     }
 

@@ -306,7 +306,13 @@ pub struct AssociationStats {
     /// Unknown chunk types seen.
     pub unknown_chunks: u64,
     pub protocol_violations: u64,
+    /// Chunks not sent because they are too long for the 16-bit Chunk
+    /// Length field (RFC 9260 section 3.2); should stay 0.
+    pub chunks_too_long: u64,
     pub data_chunks_received: u64,
+    /// Fragments looked at by reassembly: at most three per DATA chunk
+    /// received and one per fragment delivered (RFC 9260 section 6.9).
+    pub reassembly_visits: u64,
     pub duplicate_tsns_received: u64,
     pub data_dropped_no_buffer: u64,
     pub sacks_sent: u64,
@@ -935,6 +941,7 @@ impl Association {
         s.rwnd_blocked = self.rwnd_block.total;
         s.rwnd_blocked_episodes = self.rwnd_block.episodes;
         s.data_chunks_received = self.receiver.data_chunks_received;
+        s.reassembly_visits = self.receiver.reassembly_visits;
         s.duplicate_tsns_received = self.receiver.duplicates_received;
         s.data_dropped_no_buffer = self.receiver.dropped_for_window;
         s
@@ -1311,7 +1318,8 @@ impl Association {
 
     /// Index of the path that carries new data: the primary if usable,
     /// otherwise the usable path with the fewest errors, otherwise the
-    /// primary anyway (RFC 9260 section 6.4.1).
+    /// confirmed path with the fewest errors (RFC 9260 section 6.4.1);
+    /// never an unconfirmed one (section 5.4).
     fn data_path(&self) -> Option<usize> {
         if self.paths.is_empty() {
             return None;
@@ -1334,7 +1342,9 @@ impl Association {
                     .min_by_key(|(_, p)| p.error_count)
                     .map(|(i, _)| i)
             })
-            .or(Some(self.primary))
+        // No confirmed path at all (the peer deleted every confirmed
+        // address): no data path until a probe confirms one (RFC 9260
+        // section 5.4: no DATA to an UNCONFIRMED address).
     }
 
     /// Local address usable as a source (not being added or deleted).

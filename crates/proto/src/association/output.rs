@@ -112,11 +112,16 @@ impl Association {
     /// so over UDP its answer goes to the datagram's own source port and
     /// the association's stored port is not taken from it
     /// (draft-tuexen-tsvwg-rfc6951-bis section 5.4).
+    /// A reply too long to encode is dropped (and counted by `emit_raw`).
     pub(crate) fn poll_reply(&mut self) -> Option<Transmit> {
-        let i = self.ctrl.iter().position(|d| d.reflect.is_some())?;
-        let d = self.ctrl.remove(i)?;
-        let tag = d.reflect?;
-        Some(self.emit_raw(d.dest, d.source, tag, &[d.chunk], false))
+        while let Some(i) = self.ctrl.iter().position(|d| d.reflect.is_some()) {
+            let d = self.ctrl.remove(i)?;
+            let tag = d.reflect?;
+            if let Some(t) = self.emit_raw(d.dest, d.source, tag, &[d.chunk], false) {
+                return Some(t);
+            }
+        }
+        None
     }
 
     fn build_packet(&mut self, now: Time) -> Option<Transmit> {
@@ -246,7 +251,9 @@ impl Association {
             }
         }
 
-        // 5. Retransmissions, then 6. new data.
+        // 5. Retransmissions, then 6. new data: never to an UNCONFIRMED
+        // address (RFC 9260 section 5.4); control chunks (a HEARTBEAT with
+        // its nonce, the ASCONF-ACK to the ASCONF's source) may go there.
         if self.state.is_established()
             && let Some(p) = self.path_index(dest)
         {
@@ -256,6 +263,9 @@ impl Association {
                 path.route = path.route.wrapping_add(1);
                 path.route_source = b.source;
                 path.rto.reset_min_rtt();
+            }
+            if !path.confirmed {
+                return self.finish(b, now);
             }
             self.bundle_retransmissions(&mut b, p, now);
             if new_data_path == Some(p) && self.may_send_new_data() {
@@ -279,7 +289,7 @@ impl Association {
             State::CookieWait => {
                 let chunk = Chunk::Init(st.chunk.clone());
                 let source = self.source_for_addr(dest);
-                Some(self.emit_raw(dest, source, 0, &[chunk], false))
+                self.emit_raw(dest, source, 0, &[chunk], false)
             }
             State::CookieEchoed => {
                 let cookie = st.cookie.clone()?;
@@ -290,7 +300,7 @@ impl Association {
                 let auth = chunks
                     .iter()
                     .any(|c| self.must_authenticate(c.chunk_type()));
-                Some(self.emit_raw(dest, source, tag, &chunks, auth))
+                self.emit_raw(dest, source, tag, &chunks, auth)
             }
             _ => None,
         }
@@ -697,6 +707,7 @@ impl Association {
         let t = self.emit_raw(dest, source, tag, &chunks, needs_auth);
         chunks.clear();
         self.bundle_chunks = chunks;
+        let t = t?;
         if let Some(i) = self.path_index(dest) {
             let p = &mut self.paths[i];
             p.stats.packets_sent += 1;
@@ -710,6 +721,10 @@ impl Association {
     /// field is left zero: the endpoint fills it as the packet leaves
     /// ([`crate::Endpoint::poll_transmit`]), unless the layer below does
     /// (checksum offload).
+    ///
+    /// A chunk too long for its 16-bit Chunk Length field (RFC 9260
+    /// section 3.2) is refused and counted (`chunks_too_long`), never sent
+    /// with a saturated length; `None` when nothing is left to send.
     pub(super) fn emit_raw(
         &mut self,
         dest: IpAddr,
@@ -717,8 +732,20 @@ impl Association {
         tag: u32,
         chunks: &[Chunk],
         auth: bool,
-    ) -> Transmit {
-        self.emit_raw_padded(dest, source, tag, 0, chunks, auth)
+    ) -> Option<Transmit> {
+        if chunks.iter().all(|c| c.check_emittable().is_ok()) {
+            return Some(self.emit_raw_padded(dest, source, tag, 0, chunks, auth));
+        }
+        let fit: Vec<Chunk> = chunks
+            .iter()
+            .filter(|c| c.check_emittable().is_ok())
+            .cloned()
+            .collect();
+        self.stats.chunks_too_long += (chunks.len() - fit.len()) as u64;
+        if fit.is_empty() {
+            return None;
+        }
+        Some(self.emit_raw_padded(dest, source, tag, 0, &fit, auth))
     }
 
     /// [`Self::emit_raw`] with a PAD chunk (RFC 4820 section 3) of `pad`
@@ -768,7 +795,12 @@ impl Association {
             .emit(&mut buf);
         }
         for c in chunks {
-            c.emit(&mut buf);
+            // Never a saturated length on the wire (RFC 9260 section 3.2);
+            // `emit_raw` has left out what does not fit, and a probe
+            // always fits.
+            if c.try_emit(&mut buf).is_err() {
+                self.stats.chunks_too_long += 1;
+            }
         }
         if let Some(st) = auth_state {
             let alg = st.send_algorithm;

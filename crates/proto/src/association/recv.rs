@@ -37,6 +37,14 @@ pub enum DataOutcome {
     MessageTooLarge,
 }
 
+/// A run of fragments (see [`Receiver::runs`]): its last TSN and the
+/// payload bytes it holds.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    last: u64,
+    bytes: usize,
+}
+
 #[derive(Debug, Clone, Default)]
 struct InStream {
     next_ssn: u16,
@@ -65,11 +73,10 @@ pub struct Receiver {
     highest: u64,
     /// Fragments of messages not yet complete, by unwrapped TSN.
     fragments: BTreeMap<u64, DataChunk>,
-    /// The run of fragments last extended in order: (its first TSN, its
-    /// last TSN, bytes so far). A fragment that continues it is checked
-    /// without walking back over the whole run (a message of n fragments
-    /// arriving in order costs n steps, not n²/2).
-    run: Option<(u64, u64, usize)>,
+    /// Every fragment held belongs to exactly one run: a longest chain of
+    /// fragments of one message at consecutive TSNs (no E fragment
+    /// before its end, no B fragment after its start), by its first TSN.
+    runs: BTreeMap<u64, Run>,
     streams: Vec<InStream>,
     ready: VecDeque<Message>,
     /// Bytes held (fragments, waiting and ready messages).
@@ -82,6 +89,9 @@ pub struct Receiver {
     /// are checked against `max_message` at completion time; this bound
     /// stops a message from growing without limit before then.
     pub data_chunks_received: u64,
+    /// Fragments looked at by reassembly: its cost, bounded by a few per
+    /// fragment received (issue 31, finding 4).
+    pub reassembly_visits: u64,
     pub duplicates_received: u64,
     pub dropped_for_window: u64,
     /// Packets with DATA since the last SACK.
@@ -112,7 +122,7 @@ impl Receiver {
             max_dups,
             highest: cum,
             fragments: BTreeMap::new(),
-            run: None,
+            runs: BTreeMap::new(),
             streams: vec![InStream::default(); inbound_streams as usize],
             ready: VecDeque::new(),
             buffered: 0,
@@ -120,6 +130,7 @@ impl Receiver {
             window,
             max_message,
             data_chunks_received: 0,
+            reassembly_visits: 0,
             duplicates_received: 0,
             dropped_for_window: 0,
             packets_since_sack: 0,
@@ -260,82 +271,69 @@ impl Receiver {
         self.try_reassemble(t)
     }
 
-    /// Looks for a complete message containing fragment `t`.
+    /// Adds fragment `t` to the runs (section 6.9) and delivers the
+    /// message it completes, if any. A fragment joins the run that ends
+    /// at `t - 1` and the run that starts at `t + 1` when they hold the
+    /// same message: a few map operations per fragment whatever the
+    /// arrival order, instead of a walk over the message's fragments (a
+    /// peer interleaving long runs of middle fragments made that walk
+    /// quadratic).
     fn try_reassemble(&mut self, t: u64) -> DataOutcome {
-        let (stream, unordered, ssn) = match self.fragments.get(&t) {
-            Some(c) => (c.stream_id, c.unordered, c.ssn),
-            None => return DataOutcome::Accepted,
+        let Some(c) = self.fragments.get(&t) else {
+            return DataOutcome::Accepted;
         };
+        let (stream, unordered, ssn) = (c.stream_id, c.unordered, c.ssn);
+        let (begin, end) = (c.begin, c.end);
         let same_message = |c: &DataChunk| {
             c.stream_id == stream && c.unordered == unordered && (unordered || c.ssn == ssn)
         };
-        // Walk back to the B fragment, from the start of the run this
-        // fragment continues if it does.
+        let mut run = Run {
+            last: t,
+            bytes: c.payload.len(),
+        };
         let mut first = t;
-        let mut size = 0usize;
-        if let Some((run_first, run_last, run_size)) = self.run
-            && run_last + 1 == t
-            && !self.fragments[&t].begin
+        self.reassembly_visits += 1;
+        // The run ending at t - 1: the run starting last before t.
+        if !begin
+            && let Some(prev) = t.checked_sub(1)
             && self
                 .fragments
-                .get(&run_last)
+                .get(&prev)
                 .is_some_and(|p| same_message(p) && !p.end)
+            && let Some((&f, r)) = self.runs.range(..t).next_back()
+            && r.last == prev
         {
-            first = run_first;
-            size = run_size;
+            self.reassembly_visits += 1;
+            first = f;
+            run.bytes += r.bytes;
+            self.runs.remove(&f);
         }
-        size += if first == t {
-            0
-        } else {
-            self.fragments[&t].payload.len()
-        };
-        loop {
-            let c = &self.fragments[&first];
-            if first == t {
-                size += c.payload.len();
-            }
-            if c.begin {
-                break;
-            }
-            match self.fragments.get(&(first - 1)) {
-                Some(p) if same_message(p) && !p.end => {
-                    first -= 1;
-                    size += self.fragments[&first].payload.len();
-                }
-                _ => {
-                    self.run = Some((first, t, size));
-                    return self.check_partial_size(size);
-                }
-            }
+        if !end
+            && self
+                .fragments
+                .get(&(t + 1))
+                .is_some_and(|n| same_message(n) && !n.begin)
+            && let Some(r) = self.runs.remove(&(t + 1))
+        {
+            self.reassembly_visits += 1;
+            run.last = r.last;
+            run.bytes += r.bytes;
         }
-        // Walk forward to the E fragment.
-        let mut last = t;
-        loop {
-            let c = &self.fragments[&last];
-            if c.end {
-                break;
-            }
-            match self.fragments.get(&(last + 1)) {
-                Some(n) if same_message(n) && !n.begin => {
-                    last += 1;
-                    size += n.payload.len();
-                }
-                _ => {
-                    self.run = Some((first, last, size));
-                    return self.check_partial_size(size);
-                }
-            }
+        let complete = self.fragments.get(&first).is_some_and(|c| c.begin)
+            && self.fragments.get(&run.last).is_some_and(|c| c.end);
+        if !complete {
+            self.runs.insert(first, run);
+            return self.check_partial_size(run.bytes);
         }
-        if self.run.is_some_and(|(f, _, _)| f >= first && f <= last) {
-            self.run = None;
-        }
-        if size > self.max_message {
+        if run.bytes > self.max_message {
+            self.runs.insert(first, run);
             return DataOutcome::MessageTooLarge;
         }
-        let mut data = BytesMut::with_capacity(size);
+        let mut data = BytesMut::with_capacity(run.bytes);
         let mut ppid = 0;
-        for k in first..=last {
+        for k in first..=run.last {
             if let Some(c) = self.fragments.remove(&k) {
+                self.reassembly_visits += 1;
                 if k == first {
                     ppid = c.ppid;
                 }
@@ -651,6 +649,93 @@ mod tests {
             r.on_data(data(1, 0, 0, false, false, false, b"def")),
             DataOutcome::MessageTooLarge
         );
+    }
+
+    /// Issue 31 finding 4: a peer extends two runs of middle fragments
+    /// (no B, no E) of two messages in turn. Each fragment must cost a
+    /// bounded number of fragment visits, not one per fragment of its run.
+    /// Then the B and E fragments arrive and both messages complete.
+    #[test]
+    fn interleaved_fragment_runs_cost_a_bounded_number_of_visits_per_fragment() {
+        let n: u32 = 2000;
+        let mut r = Receiver::new(0, 2, 1 << 24, 1 << 20, 16, 8);
+        // Message X on stream 0 at TSNs 1..=n, message Y on stream 1 at
+        // TSNs n+2..=2n+1: their middles arrive alternately.
+        let (x0, y0) = (1, n + 2);
+        for k in 1..n - 1 {
+            for (base, stream) in [(x0, 0), (y0, 1)] {
+                assert_eq!(
+                    r.on_data(data(base + k, stream, 0, false, false, false, b"m")),
+                    DataOutcome::Accepted
+                );
+            }
+        }
+        let middles = 2 * u64::from(n - 2);
+        eprintln!(
+            "{} fragment visits for {middles} interleaved middle fragments",
+            r.reassembly_visits
+        );
+        assert!(
+            r.reassembly_visits <= 4 * middles,
+            "{} fragment visits for {middles} fragments",
+            r.reassembly_visits
+        );
+        for (base, stream) in [(x0, 0), (y0, 1)] {
+            r.on_data(data(base, stream, 0, true, false, false, b"B"));
+            r.on_data(data(base + n - 1, stream, 0, false, true, false, b"E"));
+        }
+        let mut sizes: Vec<(u16, usize)> = std::iter::from_fn(|| r.read())
+            .map(|m| (m.stream, m.data.len()))
+            .collect();
+        sizes.sort();
+        assert_eq!(sizes, vec![(0, n as usize), (1, n as usize)]);
+        assert_eq!(r.memory(), 0);
+        // Delivery visits each fragment once more.
+        assert!(r.reassembly_visits <= 4 * middles + 2 * u64::from(n) + 16);
+    }
+
+    /// Runs join in any arrival order: unordered messages of 1 to 5
+    /// fragments on two streams, next to each other in TSN order, arrive
+    /// shuffled (200 orders); each is delivered whole, once, and nothing
+    /// stays held.
+    #[test]
+    fn runs_join_in_any_arrival_order() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let payloads: [&'static [u8]; 5] = [b"a", b"b", b"c", b"d", b"e"];
+        for _ in 0..200 {
+            let mut chunks = Vec::new();
+            let mut want = Vec::new();
+            let mut tsn = 1u32;
+            for m in 0..6u16 {
+                let n = 1 + (next() % 5) as usize;
+                let stream = m % 2;
+                want.push((stream, payloads[..n].concat()));
+                for (k, p) in payloads[..n].iter().enumerate() {
+                    chunks.push(data(tsn, stream, 0, k == 0, k == n - 1, true, p));
+                    tsn += 1;
+                }
+            }
+            for i in (1..chunks.len()).rev() {
+                chunks.swap(i, (next() % (i as u64 + 1)) as usize);
+            }
+            let mut r = Receiver::new(1, 2, 1 << 20, 1 << 20, 64, 8);
+            for c in chunks {
+                assert_eq!(r.on_data(c), DataOutcome::Accepted);
+            }
+            let mut got: Vec<(u16, Vec<u8>)> = std::iter::from_fn(|| r.read())
+                .map(|m| (m.stream, m.data.to_vec()))
+                .collect();
+            got.sort();
+            want.sort();
+            assert_eq!(got, want);
+            assert!(r.fragments.is_empty() && r.runs.is_empty());
+        }
     }
 
     #[test]

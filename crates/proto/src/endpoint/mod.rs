@@ -81,6 +81,10 @@ pub struct EndpointStats {
     /// associations exist (answered with an ABORT, Out of Resource).
     pub association_limit_refusals: u64,
     pub events_dropped: u64,
+    /// Replies not sent because a chunk was too long for the 16-bit Chunk
+    /// Length field (RFC 9260 section 3.2: an INIT ACK whose cookie
+    /// carries a huge INIT); the packet that asked is left unanswered.
+    pub replies_too_long: u64,
 }
 
 /// Bound on queued stateless replies.

@@ -58,6 +58,10 @@ impl Endpoint {
         if self.pending.len() >= MAX_PENDING_REPLIES {
             return;
         }
+        if chunks.iter().any(|c| c.check_emittable().is_err()) {
+            self.stats.replies_too_long += 1;
+            return;
+        }
         let headroom = self.cfg.transmit_headroom;
         let mut buf = Vec::with_capacity(headroom + 128);
         buf.resize(headroom, 0);

@@ -33,7 +33,8 @@
 //!   padding) and `padded_len()` the bytes `emit` appends, both as `usize`.
 //!   A value too long for its length field is emitted with the field
 //!   saturated; `Chunk::try_emit` and `PacketRepr::try_emit_into` refuse it
-//!   with [`WireError::TooLong`] instead.
+//!   with [`WireError::TooLong`] instead, and the engine sends only through
+//!   them (an oversized chunk is refused and counted, never sent).
 //! - Checksum (RFC 9260 appendix A): [`crc::checksum`] returns the CRC32c
 //!   value, which the packet holds least significant byte first; see
 //!   [`Packet::checksum`].

@@ -84,7 +84,6 @@ pub(crate) fn association_config(
     set(&mut c.initial_cwnd, s.initial_cwnd.map(Some));
     set(&mut c.asconf, s.asconf);
     set(&mut c.auth, s.auth);
-    set(&mut c.confirm_asconf_source, s.confirm_asconf_source);
     set(&mut c.return_to_primary, s.return_to_primary);
     set(
         &mut c.retransmit_destination,

@@ -751,8 +751,6 @@ pub struct SctpSpec {
     /// ADD-IP (true) and AUTH (true).
     pub asconf: Option<bool>,
     pub auth: Option<bool>,
-    /// Accept an added address as confirmed when its ASCONF came from it.
-    pub confirm_asconf_source: Option<bool>,
     /// Return to the primary when it comes back after a failover (true).
     pub return_to_primary: Option<bool>,
     /// Split fast retransmit (CMT; false).
