@@ -10,8 +10,8 @@
 # The result is target/pgo/release/msctp. Its simulation results are the
 # same, run by run, as the plain release build's (PGO moves code, it does
 # not change what the code computes: no fast-math); `--check` compares
-# the two builds' `reproduce --quick` results to show it. docs/DESIGN.md
-# ("Release profile") gives the measured speed-up.
+# the two builds' `reproduce --quick` results to show it. docs/measurements/build-profiles.md
+# gives the measured speed-up.
 #
 # Needs `llvm-profdata` of the LLVM that rustc uses: the `llvm-tools`
 # rustup component (installed here if rustup can). About 12 minutes on a

@@ -5,7 +5,7 @@ mod commands;
 /// mimalloc instead of the C library's allocator: the simulator allocates
 /// and frees small buffers at every packet; with 1 000 stations `msctp
 /// bench sim` is about 1.3x faster per event with it (docs/DESIGN.md,
-/// "Crates chosen").
+/// "Crates chosen"; figures in docs/measurements/build-profiles.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

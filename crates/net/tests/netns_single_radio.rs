@@ -1,4 +1,4 @@
-//! The single-radio move on real sockets (SYSTEMS.md section 4, scenario
+//! The single-radio move on real sockets (docs/MODELS.md section 4, case
 //! B; section 1.2; RFC 5061 section 5.2): a mobile with one interface
 //! uploads a file while the address of that interface changes. The old
 //! address goes first (the mobile left the network), the new one comes

@@ -10,7 +10,7 @@
 //! ```
 //!
 //! Arguments: megabytes (10^6 bytes), message size, `auth` to authenticate
-//! every DATA and SACK chunk. `docs/DESIGN.md` records the counts.
+//! every DATA and SACK chunk. `docs/measurements/net-data-path.md` records the counts.
 
 #[path = "../tests/common/mod.rs"]
 mod common;

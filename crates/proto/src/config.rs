@@ -129,7 +129,7 @@ pub enum CmtScheduler {
     /// as far as its window allows).
     #[default]
     RoundRobin,
-    /// Fastest path first (SYSTEMS.md section 3): the next packet, of P
+    /// Fastest path first (docs/MODELS.md section 3): the next packet, of P
     /// bytes, goes to the path i that minimises
     /// (outstanding_i + P) / capacity_i, where outstanding_i is the bytes
     /// in flight there and capacity_i the path's packet-pair estimate when
@@ -162,7 +162,7 @@ pub enum CmtRtxPolicy {
     Ssthresh,
 }
 
-/// Concurrent multipath transfer (SYSTEMS.md section 3; Iyengar, Amer and
+/// Concurrent multipath transfer (docs/MODELS.md section 3; Iyengar, Amer and
 /// Stewart, IEEE/ACM ToN 14(5), 2006): new data on every usable path at
 /// once, with the algorithms that keep a single association's
 /// per-destination congestion control and loss detection working when

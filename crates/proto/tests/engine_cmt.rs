@@ -1,4 +1,4 @@
-//! Concurrent multipath transfer (CMT, SYSTEMS.md section 3) between two
+//! Concurrent multipath transfer (CMT, docs/MODELS.md section 3) between two
 //! engines: aggregation over two paths, fastest path first against
 //! round-robin, no spurious fast retransmission from reordering across
 //! paths, and a soft handover of a dual-homed receiver.
@@ -51,7 +51,7 @@ const B1: &str = "10.1.0.2";
 const B2: &str = "10.2.0.2";
 
 /// Two dual-homed hosts joined by two disjoint paths, A1-B1 and A2-B2
-/// (scenario D of SYSTEMS.md 4); a packet across (A1 to B2) is lost. Each
+/// (case D of docs/MODELS.md section 4); a packet across (A1 to B2) is lost. Each
 /// path's sources are fixed so that its packets take it.
 fn two_paths(
     p1: PathSpec,
@@ -397,7 +397,7 @@ fn cmt_reordering_across_paths_causes_no_spurious_fast_retransmission() {
     assert!(r.receiver.duplicate_tsns_received >= r.sender.spurious_retransmissions);
 }
 
-/// Soft handover with CMT (scenario C of SYSTEMS.md 4: a dual-homed mobile
+/// Soft handover with CMT (case C of docs/MODELS.md section 4: a dual-homed mobile
 /// receiving from a single-homed correspondent). The mobile (B) starts on
 /// network 1 (B1), enters network 2 3 s into the transfer and adds B2
 /// (ADD-IP); in the overlap the correspondent sends over both; at 6 s the

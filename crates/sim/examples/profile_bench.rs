@@ -11,7 +11,7 @@
 //!
 //! Arguments: `bulk SECONDS [estimators]` or `stations N SECONDS
 //! [estimators]`. Prints the events, packets and bytes delivered, so that
-//! two builds can be checked to simulate the same thing. `docs/DESIGN.md`
+//! two builds can be checked to simulate the same thing. `docs/measurements/simulator-hot-path.md`
 //! records the counts.
 
 use msctp_sim::bench::{BenchConfig, bulk_scenario, stations_scenario};

@@ -15,7 +15,7 @@
 //! A wing uses only the wings to its right in the table's last column
 //! (checked with the other module circles by `crates/modgraph`). What each
 //! model implements, and from which RFC or paper, is in
-//! `docs/models/` of the repository.
+//! `docs/MODELS.md` of the repository.
 //!
 //! # mSCTP in the simulator
 //!

@@ -1,4 +1,4 @@
-//! Concurrent multipath transfer (SYSTEMS.md section 3; Iyengar, Amer and
+//! Concurrent multipath transfer (docs/MODELS.md section 3; Iyengar, Amer and
 //! Stewart, "Concurrent multipath transfer using SCTP multihoming over
 //! independent end-to-end paths", IEEE/ACM ToN 14(5), 2006): which path
 //! the next packet of new data takes (round-robin or fastest path first),

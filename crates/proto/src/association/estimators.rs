@@ -261,8 +261,8 @@ impl Association {
     }
 
     /// Westwood+ after a SACK: `acked[p]` bytes newly acknowledged on
-    /// path `p`. Only the path new data goes to is measured (SYSTEMS.md
-    /// 3: available bandwidth "on the primary"): what another path
+    /// path `p`. Only the path new data goes to is measured (docs/MODELS.md
+    /// 3: AISLE's available bandwidth of the primary): what another path
     /// carries is retransmissions sent there after a timeout, a few
     /// chunks whose acknowledged rate says nothing of that path's
     /// available bandwidth, and AISLE would take it for a fresh B2.

@@ -19,7 +19,7 @@
 //!   patterns).
 //!
 //! What each model implements, and from which RFC or paper section, is in
-//! the repository's `docs/models/`.
+//! the repository's `docs/MODELS.md`.
 
 pub mod app;
 pub mod cmhn;
