@@ -111,7 +111,7 @@ fn multihoming_annotated_copies_pass() {
 #[test]
 fn addip_scripts_pass() {
     let passed = check("addip", "FreeBSD", &[]);
-    assert_eq!(passed, 28);
+    assert_eq!(passed, 29);
 }
 
 /// Every AUTH case of tests/conformance/README.md.
