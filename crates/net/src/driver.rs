@@ -1168,7 +1168,7 @@ impl Driver {
                                     secs: now.as_secs_f64(),
                                 }
                             }
-                            (CloseReason::Refused | CloseReason::PeerAbort { .. }, _) => {
+                            (CloseReason::Refused { .. } | CloseReason::PeerAbort { .. }, _) => {
                                 NetError::Refused(describe_close(reason))
                             }
                             _ => NetError::Closed(describe_close(reason)),
