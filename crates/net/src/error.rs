@@ -165,4 +165,26 @@ mod tests {
         assert!(check_unicast("255.255.255.255".parse().unwrap()).is_err());
         assert!(check_unicast("10.0.0.1".parse().unwrap()).is_ok());
     }
+
+    #[test]
+    fn a_refusal_for_lack_of_room_says_so() {
+        let oor = CloseReason::Refused {
+            causes: vec![ErrorCause::OutOfResource],
+        };
+        let text = describe_close(&oor);
+        assert!(text.contains("Out of Resource"), "{text}");
+        assert!(!text.contains("no endpoint accepts"), "{text}");
+        let none = describe_close(&CloseReason::Refused { causes: vec![] });
+        assert!(none.contains("no endpoint accepts"), "{none}");
+        let reclaimed = CloseReason::PeerAbort {
+            causes: vec![ErrorCause::OutOfResource],
+        };
+        assert!(describe_close(&reclaimed).contains("out of resources"));
+        let idle = CloseReason::PeerAbort {
+            causes: vec![ErrorCause::UserInitiatedAbort {
+                reason: bytes::Bytes::from_static(b"idle for 300 s"),
+            }],
+        };
+        assert!(describe_close(&idle).contains("\"idle for 300 s\""));
+    }
 }

@@ -79,7 +79,7 @@ impl Endpoint {
     /// May an incoming association from `src` be created at `now`? With
     /// the table full, only if an association has been idle long enough
     /// to be reclaimed (`reclaim`, at the COOKIE ECHO, makes sure).
-    pub(super) fn admission(&self, now: Time, src: IpAddr) -> Result<(), Refusal> {
+    pub(super) fn admission(&mut self, now: Time, src: IpAddr) -> Result<(), Refusal> {
         let over = self
             .source_keys(src)
             .iter()
@@ -87,14 +87,10 @@ impl Endpoint {
         if over {
             return Err(Refusal::Prefix);
         }
-        if self.live_count() < self.cfg.max_associations {
+        if self.live_count() < self.cfg.max_associations || self.oldest_idle(now).is_some() {
             return Ok(());
         }
-        // The heap's top is the oldest activity recorded (or older).
-        match (self.cfg.reclaim_idle_after, self.idle_heap.peek()) {
-            (Some(after), Some(Reverse((t, _)))) if *t + after <= now => Ok(()),
-            _ => Err(Refusal::Full),
-        }
+        Err(Refusal::Full)
     }
 
     /// Counts a new incoming association under its source's prefixes.
@@ -183,18 +179,30 @@ impl Endpoint {
     /// has been idle `reclaim_idle_after` (Out of Resource); says whether
     /// a slot was freed.
     pub(super) fn reclaim(&mut self, now: Time) -> bool {
-        let Some(after) = self.cfg.reclaim_idle_after else {
+        let Some(id) = self.oldest_idle(now) else {
             return false;
         };
+        let Some(a) = self.assocs.get_mut(&id) else {
+            return false;
+        };
+        a.abort_with(vec![ErrorCause::OutOfResource], CloseReason::Reclaimed);
+        self.stats.reclaimed += 1;
+        self.refresh(id, now);
+        true
+    }
+
+    /// The live association idle the longest, if idle for
+    /// `reclaim_idle_after` at `now`.
+    fn oldest_idle(&mut self, now: Time) -> Option<AssocId> {
+        let after = self.cfg.reclaim_idle_after?;
         // Each association has one entry; an entry older than its
         // association's last activity is put back with it (lazy), so
         // every association is looked at most twice.
         let mut budget = 2 * self.assocs.len() + 2;
         while budget > 0 {
             budget -= 1;
-            let Some(Reverse((t, id))) = self.idle_heap.pop() else {
-                return false;
-            };
+            let Reverse((t, id)) = *self.idle_heap.peek()?;
+            self.idle_heap.pop();
             if !self.meta.contains_key(&id) || self.closed.contains(&id) {
                 continue;
             }
@@ -206,17 +214,10 @@ impl Endpoint {
                 self.idle_heap.push(Reverse((last, id)));
                 continue;
             }
-            if t + after > now {
-                self.idle_heap.push(Reverse((t, id)));
-                return false;
-            }
-            if let Some(a) = self.assocs.get_mut(&id) {
-                a.abort_with(vec![ErrorCause::OutOfResource], CloseReason::Reclaimed);
-                self.stats.reclaimed += 1;
-                self.refresh(id, now);
-                return true;
-            }
+            // The oldest activity recorded, and recorded right: it stays.
+            self.idle_heap.push(Reverse((t, id)));
+            return (t + after <= now).then_some(id);
         }
-        false
+        None
     }
 }
