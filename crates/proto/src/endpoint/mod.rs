@@ -90,6 +90,8 @@ pub struct EndpointStats {
     pub idle_timeouts: u64,
     /// Idle associations aborted to make room (`reclaim_idle_after`).
     pub reclaimed: u64,
+    /// [`Endpoint::association_visits`].
+    pub association_visits: u64,
     pub events_dropped: u64,
 }
 
@@ -201,7 +203,10 @@ impl Endpoint {
     }
 
     pub fn stats(&self) -> EndpointStats {
-        self.stats
+        EndpointStats {
+            association_visits: self.visits,
+            ..self.stats
+        }
     }
 
     /// The local addresses new associations start with.
