@@ -380,7 +380,7 @@ fn visits_per_event(n: u32) -> (f64, f64) {
     let v0 = s.ep.association_visits();
     for k in 0..200u32 {
         // 3 ms apart: each packet's timers (its SACK) of their own.
-        s.now = s.now + Duration::from_millis(3);
+        s.now += Duration::from_millis(3);
         let c = clients[(k as usize * 7919) % clients.len()];
         data(&mut s, c, 1000 + k / n.min(200));
     }

@@ -162,7 +162,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             clients_for,
             json,
         } => {
-            if !(idle >= 0.0 && idle <= 3600.0) {
+            if !(0.0..=3600.0).contains(&idle) {
                 bail!("--idle must lie in [0, 3600] seconds, got {idle}");
             }
             if window == 0 {

@@ -126,7 +126,7 @@ impl NetOpts {
             bail!("--connect-timeout must lie between 0 and 3600 seconds");
         }
         c.connect_timeout = Duration::from_secs_f64(self.connect_timeout);
-        if !(self.idle_timeout >= 0.0 && self.idle_timeout <= 1e6) {
+        if !(0.0..=1e6).contains(&self.idle_timeout) {
             bail!("--idle-timeout must lie between 0 (off) and 1000000 seconds");
         }
         c.endpoint.idle_timeout =
