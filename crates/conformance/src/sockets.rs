@@ -66,9 +66,11 @@ pub fn close_errno(reason: &CloseReason) -> Option<&'static str> {
     match reason {
         CloseReason::Shutdown | CloseReason::Aborted | CloseReason::Restarted => None,
         CloseReason::InitFailed | CloseReason::PeerUnreachable => Some("ETIMEDOUT"),
-        CloseReason::Refused => Some("ECONNREFUSED"),
+        CloseReason::Refused { .. } => Some("ECONNREFUSED"),
         CloseReason::PeerAbort { .. } => Some("ECONNRESET"),
-        CloseReason::ProtocolViolation(_) => Some("ECONNABORTED"),
+        CloseReason::ProtocolViolation(_) | CloseReason::IdleTimeout | CloseReason::Reclaimed => {
+            Some("ECONNABORTED")
+        }
     }
 }
 

@@ -208,7 +208,7 @@ fn skipped(system: &str) -> Measure {
 
 /// CPU time (user + system) of this process, or of its waited-for
 /// children, in seconds.
-fn cpu_time(children: bool) -> Option<f64> {
+pub(crate) fn cpu_time(children: bool) -> Option<f64> {
     let who = if children {
         libc::RUSAGE_CHILDREN
     } else {

@@ -82,8 +82,12 @@ impl StackConfig {
     pub fn new(port: u16) -> Self {
         // The stack's endpoint is the only one behind its sockets: a
         // packet for another SCTP port is refused at once (RFC 9260 8.4).
+        // An association idle for 5 minutes (no user data either way) is
+        // aborted, so that idle peers cannot hold a server's slots (issue
+        // 31); the engine's default is none, as RFC 9260's.
         let mut endpoint = EndpointConfig {
             answer_other_ports: true,
+            idle_timeout: Some(Duration::from_secs(300)),
             ..EndpointConfig::new(port)
         };
         // The path estimators run on real hosts (capacity and available

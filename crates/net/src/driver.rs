@@ -3,7 +3,7 @@
 //! the sans-I/O loop (datagrams in, transmits out, timers, events) and
 //! serves the application handles' commands.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
@@ -212,6 +212,13 @@ pub(crate) struct Driver {
     start: Instant,
     cmds: mpsc::Receiver<Command>,
     assocs: HashMap<AssocId, Assoc>,
+    /// Associations with something for `service` to do (a command or an
+    /// engine event came for them, or they wait for room, a held move,
+    /// readable data): only these are serviced, not every association
+    /// (issue 31: 10 000 mostly idle associations).
+    busy: BTreeSet<AssocId>,
+    /// Closed associations the application may still hold.
+    ended: BTreeSet<AssocId>,
     accept_queue: VecDeque<AssocId>,
     accept_waiters: VecDeque<Reply<AssocParts>>,
     ifaces: Interfaces,
@@ -270,6 +277,8 @@ impl Driver {
             start,
             cmds,
             assocs: HashMap::new(),
+            busy: BTreeSet::new(),
+            ended: BTreeSet::new(),
             accept_queue: VecDeque::new(),
             accept_waiters: VecDeque::new(),
             ifaces,
@@ -673,6 +682,11 @@ impl Driver {
     }
 
     fn command(&mut self, c: Command) {
+        if let Command::Send { id, .. } | Command::Recv { id, .. } | Command::Shutdown { id, .. } =
+            &c
+        {
+            self.busy.insert(*id);
+        }
         let now = self.now();
         match c {
             Command::Connect {
@@ -960,20 +974,28 @@ impl Driver {
         while let Some((id, ev)) = self.ep.poll_event() {
             self.event(now, id, ev);
         }
-        let ids: Vec<AssocId> = self.assocs.keys().copied().collect();
-        for id in ids {
+        for id in std::mem::take(&mut self.busy) {
             self.service_assoc(now, id);
+            if self.still_busy(id) {
+                self.busy.insert(id);
+            }
         }
         // Forget associations the application can no longer reach.
         let before = self.assocs.len();
-        self.assocs.retain(|_, a| {
-            let gone = a.closed.is_some()
-                && a.events.is_closed()
-                && a.events_rx.is_none()
-                && a.recv.is_none()
-                && a.stash.is_empty();
-            !gone
-        });
+        let ended: Vec<AssocId> = self.ended.iter().copied().collect();
+        for id in ended {
+            let gone = self.assocs.get(&id).is_none_or(|a| {
+                a.closed.is_some()
+                    && a.events.is_closed()
+                    && a.events_rx.is_none()
+                    && a.recv.is_none()
+                    && a.stash.is_empty()
+            });
+            if gone {
+                self.assocs.remove(&id);
+                self.ended.remove(&id);
+            }
+        }
         if self.assocs.len() != before {
             let (assocs, ep) = (&self.assocs, &self.ep);
             self.ports
@@ -983,6 +1005,16 @@ impl Driver {
         while let Some((id, ev)) = self.ep.poll_event() {
             self.event(now, id, ev);
         }
+    }
+
+    /// Whether `id` needs `service` again without a new command or event.
+    fn still_busy(&self, id: AssocId) -> bool {
+        self.assocs.get(&id).is_some_and(|a| {
+            a.mobility.is_some()
+                || !a.sends.is_empty()
+                || (a.shutdown_wanted && !a.shutdown_started)
+                || (a.recv.is_some() && self.ep.association(id).is_none_or(|x| x.readable()))
+        })
     }
 
     fn service_assoc(&mut self, now: Time, id: AssocId) {
@@ -1078,12 +1110,17 @@ impl Driver {
                 }
                 if a.closed.is_none() && a.connect_reply.is_none() {
                     a.closed = Some(CloseReason::Aborted);
+                    self.ended.insert(id);
                 }
             }
         }
     }
 
     fn event(&mut self, now: Time, id: AssocId, ev: Event) {
+        self.busy.insert(id);
+        if matches!(ev, Event::Closed { .. }) {
+            self.ended.insert(id);
+        }
         if !self.assocs.contains_key(&id) {
             // A passively opened association.
             let (udp, peer_port) = match self.ep.association(id) {
@@ -1168,7 +1205,7 @@ impl Driver {
                                     secs: now.as_secs_f64(),
                                 }
                             }
-                            (CloseReason::Refused | CloseReason::PeerAbort { .. }, _) => {
+                            (CloseReason::Refused { .. } | CloseReason::PeerAbort { .. }, _) => {
                                 NetError::Refused(describe_close(reason))
                             }
                             _ => NetError::Closed(describe_close(reason)),

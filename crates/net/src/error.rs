@@ -8,6 +8,7 @@ use std::net::{IpAddr, SocketAddr};
 
 use msctp_proto::association::{AddressError, SendError};
 use msctp_proto::endpoint::ConnectError;
+use msctp_proto::wire::ErrorCause;
 use msctp_proto::{CloseReason, config::ConfigError};
 
 /// What went wrong.
@@ -71,12 +72,32 @@ pub enum NetError {
 pub fn describe_close(reason: &CloseReason) -> String {
     match reason {
         CloseReason::Shutdown => "graceful shutdown".into(),
+        CloseReason::PeerAbort { causes } if out_of_resource(causes) => {
+            "the peer aborted: it is out of resources (Out of Resource, RFC 9260 3.3.10.4; \
+             a full server reclaims its longest-idle association)"
+                .into()
+        }
         CloseReason::PeerAbort { causes } if causes.is_empty() => "the peer aborted".into(),
-        CloseReason::PeerAbort { causes } => format!("the peer aborted: {causes:?}"),
+        CloseReason::PeerAbort { causes } => format!("the peer aborted: {}", show(causes)),
         CloseReason::Aborted => "aborted locally".into(),
+        CloseReason::IdleTimeout => {
+            "aborted locally: no user data either way for the idle timeout".into()
+        }
+        CloseReason::Reclaimed => {
+            "aborted locally: idle while the endpoint was full, its slot given to a new association"
+                .into()
+        }
         CloseReason::InitFailed => "the peer never answered the INIT".into(),
-        CloseReason::Refused => {
+        CloseReason::Refused { causes } if out_of_resource(causes) => {
+            "it answered with an ABORT, Out of Resource (RFC 9260 3.3.10.4): the peer holds as \
+             many associations as it accepts (from this source or in all); try again later"
+                .into()
+        }
+        CloseReason::Refused { causes } if causes.is_empty() => {
             "it answered with an ABORT: no endpoint accepts associations on that SCTP port".into()
+        }
+        CloseReason::Refused { causes } => {
+            format!("it answered with an ABORT: {}", show(causes))
         }
         CloseReason::PeerUnreachable => {
             "the peer became unreachable (Association.Max.Retrans exceeded)".into()
@@ -84,6 +105,21 @@ pub fn describe_close(reason: &CloseReason) -> String {
         CloseReason::ProtocolViolation(w) => format!("protocol violation: {w}"),
         CloseReason::Restarted => "the peer restarted".into(),
     }
+}
+
+fn out_of_resource(causes: &[ErrorCause]) -> bool {
+    causes.contains(&ErrorCause::OutOfResource)
+}
+
+/// An ABORT's causes, a User-Initiated Abort's reason as text.
+fn show(causes: &[ErrorCause]) -> String {
+    let one = |c: &ErrorCause| match c {
+        ErrorCause::UserInitiatedAbort { reason } => {
+            format!("\"{}\"", String::from_utf8_lossy(reason))
+        }
+        other => format!("{other:?}"),
+    };
+    causes.iter().map(one).collect::<Vec<_>>().join(", ")
 }
 
 /// Parses an IP address given on a command line or in a file, with a
@@ -128,5 +164,27 @@ mod tests {
         assert!(check_unicast("224.0.0.1".parse().unwrap()).is_err());
         assert!(check_unicast("255.255.255.255".parse().unwrap()).is_err());
         assert!(check_unicast("10.0.0.1".parse().unwrap()).is_ok());
+    }
+
+    #[test]
+    fn a_refusal_for_lack_of_room_says_so() {
+        let oor = CloseReason::Refused {
+            causes: vec![ErrorCause::OutOfResource],
+        };
+        let text = describe_close(&oor);
+        assert!(text.contains("Out of Resource"), "{text}");
+        assert!(!text.contains("no endpoint accepts"), "{text}");
+        let none = describe_close(&CloseReason::Refused { causes: vec![] });
+        assert!(none.contains("no endpoint accepts"), "{none}");
+        let reclaimed = CloseReason::PeerAbort {
+            causes: vec![ErrorCause::OutOfResource],
+        };
+        assert!(describe_close(&reclaimed).contains("out of resources"));
+        let idle = CloseReason::PeerAbort {
+            causes: vec![ErrorCause::UserInitiatedAbort {
+                reason: bytes::Bytes::from_static(b"idle for 300 s"),
+            }],
+        };
+        assert!(describe_close(&idle).contains("\"idle for 300 s\""));
     }
 }

@@ -10,11 +10,14 @@
 //!   handover policy of every association ([`mobility`]).
 //! - [`transfer`] (files with a SHA-256 check), [`perf`] (throughput,
 //!   paths, handovers) and [`bench`] (loopback throughput against usrsctp
-//!   and kernel TCP): the tools behind `msctp send / recv / listen / perf`.
+//!   and kernel TCP), [`bench_server`] (a listener with 10 000 clients
+//!   against kernel TCP's accept rate): the tools behind `msctp send /
+//!   recv / listen / perf / bench`.
 //! - [`udp`]: batched datagram I/O (`recvmmsg` / `sendmmsg`, UDP GSO and
 //!   GRO with fallback) under the driver.
 
 pub mod bench;
+pub mod bench_server;
 pub mod blocking;
 pub mod config;
 pub mod driver;

@@ -92,6 +92,44 @@ enum What {
         #[arg(long)]
         json: bool,
     },
+    /// A listening msctp stack (as `msctp listen`) with N clients on
+    /// loopback, each its own association, from many source addresses and
+    /// ports, some moving (ASCONF), the clients in a child process: set-up
+    /// rate, the server's memory per association and its cost with N idle
+    /// associations, against kernel TCP's accept rate for N connections,
+    /// both in this run.
+    Server {
+        /// Clients (associations), 1 to 50 000.
+        #[arg(long, default_value_t = 10_000)]
+        clients: usize,
+        /// Loopback source addresses (127.10.a.1, ...), 1 to 4 096.
+        #[arg(long, default_value_t = 256)]
+        addresses: usize,
+        /// Handshakes in flight at once.
+        #[arg(long, default_value_t = 256)]
+        window: usize,
+        /// Seconds the associations are held idle while the server's cost
+        /// is measured.
+        #[arg(long, default_value_t = 10.0)]
+        idle: f64,
+        /// Clients that move to another source address once set up.
+        #[arg(long, default_value_t = 100)]
+        moving: usize,
+        /// Run only these contenders (repeat): msctp, tcp.
+        #[arg(long, value_parser = ["msctp", "tcp"])]
+        only: Vec<String>,
+        /// Run the clients in this process (the server's memory and CPU
+        /// are then not told apart from theirs).
+        #[arg(long)]
+        in_process: bool,
+        /// Internal: be the clients of a server at this UDP port on
+        /// 127.0.0.1 (the child process).
+        #[arg(long, hide = true)]
+        clients_for: Option<u16>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// The stations axis of `bench sim`.
@@ -113,6 +151,52 @@ fn parse_stations(s: &str) -> Result<StationList, String> {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.what {
+        What::Server {
+            clients,
+            addresses,
+            window,
+            idle,
+            moving,
+            only,
+            in_process,
+            clients_for,
+            json,
+        } => {
+            if !(0.0..=3600.0).contains(&idle) {
+                bail!("--idle must lie in [0, 3600] seconds, got {idle}");
+            }
+            if window == 0 {
+                bail!("--window must be at least 1");
+            }
+            let mut cfg = msctp_net::bench_server::ServerBenchConfig {
+                clients,
+                addresses,
+                window,
+                idle_secs: idle,
+                moving,
+                only,
+                client_exe: None,
+            };
+            if let Some(port) = clients_for {
+                msctp_net::bench_server::client_main(&cfg, port)?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            if !in_process {
+                cfg.client_exe = Some(std::env::current_exe().context("cannot find msctp itself")?);
+            }
+            let report = msctp_net::bench_server::run(&cfg)?;
+            if json {
+                let mut v = serde_json::to_value(&report)?;
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("build".into(), build().into());
+                }
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                println!("build: {}", build());
+                print!("{report}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         What::Sim {
             duration,
             seed,

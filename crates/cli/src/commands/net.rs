@@ -109,6 +109,11 @@ pub struct NetOpts {
     /// unreachable.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     connect_timeout: f64,
+    /// Abort an association with no user data either way for this long
+    /// (HEARTBEATs do not count; RFC 6458's SCTP_AUTOCLOSE); 0 turns it
+    /// off.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    idle_timeout: f64,
 }
 
 impl NetOpts {
@@ -121,6 +126,11 @@ impl NetOpts {
             bail!("--connect-timeout must lie between 0 and 3600 seconds");
         }
         c.connect_timeout = Duration::from_secs_f64(self.connect_timeout);
+        if !(0.0..=1e6).contains(&self.idle_timeout) {
+            bail!("--idle-timeout must lie between 0 (off) and 1000000 seconds");
+        }
+        c.endpoint.idle_timeout =
+            (self.idle_timeout > 0.0).then(|| Duration::from_secs_f64(self.idle_timeout));
         c.udp_port = self.udp_port;
         c.remote_udp_port = self.remote_udp_port;
         c.endpoint.listen = listen;

@@ -286,7 +286,7 @@ impl Association {
                 Chunk::HeartbeatAck { info } => self.on_heartbeat_ack(now, &info),
                 Chunk::Abort { causes, .. } => {
                     let reason = if matches!(self.state, State::CookieWait | State::CookieEchoed) {
-                        CloseReason::Refused
+                        CloseReason::Refused { causes }
                     } else {
                         CloseReason::PeerAbort { causes }
                     };
@@ -583,7 +583,7 @@ impl Association {
                         causes: vec![cause],
                     },
                 });
-                self.close(CloseReason::Refused);
+                self.close(CloseReason::Refused { causes: Vec::new() });
                 return Flow::Stop;
             }
         };
@@ -609,7 +609,7 @@ impl Association {
                     }],
                 },
             });
-            self.close(CloseReason::Refused);
+            self.close(CloseReason::Refused { causes: Vec::new() });
             return Flow::Stop;
         }
         if let Some(r) = rtt

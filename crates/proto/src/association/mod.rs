@@ -141,14 +141,23 @@ pub enum CloseReason {
     Aborted,
     /// INIT or COOKIE ECHO went unanswered Max.Init.Retransmits times.
     InitFailed,
-    /// The peer refused the association (ABORT or bad INIT ACK).
-    Refused,
+    /// The peer refused the association (ABORT or bad INIT ACK), with
+    /// the ABORT's causes (e.g. Out of Resource, RFC 9260 section
+    /// 3.3.10.4, from a peer that holds as many associations as it
+    /// takes).
+    Refused { causes: Vec<ErrorCause> },
     /// Association.Max.Retrans consecutive errors: the peer is unreachable.
     PeerUnreachable,
     /// The peer violated the protocol and we aborted.
     ProtocolViolation(&'static str),
     /// The peer restarted with new tags; this association's state is gone.
     Restarted,
+    /// No user data either way for the endpoint's `idle_timeout` (RFC
+    /// 6458 section 8.1.8's SCTP_AUTOCLOSE): aborted.
+    IdleTimeout,
+    /// Idle while the endpoint was full: aborted (Out of Resource) to
+    /// make room for a new association (`reclaim_idle_after`).
+    Reclaimed,
 }
 
 /// Something the application should know.
@@ -875,6 +884,18 @@ impl Association {
             self.send_abort(causes, None);
         }
         self.close(CloseReason::Aborted);
+    }
+
+    /// Aborts on the endpoint's behalf (section 9.1) with `causes`,
+    /// reporting `reason` (idle timeout, slot reclaimed).
+    pub(crate) fn abort_with(&mut self, causes: Vec<ErrorCause>, reason: CloseReason) {
+        if self.state == State::Closed {
+            return;
+        }
+        if self.state != State::CookieWait {
+            self.send_abort(causes, None);
+        }
+        self.close(reason);
     }
 
     /// Peer addresses and their state.

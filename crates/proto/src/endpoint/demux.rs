@@ -96,7 +96,7 @@ impl Endpoint {
         if chunks
             .first()
             .is_some_and(|c| c.chunk_type == chunk_type::INIT_ACK)
-            && let Some(id) = self.order.iter().find(|id| {
+            && let Some(id) = self.connecting.iter().find(|id| {
                 self.assocs.get(id).is_some_and(|a| {
                     a.local_tag() == vtag
                         && a.peer_port() == sport

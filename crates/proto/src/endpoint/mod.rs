@@ -13,18 +13,26 @@
 //! [`index`]. The packet's chunks are walked once ([`ChunkIndex`]) and a
 //! COOKIE ECHO's cookie verified once ([`crate::cookie`]): the association
 //! is handed both with the packet.
+//!
+//! No call walks every association: timers and the associations that may
+//! have something to send are kept in a [`schedule`], room for new
+//! associations (caps per source prefix, idle timeout, reclaiming) in
+//! [`admission`].
 
+mod admission;
 mod demux;
 mod index;
 mod ootb;
+mod schedule;
 
-use std::collections::{HashMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use std::net::IpAddr;
 
 use bytes::Bytes;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::Time;
 use crate::association::{Association, Event, State, Transmit};
@@ -34,6 +42,7 @@ use crate::wire::chunk::chunk_type;
 use crate::wire::{Chunk, ChunkIndex, ErrorCause, Packet, crc};
 use demux::Route;
 use index::PeerIndex;
+use schedule::Schedule;
 
 pub use crate::association::AssocId;
 
@@ -70,8 +79,8 @@ pub struct EndpointStats {
     /// Valid cookies dropped because they came from an address their INIT
     /// did not announce, or named addresses of two associations.
     pub foreign_cookies: u64,
-    /// INITs and cookies refused because their source holds
-    /// `max_associations_per_source` associations.
+    /// INITs and cookies refused because a prefix of their source holds
+    /// its cap (`max_associations_per_source`, `prefix_caps`).
     pub source_limit_refusals: u64,
     /// Peer addresses an association has but could not be indexed to it
     /// because a live association holds them (should stay 0).
@@ -80,11 +89,29 @@ pub struct EndpointStats {
     /// INITs and valid cookies refused because `max_associations`
     /// associations exist (answered with an ABORT, Out of Resource).
     pub association_limit_refusals: u64,
+    /// Associations aborted by `idle_timeout`.
+    pub idle_timeouts: u64,
+    /// Idle associations aborted to make room (`reclaim_idle_after`).
+    pub reclaimed: u64,
+    /// [`Endpoint::association_visits`].
+    pub association_visits: u64,
     pub events_dropped: u64,
     /// Replies not sent because a chunk was too long for the 16-bit Chunk
     /// Length field (RFC 9260 section 3.2: an INIT ACK whose cookie
     /// carries a huge INIT); the packet that asked is left unanswered.
     pub replies_too_long: u64,
+}
+
+/// What the endpoint keeps about each association besides the
+/// association itself.
+#[derive(Debug, Clone, Copy)]
+struct Meta {
+    /// Creation number: the order of `associations()` and round robin.
+    seq: u64,
+    /// Last user data seen either way ([`admission`]).
+    last_active: Time,
+    /// Events of this association in the endpoint's queue.
+    queued_events: u32,
 }
 
 /// Bound on queued stateless replies.
@@ -109,18 +136,33 @@ pub struct Endpoint {
     /// an endpoint with one association (each station of the simulator
     /// has one) took 13.8 kB for it, boxed 3.5 kB.
     assocs: FxHashMap<AssocId, Box<Association>>,
-    /// Ids in creation order (deterministic iteration).
-    order: Vec<AssocId>,
+    meta: FxHashMap<AssocId, Meta>,
+    /// Ids by creation number (deterministic iteration).
+    order: BTreeMap<u64, AssocId>,
+    next_seq: u64,
     next_id: u32,
+    /// Closed associations not yet forgotten (they hold no slot).
+    closed: FxHashSet<AssocId>,
+    /// Closed ones that may be forgotten once their events are read.
+    finished: Vec<AssocId>,
+    /// Associations started by `connect` (the only ones in COOKIE-WAIT).
+    connecting: Vec<AssocId>,
     /// (peer address, peer port) -> association.
     index: PeerIndex,
-    /// Incoming associations per source (the INIT's source address, IPv6
-    /// by prefix), and each one's source.
-    per_source: HashMap<IpAddr, usize>,
+    /// Incoming associations per source prefix (address and length;
+    /// keyed by what peers choose: SipHash), and each one's source.
+    per_prefix: HashMap<(IpAddr, u8), usize>,
     source_of: FxHashMap<AssocId, IpAddr>,
+    /// (last activity, id), one entry per association, lazily updated:
+    /// the oldest idle one to reclaim.
+    idle_heap: BinaryHeap<Reverse<(Time, AssocId)>>,
+    schedule: Schedule,
+    /// The latest time the caller gave.
+    now: Time,
+    /// Calls into associations made by the endpoint's own loops.
+    visits: u64,
     pending: VecDeque<Transmit>,
     events: VecDeque<(AssocId, Event)>,
-    cursor: usize,
     stats: EndpointStats,
 }
 
@@ -138,15 +180,23 @@ impl Endpoint {
             secret,
             local_addrs: Vec::new(),
             assocs: FxHashMap::default(),
-            order: Vec::new(),
+            meta: FxHashMap::default(),
+            order: BTreeMap::new(),
+            next_seq: 0,
             next_id: 1,
+            closed: FxHashSet::default(),
+            finished: Vec::new(),
+            connecting: Vec::new(),
             index: PeerIndex::default(),
             rx_chunks: ChunkIndex::default(),
-            per_source: HashMap::new(),
+            per_prefix: HashMap::new(),
             source_of: FxHashMap::default(),
+            idle_heap: BinaryHeap::new(),
+            schedule: Schedule::default(),
+            now: Time::ZERO,
+            visits: 0,
             pending: VecDeque::new(),
             events: VecDeque::new(),
-            cursor: 0,
             stats: EndpointStats::default(),
         })
     }
@@ -160,7 +210,10 @@ impl Endpoint {
     }
 
     pub fn stats(&self) -> EndpointStats {
-        self.stats
+        EndpointStats {
+            association_visits: self.visits,
+            ..self.stats
+        }
     }
 
     /// The local addresses new associations start with.
@@ -190,8 +243,20 @@ impl Endpoint {
         self.assocs.get(&id).map(|a| &**a)
     }
 
+    /// The association, to be changed by the application: the endpoint
+    /// looks at it again (timers, output, events) at its next call.
     pub fn association_mut(&mut self, id: AssocId) -> Option<&mut Association> {
-        self.assocs.get_mut(&id).map(|a| &mut **a)
+        let a = self.assocs.get_mut(&id)?;
+        self.schedule.touch(id);
+        Some(&mut **a)
+    }
+
+    /// How many times the endpoint's own loops (timers, output, events,
+    /// admission) have called into an association so far: a measure of
+    /// the work per call that does not grow with the number of
+    /// associations (the schedule test and `msctp bench server`).
+    pub fn association_visits(&self) -> u64 {
+        self.visits
     }
 
     /// The association that packets from peer address `addr`, port
@@ -203,22 +268,26 @@ impl Endpoint {
 
     /// Ids of the associations, oldest first.
     pub fn associations(&self) -> Vec<AssocId> {
-        self.order.clone()
+        self.order.values().copied().collect()
+    }
+
+    /// How many associations the endpoint holds (closed ones included
+    /// until forgotten).
+    pub fn association_count(&self) -> usize {
+        self.assocs.len()
     }
 
     /// Removes an association (after it closed) and forgets it.
     pub fn remove(&mut self, id: AssocId) -> Option<Association> {
         let a = *self.assocs.remove(&id)?;
-        self.order.retain(|x| *x != id);
-        self.index.remove(id);
-        if let Some(key) = self.source_of.remove(&id)
-            && let Some(n) = self.per_source.get_mut(&key)
-        {
-            *n -= 1;
-            if *n == 0 {
-                self.per_source.remove(&key);
-            }
+        if let Some(m) = self.meta.remove(&id) {
+            self.order.remove(&m.seq);
+            self.schedule.remove(id, m.seq);
         }
+        self.closed.remove(&id);
+        self.connecting.retain(|x| *x != id);
+        self.index.remove(id);
+        self.uncount_source(id);
         Some(a)
     }
 
@@ -245,7 +314,8 @@ impl Endpoint {
         if peer_addrs.is_empty() {
             return Err(ConnectError::NoAddress);
         }
-        if self.assocs.len() >= self.cfg.max_associations {
+        self.now = self.now.max(now);
+        if self.live_count() >= self.cfg.max_associations {
             return Err(ConnectError::TooManyAssociations(self.cfg.max_associations));
         }
         if peer_addrs.iter().any(|a| {
@@ -260,26 +330,101 @@ impl Endpoint {
         let local = self.local_addrs.clone();
         let a = Association::connect(cfg, now, seed, self.cfg.port, peer_port, &local, peer_addrs)
             .ok_or(ConnectError::NoAddress)?;
-        let id = self.insert(a);
+        let id = self.insert(a, now);
+        self.connecting.retain(|x| {
+            self.assocs
+                .get(x)
+                .is_some_and(|a| a.state() == State::CookieWait)
+        });
+        self.connecting.push(id);
         // The INIT's destinations index the association until the peer's
         // addresses are known.
         let assocs = &self.assocs;
         let gone = |o: AssocId, _| assocs.get(&o).is_none_or(|x| x.state() == State::Closed);
         self.index.set(id, peer_port, peer_addrs, gone);
+        self.refresh(id, now);
         Ok(id)
     }
 
     /// Adds a new association, giving it what every association of this
     /// endpoint shares (the cookie secret, the transmit headroom).
-    fn insert(&mut self, mut a: Association) -> AssocId {
+    fn insert(&mut self, mut a: Association, now: Time) -> AssocId {
         a.set_secret(self.secret);
         a.set_transmit_headroom(self.cfg.transmit_headroom);
-        let id = AssocId(self.next_id);
-        self.next_id = self.next_id.wrapping_add(1).max(1);
+        let mut id = AssocId(self.next_id);
+        while self.assocs.contains_key(&id) {
+            // After 2^32 ids: skip those still in use.
+            id = AssocId(id.0.wrapping_add(1).max(1));
+        }
+        self.next_id = id.0.wrapping_add(1).max(1);
+        let seq = self.next_seq;
+        self.next_seq += 1;
         self.assocs.insert(id, Box::new(a));
-        self.order.push(id);
+        self.meta.insert(
+            id,
+            Meta {
+                seq,
+                last_active: now,
+                queued_events: 0,
+            },
+        );
+        self.order.insert(seq, id);
+        if self.idle_heap.len() > 2 * self.meta.len() + 64 {
+            // Entries of forgotten associations: rebuilt without them.
+            let meta = &self.meta;
+            self.idle_heap = meta
+                .iter()
+                .map(|(id, m)| Reverse((m.last_active, *id)))
+                .collect();
+        } else {
+            self.idle_heap.push(Reverse((now, id)));
+        }
         self.stats.associations_created += 1;
         id
+    }
+
+    /// Looks at `id` again after something happened to it: drains its
+    /// events, re-arms its deadline (its timers and the idle timeout),
+    /// marks it as maybe having something to send, notes whether it
+    /// closed.
+    fn refresh(&mut self, id: AssocId, now: Time) {
+        self.visits += 1;
+        self.drain_events(id);
+        if self.holds_data(id) {
+            self.mark_active(id, now);
+        }
+        let Some(seq) = self.meta.get(&id).map(|m| m.seq) else {
+            return;
+        };
+        self.arm(id, seq);
+        self.schedule.set_ready(id, seq);
+    }
+
+    /// Arms `id`'s deadline: its earliest timer or its idle timeout.
+    fn arm(&mut self, id: AssocId, seq: u64) {
+        let Some(a) = self.assocs.get(&id) else {
+            return;
+        };
+        let mut deadline = a.poll_timeout();
+        if a.is_closed() {
+            self.closed.insert(id);
+            if a.is_finished() {
+                self.finished.push(id);
+            }
+        } else if let Some(idle) = self.idle_deadline(id) {
+            deadline = Some(deadline.map_or(idle, |t| t.min(idle)));
+        }
+        self.schedule.arm(id, seq, deadline);
+    }
+
+    /// Refreshes the associations the application was handed.
+    fn refresh_touched(&mut self, now: Time) {
+        if self.schedule.touched().is_empty() {
+            return;
+        }
+        for id in self.schedule.take_touched() {
+            self.refresh(id, now);
+        }
     }
 
     /// Keeps the (peer address, port) index in step with the association's
@@ -312,49 +457,23 @@ impl Endpoint {
         self.stats.index_conflicts += refused.len() as u64;
     }
 
-    /// The key under which incoming associations from `addr` are
-    /// counted.
-    fn source_key(&self, addr: IpAddr) -> IpAddr {
-        match addr {
-            IpAddr::V4(_) => addr,
-            IpAddr::V6(v6) => {
-                let bits = u32::from(self.cfg.source_prefix_v6.min(128));
-                let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
-                IpAddr::V6((u128::from(v6) & mask).into())
-            }
-        }
-    }
-
-    /// May another incoming association from `src` be created?
-    fn admits(&self, src: IpAddr) -> bool {
-        self.assocs.len() < self.cfg.max_associations
-            && self
-                .per_source
-                .get(&self.source_key(src))
-                .is_none_or(|n| *n < self.cfg.max_associations_per_source)
-    }
-
-    /// The ABORT refusing an INIT or cookie for lack of room (RFC 9260
-    /// section 5.1: Out of Resource), counted.
-    fn refuse_no_room(&mut self, dst: IpAddr, src: IpAddr, sport: u16, tag: u32) {
-        if self.assocs.len() < self.cfg.max_associations {
-            self.stats.source_limit_refusals += 1;
-        } else {
-            self.stats.association_limit_refusals += 1;
-        }
-        self.abort_init(dst, src, sport, tag, vec![ErrorCause::OutOfResource]);
-    }
-
     fn drain_events(&mut self, id: AssocId) {
         let Some(a) = self.assocs.get_mut(&id) else {
             return;
         };
         while let Some(e) = a.poll_event() {
-            if self.events.len() >= MAX_EVENTS {
-                self.events.pop_front();
+            if self.events.len() >= MAX_EVENTS
+                && let Some((old, _)) = self.events.pop_front()
+            {
                 self.stats.events_dropped += 1;
+                if let Some(m) = self.meta.get_mut(&old) {
+                    m.queued_events -= 1;
+                }
             }
             self.events.push_back((id, e));
+            if let Some(m) = self.meta.get_mut(&id) {
+                m.queued_events += 1;
+            }
         }
     }
 
@@ -382,6 +501,7 @@ impl Endpoint {
         data: Bytes,
     ) -> Option<AssocId> {
         self.stats.datagrams_received += 1;
+        self.now = self.now.max(now);
         let Ok(pkt) = Packet::new_checked(&data[..]) else {
             self.stats.truncated += 1;
             return None;
@@ -489,8 +609,13 @@ impl Endpoint {
                         self.pending.push_back(t);
                     }
                 }
+                // User data, or ours acknowledged: the association is
+                // in use ([`admission`]).
+                if proven && (chunks.has(chunk_type::DATA) || chunks.has(chunk_type::SACK)) {
+                    self.mark_active(id, now);
+                }
                 self.reindex(id);
-                self.drain_events(id);
+                self.refresh(id, now);
                 proven.then_some(id)
             }
             Route::None => self.out_of_the_blue(now, src, dst, sport, vtag, data, chunks, cookie),
@@ -515,25 +640,34 @@ impl Endpoint {
 
     /// The next datagram to send, its checksum filled in (RFC 9260
     /// section 6.8) unless the endpoint has checksum offload.
+    /// Only the associations that something happened to since their last
+    /// fruitless poll are asked, round robin.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
         if let Some(t) = self.pending.pop_front() {
             return Some(t);
         }
-        let n = self.order.len();
-        for k in 0..n {
-            let idx = (self.cursor + k) % n;
-            let id = self.order[idx];
-            if let Some(a) = self.assocs.get_mut(&id)
-                && let Some(mut t) = a.poll_transmit(now)
-            {
-                self.cursor = (idx + 1) % n.max(1);
-                self.drain_events(id);
-                t.assoc = Some(id);
-                if !self.cfg.checksum_offload {
-                    crc::fill(t.packet_mut());
-                }
-                return Some(t);
+        self.now = self.now.max(now);
+        self.refresh_touched(now);
+        while let Some((seq, id)) = self.schedule.next_ready() {
+            self.visits += 1;
+            let Some(a) = self.assocs.get_mut(&id) else {
+                self.schedule.not_ready(seq);
+                continue;
+            };
+            let sent = a.poll_transmit(now);
+            // Sending starts timers; a fruitless poll may draw one.
+            self.arm(id, seq);
+            let Some(mut t) = sent else {
+                self.schedule.not_ready(seq);
+                continue;
+            };
+            self.schedule.sent(seq);
+            self.drain_events(id);
+            t.assoc = Some(id);
+            if !self.cfg.checksum_offload {
+                crc::fill(t.packet_mut());
             }
+            return Some(t);
         }
         self.reap();
         None
@@ -548,47 +682,75 @@ impl Endpoint {
         self.pending.pop_front()
     }
 
-    /// Forgets closed associations with nothing left to deliver.
+    /// Forgets closed associations with nothing left to deliver (their
+    /// events read): those noted closed and finished since the last time.
     fn reap(&mut self) {
-        // Usually none is: checked without building a list.
-        if !self.assocs.values().any(|a| a.is_finished()) {
+        if self.finished.is_empty() {
             return;
         }
-        let done: Vec<AssocId> = self
-            .order
-            .iter()
-            .filter(|id| {
-                self.assocs.get(id).is_some_and(|a| a.is_finished())
-                    && !self.events.iter().any(|(e, _)| e == *id)
-            })
-            .copied()
-            .collect();
-        for id in done {
-            self.remove(id);
+        let mut cands = std::mem::take(&mut self.finished);
+        cands.sort_unstable();
+        cands.dedup();
+        for id in cands {
+            let Some(a) = self.assocs.get(&id) else {
+                continue;
+            };
+            if !a.is_finished() {
+                // Its unread messages were left: noted again when read.
+                continue;
+            }
+            if self.meta.get(&id).is_some_and(|m| m.queued_events > 0) {
+                self.finished.push(id);
+            } else {
+                self.remove(id);
+            }
         }
     }
 
-    /// The earliest timer deadline of any association.
+    /// The earliest deadline: a timer of an association or an idle
+    /// timeout.
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.assocs.values().filter_map(|a| a.poll_timeout()).min()
+        let mut t = self.schedule.next();
+        // Associations the application changed since (usually none).
+        for id in self.schedule.touched() {
+            if let Some(a) = self.assocs.get(id) {
+                let idle = if a.is_closed() {
+                    None
+                } else {
+                    self.idle_deadline(*id)
+                };
+                for d in [a.poll_timeout(), idle].into_iter().flatten() {
+                    t = Some(t.map_or(d, |t| t.min(d)));
+                }
+            }
+        }
+        t
     }
 
-    /// Runs the timers due at `now`.
+    /// Runs the timers due at `now` (and the idle timeouts), visiting the
+    /// associations whose deadline passed, in creation order.
     pub fn handle_timeout(&mut self, now: Time) {
-        let ids = self.order.clone();
-        for id in ids {
+        self.now = self.now.max(now);
+        self.refresh_touched(now);
+        for (_, id) in self.schedule.take_due(now) {
+            self.visits += 1;
             if let Some(a) = self.assocs.get_mut(&id)
                 && a.poll_timeout().is_some_and(|t| t <= now)
             {
                 a.handle_timeout(now);
             }
-            self.drain_events(id);
+            self.check_idle(id, now);
+            self.refresh(id, now);
         }
     }
 
     /// The next application event.
     pub fn poll_event(&mut self) -> Option<(AssocId, Event)> {
-        self.events.pop_front()
+        let (id, e) = self.events.pop_front()?;
+        if let Some(m) = self.meta.get_mut(&id) {
+            m.queued_events -= 1;
+        }
+        Some((id, e))
     }
 
     /// Whether [`poll_event`](Self::poll_event) has an event to give.
@@ -606,14 +768,21 @@ impl Endpoint {
     /// association's random stream. A fruitless poll draws every such
     /// deadline, so right after one this is true.
     pub fn idle_poll_is_pure(&self) -> bool {
-        !self.assocs.values().any(|a| a.polls_draw_randomness())
+        // An association neither ready nor touched had a fruitless poll
+        // since anything happened to it.
+        let touched = self.schedule.touched().iter().copied();
+        !self.schedule.ready_ids().chain(touched).any(|id| {
+            self.assocs
+                .get(&id)
+                .is_some_and(|a| a.polls_draw_randomness())
+        })
     }
 
     /// Application calls on an association may create events (e.g. an
-    /// abort); this moves them to the endpoint queue.
+    /// abort); this moves them to the endpoint queue (of the associations
+    /// handed out by [`Endpoint::association_mut`] since).
     pub fn flush_events(&mut self) {
-        for id in self.order.clone() {
-            self.drain_events(id);
-        }
+        let now = self.now;
+        self.refresh_touched(now);
     }
 }

@@ -175,9 +175,9 @@ impl Endpoint {
             return;
         }
         // Admission first: a source over its share costs no more work.
-        if !self.admits(src) {
+        if let Err(why) = self.admission(now, src) {
             self.stats.inits_refused += 1;
-            self.refuse_no_room(dst, src, sport, init.initiate_tag);
+            self.refuse_no_room(why, (dst, src), sport, init.initiate_tag);
             return;
         }
         let peer = match PeerInit::from_chunk(&init, false) {
@@ -236,8 +236,17 @@ impl Endpoint {
             },
             _ => return None,
         };
-        if !self.admits(c.init_src) {
-            self.refuse_no_room(dst, src, c.peer_port, c.peer_tag);
+        // With the table full, the association idle the longest makes
+        // room if it has been idle long enough.
+        let admitted = self.admission(now, c.init_src).and_then(|()| {
+            if self.live_count() < self.cfg.max_associations || self.reclaim(now) {
+                Ok(())
+            } else {
+                Err(super::admission::Refusal::Full)
+            }
+        });
+        if let Err(why) = admitted {
+            self.refuse_no_room(why, (dst, src), c.peer_port, c.peer_tag);
             return None;
         }
         let mut seed = [0u8; 32];
@@ -264,10 +273,8 @@ impl Endpoint {
                 return None;
             }
         };
-        let id = self.insert(a);
-        let key = self.source_key(c.init_src);
-        *self.per_source.entry(key).or_insert(0) += 1;
-        self.source_of.insert(id, key);
+        let id = self.insert(a, now);
+        self.count_source(id, c.init_src);
         self.reindex(id);
         let index = &self.index;
         let mut accepted = false;
@@ -276,7 +283,7 @@ impl Endpoint {
             accepted = a.handle_packet(now, src, dst, data, chunks, Some(&c), &in_use);
         }
         self.reindex(id);
-        self.drain_events(id);
+        self.refresh(id, now);
         accepted.then_some(id)
     }
 

@@ -1,0 +1,698 @@
+//! `msctp bench server`: one listening msctp stack (what `msctp listen`
+//! runs) with N clients, each its own association, from many loopback
+//! source addresses and SCTP ports; some clients move to another address
+//! (ASCONF) once set up. Measured in one run:
+//! - msctp: handshakes per second (first INIT to the last association
+//!   up), the server's resident memory per association (clients in a
+//!   child process, so that only the server is counted), and the server
+//!   loop's cost with N idle associations (CPU per second, calls into
+//!   associations per datagram or timer event);
+//! - kernel TCP's accept rate for the same N connections from the same
+//!   source addresses;
+//! - usrsctp is not run (no C harness for many associations yet).
+//!
+//! The clients are an in-process driver of N `msctp_proto` endpoints over
+//! one non-blocking UDP socket per source address ([`run_clients`]).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::io::ErrorKind;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use msctp_proto::{Endpoint, EndpointConfig, Event, Time};
+use serde::{Deserialize, Serialize};
+
+use crate::bench::cpu_time;
+use crate::config::StackConfig;
+use crate::error::NetError;
+use crate::stack::Stack;
+
+/// The server's SCTP port.
+const SERVER_PORT: u16 = 5001;
+/// Client k uses SCTP port `CLIENT_PORT0 + k`.
+const CLIENT_PORT0: u16 = 10_000;
+const SERVER_ADDR: Ipv4Addr = Ipv4Addr::LOCALHOST;
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct ServerBenchConfig {
+    /// Clients (associations), at most 50 000.
+    pub clients: usize,
+    /// Loopback source addresses 127.10.a.1 (each in its own /24, so
+    /// that the server's default caps per address and per /24 hold).
+    pub addresses: usize,
+    /// Handshakes in flight at once.
+    pub window: usize,
+    /// Seconds the N associations are held idle while the server's cost
+    /// is measured.
+    pub idle_secs: f64,
+    /// Clients that move to another source address (ASCONF add, then
+    /// delete of the old one) once all are set up.
+    pub moving: usize,
+    /// Contenders (`msctp`, `tcp`); empty: all.
+    pub only: Vec<String>,
+    /// Run the clients as `EXE bench server --clients-for PORT ...`, a
+    /// child process (the CLI does), so that the server's memory is its
+    /// own; `None`: a thread of this process.
+    pub client_exe: Option<PathBuf>,
+}
+
+impl Default for ServerBenchConfig {
+    fn default() -> Self {
+        ServerBenchConfig {
+            clients: 10_000,
+            addresses: 256,
+            window: 256,
+            idle_secs: 10.0,
+            moving: 100,
+            only: Vec::new(),
+            client_exe: None,
+        }
+    }
+}
+
+/// What the client driver saw (printed as JSON by a child process).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ClientReport {
+    pub established: usize,
+    pub failed: usize,
+    /// First INIT to the last association up.
+    pub setup_secs: f64,
+    /// Moves completed (old address deleted).
+    pub moved: usize,
+    /// The first failure's reason.
+    pub first_failure: Option<String>,
+    /// Why the first move failed.
+    pub move_failure: Option<String>,
+}
+
+/// The msctp side.
+#[derive(Debug, Clone, Serialize)]
+pub struct MsctpServer {
+    pub clients: ClientReport,
+    pub handshakes_per_s: f64,
+    /// Associations the server accepted.
+    pub accepted: usize,
+    /// Server resident memory per association (None with in-process
+    /// clients, whose memory would be counted too).
+    pub rss_per_association: Option<f64>,
+    /// Server CPU seconds per second with N idle associations.
+    pub idle_cpu_per_s: Option<f64>,
+    /// Datagrams the server received in the idle phase, per second.
+    pub idle_datagrams_per_s: f64,
+    /// Calls into associations per datagram received or sent in the
+    /// idle phase (the server loop's work per event).
+    pub idle_visits_per_datagram: f64,
+}
+
+/// Kernel TCP's side.
+#[derive(Debug, Clone, Serialize)]
+pub struct TcpAccept {
+    pub connections: usize,
+    pub secs: f64,
+    pub accepts_per_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerBenchReport {
+    pub clients: usize,
+    pub msctp: Option<MsctpServer>,
+    pub tcp: Option<TcpAccept>,
+    /// msctp handshakes per second / TCP accepts per second.
+    pub ratio_tcp: Option<f64>,
+    pub usrsctp: &'static str,
+}
+
+impl std::fmt::Display for ServerBenchReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "server with {} clients on loopback:", self.clients)?;
+        if let Some(m) = &self.msctp {
+            let c = &m.clients;
+            writeln!(
+                f,
+                "  msctp: {} up, {} failed in {:.2} s: {:.0} handshakes/s; {} moved",
+                c.established, c.failed, c.setup_secs, m.handshakes_per_s, c.moved
+            )?;
+            if let Some(r) = m.rss_per_association {
+                writeln!(
+                    f,
+                    "  msctp server memory: {:.1} kB RSS per association",
+                    r / 1e3
+                )?;
+            }
+            let cpu = m
+                .idle_cpu_per_s
+                .map_or("CPU not measured (clients in-process)".into(), |c| {
+                    format!("{:.2} % of a CPU", c * 100.0)
+                });
+            writeln!(
+                f,
+                "  msctp idle: {cpu}, {:.0} datagrams/s received, {:.2} association visits per datagram",
+                m.idle_datagrams_per_s, m.idle_visits_per_datagram
+            )?;
+            for e in [&c.first_failure, &c.move_failure].into_iter().flatten() {
+                writeln!(f, "  first failure: {e}")?;
+            }
+        }
+        if let Some(t) = &self.tcp {
+            writeln!(
+                f,
+                "  kernel TCP: {} accepted in {:.2} s: {:.0} accepts/s",
+                t.connections, t.secs, t.accepts_per_s
+            )?;
+        }
+        if let Some(r) = self.ratio_tcp {
+            writeln!(f, "  msctp handshakes / TCP accepts = {r:.3}")?;
+        }
+        writeln!(f, "  usrsctp: {}", self.usrsctp)
+    }
+}
+
+fn client_addr(a: usize) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(127, 10, (a % 256) as u8, 1 + (a / 256) as u8))
+}
+
+/// The index of a client source address ([`client_addr`]).
+fn addr_index(addr: IpAddr) -> Option<usize> {
+    match addr {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            (o[0] == 127 && o[1] == 10 && o[3] >= 1)
+                .then(|| usize::from(o[2]) + 256 * usize::from(o[3] - 1))
+        }
+        IpAddr::V6(_) => None,
+    }
+}
+
+fn rss_bytes() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024.0)
+}
+
+/// The server's configuration: `msctp listen`'s defaults (RFC 9260
+/// timers), room for N associations, loopback only.
+fn server_config(n: usize) -> StackConfig {
+    let mut c = StackConfig::new(SERVER_PORT);
+    c.udp_port = 0;
+    c.local_addrs = vec![IpAddr::V4(SERVER_ADDR)];
+    c.endpoint.listen = true;
+    c.endpoint.max_associations = n + 64;
+    c.accept_queue = 4096;
+    c
+}
+
+/// Runs the benchmark.
+pub fn run(cfg: &ServerBenchConfig) -> Result<ServerBenchReport, NetError> {
+    if cfg.clients == 0 || cfg.clients > 50_000 || cfg.addresses == 0 || cfg.addresses > 4096 {
+        return Err(NetError::Closed(
+            "clients must lie between 1 and 50 000, addresses between 1 and 4 096".into(),
+        ));
+    }
+    let runs = |n: &str| cfg.only.is_empty() || cfg.only.iter().any(|o| o == n);
+    let msctp = if runs("msctp") {
+        Some(msctp_server(cfg)?)
+    } else {
+        None
+    };
+    let tcp = if runs("tcp") {
+        Some(tcp_accept(cfg.clients, cfg.addresses)?)
+    } else {
+        None
+    };
+    let ratio_tcp = match (&msctp, &tcp) {
+        (Some(m), Some(t)) if t.accepts_per_s > 0.0 => Some(m.handshakes_per_s / t.accepts_per_s),
+        _ => None,
+    };
+    Ok(ServerBenchReport {
+        clients: cfg.clients,
+        msctp,
+        tcp,
+        ratio_tcp,
+        usrsctp: "not run: no C harness for many usrsctp associations yet",
+    })
+}
+
+fn msctp_server(cfg: &ServerBenchConfig) -> Result<MsctpServer, NetError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let server = Stack::bind(server_config(cfg.clients)).await?;
+        let udp = server.udp_port();
+        let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let rss0 = rss_bytes();
+        // As `msctp listen`: accept, and read each association until it ends.
+        let acceptor = {
+            let (server, accepted) = (server.clone(), accepted.clone());
+            tokio::spawn(async move {
+                while let Ok(mut a) = server.accept().await {
+                    accepted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    tokio::spawn(async move { while let Ok(Some(_)) = a.recv().await {} });
+                }
+            })
+        };
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Phase>();
+        let clients = spawn_clients(cfg, udp, tx)?;
+        // Set-up done: the server's memory, then the idle phase.
+        let mut rss_per = None;
+        let mut idle = None;
+        let mut report = None;
+        while let Some(p) = rx.recv().await {
+            match p {
+                Phase::SetUp(n) => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    if let (Some(a), Some(b), true) = (rss0, rss_bytes(), cfg.client_exe.is_some())
+                    {
+                        rss_per = Some((b - a) / n.max(1) as f64);
+                    }
+                    let s = server.stats().await?;
+                    idle = Some((Instant::now(), cpu_time(false), s));
+                }
+                Phase::Done(r) => {
+                    report = Some(r);
+                    break;
+                }
+            }
+        }
+        let report = report.ok_or_else(|| NetError::Closed("the clients stopped".into()))?;
+        let s1 = server.stats().await?;
+        let (cpu, dgrams, visits) = match idle {
+            Some((t0, c0, s0)) => {
+                let secs = t0.elapsed().as_secs_f64().max(1e-9);
+                let cpu = match (c0, cpu_time(false)) {
+                    (Some(a), Some(b)) if cfg.client_exe.is_some() => Some((b - a) / secs),
+                    _ => None,
+                };
+                let d = (s1.datagrams_received + s1.datagrams_sent)
+                    - (s0.datagrams_received + s0.datagrams_sent);
+                let v = s1.endpoint.association_visits - s0.endpoint.association_visits;
+                (
+                    cpu,
+                    s1.datagrams_received.saturating_sub(s0.datagrams_received) as f64 / secs,
+                    v as f64 / d.max(1) as f64,
+                )
+            }
+            None => (None, 0.0, 0.0),
+        };
+        clients.join()?;
+        acceptor.abort();
+        Ok(MsctpServer {
+            handshakes_per_s: report.established as f64 / report.setup_secs.max(1e-9),
+            accepted: accepted.load(std::sync::atomic::Ordering::Relaxed),
+            clients: report,
+            rss_per_association: rss_per,
+            idle_cpu_per_s: cpu,
+            idle_datagrams_per_s: dgrams,
+            idle_visits_per_datagram: visits,
+        })
+    })
+}
+
+/// What the clients tell the server side.
+enum Phase {
+    /// N associations are up (the idle phase starts).
+    SetUp(usize),
+    Done(ClientReport),
+}
+
+/// The clients, in a thread or a child process.
+enum Clients {
+    Thread(std::thread::JoinHandle<()>),
+    Child(std::process::Child),
+}
+
+impl Clients {
+    fn join(self) -> Result<(), NetError> {
+        match self {
+            Clients::Thread(h) => h.join().map_err(|_| NetError::Stopped),
+            Clients::Child(mut c) => c.wait().map(|_| ()).map_err(NetError::from),
+        }
+    }
+}
+
+fn spawn_clients(
+    cfg: &ServerBenchConfig,
+    udp: u16,
+    tx: tokio::sync::mpsc::UnboundedSender<Phase>,
+) -> Result<Clients, NetError> {
+    let server = SocketAddr::new(IpAddr::V4(SERVER_ADDR), udp);
+    match &cfg.client_exe {
+        None => {
+            let cfg = cfg.clone();
+            let h = std::thread::spawn(move || {
+                let tx2 = tx.clone();
+                let r = run_clients(&cfg, server, &mut |n| {
+                    let _ = tx2.send(Phase::SetUp(n));
+                });
+                let r = r.unwrap_or_else(|e| ClientReport {
+                    first_failure: Some(e.to_string()),
+                    ..Default::default()
+                });
+                let _ = tx.send(Phase::Done(r));
+            });
+            Ok(Clients::Thread(h))
+        }
+        Some(exe) => {
+            let mut child = Command::new(exe)
+                .args(["bench", "server", "--clients-for"])
+                .arg(udp.to_string())
+                .args(["--clients", &cfg.clients.to_string()])
+                .args(["--addresses", &cfg.addresses.to_string()])
+                .args(["--window", &cfg.window.to_string()])
+                .args(["--idle", &cfg.idle_secs.to_string()])
+                .args(["--moving", &cfg.moving.to_string()])
+                .stdout(Stdio::piped())
+                .spawn()?;
+            let out = child.stdout.take().ok_or(NetError::Stopped)?;
+            std::thread::spawn(move || {
+                use std::io::BufRead;
+                for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                    if let Some(n) = line.strip_prefix("set-up ") {
+                        let _ = tx.send(Phase::SetUp(n.trim().parse().unwrap_or(0)));
+                    } else if let Ok(r) = serde_json::from_str::<ClientReport>(&line) {
+                        let _ = tx.send(Phase::Done(r));
+                    }
+                }
+            });
+            Ok(Clients::Child(child))
+        }
+    }
+}
+
+/// The client side of a child process: runs [`run_clients`] against the
+/// server's UDP port on 127.0.0.1 and prints "set-up N", then the report
+/// as JSON.
+pub fn client_main(cfg: &ServerBenchConfig, server_udp: u16) -> Result<(), NetError> {
+    let server = SocketAddr::new(IpAddr::V4(SERVER_ADDR), server_udp);
+    let r = run_clients(cfg, server, &mut |n| println!("set-up {n}"))?;
+    println!("{}", serde_json::to_string(&r).unwrap_or_default());
+    Ok(())
+}
+
+/// One client: its endpoint (one association) and its home socket.
+struct Client {
+    ep: Endpoint,
+    sock: usize,
+    armed: Option<Time>,
+    up: bool,
+}
+
+/// The client driver: `cfg.clients` endpoints, one association each to
+/// `server`, at most `cfg.window` handshakes in flight; `set_up` is
+/// called once all are up (or failed); then, while `cfg.moving` clients
+/// move, all are held (HEARTBEATs answered) for `cfg.idle_secs` and
+/// aborted.
+pub fn run_clients(
+    cfg: &ServerBenchConfig,
+    server: SocketAddr,
+    set_up: &mut dyn FnMut(usize),
+) -> Result<ClientReport, NetError> {
+    let socks: Vec<UdpSocket> = (0..cfg.addresses)
+        .map(|a| {
+            let s = UdpSocket::bind((client_addr(a), 0))?;
+            s.set_nonblocking(true)?;
+            Ok(s)
+        })
+        .collect::<Result<_, std::io::Error>>()?;
+    let start = Instant::now();
+    let now = || Time::from_nanos(start.elapsed().as_nanos() as u64);
+    let mut d = Driver {
+        socks,
+        server,
+        clients: Vec::with_capacity(cfg.clients),
+        timers: BinaryHeap::new(),
+        report: ClientReport::default(),
+        moving: 0,
+    };
+    let mut buf = vec![0u8; 65_536];
+    let mut setup_end: Option<Instant> = None;
+    let mut idle_end = None;
+    loop {
+        let t = now();
+        let mut work = false;
+        // New handshakes while the window has room.
+        while d.clients.len() < cfg.clients
+            && d.clients.len() - d.report.established - d.report.failed < cfg.window
+        {
+            d.start(t)?;
+            work = true;
+        }
+        work |= d.receive(t, &mut buf);
+        work |= d.timers(t);
+        if setup_end.is_none() && d.report.established + d.report.failed == cfg.clients {
+            d.report.setup_secs = start.elapsed().as_secs_f64();
+            setup_end = Some(Instant::now());
+            d.start_moves(cfg.moving, t);
+        }
+        // The idle phase starts once the moves are done (or after 2 s).
+        if let Some(e) = setup_end
+            && idle_end.is_none()
+            && (d.report.moved >= d.moving || e.elapsed() >= Duration::from_secs(2))
+        {
+            set_up(d.report.established);
+            idle_end = Some(Instant::now() + Duration::from_secs_f64(cfg.idle_secs));
+        }
+        if idle_end.is_some_and(|e| Instant::now() >= e) {
+            break;
+        }
+        if !work {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    d.abort_all(now());
+    Ok(d.report)
+}
+
+struct Driver {
+    socks: Vec<UdpSocket>,
+    server: SocketAddr,
+    clients: Vec<Client>,
+    timers: BinaryHeap<Reverse<(Time, usize)>>,
+    report: ClientReport,
+    moving: usize,
+}
+
+impl Driver {
+    fn start(&mut self, now: Time) -> Result<(), NetError> {
+        let k = self.clients.len();
+        let sock = k % self.socks.len();
+        let mut ep = Endpoint::new(EndpointConfig::new(CLIENT_PORT0 + k as u16), {
+            let mut s = [7u8; 32];
+            s[..8].copy_from_slice(&(k as u64).to_le_bytes());
+            s
+        })?;
+        ep.set_local_addresses(&[client_addr(sock)]);
+        ep.connect(now, &[self.server.ip()], SERVER_PORT)?;
+        self.clients.push(Client {
+            ep,
+            sock,
+            armed: None,
+            up: false,
+        });
+        self.flush(k, now);
+        Ok(())
+    }
+
+    /// Reads every socket until empty.
+    fn receive(&mut self, now: Time, buf: &mut [u8]) -> bool {
+        let mut work = false;
+        for a in 0..self.socks.len() {
+            loop {
+                let (n, from) = match self.socks[a].recv_from(buf) {
+                    Ok(x) => x,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(_) => break,
+                };
+                work = true;
+                if n < 12 {
+                    continue;
+                }
+                let port = u16::from_be_bytes([buf[2], buf[3]]);
+                let Some(k) = port.checked_sub(CLIENT_PORT0).map(usize::from) else {
+                    continue;
+                };
+                let local = self.socks[a]
+                    .local_addr()
+                    .map(|s| s.ip())
+                    .unwrap_or(from.ip());
+                if let Some(c) = self.clients.get_mut(k) {
+                    c.ep.handle_datagram(now, from.ip(), local, Bytes::copy_from_slice(&buf[..n]));
+                    self.flush(k, now);
+                }
+            }
+        }
+        work
+    }
+
+    fn timers(&mut self, now: Time) -> bool {
+        let mut work = false;
+        while let Some(Reverse((t, k))) = self.timers.peek().copied() {
+            if t > now {
+                break;
+            }
+            self.timers.pop();
+            let c = &mut self.clients[k];
+            if c.armed != Some(t) {
+                continue;
+            }
+            c.armed = None;
+            c.ep.handle_timeout(now);
+            self.flush(k, now);
+            work = true;
+        }
+        work
+    }
+
+    /// Sends what client `k` has to send, reads its events, re-arms its
+    /// timer.
+    fn flush(&mut self, k: usize, now: Time) {
+        self.send(k, now);
+        let c = &mut self.clients[k];
+        while let Some((id, e)) = c.ep.poll_event() {
+            match e {
+                Event::Connected => {
+                    c.up = true;
+                    self.report.established += 1;
+                }
+                Event::Closed { reason } if !c.up => {
+                    self.report.failed += 1;
+                    self.report
+                        .first_failure
+                        .get_or_insert_with(|| crate::error::describe_close(&reason));
+                }
+                Event::LocalAddressAdded { addr } => {
+                    // Moved: packets leave from the new address, and the
+                    // old one goes (an ASCONF may not delete its own
+                    // source, RFC 5061 section 5.2).
+                    let old = client_addr(c.sock);
+                    if let Some(a) = c.ep.association_mut(id) {
+                        let r = a
+                            .set_local_primary(Some(addr))
+                            .and_then(|()| a.remove_local_address(old));
+                        if let Err(e) = r {
+                            self.report
+                                .move_failure
+                                .get_or_insert_with(|| format!("cannot delete: {e}"));
+                        }
+                    }
+                }
+                Event::LocalAddressRemoved { .. } => self.report.moved += 1,
+                Event::LocalAddressAddFailed { causes, .. }
+                | Event::LocalAddressRemoveFailed { causes, .. } => {
+                    self.report
+                        .move_failure
+                        .get_or_insert_with(|| format!("refused: {causes:?}"));
+                }
+                _ => {}
+            }
+        }
+        // Sends caused by the events (the ASCONF deleting the old address).
+        self.send(k, now);
+        let c = &mut self.clients[k];
+        let next = c.ep.poll_timeout();
+        if next != c.armed {
+            c.armed = next;
+            if let Some(t) = next {
+                self.timers.push(Reverse((t, k)));
+            }
+        }
+    }
+
+    /// Sends client `k`'s packets, each from the socket of its source
+    /// address.
+    fn send(&mut self, k: usize, now: Time) {
+        let c = &mut self.clients[k];
+        while let Some(t) = c.ep.poll_transmit(now) {
+            let sock = t
+                .source
+                .and_then(addr_index)
+                .filter(|a| *a < self.socks.len())
+                .unwrap_or(c.sock);
+            let _ = self.socks[sock].send_to(t.packet(), self.server);
+        }
+    }
+
+    /// The first `n` clients that are up add the next address and, once
+    /// the server acknowledges it, delete their old one.
+    fn start_moves(&mut self, n: usize, now: Time) {
+        let addrs = self.socks.len();
+        for k in 0..self.clients.len() {
+            if self.moving >= n || addrs < 2 {
+                break;
+            }
+            let c = &mut self.clients[k];
+            if !c.up {
+                continue;
+            }
+            let new = (c.sock + 1) % addrs;
+            let ids = c.ep.associations();
+            let Some(a) = ids.first().and_then(|id| c.ep.association_mut(*id)) else {
+                continue;
+            };
+            match a.add_local_address(client_addr(new)) {
+                Ok(()) => {
+                    self.moving += 1;
+                    self.flush(k, now);
+                }
+                Err(e) => {
+                    self.report
+                        .move_failure
+                        .get_or_insert_with(|| format!("cannot add: {e}"));
+                }
+            }
+        }
+    }
+
+    fn abort_all(&mut self, now: Time) {
+        for k in 0..self.clients.len() {
+            let c = &mut self.clients[k];
+            for id in c.ep.associations() {
+                if let Some(a) = c.ep.association_mut(id) {
+                    a.abort(None);
+                }
+            }
+            self.flush(k, now);
+        }
+    }
+}
+
+/// Kernel TCP: `n` connections to a listener on 127.0.0.1 from the same
+/// source addresses, connected one after the other (each client socket
+/// closed once connected, so that 2N descriptors are not needed), all
+/// accepted and held by the server; accepts per second from the first
+/// connect to the last accept.
+pub fn tcp_accept(n: usize, addresses: usize) -> Result<TcpAccept, NetError> {
+    // The accept queue as deep as the msctp server's (`accept_queue`):
+    // std's 128 overflowed, and each SYN dropped waited 1 s.
+    let l = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+    l.bind(&SocketAddr::new(IpAddr::V4(SERVER_ADDR), 0).into())?;
+    l.listen(4096)?;
+    let l: TcpListener = l.into();
+    let to = l.local_addr()?;
+    let acceptor = std::thread::spawn(move || -> std::io::Result<(Vec<TcpStream>, Instant)> {
+        let mut held = Vec::with_capacity(n);
+        while held.len() < n {
+            held.push(l.accept()?.0);
+        }
+        Ok((held, Instant::now()))
+    });
+    let start = Instant::now();
+    for k in 0..n {
+        let s = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+        s.bind(&SocketAddr::new(client_addr(k % addresses), 0).into())?;
+        s.connect(&to.into())?;
+    }
+    let (held, end) = acceptor.join().map_err(|_| NetError::Stopped)??;
+    let secs = end.duration_since(start).as_secs_f64();
+    Ok(TcpAccept {
+        connections: held.len(),
+        secs,
+        accepts_per_s: held.len() as f64 / secs.max(1e-9),
+    })
+}

@@ -1,0 +1,201 @@
+//! The endpoint's schedule: which association's timer is due next and
+//! which associations may have something to send, kept up to date as
+//! each association is touched, so that no call of the endpoint walks
+//! every association (issue 31: a server with 10 000 associations).
+//!
+//! Timers are a binary heap of (deadline, creation number, id) with lazy
+//! invalidation: `armed` holds each association's current deadline, and a
+//! heap entry that disagrees with it is stale and skipped when it comes
+//! to the top. The heap is rebuilt from `armed` when stale entries
+//! outnumber the live ones, so it stays within twice the associations.
+//!
+//! The ready set holds the associations that may have a packet to send
+//! (touched by a packet, a timer or the application since their last
+//! fruitless poll), by creation number: `poll_transmit` serves them
+//! round robin from the one after the last that sent, as it served every
+//! association in creation order before.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::AssocId;
+use crate::Time;
+
+/// See the module documentation.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Schedule {
+    heap: BinaryHeap<Reverse<(Time, u64, AssocId)>>,
+    armed: FxHashMap<AssocId, (Time, u64)>,
+    ready: BTreeMap<u64, AssocId>,
+    /// Creation number after the last association that sent.
+    cursor: u64,
+    /// Handed to the application mutably since last refreshed.
+    touched: Vec<AssocId>,
+    touched_set: FxHashSet<AssocId>,
+}
+
+impl Schedule {
+    /// Sets `id`'s deadline (`seq` its creation number).
+    pub(super) fn arm(&mut self, id: AssocId, seq: u64, deadline: Option<Time>) {
+        match deadline {
+            Some(t) => {
+                if self.armed.insert(id, (t, seq)) != Some((t, seq)) {
+                    self.heap.push(Reverse((t, seq, id)));
+                }
+            }
+            None => {
+                self.armed.remove(&id);
+            }
+        }
+        if self.heap.len() > 2 * self.armed.len() + 64 {
+            self.heap = self
+                .armed
+                .iter()
+                .map(|(id, (t, seq))| Reverse((*t, *seq, *id)))
+                .collect();
+        }
+        self.prune();
+    }
+
+    /// Drops stale entries from the top, so that `next` reads a live one.
+    fn prune(&mut self) {
+        while let Some(Reverse((t, seq, id))) = self.heap.peek() {
+            if self.armed.get(id) == Some(&(*t, *seq)) {
+                break;
+            }
+            self.heap.pop();
+        }
+    }
+
+    /// The earliest deadline armed.
+    pub(super) fn next(&self) -> Option<Time> {
+        self.heap.peek().map(|Reverse((t, _, _))| *t)
+    }
+
+    /// Takes the associations whose deadline is at or before `now`, in
+    /// creation order; their deadlines are disarmed (the caller re-arms).
+    pub(super) fn take_due(&mut self, now: Time) -> Vec<(u64, AssocId)> {
+        let mut due = Vec::new();
+        while let Some(Reverse((t, seq, id))) = self.heap.peek().copied() {
+            if t > now {
+                break;
+            }
+            self.heap.pop();
+            if self.armed.get(&id) == Some(&(t, seq)) {
+                self.armed.remove(&id);
+                due.push((seq, id));
+            }
+            self.prune();
+        }
+        due.sort_unstable();
+        due
+    }
+
+    /// `id` may have something to send.
+    pub(super) fn set_ready(&mut self, id: AssocId, seq: u64) {
+        self.ready.insert(seq, id);
+    }
+
+    /// The next association that may have something to send: the first
+    /// ready one from the cursor on, wrapping around.
+    pub(super) fn next_ready(&self) -> Option<(u64, AssocId)> {
+        self.ready
+            .range(self.cursor..)
+            .next()
+            .or_else(|| self.ready.iter().next())
+            .map(|(s, id)| (*s, *id))
+    }
+
+    /// `seq` sent a packet: the next poll starts after it.
+    pub(super) fn sent(&mut self, seq: u64) {
+        self.cursor = seq + 1;
+    }
+
+    /// `seq` had nothing to send.
+    pub(super) fn not_ready(&mut self, seq: u64) {
+        self.ready.remove(&seq);
+    }
+
+    pub(super) fn ready_ids(&self) -> impl Iterator<Item = AssocId> + '_ {
+        self.ready.values().copied()
+    }
+
+    /// The application was handed `id` mutably: it may have changed
+    /// anything.
+    pub(super) fn touch(&mut self, id: AssocId) {
+        if self.touched_set.insert(id) {
+            self.touched.push(id);
+        }
+    }
+
+    pub(super) fn touched(&self) -> &[AssocId] {
+        &self.touched
+    }
+
+    pub(super) fn take_touched(&mut self) -> Vec<AssocId> {
+        self.touched_set.clear();
+        std::mem::take(&mut self.touched)
+    }
+
+    /// Forgets `id`.
+    pub(super) fn remove(&mut self, id: AssocId, seq: u64) {
+        self.armed.remove(&id);
+        self.ready.remove(&seq);
+        self.prune();
+    }
+
+    /// Heap entries (live and stale), for the bound test.
+    #[cfg(test)]
+    fn heap_len(&self) -> usize {
+        self.heap.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_deadlines_are_skipped_and_the_heap_stays_bounded() {
+        let mut s = Schedule::default();
+        let t = Time::from_millis;
+        s.arm(AssocId(1), 1, Some(t(50)));
+        s.arm(AssocId(2), 2, Some(t(20)));
+        // 2 moves later: its old entry is stale and no longer the next.
+        s.arm(AssocId(2), 2, Some(t(80)));
+        assert_eq!(s.next(), Some(t(50)));
+        // Deadlines re-armed over and over do not grow the heap.
+        for k in 0..10_000 {
+            s.arm(AssocId(1), 1, Some(t(100 + k)));
+        }
+        assert!(s.heap_len() <= 2 * 2 + 64 + 1, "{}", s.heap_len());
+        assert_eq!(s.next(), Some(t(80)));
+        // Due ones come in creation order, once each, and are disarmed.
+        s.arm(AssocId(1), 1, Some(t(70)));
+        assert_eq!(s.take_due(t(90)), vec![(1, AssocId(1)), (2, AssocId(2))]);
+        assert_eq!(s.next(), None);
+        assert!(s.take_due(t(1000)).is_empty());
+        s.arm(AssocId(3), 3, None);
+        assert_eq!(s.next(), None);
+    }
+
+    #[test]
+    fn ready_ones_are_served_round_robin_from_after_the_last_sender() {
+        let mut s = Schedule::default();
+        for k in 1..=3 {
+            s.set_ready(AssocId(k), u64::from(k));
+        }
+        assert_eq!(s.next_ready(), Some((1, AssocId(1))));
+        s.sent(1);
+        assert_eq!(s.next_ready(), Some((2, AssocId(2))));
+        s.not_ready(2);
+        assert_eq!(s.next_ready(), Some((3, AssocId(3))));
+        s.sent(3);
+        // Wraps around.
+        assert_eq!(s.next_ready(), Some((1, AssocId(1))));
+        s.remove(AssocId(1), 1);
+        assert_eq!(s.next_ready(), Some((3, AssocId(3))));
+    }
+}
