@@ -20,6 +20,7 @@ pub mod config;
 pub mod driver;
 pub mod encap;
 pub mod error;
+pub mod impair;
 pub mod mobility;
 pub mod monitor;
 pub mod perf;
