@@ -125,7 +125,7 @@ impl FromStr for ImpairConfig {
 }
 
 /// What the layer did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ImpairStats {
     pub dropped: u64,
     pub duplicated: u64,
@@ -252,7 +252,14 @@ mod tests {
         assert_eq!(c.delay, Duration::from_millis(30));
         assert_eq!(c.seed, 9);
         assert_eq!(c.to_string().parse::<ImpairConfig>().unwrap(), c);
-        for bad in ["loss=2", "dup=-0.1", "jitter=1", "loss", "delay=0ms", "seed=x"] {
+        for bad in [
+            "loss=2",
+            "dup=-0.1",
+            "jitter=1",
+            "loss",
+            "delay=0ms",
+            "seed=x",
+        ] {
             assert!(bad.parse::<ImpairConfig>().is_err(), "{bad}");
         }
     }
@@ -262,7 +269,10 @@ mod tests {
         let mut i = Impair::new(ImpairConfig::default());
         let mut rx: Vec<Datagram> = (0..1000).map(dg).collect();
         i.apply(Time::from_nanos(0), L, &mut rx);
-        assert_eq!(rx.iter().map(num).collect::<Vec<_>>(), (0..1000).collect::<Vec<_>>());
+        assert_eq!(
+            rx.iter().map(num).collect::<Vec<_>>(),
+            (0..1000).collect::<Vec<_>>()
+        );
         assert_eq!(i.stats, ImpairStats::default());
     }
 
@@ -302,7 +312,10 @@ mod tests {
             "each kept datagram once, the duplicated twice"
         );
         let inversions = out.windows(2).filter(|w| w[1] < w[0]).count() as u64;
-        assert!(inversions >= s.reordered / 2, "held datagrams were overtaken: {inversions}");
+        assert!(
+            inversions >= s.reordered / 2,
+            "held datagrams were overtaken: {inversions}"
+        );
     }
 
     #[test]

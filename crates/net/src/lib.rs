@@ -24,6 +24,7 @@ pub mod impair;
 pub mod mobility;
 pub mod monitor;
 pub mod perf;
+pub mod soak;
 pub mod stack;
 pub mod status;
 pub mod transfer;
