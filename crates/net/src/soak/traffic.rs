@@ -217,7 +217,7 @@ pub async fn check_messages(mut a: Association, stop: &AtomicBool, m: &Mobile) {
                 if let Ok(mut w) = m.window.lock() {
                     w.delivered(now);
                 }
-                let corrupt = m.check.lock().map_or(false, |mut c| {
+                let corrupt = m.check.lock().is_ok_and(|mut c| {
                     let before = c.corrupt;
                     c.check(msg.stream, msg.ppid, &msg.data);
                     c.corrupt > before
