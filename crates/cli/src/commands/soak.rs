@@ -44,6 +44,9 @@ pub struct Args {
     /// Time the single-radio mobile is without an address, milliseconds.
     #[arg(long, default_value_t = 50, value_name = "MS")]
     move_gap: u64,
+    /// Turn the path estimators (capacity probes) off on every stack.
+    #[arg(long)]
+    no_estimators: bool,
     /// Print the report as JSON (after the progress lines).
     #[arg(long)]
     json: bool,
@@ -89,6 +92,7 @@ fn config(a: &Args) -> anyhow::Result<SoakConfig> {
         file_size: a.file_kib << 10,
         report_every: a.report_every.max(1),
         move_gap: Duration::from_millis(a.move_gap.min(10_000)),
+        estimators: !a.no_estimators,
         ..SoakConfig::default()
     })
 }
@@ -128,13 +132,14 @@ fn summary(r: &SoakReport) {
         r.corrupt
     );
     println!(
-        "files: {} sent, {} SHA-256-identical ({:.1} MB), {} corrupt; associations lost: {}; \
-         connect attempts that failed: {}",
+        "files: {} sent, {} SHA-256-identical ({:.1} MB), {} corrupt; associations lost: {} \
+         ({} carrying messages); connect attempts that failed: {}",
         r.files_sent,
         r.files_intact,
         r.file_bytes as f64 / 1e6,
         r.files_corrupt,
         r.associations_lost,
+        r.message_associations_lost,
         r.connect_failures
     );
     println!(

@@ -54,6 +54,9 @@ pub struct SoakConfig {
     pub move_gap: Duration,
     /// How long the applications get to finish after the last event.
     pub finish_timeout: Duration,
+    /// The path estimators (capacity probes, [`msctp_proto::EstimatorConfig`])
+    /// on every stack, as [`StackConfig::new`] has them.
+    pub estimators: bool,
 }
 
 impl Default for SoakConfig {
@@ -75,6 +78,7 @@ impl Default for SoakConfig {
             report_every: 50,
             move_gap: Duration::from_millis(50),
             finish_timeout: Duration::from_secs(60),
+            estimators: true,
         }
     }
 }
@@ -154,6 +158,8 @@ pub struct SoakReport {
     pub files_corrupt: u64,
     pub file_bytes: u64,
     pub associations_lost: u64,
+    /// Of those, message associations (the others carried files).
+    pub message_associations_lost: u64,
     pub connect_failures: u64,
     /// What the impairment did, all stacks.
     pub impaired: ImpairStats,
@@ -218,6 +224,9 @@ struct Shared {
 
 fn stack_config(port: u16, cfg: &SoakConfig, slot: u64) -> StackConfig {
     let mut c = StackConfig::new(port).tuned_for_lan();
+    if !cfg.estimators {
+        c.endpoint.association.estimators = msctp_proto::EstimatorConfig::default();
+    }
     c.impair = cfg.impair.map(|i| ImpairConfig {
         seed: i
             .seed
@@ -329,47 +338,65 @@ where
     })
 }
 
-/// The correspondent: one stack per mobile; each one's first association
-/// carries the messages, the others one file each.
+/// SCTP ports of the correspondent's applications: messages and files
+/// (each its own stack, so each its own UDP port: 9899 and 9900).
+pub const MSG_PORT: u16 = 5001;
+pub const FILE_PORT: u16 = 5003;
+/// The file stacks' UDP encapsulation port (RFC 6951 section 5.1: any
+/// port; the mobiles are told it when they connect).
+pub const FILE_UDP_PORT: u16 = SCTP_UDP_PORT + 1;
+
+/// The correspondent: per mobile, a message stack (its one association
+/// carries the numbered messages) and a file stack (one association per
+/// file). The mobiles have one stack each, on UDP port 9899, which is
+/// what the correspondent's stacks assume for their addresses not heard
+/// from yet (RFC 6951 section 5.5).
 async fn correspondent(sh: Arc<Shared>) -> Result<(), String> {
-    let mut c1 = stack_config(5001, &sh.cfg, 2);
-    c1.local_addrs = ips(&CN_DH);
-    c1.endpoint.listen = true;
-    let mut c2 = stack_config(5001, &sh.cfg, 3);
-    c2.local_addrs = ips(&[CN_SR]);
-    c2.endpoint.listen = true;
-    let s1 = Stack::bind(c1).await.map_err(|e| e.to_string())?;
-    let s2 = Stack::bind(c2).await.map_err(|e| e.to_string())?;
+    let config = |port: u16, udp: u16, addrs: &[Ipv4Addr], slot: u64| {
+        let mut c = stack_config(port, &sh.cfg, slot);
+        c.udp_port = udp;
+        c.local_addrs = ips(addrs);
+        c.endpoint.listen = true;
+        c
+    };
+    let bind = |c: StackConfig| async move { Stack::bind(c).await.map_err(|e| e.to_string()) };
+    let m1 = bind(config(MSG_PORT, SCTP_UDP_PORT, &CN_DH, 2)).await?;
+    let m2 = bind(config(MSG_PORT, SCTP_UDP_PORT, &[CN_SR], 3)).await?;
+    let f1 = bind(config(FILE_PORT, FILE_UDP_PORT, &CN_DH, 4)).await?;
+    let f2 = bind(config(FILE_PORT, FILE_UDP_PORT, &[CN_SR], 5)).await?;
     let (a, b) = tokio::join!(
-        serve(&s1, sh.clone(), 2, |s| &s.dh),
-        serve(&s2, sh.clone(), 3, |s| &s.sr)
+        serve(&m1, &f1, sh.clone(), 2, |s| &s.dh),
+        serve(&m2, &f2, sh.clone(), 3, |s| &s.sr)
     );
     a.and(b)
 }
 
+/// One mobile's side at the correspondent: the message association on
+/// `msgs`, file associations on `files`.
 async fn serve(
-    s: &Stack,
+    msgs: &Stack,
+    files: &Stack,
     sh: Arc<Shared>,
     slot: usize,
     which: fn(&Shared) -> &Mobile,
 ) -> Result<(), String> {
-    let first = tokio::time::timeout(Duration::from_secs(30), s.accept())
+    let first = tokio::time::timeout(Duration::from_secs(30), msgs.accept())
         .await
         .map_err(|_| "no message association within 30 s".to_string())?
         .map_err(|e| e.to_string())?;
     let checker = traffic::check_messages(first, &sh.stop, which(&sh));
-    let files = async {
+    let receive = async {
         let mut set = tokio::task::JoinSet::new();
         // Kept across the loop's turns: a dropped accept would lose the
         // association it was about to get.
-        let mut acc = Box::pin(s.accept());
+        let mut acc = Box::pin(files.accept());
         loop {
             tokio::select! {
                 r = &mut acc => match r {
                     Ok(a) => {
                         let sh = sh.clone();
                         set.spawn(async move { traffic::receive_file(a, which(&sh)).await });
-                        acc.set(s.accept());
+                        acc.set(files.accept());
                     }
                     Err(e) => {
                         which(&sh).fail(format!("accept: {e}"));
@@ -389,12 +416,12 @@ async fn serve(
         })
         .await;
     };
-    let stats = watch_stats(s, &sh.stats, slot);
+    let stats = watch_stats(msgs, &sh.stats, slot);
     tokio::select! {
-        _ = async { tokio::join!(checker, files) } => {}
+        _ = async { tokio::join!(checker, receive) } => {}
         _ = stats => {}
     }
-    if let Ok(st) = s.stats().await
+    if let Ok(st) = msgs.stats().await
         && let Ok(mut v) = sh.stats.lock()
     {
         v[slot] = st;
@@ -414,37 +441,28 @@ async fn watch_stats(s: &Stack, slots: &StatSlots, slot: usize) {
     }
 }
 
-/// A mobile: two applications, each its own stack (SCTP allows one
-/// association between two endpoints, RFC 9260 section 5.2): the messages
-/// on SCTP port 5002 over UDP port 9899, the files on 5003 over 9900.
-/// Both follow the interfaces (netlink); the dual-homed mobile prefers the
-/// faster link (fastest-first), the single-radio one the newest address
-/// (its only way to move, RFC 5061 section 5.2).
+/// A mobile: one stack that follows its interfaces (netlink), with the
+/// message association to the correspondent's port 5001 and the file
+/// associations to its port 5003 (SCTP allows one association between
+/// two endpoints, RFC 9260 section 5.2). The dual-homed mobile prefers
+/// the faster link (fastest-first), the single-radio one the newest
+/// address (its only way to move, RFC 5061 section 5.2).
 async fn mobile(sh: Arc<Shared>, single_radio: bool, ifaces: Vec<String>) -> Result<(), String> {
     let slot = usize::from(single_radio);
-    let config = |port: u16, udp: u16, seed: u64| {
-        let mut c = stack_config(port, &sh.cfg, seed);
-        c.udp_port = udp;
-        c.monitor = true;
-        c.interfaces = ifaces.clone();
-        c.policy = if single_radio {
-            PolicyKind::NewestAddress
-        } else {
-            PolicyKind::FastestFirst {
-                rates: [(ifaces[0].clone(), 20_000_000), (ifaces[1].clone(), 10_000_000)].into(),
-            }
-        };
-        c
+    let mut c = stack_config(5002, &sh.cfg, slot as u64);
+    c.monitor = true;
+    c.interfaces = ifaces.clone();
+    c.policy = if single_radio {
+        PolicyKind::NewestAddress
+    } else {
+        PolicyKind::FastestFirst {
+            rates: [(ifaces[0].clone(), 20_000_000), (ifaces[1].clone(), 10_000_000)].into(),
+        }
     };
     let peers = if single_radio { ips(&[CN_SR]) } else { ips(&CN_DH) };
     let m = if single_radio { &sh.sr } else { &sh.dh };
-    let s = Stack::bind(config(5002, SCTP_UDP_PORT, slot as u64))
-        .await
-        .map_err(|e| e.to_string())?;
-    let f = Stack::bind(config(5003, SCTP_UDP_PORT + 1, 4 + slot as u64))
-        .await
-        .map_err(|e| e.to_string())?;
-    let a = s.connect(&peers, 5001).await.map_err(|e| e.to_string())?;
+    let s = Stack::bind(c).await.map_err(|e| e.to_string())?;
+    let a = s.connect(&peers, MSG_PORT).await.map_err(|e| e.to_string())?;
     m.ready.store(true, Relaxed);
     let data: Vec<u8> = {
         let mut r = StdRng::seed_from_u64(sh.cfg.seed ^ 0x5eed);
@@ -454,7 +472,7 @@ async fn mobile(sh: Arc<Shared>, single_radio: bool, ifaces: Vec<String>) -> Res
     let work = async {
         tokio::join!(
             traffic::send_messages(&a, streams, every, &sh.stop, m),
-            traffic::send_files(&f, &peers, &data, &sh.stop, m)
+            traffic::send_files(&s, &peers, &data, &sh.stop, m)
         )
     };
     tokio::select! {
@@ -582,6 +600,7 @@ fn chaos(
         files_corrupt: 0,
         file_bytes: 0,
         associations_lost: 0,
+        message_associations_lost: 0,
         connect_failures: 0,
         impaired: ImpairStats::default(),
         gaps: vec![
@@ -634,6 +653,7 @@ fn summarize(sh: &Shared, r: &mut SoakReport, stuck: bool) {
         r.files_corrupt += m.files_corrupt.load(Relaxed);
         r.file_bytes += m.file_bytes.load(Relaxed);
         r.associations_lost += m.lost.load(Relaxed);
+        r.message_associations_lost += m.message_lost.load(Relaxed);
         r.connect_failures += m.connect_failures.load(Relaxed);
         if let Ok(e) = m.errors.lock() {
             r.errors.extend(e.iter().map(|e| format!("{name}: {e}")));

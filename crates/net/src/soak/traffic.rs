@@ -136,6 +136,8 @@ pub struct Mobile {
     /// Associations that ended other than by a shutdown, or failed a
     /// send or receive.
     pub lost: AtomicU64,
+    /// Of those, the message association (0 or 1).
+    pub message_lost: AtomicU64,
     /// What went wrong, first few.
     pub errors: Mutex<Vec<String>>,
     pub connect_failures: AtomicU64,
@@ -151,6 +153,12 @@ impl Mobile {
     pub fn fail(&self, what: String) {
         self.lost.fetch_add(1, Relaxed);
         self.note(what);
+    }
+
+    /// The message association failed.
+    pub fn fail_messages(&self, what: String) {
+        self.message_lost.fetch_add(1, Relaxed);
+        self.fail(what);
     }
 
     /// Keeps the first few errors for the report.
@@ -202,7 +210,7 @@ pub async fn send_messages(
         .await;
     }
     if let Err(e) = result {
-        m.fail(format!("message association (sender): {e}"));
+        m.fail_messages(format!("message association (sender): {e}"));
     }
 }
 
@@ -234,7 +242,7 @@ pub async fn check_messages(mut a: Association, stop: &AtomicBool, m: &Mobile) {
             }
             Ok(None) => break,
             Err(e) => {
-                m.fail(format!("message association (receiver): {e}"));
+                m.fail_messages(format!("message association (receiver): {e}"));
                 break;
             }
         }
@@ -250,9 +258,7 @@ pub async fn check_messages(mut a: Association, stop: &AtomicBool, m: &Mobile) {
         }
     }
     if !stop.load(Relaxed) || closed.as_ref().is_some_and(|r| *r != CloseReason::Shutdown) {
-        m.fail(format!(
-            "message association ended early or badly: {closed:?}"
-        ));
+        m.fail_messages(format!("message association ended early or badly: {closed:?}"));
     }
     m.checked.store(true, Relaxed);
 }
@@ -268,7 +274,10 @@ pub async fn send_files(
 ) {
     while !stop.load(Relaxed) {
         // The stack's connect timeout bounds the wait.
-        let a = match s.connect(peers, 5001).await {
+        let a = match s
+            .connect_via(peers, super::FILE_PORT, Some(super::FILE_UDP_PORT))
+            .await
+        {
             Ok(a) => a,
             Err(e) => {
                 m.note(format!("connect failed: {e}"));
