@@ -128,7 +128,10 @@ fn shape(ns: &Netns, dev: &str, rate: &str) -> io::Result<()> {
 
 impl Topology {
     pub fn new() -> io::Result<Topology> {
-        let pid = std::process::id();
+        // Unique per run, also for runs in parallel in one process.
+        static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 100;
+        let pid = format!("{}{run}", std::process::id());
         let ns = |t: &str| Netns::new(format!("msctp-soak-{t}-{pid}"));
         let (dh, sr, cn) = (ns("dh")?, ns("sr")?, ns("cn")?);
         let n = |t: &str| format!("k{pid}{t}");
