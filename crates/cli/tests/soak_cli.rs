@@ -1,4 +1,4 @@
-//! `msctp soak`'s options: bad ones are refused at once with a message
+//! `msctp soak`'s options (and `--impair` of the network commands): bad ones are refused at once with a message
 //! naming them (exit code 2), before any namespace is made. The soak
 //! itself runs in `crates/net/tests/netns_soak.rs` (root).
 
@@ -28,4 +28,16 @@ fn bad_soak_options_are_refused_with_their_name() {
         assert!(e.contains(want), "{args:?}: {want:?} missing from {e}");
         assert!(o.stdout.is_empty(), "{args:?}: nothing ran");
     }
+}
+
+/// The network commands take the same impairment option.
+#[test]
+fn a_bad_impairment_of_a_network_command_is_refused() {
+    let o = Command::new(env!("CARGO_BIN_EXE_msctp"))
+        .args(["perf", "--to", "127.0.0.1", "--impair", "dup=1.5"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("--impair") && e.contains("dup=1.5"), "{e}");
 }

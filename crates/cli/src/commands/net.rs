@@ -109,6 +109,10 @@ pub struct NetOpts {
     /// unreachable.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     connect_timeout: f64,
+    /// Impair what this host receives, in user space (tests without
+    /// netem): e.g. loss=0.01,dup=0.005,reorder=0.01,delay=20ms,seed=7.
+    #[arg(long, value_name = "SPEC")]
+    impair: Option<String>,
 }
 
 impl NetOpts {
@@ -121,6 +125,9 @@ impl NetOpts {
             bail!("--connect-timeout must lie between 0 and 3600 seconds");
         }
         c.connect_timeout = Duration::from_secs_f64(self.connect_timeout);
+        if let Some(spec) = &self.impair {
+            c.impair = Some(spec.parse().map_err(anyhow::Error::msg).context("--impair")?);
+        }
         c.udp_port = self.udp_port;
         c.remote_udp_port = self.remote_udp_port;
         c.endpoint.listen = listen;
