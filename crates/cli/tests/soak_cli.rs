@@ -15,7 +15,10 @@ fn msctp(args: &[&str]) -> Output {
 #[test]
 fn bad_soak_options_are_refused_with_their_name() {
     for (args, want) in [
-        (&["--min-interval", "3", "--max-interval", "1"][..], "--min-interval"),
+        (
+            &["--min-interval", "3", "--max-interval", "1"][..],
+            "--min-interval",
+        ),
         (&["--min-interval", "0.01"][..], "--min-interval"),
         (&["--cuts", "0"][..], "--cuts"),
         (&["--impair", "loss=2"][..], "--impair"),

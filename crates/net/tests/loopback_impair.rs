@@ -68,7 +68,12 @@ async fn impaired_loopback_delivers_every_message_once_in_order() {
         .unwrap();
     let sent = vec![PER_STREAM; usize::from(STREAMS)];
     assert_eq!(
-        (check.duplicates, check.reorders, check.corrupt, check.missing(&sent)),
+        (
+            check.duplicates,
+            check.reorders,
+            check.corrupt,
+            check.missing(&sent)
+        ),
         (0, 0, 0, 0),
         "duplicates, out of order, corrupt, missing: {check:?}"
     );

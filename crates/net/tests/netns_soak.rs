@@ -52,7 +52,10 @@ fn short_soak_delivers_every_message_once_in_order() {
     let r = run(short(false));
     assert_eq!(r.cuts + r.moves, 20);
     assert!(r.cuts > 0 && r.moves > 0, "both kinds of events");
-    assert!(r.handovers >= r.moves as u64, "a handover per move at least");
+    assert!(
+        r.handovers >= r.moves as u64,
+        "a handover per move at least"
+    );
     let i = r.impaired;
     assert!(
         i.dropped > 0 && i.duplicated > 0 && i.reordered > 0,
@@ -90,5 +93,10 @@ fn short_soak_with_estimators_loses_no_association() {
         return;
     }
     let r = run(short(true));
-    assert!(r.violations.is_empty(), "{:?}; {:?}", r.violations, r.errors);
+    assert!(
+        r.violations.is_empty(),
+        "{:?}; {:?}",
+        r.violations,
+        r.errors
+    );
 }

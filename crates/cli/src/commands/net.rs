@@ -126,7 +126,11 @@ impl NetOpts {
         }
         c.connect_timeout = Duration::from_secs_f64(self.connect_timeout);
         if let Some(spec) = &self.impair {
-            c.impair = Some(spec.parse().map_err(anyhow::Error::msg).context("--impair")?);
+            c.impair = Some(
+                spec.parse()
+                    .map_err(anyhow::Error::msg)
+                    .context("--impair")?,
+            );
         }
         c.udp_port = self.udp_port;
         c.remote_udp_port = self.remote_udp_port;

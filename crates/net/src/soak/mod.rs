@@ -456,13 +456,24 @@ async fn mobile(sh: Arc<Shared>, single_radio: bool, ifaces: Vec<String>) -> Res
         PolicyKind::NewestAddress
     } else {
         PolicyKind::FastestFirst {
-            rates: [(ifaces[0].clone(), 20_000_000), (ifaces[1].clone(), 10_000_000)].into(),
+            rates: [
+                (ifaces[0].clone(), 20_000_000),
+                (ifaces[1].clone(), 10_000_000),
+            ]
+            .into(),
         }
     };
-    let peers = if single_radio { ips(&[CN_SR]) } else { ips(&CN_DH) };
+    let peers = if single_radio {
+        ips(&[CN_SR])
+    } else {
+        ips(&CN_DH)
+    };
     let m = if single_radio { &sh.sr } else { &sh.dh };
     let s = Stack::bind(c).await.map_err(|e| e.to_string())?;
-    let a = s.connect(&peers, MSG_PORT).await.map_err(|e| e.to_string())?;
+    let a = s
+        .connect(&peers, MSG_PORT)
+        .await
+        .map_err(|e| e.to_string())?;
     m.ready.store(true, Relaxed);
     let data: Vec<u8> = {
         let mut r = StdRng::seed_from_u64(sh.cfg.seed ^ 0x5eed);

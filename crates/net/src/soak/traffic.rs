@@ -258,7 +258,9 @@ pub async fn check_messages(mut a: Association, stop: &AtomicBool, m: &Mobile) {
         }
     }
     if !stop.load(Relaxed) || closed.as_ref().is_some_and(|r| *r != CloseReason::Shutdown) {
-        m.fail_messages(format!("message association ended early or badly: {closed:?}"));
+        m.fail_messages(format!(
+            "message association ended early or badly: {closed:?}"
+        ));
     }
     m.checked.store(true, Relaxed);
 }
