@@ -139,7 +139,7 @@ impl GapStats {
 }
 
 /// The result of a soak.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct SoakReport {
     pub events: usize,
     pub cuts: usize,
@@ -508,14 +508,15 @@ fn chaos(
     progress: &mut dyn FnMut(&Progress),
 ) -> io::Result<SoakReport> {
     let mut rng = StdRng::seed_from_u64(cfg.seed);
-    let start = Instant::now();
-    let (cpu0, mut cpu_prev, mut ho_prev, mut ev_prev) = (cpu_s(), cpu_s(), 0u64, 0usize);
+    let mut meter = Meter::new();
     let mut gaps: Vec<(bool, f64)> = Vec::new();
     // Per mobile (dual-homed, single-radio): it had an event whose window
     // is open.
     let mut open = [false, false];
-    let (mut cuts, mut moves) = (0, 0);
-    let mut lines = Vec::new();
+    let mut r = SoakReport {
+        events: cfg.events,
+        ..SoakReport::default()
+    };
     let mut next = Instant::now();
     let (lo, hi) = (
         cfg.min_interval.as_secs_f64(),
@@ -533,46 +534,21 @@ fn chaos(
             gaps.push((sr, g.as_secs_f64() * 1e3));
         }
         if sr {
-            moves += 1;
-            topo.drop_sr_address()?;
-            std::thread::sleep(cfg.move_gap);
-            let old = topo.sr_addr.octets();
-            let subnet = loop {
-                let s = rng.gen_range(1..=SR_SUBNETS);
-                if s != old[2] {
-                    break s;
-                }
-            };
-            let new = Ipv4Addr::new(10, 52, subnet, rng.gen_range(2..=250));
-            topo.obtain_sr_address(new)?;
+            r.moves += 1;
+            move_single_radio(cfg, topo, &mut rng)?;
         } else {
-            cuts += 1;
+            r.cuts += 1;
             let link = rng.gen_range(0..2usize);
+            // Up again before the next event: never both links down.
             let down = interval.mul_f64(rng.gen_range(0.1..0.9));
             topo.set_link(link, false)?;
             std::thread::sleep(down.saturating_sub(at.elapsed()));
             topo.set_link(link, true)?;
         }
         if (k + 1) % cfg.report_every.max(1) == 0 || k + 1 == cfg.events {
-            let handovers = handovers(sh);
-            let cpu = cpu_s();
-            let (dcpu, dho, dev) = (cpu - cpu_prev, handovers - ho_prev, k + 1 - ev_prev);
-            let line = Progress {
-                elapsed_s: start.elapsed().as_secs_f64(),
-                events: k + 1,
-                cuts,
-                moves,
-                handovers,
-                rss_kib: rss_kib(),
-                cpu_s: cpu - cpu0,
-                cpu_ms_per_event: dcpu * 1e3 / dev.max(1) as f64,
-                cpu_ms_per_handover: dcpu * 1e3 / dho.max(1) as f64,
-                messages: delivered(sh),
-                files: sh.dh.files_intact.load(Relaxed) + sh.sr.files_intact.load(Relaxed),
-            };
+            let line = meter.line(sh, k + 1, r.cuts, r.moves);
             progress(&line);
-            lines.push(line);
-            (cpu_prev, ho_prev, ev_prev) = (cpu, handovers, k + 1);
+            r.progress.push(line);
         }
     }
     // The last events' windows close after a full interval at most.
@@ -593,36 +569,73 @@ fn chaos(
             .map(|g| g.1)
             .collect()
     };
-    Ok(SoakReport {
-        events: cfg.events,
-        cuts,
-        moves,
-        elapsed_s: start.elapsed().as_secs_f64(),
-        handovers: 0,
-        messages_sent: 0,
-        messages_delivered: 0,
-        message_bytes: 0,
-        duplicates: 0,
-        reorders: 0,
-        missing: 0,
-        corrupt: 0,
-        files_sent: 0,
-        files_intact: 0,
-        files_corrupt: 0,
-        file_bytes: 0,
-        associations_lost: 0,
-        message_associations_lost: 0,
-        connect_failures: 0,
-        impaired: ImpairStats::default(),
-        gaps: vec![
-            GapStats::of("link cut (dual-homed)", pick(Some(false))),
-            GapStats::of("address change (single radio)", pick(Some(true))),
-            GapStats::of("all", pick(None)),
-        ],
-        progress: lines,
-        errors: Vec::new(),
-        violations: Vec::new(),
-    })
+    r.elapsed_s = meter.start.elapsed().as_secs_f64();
+    r.gaps = vec![
+        GapStats::of("link cut (dual-homed)", pick(Some(false))),
+        GapStats::of("address change (single radio)", pick(Some(true))),
+        GapStats::of("all", pick(None)),
+    ];
+    Ok(r)
+}
+
+/// The single-radio mobile moves: its address goes, and `move_gap` later
+/// one in another subnet (a random host number) comes with its gateway.
+fn move_single_radio(cfg: &SoakConfig, topo: &mut Topology, rng: &mut StdRng) -> io::Result<()> {
+    topo.drop_sr_address()?;
+    std::thread::sleep(cfg.move_gap);
+    let old = topo.sr_addr.octets();
+    let subnet = loop {
+        let s = rng.gen_range(1..=SR_SUBNETS);
+        if s != old[2] {
+            break s;
+        }
+    };
+    topo.obtain_sr_address(Ipv4Addr::new(10, 52, subnet, rng.gen_range(2..=250)))
+}
+
+/// The progress lines' clock and the previous line's counts.
+struct Meter {
+    start: Instant,
+    cpu0: f64,
+    cpu: f64,
+    handovers: u64,
+    events: usize,
+}
+
+impl Meter {
+    fn new() -> Meter {
+        let cpu = cpu_s();
+        Meter {
+            start: Instant::now(),
+            cpu0: cpu,
+            cpu,
+            handovers: 0,
+            events: 0,
+        }
+    }
+
+    /// The line after `events` events; CPU per event and per handover
+    /// over the events since the previous line.
+    fn line(&mut self, sh: &Shared, events: usize, cuts: usize, moves: usize) -> Progress {
+        let (handovers, cpu) = (handovers(sh), cpu_s());
+        let dcpu = cpu - self.cpu;
+        let line = Progress {
+            elapsed_s: self.start.elapsed().as_secs_f64(),
+            events,
+            cuts,
+            moves,
+            handovers,
+            rss_kib: rss_kib(),
+            cpu_s: cpu - self.cpu0,
+            cpu_ms_per_event: dcpu * 1e3 / events.saturating_sub(self.events).max(1) as f64,
+            cpu_ms_per_handover: dcpu * 1e3
+                / handovers.saturating_sub(self.handovers).max(1) as f64,
+            messages: delivered(sh),
+            files: sh.dh.files_intact.load(Relaxed) + sh.sr.files_intact.load(Relaxed),
+        };
+        (self.cpu, self.handovers, self.events) = (cpu, handovers, events);
+        line
+    }
 }
 
 fn handovers(sh: &Shared) -> u64 {
