@@ -138,6 +138,14 @@ impl GapStats {
     }
 }
 
+/// One event's longest delivery gap.
+#[derive(Debug, Clone, Serialize)]
+pub struct EventGap {
+    pub at_s: f64,
+    pub single_radio: bool,
+    pub gap_ms: f64,
+}
+
 /// The result of a soak.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct SoakReport {
@@ -166,6 +174,8 @@ pub struct SoakReport {
     /// Longest delivery gap of the mobile's messages from each event to
     /// that mobile's next one: link cuts, address changes, all.
     pub gaps: Vec<GapStats>,
+    /// Each event: when (s after the first), which mobile, its gap (ms).
+    pub event_gaps: Vec<EventGap>,
     pub progress: Vec<Progress>,
     pub errors: Vec<String>,
     /// Empty when every check passed.
@@ -384,6 +394,7 @@ async fn serve(
         .await
         .map_err(|_| "no message association within 30 s".to_string())?
         .map_err(|e| e.to_string())?;
+    let handle = first.handle();
     let checker = traffic::check_messages(first, &sh.stop, which(&sh));
     let receive = async {
         let mut set = tokio::task::JoinSet::new();
@@ -420,6 +431,7 @@ async fn serve(
     tokio::select! {
         _ = async { tokio::join!(checker, receive) } => {}
         _ = stats => {}
+        _ = stuck(&sh, "correspondent", which(&sh), async { handle.status().await }) => {}
     }
     if let Ok(st) = msgs.stats().await
         && let Ok(mut v) = sh.stats.lock()
@@ -427,6 +439,36 @@ async fn serve(
         v[slot] = st;
     }
     Ok(())
+}
+
+/// Returns half the finish timeout after the stop, with the message
+/// association's state (`status`) kept in the errors: what a run that
+/// does not finish was waiting for.
+async fn stuck(
+    sh: &Shared,
+    side: &str,
+    m: &Mobile,
+    status: impl std::future::Future<Output = Result<crate::AssocStatus, crate::NetError>>,
+) {
+    while !sh.stop.load(Relaxed) {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tokio::time::sleep(sh.cfg.finish_timeout / 2).await;
+    let st = match status.await {
+        Ok(st) => format!(
+            "state {:?}, primary {:?}, local {:?}, buffered {} B, paths {:?}",
+            st.state,
+            st.primary,
+            st.local,
+            st.send_buffered,
+            st.paths
+                .iter()
+                .map(|p| (p.remote, p.state, p.counters.t3_expirations))
+                .collect::<Vec<_>>()
+        ),
+        Err(e) => e.to_string(),
+    };
+    m.note_always(format!("{side}: message association not finished: {st}"));
 }
 
 /// Copies a stack's counters to its slot every second (never returns).
@@ -489,6 +531,7 @@ async fn mobile(sh: Arc<Shared>, single_radio: bool, ifaces: Vec<String>) -> Res
     tokio::select! {
         _ = work => {}
         _ = watch_stats(&s, &sh.stats, slot) => {}
+        _ = stuck(&sh, "mobile", m, a.status()) => {}
     }
     if let Ok(st) = s.stats().await
         && let Ok(mut v) = sh.stats.lock()
@@ -510,9 +553,9 @@ fn chaos(
     let mut rng = StdRng::seed_from_u64(cfg.seed);
     let mut meter = Meter::new();
     let mut gaps: Vec<(bool, f64)> = Vec::new();
-    // Per mobile (dual-homed, single-radio): it had an event whose window
-    // is open.
-    let mut open = [false, false];
+    // Per mobile (dual-homed, single-radio): when its event whose window
+    // is open happened.
+    let mut open: [Option<f64>; 2] = [None, None];
     let mut r = SoakReport {
         events: cfg.events,
         ..SoakReport::default()
@@ -530,8 +573,14 @@ fn chaos(
         let sr = rng.gen_bool(0.5);
         let m = if sr { &sh.sr } else { &sh.dh };
         let g = m.window.lock().map(|mut w| w.close(at)).unwrap_or_default();
-        if std::mem::replace(&mut open[usize::from(sr)], true) {
+        let t = at.duration_since(meter.start).as_secs_f64();
+        if let Some(t0) = open[usize::from(sr)].replace(t) {
             gaps.push((sr, g.as_secs_f64() * 1e3));
+            r.event_gaps.push(EventGap {
+                at_s: t0,
+                single_radio: sr,
+                gap_ms: g.as_secs_f64() * 1e3,
+            });
         }
         if sr {
             r.moves += 1;
@@ -559,10 +608,16 @@ fn chaos(
     let at = Instant::now();
     for (sr, m) in [(false, &sh.dh), (true, &sh.sr)] {
         let g = m.window.lock().map(|mut w| w.close(at)).unwrap_or_default();
-        if open[usize::from(sr)] {
+        if let Some(t0) = open[usize::from(sr)] {
             gaps.push((sr, g.as_secs_f64() * 1e3));
+            r.event_gaps.push(EventGap {
+                at_s: t0,
+                single_radio: sr,
+                gap_ms: g.as_secs_f64() * 1e3,
+            });
         }
     }
+    r.event_gaps.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
     let pick = |sr: Option<bool>| -> Vec<f64> {
         gaps.iter()
             .filter(|(s, _)| sr.is_none_or(|x| x == *s))

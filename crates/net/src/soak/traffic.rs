@@ -155,10 +155,18 @@ impl Mobile {
         self.note(what);
     }
 
-    /// The message association failed.
+    /// The message association failed (always kept in the errors).
     pub fn fail_messages(&self, what: String) {
         self.message_lost.fetch_add(1, Relaxed);
-        self.fail(what);
+        self.lost.fetch_add(1, Relaxed);
+        self.note_always(what);
+    }
+
+    /// Keeps `what` in the errors even when there are many.
+    pub fn note_always(&self, what: String) {
+        if let Ok(mut e) = self.errors.lock() {
+            e.push(what);
+        }
     }
 
     /// Keeps the first few errors for the report.
