@@ -101,6 +101,8 @@ impl StreamCheck {
 #[derive(Debug, Default)]
 pub struct GapWindow {
     last: Option<Instant>,
+    /// When the window opened (the previous `close`).
+    opened: Option<Instant>,
     longest: Duration,
 }
 
@@ -114,10 +116,13 @@ impl GapWindow {
 
     /// Closes the window at `t` (a wait still going on counts up to `t`)
     /// and opens the next one: the longest wait of the closed window.
+    /// Nothing ever delivered: the whole window is a wait.
     pub fn close(&mut self, t: Instant) -> Duration {
         let open = self
             .last
+            .or(self.opened)
             .map_or(Duration::ZERO, |l| t.saturating_duration_since(l));
+        self.opened = Some(t);
         std::mem::take(&mut self.longest).max(open)
     }
 }
@@ -383,6 +388,12 @@ mod tests {
         let t0 = Instant::now();
         let ms = |n| t0 + Duration::from_millis(n);
         let mut w = GapWindow::default();
+        assert_eq!(w.close(ms(0)), Duration::ZERO, "the first window opens");
+        assert_eq!(
+            w.close(ms(40)),
+            Duration::from_millis(40),
+            "nothing delivered yet"
+        );
         w.delivered(ms(0));
         w.delivered(ms(10));
         w.delivered(ms(250));
