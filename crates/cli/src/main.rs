@@ -42,6 +42,8 @@ enum Command {
     Reproduce(commands::lab::ReproduceArgs),
     /// Benchmarks with ratios against references measured in the same run.
     Bench(commands::bench::Args),
+    /// Soak: mobiles through link cuts and address changes on impaired links (root).
+    Soak(commands::soak::Args),
 }
 
 /// "0.1.0 (model 0123456789abcdef)": the simulation model's build, which
@@ -83,6 +85,7 @@ fn main() -> std::process::ExitCode {
         Command::Sweep(a) => commands::lab::sweep(a),
         Command::Reproduce(a) => commands::lab::reproduce(a),
         Command::Bench(a) => commands::bench::run(a),
+        Command::Soak(a) => commands::soak::run(a),
     };
     match result {
         Ok(code) => code,

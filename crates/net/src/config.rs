@@ -75,6 +75,12 @@ pub struct StackConfig {
     /// When every handle is dropped, how long open associations get to
     /// shut down gracefully before they are aborted.
     pub drain_timeout: Duration,
+    /// User-space impairment of every received datagram (seeded loss,
+    /// duplication, reordering; [`crate::impair`]): for soak tests of
+    /// RFC 9260's loss recovery (sections 6.2, 6.3, 7.2.4) on hosts
+    /// without netem. `None` (the default): datagrams go to the engine
+    /// untouched.
+    pub impair: Option<crate::impair::ImpairConfig>,
 }
 
 impl StackConfig {
@@ -117,6 +123,7 @@ impl StackConfig {
             accept_queue: 64,
             connect_timeout: Duration::from_secs(10),
             drain_timeout: Duration::from_secs(10),
+            impair: None,
         }
     }
 

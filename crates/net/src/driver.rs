@@ -19,6 +19,7 @@ use tokio::time::{Instant, Sleep};
 use crate::config::StackConfig;
 use crate::encap::{self, RemotePorts, SocketSet};
 use crate::error::{NetError, describe_close};
+use crate::impair::Impair;
 use crate::mobility::{Handover, Mobility, pair_paths};
 use crate::monitor::{IfaceChange, Interfaces, Subscription};
 use crate::status::{AssocStatus, DriverStats};
@@ -230,6 +231,8 @@ pub(crate) struct Driver {
     timer: Pin<Box<Sleep>>,
     stats: DriverStats,
     unreported: Unreported,
+    /// User-space link impairment of received datagrams (off: `None`).
+    impair: Option<Impair>,
 }
 
 /// Handovers decided but not yet reported: each is told to the
@@ -268,6 +271,7 @@ impl Driver {
     ) -> Self {
         let start = Instant::from_std(start);
         Driver {
+            impair: cfg.impair.map(Impair::new),
             ports: RemotePorts::new(4096),
             rx: Vec::new(),
             txq: Vec::new(),
@@ -310,7 +314,11 @@ impl Driver {
             }
             self.service();
             self.flush().await;
-            let deadline = self.ep.poll_timeout();
+            let held = self.impair.as_ref().and_then(Impair::next_due);
+            let deadline = match (self.ep.poll_timeout(), held) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             if let Some(d) = deadline {
                 let at = self.start + Duration::from_nanos(d.as_nanos());
                 if self.timer.deadline() != at {
@@ -384,6 +392,7 @@ impl Driver {
                     self.monitor = None;
                 }
             }
+            self.release_held();
             let now = self.now();
             if self.ep.poll_timeout().is_some_and(|t| t <= now) {
                 self.ep.handle_timeout(now);
@@ -421,6 +430,9 @@ impl Driver {
             let now = self.now();
             let local = self.socks.socks[i].addr;
             let mut rx = std::mem::take(&mut self.rx);
+            if let Some(imp) = &mut self.impair {
+                imp.apply(now, local, &mut rx);
+            }
             for d in rx.drain(..) {
                 self.stats.datagrams_received += 1;
                 let (ip, port) = (d.from.ip(), d.from.port());
@@ -433,6 +445,21 @@ impl Driver {
                 }
             }
             self.rx = rx;
+        }
+    }
+
+    /// Hands the engine the datagrams the impairment layer held back that
+    /// are due (a pass over the sockets releases each socket's); those of
+    /// sockets that are gone are dropped.
+    fn release_held(&mut self) {
+        let now = self.now();
+        let due = |d: &Option<Impair>| d.as_ref().and_then(Impair::next_due);
+        if due(&self.impair).is_some_and(|t| t <= now) {
+            self.drain_sockets(0);
+            let live = self.socks.addrs();
+            if let Some(imp) = &mut self.impair {
+                imp.drop_orphans(now, &live);
+            }
         }
     }
 
@@ -828,6 +855,7 @@ impl Driver {
                 let mut s = self.stats;
                 s.endpoint = self.ep.stats();
                 s.sockets = self.socks.socks.len();
+                s.impaired = self.impair.as_ref().map(|i| i.stats).unwrap_or_default();
                 let _ = reply.send(Ok(s));
             }
         }

@@ -90,4 +90,6 @@ pub struct DriverStats {
     pub remote_port_changes: u64,
     pub sockets: usize,
     pub endpoint: EndpointStats,
+    /// What the user-space link impairment did (all zero when off).
+    pub impaired: crate::impair::ImpairStats,
 }

@@ -114,6 +114,10 @@ pub struct NetOpts {
     /// off.
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
     idle_timeout: f64,
+    /// Impair what this host receives, in user space (tests without
+    /// netem): e.g. loss=0.01,dup=0.005,reorder=0.01,delay=20ms,seed=7.
+    #[arg(long, value_name = "SPEC")]
+    impair: Option<String>,
 }
 
 impl NetOpts {
@@ -131,6 +135,13 @@ impl NetOpts {
         }
         c.endpoint.idle_timeout =
             (self.idle_timeout > 0.0).then(|| Duration::from_secs_f64(self.idle_timeout));
+        if let Some(spec) = &self.impair {
+            c.impair = Some(
+                spec.parse()
+                    .map_err(anyhow::Error::msg)
+                    .context("--impair")?,
+            );
+        }
         c.udp_port = self.udp_port;
         c.remote_udp_port = self.remote_udp_port;
         c.endpoint.listen = listen;
