@@ -7,15 +7,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Union
 
+from . import _native
+
 Scenario = Union[str, "os.PathLike[str]", Mapping]
 
 
 def scenario_source(scenario: Scenario) -> tuple[str | dict, str]:
     """(TOML text or dict, a name for it).
 
-    A ``PathLike`` or a string naming an existing file is read; another
-    string holding ``=`` or a newline is TOML text; a mapping is taken as
-    the scenario's tables.
+    A ``PathLike`` or a string naming an existing file is read (as the
+    ``msctp`` command reads one: a regular file within
+    ``MSCTP_MAX_FILE_SIZE`` bytes, else ``OSError``); another string
+    holding ``=`` or a newline is TOML text; a mapping is taken as the
+    scenario's tables.
     """
     if isinstance(scenario, Mapping):
         return dict(scenario), "scenario"
@@ -23,7 +27,7 @@ def scenario_source(scenario: Scenario) -> tuple[str | dict, str]:
         isinstance(scenario, str) and os.path.isfile(scenario)
     ):
         path = Path(scenario)
-        return path.read_text(encoding="utf-8"), path.stem
+        return _native.read_input(os.fspath(path)), path.stem
     if isinstance(scenario, str):
         if "=" in scenario or "\n" in scenario:
             return scenario, "scenario"

@@ -41,8 +41,8 @@ create_exception!(
 pub(crate) fn lab_err(e: LabError) -> PyErr {
     let msg = e.to_string();
     match e {
-        LabError::Spec(SpecError::Read { source, .. }) => {
-            if source.kind() == std::io::ErrorKind::NotFound {
+        LabError::Spec(SpecError::Read { err, .. }) => {
+            if err.kind() == std::io::ErrorKind::NotFound {
                 PyFileNotFoundError::new_err(msg)
             } else {
                 PyOSError::new_err(msg)
@@ -54,6 +54,22 @@ pub(crate) fn lab_err(e: LabError) -> PyErr {
             ExperimentError::new_err(msg)
         }
     }
+}
+
+/// The text of a file a user names, read as the `msctp` command reads
+/// one (`msctp_input`): a regular file of at most `MSCTP_MAX_FILE_SIZE`
+/// bytes (16 MiB by default). A device, FIFO or directory, or a larger
+/// file, raises `OSError` at once.
+#[pyfunction]
+fn read_input(path: std::path::PathBuf) -> PyResult<String> {
+    msctp_input::read_text(&path).map_err(|e| {
+        let msg = format!("{}: {e}", path.display());
+        if e.kind() == std::io::ErrorKind::NotFound {
+            PyFileNotFoundError::new_err(msg)
+        } else {
+            PyOSError::new_err(msg)
+        }
+    })
 }
 
 /// The model build this extension runs (enters every stored run's key).
@@ -83,6 +99,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ExperimentError", py.get_type::<ExperimentError>())?;
     m.add("RunFailed", py.get_type::<RunFailed>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_NESTING", convert::MAX_NESTING)?;
+    m.add_function(wrap_pyfunction!(read_input, m)?)?;
     m.add_function(wrap_pyfunction!(model_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(reference_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;

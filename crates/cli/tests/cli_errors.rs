@@ -210,3 +210,110 @@ fn a_reader_that_stops_early_ends_msctp_quietly_not_with_a_panic() {
         o.status
     );
 }
+
+/// `msctp ARGS` in `dir` with `env`, killed if it runs past `limit` and
+/// confined to 4 GiB of address space (so that a reader without bounds
+/// fails rather than takes the machine's memory).
+fn msctp_bounded(dir: &Path, args: &[&str], env: &[(&str, &str)], limit: Duration) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut c = Command::new(env!("CARGO_BIN_EXE_msctp"));
+    c.args(args)
+        .envs(env.iter().copied())
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: only setrlimit, async-signal-safe, between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 4 << 30,
+                rlim_max: 4 << 30,
+            };
+            libc::setrlimit(libc::RLIMIT_AS, &lim);
+            Ok(())
+        });
+    }
+    let mut child = c.spawn().unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("msctp {args:?} still runs after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Issue 31, finding 11: every file the command line reads (scenario,
+/// experiment and the scenario it names, conformance script) is a
+/// regular file read up to a limit (`MSCTP_MAX_FILE_SIZE`, 16 MiB by
+/// default); `/dev/zero` was read until memory ran out and a FIFO
+/// blocked forever.
+#[test]
+fn input_files_must_be_regular_and_within_the_size_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fifo = d.join("pipe.toml");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    std::fs::create_dir(d.join("exps")).unwrap();
+    std::fs::write(
+        d.join("exps/e.toml"),
+        "id = \"E\"\ntitle = \"t\"\nrepetitions = 1\nscenario = \"../pipe.toml\"\n\
+         [[metrics]]\nname = \"y\"\n",
+    )
+    .unwrap();
+    let limit = Duration::from_secs(10);
+    let refused = |args: &[&str], want: &[&str]| {
+        let o = msctp_bounded(d, args, &[], limit);
+        assert_refused(&o, want);
+    };
+    refused(&["run", "/dev/zero"], &["/dev/zero", "a character device"]);
+    refused(&["run", "pipe.toml"], &["pipe.toml", "a FIFO"]);
+    refused(&["run", "."], &["a directory"]);
+    refused(&["sweep", "/dev/zero", "--param", "a=1"], &["/dev/zero"]);
+    refused(
+        &["reproduce", "--experiments", "exps", "--no-docs"],
+        &["pipe.toml", "a FIFO"],
+    );
+    let o = msctp_bounded(d, &["conformance", "pipe.toml"], &[], limit);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout_has(&o, "pipe.toml: a FIFO"), "{}", stderr(&o));
+    // The limit: a scenario of 1 001 bytes, one over it, then at it.
+    std::fs::write(d.join("big.toml"), format!("# {}\n", "x".repeat(998))).unwrap();
+    let env = [("MSCTP_MAX_FILE_SIZE", "1000")];
+    let o = msctp_bounded(d, &["run", "big.toml"], &env, limit);
+    assert_refused(
+        &o,
+        &["big.toml", "larger than 1000 bytes", "MSCTP_MAX_FILE_SIZE"],
+    );
+    let env = [("MSCTP_MAX_FILE_SIZE", "1001")];
+    let o = msctp_bounded(d, &["run", "big.toml"], &env, limit);
+    assert_refused(&o, &["big.toml", "nothing to simulate"]);
+}
+
+fn stdout_has(o: &Output, s: &str) -> bool {
+    String::from_utf8_lossy(&o.stdout).contains(s)
+}
+
+/// Issue 31, finding 11: a population of stations larger than its cell's
+/// prefix is refused before it is built, naming its count (65 526
+/// stations in a /16 from host id 10 failed after 1.1 s and 315 MB).
+#[test]
+fn run_refuses_more_stations_than_the_cell_prefix_holds_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = "duration_s = 1.0\n\
+        [[nodes]]\nname = \"cn\"\n\
+        [[nodes]]\nname = \"ap\"\nkind = \"router\"\n\
+        [[links]]\nname = \"l\"\na = \"cn\"\na_addr = \"10.0.0.1/24\"\nb = \"ap\"\n\
+        b_addr = \"10.0.0.2/24\"\n\
+        [[cells]]\nname = \"wlan\"\nrouter = \"ap\"\nap_addr = \"10.1.0.254/16\"\n\
+        [[stations]]\nname = \"sta\"\ncount = 65526\nfirst_host_id = 10\n\
+        ifaces = [{ name = \"w\", cells = [\"wlan\"] }]\nfixed = \"cn\"\n";
+    std::fs::write(dir.path().join("s.toml"), scenario).unwrap();
+    let (o, took) = msctp(dir.path(), &["run", "s.toml"]);
+    assert_refused(&o, &["stations[0].count = 65526", "at most 65525 stations"]);
+    assert!(took < Duration::from_millis(800), "{took:?}");
+}

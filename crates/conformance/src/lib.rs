@@ -120,12 +120,13 @@ pub fn run_file(path: &Path, cfg: &RunConfig) -> ScriptReport {
     }
 }
 
+/// A script: a regular file of at most [`MAX_SCRIPT_BYTES`] (or the
+/// smaller input limit `msctp_input::max_file_size`).
 fn read_script(path: &Path) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if meta.len() > MAX_SCRIPT_BYTES {
-        return Err(format!("{}: script larger than 4 MiB", path.display()));
-    }
-    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+    let limit = msctp_input::max_file_size()
+        .map_err(|e| e.to_string())?
+        .min(MAX_SCRIPT_BYTES);
+    msctp_input::read_text_limited(path, limit).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The `.pkt` files under the given files and directories (recursively),

@@ -19,11 +19,12 @@ use crate::runner::{RunError, Runner};
 use crate::spec::{AxisSpec, Experiment, ExperimentSpec, MetricSpec, ScenarioSource, SeedMode};
 use crate::store::Store;
 
-/// Reads a scenario file as a table.
+/// Reads a scenario file as a table (a regular file within the input
+/// size limit: `msctp_input`).
 pub fn read_scenario(path: &Path) -> Result<Table, LabError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LabError::Io {
+    let text = msctp_input::read_text(path).map_err(|source| LabError::Io {
         path: path.to_path_buf(),
-        source,
+        err: source,
     })?;
     toml::from_str(&text).map_err(|e| LabError::Input(format!("{}: {e}", path.display())))
 }

@@ -22,10 +22,12 @@ pub enum LabError {
     /// No runner of that name.
     #[error("{experiment}: {message}")]
     Runner { experiment: String, message: String },
-    #[error("{path}: {source}")]
+    /// (`err` is in the message, so it is not also the error's source:
+    /// a report of the chain would say it twice.)
+    #[error("{path}: {err}")]
     Io {
         path: std::path::PathBuf,
-        source: std::io::Error,
+        err: std::io::Error,
     },
     /// Bad command-line style input (a `--param`, a count).
     #[error("{0}")]

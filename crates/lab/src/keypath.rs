@@ -27,9 +27,23 @@ pub enum KeyPathError {
     },
     #[error("key path `{path}`: `{prefix}` is an array; index it with a number")]
     ArrayNeedsIndex { path: String, prefix: String },
+    #[error("key path `{start}...` has {segments} segments (at most {MAX_SEGMENTS})")]
+    TooLong { start: String, segments: usize },
 }
 
+/// Most segments of a key path. A scenario's keys have at most five
+/// (`flows.0.sctp.cmt.enabled`); setting a path creates one table per
+/// missing segment and recurses once per segment.
+pub const MAX_SEGMENTS: usize = 64;
+
 fn segments(path: &str) -> Result<Vec<&str>, KeyPathError> {
+    let n = path.split('.').count();
+    if n > MAX_SEGMENTS {
+        return Err(KeyPathError::TooLong {
+            start: path.chars().take(40).collect(),
+            segments: n,
+        });
+    }
     let segs: Vec<&str> = path.split('.').collect();
     if path.is_empty() || segs.iter().any(|s| s.trim().is_empty()) {
         return Err(KeyPathError::Empty(path.to_string()));
@@ -140,12 +154,27 @@ fn apply_one(base: &mut Table, path: &str, v: &Value) -> Result<(), KeyPathError
     match v {
         Value::Table(t) if !t.is_empty() => {
             for (k2, v2) in t {
-                apply_one(base, &format!("{path}.{k2}"), v2)?;
+                let p = format!("{path}.{k2}");
+                check_depth(&p, p.split('.').count())?;
+                apply_one(base, &p, v2)?;
             }
             Ok(())
         }
         _ => set(base, path, v.clone()),
     }
+}
+
+/// The key path of a value nested `path.len()` tables deep, checked
+/// before it is built (a deep override would otherwise build ever longer
+/// paths first).
+fn check_depth(path: &str, depth: usize) -> Result<(), KeyPathError> {
+    if depth > MAX_SEGMENTS {
+        return Err(KeyPathError::TooLong {
+            start: path.chars().take(40).collect(),
+            segments: depth,
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -205,6 +234,40 @@ mod tests {
             set(&mut t, "", Value::from(1)),
             Err(KeyPathError::Empty(_))
         ));
+    }
+
+    /// Issue 31, finding 10: an override key of 50 000 segments made
+    /// 50 000 nested tables (and overflowed the stack dropping them).
+    #[test]
+    fn key_paths_have_at_most_max_segments() {
+        let mut t = base();
+        let long = vec!["a"; 50_000].join(".");
+        let e = set(&mut t, &long, Value::from(1)).unwrap_err();
+        assert!(
+            e.to_string().contains("has 50000 segments (at most 64)"),
+            "{e}"
+        );
+        let mut o = Table::new();
+        o.insert(long, Value::from(1));
+        assert!(matches!(
+            apply_overrides(&mut t, &o),
+            Err(KeyPathError::TooLong { .. })
+        ));
+        // Nested tables count their keys' segments too.
+        let mut deep = Value::from(1);
+        for _ in 0..100 {
+            let mut inner = Table::new();
+            inner.insert("b".into(), deep);
+            deep = Value::Table(inner);
+        }
+        let mut o = Table::new();
+        o.insert("a".into(), deep);
+        assert!(matches!(
+            apply_overrides(&mut t, &o),
+            Err(KeyPathError::TooLong { .. })
+        ));
+        let ok = vec!["a"; MAX_SEGMENTS].join(".");
+        set(&mut t, &ok, Value::from(1)).unwrap();
     }
 
     #[test]

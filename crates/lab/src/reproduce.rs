@@ -86,7 +86,7 @@ impl ExperimentRun {
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> LabError + '_ {
     move |source| LabError::Io {
         path: path.to_path_buf(),
-        source,
+        err: source,
     }
 }
 

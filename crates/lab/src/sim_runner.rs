@@ -85,6 +85,32 @@ fn split(table: &Table) -> Result<(Scenario, LabKeys), RunError> {
     Ok((s, keys))
 }
 
+/// A simulator scenario without nodes or flows runs and measures
+/// nothing: says what is missing instead (every key has a default, so the
+/// simulator itself accepts an empty file). A population of stations
+/// brings its own flows.
+pub fn check_something_to_simulate(scenario: &Table) -> Result<(), String> {
+    let empty = |k: &str| {
+        scenario
+            .get(k)
+            .and_then(|v| v.as_array())
+            .is_none_or(|a| a.is_empty())
+    };
+    let missing: Vec<String> = ["nodes", "flows"]
+        .into_iter()
+        .filter(|k| empty(k) && (*k != "flows" || empty("stations")))
+        .map(|k| format!("[[{k}]]"))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "the scenario has no {}: nothing to simulate (every key is documented in the \
+         reference scenario, crates/sim/src/scenario/reference.toml)",
+        missing.join(" and ")
+    ))
+}
+
 impl SimRunner {
     fn record(&self, r: &RunResult, keys: LabKeys) -> Result<RunRecord, RunError> {
         let f = flatten(&r.summary, self.limits).map_err(RunError::BadRecord)?;
@@ -147,6 +173,7 @@ impl Runner for SimRunner {
         model_fingerprint()
     }
     fn validate(&self, scenario: &Table) -> Result<(), RunError> {
+        check_something_to_simulate(scenario).map_err(RunError::Scenario)?;
         split(scenario).map(|_| ())
     }
     /// Simulated seconds times the nodes that run agents (fixed nodes,

@@ -25,11 +25,10 @@ use crate::value;
 /// and the key.
 #[derive(Debug, Error)]
 pub enum SpecError {
-    #[error("{path}: cannot read: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    /// (`err` is in the message, so it is not also the error's source:
+    /// a report of the chain would say it twice.)
+    #[error("{path}: cannot read: {err}")]
+    Read { path: PathBuf, err: std::io::Error },
     #[error("{path}: {message}")]
     Parse { path: PathBuf, message: String },
     #[error("{path}: {message}")]
@@ -649,9 +648,9 @@ impl Experiment {
     /// Reads, parses and validates an experiment file; a scenario given
     /// as a path is read relative to the experiment file.
     pub fn load(path: &Path) -> Result<Self, SpecError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SpecError::Read {
+        let text = msctp_input::read_text(path).map_err(|source| SpecError::Read {
             path: path.to_path_buf(),
-            source,
+            err: source,
         })?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Self::from_str(&text, path, dir)
@@ -673,9 +672,9 @@ impl Experiment {
             ScenarioSource::Inline(t) => t.clone(),
             ScenarioSource::Path(p) => {
                 let sp = dir.join(p);
-                let text = std::fs::read_to_string(&sp).map_err(|source| SpecError::Read {
+                let text = msctp_input::read_text(&sp).map_err(|source| SpecError::Read {
                     path: sp.clone(),
-                    source,
+                    err: source,
                 })?;
                 toml::from_str::<Table>(&text).map_err(|e| SpecError::Parse {
                     path: sp.clone(),
@@ -695,13 +694,13 @@ impl Experiment {
 pub fn list_experiment_files(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
     let rd = std::fs::read_dir(dir).map_err(|source| SpecError::Read {
         path: dir.to_path_buf(),
-        source,
+        err: source,
     })?;
     let mut files = Vec::new();
     for e in rd {
         let e = e.map_err(|source| SpecError::Read {
             path: dir.to_path_buf(),
-            source,
+            err: source,
         })?;
         let p = e.path();
         if p.is_file() && p.extension().is_some_and(|x| x == "toml") {

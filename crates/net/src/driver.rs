@@ -25,6 +25,8 @@ use crate::monitor::{IfaceChange, Interfaces, Subscription};
 use crate::status::{AssocStatus, DriverStats};
 use crate::udp::{self, Datagram, Train};
 
+mod session;
+
 /// A packet the engine produced, waiting for the next batched send.
 struct Queued {
     sock: usize,
@@ -57,6 +59,9 @@ pub(crate) struct SendShared {
     pub error: std::sync::Mutex<Option<String>>,
     /// `error` holds something (read without the lock on every send).
     pub failed: std::sync::atomic::AtomicBool,
+    /// The application dropped its [`Association`](crate::Association):
+    /// nobody reads this session any more (see `Driver::release`).
+    pub released: std::sync::atomic::AtomicBool,
 }
 
 impl SendShared {
@@ -75,6 +80,9 @@ impl SendShared {
 #[derive(Debug)]
 pub(crate) struct AssocParts {
     pub id: AssocId,
+    /// The session of the association the handle belongs to: a restart
+    /// (RFC 9260 section 5.2.4) starts a new one under the same id.
+    pub session: u64,
     pub shared: std::sync::Arc<SendShared>,
     pub events: mpsc::Receiver<NetEvent>,
     pub peer_addrs: Vec<IpAddr>,
@@ -106,6 +114,7 @@ pub(crate) enum Command {
     },
     Send {
         id: AssocId,
+        session: u64,
         stream: u16,
         ppid: u32,
         unordered: bool,
@@ -117,21 +126,30 @@ pub(crate) enum Command {
     },
     Recv {
         id: AssocId,
+        session: u64,
         max: usize,
         reply: Reply<Vec<Message>>,
     },
     Status {
         id: AssocId,
+        session: u64,
         reply: Reply<AssocStatus>,
     },
     Op {
         id: AssocId,
+        session: u64,
         op: AssocOp,
         reply: Reply<()>,
     },
     Shutdown {
         id: AssocId,
+        session: u64,
         reply: Reply<()>,
+    },
+    /// The application dropped the session's [`Association`](crate::Association).
+    Release {
+        id: AssocId,
+        session: u64,
     },
     AddLocal {
         addr: IpAddr,
@@ -182,6 +200,11 @@ impl PendingSend {
 
 /// The driver's view of one association.
 struct Assoc {
+    /// Which session of the association this is (driver-wide unique).
+    session: u64,
+    /// The application dropped its handle: shut down by then (abort
+    /// after `drain_timeout`).
+    release_deadline: Option<Time>,
     shared: std::sync::Arc<SendShared>,
     events: mpsc::Sender<NetEvent>,
     /// Held until `accept` hands the association out.
@@ -233,6 +256,10 @@ pub(crate) struct Driver {
     unreported: Unreported,
     /// User-space link impairment of received datagrams (off: `None`).
     impair: Option<Impair>,
+    /// The next session number.
+    next_session: u64,
+    /// Sessions a restart ended whose handle still exists.
+    retired: HashMap<(AssocId, u64), session::Retired>,
 }
 
 /// Handovers decided but not yet reported: each is told to the
@@ -290,6 +317,8 @@ impl Driver {
             timer: Box::pin(tokio::time::sleep_until(start + Duration::from_secs(3600))),
             stats: DriverStats::default(),
             unreported: Vec::new(),
+            next_session: 0,
+            retired: HashMap::new(),
         }
     }
 
@@ -671,8 +700,13 @@ impl Driver {
             limit,
             error: std::sync::Mutex::new(None),
             failed: std::sync::atomic::AtomicBool::new(false),
+            released: std::sync::atomic::AtomicBool::new(false),
         });
+        let session = self.next_session;
+        self.next_session += 1;
         self.assocs.entry(id).or_insert(Assoc {
+            session,
+            release_deadline: None,
             shared,
             events: tx,
             events_rx: Some(rx),
@@ -701,6 +735,7 @@ impl Driver {
         let a = self.assocs.get_mut(&id)?;
         Some(AssocParts {
             id,
+            session: a.session,
             shared: a.shared.clone(),
             events: a.events_rx.take()?,
             peer_addrs,
@@ -709,12 +744,18 @@ impl Driver {
     }
 
     fn command(&mut self, c: Command) {
-        if let Command::Send { id, .. } | Command::Recv { id, .. } | Command::Shutdown { id, .. } =
-            &c
+        if let Command::Send { id, .. }
+        | Command::Recv { id, .. }
+        | Command::Shutdown { id, .. }
+        | Command::Release { id, .. } = &c
         {
             self.busy.insert(*id);
         }
         let now = self.now();
+        // A handle of a session that has ended (the peer restarted).
+        let Some(c) = self.stale_command(c) else {
+            return;
+        };
         match c {
             Command::Connect {
                 peers,
@@ -755,6 +796,7 @@ impl Driver {
             }
             Command::Send {
                 id,
+                session: _,
                 stream,
                 ppid,
                 unordered,
@@ -789,7 +831,7 @@ impl Driver {
                     Some(a) => a.sends.push_back(p),
                 }
             }
-            Command::Recv { id, max, reply } => match self.assocs.get_mut(&id) {
+            Command::Recv { id, max, reply, .. } => match self.assocs.get_mut(&id) {
                 None => {
                     let _ = reply.send(Ok(Vec::new()));
                 }
@@ -806,7 +848,7 @@ impl Driver {
                     }
                 }
             },
-            Command::Status { id, reply } => {
+            Command::Status { id, reply, .. } => {
                 let r = match self.ep.association(id) {
                     Some(x) => Ok(AssocStatus::of(x)),
                     None => Err(NetError::Closed(
@@ -819,11 +861,11 @@ impl Driver {
                 };
                 let _ = reply.send(r);
             }
-            Command::Op { id, op, reply } => {
+            Command::Op { id, op, reply, .. } => {
                 let r = self.assoc_op(id, op);
                 let _ = reply.send(r);
             }
-            Command::Shutdown { id, reply } => match self.assocs.get_mut(&id) {
+            Command::Shutdown { id, reply, .. } => match self.assocs.get_mut(&id) {
                 Some(a) if a.closed.is_none() => {
                     a.shutdown_wanted = true;
                     a.shutdown_replies.push(reply);
@@ -848,6 +890,7 @@ impl Driver {
                 let r = self.remove_local(addr);
                 let _ = reply.send(r);
             }
+            Command::Release { id, .. } => self.release(now, id),
             Command::LocalAddrs { reply } => {
                 let _ = reply.send(Ok(self.socks.addrs()));
             }
@@ -1003,6 +1046,7 @@ impl Driver {
             self.event(now, id, ev);
         }
         for id in std::mem::take(&mut self.busy) {
+            self.check_released(now, id);
             self.service_assoc(now, id);
             if self.still_busy(id) {
                 self.busy.insert(id);
@@ -1013,17 +1057,20 @@ impl Driver {
         let ended: Vec<AssocId> = self.ended.iter().copied().collect();
         for id in ended {
             let gone = self.assocs.get(&id).is_none_or(|a| {
+                let released = a.shared.released.load(std::sync::atomic::Ordering::Acquire);
                 a.closed.is_some()
-                    && a.events.is_closed()
-                    && a.events_rx.is_none()
-                    && a.recv.is_none()
-                    && a.stash.is_empty()
+                    && (released
+                        || (a.events.is_closed()
+                            && a.events_rx.is_none()
+                            && a.recv.is_none()
+                            && a.stash.is_empty()))
             });
             if gone {
                 self.assocs.remove(&id);
                 self.ended.remove(&id);
             }
         }
+        self.forget_released();
         if self.assocs.len() != before {
             let (assocs, ep) = (&self.assocs, &self.ep);
             self.ports
@@ -1040,6 +1087,9 @@ impl Driver {
         self.assocs.get(&id).is_some_and(|a| {
             a.mobility.is_some()
                 || !a.sends.is_empty()
+                // A released handle's shutdown has a deadline to watch.
+                || (a.closed.is_none()
+                    && a.shared.released.load(std::sync::atomic::Ordering::Acquire))
                 || (a.shutdown_wanted && !a.shutdown_started)
                 || (a.recv.is_some() && self.ep.association(id).is_none_or(|x| x.readable()))
         })
@@ -1144,6 +1194,70 @@ impl Driver {
         }
     }
 
+    /// A passively opened association waits for `accept` (or is aborted
+    /// when `accept_queue` associations already wait).
+    fn admit(&mut self, id: AssocId) {
+        if self.accept_queue.len() >= self.cfg.accept_queue {
+            if let Some(x) = self.ep.association_mut(id) {
+                x.abort(None);
+            }
+            self.stats.accept_overflows += 1;
+        } else {
+            self.accept_queue.push_back(id);
+        }
+    }
+
+    /// The association is established (or established again after a
+    /// restart): the policy starts, a waiting `connect` or `accept` gets
+    /// its handle.
+    fn established(&mut self, now: Time, id: AssocId) {
+        let mut m = None;
+        if (self.cfg.monitor || self.cfg.policy.needs_no_monitor())
+            && let Some(x) = self.ep.association_mut(id)
+        {
+            let mut mob = Mobility::new(
+                &self.cfg.policy,
+                &self.ifaces,
+                self.cfg.move_data_on_link_down,
+            );
+            let hs = mob.start(now, x, &self.ifaces);
+            self.stats.handovers += hs.len() as u64;
+            m = Some((mob, hs));
+        } else if let Some(x) = self.ep.association_mut(id) {
+            pair_paths(x, &self.ifaces);
+        }
+        let parts_needed = self
+            .assocs
+            .get(&id)
+            .is_some_and(|a| a.connect_reply.is_some());
+        let parts = if parts_needed { self.parts(id) } else { None };
+        if let Some(a) = self.assocs.get_mut(&id) {
+            a.connected = true;
+            if let Some((mob, hs)) = m {
+                a.mobility = Some(mob);
+                for h in hs {
+                    let _ = a.events.try_send(NetEvent::Handover(h));
+                }
+            }
+            if let (Some(r), Some(p)) = (a.connect_reply.take(), parts) {
+                let _ = r.send(Ok(p));
+            }
+        }
+        // Hand it to a waiting `accept`.
+        while let Some(w) = self.accept_waiters.pop_front() {
+            let Some(qid) = self.accept_queue.pop_front() else {
+                self.accept_waiters.push_front(w);
+                break;
+            };
+            match self.parts(qid) {
+                Some(p) => {
+                    let _ = w.send(Ok(p));
+                }
+                None => self.accept_waiters.push_front(w),
+            }
+        }
+    }
+
     fn event(&mut self, now: Time, id: AssocId, ev: Event) {
         self.busy.insert(id);
         if matches!(ev, Event::Closed { .. }) {
@@ -1162,64 +1276,12 @@ impl Driver {
             };
             self.new_assoc(id, udp, peer_port);
             if matches!(ev, Event::Connected) {
-                if self.accept_queue.len() >= self.cfg.accept_queue {
-                    if let Some(x) = self.ep.association_mut(id) {
-                        x.abort(None);
-                    }
-                    self.stats.accept_overflows += 1;
-                } else {
-                    self.accept_queue.push_back(id);
-                }
+                self.admit(id);
             }
         }
         match &ev {
-            Event::Connected => {
-                let mut m = None;
-                if (self.cfg.monitor || self.cfg.policy.needs_no_monitor())
-                    && let Some(x) = self.ep.association_mut(id)
-                {
-                    let mut mob = Mobility::new(
-                        &self.cfg.policy,
-                        &self.ifaces,
-                        self.cfg.move_data_on_link_down,
-                    );
-                    let hs = mob.start(now, x, &self.ifaces);
-                    self.stats.handovers += hs.len() as u64;
-                    m = Some((mob, hs));
-                } else if let Some(x) = self.ep.association_mut(id) {
-                    pair_paths(x, &self.ifaces);
-                }
-                let parts_needed = self
-                    .assocs
-                    .get(&id)
-                    .is_some_and(|a| a.connect_reply.is_some());
-                let parts = if parts_needed { self.parts(id) } else { None };
-                if let Some(a) = self.assocs.get_mut(&id) {
-                    a.connected = true;
-                    if let Some((mob, hs)) = m {
-                        a.mobility = Some(mob);
-                        for h in hs {
-                            let _ = a.events.try_send(NetEvent::Handover(h));
-                        }
-                    }
-                    if let (Some(r), Some(p)) = (a.connect_reply.take(), parts) {
-                        let _ = r.send(Ok(p));
-                    }
-                }
-                // Hand it to a waiting `accept`.
-                while let Some(w) = self.accept_waiters.pop_front() {
-                    let Some(qid) = self.accept_queue.pop_front() else {
-                        self.accept_waiters.push_front(w);
-                        break;
-                    };
-                    match self.parts(qid) {
-                        Some(p) => {
-                            let _ = w.send(Ok(p));
-                        }
-                        None => self.accept_waiters.push_front(w),
-                    }
-                }
-            }
+            Event::Connected => self.established(now, id),
+            Event::Restarted => self.restarted(now, id),
             Event::Closed { reason } => {
                 if let Some(a) = self.assocs.get_mut(&id) {
                     a.closed = Some(reason.clone());

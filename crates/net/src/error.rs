@@ -44,6 +44,8 @@ pub enum NetError {
     },
     #[error("the association ended: {0}")]
     Closed(String),
+    #[error("no message from the peer for {0:.1} s")]
+    Idle(f64),
     #[error("the peer refused the association ({0})")]
     Refused(String),
     #[error("cannot start the association: {0}")]

@@ -234,10 +234,12 @@ impl Stack {
 /// Queues a message without waiting for the engine to take it: takes
 /// send credit for its bytes (waiting while the credit is used up, which
 /// is the back-pressure), reports an earlier queued send's failure.
+#[allow(clippy::too_many_arguments)]
 async fn send_msg(
     tx: &mpsc::Sender<Command>,
     shared: &SendShared,
     id: AssocId,
+    session: u64,
     stream: u16,
     ppid: u32,
     data: Bytes,
@@ -254,6 +256,7 @@ async fn send_msg(
     };
     tx.send(Command::Send {
         id,
+        session,
         stream,
         ppid,
         unordered,
@@ -285,6 +288,7 @@ fn earlier_error(shared: &SendShared) -> Result<(), NetError> {
 #[derive(Debug, Clone)]
 pub struct AssocHandle {
     id: AssocId,
+    session: u64,
     tx: mpsc::Sender<Command>,
     shared: Arc<SendShared>,
 }
@@ -293,25 +297,47 @@ impl AssocHandle {
     /// Queues a message (ordered) on `stream`; waits while the send
     /// buffer is full.
     pub async fn send(&self, stream: u16, ppid: u32, data: Bytes) -> Result<(), NetError> {
-        send_msg(&self.tx, &self.shared, self.id, stream, ppid, data, false).await
+        let (id, session) = (self.id, self.session);
+        send_msg(
+            &self.tx,
+            &self.shared,
+            id,
+            session,
+            stream,
+            ppid,
+            data,
+            false,
+        )
+        .await
     }
 
     pub async fn status(&self) -> Result<AssocStatus, NetError> {
-        let id = self.id;
-        call(&self.tx, |reply| Command::Status { id, reply }).await
+        let (id, session) = (self.id, self.session);
+        call(&self.tx, |reply| Command::Status { id, session, reply }).await
     }
 
     pub async fn shutdown(&self) -> Result<(), NetError> {
-        let id = self.id;
-        call(&self.tx, |reply| Command::Shutdown { id, reply }).await?;
+        let (id, session) = (self.id, self.session);
+        call(&self.tx, |reply| Command::Shutdown { id, session, reply }).await?;
         earlier_error(&self.shared)
     }
 }
 
-/// One association.
+/// One association, as one session of the application: a restart of the
+/// association by the peer (RFC 9260 section 5.2.4) ends this session
+/// (`recv` ends, other calls fail with "the peer restarted") and
+/// [`Stack::accept`] gives the new one.
+///
+/// Dropping it releases the association: a graceful shutdown (RFC 9260
+/// section 9.2) that still delivers what was queued, or an ABORT
+/// (section 9.1) if received messages were left unread (the peer then
+/// knows they were not taken) or the shutdown does not finish within
+/// `StackConfig::drain_timeout`. [`Association::shutdown`] waits for the
+/// graceful end and reports it; [`Association::abort`] ends at once.
 #[derive(Debug)]
 pub struct Association {
     id: AssocId,
+    session: u64,
     tx: mpsc::Sender<Command>,
     shared: Arc<SendShared>,
     events: Option<mpsc::Receiver<NetEvent>>,
@@ -328,6 +354,7 @@ impl Association {
     fn new(p: AssocParts, tx: mpsc::Sender<Command>) -> Self {
         Association {
             id: p.id,
+            session: p.session,
             tx,
             shared: p.shared,
             events: Some(p.events),
@@ -347,6 +374,7 @@ impl Association {
     pub fn handle(&self) -> AssocHandle {
         AssocHandle {
             id: self.id,
+            session: self.session,
             tx: self.tx.clone(),
             shared: self.shared.clone(),
         }
@@ -382,6 +410,7 @@ impl Association {
             &self.tx,
             &self.shared,
             self.id,
+            self.session,
             stream,
             ppid,
             data,
@@ -405,6 +434,7 @@ impl Association {
             self.tx
                 .send(Command::Recv {
                     id: self.id,
+                    session: self.session,
                     max: RECV_BATCH,
                     reply,
                 })
@@ -445,13 +475,19 @@ impl Association {
 
     /// State, paths, counters.
     pub async fn status(&self) -> Result<AssocStatus, NetError> {
-        let id = self.id;
-        call(&self.tx, |reply| Command::Status { id, reply }).await
+        let (id, session) = (self.id, self.session);
+        call(&self.tx, |reply| Command::Status { id, session, reply }).await
     }
 
     async fn op(&self, op: AssocOp) -> Result<(), NetError> {
-        let id = self.id;
-        call(&self.tx, |reply| Command::Op { id, op, reply }).await
+        let (id, session) = (self.id, self.session);
+        call(&self.tx, |reply| Command::Op {
+            id,
+            session,
+            op,
+            reply,
+        })
+        .await
     }
 
     /// Sends new data to `peer` (one of the peer's addresses).
@@ -487,13 +523,28 @@ impl Association {
     /// far is delivered and acknowledged first. Returns when the
     /// association has closed.
     pub async fn shutdown(&self) -> Result<(), NetError> {
-        let id = self.id;
-        call(&self.tx, |reply| Command::Shutdown { id, reply }).await?;
+        let (id, session) = (self.id, self.session);
+        call(&self.tx, |reply| Command::Shutdown { id, session, reply }).await?;
         earlier_error(&self.shared)
     }
 
     /// Ends the association at once (ABORT); unsent data is lost.
     pub async fn abort(&self) -> Result<(), NetError> {
         self.op(AssocOp::Abort).await
+    }
+}
+
+impl Drop for Association {
+    /// Releases the session (see the type's documentation). The flag is
+    /// what counts; the command only wakes the driver (if its queue is
+    /// full, it is busy and looks at the flag on its next pass).
+    fn drop(&mut self) {
+        self.shared
+            .released
+            .store(true, std::sync::atomic::Ordering::Release);
+        let _ = self.tx.try_send(Command::Release {
+            id: self.id,
+            session: self.session,
+        });
     }
 }

@@ -225,8 +225,23 @@ pub async fn receive_file<W: AsyncWrite + Unpin>(
 /// keeps every gap above a small threshold, `max_gaps` raised).
 pub async fn receive_file_tracked<W: AsyncWrite + Unpin>(
     assoc: &mut Association,
+    dst: W,
+    gaps: GapTracker,
+) -> Result<ReceiveReport, NetError> {
+    receive_file_with(assoc, dst, gaps, None).await
+}
+
+/// [`receive_file_tracked`] that gives up with [`NetError::Idle`] when no
+/// message arrives for `idle` (a sender that vanished without a word: it
+/// crashed, or its network is gone; the association itself would only
+/// notice after Association.Max.Retrans heartbeats, RFC 9260 section
+/// 8.1, and only if it has data or heartbeats to send). The caller
+/// decides what becomes of the association (`msctp recv` aborts it).
+pub async fn receive_file_with<W: AsyncWrite + Unpin>(
+    assoc: &mut Association,
     mut dst: W,
     mut gaps: GapTracker,
+    idle: Option<Duration>,
 ) -> Result<ReceiveReport, NetError> {
     let mut header: Option<Header> = None;
     let mut trailer: Option<Trailer> = None;
@@ -238,7 +253,7 @@ pub async fn receive_file_tracked<W: AsyncWrite + Unpin>(
             what.to_string(),
         ))
     };
-    while let Some(m) = assoc.recv().await? {
+    while let Some(m) = recv_within(assoc, idle).await? {
         match m.ppid {
             PPID_HEADER if header.is_none() && m.data.len() <= MAX_CONTROL => {
                 header = Some(serde_json::from_slice(&m.data).map_err(|_| bad("bad file header"))?);
@@ -286,6 +301,20 @@ pub async fn receive_file_tracked<W: AsyncWrite + Unpin>(
             .collect(),
         first_delivery: gaps.first,
     })
+}
+
+/// The next message, if one comes within `idle` (`recv` is cancel-safe:
+/// a message that comes later is not lost).
+async fn recv_within(
+    assoc: &mut Association,
+    idle: Option<Duration>,
+) -> Result<Option<msctp_proto::Message>, NetError> {
+    match idle {
+        Some(t) => tokio::time::timeout(t, assoc.recv())
+            .await
+            .map_err(|_| NetError::Idle(t.as_secs_f64()))?,
+        None => assoc.recv().await,
+    }
 }
 
 /// Lower-case hex.

@@ -208,3 +208,28 @@ fn clashes_name_the_first_earlier_mobile_or_flow() {
         "{e}"
     );
 }
+
+/// A population its cells' prefix cannot hold is refused before any
+/// station is built, naming its count (issue 31 finding 11: 65 526
+/// stations from host id 10 in a /16, whose host ids end at 65 534, failed
+/// only after building every station, at `mobiles[...].host_id`).
+#[test]
+fn a_population_larger_than_its_cell_prefix_is_refused_up_front() {
+    let start = std::time::Instant::now();
+    let e = err(&population(65_526, ""));
+    let took = start.elapsed();
+    assert!(
+        e.starts_with("stations[0].count = 65526")
+            && e.contains("\"wlan\" (10.1.0.254/16)")
+            && e.contains("at most 65525 stations from first_host_id 10"),
+        "{e}"
+    );
+    assert!(took < std::time::Duration::from_millis(500), "{took:?}");
+    // At the edge: a /29 cell holds host ids 1 to 6 (its access point
+    // at 6), so 5 stations from host id 1 fit and 7 do not.
+    let small = population(5, "").replace("10.1.0.254/16", "10.1.0.6/29");
+    let small = small.replace("first_host_id = 10", "first_host_id = 1");
+    assert!(scenario::parse(&small).is_ok());
+    let e = err(&small.replace("count = 5", "count = 7"));
+    assert!(e.starts_with("stations[0].count = 7"), "{e}");
+}

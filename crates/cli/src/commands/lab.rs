@@ -129,31 +129,11 @@ fn exec_options(j: Option<usize>, fresh: bool) -> anyhow::Result<ExecOptions> {
     })
 }
 
-/// A simulator scenario without nodes or flows runs and measures
-/// nothing: say what is missing instead (every key has a default, so the
-/// simulator itself accepts an empty file).
+/// The simulator's own check (`msctp_lab::sim_runner`), said with the
+/// file's name.
 fn check_something_to_simulate(path: &Path, scenario: &toml::Table) -> anyhow::Result<()> {
-    let empty = |k: &str| {
-        scenario
-            .get(k)
-            .and_then(|v| v.as_array())
-            .is_none_or(|a| a.is_empty())
-    };
-    // A population of stations brings its own flows.
-    let missing: Vec<String> = ["nodes", "flows"]
-        .into_iter()
-        .filter(|k| empty(k) && (*k != "flows" || empty("stations")))
-        .map(|k| format!("[[{k}]]"))
-        .collect();
-    if !missing.is_empty() {
-        bail!(
-            "{}: the scenario has no {}: nothing to simulate (every key is documented in the \
-             reference scenario, crates/sim/src/scenario/reference.toml)",
-            path.display(),
-            missing.join(" and ")
-        );
-    }
-    Ok(())
+    msctp_lab::sim_runner::check_something_to_simulate(scenario)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {

@@ -339,6 +339,11 @@ pub struct RecvArgs {
     /// Stop after one file.
     #[arg(long)]
     once: bool,
+    /// Seconds without a message from the sender after which its
+    /// association is aborted and the next sender is served (a sender
+    /// that vanished without a word, e.g. killed; 0: wait forever).
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    idle_timeout: f64,
     #[command(flatten)]
     net: NetOpts,
 }
@@ -479,6 +484,11 @@ pub fn send(a: SendArgs) -> anyhow::Result<ExitCode> {
 pub fn recv(a: RecvArgs) -> anyhow::Result<ExitCode> {
     let cfg = a.net.config(true)?;
     check_writable_dir(&a.dir)?;
+    let idle = match a.idle_timeout {
+        0.0 => None,
+        t if t.is_finite() && t > 0.0 && t <= 1e6 => Some(Duration::from_secs_f64(t)),
+        t => bail!("--idle-timeout {t}: give seconds from 0 (never) to 1000000"),
+    };
     runtime()?.block_on(async move {
         let s = Stack::bind(cfg).await?;
         warn_missing_interfaces(&s);
@@ -493,10 +503,11 @@ pub fn recv(a: RecvArgs) -> anyhow::Result<ExitCode> {
             let f = tokio::fs::File::create(&tmp)
                 .await
                 .with_context(|| format!("cannot write in {}", a.dir.display()))?;
-            let r = transfer::receive_file(
+            let r = transfer::receive_file_with(
                 &mut assoc,
                 tokio::io::BufWriter::new(f),
-                Duration::from_millis(50),
+                transfer::GapTracker::new(Duration::from_millis(50)),
+                idle,
             )
             .await;
             let r = match r {
@@ -504,6 +515,11 @@ pub fn recv(a: RecvArgs) -> anyhow::Result<ExitCode> {
                 Err(e) => {
                     let _ = tokio::fs::remove_file(&tmp).await;
                     eprintln!("msctp: transfer failed: {e}");
+                    if matches!(e, msctp_net::NetError::Idle(_)) {
+                        // The sender is gone: free the association now
+                        // (dropping it would first try a graceful end).
+                        let _ = assoc.abort().await;
+                    }
                     if a.once {
                         return Ok(ExitCode::from(1));
                     }
@@ -521,15 +537,20 @@ pub fn recv(a: RecvArgs) -> anyhow::Result<ExitCode> {
             } else {
                 let _ = tokio::fs::remove_file(&tmp).await;
             }
+            // A file without its trailer was cut off: say by what.
+            let verdict = match (r.intact, &r.announced_sha256) {
+                (true, _) => "received".to_string(),
+                (false, Some(_)) => "CORRUPT (discarded)".to_string(),
+                (false, None) => match assoc.status().await {
+                    Err(e) => format!("INCOMPLETE (discarded; {e})"),
+                    Ok(_) => "INCOMPLETE (discarded)".to_string(),
+                },
+            };
             a.net.print(
                 &r,
                 format!(
                     "{} {}: {} bytes, SHA-256 {}, {:.2} Mbit/s, longest gap {:.1} ms",
-                    if r.intact {
-                        "received"
-                    } else {
-                        "CORRUPT (discarded)"
-                    },
+                    verdict,
                     dest.display(),
                     r.bytes,
                     r.sha256,

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 
 use super::error::{ScenarioError, positive_f, range_f, range_u};
+use super::resolve::max_host_id;
 use super::spec::*;
 
 /// Stations in one scenario at most (all populations).
@@ -48,6 +49,7 @@ impl Scenario {
                 1,
                 u64::from(u32::MAX),
             )?;
+            self.check_address_space(&key, p)?;
             for k in 0..p.count {
                 let name = format!("{}{k}", p.name);
                 s.mobiles.push(MobileSpec {
@@ -91,5 +93,38 @@ impl Scenario {
         }
         s.stations.clear();
         Ok(Cow::Owned(s))
+    }
+}
+
+impl Scenario {
+    /// Every station of population `p` needs an address in every cell of
+    /// its interfaces (the cell's prefix + `first_host_id + k`): checked
+    /// before the population is expanded, so that a count the prefix
+    /// cannot hold fails at once, naming `count`, rather than after
+    /// building every station. Cells that do not exist or do not parse
+    /// are left to the resolution's messages.
+    fn check_address_space(&self, key: &str, p: &StationsSpec) -> Result<(), ScenarioError> {
+        let first = u64::from(p.first_host_id);
+        for cell in p.ifaces.iter().flat_map(|i| &i.cells) {
+            let Some(c) = self.cells.iter().find(|c| &c.name == cell) else {
+                continue;
+            };
+            let Ok(ap) = c.ap_addr.parse::<ipnet::IpNet>() else {
+                continue;
+            };
+            let max = max_host_id(ap);
+            if first + p.count as u64 - 1 > max {
+                return Err(ScenarioError::Range {
+                    key: format!("{key}.count"),
+                    value: p.count.to_string(),
+                    allowed: format!(
+                        "cell {cell:?} ({ap}) has host ids up to {max}: at most {} stations from \
+                         first_host_id {first}",
+                        (max + 1).saturating_sub(first)
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 }

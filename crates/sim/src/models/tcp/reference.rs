@@ -269,7 +269,7 @@ pub fn parse_ns3_results(text: &str) -> Vec<Ns3Record> {
 
 /// Reads a results file.
 pub fn read_ns3_results(path: &Path) -> Result<Vec<Ns3Record>, ReferenceError> {
-    let text = std::fs::read_to_string(path).map_err(|err| ReferenceError::Io {
+    let text = msctp_input::read_text(path).map_err(|err| ReferenceError::Io {
         path: path.display().to_string(),
         err,
     })?;

@@ -489,17 +489,11 @@ impl Scenario {
                     ));
                 }
                 let ap = cells[cell].ap;
-                let host_bits = ap.max_prefix_len() - ap.prefix_len();
-                let max_host = if host_bits >= 32 {
-                    u64::from(u32::MAX) - 1
-                } else {
-                    (1u64 << host_bits).saturating_sub(2)
-                };
                 range_u(
                     &format!("{key}.host_id"),
                     u64::from(m.host_id),
                     1,
-                    max_host.max(1),
+                    max_host_id(ap),
                 )?;
                 let address = host_in(ap, m.host_id).ok_or_else(|| {
                     ScenarioError::model(
@@ -712,6 +706,19 @@ fn mobility(key: &str, m: &MobilitySpec) -> Result<(), ScenarioError> {
             pause("window_s", *window_s)
         }
     }
+}
+
+/// The largest host id a mobile may have in a cell whose access point has
+/// prefix `ap` (the all-zeros and all-ones host parts excluded; a host id
+/// is a `u32`).
+pub(crate) fn max_host_id(ap: IpNet) -> u64 {
+    let host_bits = ap.max_prefix_len() - ap.prefix_len();
+    let max_host = if host_bits >= 32 {
+        u64::from(u32::MAX) - 1
+    } else {
+        (1u64 << host_bits).saturating_sub(2)
+    };
+    max_host.max(1)
 }
 
 /// The host address `host_id` in the prefix of `ap`.
