@@ -50,7 +50,9 @@ use crate::kernel::ids::{AgentId, CellId, IfaceId, LinkId, NodeId};
 use crate::kernel::node::NodeKind;
 use crate::kernel::notification::Notification;
 use crate::kernel::pcap::{CaptureConfig, SharedBuffer};
+use crate::kernel::trace::TraceConfig;
 use crate::kernel::world::{World, WorldConfig};
+use crate::metrics::delay::MessageDelays;
 use crate::metrics::flow_log::{FlowLog, SharedFlowLog};
 use crate::models::radio::driver::SharedDriverLog;
 use env::Env;
@@ -184,6 +186,11 @@ pub(crate) fn build(r: &Resolved<'_>, seed: u64) -> Result<Built, ScenarioError>
         seed,
         drop_log_limit: s.limits.drop_log,
         max_backlog: s.limits.max_backlog,
+        trace: TraceConfig {
+            queues: s.output.trace,
+            max_records: s.limits.flow_records,
+            ..Default::default()
+        },
         ..Default::default()
     });
     let mut ids = Ids {
@@ -417,9 +424,12 @@ fn build_flow(
     seed: u64,
 ) -> Result<BuiltFlow, ScenarioError> {
     let spec = f.spec;
-    let log: SharedFlowLog = Rc::new(RefCell::new(FlowLog::with_limit(
-        env.r.scenario.limits.flow_records,
-    )));
+    let limit = env.r.scenario.limits.flow_records;
+    let mut flow_log = FlowLog::with_limit(limit);
+    if env.r.scenario.output.trace {
+        flow_log.delays = Some(Box::new(MessageDelays::with_limit(limit)));
+    }
+    let log: SharedFlowLog = Rc::new(RefCell::new(flow_log));
     let start = jittered_start(seed, spec, &mut shared.arrivals);
     let cx = FlowCx {
         w,

@@ -7,6 +7,7 @@
 mod baseline;
 mod msctp;
 mod stations;
+mod trace;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -83,6 +84,11 @@ pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> R
         paths.extend(p);
         events.extend(ev);
     }
+    let traces = if s.output.trace {
+        trace::traces(&b, &mut warnings)
+    } else {
+        Default::default()
+    };
     // The run is over: each flow's log moves into the result (a copy
     // would double the largest record of the run).
     for f in &b.flows {
@@ -119,6 +125,7 @@ pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> R
         stations: station_rows,
         paths,
         events,
+        traces,
         pcaps,
         logs,
     }

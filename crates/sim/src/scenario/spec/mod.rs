@@ -142,6 +142,14 @@ pub struct OutputSpec {
     /// Period of path samples (cwnd, RTO, flight, primary) in ms; 0: off.
     #[serde(default = "d_sample_ms")]
     pub sample_ms: f64,
+    /// Event-driven traces (`path_trace.csv`, `delays.csv`,
+    /// `queues.csv`): every change of each SCTP path's cwnd, ssthresh
+    /// (RFC 9260 section 7.2), flight size and RTO (section 6.3.1), the
+    /// one-way delay and RFC 3550 jitter of every delivered message, and
+    /// each transmit queue's length after every change. Bounded by
+    /// `limits.flow_records` rows per flow and kind.
+    #[serde(default)]
+    pub trace: bool,
     /// Interfaces to capture, as "node:interface".
     #[serde(default)]
     pub pcap: Vec<String>,
@@ -190,6 +198,7 @@ impl Default for OutputSpec {
         OutputSpec {
             series_bin_ms: d_bin_ms(),
             sample_ms: d_sample_ms(),
+            trace: false,
             pcap: Vec::new(),
             pcap_snaplen: d_snaplen(),
             pcap_max_bytes: d_pcap_max(),
