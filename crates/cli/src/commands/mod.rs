@@ -4,3 +4,4 @@ pub mod bench;
 pub mod conformance;
 pub mod lab;
 pub mod net;
+pub mod view;

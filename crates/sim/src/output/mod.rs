@@ -11,6 +11,7 @@
 //!   data sender's path; E7);
 //! - `events.csv`: radio driver actions, link-layer notifications, network
 //!   events, association events and policy decisions, in time order;
+//! - `map.json`: the cells and the mobiles' trajectories ([`map`]);
 //! - with `output.trace`, the event-driven traces `path_trace.csv`,
 //!   `delays.csv` and `queues.csv` ([`trace`]);
 //! - one pcap per captured interface.
@@ -19,6 +20,7 @@
 //! (times as seconds with nine decimals, i.e. exact nanoseconds), so the
 //! same scenario and seed give byte-identical files.
 
+pub mod map;
 pub mod summary;
 pub mod trace;
 
@@ -34,6 +36,7 @@ pub use summary::{
 };
 
 use crate::metrics::flow_log::FlowLog;
+pub use map::{MapCell, MapMobile, RunMap};
 pub use trace::{DelayRow, PathTraceRow, QueueRow, Traces};
 
 /// A time as seconds with nine decimals (exact).
@@ -102,6 +105,8 @@ pub struct RunResult {
     pub stations: Vec<StationRow>,
     pub paths: Vec<PathRow>,
     pub events: Vec<EventRow>,
+    /// The cells and the mobiles' trajectories.
+    pub map: RunMap,
     /// The event-driven traces (empty unless `output.trace`).
     pub traces: Traces,
     /// ("node:iface", pcap file bytes).
@@ -209,6 +214,7 @@ impl RunResult {
         put("goodput.csv", self.goodput_csv().as_bytes())?;
         put("paths.csv", self.paths_csv().as_bytes())?;
         put("events.csv", self.events_csv().as_bytes())?;
+        put("map.json", self.map.to_json().as_bytes())?;
         if !self.stations.is_empty() {
             put("stations.csv", self.stations_csv().as_bytes())?;
         }

@@ -104,6 +104,8 @@ pub(crate) enum BuiltKind {
 #[derive(Debug, Clone)]
 pub(crate) struct BuiltMobile {
     pub name: String,
+    /// (time s, x m, y m) of the trajectory's waypoints (`map.json`).
+    pub waypoints: Vec<(f64, f64, f64)>,
     pub driver_log: SharedDriverLog,
 }
 

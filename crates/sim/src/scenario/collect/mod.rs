@@ -22,7 +22,9 @@ use crate::metrics::flow_log::FlowLog;
 use crate::metrics::{Window, goodput_series};
 use crate::models::sctp::SctpAgent;
 use crate::output::summary::{fill_from_log, handovers};
-use crate::output::{EventRow, FlowSummary, GoodputRow, PathRow, RunResult, RunSummary};
+use crate::output::{
+    EventRow, FlowSummary, GoodputRow, MapCell, MapMobile, PathRow, RunMap, RunResult, RunSummary,
+};
 
 /// Every output of a finished run.
 pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> RunResult {
@@ -125,6 +127,28 @@ pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> R
         stations: station_rows,
         paths,
         events,
+        map: RunMap {
+            duration_s: s.duration_s,
+            cells: s
+                .cells
+                .iter()
+                .map(|c| MapCell {
+                    name: c.name.clone(),
+                    x_m: c.x_m,
+                    y_m: c.y_m,
+                    radius_m: c.radius_m,
+                    rate_bps: c.rate_bps,
+                })
+                .collect(),
+            mobiles: b
+                .mobiles
+                .iter()
+                .map(|m| MapMobile {
+                    name: m.name.clone(),
+                    waypoints: m.waypoints.clone(),
+                })
+                .collect(),
+        },
         traces,
         pcaps,
         logs,
