@@ -538,6 +538,26 @@ pub enum MobilitySpec {
         #[serde(default)]
         pause_max_s: f64,
     },
+    /// A trace made by another tool (`models::mobility::import`):
+    /// `trace` is the file (a path relative to the working directory;
+    /// BonnMotion's `.movements` gunzipped, or an ns-2 movement file such
+    /// as `setdest` writes), `node` the trace's node this mobile follows.
+    Trace {
+        trace: String,
+        format: TraceFormatSpec,
+        #[serde(default)]
+        node: usize,
+        /// BonnMotion: coordinates per waypoint (2, or 3 for x y z).
+        #[serde(default = "d_trace_dims")]
+        dimensions: usize,
+        /// Largest file read (bytes); a larger one is an error, not
+        /// truncated.
+        #[serde(default = "d_trace_bytes")]
+        max_bytes: u64,
+        /// Most waypoints taken from the file.
+        #[serde(default = "d_trace_waypoints")]
+        max_waypoints: usize,
+    },
     /// The E1 schedule: `handoffs` WLAN boundary crossings in the window.
     E1 {
         handoffs: u32,
@@ -549,6 +569,26 @@ pub enum MobilitySpec {
         #[serde(default)]
         turn: TurnSpec,
     },
+}
+
+/// The format of a mobility trace file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceFormatSpec {
+    /// BonnMotion's native `.movements` (one node per line).
+    Bonnmotion,
+    /// ns-2 movement commands (`setdest`).
+    Ns2,
+}
+
+fn d_trace_dims() -> usize {
+    2
+}
+fn d_trace_bytes() -> u64 {
+    64 << 20
+}
+fn d_trace_waypoints() -> usize {
+    crate::models::mobility::DEFAULT_MAX_WAYPOINTS
 }
 
 /// What an E1 mobile does at its turning point
