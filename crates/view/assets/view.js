@@ -356,14 +356,21 @@
     if (!s) { s = { name: name, t: [], cols: {} }; list.push(s); }
     s.t.push(t);
     Object.keys(vals).forEach(function (k) {
+      if (vals[k] === undefined) return;
       if (!s.cols[k]) s.cols[k] = s.t.slice(0, -1).map(function () { return null; });
       s.cols[k].push(vals[k]);
     });
   }
   var dirty = false;
+  // `#snapshot=N` (headless tests, screenshots): close the stream after N
+  // messages, so that the browser sees its network go idle.
+  var snap = /[#&]snapshot=([0-9]+)/.exec(location.hash);
   function live(path) {
     var es = new EventSource(path);
+    var got = 0;
     es.onmessage = function (ev) {
+      got++;
+      if (snap && got >= parseInt(snap[1], 10)) es.close();
       var m = JSON.parse(ev.data);
       (m.paths || []).forEach(function (p) {
         append(D.paths, p.name, m.t, { cwnd: p.cwnd, ssthresh: p.ssthresh, flight: p.flight,
