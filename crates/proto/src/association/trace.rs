@@ -55,10 +55,13 @@ pub struct PathRecord {
     pub cause: PathCause,
 }
 
+/// (cwnd, ssthresh, flight, RTO, SRTT) of a path.
+type Values = (u32, u32, u32, Duration, Option<Duration>);
+
 /// What the trace last reported per path.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PathTrace {
-    last: Vec<(IpAddr, (u32, u32, u32, Duration, Option<Duration>))>,
+    last: Vec<(IpAddr, Values)>,
 }
 
 impl Association {

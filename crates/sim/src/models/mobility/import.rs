@@ -90,7 +90,7 @@ pub fn bonnmotion(
     let n = i + 1;
     let fields: Vec<&str> = line.split_whitespace().collect();
     let per = dims + 1;
-    if fields.is_empty() || fields.len() % per != 0 {
+    if fields.is_empty() || !fields.len().is_multiple_of(per) {
         return Err(bad(
             n,
             format!("{} numbers are not waypoints of {per}", fields.len()),

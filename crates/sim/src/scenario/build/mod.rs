@@ -193,7 +193,6 @@ pub(crate) fn build(r: &Resolved<'_>, seed: u64) -> Result<Built, ScenarioError>
             max_records: s.limits.flow_records,
             ..Default::default()
         },
-        ..Default::default()
     });
     let mut ids = Ids {
         fixed: Vec::new(),
