@@ -2,7 +2,8 @@
 # Installs the system packages the test suite needs, if missing: usrsctp
 # (interoperability peer), tshark (independent wire-format check), ns-3
 # (TCP reference), iperf3, iproute2, capsh, nftables and conntrack
-# (network-namespace tests),
+# (network-namespace tests), chromium (the run viewer's page), ns2
+# (setdest movement files),
 # python3-venv (the Python package's tests).
 set -euo pipefail
 need=()
@@ -18,6 +19,12 @@ dpkg -s libcap2-bin >/dev/null 2>&1 || need+=(libcap2-bin)
 dpkg -s nftables >/dev/null 2>&1 || need+=(nftables)
 dpkg -s conntrack >/dev/null 2>&1 || need+=(conntrack)
 dpkg -s pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+# The run viewer's test opens its page in headless Chromium
+# (crates/view/tests/headless.rs).
+dpkg -s chromium >/dev/null 2>&1 || need+=(chromium)
+# ns-2's setdest makes the movement file the mobility import test reads
+# (crates/sim/tests/mobility_import.rs).
+dpkg -s ns2 >/dev/null 2>&1 || need+=(ns2)
 # The Python package's tests run in a virtual environment.
 python3 -c "import ensurepip, venv" >/dev/null 2>&1 || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then

@@ -34,9 +34,24 @@ class RunResult:
     paths: pd.DataFrame | None = None
     events: pd.DataFrame | None = None
     summary: dict | None = None
+    traces: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     def __getitem__(self, metric: str) -> float:
         return self.metrics[metric]
+
+    def trace(self, kind: str = "paths") -> pd.DataFrame:
+        """The event-driven trace ``kind`` ("paths", "delays" or
+        "queues"). Raises ``ValueError`` for another kind, and when the run
+        kept no trace (``output.trace`` off, or ``tables=False``)."""
+        if kind not in ("paths", "delays", "queues"):
+            raise ValueError(f"trace kind {kind!r}: one of 'paths', 'delays', 'queues'")
+        t = self.traces.get(kind)
+        if t is None or all(len(x) == 0 for x in self.traces.values()):
+            raise ValueError(
+                "this run kept no event-driven trace: run it with "
+                "overrides={'output.trace': True} (and tables=True)"
+            )
+        return t
 
 
 def _frame(csv: str | None) -> pd.DataFrame | None:
@@ -83,4 +98,9 @@ def run(
         paths=_frame(d.get("paths")),
         events=_frame(d.get("events")),
         summary=None if summary is None else json.loads(summary),
+        traces={
+            kind: frame
+            for kind, key in (("paths", "path_trace"), ("delays", "delays"), ("queues", "queues"))
+            if (frame := _frame(d.get(key))) is not None
+        },
     )

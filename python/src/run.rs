@@ -14,7 +14,9 @@ use crate::{RunFailed, ScenarioError};
 /// scenario's `seed`, else 1) after applying `overrides` (dotted keys).
 /// Returns a dict: seed, metrics, series and, for the simulator with
 /// `tables`, the summary (JSON text) and the goodput, paths and events
-/// tables (CSV text, as `msctp run --out` writes them).
+/// tables and the event-driven traces (`path_trace`, `delays`, `queues`;
+/// header only unless the scenario sets `output.trace = true`) (CSV
+/// text, as `msctp run --out` writes them).
 #[pyfunction]
 #[pyo3(signature = (scenario, seed=None, overrides=None, runner="sim", tables=true))]
 pub fn run(
@@ -45,6 +47,9 @@ pub fn run(
                         res.goodput_csv(),
                         res.paths_csv(),
                         res.events_csv(),
+                        res.traces.paths_csv(),
+                        res.traces.delays_csv(),
+                        res.traces.queues_csv(),
                     ];
                     (rec, t)
                 })
@@ -52,7 +57,16 @@ pub fn run(
             .map_err(|e| RunFailed::new_err(e.to_string()))?;
         out.set_item("metrics", to_py(py, &record.metrics)?)?;
         out.set_item("series", to_py(py, &record.series)?)?;
-        for (name, text) in ["summary", "goodput", "paths", "events"].iter().zip(result) {
+        let names = [
+            "summary",
+            "goodput",
+            "paths",
+            "events",
+            "path_trace",
+            "delays",
+            "queues",
+        ];
+        for (name, text) in names.iter().zip(result) {
             out.set_item(*name, text)?;
         }
     } else {

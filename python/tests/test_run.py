@@ -58,6 +58,26 @@ def test_time_series_are_the_tables_msctp_run_writes(cli, short_reference, tmp_p
     assert s.metrics == r.metrics
 
 
+def test_event_driven_traces_are_the_files_msctp_run_writes(cli, short_reference, tmp_path):
+    plain = msctp.run(short_reference, seed=5)
+    with pytest.raises(ValueError, match="output.trace"):
+        plain.trace("paths")
+    with pytest.raises(ValueError, match="one of"):
+        plain.trace("cwnd")
+    cli("run", short_reference, "--seed", "5", "--out", tmp_path / "o", "--view")
+    r = msctp.run(short_reference, seed=5, overrides={"output.trace": True})
+    for kind, file in [("paths", "path_trace"), ("delays", "delays"), ("queues", "queues")]:
+        want = pd.read_csv(tmp_path / "o" / f"{file}.csv")
+        pd.testing.assert_frame_equal(r.trace(kind), want)
+        assert len(want) > 0
+    p = r.trace("paths")
+    assert {"cwnd", "ssthresh", "flight", "cause"} <= set(p.columns)
+    assert (p["cause"] == "ack").any()
+    assert (tmp_path / "o" / "view.html").is_file()
+    # The traces change nothing of the run.
+    assert r.metrics == plain.metrics
+
+
 @pytest.mark.parametrize(
     "edit, key",
     [

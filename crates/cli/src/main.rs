@@ -36,6 +36,8 @@ enum Command {
     Perf(commands::net::PerfArgs),
     /// Run one simulation scenario.
     Run(commands::lab::RunArgs),
+    /// Write the viewer page (map, time series, event marks) of a stored run.
+    View(commands::view::Args),
     /// Sweep scenario parameters with repetitions.
     Sweep(commands::lab::SweepArgs),
     /// Reproduce the published studies.
@@ -82,6 +84,7 @@ fn main() -> std::process::ExitCode {
         Command::Recv(a) => commands::net::recv(a),
         Command::Perf(a) => commands::net::perf(a),
         Command::Run(a) => commands::lab::run(a),
+        Command::View(a) => commands::view::run(a),
         Command::Sweep(a) => commands::lab::sweep(a),
         Command::Reproduce(a) => commands::lab::reproduce(a),
         Command::Bench(a) => commands::bench::run(a),

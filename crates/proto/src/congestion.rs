@@ -12,6 +12,56 @@ pub struct Congestion {
     /// Slow-start threshold in bytes.
     pub ssthresh: u32,
     partial_bytes_acked: u32,
+    /// Every change of (cwnd, ssthresh), kept only while a path trace is
+    /// on ([`Congestion::record_changes`]); `None` costs one branch per
+    /// change.
+    trail: Option<Vec<WindowChange>>,
+}
+
+/// What changed a destination's window (the rule of RFC 9260 section 7.2
+/// or the extension that applied).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowCause {
+    /// Slow start or congestion avoidance on a SACK (sections 7.2.1, 7.2.2).
+    Ack,
+    /// Fast retransmit (section 7.2.4).
+    FastRetransmit,
+    /// T3-rtx expiry (section 7.2.3).
+    Timeout,
+    /// Idle for one RTO (section 7.2.1).
+    Idle,
+    /// The window limit from the capacity estimate.
+    Limit,
+    /// Slow start left on a delay signal.
+    EndSlowStart,
+    /// Started at a known limit.
+    StartAt,
+    /// Bandwidth-aware start from a bandwidth-delay product.
+    Bdp,
+}
+
+impl WindowCause {
+    /// A short lower-case name for traces.
+    pub fn label(self) -> &'static str {
+        match self {
+            WindowCause::Ack => "ack",
+            WindowCause::FastRetransmit => "fast_retransmit",
+            WindowCause::Timeout => "timeout",
+            WindowCause::Idle => "idle",
+            WindowCause::Limit => "limit",
+            WindowCause::EndSlowStart => "end_slow_start",
+            WindowCause::StartAt => "start_at",
+            WindowCause::Bdp => "bdp",
+        }
+    }
+}
+
+/// One change of a destination's window: the values after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowChange {
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub cause: WindowCause,
 }
 
 /// Which phase the window is in.
@@ -30,6 +80,36 @@ impl Congestion {
             cwnd: initial_cwnd,
             ssthresh,
             partial_bytes_acked: 0,
+            trail: None,
+        }
+    }
+
+    /// Starts (or stops) keeping every change of (cwnd, ssthresh) for an
+    /// observer ([`Congestion::take_changes`]).
+    pub fn record_changes(&mut self, on: bool) {
+        self.trail = on.then(Vec::new);
+    }
+
+    /// Whether changes are being kept.
+    pub fn records_changes(&self) -> bool {
+        self.trail.is_some()
+    }
+
+    /// The changes kept since the last call, oldest first.
+    pub fn take_changes(&mut self) -> Vec<WindowChange> {
+        self.trail.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Notes the window after a rule ran, if it moved and changes are kept.
+    fn note(&mut self, before: (u32, u32), cause: WindowCause) {
+        if let Some(t) = &mut self.trail
+            && before != (self.cwnd, self.ssthresh)
+        {
+            t.push(WindowChange {
+                cwnd: self.cwnd,
+                ssthresh: self.ssthresh,
+                cause,
+            });
         }
     }
 
@@ -53,6 +133,19 @@ impl Congestion {
     /// `in_fast_recovery`: the association is in fast recovery for this
     /// destination.
     pub fn on_ack(
+        &mut self,
+        bytes_acked: u32,
+        flight_before: u32,
+        cum_advanced: bool,
+        in_fast_recovery: bool,
+    ) {
+        let before = (self.cwnd, self.ssthresh);
+        self.grow(bytes_acked, flight_before, cum_advanced, in_fast_recovery);
+        self.note(before, WindowCause::Ack);
+    }
+
+    /// The growth rules of [`Congestion::on_ack`].
+    fn grow(
         &mut self,
         bytes_acked: u32,
         flight_before: u32,
@@ -93,22 +186,58 @@ impl Congestion {
     /// Entering fast recovery after three missing reports (section 7.2.4):
     /// ssthresh = max(cwnd/2, 4*MTU), cwnd = ssthresh.
     pub fn on_fast_retransmit(&mut self) {
+        let before = (self.cwnd, self.ssthresh);
         self.ssthresh = (self.cwnd / 2).max(4 * self.mtu);
         self.cwnd = self.ssthresh;
         self.partial_bytes_acked = 0;
+        self.note(before, WindowCause::FastRetransmit);
     }
 
     /// T3-rtx expiry (section 7.2.3): ssthresh = max(cwnd/2, 4*MTU),
     /// cwnd = 1 MTU.
     pub fn on_timeout(&mut self) {
+        let before = (self.cwnd, self.ssthresh);
         self.ssthresh = (self.cwnd / 2).max(4 * self.mtu);
         self.cwnd = self.mtu;
         self.partial_bytes_acked = 0;
+        self.note(before, WindowCause::Timeout);
     }
 
     /// No data sent for one RTO (section 7.2.1): cwnd = max(cwnd/2, 4*MTU).
     pub fn on_idle(&mut self) {
+        let before = (self.cwnd, self.ssthresh);
         self.cwnd = (self.cwnd / 2).max(4 * self.mtu);
+        self.note(before, WindowCause::Idle);
+    }
+
+    /// Holds the window at most `max` bytes (the window limit from the
+    /// capacity estimate, docs/DESIGN.md): cwnd and ssthresh are lowered to
+    /// it, so that a window at the limit is in congestion avoidance and
+    /// grows no further.
+    pub fn limit(&mut self, max: u32) {
+        let before = (self.cwnd, self.ssthresh);
+        self.cwnd = self.cwnd.min(max);
+        self.ssthresh = self.ssthresh.min(max);
+        self.note(before, WindowCause::Limit);
+    }
+
+    /// Leaves slow start for congestion avoidance at the present window
+    /// (a delay signal said the bottleneck's queue is building): ssthresh
+    /// just below cwnd, which then grows by one MTU per window.
+    pub fn end_slow_start(&mut self) {
+        let before = (self.cwnd, self.ssthresh);
+        self.ssthresh = self.cwnd.saturating_sub(1);
+        self.note(before, WindowCause::EndSlowStart);
+    }
+
+    /// Starts the window at `w` bytes (cwnd = ssthresh = w), as a path new
+    /// data moved to that has a known limit.
+    pub fn start_at(&mut self, w: u32) {
+        let before = (self.cwnd, self.ssthresh);
+        self.cwnd = w;
+        self.ssthresh = w;
+        self.partial_bytes_acked = 0;
+        self.note(before, WindowCause::StartAt);
     }
 
     /// Bandwidth-aware start (docs/MODELS.md section 3): the window of a path
@@ -117,35 +246,13 @@ impl Congestion {
     /// path continues in congestion avoidance from there (ssthresh = cwnd),
     /// so it neither slow-starts past the capacity nor keeps a window grown
     /// on a faster network.
-    /// Holds the window at most `max` bytes (the window limit from the
-    /// capacity estimate, docs/DESIGN.md): cwnd and ssthresh are lowered to
-    /// it, so that a window at the limit is in congestion avoidance and
-    /// grows no further.
-    pub fn limit(&mut self, max: u32) {
-        self.cwnd = self.cwnd.min(max);
-        self.ssthresh = self.ssthresh.min(max);
-    }
-
-    /// Leaves slow start for congestion avoidance at the present window
-    /// (a delay signal said the bottleneck's queue is building): ssthresh
-    /// just below cwnd, which then grows by one MTU per window.
-    pub fn end_slow_start(&mut self) {
-        self.ssthresh = self.cwnd.saturating_sub(1);
-    }
-
-    /// Starts the window at `w` bytes (cwnd = ssthresh = w), as a path new
-    /// data moved to that has a known limit.
-    pub fn start_at(&mut self, w: u32) {
-        self.cwnd = w;
-        self.ssthresh = w;
-        self.partial_bytes_acked = 0;
-    }
-
     pub fn set_from_bdp(&mut self, bdp_bytes: u64, initial_cwnd: u32) {
+        let before = (self.cwnd, self.ssthresh);
         let w = bdp_bytes.min(u32::MAX as u64) as u32;
         self.cwnd = w.max(initial_cwnd);
         self.ssthresh = self.cwnd;
         self.partial_bytes_acked = 0;
+        self.note(before, WindowCause::Bdp);
     }
 }
 

@@ -33,6 +33,11 @@ pub struct RunArgs {
     /// Write each run's detailed outputs (traces, captures) here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Also write the viewer page (`view.html`) of each run into its
+    /// output directory, with the event-driven traces on
+    /// (`output.trace = true`); needs `--out`.
+    #[arg(long, requires = "out")]
+    pub view: bool,
     /// Runner (sim, synthetic).
     #[arg(long, default_value = "sim")]
     pub runner: String,
@@ -138,9 +143,20 @@ fn check_something_to_simulate(path: &Path, scenario: &toml::Table) -> anyhow::R
 
 pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let runner = runners::by_name(&a.runner).map_err(anyhow::Error::msg)?;
-    let scenario = adhoc::read_scenario(&a.scenario)?;
+    let mut scenario = adhoc::read_scenario(&a.scenario)?;
     if runner.name() == "sim" {
         check_something_to_simulate(&a.scenario, &scenario)?;
+    }
+    if a.view {
+        let output = scenario
+            .entry("output")
+            .or_insert_with(|| toml::Value::Table(Default::default()));
+        match output {
+            toml::Value::Table(t) => {
+                t.insert("trace".into(), toml::Value::Boolean(true));
+            }
+            _ => bail!("{}: `output` is not a table", a.scenario.display()),
+        }
     }
     let seed = a.seed.unwrap_or_else(|| adhoc::scenario_seed(&scenario));
     let out = adhoc::run_scenario_reps(
@@ -195,6 +211,19 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         }
         if let Some(o) = &a.out {
             println!("outputs in {}", o.display());
+        }
+    }
+    if let (true, Some(o)) = (a.view, &a.out) {
+        for (s, r) in &out {
+            if r.is_ok() {
+                let dir = if a.reps == 1 {
+                    o.clone()
+                } else {
+                    o.join(format!("seed-{s}"))
+                };
+                let page = super::view::write_page(&dir, None)?;
+                eprintln!("view: {}", page.display());
+            }
         }
     }
     Ok(if failed > 0 {

@@ -5,3 +5,4 @@ pub mod conformance;
 pub mod lab;
 pub mod net;
 pub mod soak;
+pub mod view;

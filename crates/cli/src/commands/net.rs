@@ -368,6 +368,15 @@ pub struct PerfArgs {
     /// Report interval in seconds.
     #[arg(long, short = 'i', default_value_t = 1.0)]
     interval: f64,
+    /// Client: serve the live viewer page (cwnd, flight, SRTT, throughput
+    /// per path, handovers and path state changes as marks) on
+    /// http://127.0.0.1:VIEW_PORT/, fed by server-sent events at every
+    /// report interval (`-i 0.1` for a smooth view).
+    #[arg(long, conflicts_with = "server")]
+    view: bool,
+    /// Port of the live viewer page (0: any free port, printed).
+    #[arg(long, default_value_t = 0, requires = "view")]
+    view_port: u16,
     #[command(flatten)]
     net: NetOpts,
 }
@@ -614,11 +623,23 @@ pub fn perf(a: PerfArgs) -> anyhow::Result<ExitCode> {
         message: a.len,
         interval,
     };
+    let mut live = if a.view {
+        let title = format!("msctp perf to {}", a.to.join(", "));
+        Some(super::view::LivePerf::start(a.view_port, &title)?)
+    } else {
+        None
+    };
+    let out = move |l: &PerfLine| {
+        print(l);
+        if let Some(v) = live.as_mut() {
+            v.publish(l);
+        }
+    };
     runtime()?.block_on(async move {
         let s = Stack::bind(cfg).await?;
         warn_missing_interfaces(&s);
         let assoc = connect(&s, &peers, a.peer_port, a.net.remote_udp_port).await?;
-        perf::client(assoc, &pc, print).await?;
+        perf::client(assoc, &pc, out).await?;
         Ok(ExitCode::SUCCESS)
     })
 }

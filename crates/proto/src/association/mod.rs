@@ -16,6 +16,7 @@ mod output;
 pub mod recv;
 pub mod send;
 mod timers;
+pub mod trace;
 
 use std::collections::VecDeque;
 use std::net::IpAddr;
@@ -502,6 +503,8 @@ pub struct Association {
     /// CMT: data that was in flight to a deleted peer address is resent
     /// at this time if still unacknowledged.
     rehome_deadline: Option<Time>,
+    /// The event-driven path trace, when on (`trace.rs`).
+    path_trace: Option<Box<trace::PathTrace>>,
 }
 
 impl Association {
@@ -582,6 +585,7 @@ impl Association {
             cmt_next: 0,
             rwnd_block: ReceiveWindowBlock::default(),
             rehome_deadline: None,
+            path_trace: None,
         }
     }
 

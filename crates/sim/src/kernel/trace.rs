@@ -69,6 +69,9 @@ pub struct TraceConfig {
     pub drops: bool,
     pub notifications: bool,
     pub agents: bool,
+    /// Each transmit queue's length after every change
+    /// ([`Tracer::queue_records`]).
+    pub queues: bool,
     pub max_records: usize,
 }
 
@@ -79,6 +82,7 @@ impl Default for TraceConfig {
             drops: false,
             notifications: false,
             agents: false,
+            queues: false,
             max_records: 1_000_000,
         }
     }
@@ -92,9 +96,20 @@ impl TraceConfig {
             drops: true,
             notifications: true,
             agents: true,
+            queues: true,
             ..Default::default()
         }
     }
+}
+
+/// A transmit queue's length after a change: the queue of the interface
+/// `iface` of `node` (a link direction, a station's, an access point's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueRecord {
+    pub time: Time,
+    pub node: NodeId,
+    pub iface: IfaceId,
+    pub packets: u32,
 }
 
 /// The trace buffer.
@@ -102,6 +117,7 @@ impl TraceConfig {
 pub struct Tracer {
     cfg: TraceConfig,
     records: Vec<TraceRecord>,
+    queue_records: Vec<QueueRecord>,
     overflow: u64,
 }
 
@@ -110,6 +126,7 @@ impl Tracer {
         Tracer {
             cfg,
             records: Vec::new(),
+            queue_records: Vec::new(),
             overflow: 0,
         }
     }
@@ -206,6 +223,29 @@ impl Tracer {
 
     pub fn records(&self) -> &[TraceRecord] {
         &self.records
+    }
+
+    /// A queue changed length (when `queues` is on; bounded by
+    /// `max_records`, the rest counted in [`Tracer::overflow`]).
+    #[inline]
+    pub(crate) fn queue(&mut self, now: Time, node: NodeId, iface: IfaceId, packets: usize) {
+        if self.cfg.queues {
+            if self.queue_records.len() < self.cfg.max_records {
+                self.queue_records.push(QueueRecord {
+                    time: now,
+                    node,
+                    iface,
+                    packets: packets as u32,
+                });
+            } else {
+                self.overflow += 1;
+            }
+        }
+    }
+
+    /// The queue lengths traced, in time order.
+    pub fn queue_records(&self) -> &[QueueRecord] {
+        &self.queue_records
     }
 
     /// Records not kept because of `max_records`.

@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::Time;
+use crate::metrics::delay::MessageDelays;
 use crate::metrics::{
     Arrival, ArrivalKind, Delivery, PathId, ReorderKind, ReorderSignal, Retransmission,
 };
@@ -32,6 +33,9 @@ pub struct FlowLog {
     pub completed_at: Option<Time>,
     pub limit: usize,
     pub records_dropped: u64,
+    /// One-way delay and jitter per message, kept when the run's
+    /// `output.trace` is on (`None`: off).
+    pub delays: Option<Box<MessageDelays>>,
 }
 
 impl Default for FlowLog {
@@ -52,6 +56,7 @@ impl FlowLog {
             completed_at: None,
             limit,
             records_dropped: 0,
+            delays: None,
         }
     }
 
@@ -91,6 +96,21 @@ impl FlowLog {
         self.bytes_delivered += bytes;
         if self.room(self.deliveries.len()) {
             self.deliveries.push(Delivery { time, bytes });
+        }
+    }
+
+    /// The sending application handed a message to the transport (for
+    /// the per-message delays, when kept).
+    pub fn message_sent(&mut self, time: Time) {
+        if let Some(d) = self.delays.as_mut() {
+            d.sent(time);
+        }
+    }
+
+    /// The receiving application read a message (see `message_sent`).
+    pub fn message_delivered(&mut self, time: Time) {
+        if let Some(d) = self.delays.as_mut() {
+            d.delivered(time);
         }
     }
 

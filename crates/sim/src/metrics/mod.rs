@@ -8,6 +8,7 @@
 //! - [`goodput`]: goodput over a window, as a time series, file delivery
 //!   time;
 //! - [`handoff`]: handoff delay, handoff latency, failover time;
+//! - [`delay`]: one-way delay and jitter per delivered message;
 //! - [`loss`]: lost packets, reordered packets, spurious retransmissions.
 //!
 //! Statistics over repetitions (means, Student-t intervals) belong to the
@@ -16,6 +17,7 @@
 //! Input records need not be sorted; every function sorts what it needs.
 //! The exact definition of each measure is in its doc comment.
 
+pub mod delay;
 pub mod flow_log;
 pub mod goodput;
 pub mod handoff;

@@ -11,13 +11,18 @@
 //!   data sender's path; E7);
 //! - `events.csv`: radio driver actions, link-layer notifications, network
 //!   events, association events and policy decisions, in time order;
+//! - `map.json`: the cells and the mobiles' trajectories ([`map`]);
+//! - with `output.trace`, the event-driven traces `path_trace.csv`,
+//!   `delays.csv` and `queues.csv` ([`trace`]);
 //! - one pcap per captured interface.
 //!
 //! Everything is produced in a fixed order with fixed number formatting
 //! (times as seconds with nine decimals, i.e. exact nanoseconds), so the
 //! same scenario and seed give byte-identical files.
 
+pub mod map;
 pub mod summary;
+pub mod trace;
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -31,6 +36,8 @@ pub use summary::{
 };
 
 use crate::metrics::flow_log::FlowLog;
+pub use map::{MapCell, MapMobile, RunMap};
+pub use trace::{DelayRow, PathTraceRow, QueueRow, Traces};
 
 /// A time as seconds with nine decimals (exact).
 pub fn fmt_time(t: Time) -> String {
@@ -98,13 +105,17 @@ pub struct RunResult {
     pub stations: Vec<StationRow>,
     pub paths: Vec<PathRow>,
     pub events: Vec<EventRow>,
+    /// The cells and the mobiles' trajectories.
+    pub map: RunMap,
+    /// The event-driven traces (empty unless `output.trace`).
+    pub traces: Traces,
     /// ("node:iface", pcap file bytes).
     pub pcaps: Vec<(String, Vec<u8>)>,
     /// (flow name, its records) for further analysis.
     pub logs: Vec<(String, FlowLog)>,
 }
 
-fn csv_field(s: &str) -> String {
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -203,8 +214,14 @@ impl RunResult {
         put("goodput.csv", self.goodput_csv().as_bytes())?;
         put("paths.csv", self.paths_csv().as_bytes())?;
         put("events.csv", self.events_csv().as_bytes())?;
+        put("map.json", self.map.to_json().as_bytes())?;
         if !self.stations.is_empty() {
             put("stations.csv", self.stations_csv().as_bytes())?;
+        }
+        if !self.traces.is_empty() {
+            put("path_trace.csv", self.traces.paths_csv().as_bytes())?;
+            put("delays.csv", self.traces.delays_csv().as_bytes())?;
+            put("queues.csv", self.traces.queues_csv().as_bytes())?;
         }
         for (name, bytes) in &self.pcaps {
             let safe: String = name

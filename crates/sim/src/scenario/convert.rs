@@ -24,8 +24,8 @@ use crate::kernel::wireless::{CellConfig, Sharing};
 use crate::models::app::Traffic;
 use crate::models::fmip::AttachTiming;
 use crate::models::mobility::{
-    DEFAULT_MAX_WAYPOINTS, OverlapGeometry, Point, RandomWaypointParams, Trajectory,
-    TrajectoryBuilder, TurnPolicy, cross_over, scheduled_handoffs,
+    DEFAULT_MAX_WAYPOINTS, MobilityError, OverlapGeometry, Point, RandomWaypointParams, Trajectory,
+    TrajectoryBuilder, TurnPolicy, cross_over, import, scheduled_handoffs,
 };
 use crate::models::radio::propagation::TwoRayGround;
 use crate::models::radio::{
@@ -431,6 +431,24 @@ pub(crate) fn movement(m: &MobilitySpec, key: &str, end: Time) -> Result<Movemen
                 max_waypoints: DEFAULT_MAX_WAYPOINTS,
             }));
         }
+        MobilitySpec::Trace {
+            trace,
+            format,
+            node,
+            dimensions,
+            max_bytes,
+            max_waypoints,
+        } => {
+            let text = read_trace(trace, *max_bytes)
+                .map_err(|e| ScenarioError::model(format!("{key}.trace"), e))?;
+            match format {
+                TraceFormatSpec::Bonnmotion => {
+                    import::bonnmotion(&text, *node, *dimensions, *max_waypoints)
+                }
+                TraceFormatSpec::Ns2 => import::ns2(&text, *node, end, *max_waypoints),
+            }
+            .map_err(|e| ScenarioError::model(format!("{key} ({trace})"), e))?
+        }
         MobilitySpec::E1 {
             handoffs,
             window_start_s,
@@ -449,6 +467,27 @@ pub(crate) fn movement(m: &MobilitySpec, key: &str, end: Time) -> Result<Movemen
         .map_err(err)?,
     };
     Ok(Movement::Fixed(fixed))
+}
+
+/// A trace file's text, at most `max_bytes` long (read no further).
+fn read_trace(path: &str, max_bytes: u64) -> Result<String, MobilityError> {
+    use std::io::Read;
+    let err = |e: std::io::Error| MobilityError::BadTrace {
+        line: 0,
+        reason: format!("{path}: {e}"),
+    };
+    let f = std::fs::File::open(path).map_err(err)?;
+    let mut text = String::new();
+    f.take(max_bytes.saturating_add(1))
+        .read_to_string(&mut text)
+        .map_err(err)?;
+    if text.len() as u64 > max_bytes {
+        return Err(MobilityError::BadTrace {
+            line: 0,
+            reason: format!("{path}: longer than max_bytes = {max_bytes}"),
+        });
+    }
+    Ok(text)
 }
 
 /// The application's traffic.

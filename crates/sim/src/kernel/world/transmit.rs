@@ -111,6 +111,15 @@ impl Core {
         }
     }
 
+    /// Traces the length of the channel's queue (when queues are traced).
+    fn trace_queue(&mut self, r: ChanRef) {
+        if self.tracer.config().queues {
+            let (node, iface) = self.chan_sender(r);
+            let len = self.chan(r).queue.len();
+            self.tracer.queue(self.now, node, iface, len);
+        }
+    }
+
     fn chan_enqueue(&mut self, r: ChanRef, pkt: IpPacket) {
         let ch = self.chan(r);
         if ch.in_service.is_none() {
@@ -118,7 +127,10 @@ impl Core {
             return;
         }
         match ch.queue.push(pkt) {
-            Ok(()) => ch.stats.max_queue = ch.stats.max_queue.max(ch.queue.len()),
+            Ok(()) => {
+                ch.stats.max_queue = ch.stats.max_queue.max(ch.queue.len());
+                self.trace_queue(r);
+            }
             Err(pkt) => {
                 ch.stats.queue_drops += 1;
                 let site = self.chan_site(r);
@@ -175,6 +187,7 @@ impl Core {
             }
         }
         if let Some(next) = self.chan(r).queue.pop() {
+            self.trace_queue(r);
             self.chan_start(r, next, true);
         }
     }
@@ -260,6 +273,8 @@ impl Core {
                 match m.ap_queue.push((slot, pkt)) {
                     Ok(()) => {
                         m.backlogged.insert(0);
+                        let (n, i) = c.ap;
+                        self.tracer.queue(self.now, n, i, m.ap_queue.len());
                         if slot != BROADCAST_SLOT {
                             let st = &mut c.slots[slot as usize].ch[DOWN].stats;
                             st.max_queue = st.max_queue.max(m.ap_queue.len());
@@ -306,6 +321,7 @@ impl Core {
                 match ch.queue.push(pkt) {
                     Ok(()) => {
                         ch.stats.max_queue = ch.stats.max_queue.max(ch.queue.len());
+                        self.tracer.queue(self.now, s.node, s.iface, ch.queue.len());
                         if let Some(m) = c.shared.as_mut() {
                             m.backlogged.insert(slot as usize + 1);
                         }
@@ -379,6 +395,12 @@ impl Core {
             let s = &c.slots[slot as usize];
             (s.node, s.iface)
         };
+        let left = if dir == DOWN {
+            m.ap_queue.len()
+        } else {
+            c.slots[slot as usize].ch[UP].queue.len()
+        };
+        self.tracer.queue(self.now, node, iface, left);
         if slot != BROADCAST_SLOT {
             let st = &mut c.slots[slot as usize].ch[dir].stats;
             st.tx_packets += 1;

@@ -24,6 +24,10 @@ pub enum MobilityError {
     BadRegion(&'static str),
     #[error("invalid geometry: {0}")]
     BadGeometry(&'static str),
+    /// A mobility trace file that cannot be read (`line` 0: the file as a
+    /// whole).
+    #[error("mobility trace{}: {reason}", at_line(*line))]
+    BadTrace { line: usize, reason: String },
     #[error(
         "{handoffs} handoffs do not fit in the window: need {needed_ns} ns between handoffs, have {spacing_ns} ns"
     )]
@@ -32,6 +36,14 @@ pub enum MobilityError {
         needed_ns: u64,
         spacing_ns: u64,
     },
+}
+
+fn at_line(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(" line {line}")
+    }
 }
 
 /// Checks a point's coordinates.

@@ -13,10 +13,12 @@
 //! a speed or at given times, pauses), [`cross_over`] (regular back and
 //! forth, E3), [`random_waypoint`] (seeded, E3 "random"), and
 //! [`scheduled_handoffs`] (the E1 schedule that produces a requested number of
-//! handoffs in a window).
+//! handoffs in a window); [`import`] reads traces made by other tools
+//! (BonnMotion, ns-2's `setdest`).
 
 mod crossing;
 mod error;
+pub mod import;
 mod patterns;
 mod point;
 mod scheduled_handoffs;

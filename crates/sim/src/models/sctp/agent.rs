@@ -49,6 +49,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use msctp_proto::association::send::Retransmit;
+use msctp_proto::association::trace::PathRecord;
 use msctp_proto::policy::LinkEvent;
 use msctp_proto::{
     AssocId, Association, AssociationConfig, Endpoint, EndpointConfig, Event, Time, Transmit,
@@ -119,6 +120,9 @@ pub struct AgentLimits {
     pub max_events: usize,
     /// Path samples kept.
     pub max_samples: usize,
+    /// Rows of the engine's path trace kept (beyond: counted in
+    /// `samples_dropped`).
+    pub max_path_trace: usize,
     /// Uids of DATA-carrying packets kept (to count lost data packets).
     pub max_data_uids: usize,
     /// Messages handed to the engine in one call (bounds a burst).
@@ -132,6 +136,7 @@ impl Default for AgentLimits {
         AgentLimits {
             max_events: 100_000,
             max_samples: 1_000_000,
+            max_path_trace: 1_000_000,
             max_data_uids: 4_000_000,
             max_messages_per_call: 100_000,
             max_transmits_per_call: 100_000,
@@ -177,6 +182,11 @@ pub struct SctpAgentConfig {
     pub manager_limits: ManagerLimits,
     /// Period of path samples (cwnd, RTO, flight, primary); `None`: off.
     pub sample_interval: Option<Duration>,
+    /// The engine's event-driven path trace (every value of cwnd and
+    /// ssthresh with the RFC 9260 section 7.2 rule that set it, and each
+    /// change of flight size, RTO and SRTT); bounded by
+    /// `limits.max_samples`. Off: the engine keeps nothing.
+    pub path_trace: bool,
     /// On the data sender: start on a path picked uniformly at random
     /// with this seed (E7a's stations "each picking an AP at random")
     /// instead of the one the handshake gave.
@@ -207,6 +217,7 @@ impl SctpAgentConfig {
             policy: PolicyKind::None,
             manager_limits: ManagerLimits::default(),
             sample_interval: None,
+            path_trace: false,
             initial_path_seed: None,
             expect_bytes: None,
             limits: AgentLimits::default(),
@@ -284,6 +295,8 @@ pub struct SctpAgent {
     highest_sent: Option<u64>,
     events: Vec<AgentEvent>,
     samples: Vec<PathSample>,
+    /// The engine's path trace (`SctpAgentConfig::path_trace`).
+    path_trace: Vec<PathRecord>,
     data_uids: Vec<u64>,
     counters: AgentCounters,
     closed_at: Option<Time>,
@@ -326,6 +339,7 @@ impl SctpAgent {
             highest_sent: None,
             events: Vec::new(),
             samples: Vec::new(),
+            path_trace: Vec::new(),
             data_uids: Vec::new(),
             counters: AgentCounters::default(),
             closed_at: None,
@@ -381,6 +395,38 @@ impl SctpAgent {
         &self.data_paths
     }
 
+    /// The engine's event-driven path trace, oldest first (empty unless
+    /// `SctpAgentConfig::path_trace`).
+    pub fn path_trace(&self) -> &[PathRecord] {
+        &self.path_trace
+    }
+
+    /// Moves what the engine traced since the last call into the agent's
+    /// trace, stamped `now`: the engine is driven by one callback at a
+    /// time, and every change it made in it happened at that instant.
+    fn take_path_trace(&mut self, now: Time) {
+        if !self.cfg.path_trace {
+            return;
+        }
+        let (Some(ep), Some(id)) = (self.endpoint.as_mut(), self.assoc) else {
+            return;
+        };
+        let Some(a) = ep.association_mut(id) else {
+            return;
+        };
+        if !a.path_trace_enabled() {
+            a.set_path_trace(true);
+        }
+        let before = self.path_trace.len();
+        a.take_path_trace(now, &mut self.path_trace);
+        let max = self.cfg.limits.max_path_trace;
+        if self.path_trace.len() > max {
+            let over = self.path_trace.len() - max.max(before);
+            self.counters.samples_dropped += over as u64;
+            self.path_trace.truncate(max.max(before));
+        }
+    }
+
     /// Notes a change of the path new data goes to (data sender only).
     fn track_data_path(&mut self, now: Time) {
         if self.cfg.source.is_none() {
@@ -409,7 +455,7 @@ impl SctpAgent {
         }
     }
 
-    fn path_id(&self, addr: IpAddr) -> PathId {
+    pub fn path_id(&self, addr: IpAddr) -> PathId {
         self.cfg
             .path_addrs
             .iter()
@@ -509,6 +555,7 @@ impl SctpAgent {
             }
         }
         self.track_data_path(ctx.now());
+        self.take_path_trace(ctx.now());
         self.arm_timers(ctx);
     }
 
@@ -640,6 +687,7 @@ impl SctpAgent {
             self.counters.messages_received += 1;
             if let Some(log) = log.as_mut() {
                 log.delivered(now, m.data.len() as u64);
+                log.message_delivered(now);
             }
         }
         if let Some(mut log) = log
@@ -681,6 +729,7 @@ impl SctpAgent {
         let taken = msgs.len();
         let mut accepted = 0;
         let mut offered = 0u64;
+        let mut log = self.cfg.log.as_ref().map(|l| l.borrow_mut());
         for (k, n) in msgs.into_iter().enumerate() {
             if k >= self.cfg.limits.max_messages_per_call {
                 break;
@@ -695,12 +744,15 @@ impl SctpAgent {
                     offered += n as u64;
                     accepted += 1;
                     self.counters.messages_sent += 1;
+                    if let Some(log) = log.as_mut() {
+                        log.message_sent(now);
+                    }
                 }
                 Err(_) => break,
             }
         }
-        if let Some(log) = &self.cfg.log {
-            log.borrow_mut().bytes_offered += offered;
+        if let Some(log) = log.as_mut() {
+            log.bytes_offered += offered;
         }
         Fed {
             offered: offered > 0,

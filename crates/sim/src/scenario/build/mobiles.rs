@@ -85,6 +85,11 @@ pub(super) fn build(
                     .map_err(|e| ScenarioError::model(format!("{key}.mobility"), e))?
             }
         };
+        let waypoints = trajectory
+            .waypoints()
+            .iter()
+            .map(|(t, p)| (t.as_secs_f64(), p.x, p.y))
+            .collect();
         let mut iface_ids = Vec::new();
         for i in &spec.ifaces {
             iface_ids.push(
@@ -146,6 +151,7 @@ pub(super) fn build(
         };
         built.push(BuiltMobile {
             name: spec.name.clone(),
+            waypoints,
             driver_log,
         });
         infos.push(info);

@@ -50,7 +50,9 @@ use crate::kernel::ids::{AgentId, CellId, IfaceId, LinkId, NodeId};
 use crate::kernel::node::NodeKind;
 use crate::kernel::notification::Notification;
 use crate::kernel::pcap::{CaptureConfig, SharedBuffer};
+use crate::kernel::trace::TraceConfig;
 use crate::kernel::world::{World, WorldConfig};
+use crate::metrics::delay::MessageDelays;
 use crate::metrics::flow_log::{FlowLog, SharedFlowLog};
 use crate::models::radio::driver::SharedDriverLog;
 use env::Env;
@@ -102,6 +104,8 @@ pub(crate) enum BuiltKind {
 #[derive(Debug, Clone)]
 pub(crate) struct BuiltMobile {
     pub name: String,
+    /// (time s, x m, y m) of the trajectory's waypoints (`map.json`).
+    pub waypoints: Vec<(f64, f64, f64)>,
     pub driver_log: SharedDriverLog,
 }
 
@@ -184,7 +188,11 @@ pub(crate) fn build(r: &Resolved<'_>, seed: u64) -> Result<Built, ScenarioError>
         seed,
         drop_log_limit: s.limits.drop_log,
         max_backlog: s.limits.max_backlog,
-        ..Default::default()
+        trace: TraceConfig {
+            queues: s.output.trace,
+            max_records: s.limits.flow_records,
+            ..Default::default()
+        },
     });
     let mut ids = Ids {
         fixed: Vec::new(),
@@ -417,9 +425,12 @@ fn build_flow(
     seed: u64,
 ) -> Result<BuiltFlow, ScenarioError> {
     let spec = f.spec;
-    let log: SharedFlowLog = Rc::new(RefCell::new(FlowLog::with_limit(
-        env.r.scenario.limits.flow_records,
-    )));
+    let limit = env.r.scenario.limits.flow_records;
+    let mut flow_log = FlowLog::with_limit(limit);
+    if env.r.scenario.output.trace {
+        flow_log.delays = Some(Box::new(MessageDelays::with_limit(limit)));
+    }
+    let log: SharedFlowLog = Rc::new(RefCell::new(flow_log));
     let start = jittered_start(seed, spec, &mut shared.arrivals);
     let cx = FlowCx {
         w,

@@ -51,6 +51,8 @@ pub(super) fn agent_configs(
         c.log = Some(log.clone());
         c.path_addrs = path_addrs.clone();
         c.sample_interval = sample;
+        c.path_trace = s.output.trace;
+        c.limits.max_path_trace = s.limits.flow_records;
         c.limits.max_events = s.limits.agent_events;
         c.limits.max_data_uids = s.limits.data_uids;
     }

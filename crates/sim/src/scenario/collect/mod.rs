@@ -7,6 +7,7 @@
 mod baseline;
 mod msctp;
 mod stations;
+mod trace;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -21,7 +22,9 @@ use crate::metrics::flow_log::FlowLog;
 use crate::metrics::{Window, goodput_series};
 use crate::models::sctp::SctpAgent;
 use crate::output::summary::{fill_from_log, handovers};
-use crate::output::{EventRow, FlowSummary, GoodputRow, PathRow, RunResult, RunSummary};
+use crate::output::{
+    EventRow, FlowSummary, GoodputRow, MapCell, MapMobile, PathRow, RunMap, RunResult, RunSummary,
+};
 
 /// Every output of a finished run.
 pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> RunResult {
@@ -83,6 +86,11 @@ pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> R
         paths.extend(p);
         events.extend(ev);
     }
+    let traces = if s.output.trace {
+        trace::traces(&b, &mut warnings)
+    } else {
+        Default::default()
+    };
     // The run is over: each flow's log moves into the result (a copy
     // would double the largest record of the run).
     for f in &b.flows {
@@ -119,6 +127,29 @@ pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> R
         stations: station_rows,
         paths,
         events,
+        map: RunMap {
+            duration_s: s.duration_s,
+            cells: s
+                .cells
+                .iter()
+                .map(|c| MapCell {
+                    name: c.name.clone(),
+                    x_m: c.x_m,
+                    y_m: c.y_m,
+                    radius_m: c.radius_m,
+                    rate_bps: c.rate_bps,
+                })
+                .collect(),
+            mobiles: b
+                .mobiles
+                .iter()
+                .map(|m| MapMobile {
+                    name: m.name.clone(),
+                    waypoints: m.waypoints.clone(),
+                })
+                .collect(),
+        },
+        traces,
         pcaps,
         logs,
     }

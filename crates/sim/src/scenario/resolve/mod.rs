@@ -695,6 +695,21 @@ fn mobility(key: &str, m: &MobilitySpec) -> Result<(), ScenarioError> {
                 MAX_S,
             )
         }
+        MobilitySpec::Trace {
+            dimensions,
+            max_bytes,
+            max_waypoints,
+            ..
+        } => {
+            range_u(&format!("{key}.dimensions"), *dimensions as u64, 2, 3)?;
+            range_u(&format!("{key}.max_bytes"), *max_bytes, 1, 1 << 34)?;
+            range_u(
+                &format!("{key}.max_waypoints"),
+                *max_waypoints as u64,
+                1,
+                100_000_000,
+            )
+        }
         MobilitySpec::E1 {
             handoffs,
             window_start_s,

@@ -142,6 +142,14 @@ pub struct OutputSpec {
     /// Period of path samples (cwnd, RTO, flight, primary) in ms; 0: off.
     #[serde(default = "d_sample_ms")]
     pub sample_ms: f64,
+    /// Event-driven traces (`path_trace.csv`, `delays.csv`,
+    /// `queues.csv`): every change of each SCTP path's cwnd, ssthresh
+    /// (RFC 9260 section 7.2), flight size and RTO (section 6.3.1), the
+    /// one-way delay and RFC 3550 jitter of every delivered message, and
+    /// each transmit queue's length after every change. Bounded by
+    /// `limits.flow_records` rows per flow and kind.
+    #[serde(default)]
+    pub trace: bool,
     /// Interfaces to capture, as "node:interface".
     #[serde(default)]
     pub pcap: Vec<String>,
@@ -190,6 +198,7 @@ impl Default for OutputSpec {
         OutputSpec {
             series_bin_ms: d_bin_ms(),
             sample_ms: d_sample_ms(),
+            trace: false,
             pcap: Vec::new(),
             pcap_snaplen: d_snaplen(),
             pcap_max_bytes: d_pcap_max(),
@@ -529,6 +538,26 @@ pub enum MobilitySpec {
         #[serde(default)]
         pause_max_s: f64,
     },
+    /// A trace made by another tool (`models::mobility::import`):
+    /// `trace` is the file (a path relative to the working directory;
+    /// BonnMotion's `.movements` gunzipped, or an ns-2 movement file such
+    /// as `setdest` writes), `node` the trace's node this mobile follows.
+    Trace {
+        trace: String,
+        format: TraceFormatSpec,
+        #[serde(default)]
+        node: usize,
+        /// BonnMotion: coordinates per waypoint (2, or 3 for x y z).
+        #[serde(default = "d_trace_dims")]
+        dimensions: usize,
+        /// Largest file read (bytes); a larger one is an error, not
+        /// truncated.
+        #[serde(default = "d_trace_bytes")]
+        max_bytes: u64,
+        /// Most waypoints taken from the file.
+        #[serde(default = "d_trace_waypoints")]
+        max_waypoints: usize,
+    },
     /// The E1 schedule: `handoffs` WLAN boundary crossings in the window.
     E1 {
         handoffs: u32,
@@ -540,6 +569,26 @@ pub enum MobilitySpec {
         #[serde(default)]
         turn: TurnSpec,
     },
+}
+
+/// The format of a mobility trace file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceFormatSpec {
+    /// BonnMotion's native `.movements` (one node per line).
+    Bonnmotion,
+    /// ns-2 movement commands (`setdest`).
+    Ns2,
+}
+
+fn d_trace_dims() -> usize {
+    2
+}
+fn d_trace_bytes() -> u64 {
+    64 << 20
+}
+fn d_trace_waypoints() -> usize {
+    crate::models::mobility::DEFAULT_MAX_WAYPOINTS
 }
 
 /// What an E1 mobile does at its turning point

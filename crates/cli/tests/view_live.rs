@@ -1,0 +1,129 @@
+//! `msctp perf --view`: the live viewer page fed by a real transfer. A
+//! perf server bound to 127.0.0.1 and 127.0.0.2 and a CMT client to both
+//! (both paths carry data); the client serves the page on a loopback port
+//! and pushes each 100 ms report as a server-sent event. Headless Chromium
+//! (when installed) opens the page over HTTP while the transfer runs: the
+//! page must draw the paths from the stream with no console message, and a
+//! screenshot is saved (and copied to `MSCTP_VIEW_LIVE_SCREENSHOT` when
+//! set). An open event stream never lets the page's network go idle, so
+//! the page is opened with `#snapshot=N`: it closes the stream after N
+//! messages (what came before it connected, then live ones).
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+const ADDRS: [&str; 2] = ["127.0.0.1", "127.0.0.2"];
+
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("chromium"))
+        .find(|p| p.is_file())
+}
+
+fn headless(browser: &Path, args: &[&str], url: &str) -> (String, String) {
+    let out = Command::new(browser)
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+        ])
+        .args(["--enable-logging=stderr", "--log-level=0"])
+        .args(args)
+        .arg(url)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn perf_view_streams_a_live_transfer_to_the_page() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: `chromium` is not installed (scripts/install-deps.sh)");
+        return;
+    };
+    let bind: Vec<&str> = ADDRS.iter().flat_map(|a| ["--bind", *a]).collect();
+    let to: Vec<&str> = ADDRS.iter().flat_map(|a| ["--to", *a]).collect();
+    let mut srv = Command::new(env!("CARGO_BIN_EXE_msctp"))
+        .args(["perf", "--server", "--port", "7126"])
+        .args(&bind)
+        .args(["--udp-port", "0", "--cmt", "--lan"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let udp = common::announced_udp_port(&mut srv).to_string();
+    let _srv = Killed(srv);
+    let mut cli = Command::new(env!("CARGO_BIN_EXE_msctp"))
+        .args(["perf", "-t", "30", "-i", "0.1", "--view"])
+        .args(&to)
+        .args(&bind)
+        .args(["--udp-port", "0", "--remote-udp-port", &udp])
+        .args(["--peer-port", "7126", "--cmt", "--lan", "--json"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(cli.stderr.take().unwrap());
+    let mut url = String::new();
+    while !url.starts_with("live view: ") {
+        url.clear();
+        assert!(err.read_line(&mut url).unwrap() > 0, "no live view line");
+    }
+    let url = url["live view: ".len()..].trim().to_string();
+    let cli = Killed(cli);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let (dom, log) = headless(
+        &browser,
+        &["--virtual-time-budget=3000", "--dump-dom"],
+        &format!("{url}#snapshot=60"),
+    );
+    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(console.is_empty(), "{console:#?}");
+    let points: usize = dom
+        .split("data-live-points=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let errors = dom.contains("data-errors=\"0\"");
+    println!("the page drew {points} path points from the stream");
+    assert!(errors, "no script error");
+    assert!(points >= 10, "the paths came from the stream");
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("view-perf-live.png");
+    let (_, log) = headless(
+        &browser,
+        &[
+            "--virtual-time-budget=3000",
+            "--hide-scrollbars",
+            "--window-size=1500,1000",
+            &format!("--screenshot={}", shot.display()),
+        ],
+        &format!("{url}#snapshot=80"),
+    );
+    assert!(!log.contains(":CONSOLE"), "{log}");
+    let png = std::fs::read(&shot).unwrap_or_else(|e| panic!("{e}: {log}"));
+    assert!(png.starts_with(b"\x89PNG"));
+    println!("screenshot: {}", shot.display());
+    if let Some(to) = std::env::var_os("MSCTP_VIEW_LIVE_SCREENSHOT") {
+        std::fs::copy(&shot, to).unwrap();
+    }
+    drop(cli);
+}
