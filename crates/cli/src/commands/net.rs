@@ -339,11 +339,10 @@ pub struct RecvArgs {
     /// Stop after one file.
     #[arg(long)]
     once: bool,
-    /// Seconds without a message from the sender after which its
-    /// association is aborted and the next sender is served (a sender
-    /// that vanished without a word, e.g. killed; 0: wait forever).
-    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
-    idle_timeout: f64,
+    /// `--idle-timeout` (of the network options) also bounds how long a
+    /// transfer waits for the sender's next message: a sender that
+    /// vanished without a word (e.g. killed) is given up after it and the
+    /// next sender is served.
     #[command(flatten)]
     net: NetOpts,
 }
@@ -493,11 +492,8 @@ pub fn send(a: SendArgs) -> anyhow::Result<ExitCode> {
 pub fn recv(a: RecvArgs) -> anyhow::Result<ExitCode> {
     let cfg = a.net.config(true)?;
     check_writable_dir(&a.dir)?;
-    let idle = match a.idle_timeout {
-        0.0 => None,
-        t if t.is_finite() && t > 0.0 && t <= 1e6 => Some(Duration::from_secs_f64(t)),
-        t => bail!("--idle-timeout {t}: give seconds from 0 (never) to 1000000"),
-    };
+    // The same bound as the engine's idle timeout (checked by `config`).
+    let idle = (a.net.idle_timeout > 0.0).then(|| Duration::from_secs_f64(a.net.idle_timeout));
     runtime()?.block_on(async move {
         let s = Stack::bind(cfg).await?;
         warn_missing_interfaces(&s);
