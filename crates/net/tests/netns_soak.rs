@@ -41,8 +41,7 @@ fn run(cfg: SoakConfig) -> SoakReport {
 /// Every message once and in order per stream, the message associations
 /// never lost, every file that arrived SHA-256-identical, the impairment
 /// and the chaos really happened, a gap measured at every event. The path
-/// estimators are off: with them on, the single-radio move loses file
-/// associations (the ignored test below).
+/// estimators are off here; the test below has them on.
 #[test]
 fn short_soak_delivers_every_message_once_in_order() {
     if let Some(why) = skip_reason(&["ip", "tc"]) {
@@ -79,14 +78,14 @@ fn short_soak_delivers_every_message_once_in_order() {
 }
 
 /// The same with the path estimators on (as `StackConfig::new` has them):
-/// no association may be lost. Fails: a file association whose mobile
-/// moves within its first second is aborted by the correspondent, which
-/// receives capacity-probe trains (AUTH + PROBE) from the mobile's new
-/// address before the ASCONF that adds it, and answers them as out of the
-/// blue (ABORT with the T bit, RFC 9260 section 8.4); see
-/// docs/measurements/soak.md.
+/// no association may be lost. A file association whose mobile moved
+/// within its first second used to be aborted by the correspondent, which
+/// received capacity-probe trains (AUTH + PROBE) from the mobile's new
+/// address before the ASCONF that adds it and answered them as out of the
+/// blue (ABORT with the T bit, RFC 9260 section 8.4); trains now wait for
+/// the ASCONF-ACK (RFC 5061 section 5.3, rule F1; engine test
+/// `no_capacity_train_leaves_a_new_address_before_its_asconf_is_acknowledged`).
 #[test]
-#[ignore = "engine: capacity probes leave from an unacknowledged new address; the peer aborts (reported to the lead)"]
 fn short_soak_with_estimators_loses_no_association() {
     if let Some(why) = skip_reason(&["ip", "tc"]) {
         eprintln!("skipped: {why}");

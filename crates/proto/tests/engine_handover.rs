@@ -605,6 +605,74 @@ fn asconf_of_a_single_homed_move_is_not_held_behind_a_heartbeat_to_another_peer_
     );
 }
 
+/// The single-homed move while the capacity estimators are on, with a
+/// train asked for right after the move:
+///
+/// ```text
+///  A (MN1 -> MN2, estimators on)                B (CN1, CN2)
+///  add MN2, delete MN1, probe_capacity(CN1)
+///  (no train: its only source is MN2, not yet added)
+///  MN2 -> CN1  ASCONF [Add MN2, Delete MN1] ----->
+///              <----- ASCONF-ACK
+///  (trains from MN2 only now)
+/// ```
+///
+/// A train from MN2 before the ASCONF reached B as out of the blue and
+/// drew an ABORT with the T bit: `msctp soak` lost associations that
+/// moved during their first trains.
+#[test]
+fn no_capacity_train_leaves_a_new_address_before_its_asconf_is_acknowledged() {
+    let (m1, m2, cn1, cn2) = (ip(MN1), ip(MN2), ip(CN), ip(CN2));
+    let with_estimators = |port| {
+        let mut c = config(port, 64 * 1024);
+        c.association.estimators = msctp_proto::config::EstimatorConfig::on();
+        c
+    };
+    let mut n = Net::new(
+        with_estimators(5000),
+        &[m1, m2],
+        with_estimators(6000),
+        &[cn1, cn2],
+        Link::new(Duration::from_millis(10)),
+        33,
+    );
+    n.a.set_local_addresses(&[m1]);
+    n.tick = Some(Duration::from_millis(1));
+    let (a, b) = n.connect(Duration::from_secs(2));
+    n.run_for(Duration::from_secs(1));
+    let moved_at = n.now;
+    let x = n.a.association_mut(a).unwrap();
+    x.add_local_address(m2).unwrap();
+    x.remove_local_address(m1).unwrap();
+    let _ = x.probe_capacity(moved_at, cn1);
+    n.run_for(Duration::from_secs(3));
+
+    let after: Vec<&Seen> = n
+        .seen
+        .iter()
+        .filter(|s| s.from == Side::A && s.time >= moved_at)
+        .collect();
+    let first = after.first().expect("A sent nothing after the move");
+    assert!(has(first, chunk_type::ASCONF), "first packet: {first:?}");
+    let ack_at = first_with(&n, Side::B, moved_at, chunk_type::ASCONF_ACK, "ASCONF-ACK").time;
+    assert!(
+        after
+            .iter()
+            .filter(|s| has(s, chunk_type::PROBE))
+            .all(|s| s.time > ack_at),
+        "a capacity probe left MN2 before the ASCONF-ACK"
+    );
+    assert!(
+        !n.seen
+            .iter()
+            .any(|s| s.from == Side::B && s.time >= moved_at && has(s, chunk_type::ABORT)),
+        "B aborted"
+    );
+    let y = n.b.association(b).unwrap();
+    assert!(y.state().is_established());
+    let _ = cn2;
+}
+
 /// The same with the first ASCONF lost: its retransmission goes to the
 /// peer's other address (RFC 5061 section 5.1, rule B3) while a HEARTBEAT
 /// to the first one waits for the ASCONF-ACK.

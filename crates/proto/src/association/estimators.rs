@@ -49,13 +49,19 @@ impl Association {
         self.peer_probes
     }
 
-    /// Path `i` can take a train now.
+    /// Path `i` can take a train now: not while its packets would leave
+    /// from a local address whose Add IP the peer has not acknowledged
+    /// (RFC 5061 section 5.3, rule F1: such an address carries only the
+    /// packet with its ASCONF). A train from it would reach the peer
+    /// before the ASCONF, as out of the blue, and draw an ABORT (seen by
+    /// the soak test on a single-radio move during the first trains).
     fn train_ready(&self, i: usize) -> bool {
         let p = &self.paths[i];
         self.state == State::Established
             && p.confirmed
             && p.state == PathState::Active
             && self.probe_out.is_empty()
+            && !self.source_for(i).is_some_and(|s| self.is_pending_add(s))
     }
 
     /// Sends a capacity train on the path to `addr` now (docs/MODELS.md 3:

@@ -328,7 +328,7 @@ impl Association {
 
     /// Is `addr` one of our addresses whose Add IP the peer has not
     /// acknowledged yet?
-    fn is_pending_add(&self, addr: IpAddr) -> bool {
+    pub(super) fn is_pending_add(&self, addr: IpAddr) -> bool {
         self.local
             .iter()
             .any(|l| l.addr == addr && l.state == LocalAddrState::AddPending)
