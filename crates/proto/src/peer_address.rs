@@ -18,7 +18,9 @@
 //!   packet came from a link-local or loopback address: its scope is one
 //!   link (RFC 4007 section 6), and from a routed peer it names a host on
 //!   our own link. Linux applies the same scoping (`sctp_in_scope`);
-//! - never one of our own local addresses: a path to ourselves.
+//! - one of our own local addresses only from a peer on this host (its
+//!   packet came from one of them too, on another SCTP port): from a
+//!   remote peer it would be a path to ourselves.
 //!
 //! Private addresses (RFC 1918, unique local IPv6) are accepted from any
 //! peer: a multi-homed host often has several private networks.
@@ -72,7 +74,7 @@ pub fn never_usable(a: &IpAddr) -> bool {
 /// May a peer whose packet came from `src` list `listed` as one of its
 /// addresses, to an endpoint with the local addresses `local`?
 pub fn acceptable(listed: &IpAddr, src: &IpAddr, local: &[IpAddr]) -> bool {
-    if never_usable(listed) || local.contains(listed) {
+    if never_usable(listed) || (local.contains(listed) && !local.contains(src)) {
         return false;
     }
     match scope(listed) {
@@ -151,6 +153,17 @@ mod tests {
         ] {
             assert!(acceptable(&ip(good), &src, &local), "{good} refused");
         }
+    }
+
+    #[test]
+    fn a_peer_on_this_host_may_share_our_addresses() {
+        // Two endpoints of one host on other SCTP ports (loopback tests,
+        // a multi-homed host talking to itself).
+        let local = [ip("127.0.0.1"), ip("127.0.0.2")];
+        assert!(acceptable(&ip("127.0.0.2"), &ip("127.0.0.1"), &local));
+        let local = [ip("10.0.0.1"), ip("10.0.1.1")];
+        assert!(acceptable(&ip("10.0.1.1"), &ip("10.0.0.1"), &local));
+        assert!(!acceptable(&ip("10.0.1.1"), &ip("10.9.9.9"), &local));
     }
 
     #[test]
