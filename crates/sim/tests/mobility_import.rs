@@ -145,11 +145,17 @@ fn setdest_files_are_followed_move_by_move() {
         eprintln!("skipped the fresh file: `setdest` (Debian's ns2) is not installed");
         return;
     };
+    // setdest keeps its random state in `.rand_state` in the working
+    // directory: a directory of the test's own, not the source tree.
+    let work = std::env::temp_dir().join(format!("msctp-setdest-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
     let out = std::process::Command::new(setdest)
+        .current_dir(&work)
         .args(["-v", "1", "-n", "5", "-p", "1.0", "-M", "20.0", "-t", "300"])
         .args(["-x", "1000", "-y", "800"])
         .output()
         .unwrap();
+    let _ = std::fs::remove_dir_all(&work);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let n = check_setdest_file(&text, 5, Time::from_secs(300));
