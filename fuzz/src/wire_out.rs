@@ -43,10 +43,7 @@ pub fn check_sent(payload: &Bytes) -> PacketRepr {
 /// The State Cookie and Initiate Tag of an INIT ACK, if `repr` holds one.
 pub fn init_ack_cookie(repr: &PacketRepr) -> Option<(u32, Bytes)> {
     repr.chunks.iter().find_map(|c| match c {
-        Chunk::InitAck(i) => i.params.iter().find_map(|p| match p {
-            msctp_proto::wire::Param::StateCookie(c) => Some((i.initiate_tag, c.clone())),
-            _ => None,
-        }),
+        Chunk::InitAck(i) => i.state_cookie().map(|c| (i.initiate_tag, c.clone())),
         _ => None,
     })
 }

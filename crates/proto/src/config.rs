@@ -599,62 +599,39 @@ impl EndpointConfig {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |field: &'static str, why: &'static str| Err(ConfigError { field, why });
         if self.port == 0 {
-            return Err(ConfigError {
-                field: "port",
-                why: "must not be 0",
-            });
+            return bad("port", "must not be 0");
         }
         if self.max_associations == 0 {
-            return Err(ConfigError {
-                field: "max_associations",
-                why: "must be at least 1",
-            });
+            return bad("max_associations", "must be at least 1");
         }
         if self.max_associations_per_source == 0 {
-            return Err(ConfigError {
-                field: "max_associations_per_source",
-                why: "must be at least 1",
-            });
+            return bad("max_associations_per_source", "must be at least 1");
         }
         if self.transmit_headroom > 64 {
-            return Err(ConfigError {
-                field: "transmit_headroom",
-                why: "must be at most 64 bytes",
-            });
+            return bad("transmit_headroom", "must be at most 64 bytes");
         }
         if self.source_prefix_v6 == 0 || self.source_prefix_v6 > 128 {
-            return Err(ConfigError {
-                field: "source_prefix_v6",
-                why: "must lie between 1 and 128",
-            });
+            return bad("source_prefix_v6", "must lie between 1 and 128");
         }
         if self.prefix_caps.len() > MAX_PREFIX_CAPS {
-            return Err(ConfigError {
-                field: "prefix_caps",
-                why: "must have at most 8 entries",
-            });
+            return bad("prefix_caps", "must have at most 8 entries");
         }
         for c in &self.prefix_caps {
             let bits = if c.ipv6 { 128 } else { 32 };
             if c.prefix_len == 0 || c.prefix_len > bits {
-                return Err(ConfigError {
-                    field: "prefix_caps",
-                    why: "prefix lengths must lie between 1 and 32 (IPv4) or 128 (IPv6)",
-                });
+                return bad(
+                    "prefix_caps",
+                    "prefix lengths must lie between 1 and 32 (IPv4) or 128 (IPv6)",
+                );
             }
             if c.max == 0 {
-                return Err(ConfigError {
-                    field: "prefix_caps",
-                    why: "each cap must be at least 1",
-                });
+                return bad("prefix_caps", "each cap must be at least 1");
             }
         }
         if self.idle_timeout.is_some_and(|t| t.is_zero()) {
-            return Err(ConfigError {
-                field: "idle_timeout",
-                why: "must be positive (None turns it off)",
-            });
+            return bad("idle_timeout", "must be positive (None turns it off)");
         }
         self.association.validate()
     }

@@ -419,14 +419,7 @@ fn hijack_restart_from_an_attacker_address() {
         }
         // Or answered: then the cookie must not take M1 over.
         Chunk::InitAck(i) => {
-            let cookie = i
-                .params
-                .iter()
-                .find_map(|p| match p {
-                    Param::StateCookie(c) => Some(c.clone()),
-                    _ => None,
-                })
-                .unwrap();
+            let cookie = i.state_cookie().cloned().unwrap();
             let echo = to_b_packet(i.initiate_tag, vec![Chunk::CookieEcho { cookie }]);
             s.send_b(ATTACKER, echo);
         }

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use common::*;
-use msctp_proto::wire::{Chunk, CommonHeader, DataChunk, InitChunk, PacketRepr, Param, crc};
+use msctp_proto::wire::{Chunk, CommonHeader, DataChunk, InitChunk, PacketRepr, crc};
 use msctp_proto::{AssociationConfig, Endpoint, EndpointConfig, Time};
 
 /// Counts the bytes allocated and not yet freed, per thread (each test
@@ -132,14 +132,7 @@ fn flood_of_cookie_echoes_stops_at_the_association_limit() {
         let Chunk::InitAck(ack) = &r.chunks[0] else {
             panic!("not an INIT ACK")
         };
-        let cookie = ack
-            .params
-            .iter()
-            .find_map(|p| match p {
-                Param::StateCookie(c) => Some(c.clone()),
-                _ => None,
-            })
-            .unwrap();
+        let cookie = ack.state_cookie().cloned().unwrap();
         cookies.push((ack.initiate_tag, cookie));
     }
     // ... then all echo them at once.

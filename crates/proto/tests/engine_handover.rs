@@ -670,7 +670,6 @@ fn no_capacity_train_leaves_a_new_address_before_its_asconf_is_acknowledged() {
     );
     let y = n.b.association(b).unwrap();
     assert!(y.state().is_established());
-    let _ = cn2;
 }
 
 /// The same with the first ASCONF lost: its retransmission goes to the

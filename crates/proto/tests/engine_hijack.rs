@@ -20,7 +20,7 @@ use bytes::Bytes;
 use common::script::{Scripted, addr_tlv, init, init_ack_cookie};
 use common::*;
 use msctp_proto::wire::chunk::chunk_type;
-use msctp_proto::wire::{Chunk, CommonHeader, ErrorCause, PacketRepr, Param};
+use msctp_proto::wire::{Chunk, CommonHeader, ErrorCause, PacketRepr};
 use msctp_proto::{AssocId, EndpointConfig, Event, State};
 
 const A_PORT: u16 = 5000;
@@ -102,10 +102,7 @@ fn inject(n: &mut Net, src: IpAddr, pkt: Vec<u8>) -> Vec<PacketRepr> {
 /// The Initiate Tag and cookie of an INIT ACK.
 fn cookie_of(r: &PacketRepr) -> Option<(u32, Bytes)> {
     match r.chunks.first() {
-        Some(Chunk::InitAck(ack)) => ack.params.iter().find_map(|p| match p {
-            Param::StateCookie(c) => Some((ack.initiate_tag, c.clone())),
-            _ => None,
-        }),
+        Some(Chunk::InitAck(ack)) => ack.state_cookie().map(|c| (ack.initiate_tag, c.clone())),
         _ => None,
     }
 }

@@ -146,14 +146,7 @@ fn an_init_full_of_unknown_parameters_draws_a_bounded_reply() {
     assert!(ratio < 1.0, "reply x{ratio:.2} the INIT");
     // The cookie (without the unknown parameters) still sets up the
     // association.
-    let cookie = ack
-        .params
-        .iter()
-        .find_map(|p| match p {
-            Param::StateCookie(c) => Some(c.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let cookie = ack.state_cookie().cloned().unwrap();
     let out = exchange(
         &mut ep,
         packet(ack.initiate_tag, Chunk::CookieEcho { cookie }),

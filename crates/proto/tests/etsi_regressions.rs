@@ -202,14 +202,7 @@ impl Peer {
                 hmac_ids,
             });
         }
-        let cookie = ack
-            .params
-            .iter()
-            .find_map(|p| match p {
-                Param::StateCookie(c) => Some(c.clone()),
-                _ => None,
-            })
-            .unwrap();
+        let cookie = ack.state_cookie().cloned().unwrap();
         self.inject(self.tag, vec![Chunk::CookieEcho { cookie }]);
         let p = self.sent();
         assert_eq!(p[0].chunks, vec![Chunk::CookieAck]);

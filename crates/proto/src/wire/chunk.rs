@@ -91,6 +91,17 @@ pub struct InitChunk {
     pub params: Vec<Param>,
 }
 
+impl InitChunk {
+    /// The State Cookie parameter of an INIT ACK (RFC 9260 section
+    /// 3.3.3.1), the first if several were sent.
+    pub fn state_cookie(&self) -> Option<&Bytes> {
+        self.params.iter().find_map(|p| match p {
+            Param::StateCookie(c) => Some(c),
+            _ => None,
+        })
+    }
+}
+
 /// One Gap Ack Block of a SACK: offsets from the Cumulative TSN Ack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GapBlock {

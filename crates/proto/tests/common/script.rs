@@ -146,10 +146,7 @@ pub fn init(tag: u32, listed: &[IpAddr]) -> Chunk {
 /// The Initiate Tag and cookie of the first INIT ACK in `out`.
 pub fn init_ack_cookie(out: &[Out]) -> Option<(u32, Bytes)> {
     out.iter().find_map(|o| match o.first() {
-        Some(Chunk::InitAck(ack)) => ack.params.iter().find_map(|p| match p {
-            Param::StateCookie(c) => Some((ack.initiate_tag, c.clone())),
-            _ => None,
-        }),
+        Some(Chunk::InitAck(ack)) => ack.state_cookie().map(|c| (ack.initiate_tag, c.clone())),
         _ => None,
     })
 }
