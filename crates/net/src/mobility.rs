@@ -158,7 +158,15 @@ impl Mobility {
     }
 
     /// Feeds the current interface state to a fresh policy, then applies
-    /// what it decides (e.g. fastest-first picks the fastest link).
+    /// what it decides (e.g. fastest-first picks the fastest link). The
+    /// state includes the association's own addresses the host lost while
+    /// it was being set up (after the addresses the host has, so that a
+    /// single-radio mobile adds its new address before it deletes the old
+    /// one: an association never deletes its last address, RFC 5061
+    /// section 5.3): an address kept by mistake
+    /// would later be the Address Parameter of an ASCONF the peer cannot
+    /// resolve (RFC 5061 section 5.2), and the association would be lost
+    /// at the next move.
     pub fn start(
         &mut self,
         now: Time,
@@ -166,7 +174,9 @@ impl Mobility {
         ifaces: &Interfaces,
     ) -> Vec<Handover> {
         pair_paths(assoc, ifaces);
-        self.on_link_events(now, &ifaces.snapshot_events(), assoc, ifaces)
+        let mut events = ifaces.snapshot_events();
+        events.extend(ifaces.lost_events(&usable_locals(assoc)));
+        self.on_link_events(now, &events, assoc, ifaces)
     }
 
     /// Link-layer events: ask the policy, carry its decisions out.
@@ -353,5 +363,81 @@ impl Mobility {
             });
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::IfaceChange;
+    use msctp_proto::{Endpoint, EndpointConfig};
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    /// A single-radio mobile starts an association from its address A; A
+    /// goes and B comes before the handshake ends (the driver hands link
+    /// events to established associations only). When the policy starts,
+    /// B is added and A deleted: an association that kept A would later
+    /// locate its ASCONFs by an address the peer never heard of, and the
+    /// peer would answer them with an ABORT (`msctp soak` lost file
+    /// associations this way).
+    #[test]
+    fn a_policy_starting_late_deletes_what_the_host_lost_meanwhile() {
+        let (a, b, cn) = (ip("10.52.3.52"), ip("10.52.2.221"), ip("10.52.100.1"));
+        let mut ep = Endpoint::new(EndpointConfig::new(5002), [7; 32]).unwrap();
+        ep.set_local_addresses(&[a]);
+        let mut peer_cfg = EndpointConfig::new(5003);
+        peer_cfg.listen = true;
+        let mut peer = Endpoint::new(peer_cfg, [8; 32]).unwrap();
+        peer.set_local_addresses(&[cn]);
+        let id = ep.connect(Time::ZERO, &[cn], 5003).unwrap();
+        // The handshake, in memory (the peer sees the INIT from `a`).
+        for _ in 0..4 {
+            while let Some(t) = ep.poll_transmit(Time::ZERO) {
+                peer.handle_datagram(Time::ZERO, a, cn, t.packet().to_vec().into());
+            }
+            while let Some(t) = peer.poll_reply().or_else(|| peer.poll_transmit(Time::ZERO)) {
+                ep.handle_datagram(Time::ZERO, cn, a, t.packet().to_vec().into());
+            }
+        }
+        assert!(ep.association(id).unwrap().state().is_established());
+        let mut ifaces = Interfaces::new(vec!["s0".into()]);
+        for c in [
+            IfaceChange::Link {
+                index: 2,
+                name: "s0".into(),
+                up: true,
+            },
+            IfaceChange::AddrAdded {
+                index: 2,
+                addr: a,
+                prefix_len: 24,
+            },
+            IfaceChange::AddrRemoved { index: 2, addr: a },
+            IfaceChange::AddrAdded {
+                index: 2,
+                addr: b,
+                prefix_len: 24,
+            },
+        ] {
+            ifaces.apply(&c);
+        }
+        let assoc = ep.association_mut(id).unwrap();
+        let mut m = Mobility::new(&PolicyKind::NewestAddress, &ifaces, false);
+        m.start(Time::ZERO, assoc, &ifaces);
+        let locals: Vec<(IpAddr, LocalAddrState)> = assoc
+            .local_addresses()
+            .iter()
+            .map(|l| (l.addr, l.state))
+            .collect();
+        assert_eq!(
+            locals,
+            vec![
+                (a, LocalAddrState::DeletePending),
+                (b, LocalAddrState::AddPending)
+            ]
+        );
     }
 }

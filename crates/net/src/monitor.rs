@@ -211,13 +211,22 @@ pub struct Interfaces {
     pub ifaces: BTreeMap<u32, Iface>,
     /// Names followed; empty: all but loopback.
     pub follow: Vec<String>,
+    /// Usable addresses followed interfaces lost, newest last, with the
+    /// interface that held them (at most [`GONE_KEPT`]): an association
+    /// set up while its address went away still lists it, and its policy
+    /// learns of the loss when it starts ([`Interfaces::lost_events`]).
+    gone: std::collections::VecDeque<(IpAddr, u32)>,
 }
+
+/// Lost addresses [`Interfaces`] remembers.
+pub const GONE_KEPT: usize = 64;
 
 impl Interfaces {
     pub fn new(follow: Vec<String>) -> Self {
         Interfaces {
             ifaces: BTreeMap::new(),
             follow,
+            gone: Default::default(),
         }
     }
 
@@ -258,6 +267,7 @@ impl Interfaces {
                     && follow
                 {
                     for (addr, _) in i.addrs {
+                        self.note_gone(addr, *index);
                         ev.push(LinkEvent::AddressLost {
                             iface: *index,
                             addr,
@@ -271,6 +281,7 @@ impl Interfaces {
                 addr,
                 prefix_len,
             } => {
+                self.gone.retain(|(a, _)| a != addr);
                 let i = self.ifaces.entry(*index).or_default();
                 if !i.addrs.iter().any(|(a, _)| a == addr) {
                     i.addrs.push((*addr, *prefix_len));
@@ -288,6 +299,7 @@ impl Interfaces {
                 {
                     i.addrs.remove(k);
                     if self.followed(*index) && usable(addr) {
+                        self.note_gone(*addr, *index);
                         ev.push(LinkEvent::AddressLost {
                             iface: *index,
                             addr: *addr,
@@ -322,6 +334,33 @@ impl Interfaces {
             }
         }
         ev
+    }
+
+    fn note_gone(&mut self, addr: IpAddr, index: u32) {
+        self.gone.retain(|(a, _)| *a != addr);
+        if self.gone.len() == GONE_KEPT {
+            self.gone.pop_front();
+        }
+        self.gone.push_back((addr, index));
+    }
+
+    /// `AddressLost` for each of `locals` that a followed interface held
+    /// and lost and no interface holds now: what a policy starting on an
+    /// association set up during the loss must learn (the driver hands
+    /// link events only to established associations). Addresses the
+    /// monitor never saw go (e.g. configured on an interface not
+    /// followed) are left alone.
+    pub fn lost_events(&self, locals: &[IpAddr]) -> Vec<LinkEvent> {
+        locals
+            .iter()
+            .filter(|a| self.iface_of(**a).is_none())
+            .filter_map(|a| {
+                self.gone
+                    .iter()
+                    .find(|(g, _)| g == a)
+                    .map(|&(addr, iface)| LinkEvent::AddressLost { iface, addr })
+            })
+            .collect()
     }
 
     /// Usable addresses of followed interfaces.
@@ -424,6 +463,62 @@ mod tests {
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()
+    }
+
+    /// An address lost while an association was being set up is reported
+    /// to the policy that starts on it; one that came back, one the
+    /// monitor never saw, and one on an interface not followed are not.
+    #[test]
+    fn lost_events_name_what_the_host_lost_and_nothing_else() {
+        let mut t = Interfaces::new(vec!["s0".into()]);
+        for (index, name) in [(3, "s0"), (4, "eth9")] {
+            t.apply(&IfaceChange::Link {
+                index,
+                name: name.into(),
+                up: true,
+            });
+        }
+        let add = |t: &mut Interfaces, index, a: &str| {
+            t.apply(&IfaceChange::AddrAdded {
+                index,
+                addr: ip(a),
+                prefix_len: 24,
+            })
+        };
+        let del = |t: &mut Interfaces, index, a: &str| {
+            t.apply(&IfaceChange::AddrRemoved { index, addr: ip(a) })
+        };
+        add(&mut t, 3, "10.52.3.52");
+        add(&mut t, 4, "192.0.2.7");
+        // The single-radio move: the old address goes, a new one comes.
+        del(&mut t, 3, "10.52.3.52");
+        add(&mut t, 3, "10.52.2.221");
+        del(&mut t, 4, "192.0.2.7");
+        let locals = [
+            ip("10.52.3.52"),
+            ip("10.52.2.221"),
+            ip("192.0.2.7"),
+            ip("198.51.100.1"),
+        ];
+        assert_eq!(
+            t.lost_events(&locals),
+            vec![LinkEvent::AddressLost {
+                iface: 3,
+                addr: ip("10.52.3.52")
+            }]
+        );
+        // It comes back: not lost any more.
+        add(&mut t, 3, "10.52.3.52");
+        assert!(t.lost_events(&locals).is_empty());
+        // The memory is bounded.
+        for k in 0..(GONE_KEPT as u8 + 10) {
+            let a = format!("10.60.0.{k}");
+            add(&mut t, 3, &a);
+            del(&mut t, 3, &a);
+        }
+        assert_eq!(t.gone.len(), GONE_KEPT);
+        assert!(t.lost_events(&[ip("10.60.0.0")]).is_empty(), "forgotten");
+        assert_eq!(t.lost_events(&[ip("10.60.0.70")]).len(), 1);
     }
 
     #[test]

@@ -7,7 +7,10 @@
 //! tell the correspondent is an ASCONF sent from the new address, which
 //! carries the old address in its Address Parameter (so that the
 //! correspondent finds the association by it and the verification tag),
-//! and Add IP (new), Delete IP (old), Set Primary (new) in that order.
+//! and Add IP (new), Set Primary (new); Delete IP (old) follows in the
+//! next ASCONF, located by the new address (an ASCONF never deletes its
+//! own Address Parameter, which must find the association at the peer
+//! also when a retransmission comes after the peer processed it).
 //!
 //! ```text
 //!   MN mn0 10.41.1.2/24 -> 10.41.2.2/24 ==== tbf 16 Mbit/s ==== ar0 AR ar1 ==== cn0 CN
@@ -236,8 +239,9 @@ fn single_radio_move_asconf_from_the_new_address() {
         "the new address is the primary: {cn_events:?}"
     );
     // On the wire: every ASCONF left from the new address; the first
-    // names the old address in its Address Parameter and asks Add IP,
-    // Delete IP, Set Primary (0xc001, 0xc002, 0xc004) in that order.
+    // names the old address in its Address Parameter and asks Add IP and
+    // Set Primary (0xc001, 0xc004); a later one, named by the new
+    // address, deletes the old one (0xc002).
     let asconfs = tshark_fields(
         &file,
         "sctp.chunk_type==193",
@@ -260,10 +264,14 @@ fn single_radio_move_asconf_from_the_new_address() {
         .split(',')
         .filter(|t| t.starts_with("0xc0"))
         .collect();
-    assert_eq!(
-        types,
-        ["0xc001", "0xc002", "0xc004"],
-        "Add, Delete, Set Primary: {first}"
+    assert_eq!(types, ["0xc001", "0xc004"], "Add, Set Primary: {first}");
+    let delete = asconfs
+        .iter()
+        .find(|a| a.contains("0xc002"))
+        .expect("an ASCONF deletes the old address");
+    assert!(
+        delete.split('\t').nth(2).unwrap_or("").starts_with(NEW),
+        "the Delete is located by the new address: {delete}"
     );
     let addrs: Vec<&str> = first.split('\t').nth(2).unwrap_or("").split(',').collect();
     assert_eq!(

@@ -168,10 +168,25 @@ impl AsconfState {
 
     /// Builds the next ASCONF from all queued requests when none is
     /// outstanding (rule A3: one at a time). `address` locates the
-    /// association at the peer (an address the peer knows).
+    /// association at the peer (an address the peer knows, RFC 5061
+    /// section 4.1.1).
+    ///
+    /// A Delete of `address` itself waits for the next ASCONF (unless it
+    /// is all there is to send): the Address Parameter must find the
+    /// association at the peer both before and after the peer processes
+    /// the request. An ASCONF that deleted its own Address Parameter,
+    /// retransmitted after its ASCONF-ACK was lost from a source the peer
+    /// has not heard of (a single-radio mobile that moved again), would
+    /// name an address the peer had just deleted: out of the blue to it
+    /// (section 5.2), answered with an ABORT.
     pub fn start_next(&mut self, address: IpAddr, max_params: usize) -> Option<&OutstandingAsconf> {
         if self.outstanding.is_some() || self.pending.is_empty() {
             return None;
+        }
+        let own_delete = Request::Delete(address);
+        let deferred = self.pending.len() > 1 && self.pending.contains(&own_delete);
+        if deferred {
+            self.pending.retain(|r| *r != own_delete);
         }
         let mut requests = Vec::new();
         while requests.len() < max_params.max(1) {
@@ -188,6 +203,9 @@ impl AsconfState {
             params: requests.iter().map(|&(id, r)| r.to_param(id)).collect(),
         };
         self.next_serial = self.next_serial.wrapping_add(1);
+        if deferred {
+            self.pending.push_front(own_delete);
+        }
         self.outstanding = Some(OutstandingAsconf {
             chunk,
             requests,
@@ -306,6 +324,42 @@ mod tests {
         let o = s.start_next(ip("10.0.0.1"), 8).unwrap();
         assert_eq!(o.chunk.serial, 1001);
         assert_eq!(o.requests[0].0, 3);
+    }
+
+    /// A single-radio move (Add new, Delete old, Set Primary new, located
+    /// by the old address): the Delete of the Address Parameter itself
+    /// waits for the next ASCONF, located by the new address.
+    #[test]
+    fn an_asconf_never_deletes_its_own_address_parameter() {
+        let (old, new) = (ip("10.0.0.1"), ip("10.1.0.1"));
+        let mut s = AsconfState::new(true, 1000, 5000, 8);
+        for r in [
+            Request::Add(new),
+            Request::Delete(old),
+            Request::SetPrimary(new),
+        ] {
+            s.queue(r).unwrap();
+        }
+        let o = s.start_next(old, 8).unwrap();
+        let kinds: Vec<Request> = o.requests.iter().map(|(_, r)| *r).collect();
+        assert_eq!(kinds, [Request::Add(new), Request::SetPrimary(new)]);
+        assert_eq!(
+            s.pending().copied().collect::<Vec<_>>(),
+            [Request::Delete(old)]
+        );
+        s.on_ack(&AsconfAckChunk {
+            serial: 1000,
+            params: vec![],
+        })
+        .unwrap();
+        let o = s.start_next(new, 8).unwrap();
+        assert_eq!(o.chunk.address, new);
+        assert_eq!(o.requests[0].1, Request::Delete(old));
+        // All there is to send: it goes (a peer that can resolve nothing
+        // else would never hear of it otherwise).
+        let mut s = AsconfState::new(true, 1, 1, 8);
+        s.queue(Request::Delete(old)).unwrap();
+        assert!(s.start_next(old, 8).is_some());
     }
 
     #[test]

@@ -371,7 +371,9 @@ fn single_homed_move_sends_asconf_from_the_new_address() {
     bulk.check_complete();
 
     // The first packet from the new address carries the ASCONF: Add(new),
-    // Delete(old), Set-Primary(new), located by the old address.
+    // Set-Primary(new), located by the old address; the Delete(old) waits
+    // for the next ASCONF (an ASCONF never deletes its own Address
+    // Parameter, see `a_second_move_before_the_asconf_ack_loses_nothing`).
     let first = n
         .seen
         .iter()
@@ -400,9 +402,17 @@ fn single_homed_move_sends_asconf_from_the_new_address() {
             other => panic!("unexpected {other:?}"),
         })
         .collect();
-    assert_eq!(
-        params,
-        vec![("add", m2), ("delete", m1), ("set-primary", m2)]
+    assert_eq!(params, vec![("add", m2), ("set-primary", m2)]);
+    let deletes: Vec<(IpAddr, Vec<Param>)> = chunks_sent(&n, Side::A, Time::ZERO)
+        .into_iter()
+        .filter_map(|c| match c {
+            Chunk::Asconf(x) if x.serial != asconf.serial => Some((x.address, x.params)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        matches!(&deletes[..], [(l, p)] if *l == m2 && matches!(p[..], [Param::DeleteIpAddress { address, .. }] if address == m1)),
+        "then Delete(old), located by the new address: {deletes:?}"
     );
     // Nothing else left the new address before the ASCONF-ACK came back.
     let ack_time = n
@@ -712,10 +722,16 @@ fn asconf_retransmission_is_not_held_behind_a_heartbeat_to_another_peer_address(
         .unwrap();
     n.run_for(Duration::from_secs(3));
 
+    // The first ASCONF (Add MN2) and its retransmission; the Delete of
+    // MN1, its Address Parameter, follows in the next one.
+    let first_serial = |s: &&Seen| {
+        parse(s).chunks.iter().any(|c| matches!(c, Chunk::Asconf(x) if x.params.len() == 1 && matches!(x.params[0], Param::AddIpAddress { .. })))
+    };
     let asconfs: Vec<&Seen> = n
         .seen
         .iter()
         .filter(|s| s.from == Side::A && s.time >= moved_at && has(s, chunk_type::ASCONF))
+        .filter(first_serial)
         .collect();
     assert_eq!(asconfs.len(), 2, "the ASCONF and one retransmission");
     assert!(asconfs[0].dropped && !asconfs[1].dropped);
@@ -860,4 +876,113 @@ fn readding_an_address_whose_delete_has_not_left_withdraws_the_delete() {
         matches!(params[..], [Param::DeleteIpAddress { address, .. }] if address == ip(MN1)),
         "{params:?}"
     );
+}
+
+/// A single-radio mobile moves twice in quick succession and the first
+/// ASCONF-ACK is lost: the ASCONF's retransmission leaves from the third
+/// address, which the correspondent has never heard of, so the
+/// correspondent finds the association only by the ASCONF's Address
+/// Parameter (RFC 5061 section 5.2). That address must still be one the
+/// correspondent knows after it processed the first transmission: an
+/// ASCONF never deletes its own Address Parameter (the Delete follows in
+/// the next one). `msctp soak` lost associations this way (ABORT with the
+/// T bit).
+///
+/// ```text
+///  A (MN1 -> MN2 -> MN3)                            B (CN)
+///  MN2 -> CN  ASCONF #1 [lookup MN1; Add MN2, Set Primary MN2] -->
+///             <-- ASCONF-ACK #1 lost
+///  MN2 lost, MN3 obtained
+///  T4: MN3 -> CN  ASCONF #1 again [lookup MN1] ---------------------->
+///             <-- ASCONF-ACK #1 (cached)
+///  MN3 -> CN  ASCONF #2 [Delete MN1, Add MN3, Delete MN2, Set Primary MN3]
+/// ```
+#[test]
+fn a_second_move_before_the_asconf_ack_loses_nothing() {
+    let (m1, m2, m3, cn) = (ip(MN1), ip(MN2), ip("10.3.0.2"), ip(CN));
+    let mut n = Net::new(
+        config(5000, 128 * 1024),
+        &[m1, m2, m3],
+        config(6000, 64 * 1024),
+        &[cn],
+        Link::new(Duration::from_millis(10)),
+        41,
+    );
+    n.a.set_local_addresses(&[m1]);
+    n.tick = Some(Duration::from_millis(1));
+    let (a, b) = n.connect(Duration::from_secs(2));
+    n.run_for(Duration::from_secs(1));
+    let mut dropped = false;
+    n.filter = Some(Box::new(move |from, _, _, data: &mut Vec<u8>| {
+        if from == Side::B && !dropped && chunk_types(data).contains(&chunk_type::ASCONF_ACK) {
+            dropped = true;
+            return Verdict::Drop;
+        }
+        Verdict::Pass
+    }));
+    let mut policy = NewestAddress::default();
+    let mut feed = |n: &mut Net, ev: LinkEvent| {
+        let now = n.now;
+        let x = n.a.association_mut(a).unwrap();
+        let d = policy.on_link_event(now, &ev, x);
+        for r in policy::apply(x, &d) {
+            r.unwrap();
+        }
+    };
+    let moved_at = n.now;
+    n.set_up(m1, cn, false);
+    feed(&mut n, LinkEvent::AddressLost { iface: 1, addr: m1 });
+    feed(&mut n, LinkEvent::AddressObtained { iface: 1, addr: m2 });
+    n.run_for(Duration::from_millis(100));
+    n.set_up(m2, cn, false);
+    feed(&mut n, LinkEvent::AddressLost { iface: 1, addr: m2 });
+    feed(&mut n, LinkEvent::AddressObtained { iface: 1, addr: m3 });
+    n.a.association_mut(a)
+        .unwrap()
+        .send(0, 0, Bytes::from_static(b"after two moves"), false)
+        .unwrap();
+    n.run_for(Duration::from_secs(5));
+
+    assert!(
+        n.seen
+            .iter()
+            .any(|s| s.dropped && has(s, chunk_type::ASCONF_ACK)),
+        "the first ASCONF-ACK was lost"
+    );
+    let lookups: Vec<IpAddr> = chunks_sent(&n, Side::A, moved_at)
+        .iter()
+        .filter_map(|c| match c {
+            Chunk::Asconf(x) => Some(x.address),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        lookups.len() >= 3,
+        "two ASCONFs and a retransmission: {lookups:?}"
+    );
+    assert!(
+        !n.seen
+            .iter()
+            .any(|s| s.from == Side::B && s.time >= moved_at && has(s, chunk_type::ABORT)),
+        "B aborted (ASCONFs located by {lookups:?})"
+    );
+    let y = n.b.association_mut(b).unwrap();
+    assert!(y.state().is_established());
+    let peer_paths: Vec<IpAddr> = y.paths().iter().map(|p| p.remote).collect();
+    assert_eq!(
+        peer_paths,
+        vec![m3],
+        "B knows the mobile by its last address only"
+    );
+    assert_eq!(
+        &y.recv().expect("the message arrived").data[..],
+        b"after two moves"
+    );
+    let x = n.a.association(a).unwrap();
+    let locals: Vec<(IpAddr, LocalAddrState)> = x
+        .local_addresses()
+        .iter()
+        .map(|l| (l.addr, l.state))
+        .collect();
+    assert_eq!(locals, vec![(m3, LocalAddrState::Available)]);
 }

@@ -459,3 +459,66 @@ fn unrecognized_address_requests_are_not_sent_again() {
     assert!(a.request_peer_primary(ip("192.168.0.2")).is_err(), "F3b");
     assert!(p.sent().is_empty(), "nothing more is sent");
 }
+
+/// A Delete IP the peer answers with "Unresolvable Address" (RFC 5061
+/// section 5.2.2: the address is not part of the association there)
+/// leaves the address out of ours too: kept as available, it would be
+/// the Address Parameter of the next ASCONF, which the peer cannot
+/// resolve (section 5.2), and an ASCONF sent from a new address would be
+/// out of the blue to it. (A mobile whose association was set up while
+/// its address changed listed an address the peer never heard of.)
+///
+/// ```text
+///   engine (.1 .2)                         peer
+///   ASCONF [Delete .2]        ------>
+///                             <------      ASCONF-ACK [Unresolvable Address .2]
+///   locals: .1 only; LocalAddressRemoved .2
+///   ASCONF [lookup .1, Add .3] ------>
+/// ```
+#[test]
+fn a_delete_the_peer_cannot_resolve_removes_the_address() {
+    let mut p = Peer::new(AssociationConfig {
+        asconf: true,
+        auth: true,
+        ..config()
+    });
+    p.ep.set_local_addresses(&[ip("192.168.0.2"), ip("192.168.0.1")]);
+    p.accept_with_auth();
+    let id = p.ep.associations()[0];
+    let a = p.ep.association_mut(id).unwrap();
+    a.remove_local_address(ip("192.168.0.2")).unwrap();
+    let (serial, corr) = asconf_of(&p.sent());
+    p.inject_authenticated(vec![Chunk::AsconfAck(AsconfAckChunk {
+        serial,
+        params: vec![Param::ErrorCauseIndication {
+            correlation_id: corr,
+            causes: vec![ErrorCause::UnresolvableAddress {
+                address: Bytes::from_static(&[0, 5, 0, 8, 192, 168, 0, 2]),
+            }],
+        }],
+    })]);
+    p.ep.flush_events();
+    let mut removed = false;
+    while let Some((_, e)) = p.ep.poll_event() {
+        removed |= e
+            == msctp_proto::Event::LocalAddressRemoved {
+                addr: ip("192.168.0.2"),
+            };
+    }
+    assert!(removed, "the application learns the address is gone");
+    let a = p.ep.association_mut(id).unwrap();
+    let locals: Vec<IpAddr> = a.local_addresses().iter().map(|l| l.addr).collect();
+    assert_eq!(locals, vec![ip("192.168.0.1")], "the peer never had .2");
+    // The next ASCONF names an address the peer knows.
+    a.add_local_address(ip("192.168.0.3")).unwrap();
+    let sent = p.sent();
+    let lookup = sent
+        .iter()
+        .flat_map(|pkt| &pkt.chunks)
+        .find_map(|c| match c {
+            Chunk::Asconf(x) => Some(x.address),
+            _ => None,
+        })
+        .expect("an ASCONF");
+    assert_eq!(lookup, ip("192.168.0.1"));
+}

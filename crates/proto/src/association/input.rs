@@ -1148,6 +1148,15 @@ impl Association {
                     .retain(|l| !(l.addr == addr && l.state == LocalAddrState::AddPending));
                 self.push_event(Event::LocalAddressAddFailed { addr, causes });
             }
+            Request::Delete(_) if unresolvable(&causes) => {
+                // The peer does not have the address (RFC 5061 section
+                // 5.2.2: Unresolvable Address): it is not part of the
+                // association at the peer, which is what the Delete asked.
+                // Kept, it could become the Address Parameter of a later
+                // ASCONF that the peer cannot resolve (section 5.2), whose
+                // packet from a new address would then be out of the blue.
+                self.complete_request(r);
+            }
             Request::Delete(addr) => {
                 self.asconf.add_delete_refused |= unrecognized;
                 if let Some(l) = self.local.iter_mut().find(|l| l.addr == addr) {
@@ -1164,6 +1173,13 @@ impl Association {
             }
         }
     }
+}
+
+/// Does an ASCONF-ACK's error say the peer cannot resolve the address?
+fn unresolvable(causes: &[ErrorCause]) -> bool {
+    causes
+        .iter()
+        .any(|c| matches!(c, ErrorCause::UnresolvableAddress { .. }))
 }
 
 /// Heartbeat Info we send: address family, address, nonce.
