@@ -283,3 +283,57 @@ fn multihomed_restart_with_the_same_addresses_is_accepted() {
     assert_eq!(s.ep.association_for_peer(m1(), P_PORT), Some(id));
     assert_eq!(s.ep.association_for_peer(m2(), P_PORT), None);
 }
+
+/// Messages B delivered to its queue before P restarted, and that B's
+/// application has not read yet, are still read after the restart, first
+/// (they were acknowledged: P's old incarnation will never send them
+/// again). They used to vanish with the old incarnation's receiver.
+///
+/// ```text
+///   P (m1)                                   B (cn)
+///   DATA "one", "two" --------------------->  (delivered, unread)
+///                       <------------------  SACK
+///   (P restarts) INIT, COOKIE ECHO -------->  Restarted
+///   DATA "three" -------------------------->
+///   B's application reads: one, two, three
+/// ```
+#[test]
+fn a_restart_keeps_the_messages_not_read_yet() {
+    let mut s = b(7);
+    let (id, b_tag, _) = s.handshake(m1(), P_PORT, 0x1111_0001, &[]);
+    let data = |tsn: u32, ssn: u16, text: &'static str| {
+        Chunk::Data(msctp_proto::wire::DataChunk {
+            tsn,
+            stream_id: 0,
+            ssn,
+            ppid: 0,
+            unordered: false,
+            begin: true,
+            end: true,
+            immediate: true,
+            payload: Bytes::from_static(text.as_bytes()),
+        })
+    };
+    s.inject(
+        m1(),
+        P_PORT,
+        b_tag,
+        vec![data(1000, 0, "one"), data(1001, 1, "two")],
+    );
+    // P restarts: a new tag, the same address and port.
+    let out = s.inject(m1(), P_PORT, 0, vec![init(0x2222_0002, &[])]);
+    let (new_tag, cookie) = init_ack_cookie(&out).unwrap();
+    let out = s.inject(m1(), P_PORT, new_tag, vec![Chunk::CookieEcho { cookie }]);
+    assert!(matches!(out[0].first(), Some(Chunk::CookieAck)));
+    assert!(s.events.contains(&(id, Event::Restarted)));
+    s.inject(m1(), P_PORT, new_tag, vec![data(1000, 0, "three")]);
+    let a = s.ep.association_mut(id).unwrap();
+    let mut read = Vec::new();
+    while let Some(m) = a.recv() {
+        read.push(m.data);
+    }
+    assert_eq!(
+        read,
+        ["one", "two", "three"].map(|t| Bytes::from_static(t.as_bytes()))
+    );
+}

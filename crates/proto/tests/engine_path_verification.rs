@@ -219,3 +219,59 @@ fn single_homed_move_moves_data_when_the_new_address_answers_its_probe() {
     );
     assert!(n.b.association(b).unwrap().paths()[0].confirmed);
 }
+
+/// The peer's other addresses, learned from its INIT ACK, are verified
+/// only once the association is established: a HEARTBEAT sent while
+/// COOKIE ECHOED (RFC 9260 section 5.4 verifies the addresses of an
+/// association; heartbeats belong to section 8.3's established paths)
+/// can overtake the COOKIE ECHO, reach the peer before the association
+/// exists there and draw an ABORT with the T bit, which kills the
+/// association being set up (`msctp soak` saw connects refused this way
+/// when the impaired link reordered the two).
+///
+/// ```text
+///   A (M1)                                  B (CN, CN2)
+///   INIT ---------------------------------->
+///        <------------------- INIT ACK [CN2]
+///   COOKIE ECHO --------------------------->
+///   (no HEARTBEAT to CN2 here)
+///        <------------------- COOKIE ACK
+///   HEARTBEAT -> CN2 ---------------------->
+/// ```
+#[test]
+fn no_heartbeat_leaves_before_the_association_is_established() {
+    let cn2 = ip("10.9.0.2");
+    let mut n = Net::new(
+        config(5000),
+        &[ip(M1)],
+        config(6000),
+        &[ip(CN), cn2],
+        Link::new(Duration::from_millis(10)),
+        31,
+    );
+    n.tick = Some(Duration::from_millis(1));
+    n.connect(Duration::from_secs(2));
+    n.run_for(Duration::from_secs(1));
+    let cookie_ack = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::B && s.chunks.contains(&chunk_type::COOKIE_ACK))
+        .expect("COOKIE ACK")
+        .time;
+    let heartbeats: Vec<(Time, IpAddr)> = n
+        .seen
+        .iter()
+        .filter(|s| s.from == Side::A && s.chunks.contains(&chunk_type::HEARTBEAT))
+        .map(|s| (s.time, s.dst))
+        .collect();
+    assert!(
+        heartbeats.iter().any(|&(_, d)| d == cn2),
+        "CN2 is verified: {heartbeats:?}"
+    );
+    assert!(
+        heartbeats
+            .iter()
+            .all(|&(t, _)| t >= cookie_ack + Duration::from_millis(10)),
+        "a HEARTBEAT left before the COOKIE ACK arrived ({cookie_ack:?}): {heartbeats:?}"
+    );
+}

@@ -289,8 +289,16 @@ impl Association {
         fresh.secret = secret;
         fresh.headroom = self.headroom;
         let old_unsent = self.sender.drain_unsent();
+        // Messages delivered to the application's queue but not read yet
+        // were acknowledged: the application still gets them, before
+        // anything of the new incarnation (as a socket keeps what its
+        // receive buffer holds across SCTP_RESTART, RFC 6458 section
+        // 6.1.1). Fragments and messages out of order are dropped with
+        // the old incarnation, whose peer restarted without them.
+        let unread = self.receiver.take_unread();
         let mut events = std::mem::take(&mut self.events);
         *self = fresh;
+        self.receiver.keep_unread(unread);
         // Keep earlier events, replace "Connected" by "Restarted".
         self.events.retain(|e| *e != Event::Connected);
         events.extend(self.events.drain(..));

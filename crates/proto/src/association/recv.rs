@@ -404,6 +404,23 @@ impl Receiver {
         Some(m)
     }
 
+    /// The messages delivered but not yet read, taken out (a restart
+    /// hands them to the new incarnation, [`Self::keep_unread`]).
+    pub fn take_unread(&mut self) -> VecDeque<Message> {
+        let unread = std::mem::take(&mut self.ready);
+        self.buffered -= unread.iter().map(|m| m.data.len()).sum::<usize>();
+        unread
+    }
+
+    /// Puts `unread` (from [`Self::take_unread`]) before the messages
+    /// ready now: they were delivered (and acknowledged) first, and they
+    /// occupy the receive buffer until read.
+    pub fn keep_unread(&mut self, mut unread: VecDeque<Message>) {
+        self.buffered += unread.iter().map(|m| m.data.len()).sum::<usize>();
+        unread.append(&mut self.ready);
+        self.ready = unread;
+    }
+
     pub fn readable(&self) -> bool {
         !self.ready.is_empty()
     }

@@ -33,8 +33,12 @@ impl Association {
         }
         consider(self.probe_timeout());
         consider(self.cmt_timer());
+        let heartbeats = self.state.is_established();
         for p in &self.paths {
             consider(p.t3_deadline);
+            if !heartbeats {
+                continue;
+            }
             consider(p.heartbeat_deadline);
             if let Some(h) = &p.heartbeat
                 && !h.timed_out
@@ -65,11 +69,18 @@ impl Association {
                 self.t3_expired(i, now);
             }
         }
+        // Heartbeats (path verification included) wait for the
+        // association to exist at the peer: one sent while COOKIE ECHOED
+        // could overtake the COOKIE ECHO and be answered with an ABORT
+        // (RFC 9260 section 8.4); a deadline that fell due meanwhile
+        // fires at the first timeout after the COOKIE ACK.
         for i in 0..self.paths.len() {
             if self.state == State::Closed {
                 return;
             }
-            self.heartbeat_timers(i, now);
+            if self.state.is_established() {
+                self.heartbeat_timers(i, now);
+            }
         }
         if self.state == State::Closed {
             return;
