@@ -15,6 +15,11 @@
 
 use std::net::IpAddr;
 
+use msctp_proto::auth::HmacAlgorithm;
+use msctp_proto::wire::cause::cause_code as c;
+use msctp_proto::wire::chunk::chunk_type as t;
+use msctp_proto::wire::param::{emit_address, param_type as p};
+
 use crate::mapping::Mapping;
 use crate::spec::{CauseList, CauseSpec, ChunkSpec, Field, InitSpec, ParamList, ParamSpec};
 
@@ -237,13 +242,10 @@ fn address_param(
 ) -> Result<Masked, EncodeError> {
     let mut m = Masked::new();
     match a {
-        Field::Is(IpAddr::V4(v4)) => {
-            m.put(&[0, 5, 0, 8], true);
-            m.put(&v4.octets(), true);
-        }
-        Field::Is(IpAddr::V6(v6)) => {
-            m.put(&[0, 6, 0, 20], true);
-            m.put(&v6.octets(), true);
+        Field::Is(addr) => {
+            let mut b = Vec::with_capacity(20);
+            emit_address(addr, &mut b);
+            m.put(&b, true);
         }
         Field::Any => {
             if mode.inbound() {
@@ -265,7 +267,7 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
             } else {
                 address_value(&mut v, a);
             }
-            (Some(5), None, "IPV4_ADDRESS")
+            (Some(p::IPV4_ADDRESS), None, "IPV4_ADDRESS")
         }
         ParamSpec::Ipv6(a) => {
             if a.is_any() {
@@ -273,12 +275,12 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
             } else {
                 address_value(&mut v, a);
             }
-            (Some(6), None, "IPV6_ADDRESS")
+            (Some(p::IPV6_ADDRESS), None, "IPV6_ADDRESS")
         }
         ParamSpec::StateCookie { len, val } => {
             let (m, l) = bytes_or_len(mode, len, val, 4);
             v = m;
-            (Some(7), l, "STATE_COOKIE")
+            (Some(p::STATE_COOKIE), l, "STATE_COOKIE")
         }
         ParamSpec::HostName(h) => {
             match h {
@@ -294,7 +296,7 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
                     }
                 }
             }
-            (Some(11), None, "HOSTNAME_ADDRESS")
+            (Some(p::HOST_NAME_ADDRESS), None, "HOSTNAME_ADDRESS")
         }
         ParamSpec::SupportedAddressTypes(t) => {
             match t {
@@ -307,23 +309,35 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
                     mode.wildcard(&mut v);
                 }
             }
-            (Some(12), None, "SUPPORTED_ADDRESS_TYPES")
+            (
+                Some(p::SUPPORTED_ADDRESS_TYPES),
+                None,
+                "SUPPORTED_ADDRESS_TYPES",
+            )
         }
         ParamSpec::CookiePreservative(i) => {
             v.u32(field(i));
-            (Some(9), None, "COOKIE_PRESERVATIVE")
+            (Some(p::COOKIE_PRESERVATIVE), None, "COOKIE_PRESERVATIVE")
         }
         ParamSpec::Unrecognized(ps) => {
             params_field(mode, &mut v, ps)?;
-            (Some(8), None, "UNRECOGNIZED_PARAMETER")
+            (
+                Some(p::UNRECOGNIZED_PARAMETER),
+                None,
+                "UNRECOGNIZED_PARAMETER",
+            )
         }
         ParamSpec::HeartbeatInfo { len, val } => {
             let (m, l) = bytes_or_len(mode, len, val, 4);
             v = m;
-            (Some(1), l, "HEARTBEAT_INFORMATION")
+            (Some(p::HEARTBEAT_INFO), l, "HEARTBEAT_INFORMATION")
         }
-        ParamSpec::EcnCapable => (Some(0x8000), None, "ECN_CAPABLE"),
-        ParamSpec::ForwardTsnSupported => (Some(0xc000), None, "FORWARD_TSN_SUPPORTED"),
+        ParamSpec::EcnCapable => (Some(p::ECN_CAPABLE), None, "ECN_CAPABLE"),
+        ParamSpec::ForwardTsnSupported => (
+            Some(p::FORWARD_TSN_SUPPORTED),
+            None,
+            "FORWARD_TSN_SUPPORTED",
+        ),
         ParamSpec::SupportedExtensions(t) => {
             match t {
                 Field::Is(list_) => v.put(list_, true),
@@ -331,16 +345,20 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
                     mode.wildcard(&mut v);
                 }
             }
-            (Some(0x8008), None, "SUPPORTED_EXTENSIONS")
+            (Some(p::SUPPORTED_EXTENSIONS), None, "SUPPORTED_EXTENSIONS")
         }
         ParamSpec::Adaptation(c) => {
             v.u32(field(c));
-            (Some(0xc006), None, "ADAPTATION_INDICATION")
+            (
+                Some(p::ADAPTATION_LAYER_INDICATION),
+                None,
+                "ADAPTATION_INDICATION",
+            )
         }
         ParamSpec::Random { len, val } => {
             let (m, l) = bytes_or_len(mode, len, val, 4);
             v = m;
-            (Some(0x8002), l, "RANDOM")
+            (Some(p::RANDOM), l, "RANDOM")
         }
         ParamSpec::Chunks(t) => {
             match t {
@@ -349,7 +367,7 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
                     mode.wildcard(&mut v);
                 }
             }
-            (Some(0x8003), None, "CHUNKS")
+            (Some(p::CHUNKS), None, "CHUNKS")
         }
         ParamSpec::HmacAlgo(ids) => {
             match ids {
@@ -362,15 +380,15 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
                     mode.wildcard(&mut v);
                 }
             }
-            (Some(0x8004), None, "HMAC_ALGO")
+            (Some(p::HMAC_ALGO), None, "HMAC_ALGO")
         }
         ParamSpec::AddIp { corr, addr }
         | ParamSpec::DeleteIp { corr, addr }
         | ParamSpec::SetPrimary { corr, addr } => {
             let (ty, name) = match p {
-                ParamSpec::AddIp { .. } => (0xc001, "ADD_IP_ADDRESS"),
-                ParamSpec::DeleteIp { .. } => (0xc002, "DELETE_IP_ADDRESS"),
-                _ => (0xc004, "SET_PRIMARY_ADDRESS"),
+                ParamSpec::AddIp { .. } => (p::ADD_IP_ADDRESS, "ADD_IP_ADDRESS"),
+                ParamSpec::DeleteIp { .. } => (p::DELETE_IP_ADDRESS, "DELETE_IP_ADDRESS"),
+                _ => (p::SET_PRIMARY_ADDRESS, "SET_PRIMARY_ADDRESS"),
             };
             v.u32(field(corr));
             let a = address_param(mode, addr, name)?;
@@ -381,11 +399,15 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
             v.u32(field(corr));
             let c = cause_list(mode, causes)?;
             v.append(&c);
-            (Some(0xc003), None, "ERROR_CAUSE_INDICATION")
+            (
+                Some(p::ERROR_CAUSE_INDICATION),
+                None,
+                "ERROR_CAUSE_INDICATION",
+            )
         }
         ParamSpec::Success { corr } => {
             v.u32(field(corr));
-            (Some(0xc005), None, "SUCCESS_INDICATION")
+            (Some(p::SUCCESS_INDICATION), None, "SUCCESS_INDICATION")
         }
         ParamSpec::Generic { ty, len, val } => {
             let (m, l) = bytes_or_len(mode, len, val, 4);
@@ -468,7 +490,10 @@ pub fn cause(mode: Mode<'_>, c: &CauseSpec) -> Result<Tlv, EncodeError> {
         CauseSpec::InvalidStream(sid) => {
             v.u16(field(sid));
             v.put(&[0, 0], false);
-            (Some(1), "INVALID_STREAM_IDENTIFIER")
+            (
+                Some(c::INVALID_STREAM_IDENTIFIER),
+                "INVALID_STREAM_IDENTIFIER",
+            )
         }
         CauseSpec::MissingMandatory(types) => {
             match types {
@@ -486,16 +511,19 @@ pub fn cause(mode: Mode<'_>, c: &CauseSpec) -> Result<Tlv, EncodeError> {
                     }
                 }
             }
-            (Some(2), "MISSING_MANDATORY_PARAMETER")
+            (
+                Some(c::MISSING_MANDATORY_PARAMETER),
+                "MISSING_MANDATORY_PARAMETER",
+            )
         }
         CauseSpec::StaleCookie(s) => {
             v.u32(field(s));
-            (Some(3), "STALE_COOKIE_ERROR")
+            (Some(c::STALE_COOKIE), "STALE_COOKIE_ERROR")
         }
-        CauseSpec::OutOfResources => (Some(4), "OUT_OF_RESOURCES"),
+        CauseSpec::OutOfResources => (Some(c::OUT_OF_RESOURCE), "OUT_OF_RESOURCES"),
         CauseSpec::Unresolvable(p) => {
             embedded_param(mode, &mut v, p)?;
-            (Some(5), "UNRESOLVABLE_ADDRESS")
+            (Some(c::UNRESOLVABLE_ADDRESS), "UNRESOLVABLE_ADDRESS")
         }
         CauseSpec::UnrecognizedChunk(ch) => {
             match ch {
@@ -512,21 +540,30 @@ pub fn cause(mode: Mode<'_>, c: &CauseSpec) -> Result<Tlv, EncodeError> {
                     mode.wildcard(&mut v);
                 }
             }
-            (Some(6), "UNRECOGNIZED_CHUNK_TYPE")
+            (Some(c::UNRECOGNIZED_CHUNK_TYPE), "UNRECOGNIZED_CHUNK_TYPE")
         }
-        CauseSpec::InvalidMandatory => (Some(7), "INVALID_MANDATORY_PARAMETER"),
+        CauseSpec::InvalidMandatory => (
+            Some(c::INVALID_MANDATORY_PARAMETER),
+            "INVALID_MANDATORY_PARAMETER",
+        ),
         CauseSpec::UnrecognizedParams(ps) => {
             params_field(mode, &mut v, ps)?;
-            (Some(8), "UNRECOGNIZED_PARAMETERS")
+            (Some(c::UNRECOGNIZED_PARAMETERS), "UNRECOGNIZED_PARAMETERS")
         }
         CauseSpec::NoUserData(tsn) => {
             v.u32(field(tsn));
-            (Some(9), "NO_USER_DATA")
+            (Some(c::NO_USER_DATA), "NO_USER_DATA")
         }
-        CauseSpec::CookieWhileShutdown => (Some(10), "COOKIE_RECEIVED_WHILE_SHUTDOWN"),
+        CauseSpec::CookieWhileShutdown => (
+            Some(c::COOKIE_RECEIVED_WHILE_SHUTTING_DOWN),
+            "COOKIE_RECEIVED_WHILE_SHUTDOWN",
+        ),
         CauseSpec::RestartNewAddresses(ps) => {
             params_field(mode, &mut v, ps)?;
-            (Some(11), "RESTART_WITH_NEW_ADDRESSES")
+            (
+                Some(c::RESTART_WITH_NEW_ADDRESSES),
+                "RESTART_WITH_NEW_ADDRESSES",
+            )
         }
         CauseSpec::UserAbort(info) | CauseSpec::ProtocolViolation(info) => {
             match info {
@@ -536,31 +573,37 @@ pub fn cause(mode: Mode<'_>, c: &CauseSpec) -> Result<Tlv, EncodeError> {
                 }
             }
             if matches!(c, CauseSpec::UserAbort(_)) {
-                (Some(12), "USER_INITIATED_ABORT")
+                (Some(c::USER_INITIATED_ABORT), "USER_INITIATED_ABORT")
             } else {
-                (Some(13), "PROTOCOL_VIOLATION")
+                (Some(c::PROTOCOL_VIOLATION), "PROTOCOL_VIOLATION")
             }
         }
         CauseSpec::DeleteLast(p) => {
             embedded_param(mode, &mut v, p)?;
-            (Some(0x00a0), "DELETE_LAST_REMAINING_ADDRESS")
+            (
+                Some(c::DELETE_LAST_REMAINING_ADDRESS),
+                "DELETE_LAST_REMAINING_ADDRESS",
+            )
         }
         CauseSpec::ResourceShortage(p) => {
             embedded_param(mode, &mut v, p)?;
-            (Some(0x00a1), "RESOURCE_SHORTAGE")
+            (Some(c::RESOURCE_SHORTAGE), "RESOURCE_SHORTAGE")
         }
         CauseSpec::DeleteSource(p) => {
             embedded_param(mode, &mut v, p)?;
-            (Some(0x00a2), "DELETE_SOURCE_ADDRESS")
+            (Some(c::DELETE_SOURCE_ADDRESS), "DELETE_SOURCE_ADDRESS")
         }
-        CauseSpec::IllegalAsconfAck => (Some(0x00a3), "ILLEGAL_ASCONF_ACK"),
+        CauseSpec::IllegalAsconfAck => (Some(c::ILLEGAL_ASCONF_ACK), "ILLEGAL_ASCONF_ACK"),
         CauseSpec::RequestRefused(p) => {
             embedded_param(mode, &mut v, p)?;
-            (Some(0x00a4), "REQUEST_REFUSED")
+            (Some(c::NO_AUTHORIZATION), "REQUEST_REFUSED")
         }
         CauseSpec::UnsupportedHmac(id) => {
             v.u16(field(id));
-            (Some(0x0105), "UNSUPPORTED_HMAC_IDENTIFIER")
+            (
+                Some(c::UNSUPPORTED_HMAC_IDENTIFIER),
+                "UNSUPPORTED_HMAC_IDENTIFIER",
+            )
         }
         CauseSpec::Generic { code, len, info } => {
             let (m, l) = bytes_or_len(mode, len, info, 4);
@@ -628,7 +671,7 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
             ssn,
             ppid,
         } => {
-            chunk_header(&mut m, Some(0), flags);
+            chunk_header(&mut m, Some(t::DATA), flags);
             m.u32(field(tsn));
             m.u16(field(sid));
             m.u16(field(ssn));
@@ -655,7 +698,7 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
             gaps,
             dups,
         } => {
-            chunk_header(&mut m, Some(3), flags);
+            chunk_header(&mut m, Some(t::SACK), flags);
             m.u32(field(cum_tsn).map(map_local));
             m.u32(field(a_rwnd));
             let g: &[(u16, u16)] = gaps.get().map_or(&[], |v| v.as_slice());
@@ -674,7 +717,7 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
             }
         }
         ChunkSpec::Heartbeat { flags, info } => {
-            chunk_header(&mut m, Some(4), flags);
+            chunk_header(&mut m, Some(t::HEARTBEAT), flags);
             if let Some(p) = info {
                 let t = param(mode, p)?;
                 m.append(&t.body);
@@ -686,7 +729,7 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
             }
         }
         ChunkSpec::HeartbeatAck { flags, info } => {
-            chunk_header(&mut m, Some(5), flags);
+            chunk_header(&mut m, Some(t::HEARTBEAT_ACK), flags);
             let echo = match info {
                 None => true,
                 Some(ParamSpec::HeartbeatInfo { val, .. }) => val.is_any(),
@@ -716,7 +759,7 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
             m.append(&l);
         }
         ChunkSpec::Shutdown { flags, cum_tsn } => {
-            chunk_header(&mut m, Some(7), flags);
+            chunk_header(&mut m, Some(t::SHUTDOWN), flags);
             m.u32(field(cum_tsn).map(map_local));
         }
         ChunkSpec::ShutdownAck { flags }
@@ -728,11 +771,11 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
             (Mode::Inbound(ctx), Field::Any) => {
                 // packetdrill echoes the engine's cookie, whole.
                 let cookie = ctx.cookie.ok_or(EncodeError::NoCookie)?;
-                chunk_header(&mut m, Some(10), &Field::Is(0));
+                chunk_header(&mut m, Some(t::COOKIE_ECHO), &Field::Is(0));
                 m.put(cookie, true);
             }
             _ => {
-                chunk_header(&mut m, Some(10), flags);
+                chunk_header(&mut m, Some(t::COOKIE_ECHO), flags);
                 let (v, explicit) = bytes_or_len(mode, l, val, 4);
                 m.append(&v);
                 len = explicit;
@@ -758,7 +801,7 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
             addr,
             params,
         } => {
-            chunk_header(&mut m, Some(0xc1), flags);
+            chunk_header(&mut m, Some(t::ASCONF), flags);
             m.u32(field(serial));
             let a = address_param(mode, addr, "ASCONF")?;
             m.append(&a);
@@ -770,7 +813,7 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
             serial,
             params,
         } => {
-            chunk_header(&mut m, Some(0x80), flags);
+            chunk_header(&mut m, Some(t::ASCONF_ACK), flags);
             // Acknowledges an ASCONF of the engine: a serial in its space.
             m.u32(field(serial).map(map_local));
             let p = param_list(mode, params)?;
@@ -782,15 +825,19 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
             hmac_id,
             hmac,
         } => {
-            chunk_header(&mut m, Some(15), flags);
+            chunk_header(&mut m, Some(t::AUTH), flags);
             m.u16(field(key_id));
-            let id = field(hmac_id).or(if mode.inbound() { Some(1) } else { None });
+            // Inbound without an identifier: HMAC-SHA-1, the one every
+            // endpoint supports (RFC 4895 section 6.1).
+            let sha1 = HmacAlgorithm::Sha1.id();
+            let id = field(hmac_id).or(mode.inbound().then_some(sha1));
             m.u16(id);
             match hmac {
                 Field::Is(h) => m.put(h, true),
                 Field::Any => {
                     if mode.inbound() {
-                        let n = if id == Some(3) { 32 } else { 20 };
+                        let algo = id.and_then(HmacAlgorithm::from_id);
+                        let n = algo.unwrap_or(HmacAlgorithm::Sha1).mac_len();
                         m.put(&vec![0u8; n], false);
                     } else {
                         m.unknown();
