@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Re-makes the usrsctp captures under crates/proto/testdata/usrsctp/ (see
-# the README there): builds testdata/usrsctp/src/capture_peer.c against
-# libusrsctp, runs its server and client over UDP encapsulation (RFC 6951,
+# the README there): builds crates/net/interop/usrsctp_peer.c (the one usrsctp
+# program of the tests) against libusrsctp, runs its capture-server and
+# capture-client modes over UDP encapsulation (RFC 6951,
 # ports 9899 and 9900) in a private network namespace whose loopback holds
 # 127.0.0.1 and 127.0.0.2, records the loopback with dumpcap, and extracts
 # the SCTP packets (UDP payloads) as hex with tshark.
@@ -33,7 +34,7 @@ cleanup() {
 trap cleanup EXIT
 
 # shellcheck disable=SC2046
-gcc -O2 -Wall -o "$work/capture_peer" "$data/src/capture_peer.c" \
+gcc -O2 -Wall -o "$work/usrsctp_peer" "$root/crates/net/interop/usrsctp_peer.c" \
     $(pkg-config --cflags --libs usrsctp) -lpthread
 
 ip netns add "$ns"
@@ -47,7 +48,7 @@ sleep 2
 
 # Without CAP_NET_RAW usrsctp cannot open raw SCTP sockets and sends
 # everything over UDP (see scripts/install-deps.sh).
-run() { ip netns exec "$ns" capsh --drop=cap_net_raw -- -c "exec $work/capture_peer $1"; }
+run() { ip netns exec "$ns" capsh --drop=cap_net_raw -- -c "exec $work/usrsctp_peer capture-$1"; }
 run server >"$work/server.log" 2>&1 &
 srv_pid=$!
 sleep 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages the test suite needs, if missing: usrsctp
-# (interoperability peer), tshark (independent wire-format check), ns-3
+# (interoperability peer, the server benchmark's third contender), tshark (independent wire-format check), ns-3
 # (TCP reference), iperf3, iproute2, capsh, nftables and conntrack
 # (network-namespace tests), chromium (the run viewer's page), ns2
 # (setdest movement files),

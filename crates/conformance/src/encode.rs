@@ -15,8 +15,15 @@
 
 use std::net::IpAddr;
 
+use msctp_proto::wire::cause::cause_code as c;
+use msctp_proto::wire::param::{emit_address, param_type as p};
+
 use crate::mapping::Mapping;
-use crate::spec::{CauseList, CauseSpec, ChunkSpec, Field, InitSpec, ParamList, ParamSpec};
+use crate::names;
+
+mod chunk;
+use crate::spec::{CauseList, CauseSpec, Field, ParamList, ParamSpec};
+pub use chunk::chunk;
 
 /// Bytes with a per-byte "compare this" mask.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -69,6 +76,15 @@ impl Masked {
             self.mask.extend_from_slice(&other.mask);
         }
         self.len_known &= other.len_known;
+    }
+
+    /// Appends an embedded TLV: after one of unknown length nothing is
+    /// compared.
+    fn append_tlv(&mut self, t: &Tlv) {
+        self.append(&t.body);
+        if !t.check_len {
+            self.unknown();
+        }
     }
 
     /// Marks the rest as unknown (an element of unknown length follows).
@@ -220,6 +236,23 @@ fn bytes_or_len(
     }
 }
 
+/// A field of 16-bit values (address types, HMAC identifiers), given or
+/// a wildcard.
+fn u16_list(mode: Mode<'_>, v: &mut Masked, f: &Field<Vec<u16>>) {
+    match f {
+        Field::Is(list) => list.iter().for_each(|x| v.u16(Some(*x))),
+        Field::Any => mode.wildcard(v),
+    }
+}
+
+/// A field of bytes (chunk types, cause information), given or a wildcard.
+fn byte_list(mode: Mode<'_>, v: &mut Masked, f: &Field<Vec<u8>>) {
+    match f {
+        Field::Is(b) => v.put(b, true),
+        Field::Any => mode.wildcard(v),
+    }
+}
+
 fn address_value(m: &mut Masked, a: &Field<IpAddr>) {
     match a {
         Field::Is(IpAddr::V4(v4)) => m.put(&v4.octets(), true),
@@ -237,13 +270,10 @@ fn address_param(
 ) -> Result<Masked, EncodeError> {
     let mut m = Masked::new();
     match a {
-        Field::Is(IpAddr::V4(v4)) => {
-            m.put(&[0, 5, 0, 8], true);
-            m.put(&v4.octets(), true);
-        }
-        Field::Is(IpAddr::V6(v6)) => {
-            m.put(&[0, 6, 0, 20], true);
-            m.put(&v6.octets(), true);
+        Field::Is(addr) => {
+            let mut b = Vec::with_capacity(20);
+            emit_address(addr, &mut b);
+            m.put(&b, true);
         }
         Field::Any => {
             if mode.inbound() {
@@ -258,14 +288,14 @@ fn address_param(
 /// Encodes a parameter.
 pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
     let mut v = Masked::new();
-    let (ty, len, name): (Option<u16>, Option<u16>, &'static str) = match p {
+    let (ty, len): (Option<u16>, Option<u16>) = match p {
         ParamSpec::Ipv4(a) => {
             if a.is_any() {
                 v.put(&[0; 4], false);
             } else {
                 address_value(&mut v, a);
             }
-            (Some(5), None, "IPV4_ADDRESS")
+            (Some(p::IPV4_ADDRESS), None)
         }
         ParamSpec::Ipv6(a) => {
             if a.is_any() {
@@ -273,12 +303,12 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
             } else {
                 address_value(&mut v, a);
             }
-            (Some(6), None, "IPV6_ADDRESS")
+            (Some(p::IPV6_ADDRESS), None)
         }
         ParamSpec::StateCookie { len, val } => {
             let (m, l) = bytes_or_len(mode, len, val, 4);
             v = m;
-            (Some(7), l, "STATE_COOKIE")
+            (Some(p::STATE_COOKIE), l)
         }
         ParamSpec::HostName(h) => {
             match h {
@@ -294,98 +324,71 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
                     }
                 }
             }
-            (Some(11), None, "HOSTNAME_ADDRESS")
+            (Some(p::HOST_NAME_ADDRESS), None)
         }
         ParamSpec::SupportedAddressTypes(t) => {
-            match t {
-                Field::Is(list) => {
-                    for a in list {
-                        v.u16(Some(*a));
-                    }
-                }
-                Field::Any => {
-                    mode.wildcard(&mut v);
-                }
-            }
-            (Some(12), None, "SUPPORTED_ADDRESS_TYPES")
+            u16_list(mode, &mut v, t);
+            (Some(p::SUPPORTED_ADDRESS_TYPES), None)
         }
         ParamSpec::CookiePreservative(i) => {
             v.u32(field(i));
-            (Some(9), None, "COOKIE_PRESERVATIVE")
+            (Some(p::COOKIE_PRESERVATIVE), None)
         }
         ParamSpec::Unrecognized(ps) => {
             params_field(mode, &mut v, ps)?;
-            (Some(8), None, "UNRECOGNIZED_PARAMETER")
+            (Some(p::UNRECOGNIZED_PARAMETER), None)
         }
         ParamSpec::HeartbeatInfo { len, val } => {
             let (m, l) = bytes_or_len(mode, len, val, 4);
             v = m;
-            (Some(1), l, "HEARTBEAT_INFORMATION")
+            (Some(p::HEARTBEAT_INFO), l)
         }
-        ParamSpec::EcnCapable => (Some(0x8000), None, "ECN_CAPABLE"),
-        ParamSpec::ForwardTsnSupported => (Some(0xc000), None, "FORWARD_TSN_SUPPORTED"),
+        ParamSpec::EcnCapable => (Some(p::ECN_CAPABLE), None),
+        ParamSpec::ForwardTsnSupported => (Some(p::FORWARD_TSN_SUPPORTED), None),
         ParamSpec::SupportedExtensions(t) => {
-            match t {
-                Field::Is(list_) => v.put(list_, true),
-                Field::Any => {
-                    mode.wildcard(&mut v);
-                }
-            }
-            (Some(0x8008), None, "SUPPORTED_EXTENSIONS")
+            byte_list(mode, &mut v, t);
+            (Some(p::SUPPORTED_EXTENSIONS), None)
         }
         ParamSpec::Adaptation(c) => {
             v.u32(field(c));
-            (Some(0xc006), None, "ADAPTATION_INDICATION")
+            (Some(p::ADAPTATION_LAYER_INDICATION), None)
         }
         ParamSpec::Random { len, val } => {
             let (m, l) = bytes_or_len(mode, len, val, 4);
             v = m;
-            (Some(0x8002), l, "RANDOM")
+            (Some(p::RANDOM), l)
         }
         ParamSpec::Chunks(t) => {
-            match t {
-                Field::Is(list_) => v.put(list_, true),
-                Field::Any => {
-                    mode.wildcard(&mut v);
-                }
-            }
-            (Some(0x8003), None, "CHUNKS")
+            byte_list(mode, &mut v, t);
+            (Some(p::CHUNKS), None)
         }
         ParamSpec::HmacAlgo(ids) => {
-            match ids {
-                Field::Is(list_) => {
-                    for id in list_ {
-                        v.u16(Some(*id));
-                    }
-                }
-                Field::Any => {
-                    mode.wildcard(&mut v);
-                }
-            }
-            (Some(0x8004), None, "HMAC_ALGO")
+            u16_list(mode, &mut v, ids);
+            (Some(p::HMAC_ALGO), None)
         }
         ParamSpec::AddIp { corr, addr }
         | ParamSpec::DeleteIp { corr, addr }
         | ParamSpec::SetPrimary { corr, addr } => {
-            let (ty, name) = match p {
-                ParamSpec::AddIp { .. } => (0xc001, "ADD_IP_ADDRESS"),
-                ParamSpec::DeleteIp { .. } => (0xc002, "DELETE_IP_ADDRESS"),
-                _ => (0xc004, "SET_PRIMARY_ADDRESS"),
+            let ty = match p {
+                ParamSpec::AddIp { .. } => p::ADD_IP_ADDRESS,
+                ParamSpec::DeleteIp { .. } => p::DELETE_IP_ADDRESS,
+                _ => p::SET_PRIMARY_ADDRESS,
             };
+            let name = names::param_name(ty).unwrap_or("PARAMETER");
             v.u32(field(corr));
             let a = address_param(mode, addr, name)?;
             v.append(&a);
-            (Some(ty), None, name)
+            (Some(ty), None)
         }
         ParamSpec::ErrorIndication { corr, causes } => {
             v.u32(field(corr));
             let c = cause_list(mode, causes)?;
             v.append(&c);
-            (Some(0xc003), None, "ERROR_CAUSE_INDICATION")
+            (Some(p::ERROR_CAUSE_INDICATION), None)
         }
         ParamSpec::Success { corr } => {
             v.u32(field(corr));
-            (Some(0xc005), None, "SUCCESS_INDICATION")
+            (Some(p::SUCCESS_INDICATION), None)
         }
         ParamSpec::Generic { ty, len, val } => {
             let (m, l) = bytes_or_len(mode, len, val, 4);
@@ -394,9 +397,10 @@ pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
             if t.is_none() && mode.inbound() {
                 return Err(EncodeError::NeedsValue("PARAMETER", "type"));
             }
-            (t, l, "PARAMETER")
+            (t, l)
         }
     };
+    let name = ty.and_then(names::param_name).unwrap_or("PARAMETER");
     wrap(ty, len, v, name)
 }
 
@@ -447,11 +451,7 @@ fn embedded_param(
 ) -> Result<(), EncodeError> {
     match p {
         Some(p) => {
-            let t = param(mode, p)?;
-            v.append(&t.body);
-            if !t.check_len {
-                v.unknown();
-            }
+            v.append_tlv(&param(mode, p)?);
         }
         None => {
             mode.wildcard(v);
@@ -464,11 +464,11 @@ fn embedded_param(
 pub fn cause(mode: Mode<'_>, c: &CauseSpec) -> Result<Tlv, EncodeError> {
     let mut v = Masked::new();
     let mut explicit_len = None;
-    let (code, name): (Option<u16>, &'static str) = match c {
+    let code: Option<u16> = match c {
         CauseSpec::InvalidStream(sid) => {
             v.u16(field(sid));
             v.put(&[0, 0], false);
-            (Some(1), "INVALID_STREAM_IDENTIFIER")
+            Some(c::INVALID_STREAM_IDENTIFIER)
         }
         CauseSpec::MissingMandatory(types) => {
             match types {
@@ -486,25 +486,21 @@ pub fn cause(mode: Mode<'_>, c: &CauseSpec) -> Result<Tlv, EncodeError> {
                     }
                 }
             }
-            (Some(2), "MISSING_MANDATORY_PARAMETER")
+            Some(c::MISSING_MANDATORY_PARAMETER)
         }
         CauseSpec::StaleCookie(s) => {
             v.u32(field(s));
-            (Some(3), "STALE_COOKIE_ERROR")
+            Some(c::STALE_COOKIE)
         }
-        CauseSpec::OutOfResources => (Some(4), "OUT_OF_RESOURCES"),
+        CauseSpec::OutOfResources => Some(c::OUT_OF_RESOURCE),
         CauseSpec::Unresolvable(p) => {
             embedded_param(mode, &mut v, p)?;
-            (Some(5), "UNRESOLVABLE_ADDRESS")
+            Some(c::UNRESOLVABLE_ADDRESS)
         }
         CauseSpec::UnrecognizedChunk(ch) => {
             match ch {
                 Some(ch) => {
-                    let t = chunk(mode, ch)?;
-                    v.append(&t.body);
-                    if !t.check_len {
-                        v.unknown();
-                    }
+                    v.append_tlv(&chunk(mode, ch)?);
                     // The chunk is carried with its padding.
                     v.pad();
                 }
@@ -512,299 +508,66 @@ pub fn cause(mode: Mode<'_>, c: &CauseSpec) -> Result<Tlv, EncodeError> {
                     mode.wildcard(&mut v);
                 }
             }
-            (Some(6), "UNRECOGNIZED_CHUNK_TYPE")
+            Some(c::UNRECOGNIZED_CHUNK_TYPE)
         }
-        CauseSpec::InvalidMandatory => (Some(7), "INVALID_MANDATORY_PARAMETER"),
+        CauseSpec::InvalidMandatory => Some(c::INVALID_MANDATORY_PARAMETER),
         CauseSpec::UnrecognizedParams(ps) => {
             params_field(mode, &mut v, ps)?;
-            (Some(8), "UNRECOGNIZED_PARAMETERS")
+            Some(c::UNRECOGNIZED_PARAMETERS)
         }
         CauseSpec::NoUserData(tsn) => {
             v.u32(field(tsn));
-            (Some(9), "NO_USER_DATA")
+            Some(c::NO_USER_DATA)
         }
-        CauseSpec::CookieWhileShutdown => (Some(10), "COOKIE_RECEIVED_WHILE_SHUTDOWN"),
+        CauseSpec::CookieWhileShutdown => Some(c::COOKIE_RECEIVED_WHILE_SHUTTING_DOWN),
         CauseSpec::RestartNewAddresses(ps) => {
             params_field(mode, &mut v, ps)?;
-            (Some(11), "RESTART_WITH_NEW_ADDRESSES")
+            Some(c::RESTART_WITH_NEW_ADDRESSES)
         }
         CauseSpec::UserAbort(info) | CauseSpec::ProtocolViolation(info) => {
-            match info {
-                Field::Is(b) => v.put(b, true),
-                Field::Any => {
-                    mode.wildcard(&mut v);
-                }
-            }
+            byte_list(mode, &mut v, info);
             if matches!(c, CauseSpec::UserAbort(_)) {
-                (Some(12), "USER_INITIATED_ABORT")
+                Some(c::USER_INITIATED_ABORT)
             } else {
-                (Some(13), "PROTOCOL_VIOLATION")
+                Some(c::PROTOCOL_VIOLATION)
             }
         }
         CauseSpec::DeleteLast(p) => {
             embedded_param(mode, &mut v, p)?;
-            (Some(0x00a0), "DELETE_LAST_REMAINING_ADDRESS")
+            Some(c::DELETE_LAST_REMAINING_ADDRESS)
         }
         CauseSpec::ResourceShortage(p) => {
             embedded_param(mode, &mut v, p)?;
-            (Some(0x00a1), "RESOURCE_SHORTAGE")
+            Some(c::RESOURCE_SHORTAGE)
         }
         CauseSpec::DeleteSource(p) => {
             embedded_param(mode, &mut v, p)?;
-            (Some(0x00a2), "DELETE_SOURCE_ADDRESS")
+            Some(c::DELETE_SOURCE_ADDRESS)
         }
-        CauseSpec::IllegalAsconfAck => (Some(0x00a3), "ILLEGAL_ASCONF_ACK"),
+        CauseSpec::IllegalAsconfAck => Some(c::ILLEGAL_ASCONF_ACK),
         CauseSpec::RequestRefused(p) => {
             embedded_param(mode, &mut v, p)?;
-            (Some(0x00a4), "REQUEST_REFUSED")
+            Some(c::NO_AUTHORIZATION)
         }
         CauseSpec::UnsupportedHmac(id) => {
             v.u16(field(id));
-            (Some(0x0105), "UNSUPPORTED_HMAC_IDENTIFIER")
+            Some(c::UNSUPPORTED_HMAC_IDENTIFIER)
         }
         CauseSpec::Generic { code, len, info } => {
             let (m, l) = bytes_or_len(mode, len, info, 4);
             v = m;
             explicit_len = l;
-            (field(code), "CAUSE")
+            field(code)
         }
     };
+    let name = code.and_then(names::cause_name).unwrap_or("CAUSE");
     wrap(code, explicit_len, v, name)
-}
-
-fn chunk_header(m: &mut Masked, ty: Option<u8>, flags: &Field<u8>) {
-    m.u8(ty);
-    m.u8(field(flags));
-    // Length, filled in by `finish_chunk`.
-    m.put(&[0, 0], false);
-}
-
-/// Writes the length field: the script's (`len=`) or the real one.
-fn finish_chunk(mut m: Masked, len: Option<u16>, what: &'static str) -> Result<Tlv, EncodeError> {
-    let real = len16(m.bytes.len(), what)?;
-    let (l, check_len) = match len {
-        Some(l) => (l, true),
-        None => (real, m.len_known),
-    };
-    m.bytes[2..4].copy_from_slice(&l.to_be_bytes());
-    Ok(Tlv {
-        body: m,
-        check_len,
-        check_type: true,
-    })
-}
-
-fn init_body(mode: Mode<'_>, m: &mut Masked, i: &InitSpec) -> Result<(), EncodeError> {
-    let tag = field(&i.tag).map(|t| match mode {
-        Mode::Inbound(ctx) => ctx.map.local_tag_to_live(t),
-        Mode::Expect => t,
-    });
-    m.u32(tag);
-    m.u32(field(&i.a_rwnd));
-    m.u16(field(&i.os));
-    m.u16(field(&i.is));
-    m.u32(field(&i.tsn));
-    let p = param_list(mode, &i.params)?;
-    m.append(&p);
-    Ok(())
-}
-
-/// Encodes a chunk (header and value, without its trailing padding). In
-/// inbound mode an AUTH chunk's MAC is left as zeros for the caller to
-/// fill in.
-pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
-    let mut m = Masked::new();
-    let map_local = |tsn: u32| match mode {
-        Mode::Inbound(ctx) => ctx.map.local_tsn_to_live(tsn),
-        Mode::Expect => tsn,
-    };
-    let mut len = None;
-    match c {
-        ChunkSpec::Data {
-            flags,
-            len: l,
-            tsn,
-            sid,
-            ssn,
-            ppid,
-        } => {
-            chunk_header(&mut m, Some(0), flags);
-            m.u32(field(tsn));
-            m.u16(field(sid));
-            m.u16(field(ssn));
-            m.u32(field(ppid));
-            match l {
-                Field::Is(l) => {
-                    let n = usize::from(*l).saturating_sub(16);
-                    m.put(&vec![0u8; n], false);
-                    len = Some(*l);
-                }
-                Field::Any => {
-                    mode.wildcard(&mut m);
-                }
-            }
-        }
-        ChunkSpec::Init(i) | ChunkSpec::InitAck(i) => {
-            chunk_header(&mut m, c.chunk_type(), &i.flags);
-            init_body(mode, &mut m, i)?;
-        }
-        ChunkSpec::Sack {
-            flags,
-            cum_tsn,
-            a_rwnd,
-            gaps,
-            dups,
-        } => {
-            chunk_header(&mut m, Some(3), flags);
-            m.u32(field(cum_tsn).map(map_local));
-            m.u32(field(a_rwnd));
-            let g: &[(u16, u16)] = gaps.get().map_or(&[], |v| v.as_slice());
-            let d: &[u32] = dups.get().map_or(&[], |v| v.as_slice());
-            m.u16(gaps.get().map(|_| g.len() as u16));
-            m.u16(dups.get().map(|_| d.len() as u16));
-            for (s, e) in g {
-                m.u16(Some(*s));
-                m.u16(Some(*e));
-            }
-            for t in d {
-                m.u32(Some(map_local(*t)));
-            }
-            if (gaps.is_any() || dups.is_any()) && !mode.inbound() {
-                m.unknown();
-            }
-        }
-        ChunkSpec::Heartbeat { flags, info } => {
-            chunk_header(&mut m, Some(4), flags);
-            if let Some(p) = info {
-                let t = param(mode, p)?;
-                m.append(&t.body);
-                if !t.check_len {
-                    m.unknown();
-                }
-            } else {
-                mode.wildcard(&mut m);
-            }
-        }
-        ChunkSpec::HeartbeatAck { flags, info } => {
-            chunk_header(&mut m, Some(5), flags);
-            let echo = match info {
-                None => true,
-                Some(ParamSpec::HeartbeatInfo { val, .. }) => val.is_any(),
-                Some(_) => false,
-            };
-            match (mode, echo) {
-                (Mode::Inbound(ctx), true) => {
-                    let hb = ctx.heartbeat.ok_or(EncodeError::NoHeartbeat)?;
-                    m.put(hb, true);
-                }
-                _ => {
-                    if let Some(p) = info {
-                        let t = param(mode, p)?;
-                        m.append(&t.body);
-                        if !t.check_len {
-                            m.unknown();
-                        }
-                    } else {
-                        m.unknown();
-                    }
-                }
-            }
-        }
-        ChunkSpec::Abort { flags, causes } | ChunkSpec::Error { flags, causes } => {
-            chunk_header(&mut m, c.chunk_type(), flags);
-            let l = cause_list(mode, causes)?;
-            m.append(&l);
-        }
-        ChunkSpec::Shutdown { flags, cum_tsn } => {
-            chunk_header(&mut m, Some(7), flags);
-            m.u32(field(cum_tsn).map(map_local));
-        }
-        ChunkSpec::ShutdownAck { flags }
-        | ChunkSpec::CookieAck { flags }
-        | ChunkSpec::ShutdownComplete { flags } => {
-            chunk_header(&mut m, c.chunk_type(), flags);
-        }
-        ChunkSpec::CookieEcho { flags, len: l, val } => match (mode, val) {
-            (Mode::Inbound(ctx), Field::Any) => {
-                // packetdrill echoes the engine's cookie, whole.
-                let cookie = ctx.cookie.ok_or(EncodeError::NoCookie)?;
-                chunk_header(&mut m, Some(10), &Field::Is(0));
-                m.put(cookie, true);
-            }
-            _ => {
-                chunk_header(&mut m, Some(10), flags);
-                let (v, explicit) = bytes_or_len(mode, l, val, 4);
-                m.append(&v);
-                len = explicit;
-            }
-        },
-        ChunkSpec::Generic {
-            ty,
-            flags,
-            len: l,
-            val,
-        } => {
-            if ty.is_any() && mode.inbound() {
-                return Err(EncodeError::NeedsValue("CHUNK", "type"));
-            }
-            chunk_header(&mut m, field(ty), flags);
-            let (v, explicit) = bytes_or_len(mode, l, val, 4);
-            m.append(&v);
-            len = explicit;
-        }
-        ChunkSpec::Asconf {
-            flags,
-            serial,
-            addr,
-            params,
-        } => {
-            chunk_header(&mut m, Some(0xc1), flags);
-            m.u32(field(serial));
-            let a = address_param(mode, addr, "ASCONF")?;
-            m.append(&a);
-            let p = param_list(mode, params)?;
-            m.append(&p);
-        }
-        ChunkSpec::AsconfAck {
-            flags,
-            serial,
-            params,
-        } => {
-            chunk_header(&mut m, Some(0x80), flags);
-            // Acknowledges an ASCONF of the engine: a serial in its space.
-            m.u32(field(serial).map(map_local));
-            let p = param_list(mode, params)?;
-            m.append(&p);
-        }
-        ChunkSpec::Auth {
-            flags,
-            key_id,
-            hmac_id,
-            hmac,
-        } => {
-            chunk_header(&mut m, Some(15), flags);
-            m.u16(field(key_id));
-            let id = field(hmac_id).or(if mode.inbound() { Some(1) } else { None });
-            m.u16(id);
-            match hmac {
-                Field::Is(h) => m.put(h, true),
-                Field::Any => {
-                    if mode.inbound() {
-                        let n = if id == Some(3) { 32 } else { 20 };
-                        m.put(&vec![0u8; n], false);
-                    } else {
-                        m.unknown();
-                    }
-                }
-            }
-        }
-    }
-    finish_chunk(m, len, c.name())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::ChunkSpec;
 
     fn generic(ty: u16, len: u16, val: &[u8]) -> ParamSpec {
         ParamSpec::Generic {
@@ -871,58 +634,5 @@ mod tests {
         assert_eq!(a.len_field(), 16);
         assert_eq!(&a.body.mask[4..8], &[false; 4], "correlation id skipped");
         assert!(a.body.mask[8..16].iter().all(|m| *m), "address compared");
-    }
-
-    #[test]
-    fn inbound_chunks_map_tsns_and_echo_the_cookie() {
-        let map = Mapping {
-            script_local_tsn: 1,
-            live_local_tsn: 1001,
-            ..Mapping::default()
-        };
-        let ctx = InboundCtx {
-            map: &map,
-            cookie: Some(&[9, 9, 9]),
-            heartbeat: None,
-        };
-        let sack = chunk(
-            Mode::Inbound(&ctx),
-            &ChunkSpec::Sack {
-                flags: Field::Is(0),
-                cum_tsn: Field::Is(1),
-                a_rwnd: Field::Is(1500),
-                gaps: Field::Is(vec![(2, 2)]),
-                dups: Field::Is(vec![]),
-            },
-        )
-        .unwrap();
-        assert_eq!(sack.len_field(), 20);
-        assert_eq!(&sack.body.bytes[4..8], &1001u32.to_be_bytes());
-        let echo = chunk(
-            Mode::Inbound(&ctx),
-            &ChunkSpec::CookieEcho {
-                flags: Field::Is(0),
-                len: Field::Any,
-                val: Field::Any,
-            },
-        )
-        .unwrap();
-        assert_eq!(echo.body.bytes, vec![10, 0, 0, 7, 9, 9, 9]);
-        let none = InboundCtx {
-            map: &map,
-            cookie: None,
-            heartbeat: None,
-        };
-        assert_eq!(
-            chunk(
-                Mode::Inbound(&none),
-                &ChunkSpec::CookieEcho {
-                    flags: Field::Is(0),
-                    len: Field::Any,
-                    val: Field::Any
-                }
-            ),
-            Err(EncodeError::NoCookie)
-        );
     }
 }

@@ -41,6 +41,7 @@ pub mod error;
 pub mod lexer;
 pub mod mapping;
 pub mod matcher;
+pub mod names;
 pub mod parser;
 pub mod preprocess;
 pub mod render;

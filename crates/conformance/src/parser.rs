@@ -20,12 +20,13 @@ use std::time::Duration;
 
 use crate::error::ParseError;
 use crate::lexer::{Tok, Token, tokenize};
+use crate::names;
 use crate::preprocess::{OptionLine, preprocess};
 use crate::script::{
     Direction, Event, EventKind, EventTime, PacketBody, PacketSpec, Script, ScriptOptions,
     SyscallSpec,
 };
-use crate::spec::{ChunkSpec, chunk_from, chunk_type_by_name};
+use crate::spec::{ChunkSpec, chunk_from};
 use crate::value::{Item, Reader, Value, parse_seconds, parse_uint};
 
 /// Bound on nesting of values (lists in lists in specs ...).
@@ -140,7 +141,7 @@ pub fn parse_options(lines: &[OptionLine]) -> Result<ScriptOptions, ParseError> 
             "auth_chunks" => {
                 for part in option_value(o)?.split(',') {
                     let p = part.trim();
-                    let t = chunk_type_by_name(p)
+                    let t = names::chunk_type(p)
                         .or_else(|| parse_uint(p).and_then(|n| u8::try_from(n).ok()))
                         .ok_or_else(|| {
                             ParseError::new(o.line, format!("--auth_chunks: unknown chunk {p}"))

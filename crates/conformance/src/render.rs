@@ -8,82 +8,21 @@ use bytes::Bytes;
 use msctp_proto::wire::{Chunk, ErrorCause, Packet, Param};
 
 use crate::mapping::Mapping;
+use crate::names;
 
 /// Name of a parameter type, as the scripts spell it.
 pub fn param_name(ty: u16) -> String {
-    match ty {
-        1 => "HEARTBEAT_INFORMATION".into(),
-        5 => "IPV4_ADDRESS".into(),
-        6 => "IPV6_ADDRESS".into(),
-        7 => "STATE_COOKIE".into(),
-        8 => "UNRECOGNIZED_PARAMETER".into(),
-        9 => "COOKIE_PRESERVATIVE".into(),
-        11 => "HOSTNAME_ADDRESS".into(),
-        12 => "SUPPORTED_ADDRESS_TYPES".into(),
-        0x8000 => "ECN_CAPABLE".into(),
-        0x8002 => "RANDOM".into(),
-        0x8003 => "CHUNKS".into(),
-        0x8004 => "HMAC_ALGO".into(),
-        0x8008 => "SUPPORTED_EXTENSIONS".into(),
-        0xc000 => "FORWARD_TSN_SUPPORTED".into(),
-        0xc001 => "ADD_IP_ADDRESS".into(),
-        0xc002 => "DELETE_IP_ADDRESS".into(),
-        0xc003 => "ERROR_CAUSE_INDICATION".into(),
-        0xc004 => "SET_PRIMARY_ADDRESS".into(),
-        0xc005 => "SUCCESS_INDICATION".into(),
-        0xc006 => "ADAPTATION_INDICATION".into(),
-        other => format!("PARAMETER(type=0x{other:04x})"),
-    }
+    names::param_name(ty).map_or_else(|| format!("PARAMETER(type=0x{ty:04x})"), String::from)
 }
 
 /// Name of an error cause code.
 pub fn cause_name(code: u16) -> String {
-    match code {
-        1 => "INVALID_STREAM_IDENTIFIER".into(),
-        2 => "MISSING_MANDATORY_PARAMETER".into(),
-        3 => "STALE_COOKIE_ERROR".into(),
-        4 => "OUT_OF_RESOURCES".into(),
-        5 => "UNRESOLVABLE_ADDRESS".into(),
-        6 => "UNRECOGNIZED_CHUNK_TYPE".into(),
-        7 => "INVALID_MANDATORY_PARAMETER".into(),
-        8 => "UNRECOGNIZED_PARAMETERS".into(),
-        9 => "NO_USER_DATA".into(),
-        10 => "COOKIE_RECEIVED_WHILE_SHUTDOWN".into(),
-        11 => "RESTART_WITH_NEW_ADDRESSES".into(),
-        12 => "USER_INITIATED_ABORT".into(),
-        13 => "PROTOCOL_VIOLATION".into(),
-        0x00a0 => "DELETE_LAST_REMAINING_ADDRESS".into(),
-        0x00a1 => "RESOURCE_SHORTAGE".into(),
-        0x00a2 => "DELETE_SOURCE_ADDRESS".into(),
-        0x00a3 => "ILLEGAL_ASCONF_ACK".into(),
-        0x00a4 => "REQUEST_REFUSED".into(),
-        0x0105 => "UNSUPPORTED_HMAC_IDENTIFIER".into(),
-        other => format!("CAUSE(code=0x{other:04x})"),
-    }
+    names::cause_name(code).map_or_else(|| format!("CAUSE(code=0x{code:04x})"), String::from)
 }
 
 /// Name of a chunk type.
 pub fn chunk_name(ty: u8) -> String {
-    match ty {
-        0 => "DATA".into(),
-        1 => "INIT".into(),
-        2 => "INIT_ACK".into(),
-        3 => "SACK".into(),
-        4 => "HEARTBEAT".into(),
-        5 => "HEARTBEAT_ACK".into(),
-        6 => "ABORT".into(),
-        7 => "SHUTDOWN".into(),
-        8 => "SHUTDOWN_ACK".into(),
-        9 => "ERROR".into(),
-        10 => "COOKIE_ECHO".into(),
-        11 => "COOKIE_ACK".into(),
-        14 => "SHUTDOWN_COMPLETE".into(),
-        15 => "AUTH".into(),
-        0x80 => "ASCONF_ACK".into(),
-        0xc0 => "FORWARD_TSN".into(),
-        0xc1 => "ASCONF".into(),
-        other => format!("CHUNK(type=0x{other:02x})"),
-    }
+    names::chunk_name(ty).map_or_else(|| format!("CHUNK(type=0x{ty:02x})"), String::from)
 }
 
 /// A byte list as the scripts write it, shortened when long.

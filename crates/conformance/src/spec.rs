@@ -10,6 +10,7 @@
 use std::net::IpAddr;
 
 use crate::error::ParseError;
+use crate::names;
 use crate::value::{Item, Reader, Value, parse_uint};
 
 /// A field that is either given or the wildcard `...`.
@@ -254,23 +255,24 @@ impl ChunkSpec {
 
     /// The chunk type, when the spec fixes it.
     pub fn chunk_type(&self) -> Option<u8> {
+        use msctp_proto::wire::chunk::chunk_type as t;
         Some(match self {
-            ChunkSpec::Data { .. } => 0,
-            ChunkSpec::Init(_) => 1,
-            ChunkSpec::InitAck(_) => 2,
-            ChunkSpec::Sack { .. } => 3,
-            ChunkSpec::Heartbeat { .. } => 4,
-            ChunkSpec::HeartbeatAck { .. } => 5,
-            ChunkSpec::Abort { .. } => 6,
-            ChunkSpec::Shutdown { .. } => 7,
-            ChunkSpec::ShutdownAck { .. } => 8,
-            ChunkSpec::Error { .. } => 9,
-            ChunkSpec::CookieEcho { .. } => 10,
-            ChunkSpec::CookieAck { .. } => 11,
-            ChunkSpec::ShutdownComplete { .. } => 14,
-            ChunkSpec::Auth { .. } => 15,
-            ChunkSpec::AsconfAck { .. } => 0x80,
-            ChunkSpec::Asconf { .. } => 0xc1,
+            ChunkSpec::Data { .. } => t::DATA,
+            ChunkSpec::Init(_) => t::INIT,
+            ChunkSpec::InitAck(_) => t::INIT_ACK,
+            ChunkSpec::Sack { .. } => t::SACK,
+            ChunkSpec::Heartbeat { .. } => t::HEARTBEAT,
+            ChunkSpec::HeartbeatAck { .. } => t::HEARTBEAT_ACK,
+            ChunkSpec::Abort { .. } => t::ABORT,
+            ChunkSpec::Shutdown { .. } => t::SHUTDOWN,
+            ChunkSpec::ShutdownAck { .. } => t::SHUTDOWN_ACK,
+            ChunkSpec::Error { .. } => t::ERROR,
+            ChunkSpec::CookieEcho { .. } => t::COOKIE_ECHO,
+            ChunkSpec::CookieAck { .. } => t::COOKIE_ACK,
+            ChunkSpec::ShutdownComplete { .. } => t::SHUTDOWN_COMPLETE,
+            ChunkSpec::Auth { .. } => t::AUTH,
+            ChunkSpec::AsconfAck { .. } => t::ASCONF_ACK,
+            ChunkSpec::Asconf { .. } => t::ASCONF,
             ChunkSpec::Generic { ty, .. } => return ty.get().copied(),
         })
     }
@@ -300,59 +302,6 @@ impl ChunkSpec {
 // ---------------------------------------------------------------------
 // From the generic value tree
 // ---------------------------------------------------------------------
-
-/// Chunk type names usable in lists (`SUPPORTED_EXTENSIONS[types=[...]]`,
-/// `CHUNKS[types=[...]]`, `CHUNK[type=...]`).
-pub fn chunk_type_by_name(name: &str) -> Option<u8> {
-    Some(match name {
-        "DATA" => 0,
-        "INIT" => 1,
-        "INIT_ACK" => 2,
-        "SACK" => 3,
-        "HEARTBEAT" => 4,
-        "HEARTBEAT_ACK" => 5,
-        "ABORT" => 6,
-        "SHUTDOWN" => 7,
-        "SHUTDOWN_ACK" => 8,
-        "ERROR" => 9,
-        "COOKIE_ECHO" => 10,
-        "COOKIE_ACK" => 11,
-        "ECNE" => 12,
-        "CWR" => 13,
-        "SHUTDOWN_COMPLETE" => 14,
-        "AUTH" => 15,
-        "ASCONF_ACK" => 0x80,
-        "FORWARD_TSN" => 0xc0,
-        "ASCONF" => 0xc1,
-        _ => return None,
-    })
-}
-
-fn param_type_by_name(name: &str) -> Option<u16> {
-    Some(match name {
-        "HEARTBEAT_INFORMATION" => 1,
-        "IPV4_ADDRESS" => 5,
-        "IPV6_ADDRESS" => 6,
-        "STATE_COOKIE" => 7,
-        "UNRECOGNIZED_PARAMETER" => 8,
-        "COOKIE_PRESERVATIVE" => 9,
-        "HOSTNAME_ADDRESS" => 11,
-        "SUPPORTED_ADDRESS_TYPES" => 12,
-        "ECN_CAPABLE" => 0x8000,
-        "RANDOM" => 0x8002,
-        "CHUNKS" => 0x8003,
-        "HMAC_ALGO" => 0x8004,
-        "SUPPORTED_EXTENSIONS" => 0x8008,
-        "FORWARD_TSN_SUPPORTED" => 0xc000,
-        "ADD_IP_ADDRESS" => 0xc001,
-        "DELETE_IP_ADDRESS" => 0xc002,
-        "ERROR_CAUSE_INDICATION" => 0xc003,
-        "SET_PRIMARY_ADDRESS" => 0xc004,
-        "SUCCESS_INDICATION" => 0xc005,
-        "ADAPTATION_INDICATION" => 0xc006,
-        _ => return None,
-    })
-}
 
 /// A nested `NAME[items]`.
 type NamedItems = (String, Vec<Item>);
@@ -533,7 +482,7 @@ const T_FLAG: &[(char, u8)] = &[('T', 1)];
 
 fn type_list_u8(r: &Reader, v: &Value) -> Result<u8, ParseError> {
     if let Value::Word(w) = v
-        && let Some(t) = chunk_type_by_name(w)
+        && let Some(t) = names::chunk_type(w)
     {
         return Ok(t);
     }
@@ -565,7 +514,7 @@ fn address_type(r: &Reader, v: &Value) -> Result<u16, ParseError> {
 
 fn param_type_item(r: &Reader, v: &Value) -> Result<u16, ParseError> {
     if let Value::Word(w) = v
-        && let Some(t) = param_type_by_name(w)
+        && let Some(t) = names::param_type(w)
     {
         return Ok(t);
     }

@@ -1,8 +1,9 @@
 /*
- * usrsctp_peer: the usrsctp side of msctp's interoperability tests
- * (crates/net/tests/usrsctp_interop.rs). SCTP over UDP (RFC 6951) only:
- * the test runs it with CAP_NET_RAW dropped, so usrsctp cannot open raw
- * SCTP sockets.
+ * usrsctp_peer: the one usrsctp program of msctp's tests and benchmarks,
+ * with a mode per use. SCTP over UDP (RFC 6951) only: callers run it with
+ * CAP_NET_RAW dropped (capsh), so usrsctp cannot open raw SCTP sockets.
+ *
+ * Interoperability (crates/net/tests/usrsctp_interop.rs):
  *
  *   usrsctp_peer server UDP_PORT SCTP_PORT OUT_FILE
  *       usrsctp_init(UDP_PORT); listens on 0.0.0.0:SCTP_PORT, accepts one
@@ -17,13 +18,45 @@
  *       (ASCONF Set Primary Address), then sends the rest. Graceful
  *       shutdown at the end.
  *
+ * Captures for the wire codec's test data (scripts/capture-usrsctp.sh,
+ * crates/proto/testdata/usrsctp/README.md):
+ *
+ *   usrsctp_peer capture-server
+ *       UDP port 9899, SCTP port 5001, echoes every message, serves three
+ *       associations.
+ *   usrsctp_peer capture-client
+ *       UDP port 9900 -> 9899, from 127.0.0.1:
+ *       association 1 (SCTP port 5002): handshake; DATA (odd size,
+ *         unordered, I bit, fragmented); ASCONF Add-IP 127.0.0.2; ASCONF
+ *         Set-Primary 127.0.0.2; ASCONF Delete-IP 127.0.0.2; heartbeats on
+ *         idle paths; graceful shutdown.
+ *       association 2 (SCTP port 5003): handshake, one DATA, ASCONF Add-IP
+ *         127.0.0.2, then ASCONF Delete-IP 127.0.0.1, the packets' own
+ *         source address, which the server refuses (Error Cause
+ *         Indication, Delete Source Address); its ASCONF-ACK then reaches
+ *         an address the client no longer owns, and the client answers it
+ *         with an ABORT (T bit).
+ *       association 3 (SCTP port 5004): handshake, one DATA, ABORT
+ *         (linger 0).
+ *
+ * The server benchmark (crates/net/src/bench_server/usrsctp.rs):
+ *
+ *   usrsctp_peer bench-server UDP_PORT SCTP_PORT ADDR
+ *       usrsctp_init(UDP_PORT); one one-to-many socket (SOCK_SEQPACKET,
+ *       RFC 6458 section 3) bound to ADDR:SCTP_PORT and listening, every
+ *       association held on it. Prints "listening" once ready. Each line
+ *       "count" on stdin is answered with "associations UP NOW" (UP: ever
+ *       established, SCTP_COMM_UP; NOW: still up); exits at the end of
+ *       stdin.
+ *
  * usrsctp defaults apply otherwise (ADD-IP, AUTH with HMAC-SHA1,
- * auto-ASCONF on; see scripts/install-deps.sh). Built by the test with
+ * auto-ASCONF on, heartbeat every 30 s unless a mode sets it). Built with
  * gcc -O2 usrsctp_peer.c $(pkg-config --cflags --libs usrsctp) -lpthread.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +66,11 @@
 #include <usrsctp.h>
 
 #define MSG 16384
+#define CAPTURE_SERVER_UDP 9899
+#define CAPTURE_CLIENT_UDP 9900
+#define CAPTURE_SERVER_PORT 5001
+
+/* ---- shared part ---- */
 
 static void die(const char *what)
 {
@@ -53,6 +91,14 @@ static struct sockaddr_in addr4(const char *ip, uint16_t port)
 	return a;
 }
 
+/* Starts the stack on UDP port `udp`; heartbeat interval in ms (0: usrsctp's). */
+static void start(uint16_t udp, uint32_t heartbeat_ms)
+{
+	usrsctp_init(udp, NULL, NULL);
+	if (heartbeat_ms > 0)
+		usrsctp_sysctl_set_sctp_heartbeat_interval_default(heartbeat_ms);
+}
+
 static void finish(void)
 {
 	int i;
@@ -60,38 +106,135 @@ static void finish(void)
 		sleep(1);
 }
 
+static struct socket *new_socket(int type)
+{
+	struct socket *s = usrsctp_socket(AF_INET, type, IPPROTO_SCTP, NULL, NULL, 0, NULL);
+	if (s == NULL)
+		die("usrsctp_socket");
+	return s;
+}
+
+static void bind_to(struct socket *s, const char *ip, uint16_t port)
+{
+	struct sockaddr_in a = addr4(ip, port);
+	if (usrsctp_bind(s, (struct sockaddr *)&a, sizeof(a)) < 0)
+		die("bind");
+}
+
+/* A listening socket of `type` on ip:port. */
+static struct socket *listener(int type, const char *ip, uint16_t port, int backlog)
+{
+	struct socket *ls = new_socket(type);
+	bind_to(ls, ip, port);
+	if (usrsctp_listen(ls, backlog) < 0)
+		die("listen");
+	return ls;
+}
+
+/* A client socket that reaches the peer over UDP port `peer_udp`. */
+static struct socket *client_socket(uint16_t peer_udp)
+{
+	struct socket *s = new_socket(SOCK_STREAM);
+	struct sctp_udpencaps enc;
+
+	memset(&enc, 0, sizeof(enc));
+	enc.sue_address.ss_family = AF_INET;
+	enc.sue_port = htons(peer_udp);
+	if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_REMOTE_UDP_ENCAPS_PORT, &enc, sizeof(enc)) < 0)
+		die("SCTP_REMOTE_UDP_ENCAPS_PORT");
+	return s;
+}
+
+static void connect_to(struct socket *s, const char *ip, uint16_t port)
+{
+	struct sockaddr_in remote = addr4(ip, port);
+	if (usrsctp_connect(s, (struct sockaddr *)&remote, sizeof(remote)) < 0)
+		die("connect");
+}
+
+/* One message or notification; <= 0 at the end of the association. */
+static ssize_t recv_msg(struct socket *s, void *buf, size_t len, struct sctp_rcvinfo *rcv,
+			unsigned int *infotype, int *flags)
+{
+	socklen_t infolen = sizeof(*rcv);
+	*infotype = 0;
+	*flags = 0;
+	return usrsctp_recvv(s, buf, len, NULL, NULL, rcv, &infolen, infotype, flags);
+}
+
+/* Reads until the association ends. */
+static void drain(struct socket *s)
+{
+	static char buf[4096];
+	struct sctp_rcvinfo rcv;
+	unsigned int infotype;
+	int flags;
+
+	while (recv_msg(s, buf, sizeof(buf), &rcv, &infotype, &flags) > 0)
+		;
+}
+
+/* bindx add or remove of one address (an ASCONF), then a pause. */
+static void bindx(struct socket *s, const char *ip, int flags, int fatal, unsigned int wait_ms)
+{
+	struct sockaddr_in a = addr4(ip, 0);
+	if (usrsctp_bindx(s, (struct sockaddr *)&a, 1, flags) < 0) {
+		if (fatal)
+			die("bindx");
+		perror("bindx");
+	}
+	usleep(wait_ms * 1000);
+}
+
+/* Asks the peer to make `ip` its primary (ASCONF Set Primary Address). */
+static void set_peer_primary(struct socket *s, const char *ip, int fatal, unsigned int wait_ms)
+{
+	struct sctp_setpeerprim prim;
+	struct sockaddr_in a = addr4(ip, 0);
+
+	memset(&prim, 0, sizeof(prim));
+	memcpy(&prim.sspp_addr, &a, sizeof(a));
+	if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_SET_PEER_PRIMARY_ADDR, &prim, sizeof(prim)) < 0) {
+		if (fatal)
+			die("SCTP_SET_PEER_PRIMARY_ADDR");
+		perror("SCTP_SET_PEER_PRIMARY_ADDR");
+	}
+	usleep(wait_ms * 1000);
+}
+
+/* Closes with SO_LINGER 0: an ABORT. */
+static void abort_close(struct socket *s)
+{
+	struct linger lg;
+	lg.l_onoff = 1;
+	lg.l_linger = 0;
+	if (usrsctp_setsockopt(s, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) < 0)
+		perror("SO_LINGER");
+	usrsctp_close(s);
+}
+
+/* ---- interoperability ---- */
+
 static int run_server(uint16_t udp, uint16_t port, const char *out)
 {
 	struct socket *ls, *s;
-	struct sockaddr_in any = addr4("0.0.0.0", port);
 	static char buf[1 << 16];
 	FILE *f = fopen(out, "wb");
 	long long total = 0;
 
 	if (f == NULL)
 		die("fopen");
-	usrsctp_init(udp, NULL, NULL);
-	usrsctp_sysctl_set_sctp_heartbeat_interval_default(500);
-	ls = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0, NULL);
-	if (ls == NULL)
-		die("usrsctp_socket");
-	if (usrsctp_bind(ls, (struct sockaddr *)&any, sizeof(any)) < 0)
-		die("bind");
-	if (usrsctp_listen(ls, 1) < 0)
-		die("listen");
+	start(udp, 500);
+	ls = listener(SOCK_STREAM, "0.0.0.0", port, 1);
 	fprintf(stderr, "listening\n");
 	s = usrsctp_accept(ls, NULL, NULL);
 	if (s == NULL)
 		die("accept");
 	for (;;) {
-		struct sockaddr_in from;
-		socklen_t fromlen = sizeof(from);
 		struct sctp_rcvinfo rcv;
-		socklen_t infolen = sizeof(rcv);
-		unsigned int infotype = 0;
-		int flags = 0;
-		ssize_t n = usrsctp_recvv(s, buf, sizeof(buf), (struct sockaddr *)&from, &fromlen, &rcv,
-					  &infolen, &infotype, &flags);
+		unsigned int infotype;
+		int flags;
+		ssize_t n = recv_msg(s, buf, sizeof(buf), &rcv, &infotype, &flags);
 		if (n <= 0)
 			break;
 		if (flags & MSG_NOTIFICATION)
@@ -134,9 +277,6 @@ static int run_client(uint16_t udp, uint16_t peer_udp, const char *peer, uint16_
 		      const char *in, int asconf)
 {
 	struct socket *s;
-	struct sockaddr_in local = addr4("127.0.0.1", 0);
-	struct sockaddr_in remote = addr4(peer, port);
-	struct sctp_udpencaps enc;
 	FILE *f = fopen(in, "rb");
 	long size;
 
@@ -145,35 +285,16 @@ static int run_client(uint16_t udp, uint16_t peer_udp, const char *peer, uint16_
 	fseek(f, 0, SEEK_END);
 	size = ftell(f);
 	fseek(f, 0, SEEK_SET);
-	usrsctp_init(udp, NULL, NULL);
-	usrsctp_sysctl_set_sctp_heartbeat_interval_default(500);
-	s = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0, NULL);
-	if (s == NULL)
-		die("usrsctp_socket");
-	memset(&enc, 0, sizeof(enc));
-	enc.sue_address.ss_family = AF_INET;
-	enc.sue_port = htons(peer_udp);
-	if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_REMOTE_UDP_ENCAPS_PORT, &enc, sizeof(enc)) < 0)
-		die("SCTP_REMOTE_UDP_ENCAPS_PORT");
+	start(udp, 500);
+	s = client_socket(peer_udp);
 	/* Bound to one address, so that bindx sends ASCONF. */
-	if (usrsctp_bind(s, (struct sockaddr *)&local, sizeof(local)) < 0)
-		die("bind");
-	if (usrsctp_connect(s, (struct sockaddr *)&remote, sizeof(remote)) < 0)
-		die("connect");
+	bind_to(s, "127.0.0.1", 0);
+	connect_to(s, peer, port);
 	fprintf(stderr, "connected\n");
 	if (asconf) {
-		struct sockaddr_in extra = addr4("127.0.0.2", 0);
-		struct sctp_setpeerprim prim;
-
 		send_all(s, f, size / 2);
-		if (usrsctp_bindx(s, (struct sockaddr *)&extra, 1, SCTP_BINDX_ADD_ADDR) < 0)
-			die("bindx add");
-		usleep(300 * 1000);
-		memset(&prim, 0, sizeof(prim));
-		memcpy(&prim.sspp_addr, &extra, sizeof(extra));
-		if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_SET_PEER_PRIMARY_ADDR, &prim, sizeof(prim)) < 0)
-			die("SCTP_SET_PEER_PRIMARY_ADDR");
-		usleep(300 * 1000);
+		bindx(s, "127.0.0.2", SCTP_BINDX_ADD_ADDR, 1, 300);
+		set_peer_primary(s, "127.0.0.2", 1, 300);
 		fprintf(stderr, "asconf done\n");
 	}
 	send_all(s, f, -1);
@@ -181,24 +302,210 @@ static int run_client(uint16_t udp, uint16_t peer_udp, const char *peer, uint16_
 	if (usrsctp_shutdown(s, SHUT_WR) < 0)
 		die("shutdown");
 	/* Wait for the SHUTDOWN exchange (the read returns 0 when done). */
-	{
-		static char buf[4096];
-		for (;;) {
-			struct sockaddr_in from;
-			socklen_t fromlen = sizeof(from);
-			struct sctp_rcvinfo rcv;
-			socklen_t infolen = sizeof(rcv);
-			unsigned int infotype = 0;
-			int flags = 0;
-			ssize_t n = usrsctp_recvv(s, buf, sizeof(buf), (struct sockaddr *)&from, &fromlen,
-						  &rcv, &infolen, &infotype, &flags);
-			if (n <= 0)
-				break;
-		}
-	}
+	drain(s);
 	fprintf(stderr, "sent %ld bytes\n", size);
 	usrsctp_close(s);
 	finish();
+	return 0;
+}
+
+/* ---- captures ---- */
+
+static int run_capture_server(void)
+{
+	struct socket *ls;
+	static char buf[65536];
+	int served;
+
+	start(CAPTURE_SERVER_UDP, 200);
+	ls = listener(SOCK_STREAM, "0.0.0.0", CAPTURE_SERVER_PORT, 1);
+	for (served = 0; served < 3; served++) {
+		struct socket *s = usrsctp_accept(ls, NULL, NULL);
+		if (s == NULL)
+			die("accept");
+		for (;;) {
+			struct sctp_rcvinfo rcv;
+			unsigned int infotype;
+			int flags;
+			struct sctp_sndinfo snd;
+			ssize_t n = recv_msg(s, buf, sizeof(buf), &rcv, &infotype, &flags);
+			if (n <= 0)
+				break;
+			memset(&snd, 0, sizeof(snd));
+			snd.snd_sid = (infotype == SCTP_RECVV_RCVINFO) ? rcv.rcv_sid : 0;
+			snd.snd_ppid = (infotype == SCTP_RECVV_RCVINFO) ? rcv.rcv_ppid : 0;
+			if (usrsctp_sendv(s, buf, (size_t)n, NULL, 0, &snd, sizeof(snd), SCTP_SENDV_SNDINFO, 0) < 0)
+				break;
+		}
+		usrsctp_close(s);
+	}
+	usrsctp_close(ls);
+	sleep(1);
+	finish();
+	return 0;
+}
+
+static struct socket *capture_connect(uint16_t local_port)
+{
+	struct socket *s = client_socket(CAPTURE_SERVER_UDP);
+	const int on = 1;
+	struct sctp_assoc_value seg;
+
+	if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_NODELAY, &on, sizeof(on)) < 0)
+		die("SCTP_NODELAY");
+	if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof(on)) < 0)
+		die("SCTP_RECVRCVINFO");
+	/* Small fragments, so that one message becomes B, middle, E chunks. */
+	memset(&seg, 0, sizeof(seg));
+	seg.assoc_value = 600;
+	if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_MAXSEG, &seg, sizeof(seg)) < 0)
+		die("SCTP_MAXSEG");
+	/* Bound to one address (not all), so that bindx sends ASCONF. */
+	bind_to(s, "127.0.0.1", local_port);
+	connect_to(s, "127.0.0.1", CAPTURE_SERVER_PORT);
+	return s;
+}
+
+/* Sends one message and waits for its echo. */
+static void exchange(struct socket *s, size_t len, uint16_t sid, uint16_t flags)
+{
+	static char out[4096], in[65536];
+	struct sctp_sndinfo snd;
+	size_t i, got = 0;
+
+	for (i = 0; i < len; i++)
+		out[i] = (char)('a' + i % 26);
+	memset(&snd, 0, sizeof(snd));
+	snd.snd_sid = sid;
+	snd.snd_flags = flags;
+	snd.snd_ppid = htonl(51);
+	if (usrsctp_sendv(s, out, len, NULL, 0, &snd, sizeof(snd), SCTP_SENDV_SNDINFO, 0) < 0)
+		die("sendv");
+	while (got < len) {
+		struct sctp_rcvinfo rcv;
+		unsigned int infotype;
+		int mflags;
+		ssize_t n = recv_msg(s, in, sizeof(in), &rcv, &infotype, &mflags);
+		if (n <= 0)
+			die("recvv");
+		got += (size_t)n;
+	}
+}
+
+static int run_capture_client(void)
+{
+	struct socket *s;
+
+	start(CAPTURE_CLIENT_UDP, 200);
+
+	/* Association 1. */
+	s = capture_connect(5002);
+	exchange(s, 5, 0, 0);
+	exchange(s, 100, 1, SCTP_UNORDERED);
+	exchange(s, 31, 1, SCTP_SACK_IMMEDIATELY);
+	exchange(s, 1500, 0, 0);
+	bindx(s, "127.0.0.2", SCTP_BINDX_ADD_ADDR, 0, 500);
+	set_peer_primary(s, "127.0.0.2", 0, 500);
+	exchange(s, 7, 0, 0);
+	bindx(s, "127.0.0.2", SCTP_BINDX_REM_ADDR, 0, 500);
+	/* Idle: heartbeats (interval 200 ms plus jitter). */
+	sleep(2);
+	if (usrsctp_shutdown(s, SHUT_WR) < 0)
+		perror("shutdown");
+	sleep(1);
+	usrsctp_close(s);
+
+	/* Association 2: a refused Delete-IP. */
+	s = capture_connect(5003);
+	exchange(s, 12, 0, 0);
+	bindx(s, "127.0.0.2", SCTP_BINDX_ADD_ADDR, 0, 500);
+	bindx(s, "127.0.0.1", SCTP_BINDX_REM_ADDR, 0, 500);
+	sleep(1);
+	abort_close(s);
+
+	/* Association 3, aborted. */
+	s = capture_connect(5004);
+	exchange(s, 12, 0, 0);
+	abort_close(s);
+	sleep(1);
+	finish();
+	return 0;
+}
+
+/* ---- the server benchmark ---- */
+
+static long bench_up, bench_now;
+static pthread_mutex_t bench_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Answers "count" on stdin; ends the process at the end of stdin. */
+static void *bench_control(void *arg)
+{
+	char line[64];
+	(void)arg;
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		if (strncmp(line, "count", 5) != 0)
+			continue;
+		pthread_mutex_lock(&bench_lock);
+		printf("associations %ld %ld\n", bench_up, bench_now);
+		pthread_mutex_unlock(&bench_lock);
+		fflush(stdout);
+	}
+	_exit(0);
+	return NULL;
+}
+
+static void bench_notification(const union sctp_notification *n)
+{
+	if (n->sn_header.sn_type != SCTP_ASSOC_CHANGE)
+		return;
+	pthread_mutex_lock(&bench_lock);
+	switch (n->sn_assoc_change.sac_state) {
+	case SCTP_COMM_UP:
+		bench_up++;
+		bench_now++;
+		break;
+	case SCTP_COMM_LOST:
+	case SCTP_SHUTDOWN_COMP:
+		bench_now--;
+		break;
+	default:
+		break;
+	}
+	pthread_mutex_unlock(&bench_lock);
+}
+
+static int run_bench_server(uint16_t udp, uint16_t port, const char *ip)
+{
+	struct socket *ls;
+	struct sctp_event ev;
+	pthread_t control;
+	static char buf[1 << 16];
+
+	start(udp, 0);
+	ls = new_socket(SOCK_SEQPACKET);
+	memset(&ev, 0, sizeof(ev));
+	ev.se_assoc_id = SCTP_ALL_ASSOC;
+	ev.se_type = SCTP_ASSOC_CHANGE;
+	ev.se_on = 1;
+	if (usrsctp_setsockopt(ls, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof(ev)) < 0)
+		die("SCTP_EVENT");
+	bind_to(ls, ip, port);
+	if (usrsctp_listen(ls, 1) < 0)
+		die("listen");
+	if (pthread_create(&control, NULL, bench_control, NULL) != 0)
+		die("pthread_create");
+	printf("listening\n");
+	fflush(stdout);
+	for (;;) {
+		struct sctp_rcvinfo rcv;
+		unsigned int infotype;
+		int flags;
+		ssize_t n = recv_msg(ls, buf, sizeof(buf), &rcv, &infotype, &flags);
+		if (n < 0 && errno != EINTR && errno != EAGAIN)
+			die("recvv");
+		if (n > 0 && (flags & MSG_NOTIFICATION))
+			bench_notification((const union sctp_notification *)buf);
+	}
 	return 0;
 }
 
@@ -209,9 +516,17 @@ int main(int argc, char **argv)
 	if ((argc == 7 || argc == 8) && strcmp(argv[1], "client") == 0)
 		return run_client((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]), argv[4],
 				  (uint16_t)atoi(argv[5]), argv[6], argc == 8 && strcmp(argv[7], "asconf") == 0);
+	if (argc == 2 && strcmp(argv[1], "capture-server") == 0)
+		return run_capture_server();
+	if (argc == 2 && strcmp(argv[1], "capture-client") == 0)
+		return run_capture_client();
+	if (argc == 5 && strcmp(argv[1], "bench-server") == 0)
+		return run_bench_server((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]), argv[4]);
 	fprintf(stderr,
 		"usage: %s server UDP_PORT SCTP_PORT OUT_FILE\n"
-		"       %s client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT IN_FILE [asconf]\n",
-		argv[0], argv[0]);
+		"       %s client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT IN_FILE [asconf]\n"
+		"       %s capture-server | capture-client\n"
+		"       %s bench-server UDP_PORT SCTP_PORT ADDR\n",
+		argv[0], argv[0], argv[0], argv[0]);
 	return 2;
 }

@@ -535,39 +535,54 @@ pub fn build_tsctp(cfg: &BenchConfig) -> Result<PathBuf, String> {
     std::fs::create_dir_all(&cfg.work_dir).map_err(|e| e.to_string())?;
     std::fs::write(cfg.work_dir.join("programs_helper.h"), HELPER_H).map_err(|e| e.to_string())?;
     let out = cfg.work_dir.join("tsctp");
+    let sources = [ex.join("tsctp.c"), ex.join("programs_helper.c")];
+    build_usrsctp_program(
+        &sources,
+        &out,
+        &["-DLINUX", "-w", "-I", &cfg.work_dir.display().to_string()],
+    )?;
+    Ok(out)
+}
+
+/// Builds a C program against libusrsctp (`gcc -O2 SOURCES EXTRA
+/// $(pkg-config --cflags --libs usrsctp) -lpthread -o OUT`).
+pub(crate) fn build_usrsctp_program(
+    sources: &[PathBuf],
+    out: &Path,
+    extra: &[&str],
+) -> Result<(), String> {
     let flags = Command::new("pkg-config")
         .args(["--cflags", "--libs", "usrsctp"])
         .output()
         .map_err(|e| format!("pkg-config: {e}"))?;
     if !flags.status.success() {
-        return Err("pkg-config does not know usrsctp".into());
+        return Err("pkg-config does not know usrsctp (install libusrsctp-dev)".into());
     }
     let flags = String::from_utf8_lossy(&flags.stdout).to_string();
     let st = Command::new("gcc")
-        .args(["-O2", "-DLINUX", "-w", "-I"])
-        .arg(&cfg.work_dir)
+        .arg("-O2")
+        .args(extra)
         .arg("-o")
-        .arg(&out)
-        .arg(ex.join("tsctp.c"))
-        .arg(ex.join("programs_helper.c"))
+        .arg(out)
+        .args(sources)
         .args(flags.split_whitespace())
         .arg("-lpthread")
         .status()
         .map_err(|e| format!("gcc: {e}"))?;
     if !st.success() {
-        return Err("gcc failed to build tsctp".into());
+        return Err(format!("gcc failed to build {}", out.display()));
     }
-    Ok(out)
+    Ok(())
 }
 
-fn free_udp_port() -> Result<u16, String> {
+pub(crate) fn free_udp_port() -> Result<u16, String> {
     let s = std::net::UdpSocket::bind((LO, 0)).map_err(|e| e.to_string())?;
     Ok(s.local_addr().map_err(|e| e.to_string())?.port())
 }
 
 /// Wraps a command so that usrsctp runs without CAP_NET_RAW when root
 /// (pure UDP encapsulation, like msctp).
-fn usrsctp_command(prog: &Path, args: &[String]) -> Command {
+pub(crate) fn usrsctp_command(prog: &Path, args: &[String]) -> Command {
     let root = rustix_is_root();
     if root && which("capsh") {
         let mut c = Command::new("capsh");

@@ -9,10 +9,16 @@
 //!   associations per datagram or timer event);
 //! - kernel TCP's accept rate for the same N connections from the same
 //!   source addresses;
-//! - usrsctp is not run (no C harness for many associations yet).
+//! - usrsctp ([`usrsctp`]): one usrsctp server process (Debian's
+//!   libusrsctp, SCTP over UDP) taking the same N clients: handshakes per
+//!   second, memory per association, idle CPU; or the largest number of
+//!   associations it held, when fewer than N.
 //!
 //! The clients are an in-process driver of N `msctp_proto` endpoints over
-//! one non-blocking UDP socket per source address ([`run_clients`]).
+//! one non-blocking UDP socket per source address ([`run_clients`]), the
+//! same for the msctp and the usrsctp server.
+
+pub mod usrsctp;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -53,7 +59,7 @@ pub struct ServerBenchConfig {
     /// Clients that move to another source address (ASCONF add, then
     /// delete of the old one) once all are set up.
     pub moving: usize,
-    /// Contenders (`msctp`, `tcp`); empty: all.
+    /// Contenders (`msctp`, `tcp`, `usrsctp`); empty: all.
     pub only: Vec<String>,
     /// Run the clients as `EXE bench server --clients-for PORT ...`, a
     /// child process (the CLI does), so that the server's memory is its
@@ -107,6 +113,9 @@ pub struct MsctpServer {
     /// Calls into associations per datagram received or sent in the
     /// idle phase (the server loop's work per event).
     pub idle_visits_per_datagram: f64,
+    /// UDP datagrams the host dropped for a full receive buffer during
+    /// the set-up ([`udp_receive_drops`]).
+    pub setup_udp_drops: Option<u64>,
 }
 
 /// Kernel TCP's side.
@@ -124,7 +133,13 @@ pub struct ServerBenchReport {
     pub tcp: Option<TcpAccept>,
     /// msctp handshakes per second / TCP accepts per second.
     pub ratio_tcp: Option<f64>,
-    pub usrsctp: &'static str,
+    pub usrsctp: Option<usrsctp::UsrsctpServer>,
+    /// Why usrsctp was not measured (no gcc or libusrsctp-dev).
+    pub usrsctp_not_run: Option<String>,
+    /// msctp handshakes per second / usrsctp's.
+    pub ratio_usrsctp: Option<f64>,
+    /// msctp server memory per association / usrsctp's.
+    pub memory_ratio_usrsctp: Option<f64>,
 }
 
 impl std::fmt::Display for ServerBenchReport {
@@ -154,6 +169,12 @@ impl std::fmt::Display for ServerBenchReport {
                 "  msctp idle: {cpu}, {:.0} datagrams/s received, {:.2} association visits per datagram",
                 m.idle_datagrams_per_s, m.idle_visits_per_datagram
             )?;
+            if let Some(d) = m.setup_udp_drops {
+                writeln!(
+                    f,
+                    "  msctp set-up: {d} UDP datagrams dropped for a full receive buffer"
+                )?;
+            }
             for e in [&c.first_failure, &c.move_failure].into_iter().flatten() {
                 writeln!(f, "  first failure: {e}")?;
             }
@@ -168,7 +189,13 @@ impl std::fmt::Display for ServerBenchReport {
         if let Some(r) = self.ratio_tcp {
             writeln!(f, "  msctp handshakes / TCP accepts = {r:.3}")?;
         }
-        writeln!(f, "  usrsctp: {}", self.usrsctp)
+        if let Some(u) = &self.usrsctp {
+            u.fmt_against(self, f)?;
+        }
+        if let Some(why) = &self.usrsctp_not_run {
+            writeln!(f, "  usrsctp: not run: {why}")?;
+        }
+        Ok(())
     }
 }
 
@@ -188,11 +215,24 @@ fn addr_index(addr: IpAddr) -> Option<usize> {
     }
 }
 
-fn rss_bytes() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+/// The resident memory of process `pid` ("self": this one), bytes.
+fn rss_of(pid: &str) -> Option<f64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024.0)
+}
+
+/// The host's count of UDP datagrams dropped for a full socket receive
+/// buffer (`RcvbufErrors` in /proc/net/snmp): a server that cannot keep
+/// up loses INITs there, and each costs its client a 1 s retransmission
+/// (RFC 9260 section 15, RTO.Initial).
+fn udp_receive_drops() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/net/snmp").ok()?;
+    let mut udp = s.lines().filter(|l| l.starts_with("Udp:"));
+    let (names, values) = (udp.next()?, udp.next()?);
+    let k = names.split_whitespace().position(|n| n == "RcvbufErrors")?;
+    values.split_whitespace().nth(k)?.parse().ok()
 }
 
 /// The server's configuration: `msctp listen`'s defaults (RFC 9260
@@ -225,16 +265,29 @@ pub fn run(cfg: &ServerBenchConfig) -> Result<ServerBenchReport, NetError> {
     } else {
         None
     };
-    let ratio_tcp = match (&msctp, &tcp) {
-        (Some(m), Some(t)) if t.accepts_per_s > 0.0 => Some(m.handshakes_per_s / t.accepts_per_s),
+    let (usrsctp, usrsctp_not_run) = if runs("usrsctp") {
+        match usrsctp::run(cfg) {
+            Ok(u) => (Some(u), None),
+            Err(e) => (None, Some(e)),
+        }
+    } else {
+        (None, None)
+    };
+    let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
         _ => None,
     };
+    let hs = msctp.as_ref().map(|m| m.handshakes_per_s);
+    let mem = msctp.as_ref().and_then(|m| m.rss_per_association);
     Ok(ServerBenchReport {
         clients: cfg.clients,
+        ratio_tcp: ratio(hs, tcp.as_ref().map(|t| t.accepts_per_s)),
+        ratio_usrsctp: ratio(hs, usrsctp.as_ref().map(|u| u.handshakes_per_s)),
+        memory_ratio_usrsctp: ratio(mem, usrsctp.as_ref().and_then(|u| u.rss_per_association)),
         msctp,
         tcp,
-        ratio_tcp,
-        usrsctp: "not run: no C harness for many usrsctp associations yet",
+        usrsctp,
+        usrsctp_not_run,
     })
 }
 
@@ -246,7 +299,9 @@ fn msctp_server(cfg: &ServerBenchConfig) -> Result<MsctpServer, NetError> {
         let server = Stack::bind(server_config(cfg.clients)).await?;
         let udp = server.udp_port();
         let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let rss0 = rss_bytes();
+        let rss0 = rss_of("self");
+        let drops0 = udp_receive_drops();
+        let mut drops = None;
         // As `msctp listen`: accept, and read each association until it ends.
         let acceptor = {
             let (server, accepted) = (server.clone(), accepted.clone());
@@ -266,8 +321,12 @@ fn msctp_server(cfg: &ServerBenchConfig) -> Result<MsctpServer, NetError> {
         while let Some(p) = rx.recv().await {
             match p {
                 Phase::SetUp(n) => {
+                    drops = udp_receive_drops()
+                        .zip(drops0)
+                        .map(|(b, a)| b.saturating_sub(a));
                     tokio::time::sleep(Duration::from_millis(200)).await;
-                    if let (Some(a), Some(b), true) = (rss0, rss_bytes(), cfg.client_exe.is_some())
+                    if let (Some(a), Some(b), true) =
+                        (rss0, rss_of("self"), cfg.client_exe.is_some())
                     {
                         rss_per = Some((b - a) / n.max(1) as f64);
                     }
@@ -310,6 +369,7 @@ fn msctp_server(cfg: &ServerBenchConfig) -> Result<MsctpServer, NetError> {
             idle_cpu_per_s: cpu,
             idle_datagrams_per_s: dgrams,
             idle_visits_per_datagram: visits,
+            setup_udp_drops: drops,
         })
     })
 }

@@ -2,9 +2,14 @@
 //! addresses, 10 of them moving, 1 s idle), with the clients in a thread:
 //! every association comes up and is accepted, the moves complete, the
 //! idle server's work per datagram does not depend on the number of
-//! associations, and kernel TCP accepts the same number of connections.
+//! associations, and kernel TCP accepts the same number of connections;
+//! a usrsctp server (the `bench-server` mode of `interop/usrsctp_peer.c`,
+//! built with gcc against libusrsctp-dev) takes the same 500 clients,
+//! moves included, and its handshake rate is set against msctp's.
 //! Figures are printed (`--nocapture`), not asserted. The full run is
 //! `msctp bench server` (10 000 clients).
+
+mod common;
 
 use msctp_net::bench_server::{self, ServerBenchConfig};
 
@@ -36,4 +41,17 @@ fn a_listener_takes_500_clients_and_tcp_accepts_as_many() {
     let t = r.tcp.as_ref().expect("TCP measured");
     assert_eq!(t.connections, 500);
     assert!(r.ratio_tcp.is_some());
+    // usrsctp: skipped without gcc or libusrsctp-dev, a failure under
+    // CI=true (scripts/install-deps.sh installs both).
+    let Some(u) = r.usrsctp.as_ref() else {
+        let why = r.usrsctp_not_run.clone().expect("a reason");
+        eprintln!("usrsctp skipped: {}", common::missing_prerequisite(why));
+        return;
+    };
+    assert_eq!(u.clients.established, 500, "{:?}", u.clients);
+    assert_eq!(u.clients.failed, 0);
+    assert_eq!((u.accepted, u.held), (500, 500), "usrsctp's own count");
+    assert_eq!(u.clients.moved, 10, "{:?}", u.clients);
+    assert!(u.rss_per_association.is_some_and(|m| m > 0.0));
+    assert!(r.ratio_usrsctp.is_some_and(|x| x > 0.0));
 }

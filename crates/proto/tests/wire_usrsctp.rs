@@ -260,7 +260,7 @@ fn data_chunks() {
             .collect();
         assert_eq!(got, chunks, "frame {frame}");
     }
-    // capture_peer.c fills messages with 'a'..'z' repeating.
+    // usrsctp_peer.c's capture-client fills messages with 'a'..'z' repeating.
     let Chunk::Data(d) = &packet(6).chunks[0] else {
         panic!()
     };

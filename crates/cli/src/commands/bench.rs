@@ -96,8 +96,9 @@ enum What {
     /// loopback, each its own association, from many source addresses and
     /// ports, some moving (ASCONF), the clients in a child process: set-up
     /// rate, the server's memory per association and its cost with N idle
-    /// associations, against kernel TCP's accept rate for N connections,
-    /// both in this run.
+    /// associations, against kernel TCP's accept rate for N connections
+    /// and a usrsctp server (built with gcc against libusrsctp-dev) taking
+    /// the same clients, all in this run.
     Server {
         /// Clients (associations), 1 to 50 000.
         #[arg(long, default_value_t = 10_000)]
@@ -115,8 +116,8 @@ enum What {
         /// Clients that move to another source address once set up.
         #[arg(long, default_value_t = 100)]
         moving: usize,
-        /// Run only these contenders (repeat): msctp, tcp.
-        #[arg(long, value_parser = ["msctp", "tcp"])]
+        /// Run only these contenders (repeat): msctp, tcp, usrsctp.
+        #[arg(long, value_parser = ["msctp", "tcp", "usrsctp"])]
         only: Vec<String>,
         /// Run the clients in this process (the server's memory and CPU
         /// are then not told apart from theirs).

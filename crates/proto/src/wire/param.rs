@@ -255,7 +255,7 @@ pub fn address_param_len(address: &IpAddr) -> usize {
 
 /// Appends the IPv4 or IPv6 Address parameter for `address` (8 or 20
 /// bytes, never padded).
-pub(crate) fn emit_address(address: &IpAddr, out: &mut Vec<u8>) {
+pub fn emit_address(address: &IpAddr, out: &mut Vec<u8>) {
     match address {
         IpAddr::V4(a) => {
             out.extend_from_slice(&param_type::IPV4_ADDRESS.to_be_bytes());
