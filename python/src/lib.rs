@@ -16,7 +16,7 @@ use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueEr
 use pyo3::prelude::*;
 
 use msctp_lab::LabError;
-use msctp_lab::spec::SpecError;
+use msctp_lab::experiment::SpecError;
 
 create_exception!(
     _native,

@@ -3,9 +3,9 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use msctp_lab::adhoc::scenario_seed;
-use msctp_lab::runners;
-use msctp_lab::sim_runner::SimRunner;
+use msctp_lab::pipeline::adhoc::scenario_seed;
+use msctp_lab::runner;
+use msctp_lab::runner::simulator::SimRunner;
 
 use crate::convert::{apply_overrides, scenario_table, to_py};
 use crate::{RunFailed, ScenarioError};
@@ -32,7 +32,7 @@ pub fn run(
         apply_overrides(&mut table, o)?;
     }
     let seed = seed.unwrap_or_else(|| scenario_seed(&table));
-    let r = runners::by_name(runner).map_err(ScenarioError::new_err)?;
+    let r = runner::by_name(runner).map_err(ScenarioError::new_err)?;
     r.validate(&table)
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let out = PyDict::new(py);

@@ -8,9 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use toml::Value;
 
-use msctp_lab::adhoc::sweep_experiment_from;
 use msctp_lab::analysis::PublishedVerdict;
 use msctp_lab::execute::ExecOptions;
+use msctp_lab::pipeline::adhoc::sweep_experiment_from;
 use msctp_lab::{
     Experiment, LabOptions, RunOutcome, RunTask, Shard, Study, run_task as lab_run_task,
 };

@@ -4,7 +4,7 @@
 //! merged gives the results of one `msctp reproduce`. Synthetic runner (a
 //! formula with noise, not a network model).
 
-use msctp_lab::testing::runs_csv_without_wall_time;
+use msctp_lab::pipeline::testing::runs_csv_without_wall_time;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

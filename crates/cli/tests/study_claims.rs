@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use msctp_lab::sim_runner::SimRunner;
-use msctp_lab::testing::assert_claims;
+use msctp_lab::pipeline::testing::assert_claims;
+use msctp_lab::runner::simulator::SimRunner;
 
 fn experiments() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments")

@@ -2,8 +2,8 @@
 
 use thiserror::Error;
 
-use crate::plot::PlotError;
-use crate::spec::SpecError;
+use crate::experiment::SpecError;
+use crate::report::plot::PlotError;
 use crate::store::StoreError;
 
 /// Anything that stops an experiment.

@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::experiment::value;
 use crate::plan::Plan;
-use crate::record::RunRecord;
-use crate::value;
+use crate::runner::record::RunRecord;
 
 /// The version of the run file format.
 pub const FORMAT: u32 = 1;

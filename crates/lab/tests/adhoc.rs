@@ -1,8 +1,10 @@
 //! `msctp run` and `msctp sweep` behind the CLI, with the synthetic runner.
 
-use msctp_lab::adhoc::{parse_param, read_scenario, run_scenario_reps, sweep, sweep_experiment};
 use msctp_lab::execute::ExecOptions;
-use msctp_lab::synthetic::SyntheticRunner;
+use msctp_lab::pipeline::adhoc::{
+    parse_param, read_scenario, run_scenario_reps, sweep, sweep_experiment,
+};
+use msctp_lab::runner::synthetic::SyntheticRunner;
 use msctp_lab::{LabError, LabOptions};
 
 const SCENARIO: &str = "name = \"demo\"\nseed = 42\n[synthetic]\nx = 1\n[synthetic.metrics.y]\nintercept = 1\nslope = 2\nnoise = 0.1\n[synthetic.metrics.z]\nintercept = 5\n";

@@ -2,11 +2,12 @@
 
 use std::collections::BTreeMap;
 
+use msctp_lab::aggregate::stats::summarize;
 use msctp_lab::aggregate::{CellResult, MetricStats, Results};
 use msctp_lab::analysis::FormulaValues;
-use msctp_lab::check::{CheckSpec, Verdict};
+use msctp_lab::analysis::verdicts::Verdict;
+use msctp_lab::experiment::checks::CheckSpec;
 use msctp_lab::plan::Point;
-use msctp_lab::stats::summarize;
 use toml::Value;
 
 const VARIANTS: [&str; 3] = ["a", "b", "c"];

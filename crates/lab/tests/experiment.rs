@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use common::Fake;
 use msctp_lab::execute::ExecOptions;
+use msctp_lab::experiment::Experiment;
 use msctp_lab::plan::plan;
-use msctp_lab::spec::Experiment;
 use msctp_lab::{LabError, LabOptions, run_experiment, write_reproduction};
 
 fn spec_path() -> PathBuf {
@@ -338,7 +338,13 @@ fn reproduction_report_is_generated() {
 fn runner_mismatch_and_bad_overrides_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let o = opts(dir.path(), true);
-    let e = run_experiment(load(), &msctp_lab::synthetic::SyntheticRunner, &o, true).unwrap_err();
+    let e = run_experiment(
+        load(),
+        &msctp_lab::runner::synthetic::SyntheticRunner,
+        &o,
+        true,
+    )
+    .unwrap_err();
     assert!(matches!(e, LabError::Runner { .. }));
     assert!(e.to_string().contains("runner `fake`"), "{e}");
 
@@ -544,7 +550,7 @@ formulas = ["f"]
     let dir = tempfile::tempdir().unwrap();
     let run = run_experiment(exp.clone(), &runner, &opts(dir.path(), false), true).unwrap();
     let fig = &exp.spec.figures[0];
-    let data = msctp_lab::plot::figure_data(&exp, &run.plan, &run.analysis, fig);
+    let data = msctp_lab::report::plot::figure_data(&exp, &run.plan, &run.analysis, fig);
     let labels: Vec<&str> = data.lines.iter().map(|l| l.label.as_str()).collect();
     assert_eq!(
         labels,

@@ -6,13 +6,13 @@
 
 mod common;
 
-use msctp_lab::testing::runs_csv_without_wall_time;
+use msctp_lab::pipeline::testing::runs_csv_without_wall_time;
 use std::path::{Path, PathBuf};
 
 use common::Fake;
 use msctp_lab::execute::ExecOptions;
-use msctp_lab::reproduce::{Selected, run_experiments};
-use msctp_lab::spec::Experiment;
+use msctp_lab::experiment::Experiment;
+use msctp_lab::pipeline::reproduce::{Selected, run_experiments};
 use msctp_lab::{LabOptions, run_experiment, write_reproduction};
 
 fn spec_path() -> PathBuf {

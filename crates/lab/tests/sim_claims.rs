@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use msctp_lab::sim_runner::SimRunner;
-use msctp_lab::testing;
+use msctp_lab::pipeline::testing;
+use msctp_lab::runner::simulator::SimRunner;
 
 #[test]
 fn reference_handover_claims_hold() {

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use msctp_lab::spec::Experiment;
+use msctp_lab::experiment::Experiment;
 
 const BASE: &str = include_str!("fake.toml");
 

@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use msctp_lab::adhoc;
 use msctp_lab::analysis::PublishedVerdict;
-use msctp_lab::check::fmt;
+use msctp_lab::analysis::verdicts::fmt;
+use msctp_lab::execute::pool::execute_pool;
 use msctp_lab::execute::{ExecOptions, default_jobs};
-use msctp_lab::pool::execute_pool;
-use msctp_lab::reproduce::{Selected, run_experiments};
-use msctp_lab::spec::{Experiment, list_experiment_files};
-use msctp_lab::{LabOptions, Shard, Study, runners, write_reproduction};
+use msctp_lab::experiment::{Experiment, list_experiment_files};
+use msctp_lab::pipeline::adhoc;
+use msctp_lab::pipeline::reproduce::{Selected, run_experiments};
+use msctp_lab::{LabOptions, Shard, Study, runner, write_reproduction};
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -134,15 +134,15 @@ fn exec_options(j: Option<usize>, fresh: bool) -> anyhow::Result<ExecOptions> {
     })
 }
 
-/// The simulator's own check (`msctp_lab::sim_runner`), said with the
+/// The simulator's own check (`msctp_lab::runner::simulator`), said with the
 /// file's name.
 fn check_something_to_simulate(path: &Path, scenario: &toml::Table) -> anyhow::Result<()> {
-    msctp_lab::sim_runner::check_something_to_simulate(scenario)
+    msctp_lab::runner::simulator::check_something_to_simulate(scenario)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
-    let runner = runners::by_name(&a.runner).map_err(anyhow::Error::msg)?;
+    let runner = runner::by_name(&a.runner).map_err(anyhow::Error::msg)?;
     let mut scenario = adhoc::read_scenario(&a.scenario)?;
     if runner.name() == "sim" {
         check_something_to_simulate(&a.scenario, &scenario)?;
@@ -201,7 +201,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         );
         let width = by_metric.keys().map(|k| k.len()).max().unwrap_or(10);
         for (k, v) in by_metric {
-            match msctp_lab::stats::summarize(&v) {
+            match msctp_lab::aggregate::stats::summarize(&v) {
                 Ok(s) => match s.ci95_half_width {
                     Some(h) => println!("  {k:width$}  {} ± {} (n={})", fmt(s.mean), fmt(h), s.n),
                     None => println!("  {k:width$}  {}", fmt(s.mean)),
@@ -234,7 +234,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn sweep(a: SweepArgs) -> anyhow::Result<ExitCode> {
-    let runner = runners::by_name(&a.runner).map_err(anyhow::Error::msg)?;
+    let runner = runner::by_name(&a.runner).map_err(anyhow::Error::msg)?;
     let params = a
         .params
         .iter()
@@ -359,7 +359,7 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
         if !run_it && docs.is_none() {
             continue;
         }
-        match runners::by_name(&exp.spec.runner) {
+        match runner::by_name(&exp.spec.runner) {
             Ok(r) => wanted.push((exp, r, run_it)),
             Err(why) if !run_it => missing.push((id, why)),
             Err(why) => bail!("{}: {why}", exp.path.display()),
@@ -472,7 +472,7 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn print_unexpected(unexpected: &[&msctp_lab::check::CheckOutcome]) {
+fn print_unexpected(unexpected: &[&msctp_lab::analysis::verdicts::CheckOutcome]) {
     for u in unexpected {
         eprintln!(
             "  claim \"{}\": {} (expected to {:?}): {}",

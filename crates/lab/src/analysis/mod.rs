@@ -2,15 +2,15 @@
 //! aggregated results: the analytic formulas at every cell, the published
 //! values beside ours with a plain verdict, and the qualitative checks.
 
-mod checks;
-mod formulas;
+mod formula_values;
+pub mod verdicts;
 
-pub use checks::FormulaValues;
+pub use verdicts::FormulaValues;
 
 use crate::aggregate::Results;
-use crate::check::CheckOutcome;
+use crate::experiment::{BASE_VARIANT, Experiment, PublishedSpec};
 use crate::plan::{Plan, Point};
-use crate::spec::{BASE_VARIANT, Experiment, PublishedSpec};
+use verdicts::CheckOutcome;
 
 /// A published value beside ours.
 #[derive(Debug, Clone, PartialEq)]

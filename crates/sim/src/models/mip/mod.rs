@@ -16,6 +16,7 @@
 //! simulator capture decodes in Wireshark. Every agent keeps a bounded
 //! trace of what it did ([`MipTraceEvent`]) for handoff timelines.
 
+pub mod binding;
 pub mod v4;
 pub mod v6;
 

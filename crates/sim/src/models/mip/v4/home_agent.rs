@@ -19,9 +19,9 @@ use super::wire::{
 };
 use crate::Time;
 use crate::kernel::ip::{DEFAULT_TTL, IpPacket};
-use crate::kernel::tunnel;
 use crate::kernel::udp::{self, UdpView};
 use crate::kernel::{Agent, Ctx, PacketOrigin, RxInfo};
+use crate::models::mip::binding::{self, BindingCache};
 use crate::models::mip::{ICMP, MipTraceEvent, TraceLog};
 
 const TOKEN_ADVERTISE: u64 = 1;
@@ -77,16 +77,9 @@ impl HomeAgentConfig {
     }
 }
 
-/// A mobility binding (RFC 5944 section 4.2.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Binding {
-    pub care_of: Ipv4Addr,
-    pub expires_at: Time,
-    pub identification: u64,
-    /// When the binding was (last) created or changed to this care-of
-    /// address.
-    pub since: Time,
-}
+/// A mobility binding (RFC 5944 section 4.2.3); its sequence is the
+/// registration's Identification.
+pub type Binding = binding::Binding<Ipv4Addr, u64>;
 
 /// Counters of a home agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -115,7 +108,7 @@ struct PendingRequest {
 pub struct HomeAgent {
     cfg: HomeAgentConfig,
     advertiser: Option<Advertiser>,
-    bindings: BTreeMap<Ipv4Addr, Binding>,
+    bindings: BindingCache<Ipv4Addr, u64>,
     last_identification: BTreeMap<Ipv4Addr, u64>,
     pending: VecDeque<PendingRequest>,
     stats: HomeAgentStats,
@@ -124,11 +117,12 @@ pub struct HomeAgent {
 
 impl HomeAgent {
     pub fn new(cfg: HomeAgentConfig) -> Self {
+        let bindings = BindingCache::new(cfg.max_bindings);
         let advertiser = cfg.advertise.clone().map(Advertiser::new);
         HomeAgent {
             cfg,
             advertiser,
-            bindings: BTreeMap::new(),
+            bindings,
             last_identification: BTreeMap::new(),
             pending: VecDeque::new(),
             stats: HomeAgentStats::default(),
@@ -144,7 +138,7 @@ impl HomeAgent {
 
     /// The binding of `home` (expired ones included until next used).
     pub fn binding(&self, home: Ipv4Addr) -> Option<&Binding> {
-        self.bindings.get(&home)
+        self.bindings.get(home)
     }
 
     /// What the agent did, in time order.
@@ -239,40 +233,22 @@ impl HomeAgent {
             self.last_identification
                 .insert(req.home_address, req.identification);
             if req.lifetime_s == 0 || req.care_of == req.home_address {
-                self.bindings.remove(&req.home_address);
+                self.bindings.unbind(now, req.home_address, &mut self.trace);
                 self.stats.deregistrations += 1;
                 lifetime = 0;
-                self.trace.push(
+            } else if self
+                .bindings
+                .bind(
                     now,
-                    MipTraceEvent::BindingRemoved {
-                        home: IpAddr::V4(req.home_address),
-                    },
-                );
-            } else if self.bindings.len() >= self.cfg.max_bindings
-                && !self.bindings.contains_key(&req.home_address)
+                    req.home_address,
+                    req.care_of,
+                    Duration::from_secs(u64::from(lifetime)),
+                    req.identification,
+                    &mut self.trace,
+                )
+                .is_err()
             {
                 reply_code = code::HA_UNKNOWN_HA;
-            } else {
-                let since = match self.bindings.get(&req.home_address) {
-                    Some(b) if b.care_of == req.care_of => b.since,
-                    _ => now,
-                };
-                self.bindings.insert(
-                    req.home_address,
-                    Binding {
-                        care_of: req.care_of,
-                        expires_at: now + Duration::from_secs(u64::from(lifetime)),
-                        identification: req.identification,
-                        since,
-                    },
-                );
-                self.trace.push(
-                    now,
-                    MipTraceEvent::BindingUpdated {
-                        home: IpAddr::V4(req.home_address),
-                        care_of: IpAddr::V4(req.care_of),
-                    },
-                );
             }
         }
         if reply_code == code::ACCEPTED {
@@ -342,28 +318,13 @@ impl Agent for HomeAgent {
         if !self.cfg.home_prefix.contains(&dst) {
             return Some(pkt);
         }
-        let now = ctx.now();
-        let care_of = match self.bindings.get(&dst) {
-            Some(b) if b.expires_at > now => b.care_of,
-            Some(_) => {
-                self.bindings.remove(&dst);
-                return Some(pkt);
-            }
-            None => return Some(pkt),
-        };
-        let from = IpAddr::V4(self.cfg.address);
-        let sent = tunnel::forward(
-            ctx,
-            pkt,
-            from,
-            IpAddr::V4(care_of),
-            "TTL expired at the home agent",
-        );
-        if let Some(len) = sent {
-            self.stats.tunnelled_packets += 1;
-            self.stats.tunnelled_bytes += len as u64;
-        }
-        None
+        let stats = &mut self.stats;
+        let ends = (dst, self.cfg.address);
+        self.bindings
+            .tunnel(ctx, pkt, ends, "TTL expired at the home agent", |len| {
+                stats.tunnelled_packets += 1;
+                stats.tunnelled_bytes += len as u64;
+            })
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64) {

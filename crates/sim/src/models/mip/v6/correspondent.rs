@@ -10,14 +10,15 @@
 //! as they come (as in ns-2's Mobiwan), which leaves out one round trip
 //! through the home agent per handover.
 
-use std::collections::{BTreeMap, VecDeque};
 use std::net::{IpAddr, Ipv6Addr};
 use std::time::Duration;
 
-use super::wire::{self, BindingAck, DEST_OPTIONS, LIFETIME_UNIT_S, MhMessage};
+use super::binding_update::{Received, UpdateQueue};
+use super::wire::{self, DEST_OPTIONS, MhMessage};
 use crate::Time;
-use crate::kernel::ip::{DEFAULT_TTL, IpPacket};
+use crate::kernel::ip::IpPacket;
 use crate::kernel::{Agent, Ctx, PacketOrigin};
+use crate::models::mip::binding::BindingCache;
 use crate::models::mip::{MipTraceEvent, TraceLog};
 
 const TOKEN_PROCESS: u64 = 1;
@@ -60,18 +61,20 @@ pub struct Correspondent6Stats {
 #[derive(Debug)]
 pub struct Correspondent6 {
     cfg: Correspondent6Config,
-    cache: BTreeMap<Ipv6Addr, (Ipv6Addr, Time, u16)>,
-    pending: VecDeque<(Time, Ipv6Addr, Ipv6Addr, wire::BindingUpdate)>,
+    cache: BindingCache<Ipv6Addr, u16>,
+    pending: UpdateQueue,
     stats: Correspondent6Stats,
     trace: TraceLog,
 }
 
 impl Correspondent6 {
     pub fn new(cfg: Correspondent6Config) -> Self {
+        let cache = BindingCache::new(cfg.max_bindings);
+        let pending = UpdateQueue::new(cfg.processing_delay, cfg.max_pending);
         Correspondent6 {
             cfg,
-            cache: BTreeMap::new(),
-            pending: VecDeque::new(),
+            cache,
+            pending,
             stats: Correspondent6Stats::default(),
             trace: TraceLog::default(),
         }
@@ -79,7 +82,7 @@ impl Correspondent6 {
 
     /// The care-of address bound to `home`, if any.
     pub fn binding(&self, home: Ipv6Addr) -> Option<Ipv6Addr> {
-        self.cache.get(&home).map(|e| e.0)
+        self.cache.get(home).map(|b| b.care_of)
     }
 
     pub fn stats(&self) -> Correspondent6Stats {
@@ -92,56 +95,10 @@ impl Correspondent6 {
 
     fn process_due(&mut self, ctx: &mut Ctx<'_>) {
         let now = ctx.now();
-        while self.pending.front().is_some_and(|p| p.0 <= now) {
-            let Some((_, home, care_of, bu)) = self.pending.pop_front() else {
-                break;
-            };
-            let newer = self
-                .cache
-                .get(&home)
-                .is_none_or(|e| (bu.sequence.wrapping_sub(e.2) as i16) > 0);
-            let mut status = 0;
-            if !newer {
-                status = 135;
-            } else if bu.lifetime_units == 0 || care_of == home {
-                self.cache.remove(&home);
-                self.trace.push(
-                    now,
-                    MipTraceEvent::BindingRemoved {
-                        home: IpAddr::V6(home),
-                    },
-                );
-            } else if self.cache.len() >= self.cfg.max_bindings && !self.cache.contains_key(&home) {
-                status = 130;
-            } else {
-                let exp = now + Duration::from_secs(u64::from(bu.lifetime_units) * LIFETIME_UNIT_S);
-                self.cache.insert(home, (care_of, exp, bu.sequence));
-                self.trace.push(
-                    now,
-                    MipTraceEvent::BindingUpdated {
-                        home: IpAddr::V6(home),
-                        care_of: IpAddr::V6(care_of),
-                    },
-                );
-            }
-            if bu.ack {
-                let ba = MhMessage::BindingAck(BindingAck {
-                    status,
-                    sequence: bu.sequence,
-                    lifetime_units: if status < 128 { bu.lifetime_units } else { 0 },
-                });
-                let Ok(p) = wire::mh_packet(self.cfg.address, home, &ba, DEFAULT_TTL) else {
-                    continue;
-                };
-                let out = if care_of == home {
-                    Ok(p)
-                } else {
-                    wire::insert_routing_header(&p, care_of)
-                };
-                if let Ok(out) = out {
-                    let _ = ctx.send(out);
-                }
-            }
+        while let Some(u) = self.pending.pop_due(now) {
+            let lifetime = u.bu.lifetime_units;
+            let status = u.apply(&mut self.cache, &mut self.trace, now, lifetime);
+            u.acknowledge(ctx, self.cfg.address, status, lifetime);
         }
     }
 
@@ -153,11 +110,8 @@ impl Correspondent6 {
         bu: wire::BindingUpdate,
     ) {
         self.stats.binding_updates += 1;
-        if self.pending.len() < self.cfg.max_pending {
-            let due = ctx.now() + self.cfg.processing_delay;
-            self.pending.push_back((due, home, care_of, bu));
-            ctx.set_timer(due, TOKEN_PROCESS);
-        }
+        let update = Received { home, care_of, bu };
+        self.pending.push(ctx, update, TOKEN_PROCESS);
     }
 }
 
@@ -210,16 +164,13 @@ impl Agent for Correspondent6 {
                 }
                 // RFC 6275 section 9.3.1: a Home Address option is only
                 // accepted with a binding for that care-of address.
-                match self.cache.get(&home) {
-                    Some(&(c, exp, _)) if c == care_of && exp > ctx.now() => {
-                        self.stats.optimised_in += 1;
-                        Some(inner)
-                    }
-                    _ => {
-                        self.stats.unbound += 1;
-                        ctx.drop_packet(inner, "home address option without binding");
-                        None
-                    }
+                if self.cache.is_bound_to(home, care_of, ctx.now()) {
+                    self.stats.optimised_in += 1;
+                    Some(inner)
+                } else {
+                    self.stats.unbound += 1;
+                    ctx.drop_packet(inner, "home address option without binding");
+                    None
                 }
             }
             PacketOrigin::Local { .. } => {
@@ -229,22 +180,15 @@ impl Agent for Correspondent6 {
                 if pkt.protocol() == wire::MOBILITY_HEADER {
                     return Some(pkt);
                 }
-                let now = ctx.now();
-                match self.cache.get(&dst) {
-                    Some(&(care_of, exp, _)) if exp > now => {
-                        match wire::insert_routing_header(&pkt, care_of) {
-                            Ok(out) => {
-                                self.stats.optimised_out += 1;
-                                Some(out)
-                            }
-                            Err(_) => Some(pkt),
-                        }
+                let Some(care_of) = self.cache.route(dst, ctx.now()) else {
+                    return Some(pkt);
+                };
+                match wire::insert_routing_header(&pkt, care_of) {
+                    Ok(out) => {
+                        self.stats.optimised_out += 1;
+                        Some(out)
                     }
-                    Some(_) => {
-                        self.cache.remove(&dst);
-                        Some(pkt)
-                    }
-                    None => Some(pkt),
+                    Err(_) => Some(pkt),
                 }
             }
             _ => Some(pkt),

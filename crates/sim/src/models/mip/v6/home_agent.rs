@@ -9,17 +9,18 @@
 //! Not modelled: IPsec protection of the signalling, proxy neighbour
 //! discovery on the home link (interception stands for it), DHAAD.
 
-use std::collections::{BTreeMap, VecDeque};
 use std::net::{IpAddr, Ipv6Addr};
 use std::time::Duration;
 
 use ipnet::Ipv6Net;
 
-use super::wire::{self, BindingAck, DEST_OPTIONS, LIFETIME_UNIT_S, MhMessage};
+use super::binding_update::{NOT_HOME_SUBNET, Received, UpdateQueue};
+use super::wire::{self, DEST_OPTIONS, MhMessage};
 use crate::Time;
-use crate::kernel::ip::{DEFAULT_TTL, IpPacket, proto};
+use crate::kernel::ip::{IpPacket, proto};
 use crate::kernel::tunnel;
 use crate::kernel::{Agent, Ctx, PacketOrigin, RxInfo};
+use crate::models::mip::binding::{Binding, BindingCache};
 use crate::models::mip::{MipTraceEvent, TraceLog};
 
 const TOKEN_PROCESS: u64 = 1;
@@ -50,13 +51,8 @@ impl HomeAgent6Config {
     }
 }
 
-/// A binding cache entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CacheEntry {
-    pub care_of: Ipv6Addr,
-    pub expires_at: Time,
-    pub sequence: u16,
-}
+/// A binding cache entry (RFC 6275 section 9.1).
+pub type CacheEntry = Binding<Ipv6Addr, u16>;
 
 /// Counters of a home agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -72,25 +68,27 @@ pub struct HomeAgent6Stats {
 #[derive(Debug)]
 pub struct HomeAgent6 {
     cfg: HomeAgent6Config,
-    cache: BTreeMap<Ipv6Addr, CacheEntry>,
-    pending: VecDeque<(Time, Ipv6Addr, Ipv6Addr, wire::BindingUpdate)>,
+    cache: BindingCache<Ipv6Addr, u16>,
+    pending: UpdateQueue,
     stats: HomeAgent6Stats,
     trace: TraceLog,
 }
 
 impl HomeAgent6 {
     pub fn new(cfg: HomeAgent6Config) -> Self {
+        let cache = BindingCache::new(cfg.max_bindings);
+        let pending = UpdateQueue::new(cfg.processing_delay, cfg.max_pending);
         HomeAgent6 {
             cfg,
-            cache: BTreeMap::new(),
-            pending: VecDeque::new(),
+            cache,
+            pending,
             stats: HomeAgent6Stats::default(),
             trace: TraceLog::default(),
         }
     }
 
     pub fn binding(&self, home: Ipv6Addr) -> Option<&CacheEntry> {
-        self.cache.get(&home)
+        self.cache.get(home)
     }
 
     pub fn stats(&self) -> HomeAgent6Stats {
@@ -101,68 +99,31 @@ impl HomeAgent6 {
         self.trace.events()
     }
 
+    /// A mobility header from `home` at `care_of` (`home` itself for a
+    /// deregistration from the home link): a home registration is queued
+    /// for processing (RFC 6275 section 10.3.1), anything else counted
+    /// as malformed.
+    fn on_home_update(&mut self, ctx: &mut Ctx<'_>, home: Ipv6Addr, care_of: Ipv6Addr, mh: &[u8]) {
+        match MhMessage::parse(home, self.cfg.address, mh) {
+            Ok(MhMessage::BindingUpdate(bu)) if bu.home => {
+                self.stats.binding_updates += 1;
+                let update = Received { home, care_of, bu };
+                self.pending.push(ctx, update, TOKEN_PROCESS);
+            }
+            _ => self.stats.malformed += 1,
+        }
+    }
+
     fn process_due(&mut self, ctx: &mut Ctx<'_>) {
         let now = ctx.now();
-        while self.pending.front().is_some_and(|p| p.0 <= now) {
-            let Some((_, home, care_of, bu)) = self.pending.pop_front() else {
-                break;
-            };
-            let newer = self
-                .cache
-                .get(&home)
-                .is_none_or(|e| (bu.sequence.wrapping_sub(e.sequence) as i16) > 0);
-            let lifetime = bu.lifetime_units.min(self.cfg.max_lifetime_units);
-            let mut status = 0u8;
-            if !self.cfg.home_prefix.contains(&home) {
-                status = 132; // not home subnet
-            } else if !newer {
-                status = 135; // sequence number out of window
-            } else if lifetime == 0 || care_of == home {
-                self.cache.remove(&home);
-                self.trace.push(
-                    now,
-                    MipTraceEvent::BindingRemoved {
-                        home: IpAddr::V6(home),
-                    },
-                );
-            } else if self.cache.len() >= self.cfg.max_bindings && !self.cache.contains_key(&home) {
-                status = 130; // insufficient resources
+        while let Some(u) = self.pending.pop_due(now) {
+            let lifetime = u.bu.lifetime_units.min(self.cfg.max_lifetime_units);
+            let status = if self.cfg.home_prefix.contains(&u.home) {
+                u.apply(&mut self.cache, &mut self.trace, now, lifetime)
             } else {
-                self.cache.insert(
-                    home,
-                    CacheEntry {
-                        care_of,
-                        expires_at: now
-                            + Duration::from_secs(u64::from(lifetime) * LIFETIME_UNIT_S),
-                        sequence: bu.sequence,
-                    },
-                );
-                self.trace.push(
-                    now,
-                    MipTraceEvent::BindingUpdated {
-                        home: IpAddr::V6(home),
-                        care_of: IpAddr::V6(care_of),
-                    },
-                );
-            }
-            if bu.ack {
-                let ba = MhMessage::BindingAck(BindingAck {
-                    status,
-                    sequence: bu.sequence,
-                    lifetime_units: if status < 128 { lifetime } else { 0 },
-                });
-                let Ok(p) = wire::mh_packet(self.cfg.address, home, &ba, DEFAULT_TTL) else {
-                    continue;
-                };
-                let out = if care_of == home {
-                    Ok(p)
-                } else {
-                    wire::insert_routing_header(&p, care_of)
-                };
-                if let Ok(out) = out {
-                    let _ = ctx.send(out);
-                }
-            }
+                NOT_HOME_SUBNET
+            };
+            u.acknowledge(ctx, self.cfg.address, status, lifetime);
         }
     }
 }
@@ -187,17 +148,7 @@ impl Agent for HomeAgent6 {
                 let IpAddr::V6(home) = inner.src() else {
                     return None;
                 };
-                match MhMessage::parse(home, self.cfg.address, inner.payload()) {
-                    Ok(MhMessage::BindingUpdate(bu)) if bu.home => {
-                        self.stats.binding_updates += 1;
-                        if self.pending.len() < self.cfg.max_pending {
-                            let due = ctx.now() + self.cfg.processing_delay;
-                            self.pending.push_back((due, home, care_of, bu));
-                            ctx.set_timer(due, TOKEN_PROCESS);
-                        }
-                    }
-                    _ => self.stats.malformed += 1,
-                }
+                self.on_home_update(ctx, home, care_of, inner.payload());
                 None
             }
             // A deregistration from the home address itself.
@@ -205,17 +156,7 @@ impl Agent for HomeAgent6 {
                 let IpAddr::V6(home) = pkt.src() else {
                     return None;
                 };
-                match MhMessage::parse(home, self.cfg.address, pkt.payload()) {
-                    Ok(MhMessage::BindingUpdate(bu)) if bu.home => {
-                        self.stats.binding_updates += 1;
-                        if self.pending.len() < self.cfg.max_pending {
-                            let due = ctx.now() + self.cfg.processing_delay;
-                            self.pending.push_back((due, home, home, bu));
-                            ctx.set_timer(due, TOKEN_PROCESS);
-                        }
-                    }
-                    _ => self.stats.malformed += 1,
-                }
+                self.on_home_update(ctx, home, home, pkt.payload());
                 None
             }
             // Reverse tunnel: forward what a mobile node sent from its
@@ -223,7 +164,7 @@ impl Agent for HomeAgent6 {
             proto::IPV6 => {
                 match tunnel::decapsulate(pkt) {
                     Ok(inner) => match inner.src() {
-                        IpAddr::V6(h) if self.cache.contains_key(&h) => {
+                        IpAddr::V6(h) if self.cache.contains(h) => {
                             self.stats.reverse_tunnelled += 1;
                             let _ = ctx.send(inner);
                         }
@@ -249,22 +190,18 @@ impl Agent for HomeAgent6 {
         if !self.cfg.home_prefix.contains(&dst) {
             return Some(pkt);
         }
-        let now = ctx.now();
-        let care_of = match self.cache.get(&dst) {
-            Some(e) if e.expires_at > now => e.care_of,
-            Some(_) => {
-                self.cache.remove(&dst);
-                return Some(pkt);
-            }
-            None => return Some(pkt),
-        };
-        let from = IpAddr::V6(self.cfg.address);
-        let expired = "hop limit expired at the home agent";
-        if let Some(len) = tunnel::forward(ctx, pkt, from, IpAddr::V6(care_of), expired) {
-            self.stats.tunnelled_packets += 1;
-            self.stats.tunnelled_bytes += len as u64;
-        }
-        None
+        let stats = &mut self.stats;
+        let ends = (dst, self.cfg.address);
+        self.cache.tunnel(
+            ctx,
+            pkt,
+            ends,
+            "hop limit expired at the home agent",
+            |len| {
+                stats.tunnelled_packets += 1;
+                stats.tunnelled_bytes += len as u64;
+            },
+        )
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, _token: u64) {

@@ -19,6 +19,7 @@
 //! discovery (the home agent intercepts instead), binding refresh (bindings
 //! are granted for 600 s by default, longer than the runs).
 
+mod binding_update;
 mod correspondent;
 mod home_agent;
 mod mobile_node;

@@ -7,23 +7,9 @@
 //! fingerprint, canonical scenario, seed): a finished run is found again
 //! after an interruption, and a changed scenario or model is run afresh.
 
-use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-/// How run seeds are derived.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SeedMode {
-    /// seed = hash(experiment, variant, point, repetition): every run has
-    /// its own random numbers.
-    #[default]
-    Independent,
-    /// seed = hash(experiment, point, repetition): the variants of one
-    /// point and repetition share their random numbers (common random
-    /// numbers: the same mobility and losses for every stack, so
-    /// differences between variants are less noisy).
-    Common,
-}
+use crate::experiment::SeedMode;
 
 fn field(h: &mut Sha256, s: &str) {
     h.update((s.len() as u64).to_le_bytes());

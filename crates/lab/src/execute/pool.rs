@@ -44,7 +44,7 @@ pub fn execute(
 
 /// Executes the missing runs among `subset` (indices into
 /// [`Plan::runs`], e.g. one shard of the plan) and stores them: a pool of
-/// one job ([`crate::pool`]), dearest runs first.
+/// one job ([`crate::execute::pool`]), dearest runs first.
 pub fn execute_subset(
     plan: &Plan,
     subset: &[usize],
@@ -254,10 +254,10 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
+    use crate::experiment::Experiment;
     use crate::plan::plan;
-    use crate::record::RunRecord;
-    use crate::spec::Experiment;
-    use crate::synthetic::SyntheticRunner;
+    use crate::runner::record::RunRecord;
+    use crate::runner::synthetic::SyntheticRunner;
 
     /// The synthetic runner, with the scenario's `synthetic.x` as the cost
     /// estimate, recording the (x, seed) of each run it starts; runs with

@@ -23,8 +23,8 @@
 use serde::Deserialize;
 use toml::{Table, Value};
 
-use crate::names::Names;
-use crate::value;
+use crate::experiment::names::Names;
+use crate::experiment::value;
 
 /// The named formulas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -3,7 +3,7 @@
 //! the expected one, so that a regression in the models fails CI.
 //!
 //! ```no_run
-//! # use msctp_lab::{testing, synthetic::SyntheticRunner};
+//! # use msctp_lab::{pipeline::testing, runner::synthetic::SyntheticRunner};
 //! # use std::path::Path;
 //! let dir = tempfile::tempdir().unwrap();
 //! testing::assert_claims(Path::new("experiments/e1.toml"), &SyntheticRunner, dir.path());
@@ -11,12 +11,12 @@
 
 use std::path::Path;
 
-use crate::check::CheckOutcome;
+use crate::analysis::verdicts::CheckOutcome;
 use crate::error::LabError;
 use crate::execute::ExecOptions;
-use crate::reproduce::{LabOptions, run_experiment};
+use crate::experiment::Experiment;
+use crate::pipeline::reproduce::{LabOptions, run_experiment};
 use crate::runner::Runner;
-use crate::spec::Experiment;
 
 /// Runs the experiment file in quick mode (no plots) under `out` and
 /// returns every check's outcome. Failed runs are an error.
@@ -35,7 +35,7 @@ pub fn quick_claims(
         },
         out: out.to_path_buf(),
         plots: false,
-        max_runs: crate::reproduce::MAX_RUNS,
+        max_runs: crate::pipeline::reproduce::MAX_RUNS,
     };
     let run = run_experiment(exp, runner, &opts, true)?;
     if let Some(f) = run.failed().first() {

@@ -1,5 +1,5 @@
 //! The evaluation of an experiment's qualitative checks
-//! ([`crate::check::CheckSpec`]) on its aggregated results: each check's
+//! ([`crate::experiment::checks::CheckSpec`]) on its aggregated results: each check's
 //! verdict (agrees, disagrees, not evaluated) with the numbers behind it.
 
 use std::collections::BTreeMap;
@@ -7,11 +7,71 @@ use std::collections::BTreeMap;
 use toml::Table;
 
 use crate::aggregate::{CellResult, Results};
-use crate::check::{CheckKind, CheckOutcome, CheckSpec, Order, Verdict, fmt};
-use crate::value;
+use crate::experiment::checks::{CheckKind, CheckSpec, Expect, Order};
+use crate::experiment::value;
 
 /// Formula values per (formula id, variant, point label).
 pub type FormulaValues = BTreeMap<(String, String, String), Result<f64, String>>;
+
+/// The verdict of a check on our results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Agrees,
+    Disagrees,
+    /// Missing results (no runs, or a metric not measured).
+    NotEvaluated,
+}
+
+impl Verdict {
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Agrees => "agrees",
+            Verdict::Disagrees => "disagrees",
+            Verdict::NotEvaluated => "not evaluated",
+        }
+    }
+}
+
+/// A check's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckOutcome {
+    pub index: usize,
+    pub kind: CheckKind,
+    pub claim: String,
+    pub source: String,
+    pub note: Option<String>,
+    pub expect: Expect,
+    pub verdict: Verdict,
+    /// The numbers behind the verdict.
+    pub detail: String,
+}
+
+impl CheckOutcome {
+    /// Whether the verdict is the one the experiment file expects.
+    pub fn as_expected(&self) -> bool {
+        matches!(
+            (self.expect, self.verdict),
+            (Expect::Agree, Verdict::Agrees) | (Expect::Disagree, Verdict::Disagrees)
+        )
+    }
+}
+
+/// Numbers in details: four significant digits.
+pub fn fmt(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into(); // also -0.0 (an empty float sum)
+    }
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    let mag = x.abs().log10().floor() as i32;
+    if !(-4..6).contains(&mag) {
+        format!("{x:.3e}")
+    } else {
+        let decimals = (3 - mag).max(0) as usize;
+        format!("{x:.decimals$}")
+    }
+}
 
 impl CheckSpec {
     /// Evaluates the check on `results`. `variants` is every variant of
@@ -383,5 +443,14 @@ mod tests {
         assert!((r_squared(&[0.0, 1.0, 2.0], &[1.0, 3.0, 5.0]) - 1.0).abs() < 1e-12);
         assert_eq!(r_squared(&[0.0, 1.0, 2.0], &[4.0, 4.0, 4.0]), 1.0);
         assert!(r_squared(&[0.0, 1.0, 2.0, 3.0], &[0.0, 5.0, 0.0, 5.0]) < 0.5);
+    }
+
+    #[test]
+    fn number_format() {
+        assert_eq!(fmt(1.23456), "1.235");
+        assert_eq!(fmt(-0.0), "0");
+        assert_eq!(fmt(1234.5), "1234");
+        assert_eq!(fmt(0.000012345), "1.234e-5");
+        assert_eq!(fmt(0.0), "0");
     }
 }

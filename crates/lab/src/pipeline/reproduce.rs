@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use crate::aggregate::aggregate;
 use crate::analysis::{Analysis, analyse};
 use crate::error::LabError;
+use crate::execute::pool::{PoolJob, execute_pool};
 use crate::execute::{ExecOptions, ExecReport, FailedRun, parallel_map};
+use crate::experiment::Experiment;
 use crate::plan::{Plan, plan};
-use crate::plot;
-use crate::pool::{PoolJob, execute_pool};
+use crate::report::plot;
 use crate::report::{self, ExperimentReport};
 use crate::runner::Runner;
-use crate::spec::Experiment;
 use crate::store::Store;
 
 /// Options shared by `reproduce` and the tests.
@@ -194,7 +194,7 @@ struct Prepared<'a> {
 
 /// [`run_experiment`] for several experiments at once: every experiment
 /// is planned (and each scenario checked) before anything runs; then the
-/// missing runs of all of them go through one pool ([`crate::pool`]),
+/// missing runs of all of them go through one pool ([`crate::execute::pool`]),
 /// dearest first, so no worker waits for an experiment's last long run
 /// while runs of the next experiment are waiting; then each experiment's
 /// results and report are written from its stored runs, experiments in

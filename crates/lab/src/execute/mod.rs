@@ -1,8 +1,10 @@
 //! Running a plan: the runs not yet stored are executed on a pool of
-//! worker threads ([`crate::pool`]; each run builds its own world inside
+//! worker threads ([`crate::execute::pool`]; each run builds its own world inside
 //! its thread), each finished run is written at once (so an interruption
 //! loses only the runs in progress), with a progress bar of runs done,
 //! runs left and the time left.
+
+pub mod pool;
 
 use std::io::IsTerminal;
 use std::ops::ControlFlow;
@@ -13,7 +15,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::plan::Plan;
-use crate::record::RunRecord;
+use crate::runner::record::RunRecord;
 use crate::runner::{RunError, Runner};
 use crate::store::{FORMAT, RunFile};
 

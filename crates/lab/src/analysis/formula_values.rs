@@ -1,13 +1,13 @@
 //! The evaluation of an experiment's analytic formulas
-//! ([`crate::formula::FormulaSpec`]) at one cell of its results: the
+//! ([`crate::experiment::formulas::FormulaSpec`]) at one cell of its results: the
 //! parameters taken from constants, axis values, scenario keys or measured
 //! means, then the formula.
 
 use toml::Table;
 
 use crate::aggregate::CellResult;
-use crate::formula::{FormulaSpec, ParamSource, parse_param};
-use crate::{keypath, value};
+use crate::experiment::formulas::{FormulaSpec, ParamSource, parse_param};
+use crate::{experiment::value, plan::keypath};
 
 impl FormulaSpec {
     /// Evaluates at one cell: `scenario` is the cell's scenario, `cell`

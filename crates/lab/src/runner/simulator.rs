@@ -2,7 +2,7 @@
 //! `msctp_sim::scenario` (parsed and range-checked by the simulator, so
 //! its messages name the key), run with [`run_scenario`], and the run's
 //! summary (docs/MODELS.md section 5 measures per flow) flattened into dotted
-//! metric names ([`crate::flatten`]): `flows.<flow>.goodput_bps`,
+//! metric names ([`crate::runner::flatten`]): `flows.<flow>.goodput_bps`,
 //! `flows.<flow>.total_handoff_delay_s`, `flows.<flow>.lost_data_packets`,
 //! `flows.<flow>.handovers.count`, `flows.<flow>.handovers.0.handoff_latency_s`,
 //! `flows.<flow>.failovers.0.failover_time_s`, `drops.<reason>`, ...
@@ -25,8 +25,8 @@ use msctp_sim::output::RunResult;
 use msctp_sim::scenario::{Scenario, run_scenario};
 use toml::{Table, Value};
 
-use crate::flatten::{FlattenLimits, flatten};
-use crate::record::RunRecord;
+use crate::runner::flatten::{FlattenLimits, flatten};
+use crate::runner::record::RunRecord;
 use crate::runner::{RunError, Runner, model_fingerprint};
 
 /// See the module documentation.

@@ -23,9 +23,9 @@ use rand_distr::{Distribution, Normal};
 use sha2::{Digest, Sha256};
 use toml::{Table, Value};
 
-use crate::record::RunRecord;
+use crate::experiment::value;
+use crate::runner::record::RunRecord;
 use crate::runner::{RunError, Runner};
-use crate::value;
 
 /// See the module documentation.
 #[derive(Debug, Clone, Copy, Default)]

@@ -6,12 +6,14 @@
 //! then each axis's value (written at its keys) and per-value overrides,
 //! in axis order: the swept value wins over the variant.
 
+pub mod keypath;
+pub mod seed;
+pub mod shard;
+
 use toml::{Table, Value};
 
-use crate::keypath;
-use crate::seed;
-use crate::spec::Experiment;
-use crate::value;
+use crate::experiment::Experiment;
+use crate::experiment::value;
 
 /// One coordinate per sweep axis, in axis order.
 #[derive(Debug, Clone, PartialEq, Default)]

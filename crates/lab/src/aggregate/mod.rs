@@ -1,19 +1,21 @@
 //! From stored runs to statistics per (variant, point): for each declared
 //! metric the samples (runner metric times scale) and their summary
 //! (mean, sample standard deviation, 95% Student-t CI, from
-//! [`crate::stats`]); for each time series the mean over
+//! [`crate::aggregate::stats`]); for each time series the mean over
 //! repetitions.
+
+pub mod stats;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use toml::Table;
 
+use crate::experiment::value;
+use crate::experiment::{Experiment, Relation};
 use crate::plan::{Plan, Point};
-use crate::spec::{Experiment, Relation};
-use crate::stats::{Summary, summarize};
 use crate::store::{RunFile, Store, StoreError, io};
-use crate::value;
+use stats::{Summary, summarize};
 
 /// One metric at one cell.
 #[derive(Debug, Clone, PartialEq)]

@@ -31,8 +31,8 @@
 use serde::Deserialize;
 use toml::Table;
 
-use crate::names::Names;
-use crate::value;
+use crate::experiment::names::Names;
+use crate::experiment::value;
 
 /// The kinds of check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -133,49 +133,6 @@ pub struct CheckSpec {
     pub rel_tol: Option<f64>,
     pub abs_tol: Option<f64>,
     pub min_r2: Option<f64>,
-}
-
-/// The verdict of a check on our results.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    Agrees,
-    Disagrees,
-    /// Missing results (no runs, or a metric not measured).
-    NotEvaluated,
-}
-
-impl Verdict {
-    pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Agrees => "agrees",
-            Verdict::Disagrees => "disagrees",
-            Verdict::NotEvaluated => "not evaluated",
-        }
-    }
-}
-
-/// A check's outcome.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CheckOutcome {
-    pub index: usize,
-    pub kind: CheckKind,
-    pub claim: String,
-    pub source: String,
-    pub note: Option<String>,
-    pub expect: Expect,
-    pub verdict: Verdict,
-    /// The numbers behind the verdict.
-    pub detail: String,
-}
-
-impl CheckOutcome {
-    /// Whether the verdict is the one the experiment file expects.
-    pub fn as_expected(&self) -> bool {
-        matches!(
-            (self.expect, self.verdict),
-            (Expect::Agree, Verdict::Agrees) | (Expect::Disagree, Verdict::Disagrees)
-        )
-    }
 }
 
 fn finite_nonneg(ctx: &str, name: &str, v: Option<f64>) -> Result<(), String> {
@@ -300,36 +257,5 @@ impl CheckSpec {
             return Err(format!("{ctx}: `a` and `b` are the same variant"));
         }
         Ok(())
-    }
-}
-
-/// Numbers in details: four significant digits.
-pub fn fmt(x: f64) -> String {
-    if x == 0.0 {
-        return "0".into(); // also -0.0 (an empty float sum)
-    }
-    if !x.is_finite() {
-        return format!("{x}");
-    }
-    let mag = x.abs().log10().floor() as i32;
-    if !(-4..6).contains(&mag) {
-        format!("{x:.3e}")
-    } else {
-        let decimals = (3 - mag).max(0) as usize;
-        format!("{x:.decimals$}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn number_format() {
-        assert_eq!(fmt(1.23456), "1.235");
-        assert_eq!(fmt(-0.0), "0");
-        assert_eq!(fmt(1234.5), "1234");
-        assert_eq!(fmt(0.000012345), "1.234e-5");
-        assert_eq!(fmt(0.0), "0");
     }
 }

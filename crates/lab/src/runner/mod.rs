@@ -5,8 +5,14 @@
 
 use std::path::Path;
 
-pub use crate::record::RunError;
-use crate::record::RunRecord;
+pub mod flatten;
+mod known;
+pub mod record;
+pub mod simulator;
+pub mod synthetic;
+
+pub use known::{NAMES, by_name};
+pub use record::{RunError, RunRecord};
 
 /// Runs one scenario with one seed. Implementations must be
 /// deterministic (same scenario and seed, same record) and independent
@@ -35,7 +41,7 @@ pub trait Runner: Sync {
     /// What running the scenario costs, relative to the runner's other
     /// scenarios, estimated before any run (any unit; only the order
     /// matters): the pool starts the dearest runs first, so that no long
-    /// run is left alone at the end ([`crate::pool`]). It decides the
+    /// run is left alone at the end ([`crate::execute::pool`]). It decides the
     /// order of the runs, never a result. Default: 1 (plan order).
     fn cost_hint(&self, _scenario: &toml::Table) -> f64 {
         1.0

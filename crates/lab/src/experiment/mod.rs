@@ -15,11 +15,14 @@ use serde::Deserialize;
 use thiserror::Error;
 use toml::{Table, Value};
 
-use crate::check::CheckSpec;
-use crate::formula::FormulaSpec;
-use crate::names::Names;
-pub use crate::seed::SeedMode;
-use crate::value;
+pub mod checks;
+pub mod formulas;
+pub mod names;
+pub mod value;
+
+use checks::CheckSpec;
+use formulas::FormulaSpec;
+use names::Names;
 
 /// An experiment file that cannot be used. Every message names the file
 /// and the key.
@@ -51,6 +54,21 @@ fn d_decimals() -> usize {
     3
 }
 
+/// How run seeds are derived.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeedMode {
+    /// seed = hash(experiment, variant, point, repetition): every run has
+    /// its own random numbers.
+    #[default]
+    Independent,
+    /// seed = hash(experiment, point, repetition): the variants of one
+    /// point and repetition share their random numbers (common random
+    /// numbers: the same mobility and losses for every stack, so
+    /// differences between variants are less noisy).
+    Common,
+}
+
 /// Where the base scenario comes from.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
@@ -68,7 +86,7 @@ pub struct VariantSpec {
     pub name: String,
     /// Legend text; default: the name.
     pub label: Option<String>,
-    /// Overrides by dotted key path (see [`crate::keypath`]).
+    /// Overrides by dotted key path (see [`crate::plan::keypath`]).
     #[serde(default)]
     pub set: Table,
 }

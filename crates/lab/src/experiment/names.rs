@@ -1,11 +1,11 @@
 //! The names an experiment declares (variants, sweep axes with their
 //! values, metrics, formulas), against which every cross-reference of the
-//! file is checked: the checks of [`crate::check`], the formulas of
-//! [`crate::formula`], the figures and tables of [`crate::spec`].
+//! file is checked: the checks of [`crate::experiment::checks`], the formulas of
+//! [`crate::experiment::formulas`], the figures and tables of [`crate::experiment`].
 
 use toml::{Table, Value};
 
-use crate::value;
+use crate::experiment::value;
 
 /// What the cross-reference checks see.
 #[derive(Debug, Clone)]

@@ -2,8 +2,8 @@
 //! experiment file, `--runner` on `msctp run` and `msctp sweep`).
 
 use crate::runner::Runner;
-use crate::sim_runner::SimRunner;
-use crate::synthetic::SyntheticRunner;
+use crate::runner::simulator::SimRunner;
+use crate::runner::synthetic::SyntheticRunner;
 
 /// The names of the available runners.
 pub const NAMES: &[&str] = &["sim", "synthetic"];

@@ -3,15 +3,18 @@
 //! a plain verdict, the analytic models beside the measurements, each
 //! claim's verdict, and our notes explaining every difference.
 
+pub mod plot;
+
 use std::fmt::Write;
 
 use crate::aggregate::CellResult;
+use crate::analysis::verdicts::{Verdict, fmt};
 use crate::analysis::{Analysis, PublishedVerdict};
-use crate::check::{Expect, Verdict, fmt};
 use crate::execute::FailedRun;
+use crate::experiment::checks::Expect;
+use crate::experiment::value;
+use crate::experiment::{Experiment, TableSpec};
 use crate::plan::Plan;
-use crate::spec::{Experiment, TableSpec};
-use crate::value;
 
 /// One experiment's material for the report.
 #[derive(Debug, Clone)]
@@ -211,8 +214,9 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
             ""
         },
         match spec.seeds {
-            crate::seed::SeedMode::Independent => "independent per run",
-            crate::seed::SeedMode::Common => "common to the variants of a point and repetition",
+            crate::experiment::SeedMode::Independent => "independent per run",
+            crate::experiment::SeedMode::Common =>
+                "common to the variants of a point and repetition",
         }
     );
     if done < planned {

@@ -11,12 +11,14 @@ use toml::{Table, Value};
 use crate::aggregate::{Results, aggregate};
 use crate::error::LabError;
 use crate::execute::ExecReport;
+use crate::execute::pool::execute;
+use crate::experiment::{
+    AxisSpec, Experiment, ExperimentSpec, MetricSpec, ScenarioSource, SeedMode,
+};
+use crate::pipeline::reproduce::LabOptions;
 use crate::plan::Plan;
-use crate::pool::execute;
-use crate::record::RunRecord;
-use crate::reproduce::LabOptions;
+use crate::runner::record::RunRecord;
 use crate::runner::{RunError, Runner};
-use crate::spec::{AxisSpec, Experiment, ExperimentSpec, MetricSpec, ScenarioSource, SeedMode};
 use crate::store::Store;
 
 /// Reads a scenario file as a table (a regular file within the input
@@ -213,7 +215,7 @@ pub fn sweep(
     runner: &dyn Runner,
     opts: &LabOptions,
 ) -> Result<SweepRun, LabError> {
-    let p = crate::reproduce::prepare(&exp, runner, opts)?;
+    let p = crate::pipeline::reproduce::prepare(&exp, runner, opts)?;
     let store = Store::open(&opts.out.join(&exp.spec.id))?;
     let exec = execute(&p, runner, &store, &opts.exec)?;
     summarize_sweep(exp, p, &store, exec)

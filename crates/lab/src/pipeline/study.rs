@@ -17,18 +17,18 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::adhoc::summarize_sweep;
 use crate::aggregate::aggregate;
 use crate::error::LabError;
+use crate::execute::pool::{PoolJob, execute_subset};
 use crate::execute::{ExecReport, FailedRun, describe_run, run_file};
+use crate::experiment::Experiment;
+use crate::pipeline::adhoc::summarize_sweep;
+use crate::pipeline::reproduce::{ExperimentRun, LabOptions, prepare, run_experiment};
 use crate::plan::Plan;
-use crate::pool::{PoolJob, execute_subset};
-use crate::record::RunRecord;
-use crate::reproduce::{ExperimentRun, LabOptions, prepare, run_experiment};
+use crate::plan::shard::Shard;
+use crate::runner;
+use crate::runner::record::RunRecord;
 use crate::runner::{RunError, Runner};
-use crate::runners;
-use crate::shard::Shard;
-use crate::spec::Experiment;
 use crate::store::Store;
 
 /// A planned experiment with its results store.
@@ -70,7 +70,7 @@ pub struct RunOutcome {
 /// worker side). A panic of the model is caught and returned as
 /// [`RunError::Panicked`], as in the lab's own pool.
 pub fn run_task(task: &RunTask) -> RunOutcome {
-    let runner = match runners::by_name(&task.runner) {
+    let runner = match runner::by_name(&task.runner) {
         Ok(r) => r,
         Err(e) => {
             return RunOutcome {
@@ -128,7 +128,7 @@ impl Study {
 
     /// [`Study::open`] with the runner the experiment file names.
     pub fn open_default(exp: Experiment, opts: LabOptions) -> Result<Study, LabError> {
-        let runner = runners::by_name(&exp.spec.runner).map_err(|message| LabError::Runner {
+        let runner = runner::by_name(&exp.spec.runner).map_err(|message| LabError::Runner {
             experiment: exp.spec.id.clone(),
             message,
         })?;
@@ -239,7 +239,7 @@ impl Study {
     }
 
     /// The runs among `runs` as a job of a pool shared with other studies
-    /// ([`crate::pool::execute_pool`]): `msctp reproduce --shard` runs the
+    /// ([`crate::execute::pool::execute_pool`]): `msctp reproduce --shard` runs the
     /// slice of every selected experiment on one pool.
     pub fn pool_job<'a>(&'a self, runs: &'a [usize]) -> PoolJob<'a> {
         PoolJob {
@@ -341,7 +341,7 @@ name = "y"
         }
         assert!(t.pending(&all).is_empty());
         t.report().unwrap();
-        let wall = crate::testing::runs_csv_without_wall_time;
+        let wall = crate::pipeline::testing::runs_csv_without_wall_time;
         assert_eq!(
             wall(&file(s.dir(), "runs.csv")),
             wall(&file(t.dir(), "runs.csv"))

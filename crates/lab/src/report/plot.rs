@@ -12,9 +12,9 @@ use plotters::prelude::*;
 use thiserror::Error;
 
 use crate::analysis::Analysis;
+use crate::experiment::value;
+use crate::experiment::{Experiment, FigureSpec};
 use crate::plan::Plan;
-use crate::spec::{Experiment, FigureSpec};
-use crate::value;
 
 /// A figure that could not be drawn.
 #[derive(Debug, Error)]
