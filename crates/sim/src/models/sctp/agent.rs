@@ -58,6 +58,7 @@ use rand_core::RngCore;
 use smallvec::SmallVec;
 
 use super::observe::{self, TsnNumbering};
+use crate::kernel::EngineTimer;
 use crate::kernel::ip::{self, IpPacket};
 use crate::kernel::notification::Notification;
 use crate::kernel::timer::TimerId;
@@ -287,7 +288,7 @@ pub struct SctpAgent {
     endpoint: Option<Endpoint>,
     assoc: Option<AssocId>,
     manager: Option<HandoverManager>,
-    engine_timer: Option<(TimerId, Time)>,
+    engine_timer: EngineTimer,
     source_timer: Option<(TimerId, Time)>,
     want_connect: bool,
     tx_numbers: TsnNumbering,
@@ -331,7 +332,7 @@ impl SctpAgent {
             manager,
             endpoint: None,
             assoc: None,
-            engine_timer: None,
+            engine_timer: EngineTimer::new(TOKEN_ENGINE),
             source_timer: None,
             want_connect: false,
             tx_numbers: TsnNumbering::default(),
@@ -908,15 +909,7 @@ impl SctpAgent {
 
     fn arm_timers(&mut self, ctx: &mut Ctx<'_>) {
         let next = self.endpoint.as_ref().and_then(|e| e.poll_timeout());
-        if self.engine_timer.map(|(_, t)| t) != next {
-            if let Some((id, _)) = self.engine_timer.take() {
-                ctx.cancel_timer(id);
-            }
-            if let Some(t) = next {
-                let id = ctx.set_timer(t, TOKEN_ENGINE);
-                self.engine_timer = Some((id, t));
-            }
-        }
+        self.engine_timer.set(ctx, next);
         let now = ctx.now();
         let due = if self.assoc.is_some() {
             self.cfg.source.as_ref().and_then(|s| s.next_due(now))
@@ -1207,7 +1200,7 @@ impl Agent for SctpAgent {
         let now = ctx.now();
         match token {
             TOKEN_ENGINE => {
-                self.engine_timer = None;
+                self.engine_timer.fired();
                 if let Some(ep) = self.endpoint.as_mut() {
                     ep.handle_timeout(now);
                 }
