@@ -66,7 +66,7 @@ use crate::kernel::{Agent, Ctx, PortBinding, RxInfo};
 use crate::metrics::flow_log::SharedFlowLog;
 use crate::metrics::{PathId, ReorderKind};
 use crate::models::app::Source;
-use crate::models::sctp::handover::{self, HandoverManager, ManagerLimits, PolicyKind};
+use crate::models::sctp::handover::{self, HandoverConfig, HandoverManager, NodeLinks, PolicyKind};
 
 const TOKEN_ENGINE: u64 = 1;
 const TOKEN_SOURCE: u64 = 2;
@@ -180,7 +180,9 @@ pub struct SctpAgentConfig {
     pub path_addrs: Vec<IpAddr>,
     /// Handover policy (mobile side).
     pub policy: PolicyKind,
-    pub manager_limits: ManagerLimits,
+    /// The handover manager's settings (mobile side; default
+    /// [`handover::sim_handover_config`]).
+    pub handover: HandoverConfig,
     /// Period of path samples (cwnd, RTO, flight, primary); `None`: off.
     pub sample_interval: Option<Duration>,
     /// The engine's event-driven path trace (every value of cwnd and
@@ -216,7 +218,7 @@ impl SctpAgentConfig {
             mobile_side: false,
             path_addrs: Vec::new(),
             policy: PolicyKind::None,
-            manager_limits: ManagerLimits::default(),
+            handover: handover::sim_handover_config(),
             sample_interval: None,
             path_trace: false,
             initial_path_seed: None,
@@ -327,7 +329,7 @@ impl SctpAgent {
         let manager = cfg
             .policy
             .build(|| 0)
-            .map(|p| HandoverManager::new(p, cfg.manager_limits));
+            .map(|p| HandoverManager::new(p, cfg.handover));
         SctpAgent {
             manager,
             endpoint: None,
@@ -536,7 +538,7 @@ impl SctpAgent {
         loop {
             rounds += 1;
             let mut progressed = self.handle_events(ctx);
-            progressed |= self.poll_policy(ctx.now());
+            progressed |= self.poll_policy(ctx);
             let fed = self.feed_source(ctx);
             progressed |= fed.offered;
             let sent = self.transmit(ctx);
@@ -601,7 +603,7 @@ impl SctpAgent {
                         }
                     }
                     if let (Some(m), Some(a)) = (self.manager.as_mut(), ep.association_mut(id)) {
-                        m.on_established(now, a);
+                        m.on_established(now, a, &NodeLinks(ctx.node()));
                     }
                 }
                 Event::Closed { .. } => self.closed_at = Some(now),
@@ -609,7 +611,7 @@ impl SctpAgent {
             }
             let before = self.manager.as_ref().map_or(0, |m| m.records().len());
             if let (Some(m), Some(a)) = (self.manager.as_mut(), ep.association_mut(id)) {
-                m.on_association_event(now, &ev, a);
+                m.on_association_event(now, &ev, a, &NodeLinks(ctx.node()));
             }
             let primaries = self.log_decisions(now, before);
             let (kind, detail) = describe(&ev);
@@ -634,9 +636,11 @@ impl SctpAgent {
         any
     }
 
-    /// Lets a policy that watches the path statistics (AISLE) decide;
-    /// returns whether it did.
-    fn poll_policy(&mut self, now: Time) -> bool {
+    /// Lets the handover manager carry out a held move and a policy that
+    /// watches the path statistics (AISLE) decide; returns whether either
+    /// did.
+    fn poll_policy(&mut self, ctx: &Ctx<'_>) -> bool {
+        let now = ctx.now();
         let id = self.assoc;
         let (Some(m), Some(ep), Some(id)) = (self.manager.as_mut(), self.endpoint.as_mut(), id)
         else {
@@ -647,7 +651,7 @@ impl SctpAgent {
         };
         give_path_capacities(a, &self.cfg.path_capacities);
         let before = m.records().len();
-        if !m.poll(now, a) {
+        if !m.poll(now, a, &NodeLinks(ctx.node())).1 {
             return false;
         }
         self.log_decisions(now, before);
@@ -908,7 +912,14 @@ impl SctpAgent {
     }
 
     fn arm_timers(&mut self, ctx: &mut Ctx<'_>) {
-        let next = self.endpoint.as_ref().and_then(|e| e.poll_timeout());
+        // The engine's next deadline, or the end of a move the handover
+        // manager holds for a returning link, whichever is first.
+        let engine = self.endpoint.as_ref().and_then(|e| e.poll_timeout());
+        let held = self.manager.as_ref().and_then(|m| m.held_deadline());
+        let next = match (engine, held) {
+            (Some(e), Some(h)) => Some(e.min(h)),
+            (e, h) => e.or(h),
+        };
         self.engine_timer.set(ctx, next);
         let now = ctx.now();
         let due = if self.assoc.is_some() {
@@ -996,7 +1007,7 @@ impl SctpAgent {
             (Some(ep), Some(id)) => ep.association_mut(id),
             _ => None,
         };
-        m.on_link_event(now, ev, assoc);
+        m.on_link_event(now, ev, assoc, &NodeLinks(ctx.node()));
         for local in self.log_decisions(now, before) {
             self.bandwidth_aware_start_from(now, local);
         }
@@ -1069,7 +1080,7 @@ fn give_path_capacities(a: &mut msctp_proto::Association, caps: &[(ipnet::IpNet,
 }
 
 /// The local addresses that the decisions made primary successfully.
-fn made_primary(records: &[crate::models::sctp::handover::DecisionRecord]) -> Vec<IpAddr> {
+fn made_primary(records: &[handover::DecisionRecord]) -> Vec<IpAddr> {
     records
         .iter()
         .filter(|r| r.result.is_ok())
