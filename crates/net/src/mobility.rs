@@ -7,7 +7,7 @@
 
 use std::net::IpAddr;
 
-use msctp_proto::handover::{HandoverConfig, HandoverManager, Links, Move};
+use msctp_proto::handover::{DecisionRecord, HandoverConfig, HandoverManager, Links, Move};
 use msctp_proto::policy::{IfaceId, LinkEvent};
 use msctp_proto::{Association, Event, Time};
 
@@ -93,6 +93,11 @@ impl Mobility {
 
     pub fn policy_name(&self) -> &'static str {
         self.manager.as_ref().map_or("none", |m| m.policy_name())
+    }
+
+    /// The policy's decisions so far, with their outcome.
+    pub fn records(&self) -> &[DecisionRecord] {
+        self.manager.as_ref().map_or(&[], |m| m.records())
     }
 
     /// Feeds the current interface state to a fresh policy, then applies
