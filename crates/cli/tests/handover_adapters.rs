@@ -172,7 +172,6 @@ fn through_the_simulator() -> Outcome {
         policy.build(|| 0).unwrap(),
         sim_handover::sim_handover_config(),
     );
-    let node = |w: &World| w.node(mn).unwrap();
     let mut out = Vec::new();
     let tell = |p: &mut Pair, m: &mut HandoverManager, w: &World, n: Notification| {
         let node = w.node(mn).unwrap();
@@ -180,7 +179,7 @@ fn through_the_simulator() -> Outcome {
         let now = p.now;
         m.on_link_event(now, ev, Some(p.assoc()), &NodeLinks(node))
     };
-    pair_paths(p.assoc(), &NodeLinks(node(&w)));
+    pair_paths(p.assoc(), &NodeLinks(w.node(mn).unwrap()));
     for (k, addr) in [WLAN, UMTS].into_iter().enumerate() {
         let iface = IfaceId(k as u32);
         let cell = CellId(k as u32);
@@ -220,7 +219,7 @@ fn through_the_simulator() -> Outcome {
     for _ in 0..100 {
         p.run(Duration::from_millis(1));
         let now = p.now;
-        out.extend(m.poll(now, p.assoc(), &NodeLinks(node(&w))).0);
+        out.extend(m.poll(now, p.assoc(), &NodeLinks(w.node(mn).unwrap())).0);
     }
     let as_handovers = out.into_iter().map(Handover::from).collect();
     Outcome {
@@ -257,7 +256,7 @@ fn through_the_real_host() -> (Outcome, Vec<DecisionRecord>) {
     let mut mob = Mobility::new(&named, &ifaces, false);
     let now = p.now;
     let mut out = mob.start(now, p.assoc(), &ifaces);
-    let mut change = |p: &mut Pair, mob: &mut Mobility, ifaces: &mut Interfaces, up: bool| {
+    let change = |p: &mut Pair, mob: &mut Mobility, ifaces: &mut Interfaces, up: bool| {
         let c = IfaceChange::Link {
             index: 0,
             name: "wlan".into(),

@@ -171,9 +171,10 @@ fn a_move_onto_a_returning_link_waits_for_its_heartbeat_answer() {
     );
     let (at, mv) = r.poll_until_moved(Duration::from_secs(1)).expect("moved");
     // The path over the returning link was probed at once.
-    let probe = r.n.seen.iter().find(|s| {
-        s.src == ip(A1) && s.time == up_at && s.chunks.contains(&chunk_type::HEARTBEAT)
-    });
+    let probe =
+        r.n.seen.iter().find(|s| {
+            s.src == ip(A1) && s.time == up_at && s.chunks.contains(&chunk_type::HEARTBEAT)
+        });
     assert!(probe.is_some(), "no heartbeat A1 -> B1 at {up_at:?}");
     assert_eq!((mv.from_local, mv.to_local), (Some(ip(A2)), ip(A1)));
     assert!(r.acks(B1) > acks, "moved after the heartbeat answer");

@@ -65,7 +65,7 @@ use crate::kernel::timer::TimerId;
 use crate::kernel::{Agent, Ctx, PortBinding, RxInfo};
 use crate::metrics::PathId;
 use crate::models::sctp::handover::{HandoverManager, NodeLinks};
-use flow::{Fed, ZEROS};
+use flow::ZEROS;
 use mobility::pair_cmt_paths;
 
 const TOKEN_ENGINE: u64 = 1;
