@@ -119,7 +119,7 @@ impl Pair {
     fn run(&mut self, d: Duration) {
         let end = self.now + d;
         while self.now < end {
-            self.now = self.now + Duration::from_millis(1);
+            self.now += Duration::from_millis(1);
             for ep in [&mut self.a, &mut self.b] {
                 if ep.poll_timeout().is_some_and(|t| t <= self.now) {
                     ep.handle_timeout(self.now);
@@ -135,15 +135,9 @@ impl Pair {
 #[derive(Debug, PartialEq)]
 struct Outcome {
     records: Vec<DecisionRecord>,
-    moves: Vec<(u64, Option<IpAddr>, IpAddr, Option<IpAddr>, Option<IpAddr>)>,
+    moves: Vec<Handover>,
     primary_when_back: Option<IpAddr>,
     primary_at_end: Option<IpAddr>,
-}
-
-fn moves(hs: Vec<Handover>) -> Vec<(u64, Option<IpAddr>, IpAddr, Option<IpAddr>, Option<IpAddr>)> {
-    hs.into_iter()
-        .map(|h| (h.at_ns, h.from_local, h.to_local, h.from_peer, h.to_peer))
-        .collect()
 }
 
 fn rates() -> BTreeMap<u32, u64> {
@@ -224,7 +218,7 @@ fn through_the_simulator() -> Outcome {
     let as_handovers = out.into_iter().map(Handover::from).collect();
     Outcome {
         records: m.records().to_vec(),
-        moves: moves(as_handovers),
+        moves: as_handovers,
         primary_when_back,
         primary_at_end: p.assoc().local_primary(),
     }
@@ -280,7 +274,7 @@ fn through_the_real_host() -> (Outcome, Vec<DecisionRecord>) {
     let records = mob.records().to_vec();
     let outcome = Outcome {
         records: records.clone(),
-        moves: moves(out),
+        moves: out,
         primary_when_back,
         primary_at_end: p.assoc().local_primary(),
     };
