@@ -10,7 +10,8 @@
 //! packet format), [`endpoint`] (demultiplexing, cookies), [`association`],
 //! [`path`] (RTO, error counters, heartbeats), [`congestion`], [`asconf`],
 //! [`auth`], [`estimate`] (capacity and available bandwidth per path),
-//! [`policy`] (handover decisions).
+//! [`policy`] (handover decisions), [`handover`] (the handover manager
+//! that runs a policy for an association, for the simulator and real hosts).
 
 pub mod asconf;
 pub mod association;
@@ -20,6 +21,7 @@ pub mod congestion;
 pub mod cookie;
 pub mod endpoint;
 pub mod estimate;
+pub mod handover;
 pub mod path;
 pub mod peer_address;
 pub mod policy;

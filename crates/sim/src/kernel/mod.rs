@@ -62,6 +62,7 @@
 pub mod dcf;
 pub mod demux;
 pub mod drop;
+pub mod engine_timer;
 pub mod error_model;
 pub mod ids;
 pub mod ip;
@@ -84,6 +85,7 @@ pub mod world;
 pub use crate::Time;
 pub use demux::PortBinding;
 pub use drop::{DropReason, DropSite};
+pub use engine_timer::EngineTimer;
 pub use error_model::{ErrorModelSpec, ErrorUnit};
 pub use ids::{AgentId, CellId, IfaceId, LinkId, NodeId};
 pub use ip::IpPacket;

@@ -12,10 +12,10 @@ use msctp_tcp::{ListenOutcome, TcpConfig, TcpConnection, TcpError, TcpListener, 
 use super::estimator::BdpEstimator;
 use super::record::{DATA_HEADER, Record, RecordParser};
 use crate::Time;
+use crate::kernel::EngineTimer;
 use crate::kernel::ids::IfaceId;
 use crate::kernel::ip::{DEFAULT_TTL, IpPacket, proto};
 use crate::kernel::notification::Notification;
-use crate::kernel::timer::TimerId;
 use crate::kernel::{Agent, Ctx, RxInfo};
 use crate::metrics::PathId;
 use crate::metrics::flow_log::SharedFlowLog;
@@ -227,7 +227,7 @@ pub struct CmhnAgent {
     pending: BTreeMap<u64, u32>,
     delivered_bytes: u64,
     stats: CmhnStats,
-    armed: Option<(Time, TimerId)>,
+    armed: EngineTimer,
     estimating: bool,
 }
 
@@ -281,7 +281,7 @@ impl CmhnAgent {
             pending: BTreeMap::new(),
             delivered_bytes: 0,
             stats: CmhnStats::default(),
-            armed: None,
+            armed: EngineTimer::new(TOKEN_ENGINE),
             estimating: false,
         })
     }
@@ -806,7 +806,6 @@ impl CmhnAgent {
     }
 
     fn rearm(&mut self, ctx: &mut Ctx<'_>) {
-        let now = ctx.now();
         let next = self
             .slots
             .iter()
@@ -816,15 +815,7 @@ impl CmhnAgent {
         let Some(t) = next else {
             return;
         };
-        let t = t.max(now + Duration::from_nanos(1));
-        match self.armed {
-            Some((a, _)) if a <= t => {}
-            Some((_, id)) => {
-                ctx.cancel_timer(id);
-                self.armed = Some((t, ctx.set_timer(t, TOKEN_ENGINE)));
-            }
-            None => self.armed = Some((t, ctx.set_timer(t, TOKEN_ENGINE))),
-        }
+        self.armed.arm_by(ctx, t);
     }
 
     fn evaluate(&mut self, ctx: &mut Ctx<'_>) {
@@ -942,7 +933,7 @@ impl Agent for CmhnAgent {
                 }
             }
             _ => {
-                self.armed = None;
+                self.armed.fired();
                 let now = ctx.now();
                 for slot in self.slots.iter_mut().chain(self.unassigned.iter_mut()) {
                     if let Some(ep) = slot.ep.as_mut() {

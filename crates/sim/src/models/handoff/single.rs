@@ -30,10 +30,10 @@ use msctp_tcp::{TcpConfig, TcpConnection, TcpError, TcpStats};
 use super::decision::{LinkDecision, TriggerSource};
 use super::location::LocationUpdate;
 use crate::Time;
+use crate::kernel::EngineTimer;
 use crate::kernel::ids::IfaceId;
 use crate::kernel::ip::{DEFAULT_TTL, IpPacket, proto};
 use crate::kernel::notification::Notification;
-use crate::kernel::timer::TimerId;
 use crate::kernel::udp::{self, UdpView};
 use crate::kernel::{Agent, Ctx, RxInfo};
 use crate::metrics::flow_log::SharedFlowLog;
@@ -161,7 +161,7 @@ pub struct SingleConnectionHandoff {
     records: Vec<HandoffRecord>,
     update: Option<LocationUpdate>,
     update_sequence: u16,
-    armed: Option<(Time, TimerId)>,
+    armed: EngineTimer,
 }
 
 impl SingleConnectionHandoff {
@@ -187,7 +187,7 @@ impl SingleConnectionHandoff {
             records: Vec::new(),
             update: None,
             update_sequence: 0,
-            armed: None,
+            armed: EngineTimer::new(TOKEN_ENGINE),
         })
     }
 
@@ -367,15 +367,7 @@ impl SingleConnectionHandoff {
         }
         let next = ep.deadline();
         if let Some(t) = next {
-            let t = t.max(now + Duration::from_nanos(1));
-            match self.armed {
-                Some((a, _)) if a <= t => {}
-                Some((_, id)) => {
-                    ctx.cancel_timer(id);
-                    self.armed = Some((t, ctx.set_timer(t, TOKEN_ENGINE)));
-                }
-                None => self.armed = Some((t, ctx.set_timer(t, TOKEN_ENGINE))),
-            }
+            self.armed.arm_by(ctx, t);
         }
     }
 }
@@ -458,7 +450,7 @@ impl Agent for SingleConnectionHandoff {
                 }
             }
             _ => {
-                self.armed = None;
+                self.armed.fired();
                 if let Some(ep) = self.endpoint.as_mut() {
                     ep.on_timer(ctx.now());
                 }

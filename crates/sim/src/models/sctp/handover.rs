@@ -1,11 +1,12 @@
-//! The handover manager of an mSCTP mobile node: it turns the node's link-
-//! and IP-layer notifications into the [`LinkEvent`]s of
-//! `msctp_proto::policy`, feeds them (and the association's events) to a
-//! [`HandoverPolicy`], and carries the policy's decisions out on the
-//! association (ASCONF Add IP / Set Primary / Delete IP, docs/MODELS.md
-//! sections 1.4 and 3).
+//! The simulator's adapter to the engine's handover manager
+//! (`msctp_proto::handover`, the one real hosts run too): it turns the
+//! node's link- and IP-layer notifications into the [`LinkEvent`]s of
+//! `msctp_proto::policy` and shows the manager the node's interfaces
+//! ([`NodeLinks`]); the manager runs the policy and carries its decisions
+//! out on the association (ASCONF Add IP / Set Primary / Delete IP,
+//! docs/MODELS.md sections 1.4 and 3).
 //!
-//! It runs inside the SCTP agent ([`crate::models::sctp::SctpAgent`]) rather than as
+//! The manager runs inside the SCTP agent ([`crate::models::sctp::SctpAgent`]) rather than as
 //! an agent of its own: a policy decides by looking at the association
 //! (its addresses and path statistics) and acts on it synchronously, and
 //! the simulator never lets one agent borrow another's state.
@@ -23,17 +24,17 @@
 //! - `AddressAdded` / `AddressRemoved` on an interface: `AddressObtained` /
 //!   `AddressLost` (the radio driver configures and removes addresses).
 //!
-//! Events that arrive before the association is established are kept (up
-//! to a bound; older ones are dropped and counted) and replayed in order
-//! when it is.
+//! Events that arrive before the association is established are kept by
+//! the manager (up to a bound; older ones are dropped and counted) and
+//! replayed in order when it is.
 
-use std::collections::VecDeque;
+use std::net::IpAddr;
 
-use msctp_proto::association::AddressError;
+pub use msctp_proto::handover::{DecisionRecord, HandoverConfig, HandoverManager, Links};
+use msctp_proto::policy::LinkEvent;
 pub use msctp_proto::policy::PolicyKind;
-use msctp_proto::policy::{Decision, HandoverPolicy, LinkEvent, apply};
-use msctp_proto::{Association, Event, Time};
 
+use crate::kernel::ids::IfaceId;
 use crate::kernel::node::{Attachment, Node};
 use crate::kernel::notification::Notification;
 
@@ -76,158 +77,49 @@ pub fn link_event(n: &Notification, node: &Node) -> Option<LinkEvent> {
     }
 }
 
-/// One decision a policy took and what came of it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DecisionRecord {
-    pub time: Time,
-    pub decision: Decision,
-    pub result: Result<(), AddressError>,
-}
+/// The node's interfaces as the handover manager sees them: interface
+/// numbers are [`IfaceId`](crate::IfaceId) indices, a link is up while the
+/// interface is up and attached (to a link or a cell), and a local address
+/// is on link with a peer address when the peer lies in its prefix.
+pub struct NodeLinks<'a>(pub &'a Node);
 
-/// Bounds of a [`HandoverManager`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ManagerLimits {
-    /// Link events kept while the association is not established.
-    pub max_pending: usize,
-    /// Decision records kept (all are counted).
-    pub max_records: usize,
-}
+impl Links for NodeLinks<'_> {
+    fn iface_of(&self, local: IpAddr) -> Option<u32> {
+        self.0.iface_of_addr(local).map(|i| i.0)
+    }
 
-impl Default for ManagerLimits {
-    fn default() -> Self {
-        ManagerLimits {
-            max_pending: 10_000,
-            max_records: 100_000,
-        }
+    fn is_up(&self, iface: u32) -> bool {
+        self.0
+            .iface(IfaceId(iface))
+            .is_some_and(|i| i.is_up() && i.attachment() != Attachment::None)
+    }
+
+    fn on_link_with(&self, peer: IpAddr, locals: &[IpAddr]) -> Option<IpAddr> {
+        self.0
+            .ifaces()
+            .iter()
+            .flat_map(|i| i.addrs())
+            .filter(|n| locals.contains(&n.addr()) && n.contains(&peer))
+            .max_by_key(|n| n.prefix_len())
+            .map(|n| n.addr())
     }
 }
 
-/// Runs one policy for one association.
-pub struct HandoverManager {
-    policy: Box<dyn HandoverPolicy>,
-    pending: VecDeque<(Time, LinkEvent)>,
-    limits: ManagerLimits,
-    records: Vec<DecisionRecord>,
-    /// Decisions taken (all, including those not kept in `records`).
-    pub decisions: u64,
-    /// Link events dropped from the pending queue (bound reached).
-    pub pending_dropped: u64,
-}
-
-impl std::fmt::Debug for HandoverManager {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HandoverManager")
-            .field("policy", &self.policy.name())
-            .field("pending", &self.pending.len())
-            .field("decisions", &self.decisions)
-            .finish()
-    }
-}
-
-impl HandoverManager {
-    pub fn new(policy: Box<dyn HandoverPolicy>, limits: ManagerLimits) -> Self {
-        HandoverManager {
-            policy,
-            pending: VecDeque::new(),
-            limits,
-            records: Vec::new(),
-            decisions: 0,
-            pending_dropped: 0,
-        }
-    }
-
-    pub fn policy_name(&self) -> &'static str {
-        self.policy.name()
-    }
-
-    /// Decisions taken so far, with their outcome.
-    pub fn records(&self) -> &[DecisionRecord] {
-        &self.records
-    }
-
-    /// A link event. Without an established association it waits.
-    pub fn on_link_event(&mut self, now: Time, ev: LinkEvent, assoc: Option<&mut Association>) {
-        match assoc {
-            Some(a) if a.state().is_established() => self.feed(now, &ev, a),
-            _ => {
-                if self.pending.len() >= self.limits.max_pending {
-                    self.pending.pop_front();
-                    self.pending_dropped += 1;
-                }
-                self.pending.push_back((now, ev));
-            }
-        }
-    }
-
-    /// The association is established: replays the waiting link events.
-    pub fn on_established(&mut self, now: Time, assoc: &mut Association) {
-        while let Some((_, ev)) = self.pending.pop_front() {
-            self.feed(now, &ev, assoc);
-        }
-    }
-
-    /// An association event (path down, address confirmed, ...).
-    pub fn on_association_event(&mut self, now: Time, ev: &Event, assoc: &mut Association) {
-        if !assoc.state().is_established() {
-            return;
-        }
-        let d = self.policy.on_association_event(now, ev, assoc);
-        self.carry_out(now, &d, assoc);
-    }
-
-    /// The association processed input or timers: a policy that watches
-    /// the path statistics (AISLE) may decide. Returns whether it did.
-    pub fn poll(&mut self, now: Time, assoc: &mut Association) -> bool {
-        if !assoc.state().is_established() {
-            return false;
-        }
-        let d = self.policy.poll(now, assoc);
-        self.carry_out(now, &d, assoc);
-        !d.is_empty()
-    }
-
-    /// Whether the policy's `poll` can decide anything (AISLE).
-    pub fn polls(&self) -> bool {
-        self.policy.polls()
-    }
-
-    /// Whether the policy reads signal samples (signal strength).
-    pub fn reads_signal(&self) -> bool {
-        self.policy.reads_signal()
-    }
-
-    /// The policy's own counters (AISLE: congestion events, swaps, ...).
-    pub fn counters(&self) -> Vec<(&'static str, u64)> {
-        self.policy.counters()
-    }
-
-    fn feed(&mut self, now: Time, ev: &LinkEvent, assoc: &mut Association) {
-        let d = self.policy.on_link_event(now, ev, assoc);
-        self.carry_out(now, &d, assoc);
-    }
-
-    fn carry_out(&mut self, now: Time, decisions: &[Decision], assoc: &mut Association) {
-        if decisions.is_empty() {
-            return;
-        }
-        let results = apply(assoc, decisions);
-        for (decision, result) in decisions.iter().zip(results) {
-            self.decisions += 1;
-            if self.records.len() < self.limits.max_records {
-                self.records.push(DecisionRecord {
-                    time: now,
-                    decision: *decision,
-                    result,
-                });
-            }
-        }
+/// The handover settings the simulator's mobile runs with: the engine's
+/// ([`HandoverConfig::default`]) except that the outstanding data of a dead
+/// link is left to the retransmission timer, as in the studies the
+/// simulator reproduces.
+pub fn sim_handover_config() -> HandoverConfig {
+    HandoverConfig {
+        move_data_on_link_down: false,
+        ..HandoverConfig::default()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::ids::{CellId, IfaceId, NodeId};
+    use crate::kernel::ids::{CellId, NodeId};
     use crate::kernel::node::NodeKind;
 
     #[test]

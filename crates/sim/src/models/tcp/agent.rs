@@ -9,8 +9,8 @@ use msctp_tcp::{ListenOutcome, TcpConfig, TcpConnection, TcpError, TcpListener, 
 
 use super::endpoint::{PathTagging, TcpEndpoint, peek_header};
 use crate::Time;
+use crate::kernel::EngineTimer;
 use crate::kernel::ip::{IpPacket, proto};
-use crate::kernel::timer::TimerId;
 use crate::kernel::{Agent, Ctx, RxInfo};
 use crate::metrics::flow_log::SharedFlowLog;
 use crate::models::app::Source;
@@ -109,7 +109,7 @@ pub struct TcpAgent {
     endpoints: Vec<TcpEndpoint>,
     source: Option<Source>,
     fin_queued: bool,
-    armed: Option<(Time, TimerId)>,
+    armed: EngineTimer,
     /// Packets refused by the listener (RST sent or ignored) or rejected.
     stray: u64,
 }
@@ -131,7 +131,7 @@ impl TcpAgent {
             endpoints: Vec::new(),
             source,
             fin_queued: false,
-            armed: None,
+            armed: EngineTimer::new(TOKEN_ENGINE),
             stray: 0,
         })
     }
@@ -237,15 +237,7 @@ impl TcpAgent {
         let Some(next) = next else {
             return;
         };
-        let next = next.max(now + std::time::Duration::from_nanos(1));
-        match self.armed {
-            Some((t, _)) if t <= next => {}
-            Some((_, id)) => {
-                ctx.cancel_timer(id);
-                self.armed = Some((next, ctx.set_timer(next, TOKEN_ENGINE)));
-            }
-            None => self.armed = Some((next, ctx.set_timer(next, TOKEN_ENGINE))),
-        }
+        self.armed.arm_by(ctx, next);
     }
 }
 
@@ -315,7 +307,7 @@ impl Agent for TcpAgent {
                 self.open_client(ctx);
             }
             _ => {
-                self.armed = None;
+                self.armed.fired();
                 let now = ctx.now();
                 for ep in &mut self.endpoints {
                     ep.on_timer(now);

@@ -44,44 +44,34 @@
 //! for a retransmission likewise. An address not in the list is
 //! `PathId(u32::MAX)`.
 
+mod config;
+mod flow;
+mod mobility;
+
+pub use config::{AgentCounters, AgentEvent, AgentLimits, PathSample, Role, SctpAgentConfig};
+
 use std::net::IpAddr;
-use std::time::Duration;
 
 use bytes::Bytes;
-use msctp_proto::association::send::Retransmit;
 use msctp_proto::association::trace::PathRecord;
-use msctp_proto::policy::LinkEvent;
-use msctp_proto::{
-    AssocId, Association, AssociationConfig, Endpoint, EndpointConfig, Event, Time, Transmit,
-};
+use msctp_proto::{AssocId, Association, Endpoint, EndpointConfig, Event, Time, Transmit};
 use rand_core::RngCore;
-use smallvec::SmallVec;
 
 use super::observe::{self, TsnNumbering};
+use crate::kernel::EngineTimer;
 use crate::kernel::ip::{self, IpPacket};
 use crate::kernel::notification::Notification;
 use crate::kernel::timer::TimerId;
 use crate::kernel::{Agent, Ctx, PortBinding, RxInfo};
-use crate::metrics::flow_log::SharedFlowLog;
-use crate::metrics::{PathId, ReorderKind};
-use crate::models::app::Source;
-use crate::models::sctp::handover::{self, HandoverManager, ManagerLimits, PolicyKind};
+use crate::metrics::PathId;
+use crate::models::sctp::handover::{HandoverManager, NodeLinks};
+use flow::ZEROS;
+use mobility::pair_cmt_paths;
 
 const TOKEN_ENGINE: u64 = 1;
 const TOKEN_SOURCE: u64 = 2;
 const TOKEN_SAMPLE: u64 = 3;
 const TOKEN_CONNECT: u64 = 4;
-
-/// The payload of generated messages (zeros), shared by every agent.
-static ZEROS: [u8; 65_536] = [0; 65_536];
-
-/// What one call of the agent's `feed_source` did.
-struct Fed {
-    /// The association took bytes.
-    offered: bool,
-    /// It took every message the source produced (none is true).
-    complete: bool,
-}
 
 /// What one call of the agent's `transmit` did.
 struct Sent {
@@ -92,202 +82,13 @@ struct Sent {
     drained: bool,
 }
 
-/// The DATA chunks of a received packet (TSN, user bytes, whether the
-/// association had the TSN before), without a heap allocation for the
-/// usual few.
-type RxChunks = SmallVec<[(u32, u32, bool); 4]>;
-
-/// Who starts the association.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Role {
-    /// Sends the INIT to `peer` (the first address; the others are known
-    /// alternatives) at `at`. Local addresses: the node's addresses of the
-    /// peer's family at that time; if there are none yet, at the first
-    /// address the node gets.
-    Connect {
-        peer: Vec<IpAddr>,
-        peer_port: u16,
-        at: Time,
-    },
-    /// Accepts associations (the first one is the agent's).
-    Listen,
-}
-
-/// Bounds of the agent's records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AgentLimits {
-    /// Events kept (all are counted).
-    pub max_events: usize,
-    /// Path samples kept.
-    pub max_samples: usize,
-    /// Rows of the engine's path trace kept (beyond: counted in
-    /// `samples_dropped`).
-    pub max_path_trace: usize,
-    /// Uids of DATA-carrying packets kept (to count lost data packets).
-    pub max_data_uids: usize,
-    /// Messages handed to the engine in one call (bounds a burst).
-    pub max_messages_per_call: usize,
-    /// Datagrams polled from the engine in one call.
-    pub max_transmits_per_call: usize,
-}
-
-impl Default for AgentLimits {
-    fn default() -> Self {
-        AgentLimits {
-            max_events: 100_000,
-            max_samples: 1_000_000,
-            max_path_trace: 1_000_000,
-            max_data_uids: 4_000_000,
-            max_messages_per_call: 100_000,
-            max_transmits_per_call: 100_000,
-        }
-    }
-}
-
-/// Configuration of an [`SctpAgent`].
-#[derive(Debug, Clone)]
-pub struct SctpAgentConfig {
-    /// Local SCTP port.
-    pub port: u16,
-    pub role: Role,
-    /// Parameters of the association.
-    pub association: AssociationConfig,
-    /// Split fast retransmit (docs/MODELS.md section 3, CMT).
-    pub split_fast_retransmit: bool,
-    /// Bandwidth-aware start (docs/MODELS.md section 3): the capacity (bit/s)
-    /// of the network each prefix of the mobile's addresses belongs to.
-    /// When the data moves to such a network the sender sets the path's
-    /// window to capacity x smoothed RTT (see
-    /// `Association::set_path_cwnd_from_bdp`). Empty: off.
-    pub capacities: Vec<(ipnet::IpNet, u64)>,
-    /// Capacities (bit/s) given to the engine as its paths' capacity
-    /// (`Association::set_path_capacity`), by the prefix of the mobile's
-    /// address, in place of the packet-pair estimate that a policy
-    /// (AISLE) reads. Empty: the estimate.
-    pub path_capacities: Vec<(ipnet::IpNet, u64)>,
-    /// The sending application; `None` on the receiving end.
-    pub source: Option<Source>,
-    /// Stream and payload protocol identifier of the messages sent.
-    pub stream: u16,
-    pub ppid: u32,
-    pub unordered: bool,
-    /// The flow's records (shared with the other end).
-    pub log: Option<SharedFlowLog>,
-    /// This agent runs on the mobile node (path numbering, policy).
-    pub mobile_side: bool,
-    /// The mobile's addresses, numbered as path ids.
-    pub path_addrs: Vec<IpAddr>,
-    /// Handover policy (mobile side).
-    pub policy: PolicyKind,
-    pub manager_limits: ManagerLimits,
-    /// Period of path samples (cwnd, RTO, flight, primary); `None`: off.
-    pub sample_interval: Option<Duration>,
-    /// The engine's event-driven path trace (every value of cwnd and
-    /// ssthresh with the RFC 9260 section 7.2 rule that set it, and each
-    /// change of flight size, RTO and SRTT); bounded by
-    /// `limits.max_samples`. Off: the engine keeps nothing.
-    pub path_trace: bool,
-    /// On the data sender: start on a path picked uniformly at random
-    /// with this seed (E7a's stations "each picking an AP at random")
-    /// instead of the one the handshake gave.
-    pub initial_path_seed: Option<u64>,
-    /// The receiving application expects this many bytes (file transfer):
-    /// the log's `completed_at` is set when they are delivered.
-    pub expect_bytes: Option<u64>,
-    pub limits: AgentLimits,
-}
-
-impl SctpAgentConfig {
-    /// An agent on `port` with RFC defaults, nothing to send, no records.
-    pub fn new(port: u16, role: Role) -> Self {
-        SctpAgentConfig {
-            port,
-            role,
-            association: AssociationConfig::default(),
-            split_fast_retransmit: false,
-            capacities: Vec::new(),
-            path_capacities: Vec::new(),
-            source: None,
-            stream: 0,
-            ppid: 0,
-            unordered: false,
-            log: None,
-            mobile_side: false,
-            path_addrs: Vec::new(),
-            policy: PolicyKind::None,
-            manager_limits: ManagerLimits::default(),
-            sample_interval: None,
-            path_trace: false,
-            initial_path_seed: None,
-            expect_bytes: None,
-            limits: AgentLimits::default(),
-        }
-    }
-}
-
-/// Something that happened at the agent (association events, policy
-/// decisions), for the run's event series.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AgentEvent {
-    pub time: Time,
-    pub kind: &'static str,
-    pub detail: String,
-}
-
-/// One path's state at a sampling instant (data sender's view).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PathSample {
-    pub time: Time,
-    /// The peer address of the path.
-    pub remote: IpAddr,
-    /// Path id of the remote address (its index among the mobile's
-    /// addresses; `u32::MAX` when the remote is the fixed node).
-    pub path: PathId,
-    /// New data goes to this path now.
-    pub data_path: bool,
-    pub active: bool,
-    pub cwnd: u32,
-    pub ssthresh: u32,
-    pub flight: u32,
-    pub srtt: Option<Duration>,
-    pub rto: Duration,
-    pub errors: u32,
-    /// The local address packets leave from (`None`: not pinned).
-    pub local_primary: Option<IpAddr>,
-}
-
-/// Counters of the agent.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct AgentCounters {
-    pub packets_in: u64,
-    pub packets_out: u64,
-    /// Transmits dropped because the node had no source address or the
-    /// packet could not be built or sent.
-    pub send_failures: u64,
-    /// Transmits from an address the node no longer holds, refused as an
-    /// operating system refuses to send from an address it does not have
-    /// (e.g. a mobile without a handover policy keeps using a lost one).
-    pub unowned_source: u64,
-    /// Packets for the agent's port while it has no endpoint (its
-    /// configuration was refused), dropped.
-    pub no_endpoint: u64,
-    pub data_packets_out: u64,
-    pub messages_sent: u64,
-    pub messages_received: u64,
-    /// DATA chunks the receiving association discarded (buffer full).
-    pub chunks_discarded: u64,
-    pub events_dropped: u64,
-    pub samples_dropped: u64,
-    pub data_uids_dropped: u64,
-}
-
 /// An SCTP endpoint on a simulated node. See the module documentation.
 pub struct SctpAgent {
     cfg: SctpAgentConfig,
     endpoint: Option<Endpoint>,
     assoc: Option<AssocId>,
     manager: Option<HandoverManager>,
-    engine_timer: Option<(TimerId, Time)>,
+    engine_timer: EngineTimer,
     source_timer: Option<(TimerId, Time)>,
     want_connect: bool,
     tx_numbers: TsnNumbering,
@@ -326,12 +127,12 @@ impl SctpAgent {
         let manager = cfg
             .policy
             .build(|| 0)
-            .map(|p| HandoverManager::new(p, cfg.manager_limits));
+            .map(|p| HandoverManager::new(p, cfg.handover));
         SctpAgent {
             manager,
             endpoint: None,
             assoc: None,
-            engine_timer: None,
+            engine_timer: EngineTimer::new(TOKEN_ENGINE),
             source_timer: None,
             want_connect: false,
             tx_numbers: TsnNumbering::default(),
@@ -535,7 +336,7 @@ impl SctpAgent {
         loop {
             rounds += 1;
             let mut progressed = self.handle_events(ctx);
-            progressed |= self.poll_policy(ctx.now());
+            progressed |= self.poll_policy(ctx);
             let fed = self.feed_source(ctx);
             progressed |= fed.offered;
             let sent = self.transmit(ctx);
@@ -600,7 +401,7 @@ impl SctpAgent {
                         }
                     }
                     if let (Some(m), Some(a)) = (self.manager.as_mut(), ep.association_mut(id)) {
-                        m.on_established(now, a);
+                        m.on_established(now, a, &NodeLinks(ctx.node()));
                     }
                 }
                 Event::Closed { .. } => self.closed_at = Some(now),
@@ -608,7 +409,7 @@ impl SctpAgent {
             }
             let before = self.manager.as_ref().map_or(0, |m| m.records().len());
             if let (Some(m), Some(a)) = (self.manager.as_mut(), ep.association_mut(id)) {
-                m.on_association_event(now, &ev, a);
+                m.on_association_event(now, &ev, a, &NodeLinks(ctx.node()));
             }
             let primaries = self.log_decisions(now, before);
             let (kind, detail) = describe(&ev);
@@ -631,133 +432,6 @@ impl SctpAgent {
             }
         }
         any
-    }
-
-    /// Lets a policy that watches the path statistics (AISLE) decide;
-    /// returns whether it did.
-    fn poll_policy(&mut self, now: Time) -> bool {
-        let id = self.assoc;
-        let (Some(m), Some(ep), Some(id)) = (self.manager.as_mut(), self.endpoint.as_mut(), id)
-        else {
-            return false;
-        };
-        let Some(a) = ep.association_mut(id) else {
-            return false;
-        };
-        give_path_capacities(a, &self.cfg.path_capacities);
-        let before = m.records().len();
-        if !m.poll(now, a) {
-            return false;
-        }
-        self.log_decisions(now, before);
-        true
-    }
-
-    /// Logs the handover manager's decisions from record `from` on and
-    /// returns the local addresses they made primary.
-    fn log_decisions(&mut self, now: Time, from: usize) -> Vec<IpAddr> {
-        let Some(m) = self.manager.as_ref() else {
-            return Vec::new();
-        };
-        if from >= m.records().len() {
-            return Vec::new();
-        }
-        let records = m.records().get(from..).unwrap_or_default();
-        let lines: Vec<String> = records
-            .iter()
-            .map(|r| format!("{:?} -> {:?}", r.decision, r.result))
-            .collect();
-        let primaries = made_primary(records);
-        for d in lines {
-            self.event(now, "decision", d);
-        }
-        primaries
-    }
-
-    fn read_messages(&mut self, now: Time) {
-        let id = self.assoc;
-        let (Some(ep), Some(id)) = (self.endpoint.as_mut(), id) else {
-            return;
-        };
-        let Some(a) = ep.association_mut(id) else {
-            return;
-        };
-        let mut log = self.cfg.log.as_ref().map(|l| l.borrow_mut());
-        while let Some(m) = a.recv() {
-            self.counters.messages_received += 1;
-            if let Some(log) = log.as_mut() {
-                log.delivered(now, m.data.len() as u64);
-                log.message_delivered(now);
-            }
-        }
-        if let Some(mut log) = log
-            && log.completed_at.is_none()
-            && self
-                .cfg
-                .expect_bytes
-                .is_some_and(|b| log.bytes_delivered >= b)
-        {
-            log.completed_at = Some(now);
-        }
-    }
-
-    /// Hands the application's messages to the association.
-    fn feed_source(&mut self, ctx: &mut Ctx<'_>) -> Fed {
-        let idle = Fed {
-            offered: false,
-            complete: true,
-        };
-        let now = ctx.now();
-        let Some(id) = self.assoc else { return idle };
-        let Some(ep) = self.endpoint.as_mut() else {
-            return idle;
-        };
-        let Some(a) = ep.association_mut(id) else {
-            return idle;
-        };
-        if a.state() != msctp_proto::State::Established {
-            return idle;
-        }
-        let Some(src) = self.cfg.source.as_mut() else {
-            return idle;
-        };
-        let room = a.send_capacity();
-        let msgs = src.take(now, room, ctx.rng());
-        if msgs.is_empty() {
-            return idle;
-        }
-        let taken = msgs.len();
-        let mut accepted = 0;
-        let mut offered = 0u64;
-        let mut log = self.cfg.log.as_ref().map(|l| l.borrow_mut());
-        for (k, n) in msgs.into_iter().enumerate() {
-            if k >= self.cfg.limits.max_messages_per_call {
-                break;
-            }
-            let data = if n <= self.zeros.len() {
-                self.zeros.slice(..n)
-            } else {
-                Bytes::from(vec![0u8; n])
-            };
-            match a.send(self.cfg.stream, self.cfg.ppid, data, self.cfg.unordered) {
-                Ok(()) => {
-                    offered += n as u64;
-                    accepted += 1;
-                    self.counters.messages_sent += 1;
-                    if let Some(log) = log.as_mut() {
-                        log.message_sent(now);
-                    }
-                }
-                Err(_) => break,
-            }
-        }
-        if let Some(log) = log.as_mut() {
-            log.bytes_offered += offered;
-        }
-        Fed {
-            offered: offered > 0,
-            complete: accepted == taken,
-        }
     }
 
     /// Sends everything the engine has.
@@ -833,90 +507,16 @@ impl SctpAgent {
         }
     }
 
-    /// Logs what an outgoing packet says about the flow; true if it carries
-    /// DATA.
-    fn observe_tx(&mut self, now: Time, src: IpAddr, dst: IpAddr, sctp: &[u8]) -> bool {
-        let mut tsns: SmallVec<[u32; 8]> = SmallVec::new();
-        observe::for_each_data(sctp, |tsn, _| tsns.push(tsn));
-        let gaps = observe::sack_with_gaps(sctp);
-        let Some(log) = self.cfg.log.clone() else {
-            return !tsns.is_empty();
-        };
-        let mut log = log.borrow_mut();
-        if gaps && self.cfg.source.is_none() {
-            log.reorder_signal(now, ReorderKind::SackWithGaps);
-        }
-        if tsns.is_empty() || self.cfg.source.is_none() {
-            return !tsns.is_empty();
-        }
-        let path = self.packet_path(src, dst);
-        for tsn in tsns.iter().copied() {
-            self.tx_numbers.set_origin(tsn);
-            let seq = self.tx_numbers.seq(tsn);
-            if self.highest_sent.is_some_and(|h| seq <= h) {
-                let fast = self
-                    .association()
-                    .and_then(|a| a.retransmit_reason(tsn))
-                    .is_some_and(|r| r == Retransmit::Fast);
-                log.retransmitted(now, seq, path, fast);
-            } else {
-                self.highest_sent = Some(seq);
-            }
-        }
-        true
-    }
-
-    /// Arrival records of an incoming packet: classification before and
-    /// after the engine processed it.
-    fn observe_rx_before(&mut self, sctp: &[u8]) -> RxChunks {
-        if self.cfg.log.is_none() || self.cfg.source.is_some() {
-            return RxChunks::new();
-        }
-        let Some(a) = self.association() else {
-            return RxChunks::new();
-        };
-        let mut out = RxChunks::new();
-        observe::for_each_data(sctp, |tsn, n| out.push((tsn, n, a.has_received_tsn(tsn))));
-        if !out.is_empty() && !self.rx_numbers.has_origin() {
-            let first = a.cumulative_tsn_received().wrapping_add(1);
-            self.rx_numbers.set_origin(first);
-        }
-        out
-    }
-
-    fn observe_rx_after(&mut self, now: Time, src: IpAddr, dst: IpAddr, chunks: RxChunks) {
-        if chunks.is_empty() {
-            return;
-        }
-        let Some(log) = self.cfg.log.clone() else {
-            return;
-        };
-        let path = self.packet_path(dst, src);
-        let mut log = log.borrow_mut();
-        for (tsn, n, had) in chunks {
-            let has = self.association().is_some_and(|a| a.has_received_tsn(tsn));
-            let seq = self.rx_numbers.seq(tsn);
-            if had {
-                log.arrival(now, path, seq, n, false);
-            } else if has {
-                log.arrival(now, path, seq, n, true);
-            } else {
-                self.counters.chunks_discarded += 1;
-            }
-        }
-    }
-
     fn arm_timers(&mut self, ctx: &mut Ctx<'_>) {
-        let next = self.endpoint.as_ref().and_then(|e| e.poll_timeout());
-        if self.engine_timer.map(|(_, t)| t) != next {
-            if let Some((id, _)) = self.engine_timer.take() {
-                ctx.cancel_timer(id);
-            }
-            if let Some(t) = next {
-                let id = ctx.set_timer(t, TOKEN_ENGINE);
-                self.engine_timer = Some((id, t));
-            }
-        }
+        // The engine's next deadline, or the end of a move the handover
+        // manager holds for a returning link, whichever is first.
+        let engine = self.endpoint.as_ref().and_then(|e| e.poll_timeout());
+        let held = self.manager.as_ref().and_then(|m| m.held_deadline());
+        let next = match (engine, held) {
+            (Some(e), Some(h)) => Some(e.min(h)),
+            (e, h) => e.or(h),
+        };
+        self.engine_timer.set(ctx, next);
         let now = ctx.now();
         let due = if self.assoc.is_some() {
             self.cfg.source.as_ref().and_then(|s| s.next_due(now))
@@ -972,119 +572,6 @@ impl SctpAgent {
             }
         }
     }
-
-    fn on_link_notification(&mut self, ctx: &mut Ctx<'_>, n: &Notification) {
-        let Some(ev) = handover::link_event(n, ctx.node()) else {
-            return;
-        };
-        let now = ctx.now();
-        let id = self.assoc;
-        let Some(m) = self.manager.as_mut() else {
-            return;
-        };
-        // A sample of signal strength for a policy that does not read it
-        // (the radio model sends one per beacon heard, ten a second per
-        // cell and station) changes nothing: the policy learns nothing
-        // and the engine is as the last call left it, so the agent does
-        // not drive it, when that call is known to find nothing again (a
-        // policy that does not poll, an idle poll without side effects).
-        if matches!(ev, LinkEvent::SignalSample { .. })
-            && !m.reads_signal()
-            && !m.polls()
-            && self
-                .endpoint
-                .as_ref()
-                .is_some_and(|e| e.idle_poll_is_pure())
-        {
-            return;
-        }
-        let before = m.records().len();
-        let assoc = match (self.endpoint.as_mut(), id) {
-            (Some(ep), Some(id)) => ep.association_mut(id),
-            _ => None,
-        };
-        m.on_link_event(now, ev, assoc);
-        for local in self.log_decisions(now, before) {
-            self.bandwidth_aware_start_from(now, local);
-        }
-        self.drive(ctx);
-    }
-
-    /// Bandwidth-aware start on the mobile, which now sends from `local`:
-    /// the window of its primary path follows the new network.
-    fn bandwidth_aware_start_from(&mut self, now: Time, local: IpAddr) {
-        let Some(primary) = self.association().and_then(|a| a.primary()) else {
-            return;
-        };
-        // The mobile's path keeps its RTT sample across the move.
-        let _ = self.bandwidth_aware_start(now, primary, local);
-    }
-
-    /// Sets the window of the path to `remote` from the capacity of the
-    /// network that holds the mobile's address `mobile_addr` and the path's
-    /// smoothed RTT (docs/MODELS.md section 3), on the data sender only.
-    /// Returns false only when the path has no RTT yet (to be tried again);
-    /// true when done or not applicable (feature off, not the sender,
-    /// capacity unknown, path gone).
-    fn bandwidth_aware_start(&mut self, now: Time, remote: IpAddr, mobile_addr: IpAddr) -> bool {
-        if self.cfg.source.is_none() {
-            return true;
-        }
-        let Some(&(_, bps)) = self
-            .cfg
-            .capacities
-            .iter()
-            .find(|(net, _)| net.contains(&mobile_addr))
-        else {
-            return true;
-        };
-        let Some(a) = self.association_mut() else {
-            return true;
-        };
-        let Some(path) = a.path_stats(remote) else {
-            return true;
-        };
-        let Some(srtt) = path.srtt else {
-            return false;
-        };
-        let bdp = (bps as f64 / 8.0 * srtt.as_secs_f64()) as u64;
-        if a.set_path_cwnd_from_bdp(remote, bdp).is_err() {
-            return true;
-        }
-        let cwnd = a.path_stats(remote).map(|p| p.cwnd).unwrap_or(0);
-        self.event(
-            now,
-            "bandwidth-aware-start",
-            format!("{remote} via {mobile_addr}: {bps} bit/s x {srtt:?} -> cwnd {cwnd}"),
-        );
-        true
-    }
-}
-
-/// Gives each path whose remote address lies in one of `caps`' prefixes
-/// that capacity (an oracle in place of the packet-pair estimate).
-fn give_path_capacities(a: &mut msctp_proto::Association, caps: &[(ipnet::IpNet, u64)]) {
-    if caps.is_empty() {
-        return;
-    }
-    let remotes: Vec<IpAddr> = a.paths().iter().map(|p| p.remote).collect();
-    for r in remotes {
-        if let Some(&(_, bps)) = caps.iter().find(|(net, _)| net.contains(&r)) {
-            let _ = a.set_path_capacity(r, Some(bps));
-        }
-    }
-}
-
-/// The local addresses that the decisions made primary successfully.
-fn made_primary(records: &[crate::models::sctp::handover::DecisionRecord]) -> Vec<IpAddr> {
-    records
-        .iter()
-        .filter(|r| r.result.is_ok())
-        .filter_map(|r| match r.decision {
-            msctp_proto::policy::Decision::MakePrimary(a) => Some(a),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Kind and detail of an association event for the event series.
@@ -1207,7 +694,7 @@ impl Agent for SctpAgent {
         let now = ctx.now();
         match token {
             TOKEN_ENGINE => {
-                self.engine_timer = None;
+                self.engine_timer.fired();
                 if let Some(ep) = self.endpoint.as_mut() {
                     ep.handle_timeout(now);
                 }
@@ -1248,24 +735,5 @@ impl Agent for SctpAgent {
         if self.manager.is_some() {
             self.on_link_notification(ctx, n);
         }
-    }
-}
-
-/// Scenario D of docs/MODELS.md section 4 (dual-homed mobile and
-/// correspondent): under CMT the mobile sends path k (the correspondent's
-/// k-th address) from its own k-th address, so that each path crosses
-/// its own access network, as Iyengar et al.'s disjoint paths do. Without
-/// CMT, or with a single-homed correspondent, the source stays the
-/// engine's choice.
-fn pair_cmt_paths(a: &mut msctp_proto::Association, locals: &[IpAddr]) {
-    if !a.cmt().enabled {
-        return;
-    }
-    let remotes: Vec<IpAddr> = a.paths().iter().map(|p| p.remote).collect();
-    if remotes.len() < 2 {
-        return;
-    }
-    for (r, l) in remotes.iter().zip(locals) {
-        let _ = a.set_path_source(*r, Some(*l));
     }
 }
