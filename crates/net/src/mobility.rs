@@ -7,7 +7,9 @@
 
 use std::net::IpAddr;
 
-use msctp_proto::handover::{DecisionRecord, HandoverConfig, HandoverManager, Links, Move};
+use msctp_proto::handover::{
+    DecisionRecord, HandoverConfig, HandoverManager, Links, Move, usable_locals,
+};
 use msctp_proto::policy::{IfaceId, LinkEvent};
 use msctp_proto::{Association, Event, Time};
 
@@ -184,6 +186,7 @@ impl Mobility {
 mod tests {
     use super::*;
     use crate::monitor::IfaceChange;
+    use msctp_proto::asconf::LocalAddrState;
     use msctp_proto::{Endpoint, EndpointConfig};
 
     fn ip(s: &str) -> IpAddr {
