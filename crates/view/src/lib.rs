@@ -18,6 +18,8 @@
 //! other or the page's assets, and the command stays a thin front end.
 
 pub mod data;
+#[cfg(feature = "test-support")]
+pub mod headless;
 pub mod live;
 pub mod page;
 
