@@ -52,7 +52,7 @@ use crate::kernel::notification::Notification;
 use crate::kernel::routing::Route;
 use crate::kernel::tunnel;
 use crate::kernel::{Agent, Ctx, PacketOrigin, RxInfo};
-use crate::models::mip::{MipTraceEvent, TraceLog};
+use crate::models::mip::{FmipMessage, MipTraceEvent, TraceLog};
 
 const TOKEN_CONFIGURE: u64 = 1;
 const TOKEN_RETRY: u64 = 2;
@@ -271,6 +271,20 @@ impl MobileNode6 {
     /// The latest fast-handover preparation's timeline.
     pub fn fast_record(&self) -> FastRecord {
         self.fast_record
+    }
+
+    /// Every FMIPv6 message in the trace (the timeline of each fast
+    /// handover, where [`Self::fast_record`] keeps the latest).
+    fn fmip_trace(&mut self, t: Time, message: FmipMessage, sent: bool, peer: Ipv6Addr) {
+        let peer = IpAddr::V6(peer);
+        self.trace.push(
+            t,
+            if sent {
+                MipTraceEvent::FmipSent { message, peer }
+            } else {
+                MipTraceEvent::FmipReceived { message, peer }
+            },
+        );
     }
 
     pub fn stats(&self) -> MobileNode6Stats {
@@ -748,6 +762,7 @@ impl MobileNode6 {
         };
         let msg = wire::rtsolpr(c.care_of, c.router, identifier, wire::ap_id(cell));
         self.send_icmp(ctx, c.iface, c.care_of, c.router, &msg);
+        self.fmip_trace(ctx.now(), FmipMessage::RtSolPr, true, c.router);
     }
 
     fn on_proxy_advertisement(&mut self, ctx: &mut Ctx<'_>, adv: ProxyAdvertisement) {
@@ -761,6 +776,7 @@ impl MobileNode6 {
             return;
         };
         let now = ctx.now();
+        self.fmip_trace(now, FmipMessage::PrRtAdv, false, p.par);
         self.fast_record.prrtadv_at = Some(now);
         p.nar = Some(nar);
         p.prefix = Some(prefix);
@@ -785,6 +801,7 @@ impl MobileNode6 {
         });
         if let Ok(pkt) = wire::mh_packet(p.previous_coa, p.par, &fbu, DEFAULT_TTL) {
             self.fast_record.fbu_at = Some(now);
+            self.fmip_trace(now, FmipMessage::FBU, true, p.par);
             let _ = ctx.send(pkt);
         }
     }
@@ -841,6 +858,7 @@ impl MobileNode6 {
         let una = wire::unsolicited_na(ncoa, ALL_NODES, ncoa, wire::ap_id(p.cell));
         self.send_icmp(ctx, iface, ncoa, ALL_NODES, &una);
         self.fast_record.una_at = Some(now);
+        self.fmip_trace(now, FmipMessage::UNA, true, nar);
         self.configure(ctx);
         if !p.fback {
             // Reactive mode: the Fast Binding Update from the new link,
@@ -858,6 +876,7 @@ impl MobileNode6 {
                 && let Ok(out) = wire::insert_home_address(&pkt, ncoa)
             {
                 self.fast_record.fbu_at.get_or_insert(now);
+                self.fmip_trace(now, FmipMessage::FBU, true, p.par);
                 let _ = ctx.send(out);
             }
         }
@@ -969,6 +988,7 @@ impl Agent for MobileNode6 {
                             p.fback = true;
                         }
                         self.fast_record.fback_at.get_or_insert(ctx.now());
+                        self.fmip_trace(ctx.now(), FmipMessage::FBack, false, src);
                     }
                     Ok(_) => {}
                     Err(_) => self.stats.malformed += 1,
