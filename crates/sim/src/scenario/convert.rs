@@ -446,6 +446,7 @@ pub(crate) fn movement(m: &MobilitySpec, key: &str, end: Time) -> Result<Movemen
                     import::bonnmotion(&text, *node, *dimensions, *max_waypoints)
                 }
                 TraceFormatSpec::Ns2 => import::ns2(&text, *node, end, *max_waypoints),
+                TraceFormatSpec::Sumo => import::sumo_fcd(&text, *node, *max_waypoints),
             }
             .map_err(|e| ScenarioError::model(format!("{key} ({trace})"), e))?
         }
