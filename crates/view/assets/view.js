@@ -405,6 +405,8 @@
       setTime(tEnd);
       statusEl.setAttribute('data-live-points', String(D.paths.reduce(function (a, s) {
         return a + s.t.length; }, 0)));
+      statusEl.setAttribute('data-live-handovers', String(D.marks.filter(function (k) {
+        return k.cat === 'handover'; }).length));
     }, 250);
   }
 
