@@ -90,8 +90,15 @@ fn multi_connection_switches_are_marks() {
     };
     let (probe, switch) = (of("bdp-probe"), of("switch"));
     assert!(!switch.is_empty(), "a switch of the sender's connection");
-    assert!(!probe.is_empty(), "the new connection's measurement before it");
+    assert!(
+        !probe.is_empty(),
+        "the new connection's measurement before it"
+    );
     assert!(probe[0].t < switch[0].t, "{probe:?} {switch:?}");
-    assert!(switch[0].detail.contains("ms of probing"), "{:?}", switch[0]);
+    assert!(
+        switch[0].detail.contains("ms of probing"),
+        "{:?}",
+        switch[0]
+    );
     assert!(probe.iter().chain(&switch).all(|m| m.cat == "baseline"));
 }

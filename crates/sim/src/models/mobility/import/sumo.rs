@@ -15,14 +15,27 @@ use quick_xml::events::{BytesStart, Event};
 use super::{bad, finite, push, time};
 use crate::models::mobility::{MobilityError, Point, Trajectory};
 
-/// The 1-based line at byte `pos` of `text`.
-fn line_at(text: &str, pos: u64) -> usize {
-    let pos = usize::try_from(pos).unwrap_or(usize::MAX).min(text.len());
-    text.as_bytes()[..pos]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+/// Line numbers of byte positions met in increasing order, counted once
+/// over the whole text.
+struct Lines<'a> {
+    text: &'a [u8],
+    pos: usize,
+    line: usize,
+}
+
+impl Lines<'_> {
+    /// The 1-based line at byte `pos` (not before the last one asked).
+    fn at(&mut self, pos: u64) -> usize {
+        let pos = usize::try_from(pos)
+            .unwrap_or(usize::MAX)
+            .clamp(self.pos, self.text.len());
+        self.line += self.text[self.pos..pos]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.pos = pos;
+        self.line
+    }
 }
 
 /// The value of attribute `name` of `e`, if present.
@@ -47,15 +60,14 @@ pub fn sumo_fcd(
     let mut ids: Vec<String> = Vec::new();
     let mut step: Option<f64> = None;
     let mut points = Vec::new();
+    let mut lines = Lines {
+        text: text.as_bytes(),
+        pos: 0,
+        line: 1,
+    };
     loop {
-        let pos = r.buffer_position();
-        let ev = r.read_event().map_err(|e| {
-            bad(
-                line_at(text, u64::try_from(pos).unwrap_or(0)),
-                e.to_string(),
-            )
-        })?;
-        let n = line_at(text, u64::try_from(pos).unwrap_or(0));
+        let n = lines.at(r.buffer_position());
+        let ev = r.read_event().map_err(|e| bad(n, e.to_string()))?;
         match ev {
             Event::Eof => break,
             Event::Start(e) | Event::Empty(e) => match e.name().as_ref() {
