@@ -12,8 +12,10 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
+
+use msctp_view::headless::{self, attribute, chromium};
 
 const ADDRS: [&str; 2] = ["127.0.0.1", "127.0.0.2"];
 
@@ -24,33 +26,6 @@ impl Drop for Killed {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join("chromium"))
-        .find(|p| p.is_file())
-}
-
-fn headless(browser: &Path, args: &[&str], url: &str) -> (String, String) {
-    let out = Command::new(browser)
-        .args([
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-        ])
-        .args(["--enable-logging=stderr", "--log-level=0"])
-        .args(args)
-        .arg(url)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]
@@ -90,37 +65,30 @@ fn perf_view_streams_a_live_transfer_to_the_page() {
     let url = url["live view: ".len()..].trim().to_string();
     let cli = Killed(cli);
     std::thread::sleep(std::time::Duration::from_secs(2));
-    let (dom, log) = headless(
+    let run = headless::run(
         &browser,
+        &[],
         &["--virtual-time-budget=3000", "--dump-dom"],
         &format!("{url}#snapshot=60"),
     );
-    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
-    assert!(console.is_empty(), "{console:#?}");
-    let points: usize = dom
-        .split("data-live-points=\"")
-        .nth(1)
-        .and_then(|r| r.split('"').next())
+    assert!(run.console().is_empty(), "{:#?}", run.console());
+    let dom = &run.stdout;
+    let points: usize = attribute(dom, "data-live-points")
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
-    let errors = dom.contains("data-errors=\"0\"");
+    let errors = attribute(dom, "data-errors") == Some("0");
     println!("the page drew {points} path points from the stream");
     assert!(errors, "no script error");
     assert!(points >= 10, "the paths came from the stream");
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("view-perf-live.png");
-    let (_, log) = headless(
+    headless::screenshot(
         &browser,
-        &[
-            "--virtual-time-budget=3000",
-            "--hide-scrollbars",
-            "--window-size=1500,1000",
-            &format!("--screenshot={}", shot.display()),
-        ],
+        &[],
         &format!("{url}#snapshot=80"),
+        &shot,
+        (1500, 1000),
+        3000,
     );
-    assert!(!log.contains(":CONSOLE"), "{log}");
-    let png = std::fs::read(&shot).unwrap_or_else(|e| panic!("{e}: {log}"));
-    assert!(png.starts_with(b"\x89PNG"));
     println!("screenshot: {}", shot.display());
     if let Some(to) = std::env::var_os("MSCTP_VIEW_LIVE_SCREENSHOT") {
         std::fs::copy(&shot, to).unwrap();

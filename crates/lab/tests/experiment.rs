@@ -150,13 +150,13 @@ fn statistics_are_student_t_intervals() {
 #[test]
 fn seeds_are_stable_when_variants_or_values_are_added() {
     let exp = load();
-    let p1 = plan(&exp, false, None, "fake", "").unwrap();
+    let p1 = plan(&exp, false, None, &Fake::default()).unwrap();
     let text = std::fs::read_to_string(spec_path())
         .unwrap()
         .replace("values = [0, 2, 4, 6]", "values = [0, 2, 4, 6, 8]")
         + "\n[[variants]]\nname = \"mip-sctp\"\nset = { stack = \"sctp2\" }\n";
     let exp2 = Experiment::from_str(&text, &spec_path(), Path::new(".")).unwrap();
-    let p2 = plan(&exp2, false, None, "fake", "").unwrap();
+    let p2 = plan(&exp2, false, None, &Fake::default()).unwrap();
     assert_eq!(p2.runs.len(), 3 * 5 * 5);
     for r in &p1.runs {
         let c = &p1.cells[r.cell];
@@ -177,7 +177,16 @@ fn seeds_are_stable_when_variants_or_values_are_added() {
     seeds.dedup();
     assert_eq!(seeds.len(), p2.runs.len());
     // Another model version gives other keys, same seeds.
-    let p3 = plan(&exp, false, None, "fake", "v2").unwrap();
+    let p3 = plan(
+        &exp,
+        false,
+        None,
+        &Fake {
+            fingerprint: "v2".into(),
+            ..Fake::default()
+        },
+    )
+    .unwrap();
     assert_eq!(p3.runs[0].seed, p1.runs[0].seed);
     assert_ne!(p3.runs[0].key, p1.runs[0].key);
     // Common random numbers: variants share seeds.
@@ -187,7 +196,7 @@ fn seeds_are_stable_when_variants_or_values_are_added() {
         1,
     );
     let exp4 = Experiment::from_str(&text, &spec_path(), Path::new(".")).unwrap();
-    let p4 = plan(&exp4, false, None, "fake", "").unwrap();
+    let p4 = plan(&exp4, false, None, &Fake::default()).unwrap();
     let a = p4
         .runs
         .iter()

@@ -162,3 +162,112 @@ fn setdest_files_are_followed_move_by_move() {
     println!("fresh setdest file: {n} moves reached their targets");
     assert!(n >= 10);
 }
+
+/// Each `<vehicle id="ID" x=".." y=".."/>` of a SUMO FCD file, with its
+/// step's time, read line by line (not with the importer's XML parser).
+fn fcd_samples(text: &str, id: &str) -> Vec<(f64, f64, f64)> {
+    let val = |l: &str, k: &str| -> f64 {
+        let v = l.split(&format!(" {k}=\"")).nth(1).unwrap();
+        v[..v.find('"').unwrap()].parse().unwrap()
+    };
+    let mut t = 0.0;
+    let mut out = Vec::new();
+    for l in text.lines().map(str::trim) {
+        if l.starts_with("<timestep ") {
+            t = val(l, "time");
+        } else if l.starts_with(&format!("<vehicle id=\"{id}\" ")) {
+            out.push((t, val(l, "x"), val(l, "y")));
+        }
+    }
+    out
+}
+
+/// The trajectory of vehicle `id` (node `node`) passes through every one
+/// of its FCD samples.
+fn check_fcd_file(text: &str, node: usize, id: &str) -> usize {
+    let t = import::sumo_fcd(text, node, 100_000).unwrap();
+    let samples = fcd_samples(text, id);
+    for &(at, x, y) in &samples {
+        let p = t.position(Time::from_secs_f64(at));
+        assert!(
+            (p.x - x).abs() < 1e-6 && (p.y - y).abs() < 1e-6,
+            "{id} at {at} s: ({}, {}), the file says ({x}, {y})",
+            p.x,
+            p.y
+        );
+    }
+    samples.len()
+}
+
+/// SUMO (Debian's `sumo` 1.15): `tests/mobility/sumo-grid-fcd.xml` was
+/// written by `netgenerate --grid --grid.number 3 --grid.length 200 -o
+/// sumo-grid.net.xml` and `sumo -n sumo-grid.net.xml -r sumo-grid.rou.xml
+/// --fcd-output sumo-grid-fcd.xml --end 80 --step-length 1 --no-step-log`;
+/// made again
+/// when the tools are installed.
+#[test]
+fn sumo_fcd_files_are_followed_step_by_step() {
+    let text = std::fs::read_to_string(file("sumo-grid-fcd.xml")).unwrap();
+    let (bus, car) = (
+        check_fcd_file(&text, 0, "bus"),
+        check_fcd_file(&text, 1, "car1"),
+    );
+    println!("stored FCD file: bus {bus} and car1 {car} samples on the trajectory");
+    assert!(bus >= 40 && car >= 20, "{bus} {car}");
+    // The stored file drives a run: the mobile follows the bus.
+    let s = with_trace(&file("sumo-grid-fcd.xml"), TraceFormatSpec::Sumo);
+    let r = scenario::run_scenario(&s, 1).unwrap();
+    let t = import::sumo_fcd(&text, 0, 100_000).unwrap();
+    assert_eq!(r.map.mobiles[0].waypoints.len(), t.waypoints().len());
+
+    let tools = ["netgenerate", "sumo"].map(|n| {
+        std::env::var_os("PATH").and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(n))
+                .find(|p| p.is_file())
+        })
+    });
+    let [Some(netgenerate), Some(sumo)] = tools else {
+        eprintln!("skipped the fresh file: Debian's `sumo` is not installed");
+        return;
+    };
+    let work = std::env::temp_dir().join(format!("msctp-sumo-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    let run = |cmd: &Path, args: &[&str]| {
+        let o = std::process::Command::new(cmd)
+            .current_dir(&work)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{cmd:?}: {o:?}");
+    };
+    std::fs::copy(file("sumo-grid.rou.xml"), work.join("r.rou.xml")).unwrap();
+    run(
+        &netgenerate,
+        &[
+            "--grid",
+            "--grid.number",
+            "3",
+            "--grid.length",
+            "200",
+            "-o",
+            "n.net.xml",
+        ],
+    );
+    run(
+        &sumo,
+        &[
+            "-n",
+            "n.net.xml",
+            "-r",
+            "r.rou.xml",
+            "--fcd-output",
+            "f.xml",
+        ],
+    );
+    let fresh = std::fs::read_to_string(work.join("f.xml")).unwrap();
+    let _ = std::fs::remove_dir_all(&work);
+    let n = check_fcd_file(&fresh, 0, "bus") + check_fcd_file(&fresh, 1, "car1");
+    println!("fresh FCD file: {n} samples on the trajectories");
+    assert!(n >= 60);
+}

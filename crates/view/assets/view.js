@@ -294,6 +294,7 @@
     charts.textContent = '';
     plots = [];
     var src = D.paths_traced ? 'every change' : 'samples';
+    if (D.decimated_from) src += '; extremes of ' + D.decimated_from + ' rows';
     chart('cwnd per path (' + src + ')', 'bytes', D.paths, 'cwnd', true);
     chart('ssthresh per path', 'bytes', D.paths, 'ssthresh', true);
     chart('flight size per path', 'bytes', D.paths, 'flight', true);
@@ -404,6 +405,8 @@
       setTime(tEnd);
       statusEl.setAttribute('data-live-points', String(D.paths.reduce(function (a, s) {
         return a + s.t.length; }, 0)));
+      statusEl.setAttribute('data-live-handovers', String(D.marks.filter(function (k) {
+        return k.cat === 'handover'; }).length));
     }, 250);
   }
 

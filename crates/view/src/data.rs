@@ -70,6 +70,9 @@ pub struct ViewData {
     /// Per queue: packets.
     pub queues: Vec<Series>,
     pub marks: Vec<Mark>,
+    /// The series' rows before [`ViewData::decimate`] thinned them, if
+    /// it did (the page says so).
+    pub decimated_from: Option<usize>,
 }
 
 /// The category of an event line of `events.csv` (source, kind).

@@ -18,10 +18,14 @@
 //! other or the page's assets, and the command stays a thin front end.
 
 pub mod data;
+pub mod decimate;
+#[cfg(feature = "test-support")]
+pub mod headless;
 pub mod live;
 pub mod page;
 
 pub use data::{Mark, Series, ViewData};
+pub use decimate::DEFAULT_MAX_POINTS;
 pub use page::{LIVE_PATH, render};
 
 /// What can go wrong making a page.

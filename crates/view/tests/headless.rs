@@ -14,20 +14,11 @@
 //! how long it took to open.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
 
 use msctp_sim::scenario;
+use msctp_view::headless::{self, chromium, status};
 
 const SCENARIO: &str = include_str!("e1-60s.toml");
-
-fn chromium() -> Option<PathBuf> {
-    let names = ["chromium", "chromium-browser"];
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|d| names.iter().map(move |n| d.join(n)))
-        .find(|p| p.is_file())
-}
 
 /// Runs the scenario and writes its outputs and page into `dir`.
 fn e1_page(dir: &Path) -> PathBuf {
@@ -44,44 +35,6 @@ fn e1_page(dir: &Path) -> PathBuf {
     page
 }
 
-fn headless(browser: &Path, args: &[&str], url: &str) -> (String, String, f64) {
-    let t = Instant::now();
-    let out = Command::new(browser)
-        .args([
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--enable-logging=stderr",
-            "--log-level=0",
-        ])
-        .args(args)
-        .arg(url)
-        .output()
-        .expect("chromium runs");
-    let secs = t.elapsed().as_secs_f64();
-    assert!(out.status.success(), "chromium failed: {:?}", out);
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        secs,
-    )
-}
-
-/// The JSON the page wrote into `<pre id="status">`.
-fn status(dom: &str) -> serde_json::Value {
-    let start = dom.find("<pre id=\"status\"").expect("status element");
-    let body = &dom[start..];
-    let body = &body[body.find('>').unwrap() + 1..];
-    let body = &body[..body.find("</pre>").unwrap()];
-    let text = body
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&amp;", "&");
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("status {text}: {e}"))
-}
-
 #[test]
 fn e1_page_opens_steps_zooms_and_hovers_in_headless_chromium() {
     let Some(browser) = chromium() else {
@@ -93,14 +46,19 @@ fn e1_page_opens_steps_zooms_and_hovers_in_headless_chromium() {
     let size = std::fs::metadata(&page).unwrap().len();
     let url = format!("file://{}", page.display());
 
-    let (dom, log, secs) = headless(
+    let run = headless::run(
         &browser,
+        &[],
         &["--virtual-time-budget=5000", "--dump-dom"],
         &format!("{url}#selftest"),
     );
-    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
-    assert!(console.is_empty(), "console messages: {console:#?}");
-    let st = status(&dom);
+    let secs = run.secs;
+    assert!(
+        run.console().is_empty(),
+        "console messages: {:#?}",
+        run.console()
+    );
+    let st = status(&run.stdout);
     println!(
         "page {:.2} MB; open and drawn {} ms after the navigation started \
          (its script: {} ms); chromium started, opened it and ran the self-test \
@@ -138,19 +96,17 @@ fn e1_page_opens_steps_zooms_and_hovers_in_headless_chromium() {
 
     // A screenshot in the middle of the run.
     let shot = dir.path().join("view-e1.png");
-    let (_, log, secs) = headless(
+    let secs = headless::screenshot(
         &browser,
-        &[
-            "--virtual-time-budget=5000",
-            "--hide-scrollbars",
-            "--window-size=1500,1250",
-            &format!("--screenshot={}", shot.display()),
-        ],
+        &[],
         &format!("{url}#t=20"),
-    );
-    assert!(!log.contains(":CONSOLE"), "{log}");
+        &shot,
+        (1500, 1250),
+        5000,
+    )
+    .secs;
     let png = std::fs::read(&shot).expect("screenshot written");
-    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000);
+    assert!(png.len() > 20_000);
     let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join("view-e1.png");
     std::fs::copy(&shot, &keep).unwrap();
     println!("screenshot ({secs:.2} s): {}", keep.display());

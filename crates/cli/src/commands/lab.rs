@@ -221,7 +221,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
                 } else {
                     o.join(format!("seed-{s}"))
                 };
-                let page = super::view::write_page(&dir, None)?;
+                let page = super::view::write_page(&dir, None, msctp_view::DEFAULT_MAX_POINTS)?;
                 eprintln!("view: {}", page.display());
             }
         }

@@ -14,12 +14,18 @@ pub struct Args {
     /// Where to write the page (default: DIR/view.html).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Most rows of time series the page carries, all series together:
+    /// past it each series keeps the smallest and largest values per time
+    /// bucket (every mark is kept), so a long run's page stays small.
+    #[arg(long, default_value_t = msctp_view::DEFAULT_MAX_POINTS)]
+    pub max_points: usize,
 }
 
-/// Writes the page for the run in `dir` to `out` (default `dir/view.html`)
-/// and returns its path.
-pub fn write_page(dir: &Path, out: Option<&Path>) -> anyhow::Result<PathBuf> {
-    let data = msctp_view::ViewData::load(dir)?;
+/// Writes the page for the run in `dir` to `out` (default `dir/view.html`),
+/// its series thinned to `max_points` rows, and returns its path.
+pub fn write_page(dir: &Path, out: Option<&Path>, max_points: usize) -> anyhow::Result<PathBuf> {
+    let mut data = msctp_view::ViewData::load(dir)?;
+    data.decimate(max_points);
     let page = msctp_view::render(&data, false);
     let out = out.map_or_else(|| dir.join("view.html"), Path::to_path_buf);
     std::fs::write(&out, page).with_context(|| out.display().to_string())?;
@@ -27,7 +33,7 @@ pub fn write_page(dir: &Path, out: Option<&Path>) -> anyhow::Result<PathBuf> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let out = write_page(&a.dir, a.output.as_deref())?;
+    let out = write_page(&a.dir, a.output.as_deref(), a.max_points)?;
     println!("{}", out.display());
     Ok(ExitCode::SUCCESS)
 }

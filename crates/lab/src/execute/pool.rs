@@ -309,7 +309,7 @@ name = "y"
     }
 
     fn plan_of(e: &Experiment) -> Plan {
-        plan(e, false, None, "synthetic", "").unwrap()
+        plan(e, false, None, &Costly::default()).unwrap()
     }
 
     /// Two jobs of all their runs (`runs`), each with its store.

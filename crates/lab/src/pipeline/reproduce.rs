@@ -124,17 +124,11 @@ pub fn prepare(exp: &Experiment, runner: &dyn Runner, opts: &LabOptions) -> Resu
             ),
         });
     }
-    let plan = plan(
-        exp,
-        opts.quick,
-        opts.repetitions,
-        runner.name(),
-        &runner.fingerprint(),
-    )
-    .map_err(|message| LabError::Scenario {
-        experiment: id.clone(),
-        message,
-    })?;
+    let plan =
+        plan(exp, opts.quick, opts.repetitions, runner).map_err(|message| LabError::Scenario {
+            experiment: id.clone(),
+            message,
+        })?;
     for c in &plan.cells {
         runner
             .validate(&c.scenario)

@@ -14,6 +14,7 @@ use toml::{Table, Value};
 
 use crate::experiment::Experiment;
 use crate::experiment::value;
+use crate::runner::Runner;
 
 /// One coordinate per sweep axis, in axis order.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -151,14 +152,16 @@ pub fn scenario_for(exp: &Experiment, variant: &str, point: &Point) -> Result<Ta
 }
 
 /// Expands the experiment. `repetitions` overrides the file's count
-/// (`--reps`); `runner`/`fingerprint` enter the storage keys.
+/// (`--reps`); the runner's name and fingerprint and the digest of the
+/// files each scenario reads ([`Runner::inputs_digest`]) enter the storage
+/// keys.
 pub fn plan(
     exp: &Experiment,
     quick: bool,
     repetitions: Option<u32>,
-    runner: &str,
-    fingerprint: &str,
+    runner: &dyn Runner,
 ) -> Result<Plan, String> {
+    let fingerprint = runner.fingerprint();
     let reps = repetitions.unwrap_or(if quick {
         exp.spec.quick_repetitions()
     } else {
@@ -176,10 +179,11 @@ pub fn plan(
             let scenario = scenario_for(exp, v, p)?;
             let canonical = toml::to_string(&scenario)
                 .map_err(|e| format!("variant `{v}` at {}: {e}", p.label()))?;
+            let inputs = runner.inputs_digest(&scenario);
             let cell = cells.len();
             for rep in 0..reps {
                 let seed = seed::run_seed(exp.spec.seeds, &exp.spec.id, v, &p.canonical(), rep);
-                let key = seed::run_key(runner, fingerprint, &canonical, seed);
+                let key = seed::run_key(runner.name(), &fingerprint, &canonical, &inputs, seed);
                 runs.push(PlannedRun {
                     cell,
                     repetition: rep,

@@ -40,13 +40,25 @@ pub fn run_seed(
     u64::from_le_bytes(b)
 }
 
-/// The storage key of a run: 32 hex digits.
-pub fn run_key(runner: &str, fingerprint: &str, canonical_scenario: &str, seed: u64) -> String {
+/// The storage key of a run: 32 hex digits. `inputs` is the digest of the
+/// files the scenario reads ([`crate::runner::Runner::inputs_digest`]).
+pub fn run_key(
+    runner: &str,
+    fingerprint: &str,
+    canonical_scenario: &str,
+    inputs: &str,
+    seed: u64,
+) -> String {
     let mut h = Sha256::new();
     field(&mut h, "msctp-lab run v1");
     field(&mut h, runner);
     field(&mut h, fingerprint);
     field(&mut h, canonical_scenario);
+    // Scenarios that read no file keep the keys they had before files
+    // entered the key.
+    if !inputs.is_empty() {
+        field(&mut h, inputs);
+    }
     h.update(seed.to_le_bytes());
     h.finalize()[..16]
         .iter()
@@ -88,12 +100,14 @@ mod tests {
 
     #[test]
     fn keys_depend_on_scenario_seed_and_model() {
-        let k = run_key("sim", "v1", "a = 1\n", 7);
+        let k = run_key("sim", "v1", "a = 1\n", "", 7);
         assert_eq!(k.len(), 32);
-        assert_eq!(k, run_key("sim", "v1", "a = 1\n", 7));
-        assert_ne!(k, run_key("sim", "v1", "a = 2\n", 7));
-        assert_ne!(k, run_key("sim", "v1", "a = 1\n", 8));
-        assert_ne!(k, run_key("sim", "v2", "a = 1\n", 7));
-        assert_ne!(k, run_key("other", "v1", "a = 1\n", 7));
+        assert_eq!(k, run_key("sim", "v1", "a = 1\n", "", 7));
+        assert_ne!(k, run_key("sim", "v1", "a = 2\n", "", 7));
+        assert_ne!(k, run_key("sim", "v1", "a = 1\n", "", 8));
+        assert_ne!(k, run_key("sim", "v2", "a = 1\n", "", 7));
+        assert_ne!(k, run_key("other", "v1", "a = 1\n", "", 7));
+        // The files the scenario reads.
+        assert_ne!(k, run_key("sim", "v1", "a = 1\n", "trace.tcl 0a1b", 7));
     }
 }

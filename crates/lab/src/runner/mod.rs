@@ -29,6 +29,14 @@ pub trait Runner: Sync {
         String::new()
     }
 
+    /// What the scenario reads besides itself (files it names, such as a
+    /// mobility trace), as a digest of their contents: part of every run's
+    /// storage key, so a run is not reused after such a file changed.
+    /// Default: nothing read.
+    fn inputs_digest(&self, _scenario: &toml::Table) -> String {
+        String::new()
+    }
+
     /// Checks a scenario without running it, so a bad override is
     /// reported before hours of runs. Default: accepts everything.
     fn validate(&self, _scenario: &toml::Table) -> Result<(), RunError> {

@@ -23,6 +23,7 @@ use std::path::Path;
 
 use msctp_sim::output::RunResult;
 use msctp_sim::scenario::{Scenario, run_scenario};
+use sha2::{Digest, Sha256};
 use toml::{Table, Value};
 
 use crate::runner::flatten::{FlattenLimits, flatten};
@@ -111,6 +112,17 @@ pub fn check_something_to_simulate(scenario: &Table) -> Result<(), String> {
     ))
 }
 
+/// At most `max_bytes + 1` bytes of `path` (one more than the limit, so
+/// a file over it hashes differently from its first `max_bytes`).
+fn read_bounded(path: &str, max_bytes: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut b = Vec::new();
+    std::fs::File::open(path)?
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut b)?;
+    Ok(b)
+}
+
 impl SimRunner {
     fn record(&self, r: &RunResult, keys: LabKeys) -> Result<RunRecord, RunError> {
         let f = flatten(&r.summary, self.limits).map_err(RunError::BadRecord)?;
@@ -171,6 +183,29 @@ impl Runner for SimRunner {
     }
     fn fingerprint(&self) -> String {
         model_fingerprint()
+    }
+    /// The mobility trace files the scenario follows
+    /// ([`Scenario::input_files`]): each one's name and the SHA-256 of its
+    /// contents (or why it cannot be read: the run then fails with that
+    /// error, and a file that appears later gets another key).
+    fn inputs_digest(&self, scenario: &Table) -> String {
+        let Ok((s, _)) = split(scenario) else {
+            return String::new();
+        };
+        let mut out = String::new();
+        for (path, max_bytes) in s.input_files() {
+            let digest = read_bounded(path, max_bytes).map(|b| {
+                Sha256::digest(&b)
+                    .iter()
+                    .map(|x| format!("{x:02x}"))
+                    .collect::<String>()
+            });
+            match digest {
+                Ok(d) => out.push_str(&format!("{path} sha256:{d}\n")),
+                Err(e) => out.push_str(&format!("{path} unreadable: {e}\n")),
+            }
+        }
+        out
     }
     fn validate(&self, scenario: &Table) -> Result<(), RunError> {
         check_something_to_simulate(scenario).map_err(RunError::Scenario)?;

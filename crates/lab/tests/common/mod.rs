@@ -14,6 +14,8 @@ pub struct Fake {
     pub fail_stack: Option<String>,
     /// Panic on every run of this stack.
     pub panic_stack: Option<String>,
+    /// The model version reported (empty by default).
+    pub fingerprint: String,
 }
 
 impl Fake {
@@ -25,6 +27,9 @@ impl Fake {
 impl Runner for Fake {
     fn name(&self) -> &str {
         "fake"
+    }
+    fn fingerprint(&self) -> String {
+        self.fingerprint.clone()
     }
     fn validate(&self, s: &toml::Table) -> Result<(), RunError> {
         for k in s.keys() {

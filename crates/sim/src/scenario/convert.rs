@@ -446,6 +446,7 @@ pub(crate) fn movement(m: &MobilitySpec, key: &str, end: Time) -> Result<Movemen
                     import::bonnmotion(&text, *node, *dimensions, *max_waypoints)
                 }
                 TraceFormatSpec::Ns2 => import::ns2(&text, *node, end, *max_waypoints),
+                TraceFormatSpec::Sumo => import::sumo_fcd(&text, *node, *max_waypoints),
             }
             .map_err(|e| ScenarioError::model(format!("{key} ({trace})"), e))?
         }
@@ -470,6 +471,24 @@ pub(crate) fn movement(m: &MobilitySpec, key: &str, end: Time) -> Result<Movemen
 }
 
 /// A trace file's text, at most `max_bytes` long (read no further).
+impl Scenario {
+    /// The files a run of this scenario reads besides the scenario itself
+    /// (mobility traces, `mobility.trace`), with the most bytes read of
+    /// each: what a results store must key on besides the scenario text,
+    /// so that a changed file is not answered with a stored run.
+    pub fn input_files(&self) -> Vec<(&str, u64)> {
+        self.mobiles
+            .iter()
+            .filter_map(|m| match &m.mobility {
+                MobilitySpec::Trace {
+                    trace, max_bytes, ..
+                } => Some((trace.as_str(), *max_bytes)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 fn read_trace(path: &str, max_bytes: u64) -> Result<String, MobilityError> {
     use std::io::Read;
     let err = |e: std::io::Error| MobilityError::BadTrace {

@@ -140,6 +140,9 @@ pub struct SwitchRecord {
     pub at: Time,
     pub from: Option<usize>,
     pub to: usize,
+    /// Since when the new connection's bandwidth-delay product was being
+    /// measured (its link came up), if the switch ended such a probe.
+    pub probing_since: Option<Time>,
     /// Records of the old connection queued to be sent again, in order.
     pub resent: Vec<u64>,
     /// The first data records written on the new connection after the
@@ -536,6 +539,7 @@ impl CmhnAgent {
     fn switch_to(&mut self, ctx: &mut Ctx<'_>, new: usize) {
         let old = self.active;
         self.active = Some(new);
+        let probing_since = self.probing.filter(|&(p, _)| p == new).map(|(_, t)| t);
         self.probing = None;
         let resent = old.map(|o| self.requeue(o)).unwrap_or_default();
         self.stats.switches += 1;
@@ -543,6 +547,7 @@ impl CmhnAgent {
             at: ctx.now(),
             from: old,
             to: new,
+            probing_since,
             resent,
             written_after: Vec::new(),
         });

@@ -31,6 +31,18 @@ use crate::models::mip::v6::wire::{
     self, BindingAck, HandoverAck, HandoverInitiate, ICMPV6, MhMessage, ProxyAdvertisement,
     icmp_type,
 };
+use crate::models::mip::{FmipMessage, MipTraceEvent, TraceLog};
+
+/// The FMIPv6 message a Mobility Header message is, if it is one.
+fn fmip_message(m: &MhMessage) -> Option<FmipMessage> {
+    match m {
+        MhMessage::FastBindingUpdate(_) => Some(FmipMessage::FBU),
+        MhMessage::FastBindingAck(_) => Some(FmipMessage::FBack),
+        MhMessage::HandoverInitiate(_) => Some(FmipMessage::HI),
+        MhMessage::HandoverAck(_) => Some(FmipMessage::HAck),
+        _ => None,
+    }
+}
 
 const TOKEN_PROCESS: u64 = 1;
 const TOKEN_EXPIRE: u64 = 2;
@@ -167,6 +179,7 @@ pub struct FmipRouter {
     hi_sequence: u16,
     stats: FmipRouterStats,
     record: FmipRouterRecord,
+    trace: TraceLog,
 }
 
 /// Most handovers a router tracks at once (forwarding, waiting, expected).
@@ -184,7 +197,31 @@ impl FmipRouter {
             hi_sequence: 0,
             stats: FmipRouterStats::default(),
             record: FmipRouterRecord::default(),
+            trace: TraceLog::default(),
         }
+    }
+
+    /// Every FMIPv6 message this router sent and received (bounded by
+    /// [`crate::models::mip::TRACE_LIMIT`]).
+    pub fn trace(&self) -> &[(Time, MipTraceEvent)] {
+        self.trace.events()
+    }
+
+    fn log(&mut self, t: Time, message: FmipMessage, sent: bool, peer: Ipv6Addr) {
+        let peer = IpAddr::V6(peer);
+        self.trace.push(
+            t,
+            if sent {
+                MipTraceEvent::FmipSent { message, peer }
+            } else {
+                MipTraceEvent::FmipReceived { message, peer }
+            },
+        );
+    }
+
+    /// The router's own address.
+    pub fn address(&self) -> Ipv6Addr {
+        self.cfg.address
     }
 
     pub fn stats(&self) -> FmipRouterStats {
@@ -212,6 +249,9 @@ impl FmipRouter {
     }
 
     fn send_mh(&mut self, ctx: &mut Ctx<'_>, dst: Ipv6Addr, msg: &MhMessage) {
+        if let Some(m) = fmip_message(msg) {
+            self.log(ctx.now(), m, true, dst);
+        }
         if let Ok(p) = wire::mh_packet(self.cfg.address, dst, msg, DEFAULT_TTL) {
             let _ = ctx.send(p);
         }
@@ -274,6 +314,7 @@ impl FmipRouter {
                     &msg,
                 ) {
                     self.stats.proxy_advertisements += 1;
+                    self.log(now, FmipMessage::PrRtAdv, true, to);
                     let _ = ctx.send(p);
                 }
             }
@@ -392,7 +433,11 @@ impl FmipRouter {
         if inner.protocol() != wire::MOBILITY_HEADER {
             return;
         }
-        match MhMessage::parse(src, dst, inner.payload()) {
+        let msg = MhMessage::parse(src, dst, inner.payload());
+        if let Some(m) = msg.as_ref().ok().and_then(fmip_message) {
+            self.log(ctx.now(), m, false, src);
+        }
+        match msg {
             Ok(MhMessage::FastBindingUpdate(u)) => {
                 self.stats.fast_binding_updates += 1;
                 let Some(new) = u.alternate_coa else {
@@ -473,6 +518,7 @@ impl Agent for FmipRouter {
                     Some(icmp_type::FMIP) if dst == me => {
                         if let Some((identifier, ap)) = wire::parse_rtsolpr(src, dst, pkt.payload())
                         {
+                            self.log(ctx.now(), FmipMessage::RtSolPr, false, src);
                             self.schedule(
                                 ctx,
                                 Work::ProxyAdvertisement {
@@ -486,6 +532,7 @@ impl Agent for FmipRouter {
                     }
                     Some(icmp_type::NEIGHBOR_ADVERTISEMENT) => {
                         if let Some(t) = wire::na_target(src, dst, pkt.payload()) {
+                            self.log(ctx.now(), FmipMessage::UNA, false, src);
                             self.announce(ctx, t);
                         }
                         None

@@ -80,6 +80,35 @@ pub enum MipTraceEvent {
     BindingRemoved {
         home: IpAddr,
     },
+    /// An FMIPv6 message (RFC 5568 section 6) left this agent for `peer`.
+    FmipSent {
+        message: FmipMessage,
+        peer: IpAddr,
+    },
+    /// An FMIPv6 message from `peer` arrived at this agent.
+    FmipReceived {
+        message: FmipMessage,
+        peer: IpAddr,
+    },
+}
+
+/// The messages of fast handovers for Mobile IPv6 (RFC 5568 section 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FmipMessage {
+    /// Router Solicitation for Proxy Advertisement (6.1.1).
+    RtSolPr,
+    /// Proxy Router Advertisement (6.1.2).
+    PrRtAdv,
+    /// Handover Initiate (6.2.1).
+    HI,
+    /// Handover Acknowledge (6.2.2).
+    HAck,
+    /// Fast Binding Update (6.3.1).
+    FBU,
+    /// Fast Binding Acknowledgment (6.3.2).
+    FBack,
+    /// Unsolicited Neighbor Advertisement (6.4).
+    UNA,
 }
 
 /// Most trace events an agent keeps (the rest are counted).

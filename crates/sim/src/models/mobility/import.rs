@@ -12,11 +12,15 @@
 //!   (x, y) at v m/s, which ends there or is cut short by the node's next
 //!   `setdest` (ns-2's MobileNode::set_destination); v = 0 stops it. Other
 //!   lines (`$god_ ...`, comments) are ignored.
+//! - **SUMO's floating car data** (`sumo --fcd-output`): [`sumo_fcd`].
 //!
 //! Errors name the line. Every point, time and speed must be finite;
 //! times must not decrease within a node's waypoints.
 
 use msctp_proto::Time;
+
+mod sumo;
+pub use sumo::sumo_fcd;
 
 use super::{MobilityError, Point, Trajectory};
 

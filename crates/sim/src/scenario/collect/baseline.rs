@@ -33,8 +33,9 @@ use crate::metrics::PathId;
 use crate::metrics::flow_log::FlowLog;
 use crate::models::app::{ParetoOnOff, UdpCbr, UdpSink};
 use crate::models::cmhn::CmhnAgent;
+use crate::models::cmhn::SwitchRecord;
 use crate::models::fmip::FmipRouter;
-use crate::models::handoff::{HandoffPeer, SingleConnectionHandoff};
+use crate::models::handoff::{HandoffPeer, HandoffRecord, SingleConnectionHandoff};
 use crate::models::mip::MipTraceEvent;
 use crate::models::mip::v4::{HomeAgent, MobileNode};
 use crate::models::mip::v6::{HomeAgent6, MobileNode6};
@@ -343,6 +344,7 @@ fn scheme_summaries(
                 u64::from(m.and_then(|a| a.connection()).is_some()),
             ));
             if let Some(m) = m {
+                events.extend(processing_events(spec, m.records()));
                 let handoffs: Vec<SingleHandoffRecord> = m
                     .records()
                     .iter()
@@ -368,6 +370,9 @@ fn scheme_summaries(
         FlowAgents::Cmhn { mobile, fixed } => {
             let m = w.agent::<CmhnAgent>(mobile);
             let f = w.agent::<CmhnAgent>(fixed);
+            // The sender's switches (the mobile's when it sends).
+            let sender = if down { f } else { m };
+            events.extend(switch_events(spec, sender.map_or(&[], |a| a.switches())));
             let (ms, fs) = (
                 m.map(|a| a.stats()).unwrap_or_default(),
                 f.map(|a| a.stats()).unwrap_or_default(),
@@ -442,7 +447,7 @@ fn scheme_summaries(
             .map(|(at, _, _)| *at)
     };
     let source = format!("{}/{}", spec.transport.name(), spec.mobile);
-    let mut trace_events = |trace: &[(Time, MipTraceEvent)]| {
+    let mut trace_events = |source: &str, trace: &[(Time, MipTraceEvent)]| {
         for (t, e) in trace {
             let text = format!("{e:?}");
             let (kind, detail) = match text.split_once(' ') {
@@ -451,7 +456,7 @@ fn scheme_summaries(
             };
             events.push(EventRow {
                 time: *t,
-                source: source.clone(),
+                source: source.to_string(),
                 kind,
                 detail,
             });
@@ -463,7 +468,7 @@ fn scheme_summaries(
             let Some(c) = w.agent::<MobileNode>(p.client) else {
                 return;
             };
-            trace_events(c.trace());
+            trace_events(&source, c.trace());
             let ha = w
                 .agent::<HomeAgent>(p.ha)
                 .map(|h| h.stats())
@@ -503,7 +508,7 @@ fn scheme_summaries(
             let Some(c) = w.agent::<MobileNode6>(p.client) else {
                 return;
             };
-            trace_events(c.trace());
+            trace_events(&source, c.trace());
             let ha = w
                 .agent::<HomeAgent6>(p.ha)
                 .map(|h| h.stats())
@@ -543,6 +548,13 @@ fn scheme_summaries(
                 (ha.tunnelled_packets, ha.tunnelled_bytes, 40),
                 (st.reverse_tunnelled, st.route_optimised),
             ));
+            // The access routers' side of FMIPv6 (HI, HAck, PrRtAdv, FBack
+            // sent; RtSolPr, FBU, UNA received).
+            for &a in &p.fmip {
+                if let Some(x) = w.agent::<FmipRouter>(a) {
+                    trace_events(&format!("fmip/{}", x.address()), x.trace());
+                }
+            }
             if let Some(fx) = &p.fast {
                 let r = c.fast_record();
                 let trig = Time::from_secs_f64(fx.trigger_s);
@@ -575,6 +587,73 @@ fn scheme_summaries(
         }
     }
     let _ = s;
+}
+
+/// The single-connection scheme's handoff processing periods as events:
+/// `handoff-processing` when a handoff is decided (the connection stops),
+/// `handoff-resumed` when it resumes on the new network.
+fn processing_events(spec: &FlowSpec, records: &[HandoffRecord]) -> Vec<EventRow> {
+    let source = format!("{}/{}", spec.transport.name(), spec.mobile);
+    let mut out = Vec::new();
+    for r in records {
+        let until = match r.resumed_at {
+            Some(t) => format!("until {t} ({} ms)", (t - r.decided_at).as_millis()),
+            None => "superseded by another decision".to_string(),
+        };
+        out.push(EventRow {
+            time: r.decided_at,
+            source: source.clone(),
+            kind: "handoff-processing".into(),
+            detail: format!("network {} -> {}: connection stopped {until}", r.from, r.to),
+        });
+        if let Some(t) = r.resumed_at {
+            out.push(EventRow {
+                time: t,
+                source: source.clone(),
+                kind: "handoff-resumed".into(),
+                detail: format!(
+                    "on network {} after {} ms",
+                    r.to,
+                    (t - r.decided_at).as_millis()
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// The multi-connection transport's processing of a new link as events:
+/// `bdp-probe` when the new connection's bandwidth-delay product began to
+/// be measured, `switch` when the sender moved its data to it.
+fn switch_events(spec: &FlowSpec, switches: &[SwitchRecord]) -> Vec<EventRow> {
+    let source = format!("{}/{}", spec.transport.name(), spec.mobile);
+    let mut out = Vec::new();
+    for s in switches {
+        let from = s.from.map_or("-".to_string(), |f| f.to_string());
+        if let Some(p) = s.probing_since {
+            out.push(EventRow {
+                time: p,
+                source: source.clone(),
+                kind: "bdp-probe".into(),
+                detail: format!("connection {} measured until the switch at {}", s.to, s.at),
+            });
+        }
+        let probed = s
+            .probing_since
+            .map(|p| format!(" after {} ms of probing", (s.at - p).as_millis()))
+            .unwrap_or_default();
+        out.push(EventRow {
+            time: s.at,
+            source: source.clone(),
+            kind: "switch".into(),
+            detail: format!(
+                "connection {from} -> {}{probed}, {} records resent",
+                s.to,
+                s.resent.len()
+            ),
+        });
+    }
+    out
 }
 
 fn mip_summary(

@@ -540,8 +540,9 @@ pub enum MobilitySpec {
     },
     /// A trace made by another tool (`models::mobility::import`):
     /// `trace` is the file (a path relative to the working directory;
-    /// BonnMotion's `.movements` gunzipped, or an ns-2 movement file such
-    /// as `setdest` writes), `node` the trace's node this mobile follows.
+    /// BonnMotion's `.movements` gunzipped, an ns-2 movement file such
+    /// as `setdest` writes, or SUMO's FCD output), `node` the trace's node
+    /// this mobile follows.
     Trace {
         trace: String,
         format: TraceFormatSpec,
@@ -579,6 +580,9 @@ pub enum TraceFormatSpec {
     Bonnmotion,
     /// ns-2 movement commands (`setdest`).
     Ns2,
+    /// SUMO's floating car data (`sumo --fcd-output`, XML); `node` is the
+    /// vehicle's rank in the order of first appearance.
+    Sumo,
 }
 
 fn d_trace_dims() -> usize {

@@ -40,6 +40,7 @@ impl MobileNode6 {
         };
         let msg = wire::rtsolpr(c.care_of, c.router, identifier, wire::ap_id(cell));
         self.send_icmp(ctx, c.iface, c.care_of, c.router, &msg);
+        self.fmip_trace(ctx.now(), FmipMessage::RtSolPr, true, c.router);
     }
 
     pub(super) fn on_proxy_advertisement(&mut self, ctx: &mut Ctx<'_>, adv: ProxyAdvertisement) {
@@ -53,6 +54,7 @@ impl MobileNode6 {
             return;
         };
         let now = ctx.now();
+        self.fmip_trace(now, FmipMessage::PrRtAdv, false, p.par);
         self.fast_record.prrtadv_at = Some(now);
         p.nar = Some(nar);
         p.prefix = Some(prefix);
@@ -77,6 +79,7 @@ impl MobileNode6 {
         });
         if let Ok(pkt) = wire::mh_packet(p.previous_coa, p.par, &fbu, DEFAULT_TTL) {
             self.fast_record.fbu_at = Some(now);
+            self.fmip_trace(now, FmipMessage::FBU, true, p.par);
             let _ = ctx.send(pkt);
         }
     }
@@ -133,6 +136,7 @@ impl MobileNode6 {
         let una = wire::unsolicited_na(ncoa, ALL_NODES, ncoa, wire::ap_id(p.cell));
         self.send_icmp(ctx, iface, ncoa, ALL_NODES, &una);
         self.fast_record.una_at = Some(now);
+        self.fmip_trace(now, FmipMessage::UNA, true, nar);
         self.configure(ctx);
         if !p.fback {
             // Reactive mode: the Fast Binding Update from the new link,
@@ -150,6 +154,7 @@ impl MobileNode6 {
                 && let Ok(out) = wire::insert_home_address(&pkt, ncoa)
             {
                 self.fast_record.fbu_at.get_or_insert(now);
+                self.fmip_trace(now, FmipMessage::FBU, true, p.par);
                 let _ = ctx.send(out);
             }
         }

@@ -55,7 +55,7 @@ use crate::kernel::notification::Notification;
 use crate::kernel::routing::Route;
 use crate::kernel::tunnel;
 use crate::kernel::{Agent, Ctx, PacketOrigin, RxInfo};
-use crate::models::mip::{MipTraceEvent, TraceLog};
+use crate::models::mip::{FmipMessage, MipTraceEvent, TraceLog};
 
 const TOKEN_CONFIGURE: u64 = 1;
 const TOKEN_RETRY: u64 = 2;
@@ -274,6 +274,20 @@ impl MobileNode6 {
     /// The latest fast-handover preparation's timeline.
     pub fn fast_record(&self) -> FastRecord {
         self.fast_record
+    }
+
+    /// Every FMIPv6 message in the trace (the timeline of each fast
+    /// handover, where [`Self::fast_record`] keeps the latest).
+    fn fmip_trace(&mut self, t: Time, message: FmipMessage, sent: bool, peer: Ipv6Addr) {
+        let peer = IpAddr::V6(peer);
+        self.trace.push(
+            t,
+            if sent {
+                MipTraceEvent::FmipSent { message, peer }
+            } else {
+                MipTraceEvent::FmipReceived { message, peer }
+            },
+        );
     }
 
     pub fn stats(&self) -> MobileNode6Stats {
@@ -624,6 +638,7 @@ impl Agent for MobileNode6 {
                             p.fback = true;
                         }
                         self.fast_record.fback_at.get_or_insert(ctx.now());
+                        self.fmip_trace(ctx.now(), FmipMessage::FBack, false, src);
                     }
                     Ok(_) => {}
                     Err(_) => self.stats.malformed += 1,
