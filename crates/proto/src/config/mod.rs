@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::auth::HmacAlgorithm;
 
 #[cfg(feature = "serde")]
-pub mod units;
+pub use msctp_time::units;
 
 /// Parameters of one association (RFC 9260 section 16 "Suggested SCTP
 /// Protocol Parameter Values", plus the extensions and the resource limits).

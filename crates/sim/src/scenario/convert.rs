@@ -1,9 +1,10 @@
 //! The file's tables turned into the models' configurations, each in one
-//! place: TCP (`TcpConfig`), error models, links, cells (the wireless
-//! medium and what a station's radio hears), movements, traffic. (The
-//! handover policy and SCTP need no conversion: the file's `policy` is the
-//! engine's `PolicyKind` and its `[flows.sctp]` the engine's
-//! `AssociationConfig`, see [`super::spec::sctp`].)
+//! place: error models, links, cells (the wireless medium and what a
+//! station's radio hears), movements, traffic. (The handover policy, SCTP
+//! and TCP need no conversion: the file's `policy` is the engine's
+//! `PolicyKind`, its `[flows.sctp]` the engine's `AssociationConfig` (see
+//! [`super::spec::sctp`]) and its `[flows.tcp]` the TCP model's
+//! `TcpConfig` over a preset.)
 //!
 //! A value the file leaves out keeps the configuration's default (RFC or
 //! preset). Each conversion ends with the model's own `validate`, whose
@@ -14,7 +15,6 @@
 use std::time::Duration;
 
 use msctp_proto::Time;
-use msctp_tcp::TcpConfig;
 
 use super::error::ScenarioError;
 use super::spec::*;
@@ -42,61 +42,6 @@ pub(crate) fn ms(v: f64) -> Duration {
 /// Seconds of a scenario file as a time (negative: zero).
 pub(crate) fn secs(v: f64) -> Time {
     Time::from_secs_f64(v.max(0.0))
-}
-
-/// A value the file gives replaces the configuration's.
-fn set<T>(slot: &mut T, given: Option<T>) {
-    if let Some(v) = given {
-        *slot = v;
-    }
-}
-
-/// `TcpConfig` from a `[flows.tcp]` table (the preset's values for absent
-/// keys), checked by the TCP model.
-pub(crate) fn tcp_config(t: &TcpSpec, key: &str) -> Result<TcpConfig, ScenarioError> {
-    let mut c = match t.preset {
-        TcpPresetSpec::Rfc => TcpConfig::default(),
-        TcpPresetSpec::Ns3 => TcpConfig::ns3_compatible(),
-    };
-    set(&mut c.mss, t.mss);
-    set(
-        &mut c.initial_window_segments,
-        t.initial_window_segments.map(Some),
-    );
-    set(&mut c.initial_ssthresh, t.initial_ssthresh);
-    for (slot, v) in [
-        (&mut c.initial_rto, t.initial_rto_ms),
-        (&mut c.min_rto, t.min_rto_ms),
-        (&mut c.max_rto, t.max_rto_ms),
-        (&mut c.syn_rto, t.syn_rto_ms),
-        (&mut c.clock_granularity, t.clock_granularity_ms),
-        (&mut c.delayed_ack_timeout, t.delayed_ack_ms),
-    ] {
-        set(slot, v.map(ms));
-    }
-    set(&mut c.max_retransmissions, t.max_retransmissions);
-    set(&mut c.syn_retries, t.syn_retries);
-    set(&mut c.delayed_ack, t.delayed_ack);
-    set(&mut c.delayed_ack_count, t.delayed_ack_count);
-    for (slot, v) in [
-        (&mut c.sack, t.sack),
-        (&mut c.timestamps, t.timestamps),
-        (&mut c.window_scaling, t.window_scaling),
-        (&mut c.limited_transmit, t.limited_transmit),
-        (&mut c.careful_recover, t.careful_recover),
-        (&mut c.nagle, t.nagle),
-    ] {
-        set(slot, v);
-    }
-    set(&mut c.dup_ack_threshold, t.dup_ack_threshold);
-    set(&mut c.send_buffer, t.send_buffer);
-    set(&mut c.recv_buffer, t.recv_buffer);
-    c.validate().map_err(|e| ScenarioError::Range {
-        key: key.to_string(),
-        value: "(see the tcp table)".into(),
-        allowed: e.to_string(),
-    })?;
-    Ok(c)
 }
 
 /// An error model, checked by the model.

@@ -12,7 +12,7 @@ use msctp_proto::policy::PolicyKind;
 use crate::models::app::Traffic;
 use crate::scenario::convert;
 use crate::scenario::error::{
-    MAX_MS, MAX_RATE, MAX_S, ScenarioError, duration_ms, positive_f, range_f, range_u,
+    MAX_MS, MAX_RATE, MAX_S, ScenarioError, positive_f, range_f, range_u,
 };
 use crate::scenario::spec::*;
 
@@ -100,9 +100,13 @@ impl Scenario {
             None
         };
         let tcp = if t.uses_tcp() {
-            let spec = f.tcp.clone().unwrap_or_default();
-            check_tcp(&format!("{key}.tcp"), &spec)?;
-            Some(convert::tcp_config(&spec, &format!("{key}.tcp"))?)
+            let c = f.tcp.as_ref().map(|t| t.config.clone()).unwrap_or_default();
+            c.validate().map_err(|e| ScenarioError::Range {
+                key: format!("{key}.tcp.{}", e.key()),
+                value: "(see the tcp table)".into(),
+                allowed: e.to_string(),
+            })?;
+            Some(c)
         } else {
             None
         };
@@ -226,63 +230,4 @@ fn sctp_flow(key: &str, f: &FlowSpec) -> Result<SctpFlow, ScenarioError> {
         oracle_start: msctp && s.bandwidth_aware_start && !packet_pair_start,
         oracle_capacities: msctp && s.capacity_estimate == Some(BandwidthEstimateSpec::Oracle),
     })
-}
-
-/// The bounds of a `[flows.tcp]` table the TCP model does not check
-/// itself; the rest (MSS, buffers against the MSS, RTO bounds, counts of
-/// at least one) is `TcpConfig::validate`.
-fn check_tcp(key: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
-    for (k, v) in [
-        ("initial_rto_ms", t.initial_rto_ms),
-        ("min_rto_ms", t.min_rto_ms),
-        ("max_rto_ms", t.max_rto_ms),
-        ("syn_rto_ms", t.syn_rto_ms),
-        ("clock_granularity_ms", t.clock_granularity_ms),
-    ] {
-        if let Some(v) = v {
-            duration_ms(&format!("{key}.{k}"), v)?;
-        }
-    }
-    if let Some(v) = t.delayed_ack_ms {
-        range_f(&format!("{key}.delayed_ack_ms"), v, 0.0, 500.0)?;
-    }
-    for (k, v, lo, hi) in [
-        (
-            "initial_window_segments",
-            t.initial_window_segments.map(u64::from),
-            0,
-            1_000_000,
-        ),
-        (
-            "initial_ssthresh",
-            t.initial_ssthresh.map(u64::from),
-            1,
-            u64::from(u32::MAX),
-        ),
-        (
-            "max_retransmissions",
-            t.max_retransmissions.map(u64::from),
-            0,
-            100,
-        ),
-        ("syn_retries", t.syn_retries.map(u64::from), 0, 100),
-        (
-            "delayed_ack_count",
-            t.delayed_ack_count.map(u64::from),
-            0,
-            1_000,
-        ),
-        (
-            "dup_ack_threshold",
-            t.dup_ack_threshold.map(u64::from),
-            0,
-            1_000,
-        ),
-        ("send_buffer", t.send_buffer.map(|v| v as u64), 0, 1 << 34),
-    ] {
-        if let Some(v) = v {
-            range_u(&format!("{key}.{k}"), v, lo, hi)?;
-        }
-    }
-    Ok(())
 }

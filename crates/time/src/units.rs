@@ -1,4 +1,5 @@
-//! Unit adapters of the configuration's serde form (feature `serde`): a
+//! Unit adapters of the configurations' serde form (feature `serde`; the
+//! SCTP engine's `AssociationConfig`, the TCP model's `TcpConfig`): a
 //! file gives durations as milliseconds (keys ending in `_ms`, a finite
 //! number, fractions allowed) and turns an optional limit off with 0, so
 //! that every key of a configuration file is a plain number.
