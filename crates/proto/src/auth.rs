@@ -22,8 +22,14 @@ pub type MacValue = smallvec::SmallVec<[u8; 32]>;
 /// is emitted with, without allocating.
 pub(crate) static ZERO_MAC: [u8; 32] = [0; 32];
 
-/// The HMAC algorithms of RFC 4895 section 3.3 / 8.3.
+/// The HMAC algorithms of RFC 4895 section 3.3 / 8.3 (`"sha1"`,
+/// `"sha256"` in a configuration file).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum HmacAlgorithm {
     /// HMAC-SHA-1, identifier 1 (mandatory to support).
     Sha1,

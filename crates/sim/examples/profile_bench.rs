@@ -31,7 +31,7 @@ fn main() {
             ..Default::default()
         })
         .map(|mut s| {
-            s.flows[0].sctp.estimators = Some(estimators);
+            s.flows[0].sctp.association.estimators.enabled = estimators;
             s
         }),
     };

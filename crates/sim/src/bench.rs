@@ -88,7 +88,7 @@ pub fn bulk_scenario(cfg: &BenchConfig) -> Result<Scenario, ScenarioError> {
         x_m: 150.0,
         y_m: 0.0,
     };
-    s.flows[0].sctp.receive_window = Some(1 << 20);
+    s.flows[0].sctp.association.receive_window = 1 << 20;
     s.validate()?;
     Ok(s)
 }
@@ -178,7 +178,7 @@ random_initial_path = true
 traffic = {{ kind = "bulk", message_bytes = 1424 }}
 policy = {{ kind = "failover_only" }}
 [stations.sctp]
-estimators = {estimators}
+estimators = {{ enabled = {estimators} }}
 "#,
         gap = 1.0 / n.max(1) as f64,
     );
@@ -341,7 +341,7 @@ fn reset_peak_rss() -> bool {
 /// the flow runs the path estimators (packet pairs, Westwood+).
 pub fn run_bench_with(cfg: &BenchConfig, estimators: bool) -> Result<BenchResult, ScenarioError> {
     let mut s = bulk_scenario(cfg)?;
-    s.flows[0].sctp.estimators = Some(estimators);
+    s.flows[0].sctp.association.estimators.enabled = estimators;
     measure_best(&s, cfg.seed, cfg.runs)
 }
 
@@ -351,9 +351,9 @@ pub fn bulk_estimator_cost(
     pairs: usize,
 ) -> Result<EstimatorCost, ScenarioError> {
     let mut with = bulk_scenario(cfg)?;
-    with.flows[0].sctp.estimators = Some(true);
+    with.flows[0].sctp.association.estimators.enabled = true;
     let mut without = bulk_scenario(cfg)?;
-    without.flows[0].sctp.estimators = Some(false);
+    without.flows[0].sctp.association.estimators.enabled = false;
     estimator_cost(&without, &with, cfg.seed, pairs, cfg.runs)
 }
 

@@ -5,8 +5,9 @@
 //! the measures CMT needs: goodput, receiver reordering, time blocked by
 //! the receive window, longest delivery gap.
 
+use msctp_proto::{CmtConfig, CmtScheduler as CmtSchedulerSpec};
 use msctp_sim::output::FlowSummary;
-use msctp_sim::scenario::{self, CmtSchedulerSpec, CmtSpec, DirectionSpec, Scenario};
+use msctp_sim::scenario::{self, DirectionSpec, Scenario};
 
 fn e9_text() -> String {
     let path = concat!(
@@ -43,11 +44,8 @@ queue_packets = 1000
     s.output.goodput_windows_s = vec![(5.0, 15.0)];
     s.flows[0].start_jitter_s = 0.0;
     s.flows[0].direction = direction;
-    s.flows[0].sctp.receive_window = Some(1 << 20);
-    s.flows[0].sctp.cmt = cmt.map(|scheduler| CmtSpec {
-        scheduler,
-        ..CmtSpec::default()
-    });
+    s.flows[0].sctp.association.receive_window = 1 << 20;
+    s.flows[0].sctp.association.cmt = cmt.map(CmtConfig::on).unwrap_or_default();
     let r = scenario::run_scenario(&s, 1).unwrap();
     assert!(r.summary.warnings.is_empty(), "{:?}", r.summary.warnings);
     assert_eq!(
@@ -68,11 +66,8 @@ fn run(rate_bps: u64, delay_ms: f64, rwnd: u32, cmt: Option<CmtSchedulerSpec>) -
     s.duration_s = 15.0;
     s.output.goodput_windows_s = vec![(5.0, 15.0)];
     s.flows[0].start_jitter_s = 0.0;
-    s.flows[0].sctp.receive_window = Some(rwnd);
-    s.flows[0].sctp.cmt = cmt.map(|scheduler| CmtSpec {
-        scheduler,
-        ..CmtSpec::default()
-    });
+    s.flows[0].sctp.association.receive_window = rwnd;
+    s.flows[0].sctp.association.cmt = cmt.map(CmtConfig::on).unwrap_or_default();
     let r = scenario::run_scenario(&s, 1).unwrap();
     assert!(r.summary.warnings.is_empty(), "{:?}", r.summary.warnings);
     r.summary.flows[0].clone()
@@ -159,10 +154,10 @@ fn the_cmt_table_is_checked() {
     .unwrap();
     let with = |table: &str| format!("{base}\n[flows.sctp.cmt]\n{table}\n");
     let s = scenario::parse(&with(
-        "scheduler = \"round_robin\"\nrtx_policy = \"ssthresh\"",
+        "enabled = true\nscheduler = \"round_robin\"\nrtx_policy = \"ssthresh\"",
     ))
     .unwrap();
-    let cmt = s.flows[0].sctp.cmt.as_ref().unwrap();
+    let cmt = &s.flows[0].sctp.association.cmt;
     assert!(cmt.enabled && cmt.delayed_ack && cmt.split_fast_retransmit);
     assert_eq!(cmt.scheduler, CmtSchedulerSpec::RoundRobin);
     for bad in ["scheduler = \"fastest\"", "rtx = \"cwnd\""] {

@@ -69,7 +69,7 @@ fn soft_handover_loses_nothing_and_has_zero_handoff_delay() {
 fn failover_only_shows_the_expected_failover_gap() {
     let mut s = reference();
     s.flows[0].policy = PolicySpec::FailoverOnly;
-    s.flows[0].sctp.path_max_retrans = Some(2);
+    s.flows[0].sctp.association.path_max_retrans = 2;
     s.radio.link_down_after_ms = Some(60_000.0);
     s.duration_s = 40.0;
     let r = scenario::run_scenario(&s, 1).unwrap();
@@ -364,7 +364,7 @@ fn bandwidth_aware_start_sizes_the_window_to_the_new_network() {
         s.flows[0].direction = direction;
         s.cells[1].rate_bps = 384_000;
         let plain = scenario::run_scenario(&s, 1).unwrap();
-        s.flows[0].sctp.bandwidth_aware_start = Some(true);
+        s.flows[0].sctp.bandwidth_aware_start = true;
         let aware = scenario::run_scenario(&s, 1).unwrap();
         let side = if direction == DirectionSpec::Uplink {
             "sctp/bulk/mobile"

@@ -16,7 +16,10 @@ fn err(text: &str) -> String {
 fn reference_parses_and_defaults_fill_an_empty_file() {
     let s = scenario::parse(REFERENCE).unwrap();
     assert_eq!(s.cells.len(), 2);
-    assert_eq!(s.flows[0].sctp.rto_min_ms, Some(200.0));
+    assert_eq!(
+        s.flows[0].sctp.association.rto_min,
+        std::time::Duration::from_millis(200)
+    );
     let empty = scenario::parse("").unwrap();
     assert_eq!(empty.duration_s, 60.0);
     assert_eq!(empty.seed, 1);

@@ -5,14 +5,15 @@
 
 use std::time::Duration;
 
-/// Why a configuration is refused.
+/// Why a configuration is refused; [`ConfigError::key`] names the field
+/// by its key in a configuration file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     #[error("mss {0} is out of range (64..=65495)")]
     Mss(u16),
-    #[error("receive buffer {0} must be at least one MSS and at most 2^30 bytes")]
+    #[error("recv_buffer {0} must be at least one MSS and at most 2^30 bytes")]
     RecvBuffer(usize),
-    #[error("send buffer must not be empty")]
+    #[error("send_buffer must lie between 1 and 2^34 bytes")]
     SendBuffer,
     #[error("RTO bounds inconsistent: min {min:?}, initial {initial:?}, max {max:?}")]
     RtoBounds {
@@ -22,10 +23,40 @@ pub enum ConfigError {
     },
     #[error("{0} must be at least 1")]
     Zero(&'static str),
+    /// A value outside the bounds that keep the connection's resources
+    /// and lifetime finite.
+    #[error("{key} {allowed}")]
+    Range {
+        key: &'static str,
+        allowed: &'static str,
+    },
+}
+
+impl ConfigError {
+    /// The refused field's key in a configuration file.
+    pub fn key(&self) -> &'static str {
+        match self {
+            ConfigError::Mss(_) => "mss",
+            ConfigError::RecvBuffer(_) => "recv_buffer",
+            ConfigError::SendBuffer => "send_buffer",
+            ConfigError::RtoBounds { .. } => "min_rto_ms",
+            ConfigError::Zero(key) | ConfigError::Range { key, .. } => key,
+        }
+    }
 }
 
 /// TCP endpoint parameters.
+///
+/// With the `serde` feature this is also a table of a configuration file
+/// (the simulator's `[flows.tcp]`): keys are the field names, durations
+/// in milliseconds with an `_ms` suffix (`msctp_time::units`), absent keys
+/// keep the defaults, unknown keys are refused.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 pub struct TcpConfig {
     /// Largest payload per segment this endpoint sends and the MSS option it
     /// announces (RFC 9293 section 3.7.1). The effective send size is the
@@ -33,18 +64,39 @@ pub struct TcpConfig {
     pub mss: u16,
     /// Initial congestion window in segments; `None` is RFC 5681 section
     /// 3.1's rule (4, 3 or 2 segments by MSS).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub initial_window_segments: Option<u32>,
     /// Initial slow-start threshold in bytes (RFC 5681: "arbitrarily high").
     pub initial_ssthresh: u32,
     /// RTO before any RTT sample (RFC 6298 (2.1): 1 s).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "initial_rto_ms", with = "msctp_time::units::ms")
+    )]
     pub initial_rto: Duration,
     /// Timeout of the first SYN / SYN-ACK, doubled at each retry.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "syn_rto_ms", with = "msctp_time::units::ms")
+    )]
     pub syn_rto: Duration,
     /// Lower bound of the RTO (RFC 6298 (2.4): 1 s).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "min_rto_ms", with = "msctp_time::units::ms")
+    )]
     pub min_rto: Duration,
     /// Upper bound of the RTO (RFC 6298 (2.5): at least 60 s).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "max_rto_ms", with = "msctp_time::units::ms")
+    )]
     pub max_rto: Duration,
     /// Clock granularity G of RFC 6298 (2.2).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "clock_granularity_ms", with = "msctp_time::units::ms")
+    )]
     pub clock_granularity: Duration,
     /// Karn's algorithm: keep the backed-off RTO until a valid RTT sample
     /// arrives (RFC 6298 section 5, note after (5.7)). When false, a new
@@ -58,6 +110,10 @@ pub struct TcpConfig {
     /// Delayed ACKs (RFC 5681 section 4.2, RFC 9293 section 3.8.6.3).
     pub delayed_ack: bool,
     /// Delayed-ACK timer (at most 500 ms; 200 ms in ns-3 and most stacks).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "delayed_ack_ms", with = "msctp_time::units::ms")
+    )]
     pub delayed_ack_timeout: Duration,
     /// ACK after this many in-order data segments (2: "every second
     /// full-sized segment").
@@ -98,6 +154,10 @@ pub struct TcpConfig {
     /// Nagle's algorithm (RFC 9293 section 3.7.4); ns-3 turns it off.
     pub nagle: bool,
     /// TIME-WAIT duration, 2*MSL (RFC 9293: MSL = 2 minutes).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "time_wait_ms", with = "msctp_time::units::ms")
+    )]
     pub time_wait: Duration,
     /// Emit a [`crate::TcpEvent::RttSample`] for every RTT measurement.
     pub report_rtt_samples: bool,
@@ -182,7 +242,7 @@ impl TcpConfig {
         if self.recv_buffer < usize::from(self.mss) || self.recv_buffer > (1 << 30) {
             return Err(ConfigError::RecvBuffer(self.recv_buffer));
         }
-        if self.send_buffer == 0 {
+        if self.send_buffer == 0 || self.send_buffer > (1 << 34) {
             return Err(ConfigError::SendBuffer);
         }
         if self.min_rto.is_zero()
@@ -216,6 +276,71 @@ impl TcpConfig {
         for (v, name) in nonzero {
             if v == 0 {
                 return Err(ConfigError::Zero(name));
+            }
+        }
+        self.validate_bounds()
+    }
+
+    /// Upper bounds: the delayed-ACK timer of RFC 9293 section 3.8.6.3,
+    /// counts and queues that keep a connection's life and memory finite.
+    fn validate_bounds(&self) -> Result<(), ConfigError> {
+        let range = |key, allowed| Err(ConfigError::Range { key, allowed });
+        if self.delayed_ack_timeout > Duration::from_millis(500) {
+            return range(
+                "delayed_ack_ms",
+                "must not exceed 500 ms (RFC 9293 section 3.8.6.3)",
+            );
+        }
+        if self.initial_ssthresh == 0 {
+            return range("initial_ssthresh", "must be at least 1 byte");
+        }
+        let at_most: [(u64, u64, &'static str, &'static str); 7] = [
+            (
+                u64::from(self.initial_window_segments.unwrap_or(1)),
+                1_000_000,
+                "initial_window_segments",
+                "must be at most 1000000",
+            ),
+            (
+                u64::from(self.max_retransmissions),
+                100,
+                "max_retransmissions",
+                "must be at most 100",
+            ),
+            (
+                u64::from(self.syn_retries),
+                100,
+                "syn_retries",
+                "must be at most 100",
+            ),
+            (
+                u64::from(self.delayed_ack_count),
+                1000,
+                "delayed_ack_count",
+                "must be at most 1000",
+            ),
+            (
+                u64::from(self.dup_ack_threshold),
+                1000,
+                "dup_ack_threshold",
+                "must be at most 1000",
+            ),
+            (
+                self.max_out_of_order_ranges as u64,
+                1 << 20,
+                "max_out_of_order_ranges",
+                "must be at most 2^20",
+            ),
+            (
+                self.event_queue_limit as u64,
+                1 << 20,
+                "event_queue_limit",
+                "must be at most 2^20",
+            ),
+        ];
+        for (v, max, key, allowed) in at_most {
+            if v > max {
+                return range(key, allowed);
             }
         }
         Ok(())

@@ -8,6 +8,9 @@
 //! model) and the simulator share the one type without depending on each
 //! other.
 
+#[cfg(feature = "serde")]
+pub mod units;
+
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 use std::time::Duration;

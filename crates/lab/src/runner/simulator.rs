@@ -43,6 +43,9 @@ struct LabKeys {
     stations_series: bool,
 }
 
+/// The scenario and the `[lab]` keys of a table, parsed but not checked:
+/// a run resolves its scenario once, in [`run_scenario`], after the plan
+/// checked every cell once ([`Runner::validate`]).
 fn split(table: &Table) -> Result<(Scenario, LabKeys), RunError> {
     let mut t = table.clone();
     let mut keys = LabKeys::default();
@@ -81,8 +84,6 @@ fn split(table: &Table) -> Result<(Scenario, LabKeys), RunError> {
     let s: Scenario = Value::Table(t)
         .try_into()
         .map_err(|e: toml::de::Error| RunError::Scenario(e.to_string()))?;
-    s.validate()
-        .map_err(|e| RunError::Scenario(e.to_string()))?;
     Ok((s, keys))
 }
 
@@ -209,7 +210,8 @@ impl Runner for SimRunner {
     }
     fn validate(&self, scenario: &Table) -> Result<(), RunError> {
         check_something_to_simulate(scenario).map_err(RunError::Scenario)?;
-        split(scenario).map(|_| ())
+        let (s, _) = split(scenario)?;
+        s.validate().map_err(|e| RunError::Scenario(e.to_string()))
     }
     /// Simulated seconds times the nodes that run agents (fixed nodes,
     /// mobiles and every station of a population): what a run costs
@@ -269,6 +271,20 @@ mod tests {
         assert!(s.len() > 50, "{} bins", s.len());
         // Deterministic.
         assert_eq!(SimRunner::default().run(&t, 1).unwrap(), r);
+    }
+
+    #[test]
+    fn a_run_resolves_its_scenario_once() {
+        use msctp_sim::scenario::resolutions_on_this_thread as resolutions;
+        let t = reference(2.0);
+        let runner = SimRunner::default();
+        let before = resolutions();
+        assert!(runner.cost_hint(&t) > 0.0);
+        assert_eq!(resolutions(), before, "cost_hint resolves nothing");
+        runner.validate(&t).unwrap();
+        assert_eq!(resolutions(), before + 1, "validate resolves once");
+        runner.run(&t, 1).unwrap();
+        assert_eq!(resolutions(), before + 2, "a run resolves once");
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! The file's tables turned into the models' configurations, each in one
-//! place: SCTP (`AssociationConfig`), TCP (`TcpConfig`), error models,
-//! links, cells (the wireless medium and what a station's radio hears),
-//! movements, traffic. (The handover policy needs no conversion: the file
-//! names the engine's `PolicyKind` itself.)
+//! place: error models, links, cells (the wireless medium and what a
+//! station's radio hears), movements, traffic. (The handover policy, SCTP
+//! and TCP need no conversion: the file's `policy` is the engine's
+//! `PolicyKind`, its `[flows.sctp]` the engine's `AssociationConfig` (see
+//! [`super::spec::sctp`]) and its `[flows.tcp]` the TCP model's
+//! `TcpConfig` over a preset.)
 //!
 //! A value the file leaves out keeps the configuration's default (RFC or
 //! preset). Each conversion ends with the model's own `validate`, whose
@@ -12,8 +14,7 @@
 
 use std::time::Duration;
 
-use msctp_proto::{AssociationConfig, ErrorCounterReset, RetransmitDestination, Time};
-use msctp_tcp::TcpConfig;
+use msctp_proto::Time;
 
 use super::error::ScenarioError;
 use super::spec::*;
@@ -41,154 +42,6 @@ pub(crate) fn ms(v: f64) -> Duration {
 /// Seconds of a scenario file as a time (negative: zero).
 pub(crate) fn secs(v: f64) -> Time {
     Time::from_secs_f64(v.max(0.0))
-}
-
-/// A value the file gives replaces the configuration's.
-fn set<T>(slot: &mut T, given: Option<T>) {
-    if let Some(v) = given {
-        *slot = v;
-    }
-}
-
-/// `AssociationConfig` from a flow's `[flows.sctp]` table (RFC 9260's
-/// defaults for absent keys), checked by the engine.
-pub(crate) fn association_config(
-    s: &SctpSpec,
-    key: &str,
-) -> Result<AssociationConfig, ScenarioError> {
-    let mut c = AssociationConfig::default();
-    set(&mut c.rto_initial, s.rto_initial_ms.map(ms));
-    set(&mut c.rto_min, s.rto_min_ms.map(ms));
-    set(&mut c.rto_max, s.rto_max_ms.map(ms));
-    set(&mut c.max_burst, s.max_burst.map(|v| (v > 0).then_some(v)));
-    set(&mut c.assoc_max_retrans, s.assoc_max_retrans);
-    set(&mut c.path_max_retrans, s.path_max_retrans);
-    set(&mut c.pf_max_retrans, s.pf_max_retrans.map(Some));
-    set(
-        &mut c.primary_switchover_max_retrans,
-        s.primary_switchover_max_retrans.map(Some),
-    );
-    set(&mut c.max_init_retrans, s.max_init_retrans);
-    set(
-        &mut c.heartbeat_interval,
-        s.heartbeat_interval_ms.map(|v| (v > 0.0).then(|| ms(v))),
-    );
-    set(
-        &mut c.sack_delay,
-        s.sack_delay_ms.map(|v| (v > 0.0).then(|| ms(v))),
-    );
-    set(&mut c.sack_frequency, s.sack_frequency);
-    set(&mut c.receive_window, s.receive_window);
-    set(&mut c.send_buffer, s.send_buffer);
-    set(&mut c.path_mtu, s.path_mtu);
-    set(&mut c.initial_cwnd, s.initial_cwnd.map(Some));
-    set(&mut c.asconf, s.asconf);
-    set(&mut c.auth, s.auth);
-    set(&mut c.return_to_primary, s.return_to_primary);
-    set(
-        &mut c.retransmit_destination,
-        s.retransmit_destination.map(|v| match v {
-            RetransmitDestinationSpec::Rfc9260 => RetransmitDestination::Rfc9260,
-            RetransmitDestinationSpec::AlwaysAlternate => RetransmitDestination::AlwaysAlternate,
-        }),
-    );
-    set(
-        &mut c.error_counter_reset,
-        s.error_counter_reset.map(|v| match v {
-            ErrorCounterResetSpec::Rfc9260 => ErrorCounterReset::Rfc9260,
-            ErrorCounterResetSpec::Ns2 => ErrorCounterReset::Ns2,
-        }),
-    );
-    set(&mut c.valid_cookie_life, s.valid_cookie_life_ms.map(ms));
-    set(&mut c.outbound_streams, s.outbound_streams);
-    set(&mut c.max_inbound_streams, s.max_inbound_streams);
-    set(&mut c.max_message_size, s.max_message_size);
-    set(&mut c.limits.max_gap_blocks, s.max_gap_blocks);
-    set(&mut c.limits.max_dup_tsns, s.max_dup_tsns);
-    if let Some(m) = &s.cmt {
-        c.cmt = cmt_config(m);
-    }
-    c.validate().map_err(|e| ScenarioError::Range {
-        key: format!("{key}.{}", sctp_key(e.field)),
-        value: "(see the sctp section)".into(),
-        allowed: e.why.to_string(),
-    })?;
-    Ok(c)
-}
-
-/// `CmtConfig` from a `[flows.sctp.cmt]` table.
-fn cmt_config(m: &CmtSpec) -> msctp_proto::CmtConfig {
-    use msctp_proto::{CmtConfig, CmtRtxPolicy, CmtScheduler};
-    CmtConfig {
-        enabled: m.enabled,
-        scheduler: match m.scheduler {
-            CmtSchedulerSpec::RoundRobin => CmtScheduler::RoundRobin,
-            CmtSchedulerSpec::FastestPathFirst => CmtScheduler::FastestPathFirst,
-        },
-        rtx_policy: match m.rtx_policy {
-            CmtRtxSpec::Ssthresh => CmtRtxPolicy::Ssthresh,
-            CmtRtxSpec::Cwnd => CmtRtxPolicy::Cwnd,
-        },
-        split_fast_retransmit: m.split_fast_retransmit,
-        cwnd_update: m.cwnd_update,
-        delayed_ack: m.delayed_ack,
-    }
-}
-
-/// The file's key of an `AssociationConfig` field.
-fn sctp_key(field: &str) -> String {
-    match field {
-        "rto_initial" | "rto_min" | "rto_max" | "sack_delay" => format!("{field}_ms"),
-        _ => field.to_string(),
-    }
-}
-
-/// `TcpConfig` from a `[flows.tcp]` table (the preset's values for absent
-/// keys), checked by the TCP model.
-pub(crate) fn tcp_config(t: &TcpSpec, key: &str) -> Result<TcpConfig, ScenarioError> {
-    let mut c = match t.preset {
-        TcpPresetSpec::Rfc => TcpConfig::default(),
-        TcpPresetSpec::Ns3 => TcpConfig::ns3_compatible(),
-    };
-    set(&mut c.mss, t.mss);
-    set(
-        &mut c.initial_window_segments,
-        t.initial_window_segments.map(Some),
-    );
-    set(&mut c.initial_ssthresh, t.initial_ssthresh);
-    for (slot, v) in [
-        (&mut c.initial_rto, t.initial_rto_ms),
-        (&mut c.min_rto, t.min_rto_ms),
-        (&mut c.max_rto, t.max_rto_ms),
-        (&mut c.syn_rto, t.syn_rto_ms),
-        (&mut c.clock_granularity, t.clock_granularity_ms),
-        (&mut c.delayed_ack_timeout, t.delayed_ack_ms),
-    ] {
-        set(slot, v.map(ms));
-    }
-    set(&mut c.max_retransmissions, t.max_retransmissions);
-    set(&mut c.syn_retries, t.syn_retries);
-    set(&mut c.delayed_ack, t.delayed_ack);
-    set(&mut c.delayed_ack_count, t.delayed_ack_count);
-    for (slot, v) in [
-        (&mut c.sack, t.sack),
-        (&mut c.timestamps, t.timestamps),
-        (&mut c.window_scaling, t.window_scaling),
-        (&mut c.limited_transmit, t.limited_transmit),
-        (&mut c.careful_recover, t.careful_recover),
-        (&mut c.nagle, t.nagle),
-    ] {
-        set(slot, v);
-    }
-    set(&mut c.dup_ack_threshold, t.dup_ack_threshold);
-    set(&mut c.send_buffer, t.send_buffer);
-    set(&mut c.recv_buffer, t.recv_buffer);
-    c.validate().map_err(|e| ScenarioError::Range {
-        key: key.to_string(),
-        value: "(see the tcp table)".into(),
-        allowed: e.to_string(),
-    })?;
-    Ok(c)
 }
 
 /// An error model, checked by the model.
@@ -553,29 +406,5 @@ pub(crate) fn attach_timing(x: &Fmip6Spec) -> AttachTiming {
         AttachSpec::Late => AttachTiming::Late {
             after_fback: ms(x.late_after_ms),
         },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn retransmission_rules_default_to_rfc9260_and_take_ns2s() {
-        let rfc = association_config(&SctpSpec::default(), "flows.0.sctp").unwrap();
-        assert_eq!(rfc.retransmit_destination, RetransmitDestination::Rfc9260);
-        assert_eq!(rfc.error_counter_reset, ErrorCounterReset::Rfc9260);
-        let spec: SctpSpec = toml::from_str(
-            "retransmit_destination = \"always_alternate\"\nerror_counter_reset = \"ns2\"",
-        )
-        .unwrap();
-        let ns2 = association_config(&spec, "flows.0.sctp").unwrap();
-        assert_eq!(
-            ns2.retransmit_destination,
-            RetransmitDestination::AlwaysAlternate
-        );
-        assert_eq!(ns2.error_counter_reset, ErrorCounterReset::Ns2);
-        let bad: Result<SctpSpec, _> = toml::from_str("error_counter_reset = \"linux\"");
-        assert!(bad.is_err());
     }
 }

@@ -21,7 +21,7 @@ use crate::kernel::world::World;
 use crate::models::sctp::SctpAgent;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::Flow;
-use crate::scenario::spec::{BandwidthEstimateSpec, DirectionSpec};
+use crate::scenario::spec::DirectionSpec;
 
 pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
     let spec = cx.f.spec;
@@ -44,22 +44,21 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
             "the fixed node has no address (no link)",
         ));
     }
-    let association =
-        cx.f.association
-            .clone()
+    let sctp =
+        cx.f.sctp
+            .as_ref()
             .ok_or_else(|| ScenarioError::model(&key, "no SCTP configuration"))?;
     let (mut mobile, mut fixed_cfg) = agent_configs(
         cx.env,
         cx.f,
         cx.start,
         cx.log,
-        association,
+        sctp.association.clone(),
         fixed_addrs,
         path_addrs.clone(),
     )?;
-    let split = spec.sctp.split_fast_retransmit.unwrap_or(false);
-    mobile.split_fast_retransmit = split;
-    fixed_cfg.split_fast_retransmit = split;
+    mobile.split_fast_retransmit = sctp.split_fast_retransmit;
+    fixed_cfg.split_fast_retransmit = sctp.split_fast_retransmit;
     mobile.policy = match &spec.policy {
         PolicyKind::FastestFirst { .. } => PolicyKind::FastestFirst {
             rates: fastest_first_rates(cx.w, cx.env, cx.f),
@@ -76,9 +75,6 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
             DirectionSpec::Uplink => mobile.initial_path_seed = Some(seed),
         }
     }
-    let bandwidth_aware = spec.sctp.bandwidth_aware_start == Some(true);
-    let packet_pair_start =
-        bandwidth_aware && spec.sctp.bandwidth_estimate == Some(BandwidthEstimateSpec::PacketPair);
     if let PolicyKind::Aisle { params, seed } = &spec.policy {
         // AISLE is the data sender's choice of path (docs/MODELS.md 3);
         // the mobile's addresses follow its interfaces as with standard
@@ -102,24 +98,13 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
             DirectionSpec::Uplink => mobile.policy = aisle,
         }
     }
-    if spec.sctp.estimators == Some(true) || spec.policy.needs_no_monitor() || packet_pair_start {
-        for c in [&mut mobile, &mut fixed_cfg] {
-            c.association.estimators.enabled = true;
-        }
-    }
-    if packet_pair_start {
-        // The engine sets the window from its own estimate whenever new
-        // data changes path (`estimators.bandwidth_aware_start`).
-        for c in [&mut mobile, &mut fixed_cfg] {
-            c.association.estimators.bandwidth_aware_start = true;
-        }
-    } else if bandwidth_aware {
+    if sctp.oracle_start {
         // The capacity of each cell's network: a perfect estimate.
         let caps = cell_rates(&cx);
         mobile.capacities = caps.clone();
         fixed_cfg.capacities = caps;
     }
-    if spec.sctp.capacity_estimate == Some(BandwidthEstimateSpec::Oracle) {
+    if sctp.oracle_capacities {
         // The paths' capacities a policy reads: each cell's configured
         // rate instead of the packet-pair estimate.
         let caps = cell_rates(&cx);

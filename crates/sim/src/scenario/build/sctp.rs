@@ -73,13 +73,13 @@ pub(super) fn agent_configs(
 /// mobile's.
 pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
     let ends = baseline_ends(cx.w, cx.env, cx.shared, cx.f)?;
-    let mut association =
-        cx.f.association
-            .clone()
+    // SCTP over Mobile IP: no ADD-IP (the resolution turned it off), one
+    // address (the home address) at the mobile.
+    let association =
+        cx.f.sctp
+            .as_ref()
+            .map(|s| s.association.clone())
             .ok_or_else(|| ScenarioError::model(ends.key.as_str(), "no SCTP configuration"))?;
-    // SCTP over Mobile IP: no ADD-IP, one address (the home address) at
-    // the mobile.
-    association.asconf = false;
     let (mut mobile, fixed) = agent_configs(
         cx.env,
         cx.f,

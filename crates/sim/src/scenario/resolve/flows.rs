@@ -12,7 +12,7 @@ use msctp_proto::policy::PolicyKind;
 use crate::models::app::Traffic;
 use crate::scenario::convert;
 use crate::scenario::error::{
-    MAX_MS, MAX_RATE, MAX_S, ScenarioError, duration_ms, positive_f, range_f, range_u,
+    MAX_MS, MAX_RATE, MAX_S, ScenarioError, positive_f, range_f, range_u,
 };
 use crate::scenario::spec::*;
 
@@ -29,10 +29,27 @@ pub(crate) struct Flow<'s> {
     /// uses every address the fixed node has.
     pub family: Option<Family>,
     pub traffic: Traffic,
-    /// SCTP transports: the association's configuration.
-    pub association: Option<AssociationConfig>,
+    /// SCTP transports: the association's configuration and how the
+    /// agents use it.
+    pub sctp: Option<SctpFlow>,
     /// TCP transports: the connection's configuration.
     pub tcp: Option<TcpConfig>,
+}
+
+/// An SCTP flow's configuration, resolved once: the file's
+/// `[flows.sctp]` with what the flow's transport and policy imply, checked
+/// by the engine.
+pub(crate) struct SctpFlow {
+    /// Both ends' association configuration.
+    pub association: AssociationConfig,
+    /// Split fast retransmit in both agents.
+    pub split_fast_retransmit: bool,
+    /// A bandwidth-aware start from each cell's configured rate (the
+    /// agents are given the cells' rates).
+    pub oracle_start: bool,
+    /// The paths' capacities a policy reads are the cells' configured
+    /// rates.
+    pub oracle_capacities: bool,
 }
 
 impl Scenario {
@@ -77,19 +94,19 @@ impl Scenario {
         check_traffic(&key, &f.traffic)?;
         self.check_policy(&key, f, m)?;
         let t = f.transport;
-        let association = if t.uses_sctp() {
-            check_sctp(&format!("{key}.sctp"), &f.sctp)?;
-            Some(convert::association_config(
-                &f.sctp,
-                &format!("{key}.sctp"),
-            )?)
+        let sctp = if t.uses_sctp() {
+            Some(sctp_flow(&format!("{key}.sctp"), f)?)
         } else {
             None
         };
         let tcp = if t.uses_tcp() {
-            let spec = f.tcp.clone().unwrap_or_default();
-            check_tcp(&format!("{key}.tcp"), &spec)?;
-            Some(convert::tcp_config(&spec, &format!("{key}.tcp"))?)
+            let c = f.tcp.as_ref().map(|t| t.config.clone()).unwrap_or_default();
+            c.validate().map_err(|e| ScenarioError::Range {
+                key: format!("{key}.tcp.{}", e.key()),
+                value: "(see the tcp table)".into(),
+                allowed: e.to_string(),
+            })?;
+            Some(c)
         } else {
             None
         };
@@ -102,7 +119,7 @@ impl Scenario {
             mobile_port,
             family,
             traffic: convert::traffic(&f.traffic),
-            association,
+            sctp,
             tcp,
         })
     }
@@ -184,143 +201,33 @@ fn check_traffic(key: &str, t: &TrafficSpec) -> Result<(), ScenarioError> {
     }
 }
 
-/// The bounds of a `[flows.sctp]` table the engine does not check itself
-/// (durations that fit, resources that stay bounded); what the values
-/// mean (RTO.Min <= RTO.Initial <= RTO.Max, the SACK delay of RFC 9260,
-/// the path MTU, ...) is the engine's `AssociationConfig::validate`.
-fn check_sctp(key: &str, s: &SctpSpec) -> Result<(), ScenarioError> {
-    let sk = |n: &str| format!("{key}.{n}");
-    for (n, v) in [
-        ("rto_initial_ms", s.rto_initial_ms),
-        ("rto_min_ms", s.rto_min_ms),
-        ("rto_max_ms", s.rto_max_ms),
-        ("heartbeat_interval_ms", s.heartbeat_interval_ms),
-        ("sack_delay_ms", s.sack_delay_ms),
-    ] {
-        if let Some(v) = v {
-            duration_ms(&sk(n), v)?;
-        }
+/// An SCTP flow's configuration (see [`SctpFlow`]). Over Mobile IPv4
+/// the association runs without ADD-IP (single-homed on the home
+/// address); an mSCTP flow runs the path estimators at both ends when
+/// its policy reads them (AISLE) or its bandwidth-aware start takes the
+/// packet-pair estimate, in which case the engine also sets the window
+/// itself whenever new data changes path.
+fn sctp_flow(key: &str, f: &FlowSpec) -> Result<SctpFlow, ScenarioError> {
+    let s = &f.sctp;
+    let mut association = s.association.clone();
+    let msctp = f.transport == TransportSpec::Msctp;
+    let packet_pair_start =
+        s.bandwidth_aware_start && s.bandwidth_estimate == BandwidthEstimateSpec::PacketPair;
+    if !msctp {
+        association.asconf = false;
+    } else if f.policy.needs_no_monitor() || packet_pair_start {
+        association.estimators.enabled = true;
+        association.estimators.bandwidth_aware_start |= packet_pair_start;
     }
-    if let Some(v) = s.valid_cookie_life_ms {
-        range_f(&sk("valid_cookie_life_ms"), v, 1.0, MAX_MS)?;
-    }
-    for (n, v, lo, hi) in [
-        (
-            "sack_frequency",
-            s.sack_frequency.map(u64::from),
-            0,
-            1_000_000,
-        ),
-        (
-            "receive_window",
-            s.receive_window.map(u64::from),
-            0,
-            1 << 31,
-        ),
-        ("send_buffer", s.send_buffer.map(|v| v as u64), 0, 1 << 34),
-        ("initial_cwnd", s.initial_cwnd.map(u64::from), 1, 1 << 31),
-        (
-            "assoc_max_retrans",
-            s.assoc_max_retrans.map(u64::from),
-            0,
-            1000,
-        ),
-        (
-            "path_max_retrans",
-            s.path_max_retrans.map(u64::from),
-            0,
-            1000,
-        ),
-        ("pf_max_retrans", s.pf_max_retrans.map(u64::from), 0, 1000),
-        (
-            "primary_switchover_max_retrans",
-            s.primary_switchover_max_retrans.map(u64::from),
-            0,
-            1000,
-        ),
-        (
-            "max_init_retrans",
-            s.max_init_retrans.map(u64::from),
-            0,
-            1000,
-        ),
-        (
-            "max_message_size",
-            s.max_message_size.map(|v| v as u64),
-            0,
-            1 << 30,
-        ),
-        (
-            "max_gap_blocks",
-            s.max_gap_blocks.map(|v| v as u64),
-            1,
-            4096,
-        ),
-        ("max_dup_tsns", s.max_dup_tsns.map(|v| v as u64), 0, 4096),
-        ("max_burst", s.max_burst.map(u64::from), 0, 1_000_000),
-    ] {
-        if let Some(v) = v {
-            range_u(&sk(n), v, lo, hi)?;
-        }
-    }
-    Ok(())
-}
-
-/// The bounds of a `[flows.tcp]` table the TCP model does not check
-/// itself; the rest (MSS, buffers against the MSS, RTO bounds, counts of
-/// at least one) is `TcpConfig::validate`.
-fn check_tcp(key: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
-    for (k, v) in [
-        ("initial_rto_ms", t.initial_rto_ms),
-        ("min_rto_ms", t.min_rto_ms),
-        ("max_rto_ms", t.max_rto_ms),
-        ("syn_rto_ms", t.syn_rto_ms),
-        ("clock_granularity_ms", t.clock_granularity_ms),
-    ] {
-        if let Some(v) = v {
-            duration_ms(&format!("{key}.{k}"), v)?;
-        }
-    }
-    if let Some(v) = t.delayed_ack_ms {
-        range_f(&format!("{key}.delayed_ack_ms"), v, 0.0, 500.0)?;
-    }
-    for (k, v, lo, hi) in [
-        (
-            "initial_window_segments",
-            t.initial_window_segments.map(u64::from),
-            0,
-            1_000_000,
-        ),
-        (
-            "initial_ssthresh",
-            t.initial_ssthresh.map(u64::from),
-            1,
-            u64::from(u32::MAX),
-        ),
-        (
-            "max_retransmissions",
-            t.max_retransmissions.map(u64::from),
-            0,
-            100,
-        ),
-        ("syn_retries", t.syn_retries.map(u64::from), 0, 100),
-        (
-            "delayed_ack_count",
-            t.delayed_ack_count.map(u64::from),
-            0,
-            1_000,
-        ),
-        (
-            "dup_ack_threshold",
-            t.dup_ack_threshold.map(u64::from),
-            0,
-            1_000,
-        ),
-        ("send_buffer", t.send_buffer.map(|v| v as u64), 0, 1 << 34),
-    ] {
-        if let Some(v) = v {
-            range_u(&format!("{key}.{k}"), v, lo, hi)?;
-        }
-    }
-    Ok(())
+    association.validate().map_err(|e| ScenarioError::Range {
+        key: format!("{key}.{}", e.field),
+        value: "(see the sctp table)".into(),
+        allowed: e.why.to_string(),
+    })?;
+    Ok(SctpFlow {
+        association,
+        split_fast_retransmit: msctp && s.split_fast_retransmit,
+        oracle_start: msctp && s.bandwidth_aware_start && !packet_pair_start,
+        oracle_capacities: msctp && s.capacity_estimate == Some(BandwidthEstimateSpec::Oracle),
+    })
 }

@@ -32,6 +32,17 @@ use crate::kernel::link::LinkConfig;
 use crate::kernel::wireless::CellConfig;
 use crate::models::radio::CellRadio;
 
+thread_local! {
+    static RESOLUTIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Resolutions of a scenario on this thread so far ([`Scenario::validate`]
+/// and [`super::run_scenario`] resolve once each): for the tests that a
+/// run resolves its scenario once.
+pub fn resolutions_on_this_thread() -> u64 {
+    RESOLUTIONS.with(|n| n.get())
+}
+
 /// A scenario checked and resolved; see the module documentation.
 pub(crate) struct Resolved<'s> {
     pub scenario: &'s Scenario,
@@ -148,6 +159,7 @@ impl Scenario {
 
     /// Checks the scenario and resolves it (see the module documentation).
     pub(crate) fn resolve(&self) -> Result<Resolved<'_>, ScenarioError> {
+        RESOLUTIONS.with(|n| n.set(n.get() + 1));
         positive_f("duration_s", self.duration_s, MAX_S)?;
         self.check_limits()?;
         let captures = self.check_output()?;

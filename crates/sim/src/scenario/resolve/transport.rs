@@ -97,7 +97,7 @@ impl Topology<'_> {
         let t = f.transport;
         let present = [
             ("tcp", f.tcp.is_some()),
-            ("sctp", f.sctp != SctpSpec::default()),
+            ("sctp", !f.sctp.given.is_empty()),
             ("policy", f.policy != d_policy()),
             ("mip4", f.mip4.is_some()),
             ("mip6", f.mip6.is_some()),
@@ -164,7 +164,10 @@ impl Topology<'_> {
                 format!("mobile {:?} has no interface {i:?}", m.name),
             ));
         }
-        if t == TransportSpec::Mip4Sctp && f.sctp.asconf == Some(true) {
+        if t == TransportSpec::Mip4Sctp
+            && f.sctp.given.contains("asconf")
+            && f.sctp.association.asconf
+        {
             return Err(combination(
                 format!("{key}.sctp.asconf"),
                 "SCTP over Mobile IPv4 runs without ADD-IP (single-homed on the home \

@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+use msctp_tcp::TcpConfig;
 use serde::{Deserialize, Serialize};
 
 /// The transport of a flow (`transport = "..."`).
@@ -191,49 +192,57 @@ pub enum TcpPresetSpec {
     Ns3,
 }
 
-/// TCP parameters (`msctp_tcp::TcpConfig`) of the TCP-based transports;
-/// absent keys keep the preset's values.
+/// `[flows.tcp]` of the TCP-based transports: a preset and the TCP
+/// model's configuration itself (`msctp_tcp::TcpConfig`: its field names
+/// are the keys, durations in ms with an `_ms` suffix, its `validate` the
+/// check); absent keys keep the preset's values. A new field of
+/// `TcpConfig` is a key here without any change to the simulator.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields, default)]
+#[serde(try_from = "TcpTable")]
 pub struct TcpSpec {
     pub preset: TcpPresetSpec,
-    /// Largest segment payload sent and announced (1460; ns3: 1448).
-    pub mss: Option<u16>,
-    /// Initial window in segments; absent: RFC 5681 section 3.1 (ns3: 10).
-    pub initial_window_segments: Option<u32>,
-    /// Initial slow-start threshold, bytes (unbounded).
-    pub initial_ssthresh: Option<u32>,
-    /// RTO before an RTT sample (1000), its lower and upper bounds (1000,
-    /// 60000), and the first SYN timeout (1000; ns3: 3000), ms.
-    pub initial_rto_ms: Option<f64>,
-    pub min_rto_ms: Option<f64>,
-    pub max_rto_ms: Option<f64>,
-    pub syn_rto_ms: Option<f64>,
-    /// Clock granularity G of RFC 6298 (2.2) in the RTO, ms (1).
-    pub clock_granularity_ms: Option<f64>,
-    /// Timeouts of the same data before the connection is given up (15;
-    /// ns3: 6), and SYN retries (6; ns3: 5).
-    pub max_retransmissions: Option<u32>,
-    pub syn_retries: Option<u32>,
-    /// Delayed ACKs (true), their timer (200 ms) and count (2).
-    pub delayed_ack: Option<bool>,
-    pub delayed_ack_ms: Option<f64>,
-    pub delayed_ack_count: Option<u32>,
-    /// SACK with RFC 6675 recovery (false), timestamps (false), window
-    /// scaling (true), limited transmit (true), Nagle (false).
-    pub sack: Option<bool>,
-    pub timestamps: Option<bool>,
-    pub window_scaling: Option<bool>,
-    pub limited_transmit: Option<bool>,
-    /// Fast retransmit only when the cumulative ACK covers more than
-    /// `recover` (RFC 6582 3.2 step 1, ns-2's bugFix_; true; ns3: false).
-    pub careful_recover: Option<bool>,
-    pub nagle: Option<bool>,
-    /// Duplicate ACKs that trigger fast retransmit (3).
-    pub dup_ack_threshold: Option<u32>,
-    /// Send and receive buffers, bytes (131072).
-    pub send_buffer: Option<usize>,
-    pub recv_buffer: Option<usize>,
+    #[serde(flatten)]
+    pub config: TcpConfig,
+}
+
+impl TcpPresetSpec {
+    /// The configuration the preset starts from.
+    pub fn config(self) -> TcpConfig {
+        match self {
+            TcpPresetSpec::Rfc => TcpConfig::default(),
+            TcpPresetSpec::Ns3 => TcpConfig::ns3_compatible(),
+        }
+    }
+}
+
+/// A `[flows.tcp]` table as read: the preset, and the keys that replace
+/// its values.
+#[derive(Deserialize)]
+struct TcpTable {
+    #[serde(default)]
+    preset: TcpPresetSpec,
+    #[serde(flatten)]
+    keys: toml::Table,
+}
+
+impl TryFrom<TcpTable> for TcpSpec {
+    type Error = toml::de::Error;
+
+    /// The preset's configuration as a table (its durations are whole
+    /// milliseconds, exact through the table: a unit test checks it) with
+    /// the file's keys put over it.
+    fn try_from(t: TcpTable) -> Result<Self, Self::Error> {
+        use serde::de::Error;
+        let mut table = match toml::Value::try_from(t.preset.config()) {
+            Ok(toml::Value::Table(table)) => table,
+            other => return Err(Error::custom(format!("the preset as a table: {other:?}"))),
+        };
+        table.extend(t.keys);
+        Ok(TcpSpec {
+            preset: t.preset,
+            config: TcpConfig::deserialize(toml::Value::Table(table))?,
+        })
+    }
 }
 
 fn d_advert_ms() -> f64 {
@@ -657,5 +666,25 @@ impl Default for CmhnSpec {
             max_record: d_max_record(),
             max_reorder: d_max_reorder(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_tcp_preset_goes_through_a_table_unchanged() {
+        for preset in [TcpPresetSpec::Rfc, TcpPresetSpec::Ns3] {
+            let t = TcpTable {
+                preset,
+                keys: toml::Table::new(),
+            };
+            assert_eq!(TcpSpec::try_from(t).unwrap().config, preset.config());
+        }
+        let ns3: TcpSpec = toml::from_str("preset = \"ns3\"\nmin_rto_ms = 200.0").unwrap();
+        assert_eq!(ns3.config.mss, 1448);
+        assert_eq!(ns3.config.min_rto, std::time::Duration::from_millis(200));
+        assert!(toml::from_str::<TcpSpec>("min_rto = 200.0").is_err());
     }
 }

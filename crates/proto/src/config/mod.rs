@@ -5,18 +5,39 @@ use std::time::Duration;
 
 use crate::auth::HmacAlgorithm;
 
+#[cfg(feature = "serde")]
+pub use msctp_time::units;
+
 /// Parameters of one association (RFC 9260 section 16 "Suggested SCTP
 /// Protocol Parameter Values", plus the extensions and the resource limits).
-#[derive(Debug, Clone)]
+///
+/// With the `serde` feature this is also the `[flows.sctp]` table of a
+/// scenario file: keys are the field names, durations in milliseconds
+/// with an `_ms` suffix, 0 turning off `max_burst`, `heartbeat_interval_ms`
+/// and `sack_delay_ms`; absent keys keep the defaults, unknown keys are
+/// refused ([`units`]).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 pub struct AssociationConfig {
     /// RTO.Initial (RFC 9260 section 16: 1 s).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "rto_initial_ms", with = "units::ms")
+    )]
     pub rto_initial: Duration,
     /// RTO.Min (RFC 9260: 1 s; mobility studies use e.g. 20 ms).
+    #[cfg_attr(feature = "serde", serde(rename = "rto_min_ms", with = "units::ms"))]
     pub rto_min: Duration,
     /// RTO.Max (RFC 9260: 60 s).
+    #[cfg_attr(feature = "serde", serde(rename = "rto_max_ms", with = "units::ms"))]
     pub rto_max: Duration,
     /// Max.Burst: packets sent at once in response to one event (RFC 9260
     /// section 6.1 rule D; 4). `None` disables the limit.
+    #[cfg_attr(feature = "serde", serde(with = "units::zero_off"))]
     pub max_burst: Option<u32>,
     /// Association.Max.Retrans (10).
     pub assoc_max_retrans: u32,
@@ -27,6 +48,10 @@ pub struct AssociationConfig {
     pub max_init_retrans: u32,
     /// HB.interval (30 s); `None` disables heartbeats on confirmed paths
     /// (unconfirmed addresses are still probed).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "heartbeat_interval_ms", with = "units::ms_zero_off")
+    )]
     pub heartbeat_interval: Option<Duration>,
     /// HB.Max.Burst (1): heartbeats sent to unconfirmed addresses within
     /// one RTO, all such addresses together (RFC 9260 section 5.4 and its
@@ -35,9 +60,17 @@ pub struct AssociationConfig {
     /// towards addresses nobody has proven to be its own.
     pub hb_max_burst: u32,
     /// Valid.Cookie.Life (60 s).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "valid_cookie_life_ms", with = "units::ms")
+    )]
     pub valid_cookie_life: Duration,
     /// Delayed SACK timeout (200 ms, at most 500 ms). `None`: SACK every
     /// packet that carries DATA at once.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "sack_delay_ms", with = "units::ms_zero_off")
+    )]
     pub sack_delay: Option<Duration>,
     /// Send a SACK at least every this many packets with DATA (2).
     pub sack_frequency: u32,
@@ -58,6 +91,7 @@ pub struct AssociationConfig {
     pub path_mtu: usize,
     /// Initial cwnd in bytes; `None` uses RFC 9260 section 7.2.1:
     /// min(4*MTU, max(2*MTU, 4380)).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub initial_cwnd: Option<u32>,
     /// Announce and accept ADD-IP (RFC 5061). Requires `auth` for the peer
     /// to accept ASCONF (RFC 5061 section 4.1.1).
@@ -73,6 +107,7 @@ pub struct AssociationConfig {
     /// Endpoint-pair shared key (RFC 4895 section 6.1); empty by default.
     pub shared_key: Vec<u8>,
     /// Adaptation Layer Indication to announce (RFC 5061 section 4.2.6).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub adaptation_indication: Option<u32>,
     /// Return to the primary path when it becomes active again after a
     /// failover (RFC 9260 section 8.2 leaves the choice to the
@@ -87,6 +122,7 @@ pub struct AssociationConfig {
     /// (the default) is RFC 9260's failover only, after PMR + 1 errors.
     /// A value of PMR or more never fires. See docs/DESIGN.md "Quick
     /// failover".
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub pf_max_retrans: Option<u32>,
     /// Primary Path Switchover (RFC 7829 section 5):
     /// Primary.Switchover.Max.Retrans (PSMR). When the primary's error
@@ -94,6 +130,7 @@ pub struct AssociationConfig {
     /// becomes the primary for good: data does not return when the old
     /// primary recovers. `None` (the default, as in RFC 7829) switches
     /// back. Must not be below PFMR.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub primary_switchover_max_retrans: Option<u32>,
     /// A fast retransmission goes to the active destination with the
     /// shortest smoothed round trip (the one it was lost on included)
@@ -123,6 +160,11 @@ pub struct AssociationConfig {
 
 /// Which path the next packet of new data goes to under CMT.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum CmtScheduler {
     /// Each usable path in turn, skipping those whose congestion window is
     /// full (Iyengar, Amer and Stewart's CMT: every destination is filled
@@ -154,6 +196,11 @@ pub enum CmtScheduler {
 /// every retransmission, and the receiver waits for it (study E9 shows
 /// it over WLAN and GERAN).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum CmtRtxPolicy {
     /// RTX-CWND.
     #[default]
@@ -168,6 +215,11 @@ pub enum CmtRtxPolicy {
 /// per-destination congestion control and loss detection working when
 /// data arrives out of order across paths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 pub struct CmtConfig {
     /// Send new data on every usable path (as a sender), and delay SACKs
     /// as `delayed_ack` says (as a receiver).
@@ -223,6 +275,11 @@ impl CmtConfig {
 /// its `rtxToAlt_` option, 1 by default (ns-2.35 `tcl/lib/ns-default.tcl`
 /// 860; `sctp/sctp.cc` 2890-2935, `SctpAgent::RtxMarkedChunks`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum RetransmitDestination {
     /// RFC 9260: a retransmission after a T3-rtx timeout goes to an active
     /// alternate destination if there is one (section 6.4.1); a fast
@@ -252,6 +309,11 @@ pub enum RetransmitDestination {
 /// any new acknowledgement in both (section 8.1; ns-2 `sctp.cc` 2347,
 /// 4238).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum ErrorCounterReset {
     /// RFC 9260 section 8.3: any new acknowledgement of data sent to the
     /// address clears its counter.
@@ -271,6 +333,11 @@ pub enum ErrorCounterReset {
 /// The path estimators (module [`crate::estimate`]; docs/DESIGN.md "Path
 /// estimators").
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 pub struct EstimatorConfig {
     /// Run them: Westwood+ on every path that carries data, and capacity
     /// trains, announced in Supported Extensions (and, with AUTH, listed
@@ -305,6 +372,14 @@ pub struct EstimatorConfig {
     /// bottleneck's buffer until a loss. With `bandwidth_aware_start`,
     /// the path new data moves to starts at that limit. Off (`None`) by
     /// default: RFC 9260's loss-based windows.
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            rename = "window_limit_ms",
+            with = "units::opt_ms",
+            skip_serializing_if = "Option::is_none"
+        )
+    )]
     pub window_limit: Option<std::time::Duration>,
 }
 
@@ -333,7 +408,12 @@ impl EstimatorConfig {
 }
 
 /// Bounds on what a peer can make the association hold.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 pub struct Limits {
     /// Peer transport addresses kept per association.
     pub max_peer_addresses: usize,
@@ -419,44 +499,36 @@ impl Default for AssociationConfig {
 }
 
 impl AssociationConfig {
-    /// Checks the values against each other; the message names the field.
+    /// Checks the values against each other and against the bounds that
+    /// keep every resource finite; the message names the field by its key
+    /// in a configuration file (`rto_min_ms`, `limits.max_gap_blocks`).
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |field: &'static str, why: &'static str| Err(ConfigError { field, why });
         if self.rto_min.is_zero() {
-            return bad("rto_min", "must be positive");
+            return bad("rto_min_ms", "must be positive");
         }
         if self.rto_min > self.rto_max {
-            return bad("rto_min", "must not exceed rto_max");
+            return bad("rto_min_ms", "must not exceed rto_max_ms");
         }
         if self.rto_initial < self.rto_min || self.rto_initial > self.rto_max {
-            return bad("rto_initial", "must lie between rto_min and rto_max");
+            return bad(
+                "rto_initial_ms",
+                "must lie between rto_min_ms and rto_max_ms",
+            );
         }
         if let Some(d) = self.sack_delay
             && d > Duration::from_millis(500)
         {
             return bad(
-                "sack_delay",
+                "sack_delay_ms",
                 "must not exceed 500 ms (RFC 9260 section 6.2)",
             );
         }
-        if self.sack_frequency == 0 {
-            return bad("sack_frequency", "must be at least 1");
+        if self.valid_cookie_life < Duration::from_millis(1) {
+            return bad("valid_cookie_life_ms", "must be at least 1 ms");
         }
-        if self.path_mtu < 508 || self.path_mtu > 65_535 {
-            return bad("path_mtu", "must lie between 508 and 65535");
-        }
-        if self.outbound_streams == 0 || self.max_inbound_streams == 0 {
-            return bad("outbound_streams", "stream counts must be at least 1");
-        }
-        if self.receive_window < 1500 {
-            return bad(
-                "receive_window",
-                "must be at least 1500 bytes (RFC 9260 section 3.3.2)",
-            );
-        }
-        if self.send_buffer == 0 || self.max_message_size == 0 {
-            return bad("send_buffer", "buffers must be positive");
-        }
+        self.validate_counts()?;
+        self.validate_sizes()?;
         if self.asconf && !self.auth {
             return bad("asconf", "ADD-IP requires AUTH (RFC 5061 section 4.1.1)");
         }
@@ -468,15 +540,6 @@ impl AssociationConfig {
                 "must not be below pf_max_retrans (RFC 7829 section 5)",
             );
         }
-        if self.hb_max_burst == 0 {
-            return bad("hb_max_burst", "must be at least 1 (RFC 9260 section 16)");
-        }
-        if self.limits.max_peer_addresses == 0
-            || self.limits.max_local_addresses == 0
-            || self.limits.max_init_addresses == 0
-        {
-            return bad("limits", "address limits must be at least 1");
-        }
         if !(1..=64).contains(&self.estimators.capacity_samples) {
             return bad("estimators.capacity_samples", "must lie between 1 and 64");
         }
@@ -486,7 +549,7 @@ impl AssociationConfig {
             .is_some_and(|q| q.is_zero() || q > std::time::Duration::from_secs(10))
         {
             return bad(
-                "estimators.window_limit",
+                "estimators.window_limit_ms",
                 "must lie above 0 and at most 10 s",
             );
         }
@@ -497,6 +560,176 @@ impl AssociationConfig {
             );
         }
         Ok(())
+    }
+
+    /// The counters and counts of RFC 9260 section 16: at least what the
+    /// protocol needs, at most what keeps an association's life finite.
+    fn validate_counts(&self) -> Result<(), ConfigError> {
+        let within = |field: &'static str, v: Option<u32>, lo: u32, hi: u32, why| match v {
+            Some(v) if v < lo || v > hi => Err(ConfigError { field, why }),
+            _ => Ok(()),
+        };
+        const RETRANS: &str = "must lie between 0 and 1000";
+        within(
+            "assoc_max_retrans",
+            Some(self.assoc_max_retrans),
+            0,
+            1000,
+            RETRANS,
+        )?;
+        within(
+            "path_max_retrans",
+            Some(self.path_max_retrans),
+            0,
+            1000,
+            RETRANS,
+        )?;
+        within(
+            "max_init_retrans",
+            Some(self.max_init_retrans),
+            0,
+            1000,
+            RETRANS,
+        )?;
+        within("pf_max_retrans", self.pf_max_retrans, 0, 1000, RETRANS)?;
+        within(
+            "primary_switchover_max_retrans",
+            self.primary_switchover_max_retrans,
+            0,
+            1000,
+            RETRANS,
+        )?;
+        within(
+            "sack_frequency",
+            Some(self.sack_frequency),
+            1,
+            1_000_000,
+            "must lie between 1 and 1000000",
+        )?;
+        within(
+            "max_burst",
+            self.max_burst,
+            1,
+            1_000_000,
+            "must lie between 0 (no limit) and 1000000",
+        )?;
+        within(
+            "hb_max_burst",
+            Some(self.hb_max_burst),
+            1,
+            1_000_000,
+            "must be at least 1 (RFC 9260 section 16)",
+        )?;
+        within(
+            "initial_cwnd",
+            self.initial_cwnd,
+            1,
+            1 << 31,
+            "must lie between 1 and 2^31 bytes",
+        )
+    }
+
+    /// Buffers, messages, packets and the [`Limits`]: positive and bounded.
+    fn validate_sizes(&self) -> Result<(), ConfigError> {
+        let within = |field: &'static str, v: usize, lo: usize, hi: usize, why| {
+            if v < lo || v > hi {
+                return Err(ConfigError { field, why });
+            }
+            Ok(())
+        };
+        within(
+            "path_mtu",
+            self.path_mtu,
+            508,
+            65_535,
+            "must lie between 508 and 65535",
+        )?;
+        if self.outbound_streams == 0 || self.max_inbound_streams == 0 {
+            return Err(ConfigError {
+                field: "outbound_streams",
+                why: "stream counts must be at least 1",
+            });
+        }
+        within(
+            "receive_window",
+            self.receive_window as usize,
+            1500,
+            1 << 31,
+            "must lie between 1500 bytes (RFC 9260 section 3.3.2) and 2^31",
+        )?;
+        within(
+            "send_buffer",
+            self.send_buffer,
+            1,
+            1 << 34,
+            "must lie between 1 and 2^34 bytes",
+        )?;
+        within(
+            "max_message_size",
+            self.max_message_size,
+            1,
+            1 << 30,
+            "must lie between 1 and 2^30 bytes",
+        )?;
+        let l = &self.limits;
+        const ADDRESSES: &str = "must lie between 1 and 65536";
+        within(
+            "limits.max_peer_addresses",
+            l.max_peer_addresses,
+            1,
+            1 << 16,
+            ADDRESSES,
+        )?;
+        within(
+            "limits.max_init_addresses",
+            l.max_init_addresses,
+            1,
+            1 << 16,
+            ADDRESSES,
+        )?;
+        within(
+            "limits.max_local_addresses",
+            l.max_local_addresses,
+            1,
+            1 << 16,
+            ADDRESSES,
+        )?;
+        within(
+            "limits.max_gap_blocks",
+            l.max_gap_blocks,
+            1,
+            4096,
+            "must lie between 1 and 4096",
+        )?;
+        within(
+            "limits.max_dup_tsns",
+            l.max_dup_tsns,
+            0,
+            4096,
+            "must lie between 0 and 4096",
+        )?;
+        const QUEUE: &str = "must lie between 1 and 2^20";
+        within(
+            "limits.max_pending_asconf_params",
+            l.max_pending_asconf_params,
+            1,
+            1 << 20,
+            QUEUE,
+        )?;
+        within(
+            "limits.max_pending_events",
+            l.max_pending_events,
+            1,
+            1 << 20,
+            QUEUE,
+        )?;
+        within(
+            "limits.max_reflected_unrecognized",
+            l.max_reflected_unrecognized,
+            0,
+            1 << 16,
+            "must lie between 0 and 65536",
+        )
     }
 
     /// RFC 9260 section 7.2.1 initial cwnd for a given MTU.
@@ -695,11 +928,11 @@ mod tests {
             rto_max: Duration::from_secs(1),
             ..Default::default()
         };
-        assert_eq!(c.validate().unwrap_err().field, "rto_min");
+        assert_eq!(c.validate().unwrap_err().field, "rto_min_ms");
         c.rto_min = Duration::from_millis(20);
         c.rto_max = Duration::from_secs(60);
         c.sack_delay = Some(Duration::from_secs(1));
-        assert_eq!(c.validate().unwrap_err().field, "sack_delay");
+        assert_eq!(c.validate().unwrap_err().field, "sack_delay_ms");
         c.sack_delay = None;
         c.auth = false;
         assert_eq!(c.validate().unwrap_err().field, "asconf");

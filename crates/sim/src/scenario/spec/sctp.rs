@@ -1,0 +1,103 @@
+//! `[flows.sctp]`: the engine's configuration itself
+//! (`msctp_proto::AssociationConfig`: its field names are the keys, its
+//! defaults RFC 9260's, its `validate` the check; durations in ms with
+//! an `_ms` suffix, see `msctp_proto::config::units`), plus the few keys
+//! that say how the simulator's agents use it. A new field of the
+//! engine's configuration is a key here without any change to the
+//! simulator.
+
+use std::collections::BTreeSet;
+
+use msctp_proto::AssociationConfig;
+use serde::{Deserialize, Serialize};
+
+/// The capacity a bandwidth-aware start uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BandwidthEstimateSpec {
+    /// The cell's configured rate: a perfect estimate.
+    #[default]
+    Oracle,
+    /// The engine's packet-pair estimate of the path.
+    PacketPair,
+}
+
+/// A flow's `[flows.sctp]` table: the association's configuration and
+/// the simulator's own keys (the table as a file writes it, one level:
+/// `[flows.sctp.cmt]`, `[flows.sctp.estimators]`, `[flows.sctp.limits]`
+/// are the engine's nested tables).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(try_from = "SctpTable")]
+pub struct SctpSpec {
+    /// Every key but the simulator's: RFC 9260's defaults for absent
+    /// ones.
+    #[serde(flatten)]
+    pub association: AssociationConfig,
+    /// Split fast retransmit in the simulator's agents (false).
+    pub split_fast_retransmit: bool,
+    /// Bandwidth-aware start (docs/MODELS.md section 3; false): when the
+    /// data moves to another network (the mobile makes a new address
+    /// primary, or the fixed end changes primary on the mobile's
+    /// request), the sender sets that path's window to the network's
+    /// capacity times the path's smoothed RTT and continues in congestion
+    /// avoidance. The capacity is the `rate_bps` of the cell whose prefix
+    /// holds the mobile's address (a perfect capacity estimate, standing
+    /// in for an estimator such as AISLE's packet pairs), unless
+    /// `bandwidth_estimate` says `packet_pair`.
+    pub bandwidth_aware_start: bool,
+    /// Where the bandwidth-aware start takes the capacity from: `oracle`
+    /// (the default, the cell's `rate_bps`, as above) or `packet_pair`
+    /// (the engine's own estimate from probe trains, docs/MODELS.md
+    /// section 3; the estimators are then on at both ends and the
+    /// sender's engine sets the window itself whenever new data changes
+    /// path).
+    pub bandwidth_estimate: BandwidthEstimateSpec,
+    /// Where the paths' capacities that a policy reads (AISLE's C1 and
+    /// C2) come from: `packet_pair` (absent: the engine's own estimate)
+    /// or `oracle` (the `rate_bps` of the cell whose prefix holds the
+    /// mobile's address, given to the data sender's engine: isolates the
+    /// estimator's part in the policy's decisions).
+    pub capacity_estimate: Option<BandwidthEstimateSpec>,
+    /// The keys the file gave (top level of the table), for the checks
+    /// of combinations a transport refuses (not in files).
+    #[serde(skip)]
+    pub given: BTreeSet<String>,
+}
+
+/// A `[flows.sctp]` table as read: the simulator's keys by name, the
+/// rest for the engine's configuration.
+#[derive(Deserialize)]
+struct SctpTable {
+    split_fast_retransmit: Option<bool>,
+    bandwidth_aware_start: Option<bool>,
+    bandwidth_estimate: Option<BandwidthEstimateSpec>,
+    capacity_estimate: Option<BandwidthEstimateSpec>,
+    #[serde(flatten)]
+    engine: toml::Table,
+}
+
+impl TryFrom<SctpTable> for SctpSpec {
+    type Error = toml::de::Error;
+
+    fn try_from(t: SctpTable) -> Result<Self, Self::Error> {
+        let mut given: BTreeSet<String> = t.engine.keys().cloned().collect();
+        for (key, present) in [
+            ("split_fast_retransmit", t.split_fast_retransmit.is_some()),
+            ("bandwidth_aware_start", t.bandwidth_aware_start.is_some()),
+            ("bandwidth_estimate", t.bandwidth_estimate.is_some()),
+            ("capacity_estimate", t.capacity_estimate.is_some()),
+        ] {
+            if present {
+                given.insert(key.to_string());
+            }
+        }
+        Ok(SctpSpec {
+            association: AssociationConfig::deserialize(toml::Value::Table(t.engine))?,
+            split_fast_retransmit: t.split_fast_retransmit.unwrap_or(false),
+            bandwidth_aware_start: t.bandwidth_aware_start.unwrap_or(false),
+            bandwidth_estimate: t.bandwidth_estimate.unwrap_or_default(),
+            capacity_estimate: t.capacity_estimate,
+            given,
+        })
+    }
+}
