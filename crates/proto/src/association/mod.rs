@@ -1232,7 +1232,9 @@ impl Association {
     /// Returns the number of chunks marked.
     pub fn retransmit_path_data(&mut self, addr: IpAddr) -> Result<usize, AddressError> {
         let i = self.path_index(addr).ok_or(AddressError::Unknown)?;
-        let n = self.sender.mark_path_for_handover(i, &mut self.paths);
+        let n = self
+            .sender
+            .mark_path(i, send::Retransmit::Handover, &mut self.paths);
         if !self.moved_off.contains(&addr) {
             self.moved_off.push(addr);
         }

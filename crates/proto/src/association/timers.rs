@@ -117,7 +117,8 @@ impl Association {
         p.rto.back_off();
         p.fast_recovery_exit = None;
         p.rtt_probe = None;
-        self.sender.mark_path_for_timeout(i, &mut self.paths);
+        self.sender
+            .mark_path(i, super::send::Retransmit::Timeout, &mut self.paths);
         if peer_answers_probes {
             return;
         }
