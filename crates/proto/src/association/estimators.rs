@@ -182,11 +182,11 @@ impl Association {
     /// heartbeat, if given, rides behind the probe in the first packet.
     fn queue_train(&mut self, i: usize, now: Time, heartbeat: Option<Chunk>) {
         let id = self.rng_u32();
-        let auth = self.must_authenticate_chunk(chunk_type::PROBE)
+        let auth = self.must_authenticate(chunk_type::PROBE)
             || heartbeat
                 .as_ref()
-                .is_some_and(|h| self.must_authenticate_chunk(h.chunk_type()));
-        let fixed = COMMON_HEADER + if auth { self.auth_overhead_bytes() } else { 0 };
+                .is_some_and(|h| self.must_authenticate(h.chunk_type()));
+        let fixed = COMMON_HEADER + if auth { self.auth_overhead() } else { 0 };
         let small = fixed + crate::wire::probe::PROBE_HEADER_LEN;
         let large = self.cfg.path_mtu;
         let dest = self.paths[i].remote;

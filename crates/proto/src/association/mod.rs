@@ -6,6 +6,8 @@
 //! which demultiplexes packets to it and collects its output; the
 //! application talks to it through the methods below.
 
+mod addip;
+mod auth;
 mod cmt;
 mod collision;
 mod estimators;
@@ -95,8 +97,8 @@ pub(crate) fn init_error_cause(e: &InitError, init: &InitChunk) -> ErrorCause {
 pub use recv::Message;
 
 use crate::Time;
-use crate::asconf::{AsconfError, AsconfState, LocalAddr, LocalAddrState, Request};
-use crate::auth::{AuthParams, AuthState, RANDOM_LEN};
+use crate::asconf::{AsconfError, AsconfState, LocalAddr, LocalAddrState};
+use crate::auth::RANDOM_LEN;
 use crate::config::AssociationConfig;
 use crate::congestion::Congestion;
 use crate::path::{Path, PathStats, RtoEstimator};
@@ -438,8 +440,7 @@ pub struct Association {
     error_count: u32,
     sender: Sender,
     receiver: Receiver,
-    auth: Option<AuthState>,
-    local_auth: Option<AuthParams>,
+    auth: auth::Auth,
     asconf: AsconfState,
     init: Option<InitState>,
     shutdown: ShutdownState,
@@ -563,8 +564,7 @@ impl Association {
             error_count: 0,
             sender,
             receiver,
-            auth: None,
-            local_auth: None,
+            auth: auth::Auth::default(),
             asconf: AsconfState::new(false, local_initial_tsn, 0, max_pending),
             init: None,
             shutdown: ShutdownState::default(),
@@ -618,7 +618,7 @@ impl Association {
             initial_tsn: a.local_initial_tsn,
             params: local_params(&a.cfg, &addrs, local_auth.as_ref(), false),
         };
-        a.local_auth = local_auth;
+        a.auth.local = local_auth;
         let rto = RtoEstimator::new(a.cfg.rto_initial, a.cfg.rto_min, a.cfg.rto_max);
         a.init = Some(InitState {
             chunk,
@@ -649,7 +649,7 @@ impl Association {
         let mut a = Association::blank(cfg, seed, cookie.local_port, cookie.peer_port, local_addrs);
         a.local_tag = cookie.local_tag;
         a.local_initial_tsn = cookie.local_initial_tsn;
-        a.local_auth = cookie.local_random.map(|r| local_auth_params(&a.cfg, &r));
+        a.auth.local = cookie.local_random.map(|r| local_auth_params(&a.cfg, &r));
         a.setup_peer(peer, cookie.init_src, cookie.init_src, now)?;
         if a.local.is_empty() {
             a.local_primary = None;
@@ -715,14 +715,8 @@ impl Association {
             self.cfg.limits.max_gap_blocks,
             self.cfg.limits.max_dup_tsns,
         );
-        self.auth = match (&self.local_auth, &peer.auth) {
-            (Some(local), Some(remote)) if self.cfg.auth => Some(
-                AuthState::new(&self.cfg.shared_key, local, remote)
-                    .map_err(|_| "invalid AUTH parameters")?,
-            ),
-            _ => None,
-        };
-        let asconf_on = self.cfg.asconf && peer.supports_asconf && self.auth.is_some();
+        self.auth.negotiate(&self.cfg, peer)?;
+        let asconf_on = self.cfg.asconf && peer.supports_asconf && self.auth.state.is_some();
         self.asconf = AsconfState::new(
             asconf_on,
             self.local_initial_tsn,
@@ -1029,128 +1023,6 @@ impl Association {
             .ok_or(AddressError::Unknown)?;
         p.source = source;
         Ok(())
-    }
-
-    /// Adds a local address (RFC 5061 Add IP Address). It becomes a source
-    /// only when the peer acknowledges it ([`Event::LocalAddressAdded`]).
-    /// Adding an address whose Delete has not left yet withdraws the
-    /// Delete instead.
-    pub fn add_local_address(&mut self, addr: IpAddr) -> Result<(), AddressError> {
-        if self
-            .local
-            .iter()
-            .any(|l| l.addr == addr && l.state != LocalAddrState::DeletePending)
-        {
-            return Err(AddressError::AlreadyPresent);
-        }
-        // Added again before its Delete left: the peer never heard of the
-        // deletion, so the Delete is withdrawn and nothing is sent (one
-        // ASCONF deleting and adding the same address would only churn the
-        // peer's paths). The address is as it was before: available, or
-        // still being added if its Add is on the wire. It is in the list
-        // already, so the limit below does not apply.
-        if self.asconf.cancel_pending(|r| *r == Request::Delete(addr)) {
-            let state = if self.asconf.in_flight(Request::Add(addr)) {
-                LocalAddrState::AddPending
-            } else {
-                LocalAddrState::Available
-            };
-            if let Some(l) = self.local.iter_mut().find(|l| l.addr == addr) {
-                l.state = state;
-            }
-            return Ok(());
-        }
-        if self.local.len() >= self.cfg.limits.max_local_addresses {
-            return Err(AddressError::Limit);
-        }
-        if self.asconf.add_delete_refused {
-            return Err(AsconfError::NotSupported.into());
-        }
-        self.asconf.queue(Request::Add(addr))?;
-        match self.local.iter_mut().find(|l| l.addr == addr) {
-            Some(l) => l.state = LocalAddrState::AddPending,
-            None => self.local.push(LocalAddr {
-                addr,
-                state: LocalAddrState::AddPending,
-            }),
-        }
-        Ok(())
-    }
-
-    /// Deletes a local address (RFC 5061 Delete IP Address). The address
-    /// stops being used as a source at once (the host is losing it) but
-    /// packets to it are accepted until the peer acknowledges. Removing an
-    /// address already being deleted changes nothing.
-    pub fn remove_local_address(&mut self, addr: IpAddr) -> Result<(), AddressError> {
-        let idx = self
-            .local
-            .iter()
-            .position(|l| l.addr == addr)
-            .ok_or(AddressError::Unknown)?;
-        // Already being deleted: one Delete is enough (a second one would
-        // make the peer answer "unresolvable address").
-        if self.local[idx].state == LocalAddrState::DeletePending {
-            return Ok(());
-        }
-        if self.local[idx].state == LocalAddrState::AddPending {
-            // Never announced: withdraw the request if still queued.
-            let queued = self.asconf.pending().any(|r| *r == Request::Add(addr));
-            if queued {
-                self.asconf.cancel_pending(|r| r.address() == addr);
-                self.local.remove(idx);
-                return Ok(());
-            }
-        }
-        let others = self
-            .local
-            .iter()
-            .filter(|l| l.addr != addr && l.state != LocalAddrState::DeletePending)
-            .count();
-        if others == 0 {
-            return Err(AsconfError::LastAddress.into());
-        }
-        if self.asconf.add_delete_refused {
-            return Err(AsconfError::NotSupported.into());
-        }
-        self.asconf.queue(Request::Delete(addr))?;
-        self.local[idx].state = LocalAddrState::DeletePending;
-        if self.local_primary == Some(addr) {
-            self.local_primary = None;
-        }
-        Ok(())
-    }
-
-    /// Asks the peer to send to `addr` (one of ours) from now on (RFC 5061
-    /// Set Primary Address). The address may be one being added in the
-    /// same request.
-    pub fn request_peer_primary(&mut self, addr: IpAddr) -> Result<(), AddressError> {
-        if !self
-            .local
-            .iter()
-            .any(|l| l.addr == addr && l.state != LocalAddrState::DeletePending)
-        {
-            return Err(AddressError::Unknown);
-        }
-        if self.asconf.set_primary_refused {
-            return Err(AsconfError::NotSupported.into());
-        }
-        self.asconf.queue(Request::SetPrimary(addr))?;
-        Ok(())
-    }
-
-    /// ADD-IP is usable with this peer.
-    pub fn asconf_enabled(&self) -> bool {
-        self.asconf.enabled
-    }
-
-    /// An ASCONF is waiting for its ASCONF-ACK, or requests are queued.
-    pub fn asconf_busy(&self) -> bool {
-        self.asconf.outstanding.is_some() || self.asconf.has_pending()
-    }
-
-    /// AUTH is in use.
-    pub fn auth_enabled(&self) -> bool {
-        self.auth.is_some()
     }
 
     /// Sets the congestion window of the path to `addr` from a bandwidth

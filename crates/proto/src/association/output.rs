@@ -8,7 +8,6 @@ use super::send::Retransmit;
 use super::{Association, Directed, State, Transmit};
 use crate::RetransmitDestination;
 use crate::Time;
-use crate::asconf::LocalAddrState;
 use crate::wire::chunk::chunk_type;
 use crate::wire::{AuthChunk, Chunk};
 
@@ -53,29 +52,6 @@ impl Bundle {
 }
 
 impl Association {
-    pub(super) fn must_authenticate_chunk(&self, ty: u8) -> bool {
-        self.must_authenticate(ty)
-    }
-
-    fn must_authenticate(&self, ty: u8) -> bool {
-        match &self.auth {
-            Some(a) => {
-                a.must_authenticate(ty) || matches!(ty, chunk_type::ASCONF | chunk_type::ASCONF_ACK)
-            }
-            None => false,
-        }
-    }
-
-    pub(super) fn auth_overhead_bytes(&self) -> usize {
-        self.auth_overhead()
-    }
-
-    fn auth_overhead(&self) -> usize {
-        self.auth
-            .as_ref()
-            .map_or(0, |a| pad4(8 + a.send_algorithm.mac_len()))
-    }
-
     /// Largest DATA payload that fits one packet (fragmentation size).
     pub(crate) fn max_data_payload(&self) -> usize {
         let auth = if self.must_authenticate(chunk_type::DATA) {
@@ -306,34 +282,6 @@ impl Association {
         }
     }
 
-    /// Whether a packet to `dest` must wait: it would leave from an
-    /// address not yet acknowledged by the peer, and it cannot carry the
-    /// ASCONF that adds it. Such an address carries nothing but the
-    /// packet with that ASCONF (RFC 5061 section 5.3, rule F1; the
-    /// single-homed move): anything else from it would reach the peer as
-    /// out of the blue.
-    fn held_for_asconf(&self, dest: IpAddr, now: Time) -> bool {
-        // Usually no address is being added: no source to look up.
-        if !self
-            .local
-            .iter()
-            .any(|l| l.state == LocalAddrState::AddPending)
-        {
-            return false;
-        }
-        self.source_for_addr(dest)
-            .is_some_and(|s| self.is_pending_add(s))
-            && !self.asconf_due_to(dest, now)
-    }
-
-    /// Is `addr` one of our addresses whose Add IP the peer has not
-    /// acknowledged yet?
-    pub(super) fn is_pending_add(&self, addr: IpAddr) -> bool {
-        self.local
-            .iter()
-            .any(|l| l.addr == addr && l.state == LocalAddrState::AddPending)
-    }
-
     /// Picks the destination of the next packet.
     fn choose_destination(&mut self, now: Time) -> Option<IpAddr> {
         if let Some(d) = self.ctrl.front() {
@@ -396,42 +344,6 @@ impl Association {
         }
         let _ = now;
         None
-    }
-
-    /// The outstanding ASCONF should go out now, to `dest`.
-    ///
-    /// It waits (at most until the next SACK) while data is queued but the
-    /// congestion or receiver window stops it, so that it leaves in front
-    /// of DATA in the same packet and adds no packet of its own (docs/MODELS.md
-    /// 1.4). It waits only while SACKs are flowing (one arrived within the
-    /// path's RTO), and never when it must leave from an address being
-    /// added (the single-homed move: the old path is gone).
-    fn asconf_due_to(&self, dest: IpAddr, now: Time) -> bool {
-        let Some(o) = &self.asconf.outstanding else {
-            return false;
-        };
-        if o.deadline.is_some() {
-            return false;
-        }
-        let Some(p) = self.paths.get(o.path) else {
-            return false;
-        };
-        if p.remote != dest {
-            return false;
-        }
-        let window_full = p.flight_size > 0 && (p.flight_size >= p.cc.cwnd || !self.rwnd_allows());
-        let acks_flowing = p
-            .last_ack
-            .is_some_and(|t| now.saturating_since(t) < p.rto.rto());
-        let from_new_address = self
-            .source_for(o.path)
-            .is_some_and(|s| self.is_pending_add(s));
-        let wait = self.sender.has_queued()
-            && window_full
-            && acks_flowing
-            && !from_new_address
-            && self.data_path() == Some(o.path);
-        !wait
     }
 
     fn may_send_new_data(&self) -> bool {
@@ -652,44 +564,6 @@ impl Association {
         }
     }
 
-    /// Starts the next ASCONF if none is outstanding.
-    #[inline]
-    fn maybe_start_asconf(&mut self) {
-        // Checked inline: every poll for output passes here, and a request
-        // is rarely waiting.
-        if self.asconf.enabled
-            && self.asconf.outstanding.is_none()
-            && self.asconf.has_pending()
-            && self.state.is_established()
-        {
-            self.start_asconf();
-        }
-    }
-
-    /// Makes the next ASCONF from the queued requests.
-    fn start_asconf(&mut self) {
-        // The Address Parameter: an address the peer knows (available, or
-        // being deleted: still valid until acknowledged).
-        let known = self
-            .local
-            .iter()
-            .find(|l| l.state == LocalAddrState::Available)
-            .or_else(|| {
-                self.local
-                    .iter()
-                    .find(|l| l.state == LocalAddrState::DeletePending)
-            })
-            .map(|l| l.addr);
-        let address = known.unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
-        let max_params = (self.cfg.path_mtu - 200) / 32;
-        let path = self.data_path().unwrap_or(0);
-        if let Some(_o) = self.asconf.start_next(address, max_params)
-            && let Some(o) = self.asconf.outstanding.as_mut()
-        {
-            o.path = path;
-        }
-    }
-
     /// Accounting and emission of a filled bundle.
     fn finish(&mut self, b: Bundle, _now: Time) -> Option<Transmit> {
         let Bundle {
@@ -783,7 +657,7 @@ impl Association {
             buf.extend_from_slice(&(pad as u16).to_be_bytes());
             buf.resize(buf.len() + pad - 4, 0);
         }
-        let auth_state = if auth { self.auth.as_ref() } else { None };
+        let auth_state = if auth { self.auth.state.as_ref() } else { None };
         let auth_start = buf.len();
         if let Some(st) = auth_state {
             let alg = st.send_algorithm;

@@ -200,33 +200,6 @@ impl Association {
         }
     }
 
-    /// RFC 5061 section 5.1 rules B1-B5: ASCONF retransmission.
-    fn t4(&mut self, now: Time) {
-        let Some(o) = self.asconf.outstanding.as_ref() else {
-            return;
-        };
-        if o.deadline.is_none_or(|d| d > now) {
-            return;
-        }
-        let i = o.path.min(self.paths.len().saturating_sub(1));
-        if self.paths.is_empty() {
-            return;
-        }
-        self.paths[i].rto.back_off();
-        self.path_error(i, now);
-        if self.association_error() {
-            return;
-        }
-        // Retransmit, to an alternate destination if one is usable.
-        let alt = (0..self.paths.len())
-            .find(|&k| k != i && self.paths[k].usable())
-            .unwrap_or(i);
-        if let Some(o) = self.asconf.outstanding.as_mut() {
-            o.path = alt;
-            o.deadline = None;
-        }
-    }
-
     fn t2(&mut self, now: Time) {
         if self.shutdown.guard.is_some_and(|g| g <= now) {
             self.send_abort(vec![], None);
