@@ -7,12 +7,10 @@ use bytes::Bytes;
 
 use super::auth::AuthFailure;
 use super::recv::DataOutcome;
-use super::{Association, CloseReason, Directed, Event, PeerInit, State};
+use super::{Association, CloseReason, Directed, Event, State};
 use crate::cookie::CookieState;
 use crate::wire::chunk::{UnknownChunkAction, chunk_type};
-use crate::wire::{
-    Chunk, ChunkIndex, ErrorCause, IndexedChunk, InitChunk, Packet, Param, SackChunk,
-};
+use crate::wire::{Chunk, ChunkIndex, ErrorCause, IndexedChunk, Packet, Param, SackChunk};
 use crate::{ErrorCounterReset, Time};
 
 /// Bound on queued control replies (heartbeat acks, errors): a peer cannot
@@ -484,156 +482,6 @@ impl Association {
         }
         if recovered {
             self.path_recovered(i);
-        }
-        Flow::Continue
-    }
-
-    fn on_init_ack(&mut self, now: Time, init: &InitChunk, src: IpAddr, dst: IpAddr) -> Flow {
-        if self.state != State::CookieWait {
-            // Section 5.2.3: unexpected INIT ACK, discard.
-            return Flow::Stop;
-        }
-        let max = self.cfg.limits.max_init_addresses;
-        let peer = match super::handshake::check_address_count(init, max)
-            .and_then(|()| PeerInit::from_chunk(init, true))
-        {
-            Ok(p) => p,
-            Err(e) => {
-                let cause = super::init_error_cause(&e, init);
-                // Without a usable tag of the peer, the ABORT reflects ours
-                // (T bit, section 3.3.7); section 3.3.3 allows this ABORT
-                // for an Initiate Tag of 0.
-                let (reflect, t_bit) = if init.initiate_tag != 0 {
-                    (init.initiate_tag, false)
-                } else {
-                    (self.local_tag, true)
-                };
-                self.ctrl_push(Directed {
-                    dest: src,
-                    source: Some(dst),
-                    reflect: Some(reflect),
-                    chunk: Chunk::Abort {
-                        t_bit,
-                        causes: vec![cause],
-                    },
-                });
-                self.close(CloseReason::Refused { causes: Vec::new() });
-                return Flow::Stop;
-            }
-        };
-        let Some(st) = self.init.as_ref() else {
-            return Flow::Stop;
-        };
-        let dest = st.dest;
-        let rtt = if st.retransmits == 0 {
-            st.deadline
-                .map(|d| st.rto.rto().saturating_sub(d.saturating_since(now)))
-        } else {
-            None
-        };
-        if let Err(why) = self.setup_peer(&peer, src, dest, now) {
-            self.ctrl_push(Directed {
-                dest: src,
-                source: Some(dst),
-                reflect: Some(peer.initiate_tag),
-                chunk: Chunk::Abort {
-                    t_bit: false,
-                    causes: vec![ErrorCause::ProtocolViolation {
-                        info: Bytes::from_static(why.as_bytes()),
-                    }],
-                },
-            });
-            self.close(CloseReason::Refused { causes: Vec::new() });
-            return Flow::Stop;
-        }
-        if let Some(r) = rtt
-            && let Some(i) = self.path_index(dest)
-        {
-            self.paths[i].rto.sample(r);
-        }
-        let rto = self.path_index(dest).map(|i| self.paths[i].rto.clone());
-        let st = self.init.as_mut().expect("checked above");
-        st.cookie = peer.cookie.clone();
-        st.cookie_bundle.clear();
-        if !peer.unrecognized.is_empty() {
-            let params: Vec<u8> = peer.unrecognized.iter().flat_map(|b| b.to_vec()).collect();
-            st.cookie_bundle.push(Chunk::Error {
-                causes: vec![ErrorCause::UnrecognizedParameters {
-                    params: Bytes::from(params),
-                }],
-            });
-        }
-        st.retransmits = 0;
-        st.due = true;
-        st.deadline = None;
-        if let Some(r) = rto {
-            st.rto = r;
-        }
-        self.state = State::CookieEchoed;
-        if let Some(ind) = peer.adaptation {
-            self.push_event(Event::Adaptation { indication: ind });
-        }
-        Flow::Stop
-    }
-
-    pub(super) fn establish(&mut self, _now: Time) {
-        if !matches!(self.state, State::CookieWait | State::CookieEchoed) {
-            return;
-        }
-        self.init = None;
-        self.state = State::Established;
-        self.push_event(Event::Connected);
-    }
-
-    fn on_cookie_ack(&mut self, now: Time) -> Flow {
-        if self.state == State::CookieEchoed {
-            if let Some(st) = &self.init
-                && st.retransmits == 0
-                && let (Some(d), Some(i)) = (st.deadline, self.path_index(st.dest))
-            {
-                let rtt = st.rto.rto().saturating_sub(d.saturating_since(now));
-                self.paths[i].rto.sample(rtt);
-            }
-            self.establish(now);
-        }
-        Flow::Continue
-    }
-
-    fn on_shutdown(&mut self, now: Time, cum: u32, src: IpAddr) -> Flow {
-        match self.state {
-            State::Established | State::ShutdownPending | State::ShutdownReceived => {
-                let o = self.sender.on_shutdown_cum_ack(cum, now, &mut self.paths);
-                if o.acks_unsent {
-                    self.protocol_violation("SHUTDOWN acknowledges a TSN that was not sent", src);
-                    return Flow::Stop;
-                }
-                if self.state != State::ShutdownReceived {
-                    self.state = State::ShutdownReceived;
-                }
-            }
-            State::ShutdownSent => {
-                // Both sides shut down at once: answer with SHUTDOWN ACK.
-                self.sender.on_shutdown_cum_ack(cum, now, &mut self.paths);
-                self.state = State::ShutdownAckSent;
-                self.shutdown.due = true;
-                self.shutdown.retransmits = 0;
-            }
-            State::ShutdownAckSent => self.shutdown.due = true,
-            _ => {}
-        }
-        Flow::Continue
-    }
-
-    fn on_shutdown_ack(&mut self, src: IpAddr, dst: IpAddr) -> Flow {
-        if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
-            self.ctrl_push(Directed {
-                dest: src,
-                source: Some(dst),
-                reflect: None,
-                chunk: Chunk::ShutdownComplete { t_bit: false },
-            });
-            self.close(CloseReason::Shutdown);
-            return Flow::Stop;
         }
         Flow::Continue
     }

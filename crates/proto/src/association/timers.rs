@@ -3,7 +3,7 @@
 //! verification (sections 8.3 and 5.4), T2-shutdown and T5-shutdown-guard
 //! (section 9.2), and T4-RTO for ASCONF (RFC 5061 section 5.1).
 
-use super::{Association, CloseReason, State};
+use super::{Association, State};
 use crate::Time;
 
 impl Association {
@@ -79,20 +79,6 @@ impl Association {
             return;
         }
         self.t2(now);
-    }
-
-    fn t1(&mut self, now: Time) {
-        let Some(st) = self.init.as_mut() else { return };
-        if st.due || st.deadline.is_none_or(|d| d > now) {
-            return;
-        }
-        st.retransmits += 1;
-        if st.retransmits > self.cfg.max_init_retrans {
-            self.close(CloseReason::InitFailed);
-            return;
-        }
-        st.rto.back_off();
-        st.due = true;
     }
 
     /// Section 6.3.3. The timeout of a zero window probe that the peer
@@ -197,46 +183,6 @@ impl Association {
                 let rto = self.paths[i].rto.rto();
                 self.paths[i].heartbeat_deadline = Some(now + rto);
             }
-        }
-    }
-
-    fn t2(&mut self, now: Time) {
-        if self.shutdown.guard.is_some_and(|g| g <= now) {
-            self.send_abort(vec![], None);
-            self.close(CloseReason::PeerUnreachable);
-            return;
-        }
-        if self.shutdown.due || self.shutdown.deadline.is_none_or(|d| d > now) {
-            return;
-        }
-        self.shutdown.deadline = None;
-        self.shutdown.retransmits += 1;
-        if let Some(p) = self.data_path() {
-            self.paths[p].rto.back_off();
-            self.path_error(p, now);
-        }
-        if self.association_error() {
-            return;
-        }
-        self.shutdown.due = true;
-    }
-
-    /// Moves a graceful shutdown on once all data is acknowledged
-    /// (section 9.2).
-    pub(super) fn maybe_progress_shutdown(&mut self, now: Time) {
-        match self.state {
-            State::ShutdownPending if self.sender.is_idle() => {
-                self.state = State::ShutdownSent;
-                self.shutdown.due = true;
-                self.shutdown.retransmits = 0;
-                self.shutdown.guard = Some(now + self.cfg.rto_max * 5);
-            }
-            State::ShutdownReceived if self.sender.is_idle() => {
-                self.state = State::ShutdownAckSent;
-                self.shutdown.due = true;
-                self.shutdown.retransmits = 0;
-            }
-            _ => {}
         }
     }
 }
