@@ -11,6 +11,7 @@ use std::net::IpAddr;
 use bytes::Bytes;
 
 use super::input::Flow;
+use super::output::Bundle;
 use super::{AddressError, Association, Directed, Event, PrimaryReason, State};
 use crate::Time;
 use crate::asconf::{
@@ -270,6 +271,29 @@ impl Association {
             && let Some(o) = self.asconf.outstanding.as_mut()
         {
             o.path = path;
+        }
+    }
+
+    /// The outstanding ASCONF, when due to the bundle's destination
+    /// (RFC 5061 section 5.1), T4-RTO started.
+    pub(super) fn bundle_asconf(&mut self, b: &mut Bundle, now: Time) {
+        if self.asconf_due_to(b.dest, now)
+            && let Some(o) = self.asconf.outstanding.as_ref()
+        {
+            let c = Chunk::Asconf(o.chunk.clone());
+            if b.fits(c.padded_len(), true) {
+                b.push(c, true);
+                let rto = self.paths[o.path].rto.rto();
+                let o = self.asconf.outstanding.as_mut().expect("checked");
+                o.deadline = Some(now + rto);
+                o.transmissions += 1;
+                o.source = b.source;
+                if o.transmissions > 1 {
+                    self.stats.asconf_retransmissions += 1;
+                } else {
+                    self.stats.asconfs_sent += 1;
+                }
+            }
         }
     }
 

@@ -17,6 +17,30 @@ use crate::{ErrorCounterReset, Time};
 /// make the association hold more.
 const MAX_CTRL_QUEUE: usize = 256;
 
+/// A received packet, as its chunks' handlers see it.
+#[derive(Clone, Copy)]
+struct Received<'a> {
+    now: Time,
+    src: IpAddr,
+    dst: IpAddr,
+    packet: &'a Bytes,
+    /// The validated State Cookie, if the packet carried a COOKIE ECHO.
+    cookie: Option<&'a CookieState>,
+    /// Whether a peer address belongs to another association.
+    in_use: &'a dyn Fn(IpAddr) -> bool,
+}
+
+/// What the chunks of one packet have shown so far.
+#[derive(Default)]
+struct Pass {
+    /// DATA the state accepts was seen (a SACK is due).
+    data_seen: bool,
+    /// One had the I bit (SACK at once, RFC 7053).
+    immediate: bool,
+    /// An AUTH chunk authenticated the chunks after it.
+    authenticated: bool,
+}
+
 /// Outcome of a chunk handler: go on with the next chunk or stop.
 #[derive(PartialEq, Eq)]
 pub(super) enum Flow {
@@ -53,7 +77,8 @@ impl Association {
     }
 
     /// [`handle_packet`](Self::handle_packet) once the chunk headers are
-    /// known.
+    /// known: the verification tag rules, then each chunk in turn, then
+    /// what the packet as a whole calls for (a SACK, events).
     #[allow(clippy::too_many_arguments)]
     fn handle_chunks(
         &mut self,
@@ -66,24 +91,71 @@ impl Association {
         cookie: Option<&CookieState>,
         in_use: &dyn Fn(IpAddr) -> bool,
     ) -> bool {
-        let Some(&IndexedChunk {
-            chunk_type: first,
-            flags: first_flags,
-            ..
-        }) = chunks.first()
-        else {
+        if chunks.is_empty() {
+            return false;
+        }
+        self.stats.packets_received += 1;
+        let Some(proven) = self.check_tags(src, dst, vtag, chunks) else {
             return false;
         };
-        self.stats.packets_received += 1;
+        if proven {
+            self.heard_from(now, src, dst);
+        }
+        self.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
 
-        // Verification tag rules (section 8.5 and 8.5.1).
+        let had_gaps = self.receiver.has_gaps();
+        let readable_before = self.receiver.readable();
+        let rx = Received {
+            now,
+            src,
+            dst,
+            packet,
+            cookie,
+            in_use,
+        };
+        let mut pass = Pass::default();
+        for c in chunks {
+            if self.state == State::Closed && cookie.is_none() {
+                break;
+            }
+            if self.handle_chunk(&rx, c, &mut pass) == Flow::Stop {
+                break;
+            }
+        }
+
+        if pass.data_seen && self.state != State::Closed {
+            self.after_data(now, src, had_gaps, pass.immediate);
+        }
+        if !readable_before && self.receiver.readable() {
+            self.push_event(Event::Readable);
+        }
+        self.maybe_progress_shutdown(now);
+        if self.send_blocked && self.send_capacity() > 0 {
+            self.send_blocked = false;
+            self.push_event(Event::Writable);
+        }
+        proven
+    }
+
+    /// The verification tag rules (sections 8.5 and 8.5.1) and the
+    /// bundling rules of section 6.10: `None` drops the packet, otherwise
+    /// whether it proves to come from the peer (an INIT, whose tag is 0,
+    /// does not).
+    fn check_tags(
+        &mut self,
+        src: IpAddr,
+        dst: IpAddr,
+        vtag: u32,
+        chunks: &[IndexedChunk],
+    ) -> Option<bool> {
+        let (first, first_flags) = (chunks[0].chunk_type, chunks[0].flags);
         let has = |t: u8| chunks.iter().any(|c| c.chunk_type == t);
         // Section 6.10: INIT ACK and SHUTDOWN COMPLETE are never bundled
         // (INIT is handled below); a packet that bundles one is dropped
         // whole rather than half processed.
         if chunks.len() > 1 && (has(chunk_type::INIT_ACK) || has(chunk_type::SHUTDOWN_COMPLETE)) {
             self.stats.protocol_violations += 1;
-            return false;
+            return None;
         }
         // An INIT's tag is 0 (section 8.5.1): it proves nothing about its
         // source, which therefore teaches the paths nothing either.
@@ -91,7 +163,7 @@ impl Association {
         if !proven {
             if vtag != 0 || chunks.len() > 1 {
                 self.stats.bad_vtag += 1;
-                return false;
+                return None;
             }
         } else if first == chunk_type::COOKIE_ECHO
             || (first == chunk_type::AUTH
@@ -106,7 +178,7 @@ impl Association {
                 || (t_bit && vtag == self.peer_tag && self.peer_tag != 0);
             if !ok {
                 self.stats.bad_vtag += 1;
-                return false;
+                return None;
             }
         } else if first == chunk_type::SHUTDOWN_ACK
             && matches!(self.state, State::CookieWait | State::CookieEchoed)
@@ -118,196 +190,211 @@ impl Association {
                 reflect: Some(vtag),
                 chunk: Chunk::ShutdownComplete { t_bit: true },
             });
-            return false;
+            return None;
         } else if vtag != self.local_tag {
             self.stats.bad_vtag += 1;
-            return false;
+            return None;
         }
+        Some(proven)
+    }
 
-        if proven {
-            if !self.moved_off.is_empty() {
-                self.moved_off.retain(|a| *a != src);
-            }
-            if let Some(i) = self.path_index(src) {
-                let p = &mut self.paths[i];
-                p.last_heard = Some(now);
-                p.learned_source = Some(dst);
-                p.stats.packets_received += 1;
-            }
+    /// A packet proven to come from the peer arrived at `dst` from `src`.
+    fn heard_from(&mut self, now: Time, src: IpAddr, dst: IpAddr) {
+        if !self.moved_off.is_empty() {
+            self.moved_off.retain(|a| *a != src);
         }
-        self.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+        if let Some(i) = self.path_index(src) {
+            let p = &mut self.paths[i];
+            p.last_heard = Some(now);
+            p.learned_source = Some(dst);
+            p.stats.packets_received += 1;
+        }
+    }
 
-        let had_gaps = self.receiver.has_gaps();
-        let mut data_seen = false;
-        let mut immediate = false;
-        let mut authenticated = false;
-        let readable_before = self.receiver.readable();
-
-        for c in chunks {
-            let (range, ty) = (c.range.clone(), c.chunk_type);
-            if self.state == State::Closed && cookie.is_none() {
-                break;
-            }
-            let raw = packet.slice(range.clone());
-            if ty == chunk_type::AUTH {
-                let a = match Chunk::parse(&raw) {
-                    Ok(Chunk::Auth(a)) => a,
-                    _ => {
-                        // An AUTH shorter than its header or otherwise
-                        // undecodable: discard what follows (RFC 4895 6.3).
-                        self.stats.auth_failures += 1;
-                        break;
-                    }
-                };
-                match self.verify_auth(packet, range.start, &a) {
-                    Ok(()) => {
-                        authenticated = true;
-                        continue;
-                    }
-                    Err(AuthFailure::Discard) => {
-                        self.stats.auth_failures += 1;
-                        self.push_event(Event::AuthenticationFailure);
-                        break;
-                    }
-                    Err(AuthFailure::UnsupportedHmac(id)) => {
-                        self.stats.auth_failures += 1;
-                        let chunk = Chunk::Error {
-                            causes: vec![ErrorCause::UnsupportedHmacIdentifier { hmac_id: id }],
-                        };
-                        self.ctrl_push(Directed {
-                            dest: src,
-                            source: Some(dst),
-                            reflect: None,
-                            chunk,
-                        });
-                        break;
-                    }
+    /// One chunk of a packet: AUTH and the chunks it must cover (RFC 4895
+    /// section 6.3), PAD, decoding, then the chunk's handler.
+    fn handle_chunk(&mut self, rx: &Received<'_>, c: &IndexedChunk, pass: &mut Pass) -> Flow {
+        let (range, ty) = (c.range.clone(), c.chunk_type);
+        let (src, dst, packet) = (rx.src, rx.dst, rx.packet);
+        let raw = packet.slice(range.clone());
+        if ty == chunk_type::AUTH {
+            return self.on_auth(&raw, packet, range.start, src, dst, pass);
+        }
+        // A chunk that must be authenticated and is not is discarded
+        // before anything else looks at it (RFC 4895 6.3): a forged or
+        // malformed ASCONF must not be able to abort the association.
+        if !pass.authenticated && self.requires_auth(ty) {
+            self.stats.auth_failures += 1;
+            return Flow::Continue;
+        }
+        // PAD: discarded, the rest of the packet processed (RFC 4820
+        // section 3); large capacity probes carry their filler in one.
+        if ty == chunk_type::PAD {
+            return Flow::Continue;
+        }
+        let chunk = match Chunk::parse(&raw) {
+            Ok(c) => c,
+            Err(e) => {
+                self.stats.malformed_chunks += 1;
+                if matches!(e, crate::wire::WireError::BadParamLength { .. })
+                    && matches!(
+                        ty,
+                        chunk_type::ASCONF | chunk_type::ASCONF_ACK | chunk_type::INIT_ACK
+                    )
+                {
+                    self.protocol_violation("malformed parameter", src);
                 }
+                return Flow::Stop;
             }
-            // A chunk that must be authenticated and is not is discarded
-            // before anything else looks at it (RFC 4895 6.3): a forged or
-            // malformed ASCONF must not be able to abort the association.
-            if !authenticated && self.requires_auth(ty) {
+        };
+        if let Chunk::Data(d) = &chunk
+            && self.accepts_data()
+        {
+            // DATA the state does not accept is dropped and leaves no
+            // SACK behind (section 9.2: no data after the peer's SHUTDOWN
+            // or in SHUTDOWN-ACK-SENT).
+            pass.data_seen = true;
+            pass.immediate |= d.immediate;
+        }
+        self.dispatch(rx, chunk, raw, range, ty)
+    }
+
+    /// An AUTH chunk: the chunks after it are authenticated, or the rest
+    /// of the packet is discarded (RFC 4895 section 6.3).
+    fn on_auth(
+        &mut self,
+        raw: &Bytes,
+        packet: &Bytes,
+        start: usize,
+        src: IpAddr,
+        dst: IpAddr,
+        pass: &mut Pass,
+    ) -> Flow {
+        let a = match Chunk::parse(raw) {
+            Ok(Chunk::Auth(a)) => a,
+            _ => {
+                // An AUTH shorter than its header or otherwise
+                // undecodable: discard what follows (RFC 4895 6.3).
                 self.stats.auth_failures += 1;
-                continue;
+                return Flow::Stop;
             }
-            // PAD: discarded, the rest of the packet processed (RFC 4820
-            // section 3); large capacity probes carry their filler in one.
-            if ty == chunk_type::PAD {
-                continue;
+        };
+        match self.verify_auth(packet, start, &a) {
+            Ok(()) => {
+                pass.authenticated = true;
+                Flow::Continue
             }
-            let chunk = match Chunk::parse(&raw) {
-                Ok(c) => c,
-                Err(e) => {
-                    self.stats.malformed_chunks += 1;
-                    if matches!(e, crate::wire::WireError::BadParamLength { .. })
-                        && matches!(
-                            ty,
-                            chunk_type::ASCONF | chunk_type::ASCONF_ACK | chunk_type::INIT_ACK
-                        )
-                    {
-                        self.protocol_violation("malformed parameter", src);
-                    }
-                    break;
-                }
-            };
-            let flow = match chunk {
-                Chunk::Data(mut d) => {
-                    // DATA the state does not accept is dropped and
-                    // leaves no SACK behind (section 9.2: no data after
-                    // the peer's SHUTDOWN or in SHUTDOWN-ACK-SENT).
-                    if self.accepts_data() {
-                        data_seen = true;
-                        immediate |= d.immediate;
-                    }
-                    // The payload is a slice of the datagram: a small one
-                    // is copied out, so that what the receiver holds does
-                    // not pin a datagram many times its size.
-                    if d.payload.len() * 2 < packet.len() {
-                        d.payload = Bytes::copy_from_slice(&d.payload);
-                    }
-                    self.on_data(d, src, dst)
-                }
-                Chunk::Sack(s) => self.on_sack(now, &s, src),
-                Chunk::Init(i) => self.on_init(now, &i, raw.clone(), src, dst),
-                Chunk::InitAck(i) => self.on_init_ack(now, &i, src, dst),
-                Chunk::CookieEcho { .. } => match cookie {
-                    Some(c) => self.on_cookie_echo(now, c, src, dst),
-                    None => Flow::Stop,
-                },
-                Chunk::CookieAck => self.on_cookie_ack(now),
-                Chunk::Heartbeat { info } => {
-                    if self.state != State::Closed {
-                        self.ctrl_push(Directed {
-                            dest: src,
-                            source: Some(dst),
-                            reflect: None,
-                            chunk: Chunk::HeartbeatAck { info },
-                        });
-                    }
-                    Flow::Continue
-                }
-                Chunk::HeartbeatAck { info } => self.on_heartbeat_ack(now, &info),
-                Chunk::Abort { causes, .. } => {
-                    let reason = if matches!(self.state, State::CookieWait | State::CookieEchoed) {
-                        CloseReason::Refused { causes }
-                    } else {
-                        CloseReason::PeerAbort { causes }
-                    };
-                    self.close(reason);
-                    Flow::Stop
-                }
-                Chunk::Shutdown { cum_tsn_ack } => self.on_shutdown(now, cum_tsn_ack, src),
-                Chunk::ShutdownAck => self.on_shutdown_ack(src, dst),
-                Chunk::ShutdownComplete { .. } => {
-                    if self.state == State::ShutdownAckSent {
-                        self.close(CloseReason::Shutdown);
-                    }
-                    Flow::Stop
-                }
-                Chunk::Error { causes } => self.on_error(now, causes),
-                Chunk::Asconf(a) => self.on_asconf(now, a, src, dst, in_use),
-                Chunk::AsconfAck(a) => self.on_asconf_ack(&a),
-                Chunk::Auth(_) => Flow::Continue,
-                Chunk::Probe(p) if self.cfg.estimators.enabled => {
-                    self.on_probe(now, src, dst, &p, packet.len());
-                    Flow::Continue
-                }
-                Chunk::ProbeEcho(e) if self.cfg.estimators.enabled => {
-                    self.on_probe_echo(now, &e);
-                    Flow::Continue
-                }
-                // With the estimators off, probes are the unknown chunks
-                // they are to any other stack (skipped, high bits 10).
-                Chunk::ForwardTsn { .. }
-                | Chunk::Probe(_)
-                | Chunk::ProbeEcho(_)
-                | Chunk::Unknown { .. } => {
-                    // The Unrecognized Chunk Type cause returns the chunk
-                    // as it was on the wire, padding included, as FreeBSD
-                    // and Linux do (section 3.3.10.6 leaves it open).
-                    let end = range.end.saturating_add(3) & !3;
-                    let padded = packet.slice(range.start..end.min(packet.len()));
-                    self.on_unknown_chunk(ty, padded, src, dst)
-                }
-            };
-            if flow == Flow::Stop {
-                break;
+            Err(AuthFailure::Discard) => {
+                self.stats.auth_failures += 1;
+                self.push_event(Event::AuthenticationFailure);
+                Flow::Stop
+            }
+            Err(AuthFailure::UnsupportedHmac(id)) => {
+                self.stats.auth_failures += 1;
+                let chunk = Chunk::Error {
+                    causes: vec![ErrorCause::UnsupportedHmacIdentifier { hmac_id: id }],
+                };
+                self.ctrl_push(Directed {
+                    dest: src,
+                    source: Some(dst),
+                    reflect: None,
+                    chunk,
+                });
+                Flow::Stop
             }
         }
+    }
 
-        if data_seen && self.state != State::Closed {
-            self.after_data(now, src, had_gaps, immediate);
+    /// A decoded chunk to its handler.
+    fn dispatch(
+        &mut self,
+        rx: &Received<'_>,
+        chunk: Chunk,
+        raw: Bytes,
+        range: std::ops::Range<usize>,
+        ty: u8,
+    ) -> Flow {
+        let Received {
+            now,
+            src,
+            dst,
+            packet,
+            cookie,
+            in_use,
+        } = *rx;
+        match chunk {
+            Chunk::Data(mut d) => {
+                // The payload is a slice of the datagram: a small one is
+                // copied out, so that what the receiver holds does not
+                // pin a datagram many times its size.
+                if d.payload.len() * 2 < packet.len() {
+                    d.payload = Bytes::copy_from_slice(&d.payload);
+                }
+                self.on_data(d, src, dst)
+            }
+            Chunk::Sack(s) => self.on_sack(now, &s, src),
+            Chunk::Init(i) => self.on_init(now, &i, raw, src, dst),
+            Chunk::InitAck(i) => self.on_init_ack(now, &i, src, dst),
+            Chunk::CookieEcho { .. } => match cookie {
+                Some(c) => self.on_cookie_echo(now, c, src, dst),
+                None => Flow::Stop,
+            },
+            Chunk::CookieAck => self.on_cookie_ack(now),
+            Chunk::Heartbeat { info } => {
+                if self.state != State::Closed {
+                    self.ctrl_push(Directed {
+                        dest: src,
+                        source: Some(dst),
+                        reflect: None,
+                        chunk: Chunk::HeartbeatAck { info },
+                    });
+                }
+                Flow::Continue
+            }
+            Chunk::HeartbeatAck { info } => self.on_heartbeat_ack(now, &info),
+            Chunk::Abort { causes, .. } => {
+                let reason = if matches!(self.state, State::CookieWait | State::CookieEchoed) {
+                    CloseReason::Refused { causes }
+                } else {
+                    CloseReason::PeerAbort { causes }
+                };
+                self.close(reason);
+                Flow::Stop
+            }
+            Chunk::Shutdown { cum_tsn_ack } => self.on_shutdown(now, cum_tsn_ack, src),
+            Chunk::ShutdownAck => self.on_shutdown_ack(src, dst),
+            Chunk::ShutdownComplete { .. } => {
+                if self.state == State::ShutdownAckSent {
+                    self.close(CloseReason::Shutdown);
+                }
+                Flow::Stop
+            }
+            Chunk::Error { causes } => self.on_error(now, causes),
+            Chunk::Asconf(a) => self.on_asconf(now, a, src, dst, in_use),
+            Chunk::AsconfAck(a) => self.on_asconf_ack(&a),
+            Chunk::Auth(_) => Flow::Continue,
+            Chunk::Probe(p) if self.cfg.estimators.enabled => {
+                self.on_probe(now, src, dst, &p, packet.len());
+                Flow::Continue
+            }
+            Chunk::ProbeEcho(e) if self.cfg.estimators.enabled => {
+                self.on_probe_echo(now, &e);
+                Flow::Continue
+            }
+            // With the estimators off, probes are the unknown chunks they
+            // are to any other stack (skipped, high bits 10).
+            Chunk::ForwardTsn { .. }
+            | Chunk::Probe(_)
+            | Chunk::ProbeEcho(_)
+            | Chunk::Unknown { .. } => {
+                // The Unrecognized Chunk Type cause returns the chunk as
+                // it was on the wire, padding included, as FreeBSD and
+                // Linux do (section 3.3.10.6 leaves it open).
+                let end = range.end.saturating_add(3) & !3;
+                let padded = packet.slice(range.start..end.min(packet.len()));
+                self.on_unknown_chunk(ty, padded, src, dst)
+            }
         }
-        if !readable_before && self.receiver.readable() {
-            self.push_event(Event::Readable);
-        }
-        self.maybe_progress_shutdown(now);
-        if self.send_blocked && self.send_capacity() > 0 {
-            self.send_blocked = false;
-            self.push_event(Event::Writable);
-        }
-        proven
     }
 
     pub(super) fn ctrl_push(&mut self, d: Directed) {

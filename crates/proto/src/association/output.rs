@@ -21,9 +21,9 @@ fn pad4(n: usize) -> usize {
 }
 
 /// A packet being filled for one destination.
-struct Bundle {
-    dest: IpAddr,
-    source: Option<IpAddr>,
+pub(super) struct Bundle {
+    pub(super) dest: IpAddr,
+    pub(super) source: Option<IpAddr>,
     chunks: Vec<Chunk>,
     /// Bytes of chunks so far (padded).
     size: usize,
@@ -35,7 +35,7 @@ struct Bundle {
 }
 
 impl Bundle {
-    fn fits(&self, len: usize, needs_auth: bool) -> bool {
+    pub(super) fn fits(&self, len: usize, needs_auth: bool) -> bool {
         let auth = if self.needs_auth || needs_auth {
             self.auth_overhead
         } else {
@@ -44,7 +44,7 @@ impl Bundle {
         self.size + pad4(len) + auth <= self.room
     }
 
-    fn push(&mut self, c: Chunk, needs_auth: bool) {
+    pub(super) fn push(&mut self, c: Chunk, needs_auth: bool) {
         self.size += c.padded_len();
         self.needs_auth |= needs_auth;
         self.chunks.push(c);
@@ -100,6 +100,10 @@ impl Association {
         None
     }
 
+    /// The next packet: a capacity train's, the handshake's, or one
+    /// bundle for one destination filled in the order of section 6.10 and
+    /// RFC 5061: control replies, SHUTDOWN, SACK, ASCONF, retransmissions,
+    /// new data.
     fn build_packet(&mut self, now: Time) -> Option<Transmit> {
         // A capacity train leaves back to back, before anything else.
         if self.cfg.estimators.enabled {
@@ -123,23 +127,7 @@ impl Association {
         let mut b = self.new_bundle(dest, source);
 
         // 1. Control replies for this destination, in order.
-        let mut i = 0;
-        while i < self.ctrl.len() {
-            if self.ctrl[i].dest == dest && self.ctrl[i].reflect.is_none() {
-                let len = self.ctrl[i].chunk.padded_len();
-                let auth = self.must_authenticate(self.ctrl[i].chunk.chunk_type());
-                if !b.fits(len, auth) {
-                    break;
-                }
-                let d = self.ctrl.remove(i).expect("index checked");
-                if b.source.is_none() {
-                    b.source = d.source;
-                }
-                b.push(d.chunk, auth);
-            } else {
-                i += 1;
-            }
-        }
+        self.bundle_ctrl(&mut b);
         if self.state == State::Closed {
             return self.finish(b, now);
         }
@@ -152,80 +140,15 @@ impl Association {
         } else {
             data_path
         };
-
         // 2. SHUTDOWN / SHUTDOWN ACK.
         if self.shutdown.due && is_data_dest {
-            let c = match self.state {
-                State::ShutdownSent => Some(Chunk::Shutdown {
-                    cum_tsn_ack: self.receiver.cum_tsn(),
-                }),
-                State::ShutdownAckSent => Some(Chunk::ShutdownAck),
-                _ => None,
-            };
-            if let Some(c) = c
-                && b.fits(c.padded_len(), false)
-            {
-                let ty = c.chunk_type();
-                b.push(c, self.must_authenticate(ty));
-                self.shutdown.due = false;
-                let rto = data_path
-                    .map(|p| self.paths[p].rto.rto())
-                    .unwrap_or(self.cfg.rto_initial);
-                self.shutdown.deadline = Some(now + rto);
-            }
+            self.bundle_shutdown(&mut b, data_path, now);
         }
-
         // 3. SACK: when due, and piggy-backed whenever something goes out.
-        let sack_pending = self.sack_now || self.sack_deadline.is_some();
-        if sack_pending
-            && self.state.is_established()
-            && (self.state != State::ShutdownSent || self.sack_now)
-        {
-            let auth = self.must_authenticate(chunk_type::SACK);
-            let max_blocks = self.cfg.limits.max_gap_blocks;
-            // Gap blocks beyond the room are left for a later SACK.
-            let room_blocks = b
-                .room
-                .saturating_sub(b.size + 16 + if auth { b.auth_overhead } else { 0 })
-                / 4;
-            let packets = self.receiver.packets_since_sack;
-            let mut sack = self.receiver.build_sack(
-                max_blocks.min(room_blocks.saturating_sub(self.cfg.limits.max_dup_tsns)),
-            );
-            if self.cmt_delayed_ack() {
-                sack.set_dac_packets(packets);
-            }
-            let c = Chunk::Sack(sack);
-            if b.fits(c.padded_len(), auth) {
-                b.push(c, auth);
-                self.sack_now = false;
-                self.sack_deadline = None;
-                self.stats.sacks_sent += 1;
-            }
-        }
-
+        self.bundle_sack(&mut b);
         // 4. ASCONF, in front of any DATA (RFC 5061).
         self.maybe_start_asconf();
-        if self.asconf_due_to(dest, now)
-            && let Some(o) = self.asconf.outstanding.as_ref()
-        {
-            {
-                let c = Chunk::Asconf(o.chunk.clone());
-                if b.fits(c.padded_len(), true) {
-                    b.push(c, true);
-                    let rto = self.paths[o.path].rto.rto();
-                    let o = self.asconf.outstanding.as_mut().expect("checked");
-                    o.deadline = Some(now + rto);
-                    o.transmissions += 1;
-                    o.source = b.source;
-                    if o.transmissions > 1 {
-                        self.stats.asconf_retransmissions += 1;
-                    } else {
-                        self.stats.asconfs_sent += 1;
-                    }
-                }
-            }
-        }
+        self.bundle_asconf(&mut b, now);
 
         // 5. Retransmissions, then 6. new data: never to an UNCONFIRMED
         // address (RFC 9260 section 5.4); control chunks (a HEARTBEAT with
@@ -249,6 +172,83 @@ impl Association {
             }
         }
         self.finish(b, now)
+    }
+
+    /// The queued control chunks for the bundle's destination, in order,
+    /// as many as fit (those sent alone with a reflected tag excepted).
+    fn bundle_ctrl(&mut self, b: &mut Bundle) {
+        let mut i = 0;
+        while i < self.ctrl.len() {
+            if self.ctrl[i].dest == b.dest && self.ctrl[i].reflect.is_none() {
+                let len = self.ctrl[i].chunk.padded_len();
+                let auth = self.must_authenticate(self.ctrl[i].chunk.chunk_type());
+                if !b.fits(len, auth) {
+                    break;
+                }
+                let d = self.ctrl.remove(i).expect("index checked");
+                if b.source.is_none() {
+                    b.source = d.source;
+                }
+                b.push(d.chunk, auth);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// SHUTDOWN or SHUTDOWN ACK (section 9.2), T2-shutdown started.
+    fn bundle_shutdown(&mut self, b: &mut Bundle, data_path: Option<usize>, now: Time) {
+        let c = match self.state {
+            State::ShutdownSent => Some(Chunk::Shutdown {
+                cum_tsn_ack: self.receiver.cum_tsn(),
+            }),
+            State::ShutdownAckSent => Some(Chunk::ShutdownAck),
+            _ => None,
+        };
+        if let Some(c) = c
+            && b.fits(c.padded_len(), false)
+        {
+            let ty = c.chunk_type();
+            b.push(c, self.must_authenticate(ty));
+            self.shutdown.due = false;
+            let rto = data_path
+                .map(|p| self.paths[p].rto.rto())
+                .unwrap_or(self.cfg.rto_initial);
+            self.shutdown.deadline = Some(now + rto);
+        }
+    }
+
+    /// A SACK when one is due or pending (section 6.2), with as many gap
+    /// blocks as the bundle has room for.
+    fn bundle_sack(&mut self, b: &mut Bundle) {
+        let sack_pending = self.sack_now || self.sack_deadline.is_some();
+        if !(sack_pending
+            && self.state.is_established()
+            && (self.state != State::ShutdownSent || self.sack_now))
+        {
+            return;
+        }
+        let auth = self.must_authenticate(chunk_type::SACK);
+        let max_blocks = self.cfg.limits.max_gap_blocks;
+        // Gap blocks beyond the room are left for a later SACK.
+        let room_blocks = b
+            .room
+            .saturating_sub(b.size + 16 + if auth { b.auth_overhead } else { 0 })
+            / 4;
+        let packets = self.receiver.packets_since_sack;
+        let mut sack = self
+            .receiver
+            .build_sack(max_blocks.min(room_blocks.saturating_sub(self.cfg.limits.max_dup_tsns)));
+        if self.cmt_delayed_ack() {
+            sack.set_dac_packets(packets);
+        }
+        let c = Chunk::Sack(sack);
+        if b.fits(c.padded_len(), auth) {
+            b.push(c, auth);
+            self.sack_now = false;
+            self.sack_deadline = None;
+            self.stats.sacks_sent += 1;
+        }
     }
 
     /// INIT and COOKIE ECHO (re)transmissions.
