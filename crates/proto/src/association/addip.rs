@@ -44,6 +44,27 @@ fn param_tlv(p: &Param) -> Bytes {
     Bytes::from(v)
 }
 
+/// The Error Cause Indication reporting an unrecognized ASCONF parameter
+/// (RFC 5061 section 5.2), if `budget` has room for it (reports are
+/// bounded like an INIT ACK's, `limits.max_reflected_unrecognized`).
+fn unknown_param_report(param: &Param, value: &[u8], budget: &mut usize) -> Option<Param> {
+    let cid = if value.len() >= 4 {
+        u32::from_be_bytes([value[0], value[1], value[2], value[3]])
+    } else {
+        0
+    };
+    let cause = ErrorCause::UnrecognizedParameters {
+        params: param_tlv(param),
+    };
+    let report = Param::ErrorCauseIndication {
+        correlation_id: cid,
+        causes: vec![cause],
+    };
+    let left = budget.checked_sub(report.padded_len())?;
+    *budget = left;
+    Some(report)
+}
+
 // -------------------------------------------------------------------
 // Application side: requests queued for the next ASCONF
 // -------------------------------------------------------------------
@@ -341,24 +362,7 @@ impl Association {
         if !self.asconf.enabled || !self.state.is_established() {
             return Flow::Continue;
         }
-        self.stats.asconfs_received += 1;
-        let expected = self.asconf.peer_serial.wrapping_add(1);
-        if a.serial != expected {
-            self.stats.stale_asconfs += 1;
-        }
-        if a.serial == self.asconf.peer_serial {
-            // A retransmission: resend the cached answer, or discard.
-            if let Some(ack) = self.asconf.cached_ack.clone() {
-                self.ctrl_push(Directed {
-                    dest: src,
-                    source: Some(dst),
-                    reflect: None,
-                    chunk: Chunk::AsconfAck(ack),
-                });
-            }
-            return Flow::Continue;
-        }
-        if a.serial != expected {
+        if !self.asconf_is_next(a.serial, src, dst) {
             return Flow::Continue;
         }
         let mut responses: Vec<Param> = Vec::new();
@@ -389,32 +393,12 @@ impl Association {
                 }
                 Param::Unknown { param_type, value } => {
                     let action = UnknownParamAction::from_type(*param_type);
-                    let report = matches!(
-                        action,
-                        UnknownParamAction::StopAndReport | UnknownParamAction::SkipAndReport
-                    );
-                    if report {
-                        let cid = if value.len() >= 4 {
-                            u32::from_be_bytes([value[0], value[1], value[2], value[3]])
-                        } else {
-                            0
-                        };
-                        let cause = ErrorCause::UnrecognizedParameters {
-                            params: param_tlv(param),
-                        };
-                        let report = Param::ErrorCauseIndication {
-                            correlation_id: cid,
-                            causes: vec![cause],
-                        };
-                        if let Some(left) = report_budget.checked_sub(report.padded_len()) {
-                            report_budget = left;
-                            responses.push(report);
-                        }
+                    if action.reports()
+                        && let Some(report) = unknown_param_report(param, value, &mut report_budget)
+                    {
+                        responses.push(report);
                     }
-                    if matches!(
-                        action,
-                        UnknownParamAction::Stop | UnknownParamAction::StopAndReport
-                    ) {
+                    if action.stops() {
                         break;
                     }
                     None
@@ -440,11 +424,50 @@ impl Association {
         if !responses.is_empty() {
             responses.extend(successes);
         }
+        self.answer_asconf(now, a.serial, responses, src, dst);
+        Flow::Continue
+    }
+
+    /// Counts a received ASCONF and tells whether its serial number is
+    /// the next expected one (RFC 5061 section 5.2): a retransmission of
+    /// the last is answered from the cached ASCONF-ACK, an old or future
+    /// serial discarded.
+    fn asconf_is_next(&mut self, serial: u32, src: IpAddr, dst: IpAddr) -> bool {
+        self.stats.asconfs_received += 1;
+        let expected = self.asconf.peer_serial.wrapping_add(1);
+        if serial != expected {
+            self.stats.stale_asconfs += 1;
+        }
+        if serial == self.asconf.peer_serial {
+            // A retransmission: resend the cached answer, or discard.
+            if let Some(ack) = self.asconf.cached_ack.clone() {
+                self.ctrl_push(Directed {
+                    dest: src,
+                    source: Some(dst),
+                    reflect: None,
+                    chunk: Chunk::AsconfAck(ack),
+                });
+            }
+            return false;
+        }
+        serial == expected
+    }
+
+    /// Sends (and caches) the ASCONF-ACK of the ASCONF `serial` from
+    /// `src`, and probes `src` at once if it is a new address.
+    fn answer_asconf(
+        &mut self,
+        now: Time,
+        serial: u32,
+        responses: Vec<Param>,
+        src: IpAddr,
+        dst: IpAddr,
+    ) {
         let ack = AsconfAckChunk {
-            serial: a.serial,
+            serial,
             params: responses,
         };
-        self.asconf.peer_serial = a.serial;
+        self.asconf.peer_serial = serial;
         self.asconf.cached_ack = Some(ack.clone());
         self.ctrl_push(Directed {
             dest: src,
@@ -466,7 +489,6 @@ impl Association {
         }
         // An ASCONF proves the peer reached us: count it as life.
         self.error_count = 0;
-        Flow::Continue
     }
 
     /// Families in use by the association's peer addresses.

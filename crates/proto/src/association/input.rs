@@ -101,7 +101,7 @@ impl Association {
         if proven {
             self.heard_from(now, src, dst);
         }
-        self.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+        self.tx.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
 
         let had_gaps = self.receiver.has_gaps();
         let readable_before = self.receiver.readable();
@@ -427,7 +427,7 @@ impl Association {
         let stream = d.stream_id;
         match self.receiver.on_data(d) {
             DataOutcome::Accepted => {}
-            DataOutcome::Duplicate | DataOutcome::Dropped => self.sack_now = true,
+            DataOutcome::Duplicate | DataOutcome::Dropped => self.sack.now = true,
             DataOutcome::InvalidStream => {
                 let chunk = Chunk::Error {
                     causes: vec![ErrorCause::InvalidStreamIdentifier { stream_id: stream }],
@@ -438,7 +438,7 @@ impl Association {
                     reflect: None,
                     chunk,
                 });
-                self.sack_now = true;
+                self.sack.now = true;
             }
             DataOutcome::MessageTooLarge => {
                 self.send_abort(vec![ErrorCause::OutOfResource], Some(src));
@@ -448,7 +448,7 @@ impl Association {
                 return Flow::Stop;
             }
         }
-        self.sack_dest = Some(src);
+        self.sack.dest = Some(src);
         Flow::Continue
     }
 
@@ -465,11 +465,11 @@ impl Association {
             // a SACK too if the SHUTDOWN cannot say everything.
             self.shutdown.due = true;
             if self.receiver.has_gaps() || self.receiver.has_dups() {
-                self.sack_now = true;
+                self.sack.now = true;
             }
             return;
         }
-        self.sack_dest = Some(src);
+        self.sack.dest = Some(src);
         // CMT DAC: data arriving over several paths is reordered as a
         // rule, not a sign of loss; gaps do not force a SACK for every
         // packet (the SACK says how many packets it covers instead).
@@ -482,10 +482,10 @@ impl Association {
             || self.cfg.sack_delay.is_none()
             || self.receiver.packets_since_sack >= self.cfg.sack_frequency
         {
-            self.sack_now = true;
-            self.sack_deadline = None;
-        } else if self.sack_deadline.is_none() {
-            self.sack_deadline = self.cfg.sack_delay.map(|d| now + d);
+            self.sack.now = true;
+            self.sack.deadline = None;
+        } else if self.sack.deadline.is_none() {
+            self.sack.deadline = self.cfg.sack_delay.map(|d| now + d);
         }
     }
 
@@ -509,10 +509,10 @@ impl Association {
             self.feed_westwood(now, &o.acked_bytes);
             self.limit_windows();
         }
-        self.last_sack_at = Some(now);
+        self.tx.last_sack_at = Some(now);
         if !o.acked_paths.is_empty() {
             self.error_count = 0;
-            self.zero_window_probe_at = None;
+            self.tx.zero_window_probe_at = None;
         }
         let clearing = match self.cfg.error_counter_reset {
             ErrorCounterReset::Rfc9260 => o.acked_paths,
@@ -524,7 +524,7 @@ impl Association {
             }
         }
         if o.fast_retransmits > 0 {
-            self.fast_rtx_pending = true;
+            self.tx.fast_rtx_pending = true;
         }
         Flow::Continue
     }

@@ -116,6 +116,17 @@ use send::Sender;
 use setup::InitState;
 use shutdown::ShutdownState;
 
+/// A SACK owed to the peer (RFC 9260 section 6.2).
+#[derive(Debug, Clone, Default)]
+struct SackDue {
+    /// It must go out with the next packet.
+    now: bool,
+    /// Or at this deadline (the delayed SACK timer).
+    deadline: Option<Time>,
+    /// Where it goes: the source of the last DATA received.
+    dest: Option<IpAddr>,
+}
+
 /// A control chunk addressed to a specific peer address (replies go back
 /// to where the request came from).
 #[derive(Debug, Clone)]
@@ -161,27 +172,15 @@ pub struct Association {
     /// Bytes left free in front of each packet built (the endpoint's
     /// `transmit_headroom`).
     headroom: usize,
-    /// A SACK must go out with the next packet, or at this deadline.
-    sack_now: bool,
-    sack_deadline: Option<Time>,
-    /// Where SACKs go: the source of the last DATA received.
-    sack_dest: Option<IpAddr>,
-    /// DATA packets still allowed before the next input (Max.Burst).
-    burst_budget: u32,
+    /// The SACK we owe the peer (section 6.2).
+    sack: SackDue,
+    /// What limits the next DATA packets (Max.Burst, fast retransmit,
+    /// zero window probing).
+    tx: output::TxControl,
     /// Heartbeats to unconfirmed addresses in the current window (its
     /// end, one RTO after its first, and their count; at most
     /// `hb_max_burst` per window, section 5.4).
     verification_window: (Time, u32),
-    /// Fast retransmissions were just marked: the next packet of them
-    /// ignores cwnd (section 7.2.4 step 3).
-    fast_rtx_pending: bool,
-    /// Zero window probing (RFC 9260 section 6.1 rule A): when the last
-    /// probe left, until a SACK acknowledges new data. With
-    /// `last_sack_at`, tells a probe's timeout while the peer keeps
-    /// answering (no error) from a silent path.
-    zero_window_probe_at: Option<Time>,
-    /// When the last SACK arrived.
-    last_sack_at: Option<Time>,
     /// The endpoint's cookie secret (INIT ACKs for collisions).
     secret: [u8; 32],
     /// Tie-tags (RFC 9260 sections 2 and 5.2.2): a random nonce put in
@@ -200,20 +199,12 @@ pub struct Association {
     /// The last heartbeat round trip of each peer address measured while
     /// none of our data was in flight there (its queue empty).
     idle_rtt: Vec<(IpAddr, Duration)>,
-    /// The peer announced capacity probes (Supported Extensions).
-    peer_probes: bool,
-    /// Probe packets of a train going out, back to back.
-    probe_out: VecDeque<Transmit>,
-    /// Probe trains from the peer being timed.
-    train_rx: crate::estimate::TrainReceiver,
-    /// CMT round-robin: the path to try first for the next packet of new
-    /// data.
-    cmt_next: usize,
+    /// Capacity probe trains, ours and the peer's.
+    probes: estimators::Probes,
+    /// CMT's scheduling state.
+    cmt_state: cmt::CmtState,
     /// How long the peer's receive window has kept the sender waiting.
     rwnd_block: ReceiveWindowBlock,
-    /// CMT: data that was in flight to a deleted peer address is resent
-    /// at this time if still unacknowledged.
-    rehome_deadline: Option<Time>,
     /// The event-driven path trace, when on (`trace.rs`).
     path_trace: Option<Box<trace::PathTrace>>,
 }
@@ -251,11 +242,13 @@ impl Association {
             })
             .collect();
         Association {
-            burst_budget: cfg.max_burst.unwrap_or(u32::MAX),
+            tx: output::TxControl {
+                burst_budget: cfg.max_burst.unwrap_or(u32::MAX),
+                fast_rtx_pending: false,
+                zero_window_probe_at: None,
+                last_sack_at: None,
+            },
             verification_window: (Time::ZERO, 0),
-            fast_rtx_pending: false,
-            zero_window_probe_at: None,
-            last_sack_at: None,
             secret,
             tie_tags: None,
             closed_reported: false,
@@ -281,20 +274,15 @@ impl Association {
             ctrl: VecDeque::new(),
             bundle_chunks: Vec::new(),
             headroom: 0,
-            sack_now: false,
-            sack_deadline: None,
-            sack_dest: None,
+            sack: SackDue::default(),
             send_blocked: false,
             events: VecDeque::new(),
             stats: AssociationStats::default(),
             moved_off: Vec::new(),
             idle_rtt: Vec::new(),
-            peer_probes: false,
-            probe_out: VecDeque::new(),
-            train_rx: crate::estimate::TrainReceiver::default(),
-            cmt_next: 0,
+            probes: estimators::Probes::default(),
+            cmt_state: cmt::CmtState::default(),
             rwnd_block: ReceiveWindowBlock::default(),
-            rehome_deadline: None,
             path_trace: None,
         }
     }
@@ -380,7 +368,7 @@ impl Association {
             return Err(SendError::BufferFull);
         }
         if !self.sender.has_outstanding() {
-            self.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+            self.tx.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
         }
         self.sender.push(stream, ppid, unordered, data);
         Ok(())
@@ -409,7 +397,7 @@ impl Association {
             && after.saturating_sub(self.receiver.last_advertised)
                 >= (self.cfg.receive_window / 4).max(mtu)
         {
-            self.sack_now = true;
+            self.sack.now = true;
         }
         Some(m)
     }
@@ -525,9 +513,9 @@ impl Association {
         self.state = State::Closed;
         self.init = None;
         self.shutdown = ShutdownState::default();
-        self.sack_now = false;
-        self.sack_deadline = None;
-        self.probe_out.clear();
+        self.sack.now = false;
+        self.sack.deadline = None;
+        self.probes.out.clear();
         for p in self.paths.iter_mut() {
             p.t3_deadline = None;
             p.heartbeat_deadline = None;

@@ -20,6 +20,24 @@ fn pad4(n: usize) -> usize {
     (n + 3) & !3
 }
 
+/// What limits the next DATA packets.
+#[derive(Debug, Clone)]
+pub(super) struct TxControl {
+    /// DATA packets still allowed before the next input (Max.Burst,
+    /// RFC 9260 section 6.1).
+    pub(super) burst_budget: u32,
+    /// Fast retransmissions were just marked: the next packet of them
+    /// ignores cwnd (section 7.2.4 step 3).
+    pub(super) fast_rtx_pending: bool,
+    /// Zero window probing (RFC 9260 section 6.1 rule A): when the last
+    /// probe left, until a SACK acknowledges new data. With
+    /// `last_sack_at`, tells a probe's timeout while the peer keeps
+    /// answering (no error) from a silent path.
+    pub(super) zero_window_probe_at: Option<Time>,
+    /// When the last SACK arrived.
+    pub(super) last_sack_at: Option<Time>,
+}
+
 /// A packet being filled for one destination.
 pub(super) struct Bundle {
     pub(super) dest: IpAddr,
@@ -221,10 +239,10 @@ impl Association {
     /// A SACK when one is due or pending (section 6.2), with as many gap
     /// blocks as the bundle has room for.
     fn bundle_sack(&mut self, b: &mut Bundle) {
-        let sack_pending = self.sack_now || self.sack_deadline.is_some();
+        let sack_pending = self.sack.now || self.sack.deadline.is_some();
         if !(sack_pending
             && self.state.is_established()
-            && (self.state != State::ShutdownSent || self.sack_now))
+            && (self.state != State::ShutdownSent || self.sack.now))
         {
             return;
         }
@@ -245,8 +263,8 @@ impl Association {
         let c = Chunk::Sack(sack);
         if b.fits(c.padded_len(), auth) {
             b.push(c, auth);
-            self.sack_now = false;
-            self.sack_deadline = None;
+            self.sack.now = false;
+            self.sack.deadline = None;
             self.stats.sacks_sent += 1;
         }
     }
@@ -319,7 +337,7 @@ impl Association {
         if let Some(idx) = self.sender.first_marked() {
             let dest = self.retransmit_path(idx);
             let p = &self.paths[dest];
-            if self.fast_rtx_pending || p.flight_size < p.cc.cwnd || p.flight_size == 0 {
+            if self.tx.fast_rtx_pending || p.flight_size < p.cc.cwnd || p.flight_size == 0 {
                 return Some(p.remote);
             }
         }
@@ -335,9 +353,10 @@ impl Association {
                 }
             }
         }
-        if self.sack_now {
+        if self.sack.now {
             return Some(
-                self.sack_dest
+                self.sack
+                    .dest
                     .filter(|d| self.path_index(*d).is_some())
                     .unwrap_or(data_dest),
             );
@@ -350,7 +369,7 @@ impl Association {
         matches!(
             self.state,
             State::Established | State::ShutdownPending | State::ShutdownReceived
-        ) && self.burst_budget > 0
+        ) && self.tx.burst_budget > 0
     }
 
     /// The peer's window admits the next chunk, or nothing is in flight
@@ -434,7 +453,7 @@ impl Association {
 
     fn bundle_retransmissions(&mut self, b: &mut Bundle, path: usize, now: Time) {
         let auth = self.must_authenticate(chunk_type::DATA);
-        let ignore_cwnd = std::mem::take(&mut self.fast_rtx_pending);
+        let ignore_cwnd = std::mem::take(&mut self.tx.fast_rtx_pending);
         let mut sent_any = false;
         for idx in self.sender.marked_indices() {
             if self.retransmit_path(idx) != path {
@@ -507,7 +526,7 @@ impl Association {
             let n = sent.payload_len();
             if self.sender.peer_rwnd < n {
                 self.stats.zero_window_probes += 1;
-                self.zero_window_probe_at = Some(now);
+                self.tx.zero_window_probe_at = Some(now);
             }
             b.push(c, auth);
             self.sender.peer_rwnd = self.sender.peer_rwnd.saturating_sub(n);
@@ -520,7 +539,7 @@ impl Association {
             sent_any = true;
         }
         if sent_any {
-            self.burst_budget = self.burst_budget.saturating_sub(1);
+            self.tx.burst_budget = self.tx.burst_budget.saturating_sub(1);
             self.cmt_sent_new_data(path);
         }
     }

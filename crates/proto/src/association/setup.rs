@@ -180,7 +180,7 @@ impl Association {
             peer.initial_tsn,
             self.cfg.limits.max_pending_asconf_params,
         );
-        self.peer_probes = peer.supports_probes;
+        self.probes.peer_supports = peer.supports_probes;
         for i in 0..self.paths.len() {
             self.init_path_estimators(i);
         }

@@ -23,7 +23,7 @@ impl Association {
         if self.state == State::Closed {
             return t;
         }
-        consider(self.sack_deadline);
+        consider(self.sack.deadline);
         if !self.shutdown.due {
             consider(self.shutdown.deadline);
         }
@@ -47,14 +47,14 @@ impl Association {
 
     /// Runs every timer whose deadline is at or before `now`.
     pub(crate) fn handle_timeout(&mut self, now: Time) {
-        self.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+        self.tx.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
         self.t1(now);
         if self.state == State::Closed {
             return;
         }
-        if self.sack_deadline.is_some_and(|d| d <= now) {
-            self.sack_deadline = None;
-            self.sack_now = true;
+        if self.sack.deadline.is_some_and(|d| d <= now) {
+            self.sack.deadline = None;
+            self.sack.now = true;
         }
         self.cmt_timeout(now);
         for i in 0..self.paths.len() {
@@ -92,8 +92,9 @@ impl Association {
         // ran one RTO): a peer that falls silent while its window is
         // closed still fails.
         let started = now - self.paths[i].rto.rto();
-        let peer_answers_probes = self.zero_window_probe_at.is_some_and(|probe| {
-            self.last_sack_at
+        let peer_answers_probes = self.tx.zero_window_probe_at.is_some_and(|probe| {
+            self.tx
+                .last_sack_at
                 .is_some_and(|sack| sack >= probe && sack >= started)
         });
         let p = &mut self.paths[i];
