@@ -12,7 +12,7 @@ use bytes::Bytes;
 
 use super::input::Flow;
 use super::output::Bundle;
-use super::{AddressError, Association, Directed, Event, PrimaryReason, State};
+use super::{AddressError, Association, Event, PrimaryReason, State};
 use crate::Time;
 use crate::asconf::{
     AsconfError, LocalAddr, LocalAddrState, Request, is_unusable_peer_address, is_wildcard,
@@ -441,12 +441,7 @@ impl Association {
         if serial == self.asconf.peer_serial {
             // A retransmission: resend the cached answer, or discard.
             if let Some(ack) = self.asconf.cached_ack.clone() {
-                self.ctrl_push(Directed {
-                    dest: src,
-                    source: Some(dst),
-                    reflect: None,
-                    chunk: Chunk::AsconfAck(ack),
-                });
+                self.reply(src, dst, Chunk::AsconfAck(ack));
             }
             return false;
         }
@@ -469,12 +464,7 @@ impl Association {
         };
         self.asconf.peer_serial = serial;
         self.asconf.cached_ack = Some(ack.clone());
-        self.ctrl_push(Directed {
-            dest: src,
-            source: Some(dst),
-            reflect: None,
-            chunk: Chunk::AsconfAck(ack),
-        });
+        self.reply(src, dst, Chunk::AsconfAck(ack));
         // The single-homed move: the ASCONF's source is a new, unconfirmed
         // address. Its probe leaves at once, in the packet of the
         // ASCONF-ACK (RFC 9260 section 5.4 allows a HEARTBEAT with a nonce

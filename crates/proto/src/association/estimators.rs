@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::net::IpAddr;
 
-use super::{Association, Directed, State, Transmit};
+use super::{Association, State, Transmit};
 use crate::Time;
 use crate::association::AddressError;
 use crate::estimate::packet_pair::{TRAIN_LEN, TrainInFlight, train_chunks};
@@ -257,12 +257,7 @@ impl Association {
             return;
         }
         if let Some(echo) = self.probes.train_rx.on_probe(now, src, probe, packet_len) {
-            self.ctrl_push(Directed {
-                dest: src,
-                source: Some(dst),
-                reflect: None,
-                chunk: Chunk::ProbeEcho(echo),
-            });
+            self.reply(src, dst, Chunk::ProbeEcho(echo));
         }
     }
 

@@ -294,12 +294,7 @@ impl Association {
                 let chunk = Chunk::Error {
                     causes: vec![ErrorCause::UnsupportedHmacIdentifier { hmac_id: id }],
                 };
-                self.ctrl_push(Directed {
-                    dest: src,
-                    source: Some(dst),
-                    reflect: None,
-                    chunk,
-                });
+                self.reply(src, dst, chunk);
                 Flow::Stop
             }
         }
@@ -342,12 +337,7 @@ impl Association {
             Chunk::CookieAck => self.on_cookie_ack(now),
             Chunk::Heartbeat { info } => {
                 if self.state != State::Closed {
-                    self.ctrl_push(Directed {
-                        dest: src,
-                        source: Some(dst),
-                        reflect: None,
-                        chunk: Chunk::HeartbeatAck { info },
-                    });
+                    self.reply(src, dst, Chunk::HeartbeatAck { info });
                 }
                 Flow::Continue
             }
@@ -397,6 +387,19 @@ impl Association {
         }
     }
 
+    /// Queues `chunk` in answer to a packet that came from `src` to
+    /// `dst`: it goes back where the packet came from, from where it
+    /// arrived.
+    pub(super) fn reply(&mut self, src: IpAddr, dst: IpAddr, chunk: Chunk) {
+        self.ctrl_push(Directed {
+            dest: src,
+            source: Some(dst),
+            reflect: None,
+            chunk,
+        });
+    }
+
+    /// Queues a control chunk, unless `MAX_CTRL_QUEUE` are waiting.
     pub(super) fn ctrl_push(&mut self, d: Directed) {
         if self.ctrl.len() < MAX_CTRL_QUEUE {
             self.ctrl.push_back(d);
@@ -432,12 +435,7 @@ impl Association {
                 let chunk = Chunk::Error {
                     causes: vec![ErrorCause::InvalidStreamIdentifier { stream_id: stream }],
                 };
-                self.ctrl_push(Directed {
-                    dest: src,
-                    source: Some(dst),
-                    reflect: None,
-                    chunk,
-                });
+                self.reply(src, dst, chunk);
                 self.sack.now = true;
             }
             DataOutcome::MessageTooLarge => {
@@ -622,12 +620,7 @@ impl Association {
             let chunk = Chunk::Error {
                 causes: vec![ErrorCause::UnrecognizedChunkType { chunk: raw }],
             };
-            self.ctrl_push(Directed {
-                dest: src,
-                source: Some(dst),
-                reflect: None,
-                chunk,
-            });
+            self.reply(src, dst, chunk);
         }
         match action {
             UnknownChunkAction::Stop | UnknownChunkAction::StopAndReport => Flow::Stop,

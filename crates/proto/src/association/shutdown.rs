@@ -5,7 +5,7 @@
 use std::net::IpAddr;
 
 use super::input::Flow;
-use super::{Association, CloseReason, Directed, State};
+use super::{Association, CloseReason, State};
 use crate::Time;
 use crate::wire::Chunk;
 
@@ -60,12 +60,7 @@ impl Association {
 
     pub(super) fn on_shutdown_ack(&mut self, src: IpAddr, dst: IpAddr) -> Flow {
         if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
-            self.ctrl_push(Directed {
-                dest: src,
-                source: Some(dst),
-                reflect: None,
-                chunk: Chunk::ShutdownComplete { t_bit: false },
-            });
+            self.reply(src, dst, Chunk::ShutdownComplete { t_bit: false });
             self.close(CloseReason::Shutdown);
             return Flow::Stop;
         }
