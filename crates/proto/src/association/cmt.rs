@@ -28,6 +28,17 @@ pub struct ReceiveWindowBlock {
     pub since: Option<Time>,
 }
 
+/// CMT's scheduling state (docs/MODELS.md section 3).
+#[derive(Debug, Clone, Default)]
+pub(super) struct CmtState {
+    /// Round-robin: the path to try first for the next packet of new
+    /// data.
+    pub(super) next: usize,
+    /// Data that was in flight to a deleted peer address is resent at
+    /// this time if still unacknowledged.
+    pub(super) rehome_deadline: Option<Time>,
+}
+
 impl Association {
     /// Turns concurrent multipath transfer on or off, or changes its
     /// scheduler and algorithms, for this association (at any time; a
@@ -80,7 +91,7 @@ impl Association {
         }
         match self.cfg.cmt.scheduler {
             CmtScheduler::RoundRobin => (0..n)
-                .map(|k| (self.cmt_next + k) % n)
+                .map(|k| (self.cmt_state.next + k) % n)
                 .find(|&i| self.cmt_candidate(i) && room(i)),
             CmtScheduler::FastestPathFirst => {
                 let size = self
@@ -122,7 +133,7 @@ impl Association {
     /// A packet of new data went to path `i`: round-robin moves on.
     pub(super) fn cmt_sent_new_data(&mut self, i: usize) {
         if self.cmt_sending() && !self.paths.is_empty() {
-            self.cmt_next = (i + 1) % self.paths.len();
+            self.cmt_state.next = (i + 1) % self.paths.len();
         }
     }
 
@@ -173,20 +184,24 @@ impl Association {
     /// in flight there gets the path's RTO to arrive before it is resent.
     pub(super) fn cmt_hold_rehomed(&mut self, i: usize, now: Time) {
         let until = now + self.paths[i].rto.rto();
-        self.rehome_deadline = Some(self.rehome_deadline.map_or(until, |d| d.max(until)));
+        self.cmt_state.rehome_deadline = Some(
+            self.cmt_state
+                .rehome_deadline
+                .map_or(until, |d| d.max(until)),
+        );
     }
 
     /// The deadline of data held after a deletion, for the timers.
     pub(super) fn cmt_timer(&self) -> Option<Time> {
-        self.rehome_deadline
+        self.cmt_state.rehome_deadline
     }
 
     /// Runs the held-data deadline.
     pub(super) fn cmt_timeout(&mut self, now: Time) {
-        if self.rehome_deadline.is_some_and(|d| d <= now) {
-            self.rehome_deadline = None;
+        if self.cmt_state.rehome_deadline.is_some_and(|d| d <= now) {
+            self.cmt_state.rehome_deadline = None;
             if self.sender.mark_held(&mut self.paths) > 0 {
-                self.fast_rtx_pending = true;
+                self.tx.fast_rtx_pending = true;
             }
         }
     }

@@ -21,8 +21,9 @@ use std::net::IpAddr;
 
 use bytes::Bytes;
 
+use super::addip::addr_tlv;
 use super::handshake::{InitAckSpec, build_init_ack};
-use super::input::{Flow, addr_tlv};
+use super::input::Flow;
 use super::{Association, Directed, Event, PeerInit, State};
 use crate::Time;
 use crate::cookie::CookieState;
@@ -101,7 +102,8 @@ impl Association {
         }
         let announced = announced_addresses(src, &peer.addresses);
         let own_random = self
-            .local_auth
+            .auth
+            .local
             .as_ref()
             .and_then(|a| a.random.as_slice().try_into().ok());
         let (dest, local_tag, local_tsn, (tie_local, tie_peer), random) = match self.state {

@@ -3,9 +3,10 @@
 //! paths and on request; the receiver's echo; Westwood+ fed by SACKs; and
 //! the bandwidth-aware start from the capacity estimate.
 
+use std::collections::VecDeque;
 use std::net::IpAddr;
 
-use super::{Association, Directed, State, Transmit};
+use super::{Association, State, Transmit};
 use crate::Time;
 use crate::association::AddressError;
 use crate::estimate::packet_pair::{TRAIN_LEN, TrainInFlight, train_chunks};
@@ -37,16 +38,28 @@ pub enum ProbeError {
     NotReady,
 }
 
+/// Capacity probe trains (docs/MODELS.md section 3): whether the peer takes part,
+/// ours going out and the peer's being timed.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Probes {
+    /// The peer announced capacity probes (Supported Extensions).
+    pub(super) peer_supports: bool,
+    /// Probe packets of a train going out, back to back.
+    pub(super) out: VecDeque<Transmit>,
+    /// Probe trains from the peer being timed.
+    pub(super) train_rx: crate::estimate::TrainReceiver,
+}
+
 impl Association {
     /// Trains may be sent to this peer at all.
     pub(super) fn probes_allowed(&self) -> bool {
         let e = &self.cfg.estimators;
-        e.enabled && (self.peer_probes || e.probe_unannounced)
+        e.enabled && (self.probes.peer_supports || e.probe_unannounced)
     }
 
     /// The peer announced that it answers capacity probes.
     pub fn peer_supports_probes(&self) -> bool {
-        self.peer_probes
+        self.probes.peer_supports
     }
 
     /// Path `i` can take a train now: not while its packets would leave
@@ -60,7 +73,7 @@ impl Association {
         self.state == State::Established
             && p.confirmed
             && p.state == PathState::Active
-            && self.probe_out.is_empty()
+            && self.probes.out.is_empty()
             && !self.source_for(i).is_some_and(|s| self.is_pending_add(s))
     }
 
@@ -182,11 +195,11 @@ impl Association {
     /// heartbeat, if given, rides behind the probe in the first packet.
     fn queue_train(&mut self, i: usize, now: Time, heartbeat: Option<Chunk>) {
         let id = self.rng_u32();
-        let auth = self.must_authenticate_chunk(chunk_type::PROBE)
+        let auth = self.must_authenticate(chunk_type::PROBE)
             || heartbeat
                 .as_ref()
-                .is_some_and(|h| self.must_authenticate_chunk(h.chunk_type()));
-        let fixed = COMMON_HEADER + if auth { self.auth_overhead_bytes() } else { 0 };
+                .is_some_and(|h| self.must_authenticate(h.chunk_type()));
+        let fixed = COMMON_HEADER + if auth { self.auth_overhead() } else { 0 };
         let small = fixed + crate::wire::probe::PROBE_HEADER_LEN;
         let large = self.cfg.path_mtu;
         let dest = self.paths[i].remote;
@@ -215,7 +228,7 @@ impl Association {
             let p = &mut self.paths[i];
             p.stats.packets_sent += 1;
             p.stats.bytes_sent += t.packet().len() as u64;
-            self.probe_out.push_back(t);
+            self.probes.out.push_back(t);
         }
         self.paths[i].capacity.train_sent(TrainInFlight {
             id,
@@ -226,7 +239,7 @@ impl Association {
 
     /// The next probe packet to send, if a train is going out.
     pub(super) fn poll_probe(&mut self) -> Option<Transmit> {
-        self.probe_out.pop_front()
+        self.probes.out.pop_front()
     }
 
     /// A PROBE arrived from `src` at `dst` in a packet of `packet_len`
@@ -243,13 +256,8 @@ impl Association {
         if self.path_index(src).is_none() || !self.state.is_established() {
             return;
         }
-        if let Some(echo) = self.train_rx.on_probe(now, src, probe, packet_len) {
-            self.ctrl_push(Directed {
-                dest: src,
-                source: Some(dst),
-                reflect: None,
-                chunk: Chunk::ProbeEcho(echo),
-            });
+        if let Some(echo) = self.probes.train_rx.on_probe(now, src, probe, packet_len) {
+            self.reply(src, dst, Chunk::ProbeEcho(echo));
         }
     }
 

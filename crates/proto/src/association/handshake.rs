@@ -82,6 +82,44 @@ fn tlv(ty: u16, value: &[u8]) -> Bytes {
     Bytes::from(v)
 }
 
+/// The peer's AUTH parameters from the RANDOM, CHUNKS and HMAC-ALGO
+/// parameters of its INIT or INIT ACK: AUTH is in use only when the peer
+/// sent RANDOM and HMAC-ALGO (RFC 4895 section 6.1); malformed sets are a
+/// protocol violation.
+fn peer_auth_params(
+    randoms: Vec<Bytes>,
+    mut chunks: Vec<Vec<u8>>,
+    mut hmacs: Vec<Vec<u16>>,
+) -> Result<Option<AuthParams>, InitError> {
+    if randoms.is_empty() && hmacs.is_empty() && chunks.is_empty() {
+        return Ok(None);
+    }
+    if randoms.len() != 1 {
+        return Err(InitError::Auth(AuthParamError::RandomCount));
+    }
+    if hmacs.len() != 1 {
+        return Err(InitError::Auth(AuthParamError::HmacAlgoCount));
+    }
+    // At most one CHUNKS, of at most 256 chunk types (260 bytes
+    // with its header, RFC 4895 section 3.2).
+    if chunks.len() > 1 || chunks.first().is_some_and(|c| c.len() > MAX_CHUNK_TYPES) {
+        return Err(InitError::Auth(AuthParamError::BadChunks));
+    }
+    if randoms[0].len() != RANDOM_LEN {
+        return Err(InitError::Auth(AuthParamError::RandomLength(
+            randoms[0].len(),
+        )));
+    }
+    if !hmacs[0].contains(&1) {
+        return Err(InitError::Auth(AuthParamError::NoSha1));
+    }
+    Ok(Some(AuthParams {
+        random: randoms[0].to_vec(),
+        chunks: chunks.pop(),
+        hmac_ids: hmacs.remove(0),
+    }))
+}
+
 impl PeerInit {
     /// Reads the fixed part and the parameters of an INIT or INIT ACK,
     /// handling unknown parameters by their high bits (RFC 9260 section
@@ -118,6 +156,7 @@ impl PeerInit {
                 v.push(a);
             }
         };
+        // AUTH's parameters, checked together after the loop.
         let mut randoms: Vec<Bytes> = Vec::new();
         let mut chunks: Vec<Vec<u8>> = Vec::new();
         let mut hmacs: Vec<Vec<u16>> = Vec::new();
@@ -166,34 +205,7 @@ impl PeerInit {
         if p.host_name {
             return Err(InitError::HostName);
         }
-        // AUTH is in use only when the peer sent RANDOM and HMAC-ALGO
-        // (RFC 4895 section 6.1); malformed sets are a protocol violation.
-        if !randoms.is_empty() || !hmacs.is_empty() || !chunks.is_empty() {
-            if randoms.len() != 1 {
-                return Err(InitError::Auth(AuthParamError::RandomCount));
-            }
-            if hmacs.len() != 1 {
-                return Err(InitError::Auth(AuthParamError::HmacAlgoCount));
-            }
-            // At most one CHUNKS, of at most 256 chunk types (260 bytes
-            // with its header, RFC 4895 section 3.2).
-            if chunks.len() > 1 || chunks.first().is_some_and(|c| c.len() > MAX_CHUNK_TYPES) {
-                return Err(InitError::Auth(AuthParamError::BadChunks));
-            }
-            if randoms[0].len() != RANDOM_LEN {
-                return Err(InitError::Auth(AuthParamError::RandomLength(
-                    randoms[0].len(),
-                )));
-            }
-            if !hmacs[0].contains(&1) {
-                return Err(InitError::Auth(AuthParamError::NoSha1));
-            }
-            p.auth = Some(AuthParams {
-                random: randoms[0].to_vec(),
-                chunks: chunks.pop(),
-                hmac_ids: hmacs.remove(0),
-            });
-        }
+        p.auth = peer_auth_params(randoms, chunks, hmacs)?;
         Ok(p)
     }
 

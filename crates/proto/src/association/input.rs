@@ -5,59 +5,47 @@ use std::net::IpAddr;
 
 use bytes::Bytes;
 
+use super::auth::AuthFailure;
 use super::recv::DataOutcome;
-use super::{Association, CloseReason, Directed, Event, PeerInit, PrimaryReason, State};
-use crate::asconf::{LocalAddrState, Request, is_unusable_peer_address, is_wildcard};
-use crate::congestion::Congestion;
+use super::{Association, CloseReason, Directed, Event, State};
 use crate::cookie::CookieState;
-use crate::path::{Path, RtoEstimator};
 use crate::wire::chunk::{UnknownChunkAction, chunk_type};
-use crate::wire::param::UnknownParamAction;
-use crate::wire::{
-    AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkIndex, ErrorCause, IndexedChunk, InitChunk,
-    Packet, Param, SackChunk,
-};
+use crate::wire::{Chunk, ChunkIndex, ErrorCause, IndexedChunk, Packet, Param, SackChunk};
 use crate::{ErrorCounterReset, Time};
 
 /// Bound on queued control replies (heartbeat acks, errors): a peer cannot
 /// make the association hold more.
 const MAX_CTRL_QUEUE: usize = 256;
 
+/// A received packet, as its chunks' handlers see it.
+#[derive(Clone, Copy)]
+struct Received<'a> {
+    now: Time,
+    src: IpAddr,
+    dst: IpAddr,
+    packet: &'a Bytes,
+    /// The validated State Cookie, if the packet carried a COOKIE ECHO.
+    cookie: Option<&'a CookieState>,
+    /// Whether a peer address belongs to another association.
+    in_use: &'a dyn Fn(IpAddr) -> bool,
+}
+
+/// What the chunks of one packet have shown so far.
+#[derive(Default)]
+struct Pass {
+    /// DATA the state accepts was seen (a SACK is due).
+    data_seen: bool,
+    /// One had the I bit (SACK at once, RFC 7053).
+    immediate: bool,
+    /// An AUTH chunk authenticated the chunks after it.
+    authenticated: bool,
+}
+
 /// Outcome of a chunk handler: go on with the next chunk or stop.
 #[derive(PartialEq, Eq)]
 pub(super) enum Flow {
     Continue,
     Stop,
-}
-
-/// Why an AUTH chunk did not authenticate what follows.
-enum AuthFailure {
-    /// Silently discard the rest of the packet.
-    Discard,
-    /// Discard and report an unsupported HMAC identifier.
-    UnsupportedHmac(u16),
-}
-
-pub(super) fn addr_tlv(a: IpAddr) -> Bytes {
-    let mut v = Vec::with_capacity(20);
-    match a {
-        IpAddr::V4(v4) => {
-            v.extend_from_slice(&[0, 5, 0, 8]);
-            v.extend_from_slice(&v4.octets());
-        }
-        IpAddr::V6(v6) => {
-            v.extend_from_slice(&[0, 6, 0, 20]);
-            v.extend_from_slice(&v6.octets());
-        }
-    }
-    Bytes::from(v)
-}
-
-fn param_tlv(p: &Param) -> Bytes {
-    let mut v = Vec::new();
-    p.emit(&mut v);
-    v.truncate(p.length());
-    Bytes::from(v)
 }
 
 impl Association {
@@ -89,7 +77,8 @@ impl Association {
     }
 
     /// [`handle_packet`](Self::handle_packet) once the chunk headers are
-    /// known.
+    /// known: the verification tag rules, then each chunk in turn, then
+    /// what the packet as a whole calls for (a SACK, events).
     #[allow(clippy::too_many_arguments)]
     fn handle_chunks(
         &mut self,
@@ -102,24 +91,71 @@ impl Association {
         cookie: Option<&CookieState>,
         in_use: &dyn Fn(IpAddr) -> bool,
     ) -> bool {
-        let Some(&IndexedChunk {
-            chunk_type: first,
-            flags: first_flags,
-            ..
-        }) = chunks.first()
-        else {
+        if chunks.is_empty() {
+            return false;
+        }
+        self.stats.packets_received += 1;
+        let Some(proven) = self.check_tags(src, dst, vtag, chunks) else {
             return false;
         };
-        self.stats.packets_received += 1;
+        if proven {
+            self.heard_from(now, src, dst);
+        }
+        self.tx.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
 
-        // Verification tag rules (section 8.5 and 8.5.1).
+        let had_gaps = self.receiver.has_gaps();
+        let readable_before = self.receiver.readable();
+        let rx = Received {
+            now,
+            src,
+            dst,
+            packet,
+            cookie,
+            in_use,
+        };
+        let mut pass = Pass::default();
+        for c in chunks {
+            if self.state == State::Closed && cookie.is_none() {
+                break;
+            }
+            if self.handle_chunk(&rx, c, &mut pass) == Flow::Stop {
+                break;
+            }
+        }
+
+        if pass.data_seen && self.state != State::Closed {
+            self.after_data(now, src, had_gaps, pass.immediate);
+        }
+        if !readable_before && self.receiver.readable() {
+            self.push_event(Event::Readable);
+        }
+        self.maybe_progress_shutdown(now);
+        if self.send_blocked && self.send_capacity() > 0 {
+            self.send_blocked = false;
+            self.push_event(Event::Writable);
+        }
+        proven
+    }
+
+    /// The verification tag rules (sections 8.5 and 8.5.1) and the
+    /// bundling rules of section 6.10: `None` drops the packet, otherwise
+    /// whether it proves to come from the peer (an INIT, whose tag is 0,
+    /// does not).
+    fn check_tags(
+        &mut self,
+        src: IpAddr,
+        dst: IpAddr,
+        vtag: u32,
+        chunks: &[IndexedChunk],
+    ) -> Option<bool> {
+        let (first, first_flags) = (chunks[0].chunk_type, chunks[0].flags);
         let has = |t: u8| chunks.iter().any(|c| c.chunk_type == t);
         // Section 6.10: INIT ACK and SHUTDOWN COMPLETE are never bundled
         // (INIT is handled below); a packet that bundles one is dropped
         // whole rather than half processed.
         if chunks.len() > 1 && (has(chunk_type::INIT_ACK) || has(chunk_type::SHUTDOWN_COMPLETE)) {
             self.stats.protocol_violations += 1;
-            return false;
+            return None;
         }
         // An INIT's tag is 0 (section 8.5.1): it proves nothing about its
         // source, which therefore teaches the paths nothing either.
@@ -127,7 +163,7 @@ impl Association {
         if !proven {
             if vtag != 0 || chunks.len() > 1 {
                 self.stats.bad_vtag += 1;
-                return false;
+                return None;
             }
         } else if first == chunk_type::COOKIE_ECHO
             || (first == chunk_type::AUTH
@@ -142,7 +178,7 @@ impl Association {
                 || (t_bit && vtag == self.peer_tag && self.peer_tag != 0);
             if !ok {
                 self.stats.bad_vtag += 1;
-                return false;
+                return None;
             }
         } else if first == chunk_type::SHUTDOWN_ACK
             && matches!(self.state, State::CookieWait | State::CookieEchoed)
@@ -154,233 +190,219 @@ impl Association {
                 reflect: Some(vtag),
                 chunk: Chunk::ShutdownComplete { t_bit: true },
             });
-            return false;
+            return None;
         } else if vtag != self.local_tag {
             self.stats.bad_vtag += 1;
-            return false;
+            return None;
         }
-
-        if proven {
-            if !self.moved_off.is_empty() {
-                self.moved_off.retain(|a| *a != src);
-            }
-            if let Some(i) = self.path_index(src) {
-                let p = &mut self.paths[i];
-                p.last_heard = Some(now);
-                p.learned_source = Some(dst);
-                p.stats.packets_received += 1;
-            }
-        }
-        self.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
-
-        let had_gaps = self.receiver.has_gaps();
-        let mut data_seen = false;
-        let mut immediate = false;
-        let mut authenticated = false;
-        let readable_before = self.receiver.readable();
-
-        for c in chunks {
-            let (range, ty) = (c.range.clone(), c.chunk_type);
-            if self.state == State::Closed && cookie.is_none() {
-                break;
-            }
-            let raw = packet.slice(range.clone());
-            if ty == chunk_type::AUTH {
-                let a = match Chunk::parse(&raw) {
-                    Ok(Chunk::Auth(a)) => a,
-                    _ => {
-                        // An AUTH shorter than its header or otherwise
-                        // undecodable: discard what follows (RFC 4895 6.3).
-                        self.stats.auth_failures += 1;
-                        break;
-                    }
-                };
-                match self.verify_auth(packet, range.start, &a) {
-                    Ok(()) => {
-                        authenticated = true;
-                        continue;
-                    }
-                    Err(AuthFailure::Discard) => {
-                        self.stats.auth_failures += 1;
-                        self.push_event(Event::AuthenticationFailure);
-                        break;
-                    }
-                    Err(AuthFailure::UnsupportedHmac(id)) => {
-                        self.stats.auth_failures += 1;
-                        let chunk = Chunk::Error {
-                            causes: vec![ErrorCause::UnsupportedHmacIdentifier { hmac_id: id }],
-                        };
-                        self.ctrl_push(Directed {
-                            dest: src,
-                            source: Some(dst),
-                            reflect: None,
-                            chunk,
-                        });
-                        break;
-                    }
-                }
-            }
-            // A chunk that must be authenticated and is not is discarded
-            // before anything else looks at it (RFC 4895 6.3): a forged or
-            // malformed ASCONF must not be able to abort the association.
-            if !authenticated && self.requires_auth(ty) {
-                self.stats.auth_failures += 1;
-                continue;
-            }
-            // PAD: discarded, the rest of the packet processed (RFC 4820
-            // section 3); large capacity probes carry their filler in one.
-            if ty == chunk_type::PAD {
-                continue;
-            }
-            let chunk = match Chunk::parse(&raw) {
-                Ok(c) => c,
-                Err(e) => {
-                    self.stats.malformed_chunks += 1;
-                    if matches!(e, crate::wire::WireError::BadParamLength { .. })
-                        && matches!(
-                            ty,
-                            chunk_type::ASCONF | chunk_type::ASCONF_ACK | chunk_type::INIT_ACK
-                        )
-                    {
-                        self.protocol_violation("malformed parameter", src);
-                    }
-                    break;
-                }
-            };
-            let flow = match chunk {
-                Chunk::Data(mut d) => {
-                    // DATA the state does not accept is dropped and
-                    // leaves no SACK behind (section 9.2: no data after
-                    // the peer's SHUTDOWN or in SHUTDOWN-ACK-SENT).
-                    if self.accepts_data() {
-                        data_seen = true;
-                        immediate |= d.immediate;
-                    }
-                    // The payload is a slice of the datagram: a small one
-                    // is copied out, so that what the receiver holds does
-                    // not pin a datagram many times its size.
-                    if d.payload.len() * 2 < packet.len() {
-                        d.payload = Bytes::copy_from_slice(&d.payload);
-                    }
-                    self.on_data(d, src, dst)
-                }
-                Chunk::Sack(s) => self.on_sack(now, &s, src),
-                Chunk::Init(i) => self.on_init(now, &i, raw.clone(), src, dst),
-                Chunk::InitAck(i) => self.on_init_ack(now, &i, src, dst),
-                Chunk::CookieEcho { .. } => match cookie {
-                    Some(c) => self.on_cookie_echo(now, c, src, dst),
-                    None => Flow::Stop,
-                },
-                Chunk::CookieAck => self.on_cookie_ack(now),
-                Chunk::Heartbeat { info } => {
-                    if self.state != State::Closed {
-                        self.ctrl_push(Directed {
-                            dest: src,
-                            source: Some(dst),
-                            reflect: None,
-                            chunk: Chunk::HeartbeatAck { info },
-                        });
-                    }
-                    Flow::Continue
-                }
-                Chunk::HeartbeatAck { info } => self.on_heartbeat_ack(now, &info),
-                Chunk::Abort { causes, .. } => {
-                    let reason = if matches!(self.state, State::CookieWait | State::CookieEchoed) {
-                        CloseReason::Refused { causes }
-                    } else {
-                        CloseReason::PeerAbort { causes }
-                    };
-                    self.close(reason);
-                    Flow::Stop
-                }
-                Chunk::Shutdown { cum_tsn_ack } => self.on_shutdown(now, cum_tsn_ack, src),
-                Chunk::ShutdownAck => self.on_shutdown_ack(src, dst),
-                Chunk::ShutdownComplete { .. } => {
-                    if self.state == State::ShutdownAckSent {
-                        self.close(CloseReason::Shutdown);
-                    }
-                    Flow::Stop
-                }
-                Chunk::Error { causes } => self.on_error(now, causes),
-                Chunk::Asconf(a) => self.on_asconf(now, a, src, dst, in_use),
-                Chunk::AsconfAck(a) => self.on_asconf_ack(&a),
-                Chunk::Auth(_) => Flow::Continue,
-                Chunk::Probe(p) if self.cfg.estimators.enabled => {
-                    self.on_probe(now, src, dst, &p, packet.len());
-                    Flow::Continue
-                }
-                Chunk::ProbeEcho(e) if self.cfg.estimators.enabled => {
-                    self.on_probe_echo(now, &e);
-                    Flow::Continue
-                }
-                // With the estimators off, probes are the unknown chunks
-                // they are to any other stack (skipped, high bits 10).
-                Chunk::ForwardTsn { .. }
-                | Chunk::Probe(_)
-                | Chunk::ProbeEcho(_)
-                | Chunk::Unknown { .. } => {
-                    // The Unrecognized Chunk Type cause returns the chunk
-                    // as it was on the wire, padding included, as FreeBSD
-                    // and Linux do (section 3.3.10.6 leaves it open).
-                    let end = range.end.saturating_add(3) & !3;
-                    let padded = packet.slice(range.start..end.min(packet.len()));
-                    self.on_unknown_chunk(ty, padded, src, dst)
-                }
-            };
-            if flow == Flow::Stop {
-                break;
-            }
-        }
-
-        if data_seen && self.state != State::Closed {
-            self.after_data(now, src, had_gaps, immediate);
-        }
-        if !readable_before && self.receiver.readable() {
-            self.push_event(Event::Readable);
-        }
-        self.maybe_progress_shutdown(now);
-        if self.send_blocked && self.send_capacity() > 0 {
-            self.send_blocked = false;
-            self.push_event(Event::Writable);
-        }
-        proven
+        Some(proven)
     }
 
+    /// A packet proven to come from the peer arrived at `dst` from `src`.
+    fn heard_from(&mut self, now: Time, src: IpAddr, dst: IpAddr) {
+        if !self.moved_off.is_empty() {
+            self.moved_off.retain(|a| *a != src);
+        }
+        if let Some(i) = self.path_index(src) {
+            let p = &mut self.paths[i];
+            p.last_heard = Some(now);
+            p.learned_source = Some(dst);
+            p.stats.packets_received += 1;
+        }
+    }
+
+    /// One chunk of a packet: AUTH and the chunks it must cover (RFC 4895
+    /// section 6.3), PAD, decoding, then the chunk's handler.
+    fn handle_chunk(&mut self, rx: &Received<'_>, c: &IndexedChunk, pass: &mut Pass) -> Flow {
+        let (range, ty) = (c.range.clone(), c.chunk_type);
+        let (src, dst, packet) = (rx.src, rx.dst, rx.packet);
+        let raw = packet.slice(range.clone());
+        if ty == chunk_type::AUTH {
+            return self.on_auth(&raw, packet, range.start, src, dst, pass);
+        }
+        // A chunk that must be authenticated and is not is discarded
+        // before anything else looks at it (RFC 4895 6.3): a forged or
+        // malformed ASCONF must not be able to abort the association.
+        if !pass.authenticated && self.requires_auth(ty) {
+            self.stats.auth_failures += 1;
+            return Flow::Continue;
+        }
+        // PAD: discarded, the rest of the packet processed (RFC 4820
+        // section 3); large capacity probes carry their filler in one.
+        if ty == chunk_type::PAD {
+            return Flow::Continue;
+        }
+        let chunk = match Chunk::parse(&raw) {
+            Ok(c) => c,
+            Err(e) => {
+                self.stats.malformed_chunks += 1;
+                if matches!(e, crate::wire::WireError::BadParamLength { .. })
+                    && matches!(
+                        ty,
+                        chunk_type::ASCONF | chunk_type::ASCONF_ACK | chunk_type::INIT_ACK
+                    )
+                {
+                    self.protocol_violation("malformed parameter", src);
+                }
+                return Flow::Stop;
+            }
+        };
+        if let Chunk::Data(d) = &chunk
+            && self.accepts_data()
+        {
+            // DATA the state does not accept is dropped and leaves no
+            // SACK behind (section 9.2: no data after the peer's SHUTDOWN
+            // or in SHUTDOWN-ACK-SENT).
+            pass.data_seen = true;
+            pass.immediate |= d.immediate;
+        }
+        self.dispatch(rx, chunk, raw, range, ty)
+    }
+
+    /// An AUTH chunk: the chunks after it are authenticated, or the rest
+    /// of the packet is discarded (RFC 4895 section 6.3).
+    fn on_auth(
+        &mut self,
+        raw: &Bytes,
+        packet: &Bytes,
+        start: usize,
+        src: IpAddr,
+        dst: IpAddr,
+        pass: &mut Pass,
+    ) -> Flow {
+        let a = match Chunk::parse(raw) {
+            Ok(Chunk::Auth(a)) => a,
+            _ => {
+                // An AUTH shorter than its header or otherwise
+                // undecodable: discard what follows (RFC 4895 6.3).
+                self.stats.auth_failures += 1;
+                return Flow::Stop;
+            }
+        };
+        match self.verify_auth(packet, start, &a) {
+            Ok(()) => {
+                pass.authenticated = true;
+                Flow::Continue
+            }
+            Err(AuthFailure::Discard) => {
+                self.stats.auth_failures += 1;
+                self.push_event(Event::AuthenticationFailure);
+                Flow::Stop
+            }
+            Err(AuthFailure::UnsupportedHmac(id)) => {
+                self.stats.auth_failures += 1;
+                let chunk = Chunk::Error {
+                    causes: vec![ErrorCause::UnsupportedHmacIdentifier { hmac_id: id }],
+                };
+                self.reply(src, dst, chunk);
+                Flow::Stop
+            }
+        }
+    }
+
+    /// A decoded chunk to its handler.
+    fn dispatch(
+        &mut self,
+        rx: &Received<'_>,
+        chunk: Chunk,
+        raw: Bytes,
+        range: std::ops::Range<usize>,
+        ty: u8,
+    ) -> Flow {
+        let Received {
+            now,
+            src,
+            dst,
+            packet,
+            cookie,
+            in_use,
+        } = *rx;
+        match chunk {
+            Chunk::Data(mut d) => {
+                // The payload is a slice of the datagram: a small one is
+                // copied out, so that what the receiver holds does not
+                // pin a datagram many times its size.
+                if d.payload.len() * 2 < packet.len() {
+                    d.payload = Bytes::copy_from_slice(&d.payload);
+                }
+                self.on_data(d, src, dst)
+            }
+            Chunk::Sack(s) => self.on_sack(now, &s, src),
+            Chunk::Init(i) => self.on_init(now, &i, raw, src, dst),
+            Chunk::InitAck(i) => self.on_init_ack(now, &i, src, dst),
+            Chunk::CookieEcho { .. } => match cookie {
+                Some(c) => self.on_cookie_echo(now, c, src, dst),
+                None => Flow::Stop,
+            },
+            Chunk::CookieAck => self.on_cookie_ack(now),
+            Chunk::Heartbeat { info } => {
+                if self.state != State::Closed {
+                    self.reply(src, dst, Chunk::HeartbeatAck { info });
+                }
+                Flow::Continue
+            }
+            Chunk::HeartbeatAck { info } => self.on_heartbeat_ack(now, &info),
+            Chunk::Abort { causes, .. } => {
+                let reason = if matches!(self.state, State::CookieWait | State::CookieEchoed) {
+                    CloseReason::Refused { causes }
+                } else {
+                    CloseReason::PeerAbort { causes }
+                };
+                self.close(reason);
+                Flow::Stop
+            }
+            Chunk::Shutdown { cum_tsn_ack } => self.on_shutdown(now, cum_tsn_ack, src),
+            Chunk::ShutdownAck => self.on_shutdown_ack(src, dst),
+            Chunk::ShutdownComplete { .. } => {
+                if self.state == State::ShutdownAckSent {
+                    self.close(CloseReason::Shutdown);
+                }
+                Flow::Stop
+            }
+            Chunk::Error { causes } => self.on_error(now, causes),
+            Chunk::Asconf(a) => self.on_asconf(now, a, src, dst, in_use),
+            Chunk::AsconfAck(a) => self.on_asconf_ack(&a),
+            Chunk::Auth(_) => Flow::Continue,
+            Chunk::Probe(p) if self.cfg.estimators.enabled => {
+                self.on_probe(now, src, dst, &p, packet.len());
+                Flow::Continue
+            }
+            Chunk::ProbeEcho(e) if self.cfg.estimators.enabled => {
+                self.on_probe_echo(now, &e);
+                Flow::Continue
+            }
+            // With the estimators off, probes are the unknown chunks they
+            // are to any other stack (skipped, high bits 10).
+            Chunk::ForwardTsn { .. }
+            | Chunk::Probe(_)
+            | Chunk::ProbeEcho(_)
+            | Chunk::Unknown { .. } => {
+                // The Unrecognized Chunk Type cause returns the chunk as
+                // it was on the wire, padding included, as FreeBSD and
+                // Linux do (section 3.3.10.6 leaves it open).
+                let end = range.end.saturating_add(3) & !3;
+                let padded = packet.slice(range.start..end.min(packet.len()));
+                self.on_unknown_chunk(ty, padded, src, dst)
+            }
+        }
+    }
+
+    /// Queues `chunk` in answer to a packet that came from `src` to
+    /// `dst`: it goes back where the packet came from, from where it
+    /// arrived.
+    pub(super) fn reply(&mut self, src: IpAddr, dst: IpAddr, chunk: Chunk) {
+        self.ctrl_push(Directed {
+            dest: src,
+            source: Some(dst),
+            reflect: None,
+            chunk,
+        });
+    }
+
+    /// Queues a control chunk, unless `MAX_CTRL_QUEUE` are waiting.
     pub(super) fn ctrl_push(&mut self, d: Directed) {
         if self.ctrl.len() < MAX_CTRL_QUEUE {
             self.ctrl.push_back(d);
-        }
-    }
-
-    /// Must this received chunk type have been authenticated?
-    fn requires_auth(&self, ty: u8) -> bool {
-        match &self.auth {
-            Some(a) => {
-                a.requires_authentication(ty)
-                    || (self.cfg.asconf
-                        && matches!(ty, chunk_type::ASCONF | chunk_type::ASCONF_ACK))
-            }
-            // Without AUTH, ASCONF is never accepted (RFC 5061 section 4.1.1).
-            None => matches!(ty, chunk_type::ASCONF | chunk_type::ASCONF_ACK) && self.cfg.asconf,
-        }
-    }
-
-    /// RFC 4895 section 6.3.
-    fn verify_auth(&self, packet: &Bytes, start: usize, a: &AuthChunk) -> Result<(), AuthFailure> {
-        let Some(st) = &self.auth else {
-            return Err(AuthFailure::Discard);
-        };
-        let Some(alg) = st.accepts(a.hmac_id) else {
-            return Err(AuthFailure::UnsupportedHmac(a.hmac_id));
-        };
-        if a.shared_key_id != 0 || a.hmac.len() != alg.mac_len() {
-            return Err(AuthFailure::Discard);
-        }
-        let auth = packet.get(start..).unwrap_or_default();
-        if st.verify_auth_chunk(alg, auth, &a.hmac) {
-            Ok(())
-        } else {
-            Err(AuthFailure::Discard)
         }
     }
 
@@ -408,18 +430,13 @@ impl Association {
         let stream = d.stream_id;
         match self.receiver.on_data(d) {
             DataOutcome::Accepted => {}
-            DataOutcome::Duplicate | DataOutcome::Dropped => self.sack_now = true,
+            DataOutcome::Duplicate | DataOutcome::Dropped => self.sack.now = true,
             DataOutcome::InvalidStream => {
                 let chunk = Chunk::Error {
                     causes: vec![ErrorCause::InvalidStreamIdentifier { stream_id: stream }],
                 };
-                self.ctrl_push(Directed {
-                    dest: src,
-                    source: Some(dst),
-                    reflect: None,
-                    chunk,
-                });
-                self.sack_now = true;
+                self.reply(src, dst, chunk);
+                self.sack.now = true;
             }
             DataOutcome::MessageTooLarge => {
                 self.send_abort(vec![ErrorCause::OutOfResource], Some(src));
@@ -429,7 +446,7 @@ impl Association {
                 return Flow::Stop;
             }
         }
-        self.sack_dest = Some(src);
+        self.sack.dest = Some(src);
         Flow::Continue
     }
 
@@ -446,11 +463,11 @@ impl Association {
             // a SACK too if the SHUTDOWN cannot say everything.
             self.shutdown.due = true;
             if self.receiver.has_gaps() || self.receiver.has_dups() {
-                self.sack_now = true;
+                self.sack.now = true;
             }
             return;
         }
-        self.sack_dest = Some(src);
+        self.sack.dest = Some(src);
         // CMT DAC: data arriving over several paths is reordered as a
         // rule, not a sign of loss; gaps do not force a SACK for every
         // packet (the SACK says how many packets it covers instead).
@@ -463,10 +480,10 @@ impl Association {
             || self.cfg.sack_delay.is_none()
             || self.receiver.packets_since_sack >= self.cfg.sack_frequency
         {
-            self.sack_now = true;
-            self.sack_deadline = None;
-        } else if self.sack_deadline.is_none() {
-            self.sack_deadline = self.cfg.sack_delay.map(|d| now + d);
+            self.sack.now = true;
+            self.sack.deadline = None;
+        } else if self.sack.deadline.is_none() {
+            self.sack.deadline = self.cfg.sack_delay.map(|d| now + d);
         }
     }
 
@@ -490,10 +507,10 @@ impl Association {
             self.feed_westwood(now, &o.acked_bytes);
             self.limit_windows();
         }
-        self.last_sack_at = Some(now);
+        self.tx.last_sack_at = Some(now);
         if !o.acked_paths.is_empty() {
             self.error_count = 0;
-            self.zero_window_probe_at = None;
+            self.tx.zero_window_probe_at = None;
         }
         let clearing = match self.cfg.error_counter_reset {
             ErrorCounterReset::Rfc9260 => o.acked_paths,
@@ -505,7 +522,7 @@ impl Association {
             }
         }
         if o.fast_retransmits > 0 {
-            self.fast_rtx_pending = true;
+            self.tx.fast_rtx_pending = true;
         }
         Flow::Continue
     }
@@ -550,156 +567,6 @@ impl Association {
         }
         if recovered {
             self.path_recovered(i);
-        }
-        Flow::Continue
-    }
-
-    fn on_init_ack(&mut self, now: Time, init: &InitChunk, src: IpAddr, dst: IpAddr) -> Flow {
-        if self.state != State::CookieWait {
-            // Section 5.2.3: unexpected INIT ACK, discard.
-            return Flow::Stop;
-        }
-        let max = self.cfg.limits.max_init_addresses;
-        let peer = match super::handshake::check_address_count(init, max)
-            .and_then(|()| PeerInit::from_chunk(init, true))
-        {
-            Ok(p) => p,
-            Err(e) => {
-                let cause = super::init_error_cause(&e, init);
-                // Without a usable tag of the peer, the ABORT reflects ours
-                // (T bit, section 3.3.7); section 3.3.3 allows this ABORT
-                // for an Initiate Tag of 0.
-                let (reflect, t_bit) = if init.initiate_tag != 0 {
-                    (init.initiate_tag, false)
-                } else {
-                    (self.local_tag, true)
-                };
-                self.ctrl_push(Directed {
-                    dest: src,
-                    source: Some(dst),
-                    reflect: Some(reflect),
-                    chunk: Chunk::Abort {
-                        t_bit,
-                        causes: vec![cause],
-                    },
-                });
-                self.close(CloseReason::Refused { causes: Vec::new() });
-                return Flow::Stop;
-            }
-        };
-        let Some(st) = self.init.as_ref() else {
-            return Flow::Stop;
-        };
-        let dest = st.dest;
-        let rtt = if st.retransmits == 0 {
-            st.deadline
-                .map(|d| st.rto.rto().saturating_sub(d.saturating_since(now)))
-        } else {
-            None
-        };
-        if let Err(why) = self.setup_peer(&peer, src, dest, now) {
-            self.ctrl_push(Directed {
-                dest: src,
-                source: Some(dst),
-                reflect: Some(peer.initiate_tag),
-                chunk: Chunk::Abort {
-                    t_bit: false,
-                    causes: vec![ErrorCause::ProtocolViolation {
-                        info: Bytes::from_static(why.as_bytes()),
-                    }],
-                },
-            });
-            self.close(CloseReason::Refused { causes: Vec::new() });
-            return Flow::Stop;
-        }
-        if let Some(r) = rtt
-            && let Some(i) = self.path_index(dest)
-        {
-            self.paths[i].rto.sample(r);
-        }
-        let rto = self.path_index(dest).map(|i| self.paths[i].rto.clone());
-        let st = self.init.as_mut().expect("checked above");
-        st.cookie = peer.cookie.clone();
-        st.cookie_bundle.clear();
-        if !peer.unrecognized.is_empty() {
-            let params: Vec<u8> = peer.unrecognized.iter().flat_map(|b| b.to_vec()).collect();
-            st.cookie_bundle.push(Chunk::Error {
-                causes: vec![ErrorCause::UnrecognizedParameters {
-                    params: Bytes::from(params),
-                }],
-            });
-        }
-        st.retransmits = 0;
-        st.due = true;
-        st.deadline = None;
-        if let Some(r) = rto {
-            st.rto = r;
-        }
-        self.state = State::CookieEchoed;
-        if let Some(ind) = peer.adaptation {
-            self.push_event(Event::Adaptation { indication: ind });
-        }
-        Flow::Stop
-    }
-
-    pub(super) fn establish(&mut self, _now: Time) {
-        if !matches!(self.state, State::CookieWait | State::CookieEchoed) {
-            return;
-        }
-        self.init = None;
-        self.state = State::Established;
-        self.push_event(Event::Connected);
-    }
-
-    fn on_cookie_ack(&mut self, now: Time) -> Flow {
-        if self.state == State::CookieEchoed {
-            if let Some(st) = &self.init
-                && st.retransmits == 0
-                && let (Some(d), Some(i)) = (st.deadline, self.path_index(st.dest))
-            {
-                let rtt = st.rto.rto().saturating_sub(d.saturating_since(now));
-                self.paths[i].rto.sample(rtt);
-            }
-            self.establish(now);
-        }
-        Flow::Continue
-    }
-
-    fn on_shutdown(&mut self, now: Time, cum: u32, src: IpAddr) -> Flow {
-        match self.state {
-            State::Established | State::ShutdownPending | State::ShutdownReceived => {
-                let o = self.sender.on_shutdown_cum_ack(cum, now, &mut self.paths);
-                if o.acks_unsent {
-                    self.protocol_violation("SHUTDOWN acknowledges a TSN that was not sent", src);
-                    return Flow::Stop;
-                }
-                if self.state != State::ShutdownReceived {
-                    self.state = State::ShutdownReceived;
-                }
-            }
-            State::ShutdownSent => {
-                // Both sides shut down at once: answer with SHUTDOWN ACK.
-                self.sender.on_shutdown_cum_ack(cum, now, &mut self.paths);
-                self.state = State::ShutdownAckSent;
-                self.shutdown.due = true;
-                self.shutdown.retransmits = 0;
-            }
-            State::ShutdownAckSent => self.shutdown.due = true,
-            _ => {}
-        }
-        Flow::Continue
-    }
-
-    fn on_shutdown_ack(&mut self, src: IpAddr, dst: IpAddr) -> Flow {
-        if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
-            self.ctrl_push(Directed {
-                dest: src,
-                source: Some(dst),
-                reflect: None,
-                chunk: Chunk::ShutdownComplete { t_bit: false },
-            });
-            self.close(CloseReason::Shutdown);
-            return Flow::Stop;
         }
         Flow::Continue
     }
@@ -753,433 +620,13 @@ impl Association {
             let chunk = Chunk::Error {
                 causes: vec![ErrorCause::UnrecognizedChunkType { chunk: raw }],
             };
-            self.ctrl_push(Directed {
-                dest: src,
-                source: Some(dst),
-                reflect: None,
-                chunk,
-            });
+            self.reply(src, dst, chunk);
         }
         match action {
             UnknownChunkAction::Stop | UnknownChunkAction::StopAndReport => Flow::Stop,
             _ => Flow::Continue,
         }
     }
-
-    // ---------------------------------------------------------------
-    // ADD-IP, receiver side (RFC 5061 section 5.2)
-    // ---------------------------------------------------------------
-
-    fn on_asconf(
-        &mut self,
-        now: Time,
-        a: AsconfChunk,
-        src: IpAddr,
-        dst: IpAddr,
-        in_use: &dyn Fn(IpAddr) -> bool,
-    ) -> Flow {
-        if !self.asconf.enabled || !self.state.is_established() {
-            return Flow::Continue;
-        }
-        self.stats.asconfs_received += 1;
-        let expected = self.asconf.peer_serial.wrapping_add(1);
-        if a.serial != expected {
-            self.stats.stale_asconfs += 1;
-        }
-        if a.serial == self.asconf.peer_serial {
-            // A retransmission: resend the cached answer, or discard.
-            if let Some(ack) = self.asconf.cached_ack.clone() {
-                self.ctrl_push(Directed {
-                    dest: src,
-                    source: Some(dst),
-                    reflect: None,
-                    chunk: Chunk::AsconfAck(ack),
-                });
-            }
-            return Flow::Continue;
-        }
-        if a.serial != expected {
-            return Flow::Continue;
-        }
-        let mut responses: Vec<Param> = Vec::new();
-        let mut successes: Vec<Param> = Vec::new();
-        // Reports of unrecognized parameters are bounded like an INIT
-        // ACK's (`limits.max_reflected_unrecognized`).
-        let mut report_budget = self.cfg.limits.max_reflected_unrecognized;
-        for param in &a.params {
-            let result = match param {
-                Param::AddIpAddress {
-                    correlation_id,
-                    address,
-                } => Some((
-                    *correlation_id,
-                    self.peer_add(now, *address, src, param, in_use),
-                )),
-                Param::DeleteIpAddress {
-                    correlation_id,
-                    address,
-                } => Some((*correlation_id, self.peer_delete(now, *address, src, param))),
-                Param::SetPrimaryAddress {
-                    correlation_id,
-                    address,
-                } => Some((*correlation_id, self.peer_set_primary(*address, src))),
-                Param::AdaptationLayerIndication(v) => {
-                    self.push_event(Event::Adaptation { indication: *v });
-                    None
-                }
-                Param::Unknown { param_type, value } => {
-                    let action = UnknownParamAction::from_type(*param_type);
-                    let report = matches!(
-                        action,
-                        UnknownParamAction::StopAndReport | UnknownParamAction::SkipAndReport
-                    );
-                    if report {
-                        let cid = if value.len() >= 4 {
-                            u32::from_be_bytes([value[0], value[1], value[2], value[3]])
-                        } else {
-                            0
-                        };
-                        let cause = ErrorCause::UnrecognizedParameters {
-                            params: param_tlv(param),
-                        };
-                        let report = Param::ErrorCauseIndication {
-                            correlation_id: cid,
-                            causes: vec![cause],
-                        };
-                        if let Some(left) = report_budget.checked_sub(report.padded_len()) {
-                            report_budget = left;
-                            responses.push(report);
-                        }
-                    }
-                    if matches!(
-                        action,
-                        UnknownParamAction::Stop | UnknownParamAction::StopAndReport
-                    ) {
-                        break;
-                    }
-                    None
-                }
-                _ => None,
-            };
-            if let Some((cid, r)) = result {
-                match r {
-                    Ok(()) => successes.push(Param::SuccessIndication {
-                        correlation_id: cid,
-                    }),
-                    Err(cause) => responses.push(Param::ErrorCauseIndication {
-                        correlation_id: cid,
-                        causes: vec![cause],
-                    }),
-                }
-            }
-            if self.state == State::Closed {
-                return Flow::Stop;
-            }
-        }
-        // Successes are implicit; they are spelled out only next to errors.
-        if !responses.is_empty() {
-            responses.extend(successes);
-        }
-        let ack = AsconfAckChunk {
-            serial: a.serial,
-            params: responses,
-        };
-        self.asconf.peer_serial = a.serial;
-        self.asconf.cached_ack = Some(ack.clone());
-        self.ctrl_push(Directed {
-            dest: src,
-            source: Some(dst),
-            reflect: None,
-            chunk: Chunk::AsconfAck(ack),
-        });
-        // The single-homed move: the ASCONF's source is a new, unconfirmed
-        // address. Its probe leaves at once, in the packet of the
-        // ASCONF-ACK (RFC 9260 section 5.4 allows a HEARTBEAT with a nonce
-        // to an UNCONFIRMED address; one probe per RTO), so the move costs
-        // one round trip more than the ASCONF. Other new addresses are
-        // probed by the heartbeat timers.
-        if let Some(i) = self.path_index(src)
-            && !self.paths[i].confirmed
-            && self.paths[i].heartbeat.is_none()
-        {
-            self.queue_heartbeat(i, now);
-        }
-        // An ASCONF proves the peer reached us: count it as life.
-        self.error_count = 0;
-        Flow::Continue
-    }
-
-    /// Families in use by the association's peer addresses.
-    fn uses_family(&self, a: &IpAddr) -> bool {
-        self.paths.iter().any(|p| p.remote.is_ipv4() == a.is_ipv4())
-    }
-
-    fn peer_add(
-        &mut self,
-        now: Time,
-        address: IpAddr,
-        src: IpAddr,
-        param: &Param,
-        in_use: &dyn Fn(IpAddr) -> bool,
-    ) -> Result<(), ErrorCause> {
-        let addr = if is_wildcard(&address) { src } else { address };
-        if is_unusable_peer_address(&addr) || !self.uses_family(&addr) {
-            return Err(ErrorCause::UnresolvableAddress {
-                address: addr_tlv(address),
-            });
-        }
-        if self.path_index(addr).is_some() {
-            return Ok(());
-        }
-        if in_use(addr) {
-            // Another association's peer has this address: adding it
-            // would take that association's packets (RFC 5061 section
-            // 4.2: refused by local policy).
-            self.stats.addresses_refused_in_use += 1;
-            return Err(ErrorCause::NoAuthorization {
-                request: param_tlv(param),
-            });
-        }
-        if self.paths.len() >= self.cfg.limits.max_peer_addresses {
-            return Err(ErrorCause::ResourceShortage {
-                request: param_tlv(param),
-            });
-        }
-        let mtu = self.cfg.path_mtu;
-        // RFC 9260 section 5.4: a new peer address is UNCONFIRMED until a
-        // HEARTBEAT with a random nonce sent to it comes back, even when
-        // the (authenticated) ASCONF that adds it came from it: the IP
-        // source is spoofable, and AUTH proves only that the sender holds
-        // the key, which a malicious peer does. No DATA goes there before
-        // (see `build_packet`).
-        let mut p = Path::new(
-            addr,
-            RtoEstimator::new(self.cfg.rto_initial, self.cfg.rto_min, self.cfg.rto_max),
-            Congestion::new(
-                mtu,
-                self.cfg.initial_cwnd_for(mtu),
-                self.sender.peer_initial_rwnd.max(mtu as u32),
-            ),
-            false,
-        );
-        p.heartbeat_deadline = Some(now);
-        self.paths.push(p);
-        self.init_path_estimators(self.paths.len() - 1);
-        self.push_event(Event::PeerAddressAdded { addr });
-        Ok(())
-    }
-
-    fn peer_delete(
-        &mut self,
-        now: Time,
-        address: IpAddr,
-        src: IpAddr,
-        param: &Param,
-    ) -> Result<(), ErrorCause> {
-        if is_wildcard(&address) {
-            // Delete every address but the source.
-            let doomed: Vec<IpAddr> = self
-                .paths
-                .iter()
-                .map(|p| p.remote)
-                .filter(|a| *a != src)
-                .collect();
-            if self.path_index(src).is_none() {
-                return Err(ErrorCause::DeleteSourceAddress {
-                    request: param_tlv(param),
-                });
-            }
-            for a in doomed {
-                self.remove_path(a, src, now);
-            }
-            return Ok(());
-        }
-        if is_unusable_peer_address(&address) {
-            return Err(ErrorCause::UnresolvableAddress {
-                address: addr_tlv(address),
-            });
-        }
-        if self.path_index(address).is_none() {
-            return Err(ErrorCause::UnresolvableAddress {
-                address: addr_tlv(address),
-            });
-        }
-        if self.paths.len() == 1 {
-            return Err(ErrorCause::DeleteLastRemainingAddress {
-                request: param_tlv(param),
-            });
-        }
-        if address == src {
-            return Err(ErrorCause::DeleteSourceAddress {
-                request: param_tlv(param),
-            });
-        }
-        self.remove_path(address, src, now);
-        Ok(())
-    }
-
-    /// Removes a peer address: its outstanding data moves to the path of
-    /// `prefer` (the ASCONF's source) or the data path.
-    fn remove_path(&mut self, addr: IpAddr, prefer: IpAddr, now: Time) {
-        let Some(i) = self.path_index(addr) else {
-            return;
-        };
-        if self.paths.len() <= 1 {
-            return;
-        }
-        let to = self
-            .path_index(prefer)
-            .filter(|&t| t != i)
-            .or_else(|| (0..self.paths.len()).find(|&t| t != i && self.paths[t].usable()))
-            .unwrap_or(if i == 0 { 1 } else { 0 });
-        let hold = self.cmt_sending();
-        self.sender.rehome(i, to, &mut self.paths, hold);
-        if hold {
-            self.cmt_hold_rehomed(i, now);
-        }
-        let was_primary = i == self.primary;
-        self.paths.remove(i);
-        self.sender.path_removed(i);
-        let to_after = if to > i { to - 1 } else { to };
-        if self.primary > i {
-            self.primary -= 1;
-        } else if was_primary {
-            self.primary = to_after;
-        }
-        if let Some(o) = self.asconf.outstanding.as_mut() {
-            if o.path == i {
-                o.path = to_after;
-            } else if o.path > i {
-                o.path -= 1;
-            }
-        }
-        self.push_event(Event::PeerAddressRemoved { addr });
-        if was_primary {
-            let a = self.paths[self.primary].remote;
-            self.push_event(Event::PrimaryChanged {
-                addr: a,
-                reason: PrimaryReason::Deleted,
-            });
-        }
-    }
-
-    fn peer_set_primary(&mut self, address: IpAddr, src: IpAddr) -> Result<(), ErrorCause> {
-        let addr = if is_wildcard(&address) { src } else { address };
-        let Some(i) = self.path_index(addr) else {
-            return Err(ErrorCause::UnresolvableAddress {
-                address: addr_tlv(address),
-            });
-        };
-        if i != self.primary {
-            self.primary = i;
-            self.data_path_changed(i);
-            self.push_event(Event::PrimaryChanged {
-                addr,
-                reason: PrimaryReason::PeerRequest,
-            });
-        }
-        Ok(())
-    }
-
-    // ---------------------------------------------------------------
-    // ADD-IP, sender side (RFC 5061 section 5.3)
-    // ---------------------------------------------------------------
-
-    fn on_asconf_ack(&mut self, a: &AsconfAckChunk) -> Flow {
-        let path = self.asconf.outstanding.as_ref().map(|o| o.path);
-        let Some(results) = self.asconf.on_ack(a) else {
-            return Flow::Continue;
-        };
-        self.error_count = 0;
-        if let Some(p) = path.filter(|&p| p < self.paths.len())
-            && self.paths[p].record_success()
-        {
-            self.path_recovered(p);
-        }
-        for (r, res) in results {
-            match res {
-                Ok(()) => self.complete_request(r),
-                Err(causes) => self.fail_request(r, causes),
-            }
-        }
-        Flow::Continue
-    }
-
-    fn complete_request(&mut self, r: Request) {
-        match r {
-            Request::Add(addr) => {
-                if let Some(l) = self.local.iter_mut().find(|l| l.addr == addr)
-                    && l.state == LocalAddrState::AddPending
-                {
-                    l.state = LocalAddrState::Available;
-                }
-                self.push_event(Event::LocalAddressAdded { addr });
-            }
-            Request::Delete(addr) => {
-                self.local.retain(|l| l.addr != addr);
-                for p in self.paths.iter_mut() {
-                    if p.learned_source == Some(addr) {
-                        p.learned_source = None;
-                    }
-                    if p.source == Some(addr) {
-                        p.source = None;
-                    }
-                }
-                self.push_event(Event::LocalAddressRemoved { addr });
-            }
-            Request::SetPrimary(addr) => self.push_event(Event::PeerPrimaryRequest {
-                addr,
-                accepted: true,
-            }),
-        }
-    }
-
-    /// A request refused by the peer. "Unrecognized parameter" means the
-    /// peer does not do that kind of request: no more of them (RFC 5061
-    /// section 5.3, rules F3a and F3b).
-    fn fail_request(&mut self, r: Request, causes: Vec<ErrorCause>) {
-        let unrecognized = causes
-            .iter()
-            .any(|c| matches!(c, ErrorCause::UnrecognizedParameters { .. }));
-        match r {
-            Request::Add(addr) => {
-                self.asconf.add_delete_refused |= unrecognized;
-                self.local
-                    .retain(|l| !(l.addr == addr && l.state == LocalAddrState::AddPending));
-                self.push_event(Event::LocalAddressAddFailed { addr, causes });
-            }
-            Request::Delete(_) if unresolvable(&causes) => {
-                // The peer does not have the address (RFC 5061 section
-                // 5.2.2: Unresolvable Address): it is not part of the
-                // association at the peer, which is what the Delete asked.
-                // Kept, it could become the Address Parameter of a later
-                // ASCONF that the peer cannot resolve (section 5.2), whose
-                // packet from a new address would then be out of the blue.
-                self.complete_request(r);
-            }
-            Request::Delete(addr) => {
-                self.asconf.add_delete_refused |= unrecognized;
-                if let Some(l) = self.local.iter_mut().find(|l| l.addr == addr) {
-                    l.state = LocalAddrState::Available;
-                }
-                self.push_event(Event::LocalAddressRemoveFailed { addr, causes });
-            }
-            Request::SetPrimary(addr) => {
-                self.asconf.set_primary_refused |= unrecognized;
-                self.push_event(Event::PeerPrimaryRequest {
-                    addr,
-                    accepted: false,
-                })
-            }
-        }
-    }
-}
-
-/// Does an ASCONF-ACK's error say the peer cannot resolve the address?
-fn unresolvable(causes: &[ErrorCause]) -> bool {
-    causes
-        .iter()
-        .any(|c| matches!(c, ErrorCause::UnresolvableAddress { .. }))
 }
 
 /// Heartbeat Info we send: address family, address, nonce.

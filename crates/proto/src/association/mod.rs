@@ -6,17 +6,25 @@
 //! which demultiplexes packets to it and collects its output; the
 //! application talks to it through the methods below.
 
+mod addip;
+mod auth;
 mod cmt;
 mod collision;
 mod estimators;
+mod events;
 mod failover;
 mod handshake;
 mod input;
 mod output;
+mod paths;
 pub mod recv;
 pub mod send;
+mod setup;
+mod shutdown;
+mod stats;
 mod timers;
 pub mod trace;
+mod transmit;
 
 use std::collections::VecDeque;
 use std::net::IpAddr;
@@ -29,7 +37,10 @@ use rand_core::{RngCore, SeedableRng};
 pub use cmt::ReceiveWindowBlock;
 pub(crate) use collision::announced_addresses;
 pub use estimators::ProbeError;
+pub use events::{AddressError, CloseReason, Event, PrimaryReason, SendError, State};
 pub use handshake::{InitError, PeerInit, check_address_count, local_auth_params, local_params};
+pub use stats::AssociationStats;
+pub use transmit::{AssocId, Transmit};
 
 /// The INIT ACK the endpoint sends statelessly (section 5.1 step B).
 #[allow(clippy::too_many_arguments)]
@@ -95,313 +106,25 @@ pub(crate) fn init_error_cause(e: &InitError, init: &InitChunk) -> ErrorCause {
 pub use recv::Message;
 
 use crate::Time;
-use crate::asconf::{AsconfError, AsconfState, LocalAddr, LocalAddrState, Request};
-use crate::auth::{AuthParams, AuthState, RANDOM_LEN};
+use crate::asconf::{AsconfState, LocalAddr, LocalAddrState};
+use crate::auth::RANDOM_LEN;
 use crate::config::AssociationConfig;
-use crate::congestion::Congestion;
-use crate::path::{Path, PathStats, RtoEstimator};
+use crate::path::Path;
 use crate::wire::{Chunk, ErrorCause, InitChunk};
 use recv::Receiver;
 use send::Sender;
+use setup::InitState;
+use shutdown::ShutdownState;
 
-/// Association states (RFC 9260 section 4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum State {
-    CookieWait,
-    CookieEchoed,
-    Established,
-    ShutdownPending,
-    ShutdownSent,
-    ShutdownReceived,
-    ShutdownAckSent,
-    Closed,
-}
-
-impl State {
-    /// States in which user data flows (or drains).
-    pub fn is_established(self) -> bool {
-        matches!(
-            self,
-            State::Established
-                | State::ShutdownPending
-                | State::ShutdownSent
-                | State::ShutdownReceived
-                | State::ShutdownAckSent
-        )
-    }
-}
-
-/// Why an association ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CloseReason {
-    /// Graceful shutdown completed.
-    Shutdown,
-    /// The peer sent an ABORT.
-    PeerAbort { causes: Vec<ErrorCause> },
-    /// The application aborted.
-    Aborted,
-    /// INIT or COOKIE ECHO went unanswered Max.Init.Retransmits times.
-    InitFailed,
-    /// The peer refused the association (ABORT or bad INIT ACK), with
-    /// the ABORT's causes (e.g. Out of Resource, RFC 9260 section
-    /// 3.3.10.4, from a peer that holds as many associations as it
-    /// takes).
-    Refused { causes: Vec<ErrorCause> },
-    /// Association.Max.Retrans consecutive errors: the peer is unreachable.
-    PeerUnreachable,
-    /// The peer violated the protocol and we aborted.
-    ProtocolViolation(&'static str),
-    /// The peer restarted with new tags; this association's state is gone.
-    Restarted,
-    /// No user data either way for the endpoint's `idle_timeout` (RFC
-    /// 6458 section 8.1.8's SCTP_AUTOCLOSE): aborted.
-    IdleTimeout,
-    /// Idle while the endpoint was full: aborted (Out of Resource) to
-    /// make room for a new association (`reclaim_idle_after`).
-    Reclaimed,
-}
-
-/// Something the application should know.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Event {
-    /// The association is established.
-    Connected,
-    /// The association ended; no more events follow except `SendFailed`.
-    Closed { reason: CloseReason },
-    /// The peer restarted the association (RFC 9260 section 5.2.4 A).
-    Restarted,
-    /// At least one message is ready for [`Association::recv`].
-    Readable,
-    /// The send buffer has room again after [`SendError::BufferFull`].
-    Writable,
-    /// A peer address became reachable again (after it was inactive or
-    /// potentially failed, or first confirmed).
-    PathUp { addr: IpAddr },
-    /// A peer address exceeded Path.Max.Retrans.
-    PathDown { addr: IpAddr },
-    /// SCTP-PF (RFC 7829): a peer address exceeded
-    /// PotentiallyFailed.Max.Retrans; new data goes elsewhere while it is
-    /// probed. `PathUp` follows when it answers, `PathDown` if it stays
-    /// silent past Path.Max.Retrans.
-    PathPotentiallyFailed { addr: IpAddr },
-    /// A peer address was verified by a HEARTBEAT ACK (section 5.4).
-    PathConfirmed { addr: IpAddr },
-    /// The peer added one of its addresses (ASCONF).
-    PeerAddressAdded { addr: IpAddr },
-    /// The peer deleted one of its addresses (ASCONF).
-    PeerAddressRemoved { addr: IpAddr },
-    /// The destination for new data changed (locally, by the peer's Set
-    /// Primary, or by failover).
-    PrimaryChanged { addr: IpAddr, reason: PrimaryReason },
-    /// Our Add IP was acknowledged: the address can now be a source.
-    LocalAddressAdded { addr: IpAddr },
-    /// Our Add IP was refused.
-    LocalAddressAddFailed {
-        addr: IpAddr,
-        causes: Vec<ErrorCause>,
-    },
-    /// Our Delete IP was acknowledged.
-    LocalAddressRemoved { addr: IpAddr },
-    /// Our Delete IP was refused; the address stays in the association.
-    LocalAddressRemoveFailed {
-        addr: IpAddr,
-        causes: Vec<ErrorCause>,
-    },
-    /// Our Set Primary request was answered.
-    PeerPrimaryRequest { addr: IpAddr, accepted: bool },
-    /// The peer does not support ADD-IP; queued requests failed.
-    AsconfUnsupported,
-    /// The peer's Adaptation Layer Indication.
-    Adaptation { indication: u32 },
-    /// The peer reported errors in an ERROR chunk.
-    PeerError { causes: Vec<ErrorCause> },
-    /// A packet failed authentication and was discarded (RFC 4895 6.3).
-    AuthenticationFailure,
-    /// Data that was not delivered when the association ended, returned to
-    /// the application (no data is silently lost).
-    SendFailed { stream: u16, ppid: u32, data: Bytes },
-}
-
-/// Why the destination for new data changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PrimaryReason {
-    /// The application chose it.
-    Local,
-    /// The peer asked for it (Set Primary Address).
-    PeerRequest,
-    /// The old primary became inactive.
-    Failover,
-    /// The old primary was deleted by the peer.
-    Deleted,
-}
-
-/// Why a message could not be queued.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum SendError {
-    #[error("the association is not established")]
-    NotConnected,
-    #[error("the association is shutting down")]
-    ShuttingDown,
-    #[error("stream {0} does not exist")]
-    InvalidStream(u16),
-    #[error("message of {0} bytes exceeds the configured maximum")]
-    TooLarge(usize),
-    #[error("empty message")]
-    Empty,
-    #[error("send buffer full")]
-    BufferFull,
-}
-
-/// Why an address operation was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum AddressError {
-    #[error("address is already part of the association")]
-    AlreadyPresent,
-    #[error("address is not part of the association")]
-    Unknown,
-    #[error("the address limit is reached")]
-    Limit,
-    #[error(transparent)]
-    Asconf(#[from] AsconfError),
-}
-
-/// A datagram to send.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Transmit {
-    /// Local address to send from; `None` lets the host choose.
-    pub source: Option<IpAddr>,
-    pub destination: IpAddr,
-    /// The SCTP packet (common header and chunks), after `headroom`
-    /// bytes left free for the driver ([`Transmit::packet`]).
-    pub payload: Vec<u8>,
-    /// Bytes at the front of `payload` before the packet: the endpoint's
-    /// `transmit_headroom` (0 by default: `payload` is the packet).
-    pub headroom: usize,
-    /// The association that sent it (set by [`crate::Endpoint::poll_transmit`];
-    /// `None` for the endpoint's stateless replies). A driver that
-    /// encapsulates in UDP keys the remote port by it (RFC 6951 section
-    /// 5: per association and destination address).
-    pub assoc: Option<AssocId>,
-}
-
-impl Transmit {
-    /// The SCTP packet (the buffer after its headroom).
-    pub fn packet(&self) -> &[u8] {
-        &self.payload[self.headroom..]
-    }
-
-    /// The SCTP packet, writable (to fill a checksum left to the driver).
-    pub fn packet_mut(&mut self) -> &mut [u8] {
-        &mut self.payload[self.headroom..]
-    }
-}
-
-/// Handle of an association within its endpoint (the endpoint hands them
-/// out; defined here so that a [`Transmit`] can name its sender).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct AssocId(pub u32);
-
-/// Counters of one association.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct AssociationStats {
-    pub packets_received: u64,
-    pub packets_sent: u64,
-    pub bytes_sent: u64,
-    /// Packets dropped for a wrong verification tag.
-    pub bad_vtag: u64,
-    /// AUTH failures and unauthenticated chunks that required AUTH.
-    pub auth_failures: u64,
-    /// Chunks that could not be decoded.
-    pub malformed_chunks: u64,
-    /// Unknown chunk types seen.
-    pub unknown_chunks: u64,
-    pub protocol_violations: u64,
-    /// Chunks not sent because they are too long for the 16-bit Chunk
-    /// Length field (RFC 9260 section 3.2); should stay 0.
-    pub chunks_too_long: u64,
-    pub data_chunks_received: u64,
-    /// Fragments looked at by reassembly: at most three per DATA chunk
-    /// received and one per fragment delivered (RFC 9260 section 6.9).
-    pub reassembly_visits: u64,
-    pub duplicate_tsns_received: u64,
-    pub data_dropped_no_buffer: u64,
-    pub sacks_sent: u64,
-    pub sacks_received: u64,
-    pub asconfs_sent: u64,
-    pub asconf_retransmissions: u64,
-    pub asconfs_received: u64,
-    /// ASCONFs whose serial number is not the next expected one: a
-    /// retransmission of the last (answered from the cached ASCONF-ACK,
-    /// RFC 5061 section 5.2) or an old or future serial (discarded), as
-    /// a replay would carry.
-    pub stale_asconfs: u64,
-    /// INITs received by an association that exists (collisions and
-    /// restart attempts, RFC 9260 section 5.2): answered, never applied
-    /// directly.
-    pub unexpected_inits: u64,
-    /// SACKs with more Gap Ack Blocks than `Limits::max_gap_blocks` (a
-    /// peer's huge gap-report list; processed at a bounded cost).
-    pub oversized_sacks: u64,
-    /// DATA chunks sent as zero window probes (RFC 9260 section 6.1
-    /// rule A) to a peer whose window was closed.
-    pub zero_window_probes: u64,
-    pub events_dropped: u64,
-    pub t3_expirations: u64,
-    pub fast_retransmissions: u64,
-    pub retransmitted_chunks: u64,
-    /// Retransmissions the peer reported as duplicates (it already had the
-    /// data): spurious.
-    pub spurious_retransmissions: u64,
-    /// Of these, fast retransmissions (e.g. reordering across CMT paths
-    /// taken for loss).
-    pub spurious_fast_retransmissions: u64,
-    /// Time the peer's receive window kept the sender waiting (data
-    /// queued, a congestion window open), over finished episodes; see
-    /// [`Association::rwnd_blocked`] for the one under way.
-    pub rwnd_blocked: Duration,
-    /// Episodes of it.
-    pub rwnd_blocked_episodes: u64,
-    pub messages_delivered: u64,
-    /// INITs (or restart cookies) refused because they add peer
-    /// addresses (RFC 9260 section 5.2.2).
-    pub restarts_refused: u64,
-    /// COOKIE ECHOs discarded by section 5.2.4's table (late, or
-    /// matching nothing).
-    pub cookies_discarded: u64,
-    /// ASCONF Add IP requests refused because another association of
-    /// the endpoint has that peer address.
-    pub addresses_refused_in_use: u64,
-}
-
-/// The handshake of the side that sent the INIT.
-#[derive(Debug, Clone)]
-struct InitState {
-    chunk: InitChunk,
-    /// Peer address the INIT goes to.
-    dest: IpAddr,
-    /// The peer addresses the application gave (an INIT ACK answering a
-    /// colliding INIT goes only to one of them, section 5.2.1).
-    peers: Vec<IpAddr>,
-    cookie: Option<Bytes>,
-    /// Chunks to bundle after the COOKIE ECHO (an ERROR reporting
-    /// unrecognized INIT ACK parameters).
-    cookie_bundle: Vec<Chunk>,
-    retransmits: u32,
-    deadline: Option<Time>,
-    /// The INIT / COOKIE ECHO must be (re)sent now.
-    due: bool,
-    rto: RtoEstimator,
-}
-
-/// Graceful shutdown progress (section 9.2).
+/// A SACK owed to the peer (RFC 9260 section 6.2).
 #[derive(Debug, Clone, Default)]
-struct ShutdownState {
-    /// SHUTDOWN or SHUTDOWN ACK must be (re)sent.
-    due: bool,
+struct SackDue {
+    /// It must go out with the next packet.
+    now: bool,
+    /// Or at this deadline (the delayed SACK timer).
     deadline: Option<Time>,
-    retransmits: u32,
-    /// T5-shutdown-guard.
-    guard: Option<Time>,
+    /// Where it goes: the source of the last DATA received.
+    dest: Option<IpAddr>,
 }
 
 /// A control chunk addressed to a specific peer address (replies go back
@@ -438,8 +161,7 @@ pub struct Association {
     error_count: u32,
     sender: Sender,
     receiver: Receiver,
-    auth: Option<AuthState>,
-    local_auth: Option<AuthParams>,
+    auth: auth::Auth,
     asconf: AsconfState,
     init: Option<InitState>,
     shutdown: ShutdownState,
@@ -450,27 +172,15 @@ pub struct Association {
     /// Bytes left free in front of each packet built (the endpoint's
     /// `transmit_headroom`).
     headroom: usize,
-    /// A SACK must go out with the next packet, or at this deadline.
-    sack_now: bool,
-    sack_deadline: Option<Time>,
-    /// Where SACKs go: the source of the last DATA received.
-    sack_dest: Option<IpAddr>,
-    /// DATA packets still allowed before the next input (Max.Burst).
-    burst_budget: u32,
+    /// The SACK we owe the peer (section 6.2).
+    sack: SackDue,
+    /// What limits the next DATA packets (Max.Burst, fast retransmit,
+    /// zero window probing).
+    tx: output::TxControl,
     /// Heartbeats to unconfirmed addresses in the current window (its
     /// end, one RTO after its first, and their count; at most
     /// `hb_max_burst` per window, section 5.4).
     verification_window: (Time, u32),
-    /// Fast retransmissions were just marked: the next packet of them
-    /// ignores cwnd (section 7.2.4 step 3).
-    fast_rtx_pending: bool,
-    /// Zero window probing (RFC 9260 section 6.1 rule A): when the last
-    /// probe left, until a SACK acknowledges new data. With
-    /// `last_sack_at`, tells a probe's timeout while the peer keeps
-    /// answering (no error) from a silent path.
-    zero_window_probe_at: Option<Time>,
-    /// When the last SACK arrived.
-    last_sack_at: Option<Time>,
     /// The endpoint's cookie secret (INIT ACKs for collisions).
     secret: [u8; 32],
     /// Tie-tags (RFC 9260 sections 2 and 5.2.2): a random nonce put in
@@ -489,20 +199,12 @@ pub struct Association {
     /// The last heartbeat round trip of each peer address measured while
     /// none of our data was in flight there (its queue empty).
     idle_rtt: Vec<(IpAddr, Duration)>,
-    /// The peer announced capacity probes (Supported Extensions).
-    peer_probes: bool,
-    /// Probe packets of a train going out, back to back.
-    probe_out: VecDeque<Transmit>,
-    /// Probe trains from the peer being timed.
-    train_rx: crate::estimate::TrainReceiver,
-    /// CMT round-robin: the path to try first for the next packet of new
-    /// data.
-    cmt_next: usize,
+    /// Capacity probe trains, ours and the peer's.
+    probes: estimators::Probes,
+    /// CMT's scheduling state.
+    cmt_state: cmt::CmtState,
     /// How long the peer's receive window has kept the sender waiting.
     rwnd_block: ReceiveWindowBlock,
-    /// CMT: data that was in flight to a deleted peer address is resent
-    /// at this time if still unacknowledged.
-    rehome_deadline: Option<Time>,
     /// The event-driven path trace, when on (`trace.rs`).
     path_trace: Option<Box<trace::PathTrace>>,
 }
@@ -540,11 +242,13 @@ impl Association {
             })
             .collect();
         Association {
-            burst_budget: cfg.max_burst.unwrap_or(u32::MAX),
+            tx: output::TxControl {
+                burst_budget: cfg.max_burst.unwrap_or(u32::MAX),
+                fast_rtx_pending: false,
+                zero_window_probe_at: None,
+                last_sack_at: None,
+            },
             verification_window: (Time::ZERO, 0),
-            fast_rtx_pending: false,
-            zero_window_probe_at: None,
-            last_sack_at: None,
             secret,
             tie_tags: None,
             closed_reported: false,
@@ -563,185 +267,24 @@ impl Association {
             error_count: 0,
             sender,
             receiver,
-            auth: None,
-            local_auth: None,
+            auth: auth::Auth::default(),
             asconf: AsconfState::new(false, local_initial_tsn, 0, max_pending),
             init: None,
             shutdown: ShutdownState::default(),
             ctrl: VecDeque::new(),
             bundle_chunks: Vec::new(),
             headroom: 0,
-            sack_now: false,
-            sack_deadline: None,
-            sack_dest: None,
+            sack: SackDue::default(),
             send_blocked: false,
             events: VecDeque::new(),
             stats: AssociationStats::default(),
             moved_off: Vec::new(),
             idle_rtt: Vec::new(),
-            peer_probes: false,
-            probe_out: VecDeque::new(),
-            train_rx: crate::estimate::TrainReceiver::default(),
-            cmt_next: 0,
+            probes: estimators::Probes::default(),
+            cmt_state: cmt::CmtState::default(),
             rwnd_block: ReceiveWindowBlock::default(),
-            rehome_deadline: None,
             path_trace: None,
         }
-    }
-
-    /// Starts an association towards `peer_addrs` (the first is the
-    /// initial destination): state COOKIE-WAIT, INIT ready to send.
-    pub fn connect(
-        cfg: AssociationConfig,
-        now: Time,
-        seed: [u8; 32],
-        local_port: u16,
-        peer_port: u16,
-        local_addrs: &[IpAddr],
-        peer_addrs: &[IpAddr],
-    ) -> Option<Self> {
-        let dest = *peer_addrs.first()?;
-        let mut a = Association::blank(cfg, seed, local_port, peer_port, local_addrs);
-        let local_auth = if a.cfg.auth {
-            let mut random = [0u8; RANDOM_LEN];
-            a.rng.fill_bytes(&mut random);
-            Some(local_auth_params(&a.cfg, &random))
-        } else {
-            None
-        };
-        let addrs: Vec<IpAddr> = a.local.iter().map(|l| l.addr).collect();
-        let chunk = InitChunk {
-            initiate_tag: a.local_tag,
-            a_rwnd: a.cfg.receive_window,
-            outbound_streams: a.cfg.outbound_streams,
-            inbound_streams: a.cfg.max_inbound_streams,
-            initial_tsn: a.local_initial_tsn,
-            params: local_params(&a.cfg, &addrs, local_auth.as_ref(), false),
-        };
-        a.local_auth = local_auth;
-        let rto = RtoEstimator::new(a.cfg.rto_initial, a.cfg.rto_min, a.cfg.rto_max);
-        a.init = Some(InitState {
-            chunk,
-            dest,
-            peers: peer_addrs.to_vec(),
-            cookie: None,
-            cookie_bundle: Vec::new(),
-            retransmits: 0,
-            deadline: None,
-            due: true,
-            rto,
-        });
-        a.state = State::CookieWait;
-        let _ = now;
-        Some(a)
-    }
-
-    /// Creates the association from a valid cookie (the passive side,
-    /// RFC 9260 section 5.1 step D): state ESTABLISHED.
-    pub(crate) fn from_cookie(
-        cfg: AssociationConfig,
-        now: Time,
-        seed: [u8; 32],
-        cookie: &crate::cookie::CookieState,
-        peer: &PeerInit,
-        local_addrs: &[IpAddr],
-    ) -> Result<Self, &'static str> {
-        let mut a = Association::blank(cfg, seed, cookie.local_port, cookie.peer_port, local_addrs);
-        a.local_tag = cookie.local_tag;
-        a.local_initial_tsn = cookie.local_initial_tsn;
-        a.local_auth = cookie.local_random.map(|r| local_auth_params(&a.cfg, &r));
-        a.setup_peer(peer, cookie.init_src, cookie.init_src, now)?;
-        if a.local.is_empty() {
-            a.local_primary = None;
-        }
-        a.state = State::Established;
-        a.push_event(Event::Connected);
-        if let Some(ind) = peer.adaptation {
-            a.push_event(Event::Adaptation { indication: ind });
-        }
-        Ok(a)
-    }
-
-    /// Sets up everything that depends on the peer's INIT / INIT ACK.
-    fn setup_peer(
-        &mut self,
-        peer: &PeerInit,
-        src: IpAddr,
-        confirmed: IpAddr,
-        now: Time,
-    ) -> Result<(), &'static str> {
-        self.peer_tag = peer.initiate_tag;
-        let local: Vec<IpAddr> = self.local.iter().map(|l| l.addr).collect();
-        let addrs = crate::peer_address::transport_addresses(
-            src,
-            Some(confirmed),
-            &peer.addresses,
-            &local,
-            self.cfg.limits.max_peer_addresses,
-        );
-        let mtu = self.cfg.path_mtu;
-        let icwnd = self.cfg.initial_cwnd_for(mtu);
-        self.paths = addrs
-            .iter()
-            .map(|&addr| {
-                let rto =
-                    RtoEstimator::new(self.cfg.rto_initial, self.cfg.rto_min, self.cfg.rto_max);
-                Path::new(
-                    addr,
-                    rto,
-                    Congestion::new(mtu, icwnd, peer.a_rwnd.max(1)),
-                    addr == confirmed,
-                )
-            })
-            .collect();
-        self.primary = self
-            .paths
-            .iter()
-            .position(|p| p.remote == confirmed)
-            .unwrap_or(0);
-        let os = self.cfg.outbound_streams.min(peer.inbound_streams);
-        let is = self.cfg.max_inbound_streams.min(peer.outbound_streams);
-        // A switch set before the handshake completed survives the new
-        // sender.
-        let sfr = self.sender.split_fast_retransmit;
-        self.sender = Sender::new(self.local_initial_tsn, os, peer.a_rwnd);
-        self.sender.split_fast_retransmit = sfr;
-        self.sender.cmt = self.cfg.cmt;
-        self.receiver = Receiver::new(
-            peer.initial_tsn,
-            is,
-            self.cfg.receive_window,
-            self.cfg.max_message_size,
-            self.cfg.limits.max_gap_blocks,
-            self.cfg.limits.max_dup_tsns,
-        );
-        self.auth = match (&self.local_auth, &peer.auth) {
-            (Some(local), Some(remote)) if self.cfg.auth => Some(
-                AuthState::new(&self.cfg.shared_key, local, remote)
-                    .map_err(|_| "invalid AUTH parameters")?,
-            ),
-            _ => None,
-        };
-        let asconf_on = self.cfg.asconf && peer.supports_asconf && self.auth.is_some();
-        self.asconf = AsconfState::new(
-            asconf_on,
-            self.local_initial_tsn,
-            peer.initial_tsn,
-            self.cfg.limits.max_pending_asconf_params,
-        );
-        self.peer_probes = peer.supports_probes;
-        for i in 0..self.paths.len() {
-            self.init_path_estimators(i);
-        }
-        // Unconfirmed addresses are probed at once (section 5.4).
-        for p in self.paths.iter_mut() {
-            p.heartbeat_deadline = Some(if p.confirmed {
-                now + self.cfg.heartbeat_interval.unwrap_or(Duration::MAX)
-            } else {
-                now
-            });
-        }
-        Ok(())
     }
 
     // ---------------------------------------------------------------
@@ -825,7 +368,7 @@ impl Association {
             return Err(SendError::BufferFull);
         }
         if !self.sender.has_outstanding() {
-            self.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+            self.tx.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
         }
         self.sender.push(stream, ppid, unordered, data);
         Ok(())
@@ -854,25 +397,13 @@ impl Association {
             && after.saturating_sub(self.receiver.last_advertised)
                 >= (self.cfg.receive_window / 4).max(mtu)
         {
-            self.sack_now = true;
+            self.sack.now = true;
         }
         Some(m)
     }
 
     pub fn readable(&self) -> bool {
         self.receiver.readable()
-    }
-
-    /// Starts a graceful shutdown (section 9.2): queued data is still sent.
-    pub fn shutdown(&mut self, now: Time) {
-        match self.state {
-            State::Established => {
-                self.state = State::ShutdownPending;
-                self.maybe_progress_shutdown(now);
-            }
-            State::CookieWait | State::CookieEchoed => self.abort(None),
-            _ => {}
-        }
     }
 
     /// Aborts the association (section 9.1), sending an ABORT with a User
@@ -902,76 +433,6 @@ impl Association {
         self.close(reason);
     }
 
-    /// Peer addresses and their state.
-    pub fn paths(&self) -> Vec<PathStats> {
-        self.paths.iter().map(|p| p.snapshot()).collect()
-    }
-
-    /// The peer's addresses (one per path), without the statistics of
-    /// [`Association::paths`].
-    pub fn peer_addresses(&self) -> impl ExactSizeIterator<Item = IpAddr> + '_ {
-        self.paths.iter().map(|p| p.remote)
-    }
-
-    /// Does this association have reason to believe that `addr` is its
-    /// peer's: an address the application gave to reach the peer (while
-    /// the handshake runs), or a confirmed path (RFC 9260 section 5.4).
-    /// An address the peer only listed is not: a packet naming it proves
-    /// nothing, so the endpoint routes no one else's set-up chunk by it
-    /// and lets an association that confirmed it take it over.
-    pub(crate) fn vouches_for(&self, addr: IpAddr) -> bool {
-        match self.state {
-            State::CookieWait | State::CookieEchoed => {
-                self.init
-                    .as_ref()
-                    .is_some_and(|st| st.peers.contains(&addr))
-                    || self.paths.iter().any(|p| p.remote == addr && p.confirmed)
-            }
-            _ => self.paths.iter().any(|p| p.remote == addr && p.confirmed),
-        }
-    }
-
-    /// Statistics of the path to `addr`.
-    pub fn path_stats(&self, addr: IpAddr) -> Option<PathStats> {
-        self.paths
-            .iter()
-            .find(|p| p.remote == addr)
-            .map(|p| p.snapshot())
-    }
-
-    /// The primary destination address.
-    pub fn primary(&self) -> Option<IpAddr> {
-        self.paths.get(self.primary).map(|p| p.remote)
-    }
-
-    /// Where new data goes now (the primary unless it failed).
-    pub fn data_destination(&self) -> Option<IpAddr> {
-        self.data_path().map(|i| self.paths[i].remote)
-    }
-
-    pub fn local_addresses(&self) -> &[LocalAddr] {
-        &self.local
-    }
-
-    pub fn local_primary(&self) -> Option<IpAddr> {
-        self.local_primary
-    }
-
-    pub fn stats(&self) -> AssociationStats {
-        let mut s = self.stats;
-        s.retransmitted_chunks = self.sender.stats.retransmitted_chunks;
-        s.fast_retransmissions = self.sender.stats.fast_retransmitted_chunks;
-        s.spurious_retransmissions = self.sender.stats.spurious_retransmissions;
-        s.spurious_fast_retransmissions = self.sender.stats.spurious_fast_retransmissions;
-        s.rwnd_blocked = self.rwnd_block.total;
-        s.rwnd_blocked_episodes = self.rwnd_block.episodes;
-        s.data_chunks_received = self.receiver.data_chunks_received;
-        s.reassembly_visits = self.receiver.reassembly_visits;
-        s.duplicate_tsns_received = self.receiver.duplicates_received;
-        s.data_dropped_no_buffer = self.receiver.dropped_for_window;
-        s
-    }
-
     /// Checks the send-side TSN accounting (consecutive TSNs from the
     /// cumulative ack point, byte counters, per-path flight sizes) against
     /// the queues. Meant for tests and fuzz targets: it walks every queue.
@@ -982,195 +443,6 @@ impl Association {
             return Ok(());
         }
         self.sender.check_accounting(&self.paths)
-    }
-
-    /// Chooses the primary destination (RFC 9260 section 8.2 / the
-    /// application's choice). The address must be a peer address.
-    pub fn set_primary(&mut self, addr: IpAddr) -> Result<(), AddressError> {
-        let i = self
-            .paths
-            .iter()
-            .position(|p| p.remote == addr)
-            .ok_or(AddressError::Unknown)?;
-        if i != self.primary {
-            self.primary = i;
-            self.data_path_changed(i);
-            self.push_event(Event::PrimaryChanged {
-                addr,
-                reason: PrimaryReason::Local,
-            });
-        }
-        Ok(())
-    }
-
-    /// Chooses the local address to send from (for a multi-homed host whose
-    /// interfaces reach the peer through different networks).
-    pub fn set_local_primary(&mut self, addr: Option<IpAddr>) -> Result<(), AddressError> {
-        if let Some(a) = addr
-            && !self.local.iter().any(|l| l.addr == a)
-        {
-            return Err(AddressError::Unknown);
-        }
-        self.local_primary = addr;
-        Ok(())
-    }
-
-    /// Fixes the local address used for the path to `peer` (`None`: the
-    /// association chooses).
-    pub fn set_path_source(
-        &mut self,
-        peer: IpAddr,
-        source: Option<IpAddr>,
-    ) -> Result<(), AddressError> {
-        let p = self
-            .paths
-            .iter_mut()
-            .find(|p| p.remote == peer)
-            .ok_or(AddressError::Unknown)?;
-        p.source = source;
-        Ok(())
-    }
-
-    /// Adds a local address (RFC 5061 Add IP Address). It becomes a source
-    /// only when the peer acknowledges it ([`Event::LocalAddressAdded`]).
-    /// Adding an address whose Delete has not left yet withdraws the
-    /// Delete instead.
-    pub fn add_local_address(&mut self, addr: IpAddr) -> Result<(), AddressError> {
-        if self
-            .local
-            .iter()
-            .any(|l| l.addr == addr && l.state != LocalAddrState::DeletePending)
-        {
-            return Err(AddressError::AlreadyPresent);
-        }
-        // Added again before its Delete left: the peer never heard of the
-        // deletion, so the Delete is withdrawn and nothing is sent (one
-        // ASCONF deleting and adding the same address would only churn the
-        // peer's paths). The address is as it was before: available, or
-        // still being added if its Add is on the wire. It is in the list
-        // already, so the limit below does not apply.
-        if self.asconf.cancel_pending(|r| *r == Request::Delete(addr)) {
-            let state = if self.asconf.in_flight(Request::Add(addr)) {
-                LocalAddrState::AddPending
-            } else {
-                LocalAddrState::Available
-            };
-            if let Some(l) = self.local.iter_mut().find(|l| l.addr == addr) {
-                l.state = state;
-            }
-            return Ok(());
-        }
-        if self.local.len() >= self.cfg.limits.max_local_addresses {
-            return Err(AddressError::Limit);
-        }
-        if self.asconf.add_delete_refused {
-            return Err(AsconfError::NotSupported.into());
-        }
-        self.asconf.queue(Request::Add(addr))?;
-        match self.local.iter_mut().find(|l| l.addr == addr) {
-            Some(l) => l.state = LocalAddrState::AddPending,
-            None => self.local.push(LocalAddr {
-                addr,
-                state: LocalAddrState::AddPending,
-            }),
-        }
-        Ok(())
-    }
-
-    /// Deletes a local address (RFC 5061 Delete IP Address). The address
-    /// stops being used as a source at once (the host is losing it) but
-    /// packets to it are accepted until the peer acknowledges. Removing an
-    /// address already being deleted changes nothing.
-    pub fn remove_local_address(&mut self, addr: IpAddr) -> Result<(), AddressError> {
-        let idx = self
-            .local
-            .iter()
-            .position(|l| l.addr == addr)
-            .ok_or(AddressError::Unknown)?;
-        // Already being deleted: one Delete is enough (a second one would
-        // make the peer answer "unresolvable address").
-        if self.local[idx].state == LocalAddrState::DeletePending {
-            return Ok(());
-        }
-        if self.local[idx].state == LocalAddrState::AddPending {
-            // Never announced: withdraw the request if still queued.
-            let queued = self.asconf.pending().any(|r| *r == Request::Add(addr));
-            if queued {
-                self.asconf.cancel_pending(|r| r.address() == addr);
-                self.local.remove(idx);
-                return Ok(());
-            }
-        }
-        let others = self
-            .local
-            .iter()
-            .filter(|l| l.addr != addr && l.state != LocalAddrState::DeletePending)
-            .count();
-        if others == 0 {
-            return Err(AsconfError::LastAddress.into());
-        }
-        if self.asconf.add_delete_refused {
-            return Err(AsconfError::NotSupported.into());
-        }
-        self.asconf.queue(Request::Delete(addr))?;
-        self.local[idx].state = LocalAddrState::DeletePending;
-        if self.local_primary == Some(addr) {
-            self.local_primary = None;
-        }
-        Ok(())
-    }
-
-    /// Asks the peer to send to `addr` (one of ours) from now on (RFC 5061
-    /// Set Primary Address). The address may be one being added in the
-    /// same request.
-    pub fn request_peer_primary(&mut self, addr: IpAddr) -> Result<(), AddressError> {
-        if !self
-            .local
-            .iter()
-            .any(|l| l.addr == addr && l.state != LocalAddrState::DeletePending)
-        {
-            return Err(AddressError::Unknown);
-        }
-        if self.asconf.set_primary_refused {
-            return Err(AsconfError::NotSupported.into());
-        }
-        self.asconf.queue(Request::SetPrimary(addr))?;
-        Ok(())
-    }
-
-    /// ADD-IP is usable with this peer.
-    pub fn asconf_enabled(&self) -> bool {
-        self.asconf.enabled
-    }
-
-    /// An ASCONF is waiting for its ASCONF-ACK, or requests are queued.
-    pub fn asconf_busy(&self) -> bool {
-        self.asconf.outstanding.is_some() || self.asconf.has_pending()
-    }
-
-    /// AUTH is in use.
-    pub fn auth_enabled(&self) -> bool {
-        self.auth.is_some()
-    }
-
-    /// Sets the congestion window of the path to `addr` from a bandwidth
-    /// estimate (bandwidth-aware start after a handover, docs/MODELS.md 3).
-    pub fn set_path_cwnd_from_bdp(
-        &mut self,
-        addr: IpAddr,
-        bdp_bytes: u64,
-    ) -> Result<(), AddressError> {
-        let icwnd = self.cfg.initial_cwnd_for(self.cfg.path_mtu);
-        let p = self
-            .paths
-            .iter_mut()
-            .find(|p| p.remote == addr)
-            .ok_or(AddressError::Unknown)?;
-        p.cc.set_from_bdp(bdp_bytes, icwnd);
-        // Not decayed for the idle time before it (see
-        // `start_path_from_estimate`).
-        p.last_data_sent = None;
-        Ok(())
     }
 
     /// Whether DATA with TSN `tsn` from the peer has been received (for
@@ -1195,22 +467,6 @@ impl Association {
             .and_then(|c| c.last_retransmit)
     }
 
-    /// Changes HB.interval (RFC 9260 section 8.3) of a running association;
-    /// `None` stops heartbeats on confirmed paths (unconfirmed addresses
-    /// are still probed, section 5.4), as SPP_HB_DISABLE does (RFC 6458
-    /// section 8.1.12).
-    pub fn set_heartbeat_interval(&mut self, interval: Option<Duration>, now: Time) {
-        self.cfg.heartbeat_interval = interval;
-        for p in self.paths.iter_mut().filter(|p| p.confirmed) {
-            p.heartbeat_deadline = interval.map(|iv| now + iv + p.rto.rto());
-        }
-    }
-
-    /// Changes Path.Max.Retrans of a running association.
-    pub fn set_path_max_retrans(&mut self, pmr: u32) {
-        self.cfg.path_max_retrans = pmr;
-    }
-
     /// Outbound streams negotiated (min of ours and the peer's MIS).
     pub fn outbound_streams(&self) -> u16 {
         self.sender.outbound_streams()
@@ -1219,43 +475,6 @@ impl Association {
     /// Inbound streams negotiated.
     pub fn inbound_streams(&self) -> u16 {
         self.receiver.inbound_streams()
-    }
-
-    /// Moves the outstanding data of the path to `addr` at once: every
-    /// chunk in flight there is marked for retransmission on the current
-    /// data path (normally a new primary chosen just before), and the
-    /// path's T3-rtx timer stops. For a handover triggered by the link
-    /// layer (docs/MODELS.md section 3, "link-layer triggered"): the chunks
-    /// sent over a link that just went down are resent now rather than
-    /// after a retransmission timeout. Congestion state, RTO and error
-    /// counters are left alone (the path did not show congestion).
-    /// Returns the number of chunks marked.
-    pub fn retransmit_path_data(&mut self, addr: IpAddr) -> Result<usize, AddressError> {
-        let i = self.path_index(addr).ok_or(AddressError::Unknown)?;
-        let n = self.sender.mark_path_for_handover(i, &mut self.paths);
-        if !self.moved_off.contains(&addr) {
-            self.moved_off.push(addr);
-        }
-        let p = &mut self.paths[i];
-        if p.flight_size == 0 {
-            p.t3_deadline = None;
-        }
-        p.rtt_probe = None;
-        p.fast_recovery_exit = None;
-        Ok(n)
-    }
-
-    /// Probes the path to `addr` with a HEARTBEAT now (e.g. when the link under it came back up), so that an inactive
-    /// path becomes usable after one round trip instead of at the next
-    /// heartbeat interval (RFC 9260 section 8.3 allows on-demand
-    /// heartbeats).
-    pub fn probe_path(&mut self, now: Time, addr: IpAddr) -> Result<(), AddressError> {
-        let i = self.path_index(addr).ok_or(AddressError::Unknown)?;
-        if !self.state.is_established() || self.paths[i].heartbeat.is_some_and(|h| !h.timed_out) {
-            return Ok(());
-        }
-        self.queue_heartbeat(i, now);
-        Ok(())
     }
 
     /// Enables split fast retransmit (CMT, docs/MODELS.md section 3).
@@ -1294,9 +513,9 @@ impl Association {
         self.state = State::Closed;
         self.init = None;
         self.shutdown = ShutdownState::default();
-        self.sack_now = false;
-        self.sack_deadline = None;
-        self.probe_out.clear();
+        self.sack.now = false;
+        self.sack.deadline = None;
+        self.probes.out.clear();
         for p in self.paths.iter_mut() {
             p.t3_deadline = None;
             p.heartbeat_deadline = None;
@@ -1339,120 +558,6 @@ impl Association {
             Some(dest),
         );
         self.close(CloseReason::ProtocolViolation(what));
-    }
-
-    /// Index of the path that carries new data: the primary if usable,
-    /// otherwise the usable path with the fewest errors, otherwise the
-    /// confirmed path with the fewest errors (RFC 9260 section 6.4.1);
-    /// never an unconfirmed one (section 5.4).
-    fn data_path(&self) -> Option<usize> {
-        if self.paths.is_empty() {
-            return None;
-        }
-        if self.paths[self.primary].usable() {
-            return Some(self.primary);
-        }
-        self.paths
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.usable())
-            .min_by_key(|(_, p)| p.error_count)
-            .map(|(i, _)| i)
-            .or_else(|| {
-                // Nothing usable: the confirmed path with the fewest errors.
-                self.paths
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, p)| p.confirmed)
-                    .min_by_key(|(_, p)| p.error_count)
-                    .map(|(i, _)| i)
-            })
-        // No confirmed path at all (the peer deleted every confirmed
-        // address): no data path until a probe confirms one (RFC 9260
-        // section 5.4: no DATA to an UNCONFIRMED address).
-    }
-
-    /// Local address usable as a source (not being added or deleted).
-    fn local_usable(&self, a: IpAddr) -> bool {
-        self.local
-            .iter()
-            .any(|l| l.addr == a && l.state == LocalAddrState::Available)
-    }
-
-    /// The source address for packets to `path`: the path's fixed source,
-    /// then the local primary, then the address at which we last heard
-    /// from that peer address, then any available address, and as a last
-    /// resort an address being added (single-homed handover: the only
-    /// address left) or being deleted.
-    fn source_for(&self, path: usize) -> Option<IpAddr> {
-        let p = &self.paths[path];
-        let candidates = [p.source, self.local_primary, p.learned_source];
-        for c in candidates.into_iter().flatten() {
-            if self.local_usable(c) && c.is_ipv4() == p.remote.is_ipv4() {
-                return Some(c);
-            }
-        }
-        let family = |l: &&LocalAddr| l.addr.is_ipv4() == p.remote.is_ipv4();
-        self.local
-            .iter()
-            .filter(family)
-            .find(|l| l.state == LocalAddrState::Available)
-            .or_else(|| {
-                self.local
-                    .iter()
-                    .filter(family)
-                    .find(|l| l.state == LocalAddrState::AddPending)
-            })
-            .or_else(|| self.local.iter().find(family))
-            .map(|l| l.addr)
-    }
-
-    fn source_for_addr(&self, dest: IpAddr) -> Option<IpAddr> {
-        match self.paths.iter().position(|p| p.remote == dest) {
-            Some(i) => self.source_for(i),
-            None => self
-                .local
-                .iter()
-                .filter(|l| l.addr.is_ipv4() == dest.is_ipv4())
-                .find(|l| l.state == LocalAddrState::Available)
-                .or_else(|| self.local.first())
-                .map(|l| l.addr),
-        }
-    }
-
-    fn path_index(&self, addr: IpAddr) -> Option<usize> {
-        self.paths.iter().position(|p| p.remote == addr)
-    }
-
-    /// A path stopped being usable: announce it and move data away.
-    fn path_failed(&mut self, i: usize) {
-        let addr = self.paths[i].remote;
-        self.push_event(Event::PathDown { addr });
-        if i == self.primary
-            && let Some(alt) = self.data_path().filter(|&d| d != i)
-        {
-            let alt_addr = self.paths[alt].remote;
-            if !self.cfg.return_to_primary {
-                self.primary = alt;
-            }
-            self.data_path_changed(alt);
-            self.push_event(Event::PrimaryChanged {
-                addr: alt_addr,
-                reason: PrimaryReason::Failover,
-            });
-        }
-    }
-
-    /// A path is reachable again.
-    fn path_recovered(&mut self, i: usize) {
-        let addr = self.paths[i].remote;
-        self.push_event(Event::PathUp { addr });
-        if i == self.primary && self.cfg.return_to_primary {
-            self.push_event(Event::PrimaryChanged {
-                addr,
-                reason: PrimaryReason::Failover,
-            });
-        }
     }
 
     /// Counts an error against the association (section 8.1); aborts when

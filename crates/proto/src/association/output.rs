@@ -8,7 +8,6 @@ use super::send::Retransmit;
 use super::{Association, Directed, State, Transmit};
 use crate::RetransmitDestination;
 use crate::Time;
-use crate::asconf::LocalAddrState;
 use crate::wire::chunk::chunk_type;
 use crate::wire::{AuthChunk, Chunk};
 
@@ -21,10 +20,28 @@ fn pad4(n: usize) -> usize {
     (n + 3) & !3
 }
 
+/// What limits the next DATA packets.
+#[derive(Debug, Clone)]
+pub(super) struct TxControl {
+    /// DATA packets still allowed before the next input (Max.Burst,
+    /// RFC 9260 section 6.1).
+    pub(super) burst_budget: u32,
+    /// Fast retransmissions were just marked: the next packet of them
+    /// ignores cwnd (section 7.2.4 step 3).
+    pub(super) fast_rtx_pending: bool,
+    /// Zero window probing (RFC 9260 section 6.1 rule A): when the last
+    /// probe left, until a SACK acknowledges new data. With
+    /// `last_sack_at`, tells a probe's timeout while the peer keeps
+    /// answering (no error) from a silent path.
+    pub(super) zero_window_probe_at: Option<Time>,
+    /// When the last SACK arrived.
+    pub(super) last_sack_at: Option<Time>,
+}
+
 /// A packet being filled for one destination.
-struct Bundle {
-    dest: IpAddr,
-    source: Option<IpAddr>,
+pub(super) struct Bundle {
+    pub(super) dest: IpAddr,
+    pub(super) source: Option<IpAddr>,
     chunks: Vec<Chunk>,
     /// Bytes of chunks so far (padded).
     size: usize,
@@ -36,7 +53,7 @@ struct Bundle {
 }
 
 impl Bundle {
-    fn fits(&self, len: usize, needs_auth: bool) -> bool {
+    pub(super) fn fits(&self, len: usize, needs_auth: bool) -> bool {
         let auth = if self.needs_auth || needs_auth {
             self.auth_overhead
         } else {
@@ -45,7 +62,7 @@ impl Bundle {
         self.size + pad4(len) + auth <= self.room
     }
 
-    fn push(&mut self, c: Chunk, needs_auth: bool) {
+    pub(super) fn push(&mut self, c: Chunk, needs_auth: bool) {
         self.size += c.padded_len();
         self.needs_auth |= needs_auth;
         self.chunks.push(c);
@@ -53,29 +70,6 @@ impl Bundle {
 }
 
 impl Association {
-    pub(super) fn must_authenticate_chunk(&self, ty: u8) -> bool {
-        self.must_authenticate(ty)
-    }
-
-    fn must_authenticate(&self, ty: u8) -> bool {
-        match &self.auth {
-            Some(a) => {
-                a.must_authenticate(ty) || matches!(ty, chunk_type::ASCONF | chunk_type::ASCONF_ACK)
-            }
-            None => false,
-        }
-    }
-
-    pub(super) fn auth_overhead_bytes(&self) -> usize {
-        self.auth_overhead()
-    }
-
-    fn auth_overhead(&self) -> usize {
-        self.auth
-            .as_ref()
-            .map_or(0, |a| pad4(8 + a.send_algorithm.mac_len()))
-    }
-
     /// Largest DATA payload that fits one packet (fragmentation size).
     pub(crate) fn max_data_payload(&self) -> usize {
         let auth = if self.must_authenticate(chunk_type::DATA) {
@@ -124,6 +118,10 @@ impl Association {
         None
     }
 
+    /// The next packet: a capacity train's, the handshake's, or one
+    /// bundle for one destination filled in the order of section 6.10 and
+    /// RFC 5061: control replies, SHUTDOWN, SACK, ASCONF, retransmissions,
+    /// new data.
     fn build_packet(&mut self, now: Time) -> Option<Transmit> {
         // A capacity train leaves back to back, before anything else.
         if self.cfg.estimators.enabled {
@@ -147,23 +145,7 @@ impl Association {
         let mut b = self.new_bundle(dest, source);
 
         // 1. Control replies for this destination, in order.
-        let mut i = 0;
-        while i < self.ctrl.len() {
-            if self.ctrl[i].dest == dest && self.ctrl[i].reflect.is_none() {
-                let len = self.ctrl[i].chunk.padded_len();
-                let auth = self.must_authenticate(self.ctrl[i].chunk.chunk_type());
-                if !b.fits(len, auth) {
-                    break;
-                }
-                let d = self.ctrl.remove(i).expect("index checked");
-                if b.source.is_none() {
-                    b.source = d.source;
-                }
-                b.push(d.chunk, auth);
-            } else {
-                i += 1;
-            }
-        }
+        self.bundle_ctrl(&mut b);
         if self.state == State::Closed {
             return self.finish(b, now);
         }
@@ -176,80 +158,15 @@ impl Association {
         } else {
             data_path
         };
-
         // 2. SHUTDOWN / SHUTDOWN ACK.
         if self.shutdown.due && is_data_dest {
-            let c = match self.state {
-                State::ShutdownSent => Some(Chunk::Shutdown {
-                    cum_tsn_ack: self.receiver.cum_tsn(),
-                }),
-                State::ShutdownAckSent => Some(Chunk::ShutdownAck),
-                _ => None,
-            };
-            if let Some(c) = c
-                && b.fits(c.padded_len(), false)
-            {
-                let ty = c.chunk_type();
-                b.push(c, self.must_authenticate(ty));
-                self.shutdown.due = false;
-                let rto = data_path
-                    .map(|p| self.paths[p].rto.rto())
-                    .unwrap_or(self.cfg.rto_initial);
-                self.shutdown.deadline = Some(now + rto);
-            }
+            self.bundle_shutdown(&mut b, data_path, now);
         }
-
         // 3. SACK: when due, and piggy-backed whenever something goes out.
-        let sack_pending = self.sack_now || self.sack_deadline.is_some();
-        if sack_pending
-            && self.state.is_established()
-            && (self.state != State::ShutdownSent || self.sack_now)
-        {
-            let auth = self.must_authenticate(chunk_type::SACK);
-            let max_blocks = self.cfg.limits.max_gap_blocks;
-            // Gap blocks beyond the room are left for a later SACK.
-            let room_blocks = b
-                .room
-                .saturating_sub(b.size + 16 + if auth { b.auth_overhead } else { 0 })
-                / 4;
-            let packets = self.receiver.packets_since_sack;
-            let mut sack = self.receiver.build_sack(
-                max_blocks.min(room_blocks.saturating_sub(self.cfg.limits.max_dup_tsns)),
-            );
-            if self.cmt_delayed_ack() {
-                sack.set_dac_packets(packets);
-            }
-            let c = Chunk::Sack(sack);
-            if b.fits(c.padded_len(), auth) {
-                b.push(c, auth);
-                self.sack_now = false;
-                self.sack_deadline = None;
-                self.stats.sacks_sent += 1;
-            }
-        }
-
+        self.bundle_sack(&mut b);
         // 4. ASCONF, in front of any DATA (RFC 5061).
         self.maybe_start_asconf();
-        if self.asconf_due_to(dest, now)
-            && let Some(o) = self.asconf.outstanding.as_ref()
-        {
-            {
-                let c = Chunk::Asconf(o.chunk.clone());
-                if b.fits(c.padded_len(), true) {
-                    b.push(c, true);
-                    let rto = self.paths[o.path].rto.rto();
-                    let o = self.asconf.outstanding.as_mut().expect("checked");
-                    o.deadline = Some(now + rto);
-                    o.transmissions += 1;
-                    o.source = b.source;
-                    if o.transmissions > 1 {
-                        self.stats.asconf_retransmissions += 1;
-                    } else {
-                        self.stats.asconfs_sent += 1;
-                    }
-                }
-            }
-        }
+        self.bundle_asconf(&mut b, now);
 
         // 5. Retransmissions, then 6. new data: never to an UNCONFIRMED
         // address (RFC 9260 section 5.4); control chunks (a HEARTBEAT with
@@ -273,6 +190,83 @@ impl Association {
             }
         }
         self.finish(b, now)
+    }
+
+    /// The queued control chunks for the bundle's destination, in order,
+    /// as many as fit (those sent alone with a reflected tag excepted).
+    fn bundle_ctrl(&mut self, b: &mut Bundle) {
+        let mut i = 0;
+        while i < self.ctrl.len() {
+            if self.ctrl[i].dest == b.dest && self.ctrl[i].reflect.is_none() {
+                let len = self.ctrl[i].chunk.padded_len();
+                let auth = self.must_authenticate(self.ctrl[i].chunk.chunk_type());
+                if !b.fits(len, auth) {
+                    break;
+                }
+                let d = self.ctrl.remove(i).expect("index checked");
+                if b.source.is_none() {
+                    b.source = d.source;
+                }
+                b.push(d.chunk, auth);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// SHUTDOWN or SHUTDOWN ACK (section 9.2), T2-shutdown started.
+    fn bundle_shutdown(&mut self, b: &mut Bundle, data_path: Option<usize>, now: Time) {
+        let c = match self.state {
+            State::ShutdownSent => Some(Chunk::Shutdown {
+                cum_tsn_ack: self.receiver.cum_tsn(),
+            }),
+            State::ShutdownAckSent => Some(Chunk::ShutdownAck),
+            _ => None,
+        };
+        if let Some(c) = c
+            && b.fits(c.padded_len(), false)
+        {
+            let ty = c.chunk_type();
+            b.push(c, self.must_authenticate(ty));
+            self.shutdown.due = false;
+            let rto = data_path
+                .map(|p| self.paths[p].rto.rto())
+                .unwrap_or(self.cfg.rto_initial);
+            self.shutdown.deadline = Some(now + rto);
+        }
+    }
+
+    /// A SACK when one is due or pending (section 6.2), with as many gap
+    /// blocks as the bundle has room for.
+    fn bundle_sack(&mut self, b: &mut Bundle) {
+        let sack_pending = self.sack.now || self.sack.deadline.is_some();
+        if !(sack_pending
+            && self.state.is_established()
+            && (self.state != State::ShutdownSent || self.sack.now))
+        {
+            return;
+        }
+        let auth = self.must_authenticate(chunk_type::SACK);
+        let max_blocks = self.cfg.limits.max_gap_blocks;
+        // Gap blocks beyond the room are left for a later SACK.
+        let room_blocks = b
+            .room
+            .saturating_sub(b.size + 16 + if auth { b.auth_overhead } else { 0 })
+            / 4;
+        let packets = self.receiver.packets_since_sack;
+        let mut sack = self
+            .receiver
+            .build_sack(max_blocks.min(room_blocks.saturating_sub(self.cfg.limits.max_dup_tsns)));
+        if self.cmt_delayed_ack() {
+            sack.set_dac_packets(packets);
+        }
+        let c = Chunk::Sack(sack);
+        if b.fits(c.padded_len(), auth) {
+            b.push(c, auth);
+            self.sack.now = false;
+            self.sack.deadline = None;
+            self.stats.sacks_sent += 1;
+        }
     }
 
     /// INIT and COOKIE ECHO (re)transmissions.
@@ -304,34 +298,6 @@ impl Association {
             }
             _ => None,
         }
-    }
-
-    /// Whether a packet to `dest` must wait: it would leave from an
-    /// address not yet acknowledged by the peer, and it cannot carry the
-    /// ASCONF that adds it. Such an address carries nothing but the
-    /// packet with that ASCONF (RFC 5061 section 5.3, rule F1; the
-    /// single-homed move): anything else from it would reach the peer as
-    /// out of the blue.
-    fn held_for_asconf(&self, dest: IpAddr, now: Time) -> bool {
-        // Usually no address is being added: no source to look up.
-        if !self
-            .local
-            .iter()
-            .any(|l| l.state == LocalAddrState::AddPending)
-        {
-            return false;
-        }
-        self.source_for_addr(dest)
-            .is_some_and(|s| self.is_pending_add(s))
-            && !self.asconf_due_to(dest, now)
-    }
-
-    /// Is `addr` one of our addresses whose Add IP the peer has not
-    /// acknowledged yet?
-    pub(super) fn is_pending_add(&self, addr: IpAddr) -> bool {
-        self.local
-            .iter()
-            .any(|l| l.addr == addr && l.state == LocalAddrState::AddPending)
     }
 
     /// Picks the destination of the next packet.
@@ -371,7 +337,7 @@ impl Association {
         if let Some(idx) = self.sender.first_marked() {
             let dest = self.retransmit_path(idx);
             let p = &self.paths[dest];
-            if self.fast_rtx_pending || p.flight_size < p.cc.cwnd || p.flight_size == 0 {
+            if self.tx.fast_rtx_pending || p.flight_size < p.cc.cwnd || p.flight_size == 0 {
                 return Some(p.remote);
             }
         }
@@ -387,9 +353,10 @@ impl Association {
                 }
             }
         }
-        if self.sack_now {
+        if self.sack.now {
             return Some(
-                self.sack_dest
+                self.sack
+                    .dest
                     .filter(|d| self.path_index(*d).is_some())
                     .unwrap_or(data_dest),
             );
@@ -398,47 +365,11 @@ impl Association {
         None
     }
 
-    /// The outstanding ASCONF should go out now, to `dest`.
-    ///
-    /// It waits (at most until the next SACK) while data is queued but the
-    /// congestion or receiver window stops it, so that it leaves in front
-    /// of DATA in the same packet and adds no packet of its own (docs/MODELS.md
-    /// 1.4). It waits only while SACKs are flowing (one arrived within the
-    /// path's RTO), and never when it must leave from an address being
-    /// added (the single-homed move: the old path is gone).
-    fn asconf_due_to(&self, dest: IpAddr, now: Time) -> bool {
-        let Some(o) = &self.asconf.outstanding else {
-            return false;
-        };
-        if o.deadline.is_some() {
-            return false;
-        }
-        let Some(p) = self.paths.get(o.path) else {
-            return false;
-        };
-        if p.remote != dest {
-            return false;
-        }
-        let window_full = p.flight_size > 0 && (p.flight_size >= p.cc.cwnd || !self.rwnd_allows());
-        let acks_flowing = p
-            .last_ack
-            .is_some_and(|t| now.saturating_since(t) < p.rto.rto());
-        let from_new_address = self
-            .source_for(o.path)
-            .is_some_and(|s| self.is_pending_add(s));
-        let wait = self.sender.has_queued()
-            && window_full
-            && acks_flowing
-            && !from_new_address
-            && self.data_path() == Some(o.path);
-        !wait
-    }
-
     fn may_send_new_data(&self) -> bool {
         matches!(
             self.state,
             State::Established | State::ShutdownPending | State::ShutdownReceived
-        ) && self.burst_budget > 0
+        ) && self.tx.burst_budget > 0
     }
 
     /// The peer's window admits the next chunk, or nothing is in flight
@@ -522,7 +453,7 @@ impl Association {
 
     fn bundle_retransmissions(&mut self, b: &mut Bundle, path: usize, now: Time) {
         let auth = self.must_authenticate(chunk_type::DATA);
-        let ignore_cwnd = std::mem::take(&mut self.fast_rtx_pending);
+        let ignore_cwnd = std::mem::take(&mut self.tx.fast_rtx_pending);
         let mut sent_any = false;
         for idx in self.sender.marked_indices() {
             if self.retransmit_path(idx) != path {
@@ -595,7 +526,7 @@ impl Association {
             let n = sent.payload_len();
             if self.sender.peer_rwnd < n {
                 self.stats.zero_window_probes += 1;
-                self.zero_window_probe_at = Some(now);
+                self.tx.zero_window_probe_at = Some(now);
             }
             b.push(c, auth);
             self.sender.peer_rwnd = self.sender.peer_rwnd.saturating_sub(n);
@@ -608,7 +539,7 @@ impl Association {
             sent_any = true;
         }
         if sent_any {
-            self.burst_budget = self.burst_budget.saturating_sub(1);
+            self.tx.burst_budget = self.tx.burst_budget.saturating_sub(1);
             self.cmt_sent_new_data(path);
         }
     }
@@ -649,44 +580,6 @@ impl Association {
             if p.heartbeat.is_none() && p.heartbeat_deadline.is_none_or(|d| d < next) {
                 p.heartbeat_deadline = Some(next);
             }
-        }
-    }
-
-    /// Starts the next ASCONF if none is outstanding.
-    #[inline]
-    fn maybe_start_asconf(&mut self) {
-        // Checked inline: every poll for output passes here, and a request
-        // is rarely waiting.
-        if self.asconf.enabled
-            && self.asconf.outstanding.is_none()
-            && self.asconf.has_pending()
-            && self.state.is_established()
-        {
-            self.start_asconf();
-        }
-    }
-
-    /// Makes the next ASCONF from the queued requests.
-    fn start_asconf(&mut self) {
-        // The Address Parameter: an address the peer knows (available, or
-        // being deleted: still valid until acknowledged).
-        let known = self
-            .local
-            .iter()
-            .find(|l| l.state == LocalAddrState::Available)
-            .or_else(|| {
-                self.local
-                    .iter()
-                    .find(|l| l.state == LocalAddrState::DeletePending)
-            })
-            .map(|l| l.addr);
-        let address = known.unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
-        let max_params = (self.cfg.path_mtu - 200) / 32;
-        let path = self.data_path().unwrap_or(0);
-        if let Some(_o) = self.asconf.start_next(address, max_params)
-            && let Some(o) = self.asconf.outstanding.as_mut()
-        {
-            o.path = path;
         }
     }
 
@@ -783,7 +676,7 @@ impl Association {
             buf.extend_from_slice(&(pad as u16).to_be_bytes());
             buf.resize(buf.len() + pad - 4, 0);
         }
-        let auth_state = if auth { self.auth.as_ref() } else { None };
+        let auth_state = if auth { self.auth.state.as_ref() } else { None };
         let auth_start = buf.len();
         if let Some(st) = auth_state {
             let alg = st.send_algorithm;

@@ -3,7 +3,7 @@
 //! verification (sections 8.3 and 5.4), T2-shutdown and T5-shutdown-guard
 //! (section 9.2), and T4-RTO for ASCONF (RFC 5061 section 5.1).
 
-use super::{Association, CloseReason, State};
+use super::{Association, State};
 use crate::Time;
 
 impl Association {
@@ -23,7 +23,7 @@ impl Association {
         if self.state == State::Closed {
             return t;
         }
-        consider(self.sack_deadline);
+        consider(self.sack.deadline);
         if !self.shutdown.due {
             consider(self.shutdown.deadline);
         }
@@ -51,14 +51,14 @@ impl Association {
 
     /// Runs every timer whose deadline is at or before `now`.
     pub(crate) fn handle_timeout(&mut self, now: Time) {
-        self.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+        self.tx.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
         self.t1(now);
         if self.state == State::Closed {
             return;
         }
-        if self.sack_deadline.is_some_and(|d| d <= now) {
-            self.sack_deadline = None;
-            self.sack_now = true;
+        if self.sack.deadline.is_some_and(|d| d <= now) {
+            self.sack.deadline = None;
+            self.sack.now = true;
         }
         self.cmt_timeout(now);
         for i in 0..self.paths.len() {
@@ -92,20 +92,6 @@ impl Association {
         self.t2(now);
     }
 
-    fn t1(&mut self, now: Time) {
-        let Some(st) = self.init.as_mut() else { return };
-        if st.due || st.deadline.is_none_or(|d| d > now) {
-            return;
-        }
-        st.retransmits += 1;
-        if st.retransmits > self.cfg.max_init_retrans {
-            self.close(CloseReason::InitFailed);
-            return;
-        }
-        st.rto.back_off();
-        st.due = true;
-    }
-
     /// Section 6.3.3. The timeout of a zero window probe that the peer
     /// answered with SACKs (its window still closed) is no error of the
     /// path or the association (section 6.1 rule A): the peer is there,
@@ -117,8 +103,9 @@ impl Association {
         // ran one RTO): a peer that falls silent while its window is
         // closed still fails.
         let started = now - self.paths[i].rto.rto();
-        let peer_answers_probes = self.zero_window_probe_at.is_some_and(|probe| {
-            self.last_sack_at
+        let peer_answers_probes = self.tx.zero_window_probe_at.is_some_and(|probe| {
+            self.tx
+                .last_sack_at
                 .is_some_and(|sack| sack >= probe && sack >= started)
         });
         let p = &mut self.paths[i];
@@ -128,7 +115,8 @@ impl Association {
         p.rto.back_off();
         p.fast_recovery_exit = None;
         p.rtt_probe = None;
-        self.sender.mark_path_for_timeout(i, &mut self.paths);
+        self.sender
+            .mark_path(i, super::send::Retransmit::Timeout, &mut self.paths);
         if peer_answers_probes {
             return;
         }
@@ -207,73 +195,6 @@ impl Association {
                 let rto = self.paths[i].rto.rto();
                 self.paths[i].heartbeat_deadline = Some(now + rto);
             }
-        }
-    }
-
-    /// RFC 5061 section 5.1 rules B1-B5: ASCONF retransmission.
-    fn t4(&mut self, now: Time) {
-        let Some(o) = self.asconf.outstanding.as_ref() else {
-            return;
-        };
-        if o.deadline.is_none_or(|d| d > now) {
-            return;
-        }
-        let i = o.path.min(self.paths.len().saturating_sub(1));
-        if self.paths.is_empty() {
-            return;
-        }
-        self.paths[i].rto.back_off();
-        self.path_error(i, now);
-        if self.association_error() {
-            return;
-        }
-        // Retransmit, to an alternate destination if one is usable.
-        let alt = (0..self.paths.len())
-            .find(|&k| k != i && self.paths[k].usable())
-            .unwrap_or(i);
-        if let Some(o) = self.asconf.outstanding.as_mut() {
-            o.path = alt;
-            o.deadline = None;
-        }
-    }
-
-    fn t2(&mut self, now: Time) {
-        if self.shutdown.guard.is_some_and(|g| g <= now) {
-            self.send_abort(vec![], None);
-            self.close(CloseReason::PeerUnreachable);
-            return;
-        }
-        if self.shutdown.due || self.shutdown.deadline.is_none_or(|d| d > now) {
-            return;
-        }
-        self.shutdown.deadline = None;
-        self.shutdown.retransmits += 1;
-        if let Some(p) = self.data_path() {
-            self.paths[p].rto.back_off();
-            self.path_error(p, now);
-        }
-        if self.association_error() {
-            return;
-        }
-        self.shutdown.due = true;
-    }
-
-    /// Moves a graceful shutdown on once all data is acknowledged
-    /// (section 9.2).
-    pub(super) fn maybe_progress_shutdown(&mut self, now: Time) {
-        match self.state {
-            State::ShutdownPending if self.sender.is_idle() => {
-                self.state = State::ShutdownSent;
-                self.shutdown.due = true;
-                self.shutdown.retransmits = 0;
-                self.shutdown.guard = Some(now + self.cfg.rto_max * 5);
-            }
-            State::ShutdownReceived if self.sender.is_idle() => {
-                self.state = State::ShutdownAckSent;
-                self.shutdown.due = true;
-                self.shutdown.retransmits = 0;
-            }
-            _ => {}
         }
     }
 }
