@@ -102,3 +102,21 @@ fn multi_connection_switches_are_marks() {
     );
     assert!(probe.iter().chain(&switch).all(|m| m.cat == "baseline"));
 }
+
+/// The access routers serve every FMIPv6 flow of the scenario (the
+/// reference has two): their messages are marked once, not once per flow.
+#[test]
+fn the_access_routers_messages_are_marked_once() {
+    let routers: Vec<&Mark> = marks("fmip/", "Fmip");
+    assert!(!routers.is_empty());
+    let mut seen = std::collections::BTreeSet::new();
+    for m in &routers {
+        let key = (
+            m.t.to_bits(),
+            m.source.as_str(),
+            m.kind.as_str(),
+            m.detail.as_str(),
+        );
+        assert!(seen.insert(key), "marked twice: {m:?}");
+    }
+}

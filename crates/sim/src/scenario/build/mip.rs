@@ -309,6 +309,9 @@ pub(crate) struct Mip6Infra {
     home_prefix: Ipv6Net,
     home_net: IpNet,
     fmip: Vec<AgentId>,
+    /// A flow's summary already carries the access routers' traces (they
+    /// serve every FMIPv6 flow: one flow writes them).
+    fmip_traced: bool,
     correspondents: BTreeMap<NodeId, AgentId>,
     clients: BTreeMap<NodeId, AgentId>,
 }
@@ -320,6 +323,9 @@ pub(crate) struct Mip6Parts {
     pub ha: AgentId,
     /// FMIPv6 access-router agents (empty for plain Mobile IPv6).
     pub fmip: Vec<AgentId>,
+    /// This flow writes the access routers' traces (the first FMIPv6 flow
+    /// of the scenario; the routers are shared).
+    pub router_traces: bool,
     pub home: IpAddr,
     pub fast: Option<Fmip6Spec>,
 }
@@ -415,6 +421,7 @@ fn mip6_infra(
         home_prefix,
         home_net,
         fmip,
+        fmip_traced: false,
         correspondents: BTreeMap::new(),
         clients: BTreeMap::new(),
     })
@@ -538,6 +545,7 @@ pub(super) fn mip6_for(
         } else {
             Vec::new()
         },
+        router_traces: f.fmip6.is_some() && !std::mem::replace(&mut d.fmip_traced, true),
         home,
         fast: f.fmip6.clone(),
     })
