@@ -208,15 +208,7 @@ impl FmipRouter {
     }
 
     fn log(&mut self, t: Time, message: FmipMessage, sent: bool, peer: Ipv6Addr) {
-        let peer = IpAddr::V6(peer);
-        self.trace.push(
-            t,
-            if sent {
-                MipTraceEvent::FmipSent { message, peer }
-            } else {
-                MipTraceEvent::FmipReceived { message, peer }
-            },
-        );
+        self.trace.push(t, MipTraceEvent::fmip(message, sent, peer));
     }
 
     /// The router's own address.

@@ -92,6 +92,19 @@ pub enum MipTraceEvent {
     },
 }
 
+impl MipTraceEvent {
+    /// An FMIPv6 message this agent sent to `peer` (`sent`) or received
+    /// from it.
+    pub fn fmip(message: FmipMessage, sent: bool, peer: std::net::Ipv6Addr) -> Self {
+        let peer = IpAddr::V6(peer);
+        if sent {
+            MipTraceEvent::FmipSent { message, peer }
+        } else {
+            MipTraceEvent::FmipReceived { message, peer }
+        }
+    }
+}
+
 /// The messages of fast handovers for Mobile IPv6 (RFC 5568 section 6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FmipMessage {

@@ -279,15 +279,7 @@ impl MobileNode6 {
     /// Every FMIPv6 message in the trace (the timeline of each fast
     /// handover, where [`Self::fast_record`] keeps the latest).
     fn fmip_trace(&mut self, t: Time, message: FmipMessage, sent: bool, peer: Ipv6Addr) {
-        let peer = IpAddr::V6(peer);
-        self.trace.push(
-            t,
-            if sent {
-                MipTraceEvent::FmipSent { message, peer }
-            } else {
-                MipTraceEvent::FmipReceived { message, peer }
-            },
-        );
+        self.trace.push(t, MipTraceEvent::fmip(message, sent, peer));
     }
 
     pub fn stats(&self) -> MobileNode6Stats {
