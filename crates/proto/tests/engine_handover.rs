@@ -130,6 +130,23 @@ fn has(s: &Seen, t: u8) -> bool {
     s.chunks.contains(&t)
 }
 
+/// Did B send an ABORT at or after `since`?
+fn b_aborted_since(n: &Net, since: Time) -> bool {
+    n.seen
+        .iter()
+        .any(|s| s.from == Side::B && s.time >= since && has(s, chunk_type::ABORT))
+}
+
+/// A's link-layer event `ev` through `policy`, its decisions carried out.
+fn feed(n: &mut Net, a: AssocId, policy: &mut NewestAddress, ev: LinkEvent) {
+    let now = n.now;
+    let x = n.a.association_mut(a).unwrap();
+    let d = policy.on_link_event(now, &ev, x);
+    for r in policy::apply(x, &d) {
+        r.unwrap();
+    }
+}
+
 /// Runs the soft handover script; `sfr` turns split fast retransmit on at
 /// both ends.
 fn soft_handover(sfr: bool) -> (Net, AssocId, AssocId) {
@@ -350,20 +367,23 @@ fn single_homed_move_sends_asconf_from_the_new_address() {
     n.run_with(Time::from_secs(14), &mut |n| {
         bulk.step(n, a, b);
         let now = n.now;
-        let mut feed = |n: &mut Net, ev: LinkEvent| {
-            let x = n.a.association_mut(a).unwrap();
-            let d = policy.on_link_event(now, &ev, x);
-            for r in policy::apply(x, &d) {
-                r.unwrap();
-            }
-        };
         if stage == 0 && now >= lost_at {
             // The mobile leaves cell 1: its only address is gone.
             n.set_up(m1, cn, false);
-            feed(n, LinkEvent::AddressLost { iface: 1, addr: m1 });
+            feed(
+                n,
+                a,
+                &mut policy,
+                LinkEvent::AddressLost { iface: 1, addr: m1 },
+            );
             stage = 1;
         } else if stage == 1 && now >= obtained_at {
-            feed(n, LinkEvent::AddressObtained { iface: 2, addr: m2 });
+            feed(
+                n,
+                a,
+                &mut policy,
+                LinkEvent::AddressObtained { iface: 2, addr: m2 },
+            );
             stage = 2;
         }
     });
@@ -672,12 +692,7 @@ fn no_capacity_train_leaves_a_new_address_before_its_asconf_is_acknowledged() {
             .all(|s| s.time > ack_at),
         "a capacity probe left MN2 before the ASCONF-ACK"
     );
-    assert!(
-        !n.seen
-            .iter()
-            .any(|s| s.from == Side::B && s.time >= moved_at && has(s, chunk_type::ABORT)),
-        "B aborted"
-    );
+    assert!(!b_aborted_since(&n, moved_at), "B aborted");
     let y = n.b.association(b).unwrap();
     assert!(y.state().is_established());
 }
@@ -921,22 +936,34 @@ fn a_second_move_before_the_asconf_ack_loses_nothing() {
         Verdict::Pass
     }));
     let mut policy = NewestAddress::default();
-    let mut feed = |n: &mut Net, ev: LinkEvent| {
-        let now = n.now;
-        let x = n.a.association_mut(a).unwrap();
-        let d = policy.on_link_event(now, &ev, x);
-        for r in policy::apply(x, &d) {
-            r.unwrap();
-        }
-    };
     let moved_at = n.now;
     n.set_up(m1, cn, false);
-    feed(&mut n, LinkEvent::AddressLost { iface: 1, addr: m1 });
-    feed(&mut n, LinkEvent::AddressObtained { iface: 1, addr: m2 });
+    feed(
+        &mut n,
+        a,
+        &mut policy,
+        LinkEvent::AddressLost { iface: 1, addr: m1 },
+    );
+    feed(
+        &mut n,
+        a,
+        &mut policy,
+        LinkEvent::AddressObtained { iface: 1, addr: m2 },
+    );
     n.run_for(Duration::from_millis(100));
     n.set_up(m2, cn, false);
-    feed(&mut n, LinkEvent::AddressLost { iface: 1, addr: m2 });
-    feed(&mut n, LinkEvent::AddressObtained { iface: 1, addr: m3 });
+    feed(
+        &mut n,
+        a,
+        &mut policy,
+        LinkEvent::AddressLost { iface: 1, addr: m2 },
+    );
+    feed(
+        &mut n,
+        a,
+        &mut policy,
+        LinkEvent::AddressObtained { iface: 1, addr: m3 },
+    );
     n.a.association_mut(a)
         .unwrap()
         .send(0, 0, Bytes::from_static(b"after two moves"), false)
@@ -961,9 +988,7 @@ fn a_second_move_before_the_asconf_ack_loses_nothing() {
         "two ASCONFs and a retransmission: {lookups:?}"
     );
     assert!(
-        !n.seen
-            .iter()
-            .any(|s| s.from == Side::B && s.time >= moved_at && has(s, chunk_type::ABORT)),
+        !b_aborted_since(&n, moved_at),
         "B aborted (ASCONFs located by {lookups:?})"
     );
     let y = n.b.association_mut(b).unwrap();
