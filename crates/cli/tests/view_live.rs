@@ -11,22 +11,13 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
+use common::Killed;
 use msctp_view::headless::{self, attribute, chromium};
 
 const ADDRS: [&str; 2] = ["127.0.0.1", "127.0.0.2"];
-
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 #[test]
 fn perf_view_streams_a_live_transfer_to_the_page() {
@@ -56,13 +47,7 @@ fn perf_view_streams_a_live_transfer_to_the_page() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut err = BufReader::new(cli.stderr.take().unwrap());
-    let mut url = String::new();
-    while !url.starts_with("live view: ") {
-        url.clear();
-        assert!(err.read_line(&mut url).unwrap() > 0, "no live view line");
-    }
-    let url = url["live view: ".len()..].trim().to_string();
+    let url = common::live_view_url(&mut cli);
     let cli = Killed(cli);
     std::thread::sleep(std::time::Duration::from_secs(2));
     let run = headless::run(

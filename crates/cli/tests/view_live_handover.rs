@@ -21,22 +21,13 @@ mod common;
 #[path = "../../net/tests/common/mod.rs"]
 mod netns;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::Killed;
 use msctp_view::headless::{self, attribute, chromium};
 use netns::{Netns, skip_reason};
-
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn msctp_in(ns: &Netns, args: &[&str]) -> Command {
     let mut c = Command::new("ip");
@@ -91,13 +82,7 @@ fn perf_view_shows_a_live_handover() {
         .args(["--peer-port", "7131"])
         .spawn()
         .unwrap();
-    let mut err = BufReader::new(cli.stderr.take().unwrap());
-    let mut url = String::new();
-    while !url.starts_with("live view: ") {
-        url.clear();
-        assert!(err.read_line(&mut url).unwrap() > 0, "no live view line");
-    }
-    let url = url["live view: ".len()..].trim().to_string();
+    let url = common::live_view_url(&mut cli);
     let cli = Killed(cli);
     std::thread::sleep(Duration::from_secs(3));
     cn.ip(&["link", "set", &format!("vwc1-{pid}"), "down"]);

@@ -29,3 +29,29 @@ pub fn announced_udp_port(child: &mut Child) -> u16 {
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
 }
+
+/// A child process killed (and reaped) when dropped, also on a failed
+/// assertion.
+pub struct Killed(pub Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The URL of the live page that `msctp perf --view` announces on stderr
+/// ("live view: URL"), the lines before it skipped. The rest of stderr is
+/// read on a thread of its own until the child ends: the pipe stays open
+/// (a closed one would fail the child's next report) and never fills.
+pub fn live_view_url(child: &mut Child) -> String {
+    let mut err = BufReader::new(child.stderr.take().expect("stderr piped"));
+    let mut line = String::new();
+    while !line.starts_with("live view: ") {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "no live view line");
+    }
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    line["live view: ".len()..].trim().to_string()
+}
