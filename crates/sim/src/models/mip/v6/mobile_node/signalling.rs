@@ -11,6 +11,39 @@ impl MobileNode6 {
         self.sequence
     }
 
+    /// A Binding Update for the current care-of address (lifetime 0 at
+    /// home, RFC 6275 section 11.5.4), to the home agent (`home`) or a
+    /// correspondent, with the binding state that waits for its
+    /// acknowledgement (`tries` transmissions so far).
+    fn binding_update(
+        &mut self,
+        c: &Current6,
+        tries: u32,
+        home: bool,
+    ) -> (BindingState, MhMessage) {
+        let lifetime = if c.at_home {
+            0
+        } else {
+            self.cfg.lifetime_units
+        };
+        let sequence = self.next_sequence();
+        let state = BindingState {
+            care_of: c.care_of,
+            sequence,
+            acked: false,
+            tries,
+            lifetime_units: lifetime,
+        };
+        let bu = MhMessage::BindingUpdate(BindingUpdate {
+            sequence,
+            ack: true,
+            home,
+            lifetime_units: lifetime,
+            ..Default::default()
+        });
+        (state, bu)
+    }
+
     pub(super) fn send_home_update(&mut self, ctx: &mut Ctx<'_>) {
         let Some(c) = self.current else {
             return;
@@ -22,26 +55,8 @@ impl MobileNode6 {
                 0
             }
         });
-        let lifetime = if c.at_home {
-            0
-        } else {
-            self.cfg.lifetime_units
-        };
-        let seq = self.next_sequence();
-        self.home = Some(BindingState {
-            care_of: c.care_of,
-            sequence: seq,
-            acked: false,
-            tries,
-            lifetime_units: lifetime,
-        });
-        let bu = MhMessage::BindingUpdate(BindingUpdate {
-            sequence: seq,
-            ack: true,
-            home: true,
-            lifetime_units: lifetime,
-            ..Default::default()
-        });
+        let (state, bu) = self.binding_update(&c, tries, true);
+        self.home = Some(state);
         self.send_bu(ctx, self.cfg.home_agent, &bu, c);
         if let Some(h) = self.handovers.last_mut() {
             h.home_bu_sent_at.get_or_insert(ctx.now());
@@ -59,26 +74,8 @@ impl MobileNode6 {
         let tries = cn
             .pending
             .map_or(0, |p| if p.care_of == c.care_of { p.tries } else { 0 });
-        let lifetime = if c.at_home {
-            0
-        } else {
-            self.cfg.lifetime_units
-        };
-        let seq = self.next_sequence();
-        self.cns[i].pending = Some(BindingState {
-            care_of: c.care_of,
-            sequence: seq,
-            acked: false,
-            tries,
-            lifetime_units: lifetime,
-        });
-        let bu = MhMessage::BindingUpdate(BindingUpdate {
-            sequence: seq,
-            ack: true,
-            home: false,
-            lifetime_units: lifetime,
-            ..Default::default()
-        });
+        let (state, bu) = self.binding_update(&c, tries, false);
+        self.cns[i].pending = Some(state);
         self.send_bu(ctx, cn.address, &bu, c);
         self.arm_retry(ctx, i + 1, tries);
     }
