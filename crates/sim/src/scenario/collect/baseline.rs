@@ -551,9 +551,11 @@ fn scheme_summaries(
             // The access routers' side of FMIPv6 (HI, HAck, PrRtAdv, FBack
             // sent; RtSolPr, FBU, UNA received).
             // They serve every FMIPv6 flow: written once, by the first.
-            for &a in p.fmip.iter().filter(|_| p.router_traces) {
-                if let Some(x) = w.agent::<FmipRouter>(a) {
-                    trace_events(&format!("fmip/{}", x.address()), x.trace());
+            if p.router_traces {
+                for &a in &p.fmip {
+                    if let Some(x) = w.agent::<FmipRouter>(a) {
+                        trace_events(&format!("fmip/{}", x.address()), x.trace());
+                    }
                 }
             }
             if let Some(fx) = &p.fast {
