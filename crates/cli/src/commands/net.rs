@@ -518,8 +518,18 @@ pub fn recv(a: RecvArgs) -> anyhow::Result<ExitCode> {
             let r = match r {
                 Ok(r) => r,
                 Err(e) => {
+                    // Part of a file arrived: it is cut off, whichever
+                    // limit noticed (the transfer's wait for the next
+                    // message or the association's idle timeout).
+                    let got = tokio::fs::metadata(&tmp).await.map_or(0, |m| m.len());
                     let _ = tokio::fs::remove_file(&tmp).await;
-                    eprintln!("msctp: transfer failed: {e}");
+                    if got > 0 {
+                        eprintln!(
+                            "msctp: transfer failed: {e}; INCOMPLETE (discarded): {got} bytes"
+                        );
+                    } else {
+                        eprintln!("msctp: transfer failed: {e}");
+                    }
                     if matches!(e, msctp_net::NetError::Idle(_)) {
                         // The sender is gone: free the association now
                         // (dropping it would first try a graceful end).
