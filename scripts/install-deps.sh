@@ -3,7 +3,7 @@
 # (interoperability peer, the server benchmark's third contender), tshark (independent wire-format check), ns-3
 # (TCP reference), iperf3, iproute2, capsh, nftables and conntrack
 # (network-namespace tests), chromium (the run viewer's page), ns2
-# (setdest movement files),
+# (setdest movement files), sumo (FCD traces),
 # python3-venv (the Python package's tests).
 set -euo pipefail
 need=()
@@ -25,6 +25,8 @@ dpkg -s chromium >/dev/null 2>&1 || need+=(chromium)
 # ns-2's setdest makes the movement file the mobility import test reads
 # (crates/sim/tests/mobility_import.rs).
 dpkg -s ns2 >/dev/null 2>&1 || need+=(ns2)
+# SUMO's netgenerate and sumo make the FCD trace the same test imports.
+dpkg -s sumo >/dev/null 2>&1 || need+=(sumo)
 # The Python package's tests run in a virtual environment.
 python3 -c "import ensurepip, venv" >/dev/null 2>&1 || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then

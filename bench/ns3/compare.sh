@@ -26,12 +26,11 @@ cp "$tmp/results.jsonl" "$results"
 
 echo "== msctp simulator: the same scenarios" >&2
 (cd "$root" && NS3_RESULTS="$results" SIM_RUNS="$runs" COMPARISON_OUT="$tmp/table.md" \
-    cargo test --profile ci -p msctp-sim --test tcp_ns3 -- --ignored write_comparison --nocapture >&2)
+    cargo run --profile ci -p msctp-sim --example ns3_compare -- table >&2)
 
 echo "== speed: scenario (e) side by side, release build" >&2
 (cd "$root" && NS3_TCP_BULK="$bin/tcp_bulk" \
-    cargo test --release -p msctp-sim --test tcp_ns3 -- --ignored speed --exact --nocapture \
-    --test-threads=1 2>&1) | grep -E '^(TCP NewReno|ns-3|msctp-sim|ratio)' > "$tmp/speed.txt"
+    cargo run --release -p msctp-sim --example ns3_compare -- speed 2>&1) | grep -E '^(TCP NewReno|ns-3|msctp-sim|ratio)' > "$tmp/speed.txt"
 
 {
     cat <<EOF
@@ -59,7 +58,7 @@ EOF
 
 ## Speed (scenario (e), 600 simulated seconds, one run each)
 
-Command: \`NS3_TCP_BULK=$bin/tcp_bulk cargo test --release -p msctp-sim --test tcp_ns3 -- --ignored speed --exact --nocapture --test-threads=1\`
+Command: \`NS3_TCP_BULK=$bin/tcp_bulk cargo run --release -p msctp-sim --example ns3_compare -- speed\`
 (the library function is \`msctp_sim::tcp::reference::speed_benchmark\`).
 The simulator runs first, in the test process; its peak RSS is that
 process's \`VmHWM\` (the test harness included). ns-3 reports its own wall

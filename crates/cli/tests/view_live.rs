@@ -22,7 +22,10 @@ const ADDRS: [&str; 2] = ["127.0.0.1", "127.0.0.2"];
 #[test]
 fn perf_view_streams_a_live_transfer_to_the_page() {
     let Some(browser) = chromium() else {
-        eprintln!("skipped: `chromium` is not installed (scripts/install-deps.sh)");
+        // scripts/install-deps.sh installs it: required under CI=true.
+        msctp_testkit::skip(&msctp_testkit::require(
+            "`chromium` is not installed".into(),
+        ));
         return;
     };
     let bind: Vec<&str> = ADDRS.iter().flat_map(|a| ["--bind", *a]).collect();

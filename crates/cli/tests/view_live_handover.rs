@@ -41,7 +41,7 @@ fn msctp_in(ns: &Netns, args: &[&str]) -> Command {
 #[test]
 fn perf_view_shows_a_live_handover() {
     if let Some(why) = skip_reason(&["ip", "tc", "chromium"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let browser = chromium().expect("on PATH");

@@ -45,7 +45,10 @@ fn a_listener_takes_500_clients_and_tcp_accepts_as_many() {
     // CI=true (scripts/install-deps.sh installs both).
     let Some(u) = r.usrsctp.as_ref() else {
         let why = r.usrsctp_not_run.clone().expect("a reason");
-        eprintln!("usrsctp skipped: {}", common::missing_prerequisite(why));
+        msctp_testkit::skip(&format!(
+            "the usrsctp contender: {}",
+            msctp_testkit::require(why)
+        ));
         return;
     };
     assert_eq!(u.clients.established, 500, "{:?}", u.clients);

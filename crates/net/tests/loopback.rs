@@ -199,7 +199,7 @@ async fn ipv6_loopback() {
     let server = match Stack::bind(cfg(5041, &["::1"], true)).await {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("skipped: no IPv6 loopback here ({e})");
+            msctp_testkit::skip(&format!("no IPv6 loopback here ({e})"));
             return;
         }
     };

@@ -22,7 +22,7 @@ fn ip(s: &str) -> IpAddr {
 #[test]
 fn new_address_is_added_and_lost_one_deleted_during_a_transfer() {
     if let Some(why) = skip_reason(&["ip", "tc"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let mn = Netns::new("amn");

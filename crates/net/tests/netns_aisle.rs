@@ -115,7 +115,7 @@ fn mbit(v: Option<u64>) -> String {
 #[test]
 fn aisle_moves_a_transfer_off_a_link_congested_by_tcp() {
     if let Some(why) = skip_reason(&["ip", "tc"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let t = Topology::new("a");
@@ -340,7 +340,7 @@ fn aisle_moves_a_transfer_off_a_link_congested_by_tcp() {
 fn perf_reports_capacity_and_available_bandwidth_per_path() {
     use msctp_net::perf::{self, PerfConfig, PerfLine};
     if let Some(why) = skip_reason(&["ip", "tc"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let t = Topology::new("p");

@@ -225,7 +225,7 @@ fn run_stream(t: &Arc<Topology>, data: Arc<Vec<u8>>, sha: &str, mptcp: bool) -> 
 #[test]
 fn cmt_aggregates_two_links_and_survives_one_going_down() {
     if let Some(why) = skip_reason(&["ip", "tc"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let t = Arc::new(Topology::new());
@@ -239,7 +239,7 @@ fn cmt_aggregates_two_links_and_survives_one_going_down() {
     if mptcp {
         rows.push(run_stream(&t, data.clone(), &sha, true));
     } else {
-        eprintln!("MPTCP is not available in this kernel: row skipped");
+        msctp_testkit::skip("the MPTCP row: MPTCP is not available in this kernel");
     }
     rows.push(run_stream(&t, data.clone(), &sha, false));
     rows.push(run_msctp(&t, data.clone(), &sha, true, true));

@@ -517,7 +517,7 @@ fn run_tcp(t: &Arc<Topology>, data: Arc<Vec<u8>>, sha: &str, mptcp: bool) -> Row
 #[test]
 fn link_flaps_during_a_transfer_msctp_mptcp_tcp() {
     if let Some(why) = skip_reason(&["ip", "tc"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     // The measurement runs at real-time priority (SCHED_FIFO 10, as under
@@ -572,7 +572,7 @@ fn link_flaps_during_a_transfer_msctp_mptcp_tcp() {
         rows.push(run_tcp(&t, data.clone(), &sha, true));
         t.set_link1(true);
     } else {
-        eprintln!("MPTCP is not available in this kernel: row skipped");
+        msctp_testkit::skip("the MPTCP row: MPTCP is not available in this kernel");
     }
     rows.push(run_tcp(&t, data.clone(), &sha, false));
     t.set_link1(true);

@@ -118,7 +118,7 @@ fn file_of(size: usize, seed: usize) -> Vec<u8> {
 #[test]
 fn two_mobiles_behind_one_nat_survive_rebinding() {
     if let Some(why) = skip_reason(&["ip", "tc", "nft", "conntrack"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let m1 = Netns::with_prefix("i18", "natm1");
@@ -159,7 +159,7 @@ fn two_mobiles_behind_one_nat_survive_rebinding() {
     // NAT makes them reachable.
     nat.exec(&["sysctl", "-qw", "net.ipv4.ip_forward=1"]);
     if let Err(e) = nft_load(&nat, "40000-40099") {
-        eprintln!("skipped: the kernel refuses nftables NAT: {e}");
+        msctp_testkit::skip(&format!("the kernel refuses nftables NAT: {e}"));
         return;
     }
 

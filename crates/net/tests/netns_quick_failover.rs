@@ -102,7 +102,7 @@ fn run(pfmr: Option<u32>, data: Arc<Vec<u8>>) -> Option<Run> {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        eprintln!("skipped: nftables refused a filter table");
+        msctp_testkit::skip("nftables refused a filter table");
         return None;
     }
     let rx = cn.spawn(|| {
@@ -189,7 +189,7 @@ fn run(pfmr: Option<u32>, data: Arc<Vec<u8>>) -> Option<Run> {
 #[test]
 fn sctp_pf_moves_data_after_one_timeout_on_real_sockets() {
     if let Some(why) = skip_reason(&["ip", "tc", "nft"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let data: Vec<u8> = (0..(3usize << 20))

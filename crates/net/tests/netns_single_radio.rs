@@ -76,7 +76,7 @@ impl Drop for Cleanup {
 #[test]
 fn single_radio_move_asconf_from_the_new_address() {
     if let Some(why) = skip_reason(&["ip", "tc", "dumpcap", "tshark"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let mn = Netns::with_prefix("i18", "srmn");

@@ -45,7 +45,7 @@ fn run(cfg: SoakConfig) -> SoakReport {
 #[test]
 fn short_soak_delivers_every_message_once_in_order() {
     if let Some(why) = skip_reason(&["ip", "tc"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let r = run(short(false));
@@ -88,7 +88,7 @@ fn short_soak_delivers_every_message_once_in_order() {
 #[test]
 fn short_soak_with_estimators_loses_no_association() {
     if let Some(why) = skip_reason(&["ip", "tc"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let r = run(short(true));

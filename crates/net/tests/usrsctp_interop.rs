@@ -59,7 +59,7 @@ fn skip() -> Option<String> {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        return Some(common::missing_prerequisite(
+        return Some(msctp_testkit::require(
             "libusrsctp-dev is not installed".into(),
         ));
     }
@@ -154,7 +154,7 @@ fn check_capture(file: &Path) -> (usize, usize, usize) {
 #[test]
 fn usrsctp_client_sends_to_msctp_with_asconf() {
     if let Some(why) = skip() {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let dir = work_dir("a");
@@ -254,7 +254,7 @@ fn usrsctp_client_sends_to_msctp_with_asconf() {
 #[test]
 fn msctp_client_sends_to_usrsctp_with_asconf() {
     if let Some(why) = skip() {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let dir = work_dir("b");

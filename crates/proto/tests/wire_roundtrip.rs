@@ -830,9 +830,7 @@ fn tshark_decodes_emitted_packets() {
     if Command::new("tshark").arg("-v").output().is_err() {
         // `.ci/run` installs it (scripts/install-deps.sh): there, its
         // absence is a failure, not a silent pass.
-        let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-        assert!(!ci, "tshark is not installed, under CI=true");
-        println!("note: tshark not installed, skipping the tshark check of emitted packets");
+        msctp_testkit::skip(&msctp_testkit::require("tshark is not installed".into()));
         return;
     }
     let mut reprs = realistic_packets();

@@ -137,12 +137,10 @@ fn setdest_files_are_followed_move_by_move() {
     );
 
     // A fresh file from the real tool, when it is installed.
-    let Some(setdest) = std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join("setdest"))
-            .find(|p| p.is_file())
-    }) else {
-        eprintln!("skipped the fresh file: `setdest` (Debian's ns2) is not installed");
+    let Some(setdest) = msctp_testkit::find_on_path("setdest") else {
+        // scripts/install-deps.sh installs ns2: required under CI=true.
+        let why = msctp_testkit::require("`setdest` (Debian's ns2) is not installed".into());
+        msctp_testkit::skip(&format!("the fresh file: {why}"));
         return;
     };
     // setdest keeps its random state in `.rand_state` in the working
@@ -220,15 +218,11 @@ fn sumo_fcd_files_are_followed_step_by_step() {
     let t = import::sumo_fcd(&text, 0, 100_000).unwrap();
     assert_eq!(r.map.mobiles[0].waypoints.len(), t.waypoints().len());
 
-    let tools = ["netgenerate", "sumo"].map(|n| {
-        std::env::var_os("PATH").and_then(|p| {
-            std::env::split_paths(&p)
-                .map(|d| d.join(n))
-                .find(|p| p.is_file())
-        })
-    });
+    let tools = ["netgenerate", "sumo"].map(msctp_testkit::find_on_path);
     let [Some(netgenerate), Some(sumo)] = tools else {
-        eprintln!("skipped the fresh file: Debian's `sumo` is not installed");
+        // scripts/install-deps.sh installs sumo: required under CI=true.
+        let why = msctp_testkit::require("Debian's `sumo` is not installed".into());
+        msctp_testkit::skip(&format!("the fresh file: {why}"));
         return;
     };
     let work = std::env::temp_dir().join(format!("msctp-sumo-{}", std::process::id()));

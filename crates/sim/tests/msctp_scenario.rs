@@ -113,15 +113,6 @@ fn failover_only_shows_the_expected_failover_gap() {
     println!("failover gap {gap:.3} s with RTO {rto:.3} s (bounds {lower:.3}..{upper:.3})");
 }
 
-/// The benchmark's figures (run by hand: `cargo test --profile ci -p
-/// msctp-sim --test msctp_scenario -- --ignored --nocapture bench`).
-#[test]
-#[ignore = "prints the benchmark's figures; run by hand (see above)"]
-fn bench_figures() {
-    let r = msctp_sim::bench::run_bench(&msctp_sim::bench::BenchConfig::default()).unwrap();
-    println!("{r:#?}");
-}
-
 /// The reference drive, uplink: the mobile sends; the same soft handover.
 #[test]
 fn uplink_soft_handover_loses_nothing() {

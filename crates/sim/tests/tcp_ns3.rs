@@ -3,18 +3,14 @@
 //! `bench/ns3/results-3.37.jsonl`): goodput within 10%, timeouts and fast
 //! retransmits of the same order of magnitude.
 //!
-//! Ignored tests (run by `bench/ns3/compare.sh`):
-//! - `write_comparison`: writes the table of `bench/ns3/COMPARISON.md`
-//!   from the ns-3 results named by `NS3_RESULTS` (default: the recorded
-//!   file) into `COMPARISON_OUT` (default: stdout only);
-//! - `speed`: the side-by-side speed benchmark against the ns-3 program
-//!   named by `NS3_TCP_BULK`.
+//! The table of `bench/ns3/COMPARISON.md` and the speed comparison are
+//! written by the example `ns3_compare` (run by `bench/ns3/compare.sh`).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use msctp_sim::models::tcp::reference::{
-    self, Means, Ns3Record, ns3_means, ns3_scenario, read_ns3_results, run_bulk, sim_means,
+    Means, Ns3Record, ns3_means, ns3_scenario, read_ns3_results, run_bulk, sim_means,
 };
 
 fn recorded() -> Vec<Ns3Record> {
@@ -101,47 +97,4 @@ fn framing_bytes_count_in_serialisation() {
         "{} bytes in 2 s",
         o.rx_bytes
     );
-}
-
-#[test]
-#[ignore = "writes the ns-3 comparison table from NS3_RESULTS; run by hand"]
-fn write_comparison() {
-    let ns3_path = std::env::var("NS3_RESULTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench/ns3/results-3.37.jsonl")
-        });
-    let ns3 = read_ns3_results(&ns3_path).unwrap();
-    let runs = std::env::var("SIM_RUNS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20);
-    let table = reference::comparison_markdown(&ns3, runs).unwrap();
-    println!("{table}");
-    if let Ok(out) = std::env::var("COMPARISON_OUT") {
-        std::fs::write(out, table).unwrap();
-    }
-}
-
-#[test]
-#[ignore = "times a compiled ns-3 program (NS3_TCP_BULK); prints, asserts nothing"]
-fn speed() {
-    let prog = std::env::var("NS3_TCP_BULK").unwrap_or_else(|_| "/tmp/ns3bin/tcp_bulk".into());
-    let r = reference::speed_benchmark(std::path::Path::new(&prog)).unwrap();
-    println!("\n{}", r.render());
-}
-
-#[test]
-#[ignore = "times the simulator alone; prints, asserts nothing"]
-fn speed_sim_only() {
-    let s = ns3_scenario("e", false, 1).unwrap();
-    for _ in 0..3 {
-        let o = run_bulk(&s).unwrap();
-        println!(
-            "msctp-sim scenario e: wall {:.3} s, {} events, goodput {:.4} Mbit/s",
-            o.wall.as_secs_f64(),
-            o.events,
-            o.goodput_bps / 1e6
-        );
-    }
 }

@@ -3,92 +3,13 @@
 //! compared with the ns-3 3.37 results recorded in
 //! `bench/ns3/results-3.37.jsonl`: goodput within 10%.
 //!
-//! `cargo test -p msctp-tcp --test ns3_reference -- --ignored --nocapture`
-//! also prints the SACK variants (not part of the preset, no assertion).
+//! The example `ns3_sack` prints both variants, SACK included (not part of
+//! the preset, no assertion).
 
 mod harness;
+mod ns3;
 
-use std::time::Duration;
-
-use harness::{Harness, LinkConfig};
-use msctp_tcp::{TcpConfig, Time};
-
-#[derive(Debug)]
-struct Outcome {
-    goodput: f64,
-    rtos: u64,
-    fast_retransmits: u64,
-    retransmitted: u64,
-}
-
-/// One bulk transfer over a chain of (rate bit/s, one-way delay ms, queue
-/// packets) hops, random loss on the last hop's data direction.
-fn run(hops: &[(u64, u64, usize)], loss: f64, secs: u64, sack: bool, seed: u64) -> Outcome {
-    let links: Vec<LinkConfig> = hops
-        .iter()
-        .enumerate()
-        .map(|(i, &(rate, delay_ms, queue))| {
-            let mut l = LinkConfig::new(rate, Duration::from_millis(delay_ms), queue);
-            if i + 1 == hops.len() {
-                l.loss = loss;
-            }
-            l
-        })
-        .collect();
-    let cfg = TcpConfig {
-        sack,
-        ..TcpConfig::ns3_compatible()
-    };
-    let mut h = Harness::chain(cfg, links, seed);
-    h.keep_trace = false;
-    // A greedy source: more than the path can carry in the run.
-    let rate = hops.iter().map(|h| h.0).min().unwrap_or(1);
-    h.to_send = vec![0x5a; (rate / 8 * secs) as usize + 1_000_000];
-    h.run_until(Time::from_secs(secs));
-    let s = h.client.stats();
-    Outcome {
-        goodput: h.received.len() as f64 * 8.0 / secs as f64,
-        rtos: s.timeouts,
-        fast_retransmits: s.fast_retransmits,
-        retransmitted: s.segments_retransmitted,
-    }
-}
-
-/// Mean ns-3 goodput of scenario `name` (SACK on or off) over its runs.
-fn ns3_mean(name: &str, sack: bool) -> f64 {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../bench/ns3/results-3.37.jsonl"
-    );
-    let text = std::fs::read_to_string(path).expect("bench/ns3/results-3.37.jsonl");
-    let v: Vec<f64> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|j| j["name"] == name && j["sack"] == sack)
-        .filter_map(|j| j["throughput_bps"].as_f64())
-        .collect();
-    assert!(!v.is_empty(), "no ns-3 result for {name}");
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
-fn scenario(name: &str) -> (Vec<(u64, u64, usize)>, f64, u64) {
-    match name {
-        "a" => (vec![(2_000_000, 25, 20)], 0.0, 60),
-        "b" => (vec![(2_000_000, 100, 20)], 0.0, 60),
-        "c" => (vec![(2_000_000, 25, 20)], 0.01, 60),
-        "d" => (vec![(2_000_000, 100, 20)], 0.01, 60),
-        _ => (vec![(10_000_000, 15, 100), (2_000_000, 1, 100)], 0.0, 600),
-    }
-}
-
-fn ours_mean(name: &str, sack: bool, seeds: u64) -> f64 {
-    let (hops, loss, secs) = scenario(name);
-    let runs = if loss > 0.0 { seeds } else { 1 };
-    (1..=runs)
-        .map(|seed| run(&hops, loss, secs, sack, seed).goodput)
-        .sum::<f64>()
-        / runs as f64
-}
+use ns3::{ns3_mean, ours_mean, run, scenario};
 
 #[test]
 fn ns3_compatible_preset_goodput_within_ten_percent_of_ns3() {
@@ -114,25 +35,4 @@ fn clean_bottleneck_scenario_repairs_the_same_losses_as_ns3() {
     assert_eq!(o.rtos, 0, "{o:?}");
     assert!((12..=16).contains(&o.fast_retransmits), "{o:?}");
     assert!((24..=32).contains(&o.retransmitted), "{o:?}");
-}
-
-#[test]
-#[ignore = "prints the SACK comparison; slow"]
-fn print_sack_comparison() {
-    for name in ["a", "b", "c", "d", "e"] {
-        let ours = ours_mean(name, true, 20);
-        let theirs = ns3_mean(name, true);
-        println!(
-            "sack {name}: ours {ours:.0} ns-3 {theirs:.0} ratio {:.3}",
-            ours / theirs
-        );
-    }
-    for name in ["a", "b", "c", "d", "e"] {
-        let ours = ours_mean(name, false, 20);
-        let theirs = ns3_mean(name, false);
-        println!(
-            "newreno {name}: ours {ours:.0} ns-3 {theirs:.0} ratio {:.3}",
-            ours / theirs
-        );
-    }
 }

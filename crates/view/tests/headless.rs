@@ -38,7 +38,10 @@ fn e1_page(dir: &Path) -> PathBuf {
 #[test]
 fn e1_page_opens_steps_zooms_and_hovers_in_headless_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!("skipped: `chromium` is not installed (scripts/install-deps.sh)");
+        // scripts/install-deps.sh installs it: required under CI=true.
+        msctp_testkit::skip(&msctp_testkit::require(
+            "`chromium` is not installed".into(),
+        ));
         return;
     };
     let dir = tempfile::tempdir().unwrap();

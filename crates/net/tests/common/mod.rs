@@ -28,25 +28,10 @@ pub fn skip_reason(tools: &[&str]) -> Option<String> {
     } else {
         tools
             .iter()
-            .find(|t| !on_path(t))
+            .find(|t| !msctp_testkit::on_path(t))
             .map(|t| format!("`{t}` is not installed"))
     };
-    why.map(missing_prerequisite)
-}
-
-/// Whether `tool` is an executable file on `PATH`.
-pub fn on_path(tool: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
-}
-
-/// A prerequisite that `scripts/install-deps.sh` provides is missing:
-/// returned as the reason to skip, or a panic under `CI=true`.
-pub fn missing_prerequisite(why: String) -> String {
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{why}: under CI=true every prerequisite must be present (scripts/install-deps.sh)");
-    }
-    why
+    why.map(msctp_testkit::require)
 }
 
 /// Runs a command, panicking with its output if it fails.
