@@ -312,7 +312,7 @@ fn reproduction_report_is_generated() {
     assert!(md.starts_with("# Reproduction of the mobility studies"));
     assert!(
         md.contains(
-            "| [T1: A fake handoff study](#t1-a-fake-handoff-study) | 40/40 | 7/7 | 1/2 | full |"
+            "| [T1: A fake handoff study](#t1-a-fake-handoff-study) | 40/40 | 9/9 | 1/2 | full |"
         ),
         "{md}"
     );
@@ -339,6 +339,11 @@ fn reproduction_report_is_generated() {
         )
     );
     assert!(md.contains("Our model has no such effect."));
+    // A formula on the left of a comparison: named by its id.
+    assert!(
+        md.contains("| The bound is under half the measured delay |  | agrees | at handoffs=6: `t_low` 1.200 < mip-tcp 4.500"),
+        "{md}"
+    );
     assert!(md.contains("- **throughput at 6 handoffs**: The fake paper's value is invented"));
     assert!(!md.contains("quick mode"));
 }

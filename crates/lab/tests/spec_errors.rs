@@ -48,6 +48,25 @@ fn unknown_keys_are_named() {
 }
 
 #[test]
+fn a_comparison_takes_a_variant_or_a_formula_on_its_a_side() {
+    let e = err(&with(
+        "formula = \"t_low\"\nb = \"mip-tcp\"\nmargin = 0.5",
+        "b = \"mip-tcp\"\nmargin = 0.5",
+    ));
+    assert!(e.contains("give `a` (a variant) or `formula`"), "{e}");
+    let e = err(&with(
+        "formula = \"t_low\"\nb = \"mip-tcp\"\nmargin = 0.5",
+        "formula = \"t_low\"\na = \"msctp\"\nb = \"mip-tcp\"\nmargin = 0.5",
+    ));
+    assert!(e.contains("give `a` (a variant) or `formula`"), "{e}");
+    let e = err(&with(
+        "formula = \"t_low\"\nb = \"mip-tcp\"\nmargin = 0.5",
+        "formula = \"t_lo\"\nb = \"mip-tcp\"\nmargin = 0.5",
+    ));
+    assert!(e.contains("unknown formula `t_lo`"), "{e}");
+}
+
+#[test]
 fn cross_references_are_checked() {
     let cases = [
         (

@@ -230,67 +230,7 @@ impl CheckSpec {
                     Ok((false, format!("fails for {}", bad.join("; "))))
                 }
             }
-            CheckKind::Greater | CheckKind::Less => {
-                let a = self.a.clone().unwrap_or_default();
-                let b = self.b.clone().unwrap_or_default();
-                let ca = results.select(std::slice::from_ref(&a), &self.at);
-                if ca.is_empty() {
-                    return Err(format!("no results for {a} at {}", at_label(&self.at)));
-                }
-                let margin = self.margin.unwrap_or(0.0);
-                let mut bad = Vec::new();
-                let mut lines = Vec::new();
-                for x in &ca {
-                    let Some(y) = results.cell(&b, &x.point) else {
-                        return Err(format!("no results for {b} at {}", x.point.label()));
-                    };
-                    let (ma, mb) = (self.mean_of(x)?, self.mean_of(y)?);
-                    let ordered = match self.kind {
-                        CheckKind::Greater => ma > mb + margin * mb.abs(),
-                        _ => ma < mb - margin * mb.abs(),
-                    };
-                    let mut ok = ordered;
-                    if self.significant == Some(true) {
-                        let ha = x.summary(m).and_then(|s| s.ci95_half_width);
-                        let hb = y.summary(m).and_then(|s| s.ci95_half_width);
-                        let (Some(ha), Some(hb)) = (ha, hb) else {
-                            return Err("significance needs at least two repetitions".into());
-                        };
-                        ok &= match self.kind {
-                            CheckKind::Greater => ma - ha > mb + hb,
-                            _ => ma + ha < mb - hb,
-                        };
-                    }
-                    let sym = if self.kind == CheckKind::Greater {
-                        ">"
-                    } else {
-                        "<"
-                    };
-                    // A failed comparison says so in words: "a 1 > b 2"
-                    // would read as a claim.
-                    let (verb, tail) = match (ordered, ok) {
-                        (true, true) => ("", ""),
-                        (true, false) => ("", ", not significant (95% intervals overlap)"),
-                        _ => ("is not ", ""),
-                    };
-                    let line = format!(
-                        "at {}: {a} {} {verb}{sym} {b} {}{tail}",
-                        x.point.label(),
-                        fmt(ma),
-                        fmt(mb)
-                    );
-                    if ok {
-                        lines.push(line);
-                    } else {
-                        bad.push(line);
-                    }
-                }
-                if bad.is_empty() {
-                    Ok((true, lines.join("; ")))
-                } else {
-                    Ok((false, format!("fails {}", bad.join("; "))))
-                }
-            }
+            CheckKind::Greater | CheckKind::Less => self.compare_pair(results, formulas),
             CheckKind::Best => {
                 let target = self.variant.clone().unwrap_or_default();
                 let among = self.among.clone().unwrap_or_else(|| variants.to_vec());
@@ -374,6 +314,103 @@ impl CheckSpec {
                 r.1 = format!("{} (largest relative deviation {:.1}%)", r.1, worst * 100.0);
                 Ok(r)
             }
+        }
+    }
+
+    /// `greater` / `less`: `a` (a variant, or `formula` evaluated for `b`)
+    /// against `b` at each of b's selected points.
+    fn compare_pair(
+        &self,
+        results: &Results,
+        formulas: &FormulaValues,
+    ) -> Result<(bool, String), String> {
+        let m = &self.metric;
+        let b = self.b.clone().unwrap_or_default();
+        let a_name = match (&self.a, &self.formula) {
+            (Some(a), _) => a.clone(),
+            (None, Some(f)) => format!("`{f}`"),
+            (None, None) => String::new(),
+        };
+        // The points: a's (each needing b's), or b's for a formula.
+        let side = self.a.as_ref().unwrap_or(&b);
+        let points = results.select(std::slice::from_ref(side), &self.at);
+        if points.is_empty() {
+            return Err(format!("no results for {side} at {}", at_label(&self.at)));
+        }
+        let margin = self.margin.unwrap_or(0.0);
+        let mut bad = Vec::new();
+        let mut lines = Vec::new();
+        for p in &points {
+            let Some(y) = results.cell(&b, &p.point) else {
+                return Err(format!("no results for {b} at {}", p.point.label()));
+            };
+            let mb = self.mean_of(y)?;
+            // mean_a and its 95% half width (none for a formula: exact).
+            let (ma, ha) = match (&self.a, &self.formula) {
+                (Some(_), _) => (
+                    self.mean_of(p)?,
+                    p.summary(m).and_then(|s| s.ci95_half_width),
+                ),
+                (None, Some(f)) => {
+                    let key = (f.clone(), b.clone(), y.point.label());
+                    match formulas.get(&key) {
+                        Some(Ok(v)) => (*v, Some(0.0)),
+                        Some(Err(e)) => {
+                            return Err(format!("formula `{f}` at {}: {e}", y.point.label()));
+                        }
+                        None => {
+                            return Err(format!(
+                                "formula `{f}` not evaluated for {b} at {}",
+                                y.point.label()
+                            ));
+                        }
+                    }
+                }
+                (None, None) => return Err("give `a` or `formula`".into()),
+            };
+            let ordered = match self.kind {
+                CheckKind::Greater => ma > mb + margin * mb.abs(),
+                _ => ma < mb - margin * mb.abs(),
+            };
+            let mut ok = ordered;
+            if self.significant == Some(true) {
+                let hb = y.summary(m).and_then(|s| s.ci95_half_width);
+                let (Some(ha), Some(hb)) = (ha, hb) else {
+                    return Err("significance needs at least two repetitions".into());
+                };
+                ok &= match self.kind {
+                    CheckKind::Greater => ma - ha > mb + hb,
+                    _ => ma + ha < mb - hb,
+                };
+            }
+            let sym = if self.kind == CheckKind::Greater {
+                ">"
+            } else {
+                "<"
+            };
+            // A failed comparison says so in words: "a 1 > b 2" would
+            // read as a claim.
+            let (verb, tail) = match (ordered, ok) {
+                (true, true) => ("", ""),
+                (true, false) => ("", ", not significant (95% intervals overlap)"),
+                _ => ("is not ", ""),
+            };
+            let line = format!(
+                "at {}: {a_name} {} {verb}{sym} {b} {}{tail}",
+                y.point.label(),
+                fmt(ma),
+                fmt(mb)
+            );
+            if ok {
+                lines.push(line);
+            } else {
+                bad.push(line);
+            }
+        }
+        if bad.is_empty() {
+            Ok((true, lines.join("; ")))
+        } else {
+            Ok((false, format!("fails {}", bad.join("; "))))
         }
     }
 

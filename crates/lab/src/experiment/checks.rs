@@ -16,7 +16,10 @@
 //!   0), `significant` (95% intervals must not overlap); `at`.
 //!   mean_a > mean_b + margin x |mean_b| (resp. mean_a < mean_b - margin x
 //!   |mean_b|)
-//!   at every selected point.
+//!   at every selected point. `formula` in place of `a`: the formula's
+//!   value for `b` at each point stands for mean_a (an analytic bound
+//!   against a simulated system; `significant` then needs only b's
+//!   interval to clear it).
 //! - `best`: `variant`, `order` ("lowest" | "highest"), `among`
 //!   (default all variants); `at`. The variant has the extreme mean at
 //!   every selected point.
@@ -76,7 +79,9 @@ impl CheckKind {
             CheckKind::Increasing | CheckKind::Decreasing => {
                 (&["axis"], &["tol", "variants", "variant"])
             }
-            CheckKind::Greater | CheckKind::Less => (&["a", "b"], &["margin", "significant"]),
+            CheckKind::Greater | CheckKind::Less => {
+                (&["b"], &["a", "formula", "margin", "significant"])
+            }
             CheckKind::Best => (&["variant", "order"], &["among"]),
             CheckKind::Within => (&["formula"], &["rel_tol", "abs_tol", "variants", "variant"]),
             CheckKind::Linear => (&["axis", "min_r2"], &["variants", "variant"]),
@@ -255,6 +260,13 @@ impl CheckSpec {
             && a == b
         {
             return Err(format!("{ctx}: `a` and `b` are the same variant"));
+        }
+        if matches!(self.kind, CheckKind::Greater | CheckKind::Less)
+            && self.a.is_some() == self.formula.is_some()
+        {
+            return Err(format!(
+                "{ctx}: give `a` (a variant) or `formula`, one of them"
+            ));
         }
         Ok(())
     }

@@ -15,6 +15,14 @@
 //!   `sum_{i=0..PMR} min(RTO * 2^i, RTO.Max)`, which is
 //!   `RTO * (2^(PMR+1) - 1)` while the RTO stays below `rto_max`
 //!   (optional; no cap when absent).
+//! - `ideal_transfer_time` (Budzisz et al., section 4.3.1: "a fictitious
+//!   optimal SCTP [with] perfect knowledge about the available bandwidth
+//!   [that sends] with the optimal rate directly from the start"): the
+//!   first `bytes` reach the receiver one one-way `delay` (plus
+//!   `extra_delay`, default 0) after they leave, spread by their
+//!   transmission at `rate_bps`: `delay + extra_delay + 8 bytes /
+//!   rate_bps`, in seconds, divided by `unit_s` (default 1; 0.001 gives
+//!   milliseconds). Headers are left out, so it is a lower bound.
 //!
 //! Parameter forms in the experiment file: a number; `{ axis = "pmr" }`;
 //! `{ scenario = "sctp.rto_min_ms", scale = 0.001 }`;
@@ -34,6 +42,7 @@ pub enum FormulaKind {
     MsctpSignallingBits,
     MipTunnelOverheadBits,
     FailoverTime,
+    IdealTransferTime,
 }
 
 impl FormulaKind {
@@ -43,6 +52,7 @@ impl FormulaKind {
             FormulaKind::MsctpSignallingBits => "msctp_signalling_bits",
             FormulaKind::MipTunnelOverheadBits => "mip_tunnel_overhead_bits",
             FormulaKind::FailoverTime => "failover_time",
+            FormulaKind::IdealTransferTime => "ideal_transfer_time",
         }
     }
 
@@ -66,6 +76,13 @@ impl FormulaKind {
                 ("pmr", None),
                 ("rto_max", Some(f64::INFINITY)),
             ],
+            FormulaKind::IdealTransferTime => &[
+                ("delay", None),
+                ("bytes", None),
+                ("rate_bps", None),
+                ("extra_delay", Some(0.0)),
+                ("unit_s", Some(1.0)),
+            ],
         }
     }
 
@@ -77,6 +94,9 @@ impl FormulaKind {
             FormulaKind::MipTunnelOverheadBits => "header_bits x datagrams",
             FormulaKind::FailoverTime => {
                 "sum_{i=0..PMR} min(RTO x 2^i, RTO.Max) = RTO x (2^(PMR+1) - 1) below RTO.Max"
+            }
+            FormulaKind::IdealTransferTime => {
+                "(delay + extra_delay + 8 x bytes / rate_bps) / unit_s"
             }
         }
     }
@@ -102,6 +122,20 @@ impl FormulaKind {
                     r *= 2.0;
                 }
                 Ok(total)
+            }
+            FormulaKind::IdealTransferTime => {
+                let (delay, bytes, rate, extra, unit) = (p[0], p[1], p[2], p[3], p[4]);
+                if !(rate > 0.0 && unit > 0.0) {
+                    return Err(format!(
+                        "rate_bps and unit_s must be > 0, got {rate} and {unit}"
+                    ));
+                }
+                if !(delay >= 0.0 && extra >= 0.0 && bytes >= 0.0) {
+                    return Err(format!(
+                        "delay, extra_delay and bytes must be >= 0, got {delay}, {extra}, {bytes}"
+                    ));
+                }
+                Ok((delay + extra + 8.0 * bytes / rate) / unit)
             }
         }
     }
@@ -289,6 +323,21 @@ mod tests {
         assert!(FormulaKind::FailoverTime.eval(&[0.4, 1.5, 1.0]).is_err());
         assert!(FormulaKind::FailoverTime.eval(&[0.4, -1.0, 1.0]).is_err());
         assert!(FormulaKind::FailoverTime.eval(&[0.4, 64.0, 1.0]).is_err());
+        // 10 kB over 11 Mbit/s after 15 ms + 1.5 ms: 16.5 + 80 000 / 11 000 ms.
+        let t = FormulaKind::IdealTransferTime
+            .eval(&[0.015, 10_000.0, 11e6, 0.0015, 0.001])
+            .unwrap();
+        assert!((t - (16.5 + 80.0 / 11.0)).abs() < 1e-9, "{t}");
+        assert!(
+            FormulaKind::IdealTransferTime
+                .eval(&[0.015, 10_000.0, 0.0, 0.0, 1.0])
+                .is_err()
+        );
+        assert!(
+            FormulaKind::IdealTransferTime
+                .eval(&[-0.1, 10_000.0, 1e6, 0.0, 1.0])
+                .is_err()
+        );
     }
 
     #[test]
