@@ -84,3 +84,24 @@ pub mod zero_off {
         Ok((v > 0).then_some(v))
     }
 }
+
+/// A [`Duration`] as seconds (keys ending in `_s`), at most
+/// [`MAX_MS`] / 1000.
+pub mod s {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let v = f64::deserialize(d)?;
+        if !v.is_finite() || !(0.0..=MAX_MS / 1000.0).contains(&v) {
+            return Err(D::Error::custom(format!(
+                "{v} s: a duration must be a finite number of seconds between 0 and {}",
+                MAX_MS / 1000.0
+            )));
+        }
+        Ok(Duration::from_secs_f64(v))
+    }
+}

@@ -23,7 +23,6 @@ use crate::kernel::error_model::ErrorModelSpec;
 use crate::kernel::link::LinkConfig;
 use crate::kernel::wireless::{CellConfig, Sharing};
 use crate::models::app::Traffic;
-use crate::models::fmip::AttachTiming;
 use crate::models::mobility::{
     DEFAULT_MAX_WAYPOINTS, MobilityError, OverlapGeometry, Point, RandomWaypointParams, Trajectory,
     TrajectoryBuilder, TurnPolicy, cross_over, import, scheduled_handoffs,
@@ -392,19 +391,6 @@ pub(crate) fn traffic(t: &TrafficSpec) -> Traffic {
             mean_on: ms(mean_on_ms),
             mean_off: ms(mean_off_ms),
             shape,
-        },
-    }
-}
-
-/// When an FMIPv6 mobile attaches to the new access router.
-pub(crate) fn attach_timing(x: &Fmip6Spec) -> AttachTiming {
-    match x.attach {
-        AttachSpec::Early => AttachTiming::Early {
-            after_trigger: ms(x.early_after_ms),
-        },
-        AttachSpec::Ideal => AttachTiming::Ideal,
-        AttachSpec::Late => AttachTiming::Late {
-            after_fback: ms(x.late_after_ms),
         },
     }
 }

@@ -535,19 +535,19 @@ impl Scenario {
                 let from = f
                     .fmip6
                     .as_ref()
-                    .and_then(|x| self.cell_index(&x.from_cell))
+                    .and_then(|x| self.cell_index(&x.scenario.from_cell))
                     .and_then(|c| links.iter().position(|l| l.cell == c))
                     .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;
                 RadioUse::Scripted { from }
             }
             Some((Mobility::MobileIpv6, f))
-                if f.mip6.as_ref().is_some_and(|x| x.forced_switch.is_some()) =>
+                if f.mip6.as_ref().is_some_and(|x| x.scenario.forced_switch.is_some()) =>
             {
                 // One radio switched by script (transport.rs checks it).
                 let from = f
                     .mip6
                     .as_ref()
-                    .and_then(|x| x.forced_switch.as_ref())
+                    .and_then(|x| x.scenario.forced_switch.as_ref())
                     .and_then(|x| self.cell_index(&x.from_cell))
                     .and_then(|c| links.iter().position(|l| l.cell == c))
                     .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;

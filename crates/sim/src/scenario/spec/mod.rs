@@ -8,10 +8,12 @@ use serde::{Deserialize, Serialize};
 
 pub mod sctp;
 pub mod stations;
+pub mod table;
 pub mod transport;
 
 pub use sctp::*;
 pub use stations::*;
+pub use table::{ModelTable, ScenarioKeys};
 pub use transport::*;
 
 fn d_seed() -> u64 {

@@ -24,8 +24,10 @@ mod correspondent;
 mod home_agent;
 mod mobile_node;
 mod router;
+mod settings;
 pub mod wire;
 
+pub use settings::Mip6Settings;
 pub use correspondent::{Correspondent6, Correspondent6Config, Correspondent6Stats};
 pub use home_agent::{CacheEntry, HomeAgent6, HomeAgent6Config, HomeAgent6Stats};
 pub use mobile_node::{
