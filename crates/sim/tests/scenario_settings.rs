@@ -154,7 +154,11 @@ fn models() -> Vec<Subject> {
         |s, k| {
             let h = s.flows[k].handoff.as_ref()?;
             let mut t = Table::new();
-            set(&mut t, "networks.umts", as_table(&h.scenario.networks["umts"]).into());
+            set(
+                &mut t,
+                "networks.umts",
+                as_table(&h.scenario.networks["umts"]).into(),
+            );
             Some(t)
         },
         &[],
@@ -165,7 +169,11 @@ fn models() -> Vec<Subject> {
         .map(|k| format!("networks.umts.{k}"))
         .collect();
     let mut defaults = Table::new();
-    set(&mut defaults, "networks.umts", networks.defaults.clone().into());
+    set(
+        &mut defaults,
+        "networks.umts",
+        networks.defaults.clone().into(),
+    );
     networks.defaults = defaults;
     // E4's UMTS: a PPP set-up of 600 ms.
     networks.chosen = &["networks.umts.ppp_ms"];

@@ -105,3 +105,22 @@ pub mod s {
         Ok(Duration::from_secs_f64(v))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde::de::IntoDeserializer;
+    use serde::de::value::Error;
+
+    use super::*;
+
+    #[test]
+    fn seconds_are_read_as_a_duration_within_bounds() {
+        let read = |v: f64| s::deserialize(IntoDeserializer::<Error>::into_deserializer(v));
+        assert_eq!(read(30.0).unwrap(), Duration::from_secs(30));
+        assert_eq!(read(0.5).unwrap(), Duration::from_millis(500));
+        for bad in [-1.0, f64::NAN, f64::INFINITY, MAX_MS / 1000.0 + 1.0] {
+            let e = read(bad).unwrap_err().to_string();
+            assert!(e.contains("finite number of seconds"), "{e}");
+        }
+    }
+}

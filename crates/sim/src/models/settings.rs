@@ -167,7 +167,10 @@ pub(crate) mod tests {
             .unwrap_err()
             .under("cmhn");
         assert_eq!(e.key, "cmhn.probe_ms");
-        assert_eq!(e.to_string(), "cmhn.probe_ms = 0: must be a number in (0, 3600000000]");
+        assert_eq!(
+            e.to_string(),
+            "cmhn.probe_ms = 0: must be a number in (0, 3600000000]"
+        );
         assert!(at_most_ms("x_ms", Duration::from_secs(3_600_000)).is_ok());
         assert!(range_u("n", 0, 1, 2).is_err());
     }

@@ -33,5 +33,5 @@ pub use agent::{
     CmhnAgent, CmhnConfig, CmhnConfigError, CmhnInterface, CmhnSide, CmhnStats, MAX_SLOTS,
     SwitchRecord,
 };
-pub use settings::{CmhnSettings, Scheduling};
 pub use estimator::BdpEstimator;
+pub use settings::{CmhnSettings, Scheduling};

@@ -265,7 +265,8 @@ impl FmipRouter {
         let msg = MhMessage::FastBindingAck(BindingAck {
             status: 0,
             sequence,
-            lifetime_units: (self.cfg.settings.forward_time.as_secs() / 4).min(u64::from(u16::MAX)) as u16,
+            lifetime_units: (self.cfg.settings.forward_time.as_secs() / 4).min(u64::from(u16::MAX))
+                as u16,
         });
         for &a in to {
             self.send_mh(ctx, a, &msg);

@@ -16,10 +16,10 @@ mod settings;
 mod single;
 
 pub use decision::{LinkDecision, TriggerSource};
-pub use settings::{HandoffSettings, NetworkSettings, ProcessingMode};
 pub use location::LocationUpdate;
 pub use peer::HandoffPeer;
+pub use settings::{HandoffSettings, NetworkSettings, ProcessingMode};
 pub use single::{
-    HandoffConfigError, HandoffRecord, LOCATION_PORT, NetworkProfile,
-    SingleConnectionConfig, SingleConnectionHandoff, TCB_UPDATE,
+    HandoffConfigError, HandoffRecord, LOCATION_PORT, NetworkProfile, SingleConnectionConfig,
+    SingleConnectionHandoff, TCB_UPDATE,
 };

@@ -139,7 +139,13 @@ fn cells_of(env: &Env<'_>, pred: impl Fn(&FlowSpec) -> bool) -> Vec<usize> {
 /// The first advertisement's offset: the given one, or a phase drawn
 /// uniformly in [0, interval) from the stream `<kind>/advert/<cell>` of the
 /// run's seed.
-fn phase(w: &World, kind: &str, cell: &str, given: Option<Duration>, interval: Duration) -> Duration {
+fn phase(
+    w: &World,
+    kind: &str,
+    cell: &str,
+    given: Option<Duration>,
+    interval: Duration,
+) -> Duration {
     match given {
         Some(o) => o,
         None => {

@@ -349,8 +349,7 @@ impl Scenario {
                 MAX_MS,
             )?;
         }
-        positive_f("radio.sample_period_ms", r.sample_period_ms, MAX_MS)?;
-        acquisition("radio.acquisition", &r.acquisition)
+        positive_f("radio.sample_period_ms", r.sample_period_ms, MAX_MS)
     }
 
     fn resolve_link(&self, l: &LinkSpec) -> Result<Link, ScenarioError> {
@@ -442,9 +441,6 @@ impl Scenario {
             if let Some(v) = v {
                 duration_ms(&format!("{key}.{k}"), v)?;
             }
-        }
-        if let Some(a) = &c.acquisition {
-            acquisition(&format!("{key}.acquisition"), a)?;
         }
         for (i, (t, p)) in c.signal_steps.iter().flatten().enumerate() {
             let k = format!("{key}.signal_steps[{i}]");
@@ -541,7 +537,9 @@ impl Scenario {
                 RadioUse::Scripted { from }
             }
             Some((Mobility::MobileIpv6, f))
-                if f.mip6.as_ref().is_some_and(|x| x.scenario.forced_switch.is_some()) =>
+                if f.mip6
+                    .as_ref()
+                    .is_some_and(|x| x.scenario.forced_switch.is_some()) =>
             {
                 // One radio switched by script (transport.rs checks it).
                 let from = f
@@ -619,19 +617,6 @@ fn error_times(key: &str, e: &ErrorSpec) -> Result<(), ScenarioError> {
         }
         _ => Ok(()),
     }
-}
-
-fn acquisition(key: &str, a: &AcquisitionSpec) -> Result<(), ScenarioError> {
-    for (k, v) in [
-        ("router_discovery_ms", a.router_discovery_ms),
-        ("ppp_ms", a.ppp_ms),
-        ("dhcp_ms", a.dhcp_ms),
-        ("aaa_ms", a.aaa_ms),
-        ("location_update_ms", a.location_update_ms),
-    ] {
-        duration_ms(&format!("{key}.{k}"), v)?;
-    }
-    Ok(())
 }
 
 fn point(key: &str, (x, y): (f64, f64)) -> Result<(), ScenarioError> {

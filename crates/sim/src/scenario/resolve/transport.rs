@@ -8,9 +8,7 @@ use ipnet::IpNet;
 use rustc_hash::FxHashMap;
 
 use super::{Cell, Link};
-use crate::scenario::error::{
-    MAX_MS, ScenarioError, range_f, range_u,
-};
+use crate::scenario::error::{MAX_MS, ScenarioError, range_f, range_u};
 use crate::scenario::spec::*;
 
 /// Which transports allow a table, for messages.

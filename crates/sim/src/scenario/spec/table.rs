@@ -5,7 +5,7 @@
 //! a scripted move). A new field of the model's settings is a key of the
 //! table without any change here.
 
-use std::ops::Deref;
+use std::ops::{Deref, DerefMut};
 
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -17,7 +17,8 @@ pub trait ScenarioKeys {
 }
 
 /// A model's table in a flow: `scenario` holds the keys of `S::KEYS`,
-/// `model` every other key. Reads as the model's settings (`Deref`).
+/// `model` every other key. Reads as the model's settings (`Deref`,
+/// `DerefMut`).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelTable<S, M> {
     pub scenario: S,
@@ -29,6 +30,12 @@ impl<S, M> Deref for ModelTable<S, M> {
 
     fn deref(&self) -> &M {
         &self.model
+    }
+}
+
+impl<S, M> DerefMut for ModelTable<S, M> {
+    fn deref_mut(&mut self) -> &mut M {
+        &mut self.model
     }
 }
 

@@ -12,9 +12,7 @@ use ipnet::Ipv4Net;
 use msctp_proto::config::units;
 use serde::{Deserialize, Serialize};
 
-use super::{
-    AdvertisementConfig, ForeignAgentConfig, HomeAgentConfig, MobileNodeConfig,
-};
+use super::{AdvertisementConfig, ForeignAgentConfig, HomeAgentConfig, MobileNodeConfig};
 use crate::kernel::ids::IfaceId;
 use crate::models::settings::{SettingError, positive_ms, range_u};
 

@@ -27,10 +27,10 @@ mod router;
 mod settings;
 pub mod wire;
 
-pub use settings::Mip6Settings;
 pub use correspondent::{Correspondent6, Correspondent6Config, Correspondent6Stats};
 pub use home_agent::{CacheEntry, HomeAgent6, HomeAgent6Config, HomeAgent6Stats};
 pub use mobile_node::{
     Current6, FastRecord, Handover6Record, MobileNode6, MobileNode6Config, MobileNode6Stats,
 };
 pub use router::{ALL_NODES, ALL_ROUTERS, AccessRouter, AccessRouterConfig};
+pub use settings::Mip6Settings;

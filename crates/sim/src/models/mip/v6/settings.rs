@@ -98,9 +98,7 @@ impl Mip6Settings {
 
     /// The binding lifetime in the 4-second units of the messages.
     pub fn lifetime_units(&self) -> u16 {
-        self.binding_lifetime_s
-            .div_ceil(4)
-            .min(u32::from(u16::MAX)) as u16
+        self.binding_lifetime_s.div_ceil(4).min(u32::from(u16::MAX)) as u16
     }
 
     /// The advertisements of the router at `address` of `prefix` on
