@@ -88,3 +88,23 @@ fn the_script_target_runs_the_conformance_scripts() {
         seeds.len()
     );
 }
+
+#[test]
+fn the_scenario_seeds_are_the_simulators_reference_files_and_parse() {
+    // The seeds of the scenario target are the reference scenarios of the
+    // simulator as they are now (a stored copy in an older format would
+    // seed the fuzzer with input refused at its first key).
+    let current = msctp_fuzz::seeds::repo_root().join("crates/sim/src/scenario");
+    for name in ["reference.toml", "reference-baselines.toml"] {
+        let seed = std::fs::read_to_string(corpus_dir("scenario").join(name)).unwrap();
+        let now = std::fs::read_to_string(current.join(name)).unwrap();
+        assert!(
+            seed == now,
+            "fuzz/corpus/scenario/{name} is not the simulator's: \
+             cargo run -p msctp-fuzz --bin seed-corpus"
+        );
+        if let Err(e) = msctp_sim::scenario::parse(&seed) {
+            panic!("{name}: {e}");
+        }
+    }
+}

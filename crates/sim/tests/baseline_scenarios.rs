@@ -7,6 +7,8 @@
 //! flows deliver what they send. Also: mSCTP's ADD-IP signalling bits,
 //! and the same scenario and seed giving the same outputs.
 
+use std::time::Duration;
+
 use msctp_sim::output::{FlowSummary, RunResult};
 use msctp_sim::scenario::{
     self, AttachSpec, HandoffSpec, NetworkSpec, PolicySpec, Scenario, TransportSpec,
@@ -322,10 +324,10 @@ fn cmhn_reuses_its_connections_on_ping_pong() {
     single.flows[0].transport = TransportSpec::SingleHandoff;
     single.flows[0].cmhn = None;
     let mut h = HandoffSpec::default();
-    h.networks.insert(
+    h.scenario.networks.insert(
         "umts".into(),
         NetworkSpec {
-            ppp_ms: 600.0,
+            ppp: Duration::from_millis(600),
             ..NetworkSpec::default()
         },
     );

@@ -47,8 +47,8 @@ fn mobile_side(net: &Net4) -> CmhnSide {
 fn setup(net: &mut Net4, mobile_sends: bool, scheduling: Scheduling) -> (AgentId, AgentId) {
     let mut m = CmhnConfig::new(tcp(), mobile_side(net));
     let mut f = CmhnConfig::new(tcp(), CmhnSide::Fixed { port: 6000 });
-    m.scheduling = scheduling;
-    f.scheduling = scheduling;
+    m.settings.scheduling = scheduling;
+    f.settings.scheduling = scheduling;
     if mobile_sends {
         m.source = Some(bulk());
     } else {
@@ -179,7 +179,7 @@ fn striping_uses_both_links() {
     let mut net = build(8);
     let log = FlowLog::shared();
     let mut m = CmhnConfig::new(tcp(), mobile_side(&net));
-    m.scheduling = Scheduling::Stripe;
+    m.settings.scheduling = Scheduling::Stripe;
     m.source = Some(bulk());
     let mut f = CmhnConfig::new(tcp(), CmhnSide::Fixed { port: 6000 });
     f.log = Some(log.clone());

@@ -64,7 +64,7 @@ fn setup_with(
     let log = FlowLog::shared();
     let remote = SocketAddr::new(ip(DST), 5000);
     let mut cfg = SingleConnectionConfig::new(tcp(), networks(net), remote);
-    cfg.processing_mode = mode;
+    cfg.settings.during_processing = mode;
     cfg.source = Some(
         Source::new(
             Traffic::Bulk {

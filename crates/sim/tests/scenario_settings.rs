@@ -1,14 +1,24 @@
 //! One setting, one declaration: a scenario's `[flows.sctp]` table is the
-//! engine's `AssociationConfig` itself and `[flows.tcp]` the TCP model's
-//! `TcpConfig`, so every field they have (today's and any added later) is
-//! a scenario key by its serde name, with no change to the simulator, and
-//! the reference scenarios document every one of them.
+//! engine's `AssociationConfig` itself, `[flows.tcp]` the TCP model's
+//! `TcpConfig`, and `[flows.mip4]`, `[flows.mip6]`, `[flows.fmip6]`,
+//! `[flows.handoff]` (and each of its `networks`) and `[flows.cmhn]` the
+//! models' settings (`Mip4Settings`, `Mip6Settings`, `FmipSettings`,
+//! `HandoffSettings`, `NetworkSettings`, `CmhnSettings`) beside the few
+//! keys the scenario resolves (cell and interface names, a scripted move),
+//! so every field they have (today's and any added later) is a scenario
+//! key by its serde name, with no change to the simulator, and the
+//! reference scenarios document every one of them.
 //!
 //! The field names come from the configuration's own `Deserialize` (a
 //! deserializer that records the names a struct asks for), not from a
 //! list kept here.
 
 use msctp_proto::{AssociationConfig, CmtConfig, EstimatorConfig, Limits};
+use msctp_sim::models::cmhn::CmhnSettings;
+use msctp_sim::models::fmip::FmipSettings;
+use msctp_sim::models::handoff::{HandoffSettings, NetworkSettings};
+use msctp_sim::models::mip::v4::Mip4Settings;
+use msctp_sim::models::mip::v6::Mip6Settings;
 use msctp_sim::scenario::{self, REFERENCE, REFERENCE_BASELINES, Scenario};
 use msctp_tcp::TcpConfig;
 use serde::Serialize;
@@ -65,6 +75,9 @@ struct Subject {
     /// A key whose other value needs another key set too (a check across
     /// keys): key, the other key, its value.
     requires: &'static [(&'static str, &'static str, bool)],
+    /// The scenario's own keys of the table (names, a script), kept from
+    /// the reference when a key of the configuration is tried.
+    keep: &'static [&'static str],
 }
 
 fn sctp() -> Subject {
@@ -96,6 +109,7 @@ fn sctp() -> Subject {
         chosen: &["rto_min_ms", "receive_window"],
         // ADD-IP requires AUTH (RFC 5061 section 4.1.1).
         requires: &[("auth", "asconf", false)],
+        keep: &[],
     }
 }
 
@@ -111,7 +125,86 @@ fn tcp() -> Subject {
         of: |s, k| s.flows[k].tcp.as_ref().map(|t| as_table(&t.config)),
         chosen: &[],
         requires: &[],
+        keep: &[],
     }
+}
+
+/// A model's settings as a table of a flow of the baselines' reference.
+fn model<T: DeserializeOwned + Serialize + Default>(
+    table: &'static str,
+    of: fn(&Scenario, usize) -> Option<Table>,
+    keep: &'static [&'static str],
+) -> Subject {
+    Subject {
+        table,
+        reference: REFERENCE_BASELINES,
+        keys: field_names::<T>().into_iter().map(String::from).collect(),
+        defaults: as_table(&T::default()),
+        of,
+        chosen: &[],
+        requires: &[],
+        keep,
+    }
+}
+
+/// Every model's settings besides the engines'.
+fn models() -> Vec<Subject> {
+    let mut networks = model::<NetworkSettings>(
+        "handoff",
+        |s, k| {
+            let h = s.flows[k].handoff.as_ref()?;
+            let mut t = Table::new();
+            set(
+                &mut t,
+                "networks.umts",
+                as_table(&h.scenario.networks["umts"]).into(),
+            );
+            Some(t)
+        },
+        &[],
+    );
+    networks.keys = networks
+        .keys
+        .iter()
+        .map(|k| format!("networks.umts.{k}"))
+        .collect();
+    let mut defaults = Table::new();
+    set(
+        &mut defaults,
+        "networks.umts",
+        networks.defaults.clone().into(),
+    );
+    networks.defaults = defaults;
+    // E4's UMTS: a PPP set-up of 600 ms.
+    networks.chosen = &["networks.umts.ppp_ms"];
+    vec![
+        model::<Mip4Settings>(
+            "mip4",
+            |s, k| Some(as_table(&s.flows[k].mip4.as_ref()?.model)),
+            &["home_cell"],
+        ),
+        model::<Mip6Settings>(
+            "mip6",
+            |s, k| Some(as_table(&s.flows[k].mip6.as_ref()?.model)),
+            &["home_cell"],
+        ),
+        model::<FmipSettings>(
+            "fmip6",
+            |s, k| Some(as_table(&s.flows[k].fmip6.as_ref()?.model)),
+            &["from_cell", "to_cell", "trigger_s"],
+        ),
+        model::<HandoffSettings>(
+            "handoff",
+            |s, k| Some(as_table(&s.flows[k].handoff.as_ref()?.model)),
+            &[],
+        ),
+        networks,
+        model::<CmhnSettings>(
+            "cmhn",
+            |s, k| Some(as_table(&s.flows[k].cmhn.as_ref()?.model)),
+            &[],
+        ),
+    ]
 }
 
 fn as_table(c: &impl Serialize) -> Table {
@@ -162,15 +255,24 @@ impl Subject {
     /// (as a table), or the complaint.
     fn parse_with(&self, path: &str, v: Value) -> Result<Table, String> {
         let (mut s, k) = self.reference();
-        let mut table = Table::new();
-        set(&mut table, path, v);
-        for (_, other, w) in self.requires.iter().filter(|r| r.0 == path) {
-            set(&mut table, other, Value::Boolean(*w));
+        // Every flow with the table gets the same one (a deployment is
+        // one per scenario).
+        for flow in s["flows"].as_array_mut().unwrap() {
+            let flow = flow.as_table_mut().unwrap();
+            let Some(Value::Table(old)) = flow.get(self.table) else {
+                continue;
+            };
+            let mut table: Table = old
+                .iter()
+                .filter(|(key, _)| self.keep.contains(&key.as_str()))
+                .map(|(key, v)| (key.clone(), v.clone()))
+                .collect();
+            set(&mut table, path, v.clone());
+            for (_, other, w) in self.requires.iter().filter(|r| r.0 == path) {
+                set(&mut table, other, Value::Boolean(*w));
+            }
+            flow.insert(self.table.into(), Value::Table(table));
         }
-        let flow = s["flows"].as_array_mut().unwrap()[k]
-            .as_table_mut()
-            .unwrap();
-        flow.insert(self.table.into(), Value::Table(table));
         let parsed = scenario::parse(&toml::to_string(&s).unwrap()).map_err(|e| e.to_string())?;
         Ok((self.of)(&parsed, k).expect("the flow's configuration"))
     }
@@ -289,9 +391,23 @@ fn every_tcp_setting_is_a_scenario_key_that_reaches_the_model() {
 }
 
 #[test]
+fn every_model_setting_is_a_scenario_key_that_reaches_the_model() {
+    let models = models();
+    for m in &models {
+        assert!(!m.keys.is_empty(), "{}", m.table);
+        m.every_key_reaches_the_model();
+    }
+    let keys: usize = models.iter().map(|m| m.keys.len()).sum();
+    assert!(keys >= 50, "{keys} keys");
+}
+
+#[test]
 fn the_reference_scenarios_list_every_key_at_its_default() {
     sctp().the_reference_lists_every_key();
     tcp().the_reference_lists_every_key();
+    for m in models() {
+        m.the_reference_lists_every_key();
+    }
 }
 
 #[test]
@@ -325,4 +441,36 @@ fn a_value_the_model_refuses_names_its_key_path() {
         .parse_with("delayed_ack_ms", Value::Float(600.0))
         .unwrap_err();
     assert!(e.contains(".tcp.delayed_ack_ms"), "{e}");
+    let m = models();
+    let model = |t: &str| m.iter().find(|m| m.table == t).unwrap();
+    let e = model("mip4")
+        .parse_with("max_retries", Value::Integer(17))
+        .unwrap_err();
+    assert!(e.contains("flows[mip4-tcp].mip4.max_retries = 17"), "{e}");
+    let e = model("mip6")
+        .parse_with("binding_lifetime_s", Value::Integer(3))
+        .unwrap_err();
+    assert!(e.contains("flows[mip6-tcp].mip6.binding_lifetime_s"), "{e}");
+    let e = model("cmhn")
+        .parse_with("probe_ms", Value::Float(0.0))
+        .unwrap_err();
+    assert!(e.contains("flows[cmhn].cmhn.probe_ms = 0"), "{e}");
+    let e = model("fmip6")
+        .parse_with("poll_ms", Value::Float(-1.0))
+        .unwrap_err();
+    assert!(e.contains("poll_ms") && e.contains("finite"), "{e}");
+}
+
+#[test]
+fn an_unknown_model_key_is_refused_with_its_name() {
+    for m in models() {
+        let e = m
+            .parse_with("no_such_key_ms", Value::Float(1.0))
+            .unwrap_err();
+        assert!(
+            e.contains("no_such_key_ms") && e.contains("line"),
+            "{}: {e}",
+            m.table
+        );
+    }
 }

@@ -84,3 +84,43 @@ pub mod zero_off {
         Ok((v > 0).then_some(v))
     }
 }
+
+/// A [`Duration`] as seconds (keys ending in `_s`), at most
+/// [`MAX_MS`] / 1000.
+pub mod s {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let v = f64::deserialize(d)?;
+        if !v.is_finite() || !(0.0..=MAX_MS / 1000.0).contains(&v) {
+            return Err(D::Error::custom(format!(
+                "{v} s: a duration must be a finite number of seconds between 0 and {}",
+                MAX_MS / 1000.0
+            )));
+        }
+        Ok(Duration::from_secs_f64(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::de::IntoDeserializer;
+    use serde::de::value::Error;
+
+    use super::*;
+
+    #[test]
+    fn seconds_are_read_as_a_duration_within_bounds() {
+        let read = |v: f64| s::deserialize(IntoDeserializer::<Error>::into_deserializer(v));
+        assert_eq!(read(30.0).unwrap(), Duration::from_secs(30));
+        assert_eq!(read(0.5).unwrap(), Duration::from_millis(500));
+        for bad in [-1.0, f64::NAN, f64::INFINITY, MAX_MS / 1000.0 + 1.0] {
+            let e = read(bad).unwrap_err().to_string();
+            assert!(e.contains("finite number of seconds"), "{e}");
+        }
+    }
+}

@@ -18,6 +18,10 @@
 //! - [`mobility`]: where a station is at any time (trajectories, movement
 //!   patterns).
 //!
+//! A model's settings that a scenario file gives are one serde struct of
+//! the model (its fields the file's keys), checked by its `validate`
+//! ([`settings`]).
+//!
 //! What each model implements, and from which RFC or paper section, is in
 //! the repository's `docs/MODELS.md`.
 
@@ -29,4 +33,5 @@ pub mod mip;
 pub mod mobility;
 pub mod radio;
 pub mod sctp;
+pub mod settings;
 pub mod tcp;

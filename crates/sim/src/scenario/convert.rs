@@ -1,10 +1,16 @@
-//! The file's tables turned into the models' configurations, each in one
-//! place: error models, links, cells (the wireless medium and what a
-//! station's radio hears), movements, traffic. (The handover policy, SCTP
-//! and TCP need no conversion: the file's `policy` is the engine's
+//! The file's tables whose shape differs from the model's configuration,
+//! turned into it, each in one place: error models (the file gives an
+//! Expo model's average loss and burst, the model its transition
+//! probabilities; a ramp's times in seconds), links and cells (names and
+//! addresses beside the kernel's configuration), what a station's radio
+//! hears of a cell (the `[radio]` defaults with the cell's overrides),
+//! movements (the mobility patterns and trace files) and traffic. The
+//! other tables need no conversion: the file's `policy` is the engine's
 //! `PolicyKind`, its `[flows.sctp]` the engine's `AssociationConfig` (see
-//! [`super::spec::sctp`]) and its `[flows.tcp]` the TCP model's
-//! `TcpConfig` over a preset.)
+//! [`super::spec::sctp`]), its `[flows.tcp]` the TCP model's `TcpConfig`
+//! over a preset, and the Mobile IP, FMIPv6, handoff and CMHN tables and
+//! the address acquisition the models' settings themselves (see
+//! [`super::spec::transport`]).
 //!
 //! A value the file leaves out keeps the configuration's default (RFC or
 //! preset). Each conversion ends with the model's own `validate`, whose
@@ -23,15 +29,13 @@ use crate::kernel::error_model::ErrorModelSpec;
 use crate::kernel::link::LinkConfig;
 use crate::kernel::wireless::{CellConfig, Sharing};
 use crate::models::app::Traffic;
-use crate::models::fmip::AttachTiming;
 use crate::models::mobility::{
     DEFAULT_MAX_WAYPOINTS, MobilityError, OverlapGeometry, Point, RandomWaypointParams, Trajectory,
     TrajectoryBuilder, TurnPolicy, cross_over, import, scheduled_handoffs,
 };
 use crate::models::radio::propagation::TwoRayGround;
 use crate::models::radio::{
-    self, AddressAcquisition, CellRadio, CellSignal, DecisionLatency, SampleMode, ScriptedSignal,
-    Thresholds,
+    self, CellRadio, CellSignal, DecisionLatency, SampleMode, ScriptedSignal, Thresholds,
 };
 
 /// Milliseconds of a scenario file as a duration (negative: zero).
@@ -182,13 +186,7 @@ pub(crate) fn cell_radio(
                 .or(r.beacon_lost_after_ms)
                 .map_or(interval, ms),
         },
-        acquisition: AddressAcquisition {
-            router_discovery: ms(a.router_discovery_ms),
-            ppp: ms(a.ppp_ms),
-            dhcp: ms(a.dhcp_ms),
-            aaa: ms(a.aaa_ms),
-            location_update: ms(a.location_update_ms),
-        },
+        acquisition: *a,
     };
     cfg.validate().map_err(|e| ScenarioError::model(key, e))?;
     Ok(cfg)
@@ -392,19 +390,6 @@ pub(crate) fn traffic(t: &TrafficSpec) -> Traffic {
             mean_on: ms(mean_on_ms),
             mean_off: ms(mean_off_ms),
             shape,
-        },
-    }
-}
-
-/// When an FMIPv6 mobile attaches to the new access router.
-pub(crate) fn attach_timing(x: &Fmip6Spec) -> AttachTiming {
-    match x.attach {
-        AttachSpec::Early => AttachTiming::Early {
-            after_trigger: ms(x.early_after_ms),
-        },
-        AttachSpec::Ideal => AttachTiming::Ideal,
-        AttachSpec::Late => AttachTiming::Late {
-            after_fback: ms(x.late_after_ms),
         },
     }
 }

@@ -54,6 +54,16 @@ impl ScenarioError {
         ScenarioError::reference(key, why)
     }
 
+    /// A model's setting out of range, under the key of its table
+    /// (`flows[up].cmhn`).
+    pub(crate) fn setting(table: &str, e: crate::models::settings::SettingError) -> Self {
+        ScenarioError::Range {
+            key: format!("{table}.{}", e.key),
+            value: e.value,
+            allowed: e.allowed,
+        }
+    }
+
     /// A value outside a range the message states.
     pub(crate) fn range(
         key: impl Into<String>,

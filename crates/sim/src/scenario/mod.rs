@@ -27,7 +27,7 @@
 //! driver ([`crate::models::radio::driver`]) when the link is up and the address
 //! acquired.
 
-mod build;
+mod assemble;
 mod collect;
 pub(crate) mod convert;
 pub(crate) mod error;

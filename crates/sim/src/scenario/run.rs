@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use msctp_proto::Time;
 
-use super::build::{self, Built};
+use super::assemble::{self, Built};
 use super::collect;
 use super::error::ScenarioError;
 use super::spec::*;
@@ -19,7 +19,7 @@ use crate::output::RunResult;
 pub fn run_scenario(s: &Scenario, seed: u64) -> Result<RunResult, ScenarioError> {
     let s = &*s.expanded()?;
     let r = s.resolve()?;
-    let mut b = build::build(&r, seed)?;
+    let mut b = assemble::assemble(&r, seed)?;
     let mut end = Time::from_secs_f64(s.duration_s);
     let last_break = r
         .events

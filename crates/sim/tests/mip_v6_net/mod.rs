@@ -218,10 +218,10 @@ pub fn build(opt: Options) -> Net6 {
     };
     let mut f1 = FmipRouterConfig::new(a6(AR1), ap1, n1.prefix);
     f1.neighbours.push(n2);
-    f1.buffer_limit = opt.buffer_limit;
+    f1.settings.buffer_packets = opt.buffer_limit;
     let mut f2 = FmipRouterConfig::new(a6(AR2), ap2, n2.prefix);
     f2.neighbours.push(n1);
-    f2.buffer_limit = opt.buffer_limit;
+    f2.settings.buffer_packets = opt.buffer_limit;
     let fmip1 = w
         .add_agent(ar1, "fmip", Box::new(FmipRouter::new(f1)))
         .unwrap();

@@ -5,12 +5,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::{IpAddr, SocketAddr};
-use std::time::Duration;
 
 use msctp_tcp::{ListenOutcome, TcpConfig, TcpConnection, TcpError, TcpListener, TcpState};
 
 use super::estimator::BdpEstimator;
 use super::record::{DATA_HEADER, Record, RecordParser};
+use super::settings::{CmhnSettings, Scheduling};
 use crate::Time;
 use crate::kernel::EngineTimer;
 use crate::kernel::ids::IfaceId;
@@ -21,6 +21,7 @@ use crate::metrics::PathId;
 use crate::metrics::flow_log::SharedFlowLog;
 use crate::models::app::{Source, Traffic};
 use crate::models::handoff::{LinkDecision, TriggerSource};
+use crate::models::settings::SettingError;
 use crate::models::tcp::{TcpEndpoint, peek_header};
 
 const TOKEN_ENGINE: u64 = 0;
@@ -52,17 +53,6 @@ pub enum CmhnSide {
     Fixed { port: u16 },
 }
 
-/// How the sender uses several usable links.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scheduling {
-    /// One link carries new data; a new link is measured during its
-    /// start-up (it carries data meanwhile) and taken when its BDP beats
-    /// the current one's.
-    Switch,
-    /// Every usable link carries data (pTCP-like striping).
-    Stripe,
-}
-
 /// Settings of a [`CmhnAgent`].
 #[derive(Debug, Clone)]
 pub struct CmhnConfig {
@@ -70,23 +60,14 @@ pub struct CmhnConfig {
     pub side: CmhnSide,
     /// The application data this end sends (None: it receives).
     pub source: Option<Source>,
-    pub scheduling: Scheduling,
-    /// How long an inactive interface's connection is kept (frozen) for a
-    /// return without a new handshake.
-    pub keepalive: Duration,
-    /// Longest start-up measurement of a new link before giving up on it.
-    pub probe_time: Duration,
-    /// Period of the BDP comparison.
-    pub estimate_interval: Duration,
+    /// What a scenario's `[flows.cmhn]` sets (scheduling, keep-alive,
+    /// probe and estimate periods, record limits).
+    pub settings: CmhnSettings,
     pub log: Option<SharedFlowLog>,
     pub triggers: TriggerSource,
     /// Mobile side: slots (indices in `interfaces`) usable at the start.
     pub initially_usable: Vec<usize>,
     pub start: Time,
-    /// Largest data record accepted from the peer.
-    pub max_record: u32,
-    /// Most out-of-order records held by the receiver.
-    pub max_reorder: usize,
     pub isn: u32,
 }
 
@@ -96,16 +77,11 @@ impl CmhnConfig {
             tcp,
             side,
             source: None,
-            scheduling: Scheduling::Switch,
-            keepalive: Duration::from_secs(30),
-            probe_time: Duration::from_secs(2),
-            estimate_interval: Duration::from_millis(50),
+            settings: CmhnSettings::default(),
             log: None,
             triggers: TriggerSource::Decisions,
             initially_usable: vec![0],
             start: Time::ZERO,
-            max_record: 65_536,
-            max_reorder: 100_000,
             isn: 0x4000_0000,
         }
     }
@@ -206,6 +182,8 @@ pub enum CmhnConfigError {
     TooManyInterfaces,
     #[error(transparent)]
     Tcp(#[from] TcpError),
+    #[error(transparent)]
+    Setting(#[from] SettingError),
 }
 
 /// One end of the multi-connection transport.
@@ -237,6 +215,7 @@ pub struct CmhnAgent {
 impl CmhnAgent {
     pub fn new(mut cfg: CmhnConfig) -> Result<Self, CmhnConfigError> {
         cfg.tcp.validate().map_err(TcpError::from)?;
+        cfg.settings.validate()?;
         let mut slots = Vec::new();
         let mut listener = None;
         match &cfg.side {
@@ -248,7 +227,7 @@ impl CmhnAgent {
                     return Err(CmhnConfigError::TooManyInterfaces);
                 }
                 for _ in interfaces {
-                    slots.push(Slot::new(cfg.max_record));
+                    slots.push(Slot::new(cfg.settings.max_record));
                 }
             }
             CmhnSide::Fixed { port } => {
@@ -352,7 +331,7 @@ impl CmhnAgent {
         let mut ep = TcpEndpoint::new(c, DEFAULT_TTL, None);
         ep.set_auto_read(false);
         let slot = &mut self.slots[i];
-        slot.reset_stream(self.cfg.max_record);
+        slot.reset_stream(self.cfg.settings.max_record);
         slot.ep = Some(ep);
         self.stats.handshakes += 1;
         self.write_record(i, Record::Hello { slot: i as u8 });
@@ -396,7 +375,7 @@ impl CmhnAgent {
         slot.frozen_since = Some(ctx.now());
         slot.keep_generation += 1;
         let token = (slot.keep_generation << 12) | ((i as u64 & 0xff) << 4) | TOKEN_KEEPALIVE;
-        ctx.set_timer_in(self.cfg.keepalive, token);
+        ctx.set_timer_in(self.cfg.settings.keepalive, token);
     }
 
     fn thaw(&mut self, ctx: &mut Ctx<'_>, i: usize) -> bool {
@@ -487,7 +466,7 @@ impl CmhnAgent {
             None => self.active = Some(i),
             Some(a) if a == i => {}
             Some(_) => {
-                if self.cfg.scheduling == Scheduling::Switch {
+                if self.cfg.settings.scheduling == Scheduling::Switch {
                     self.probing = Some((i, ctx.now()));
                 }
             }
@@ -517,7 +496,7 @@ impl CmhnAgent {
                     self.active = None;
                 }
             }
-        } else if self.cfg.scheduling == Scheduling::Stripe {
+        } else if self.cfg.settings.scheduling == Scheduling::Stripe {
             self.requeue(i);
         }
     }
@@ -602,7 +581,7 @@ impl CmhnAgent {
 
     fn pump(&mut self, ctx: &mut Ctx<'_>) {
         let now = ctx.now();
-        let targets: Vec<usize> = match self.cfg.scheduling {
+        let targets: Vec<usize> = match self.cfg.settings.scheduling {
             Scheduling::Switch => self
                 .active
                 .into_iter()
@@ -704,7 +683,7 @@ impl CmhnAgent {
                     self.stats.duplicates_received += 1;
                     return;
                 }
-                if self.pending.len() >= self.cfg.max_reorder {
+                if self.pending.len() >= self.cfg.settings.max_reorder {
                     self.stats.reorder_overflow += 1;
                     return;
                 }
@@ -781,7 +760,7 @@ impl CmhnAgent {
                 Some(s) if s < MAX_SLOTS => {
                     let taken = self.unassigned.remove(k);
                     while self.slots.len() <= s {
-                        self.slots.push(Slot::new(self.cfg.max_record));
+                        self.slots.push(Slot::new(self.cfg.settings.max_record));
                     }
                     self.slots[s] = taken;
                     self.slots[s].usable = false;
@@ -799,7 +778,7 @@ impl CmhnAgent {
             self.pump(ctx);
             if !self.estimating {
                 self.estimating = true;
-                ctx.set_timer_in(self.cfg.estimate_interval, TOKEN_ESTIMATE);
+                ctx.set_timer_in(self.cfg.settings.estimate_interval, TOKEN_ESTIMATE);
             }
         }
         for slot in &mut self.slots {
@@ -831,7 +810,7 @@ impl CmhnAgent {
             let cur = self.slots[a].est.bdp_bytes();
             if self.slots[p].connected() && new > 0.0 && new > cur {
                 self.switch_to(ctx, p);
-            } else if now >= since + self.cfg.probe_time {
+            } else if now >= since + self.cfg.settings.probe_time {
                 self.probing = None;
             }
         }
@@ -863,7 +842,7 @@ impl CmhnAgent {
                 let mut ep = TcpEndpoint::new(*conn, DEFAULT_TTL, None);
                 ep.set_auto_read(false);
                 ep.on_syn_seen(h.seq);
-                let mut slot = Slot::new(self.cfg.max_record);
+                let mut slot = Slot::new(self.cfg.settings.max_record);
                 slot.ep = Some(ep);
                 self.unassigned.push(slot);
                 self.stats.accepted += 1;
@@ -933,7 +912,7 @@ impl Agent for CmhnAgent {
                     && slot.frozen_since.is_some()
                     && slot.keep_generation == generation
                 {
-                    slot.reset_stream(self.cfg.max_record);
+                    slot.reset_stream(self.cfg.settings.max_record);
                     self.stats.expired += 1;
                 }
             }

@@ -3,7 +3,7 @@
 //! layer above one TCP connection per interface of the mobile node that
 //!
 //! - keeps each connection alive (frozen: no data, no timers) while its
-//!   interface is inactive, for [`CmhnConfig::keepalive`], so a return to
+//!   interface is inactive, for [`CmhnSettings::keepalive`], so a return to
 //!   that network needs no new handshake (ping-pong resistance);
 //! - acts on link-up / link-down decisions from the link layer
 //!   ([`crate::models::handoff::LinkDecision`]); a receiving mobile node tells the
@@ -27,9 +27,11 @@
 mod agent;
 mod estimator;
 pub mod record;
+mod settings;
 
 pub use agent::{
     CmhnAgent, CmhnConfig, CmhnConfigError, CmhnInterface, CmhnSide, CmhnStats, MAX_SLOTS,
-    Scheduling, SwitchRecord,
+    SwitchRecord,
 };
 pub use estimator::BdpEstimator;
+pub use settings::{CmhnSettings, Scheduling};

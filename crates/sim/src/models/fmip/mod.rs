@@ -28,10 +28,12 @@
 //!   link.
 
 mod router;
+mod settings;
 
 use std::time::Duration;
 
 pub use router::{FmipRouter, FmipRouterConfig, FmipRouterRecord, FmipRouterStats, Neighbour};
+pub use settings::{Attach, FmipSettings};
 
 use crate::kernel::ids::{AgentId, CellId, IfaceId, NodeId};
 use crate::models::mip::v6::MobileNode6;

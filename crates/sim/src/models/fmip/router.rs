@@ -18,10 +18,10 @@
 
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv6Addr};
-use std::time::Duration;
 
 use ipnet::Ipv6Net;
 
+use super::settings::FmipSettings;
 use crate::Time;
 use crate::kernel::ids::{CellId, IfaceId};
 use crate::kernel::ip::{DEFAULT_TTL, IpPacket, proto};
@@ -65,14 +65,8 @@ pub struct FmipRouterConfig {
     pub iface: IfaceId,
     pub prefix: Ipv6Net,
     pub neighbours: Vec<Neighbour>,
-    /// Time to process each FMIPv6 message.
-    pub processing_delay: Duration,
-    /// Packets the router buffers for one arriving mobile node.
-    pub buffer_limit: usize,
-    /// How long buffered packets wait for the mobile node's announcement.
-    pub buffer_time: Duration,
-    /// How long the previous router tunnels to the new care-of address.
-    pub forward_time: Duration,
+    /// The deployment's settings (processing, buffer, forwarding).
+    pub settings: FmipSettings,
 }
 
 impl FmipRouterConfig {
@@ -82,10 +76,7 @@ impl FmipRouterConfig {
             iface,
             prefix,
             neighbours: Vec::new(),
-            processing_delay: Duration::from_millis(1),
-            buffer_limit: 100,
-            buffer_time: Duration::from_secs(3),
-            forward_time: Duration::from_secs(10),
+            settings: FmipSettings::default(),
         }
     }
 }
@@ -235,7 +226,7 @@ impl FmipRouter {
             self.stats.malformed += 1;
             return;
         }
-        let due = ctx.now() + self.cfg.processing_delay;
+        let due = ctx.now() + self.cfg.settings.processing_delay;
         self.work.push_back((due, w));
         ctx.set_timer(due, TOKEN_PROCESS);
     }
@@ -258,7 +249,7 @@ impl FmipRouter {
     }
 
     fn start_forwarding(&mut self, ctx: &mut Ctx<'_>, previous: Ipv6Addr, new: Ipv6Addr) {
-        let until = ctx.now() + self.cfg.forward_time;
+        let until = ctx.now() + self.cfg.settings.forward_time;
         self.forwards.retain(|f| f.previous != previous);
         if self.forwards.len() < MAX_ENTRIES {
             self.forwards.push(Forward {
@@ -274,7 +265,8 @@ impl FmipRouter {
         let msg = MhMessage::FastBindingAck(BindingAck {
             status: 0,
             sequence,
-            lifetime_units: (self.cfg.forward_time.as_secs() / 4).min(u64::from(u16::MAX)) as u16,
+            lifetime_units: (self.cfg.settings.forward_time.as_secs() / 4).min(u64::from(u16::MAX))
+                as u16,
         });
         for &a in to {
             self.send_mh(ctx, a, &msg);
@@ -361,9 +353,9 @@ impl FmipRouter {
                     let here = self
                         .announced
                         .iter()
-                        .any(|&(a, t)| a == new && now < t + self.cfg.buffer_time);
+                        .any(|&(a, t)| a == new && now < t + self.cfg.settings.buffer_time);
                     if self.expected.len() < MAX_ENTRIES {
-                        let until = now + self.cfg.buffer_time;
+                        let until = now + self.cfg.settings.buffer_time;
                         self.expected.push(Expected {
                             new,
                             announced: here,
@@ -592,7 +584,7 @@ impl Agent for FmipRouter {
             .iter_mut()
             .find(|e| e.new == dst && !e.announced)
         {
-            if e.buffer.len() < self.cfg.buffer_limit {
+            if e.buffer.len() < self.cfg.settings.buffer_packets {
                 e.buffer.push_back(pkt);
                 self.stats.buffered += 1;
             } else {

@@ -12,12 +12,14 @@
 mod decision;
 mod location;
 mod peer;
+mod settings;
 mod single;
 
 pub use decision::{LinkDecision, TriggerSource};
 pub use location::LocationUpdate;
 pub use peer::HandoffPeer;
+pub use settings::{HandoffSettings, NetworkSettings, ProcessingMode};
 pub use single::{
-    HandoffConfigError, HandoffRecord, LOCATION_PORT, NetworkProfile, ProcessingMode,
-    SingleConnectionConfig, SingleConnectionHandoff, TCB_UPDATE,
+    HandoffConfigError, HandoffRecord, LOCATION_PORT, NetworkProfile, SingleConnectionConfig,
+    SingleConnectionHandoff, TCB_UPDATE,
 };

@@ -29,6 +29,7 @@ use msctp_tcp::{TcpConfig, TcpConnection, TcpError, TcpStats};
 
 use super::decision::{LinkDecision, TriggerSource};
 use super::location::LocationUpdate;
+use super::settings::{HandoffSettings, ProcessingMode};
 use crate::Time;
 use crate::kernel::EngineTimer;
 use crate::kernel::ids::IfaceId;
@@ -67,14 +68,6 @@ pub struct NetworkProfile {
     pub preference: u32,
 }
 
-/// The connection during handoff processing (module documentation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ProcessingMode {
-    #[default]
-    Freeze,
-    Drop,
-}
-
 /// Settings of a [`SingleConnectionHandoff`].
 #[derive(Debug, Clone)]
 pub struct SingleConnectionConfig {
@@ -88,12 +81,9 @@ pub struct SingleConnectionConfig {
     pub source: Option<Source>,
     pub log: Option<SharedFlowLog>,
     pub triggers: TriggerSource,
-    /// Set the congestion window from the new network's BDP after a
-    /// handoff (the scheme's bandwidth awareness); otherwise slow start.
-    pub bdp_start: bool,
-    pub processing_mode: ProcessingMode,
-    /// Retransmission interval of an unacknowledged location update.
-    pub update_retry: Duration,
+    /// What a scenario's `[flows.handoff]` sets (BDP start, processing
+    /// mode, location update retry).
+    pub settings: HandoffSettings,
     pub isn: u32,
 }
 
@@ -109,9 +99,7 @@ impl SingleConnectionConfig {
             source: None,
             log: None,
             triggers: TriggerSource::Decisions,
-            bdp_start: true,
-            processing_mode: ProcessingMode::Freeze,
-            update_retry: Duration::from_millis(200),
+            settings: HandoffSettings::default(),
             isn: 0x3000_0000,
         }
     }
@@ -145,6 +133,8 @@ pub enum HandoffConfigError {
     BadInitial(usize),
     #[error(transparent)]
     Tcp(#[from] TcpError),
+    #[error(transparent)]
+    Setting(#[from] crate::models::settings::SettingError),
 }
 
 /// The mobile side of the single-connection scheme (the data sender or
@@ -173,6 +163,7 @@ impl SingleConnectionHandoff {
             return Err(HandoffConfigError::BadInitial(cfg.initial));
         }
         cfg.tcp.validate().map_err(TcpError::from)?;
+        cfg.settings.validate()?;
         let mut usable = vec![false; cfg.networks.len()];
         usable[cfg.initial] = true;
         let source = cfg.source.take();
@@ -229,7 +220,7 @@ impl SingleConnectionHandoff {
         let now = ctx.now();
         // The control block is being rebuilt for `best`.
         if let Some(ep) = self.endpoint.as_mut() {
-            match self.cfg.processing_mode {
+            match self.cfg.settings.during_processing {
                 ProcessingMode::Freeze => ep.connection_mut().freeze(),
                 ProcessingMode::Drop => ep.set_dropping(Some(TCB_UPDATE)),
             }
@@ -264,13 +255,13 @@ impl SingleConnectionHandoff {
             let c = ep.connection_mut();
             c.set_local_ip(net.address);
             c.reset_rtt();
-            if self.cfg.bdp_start {
+            if self.cfg.settings.bdp_start {
                 let bdp = (u128::from(net.bandwidth_bps) * net.rtt.as_nanos() / 8_000_000_000)
                     .min(u128::from(u32::MAX)) as u32;
                 c.set_cwnd(bdp);
                 c.set_ssthresh(bdp);
             }
-            match self.cfg.processing_mode {
+            match self.cfg.settings.during_processing {
                 ProcessingMode::Freeze => {
                     c.retransmit_unacked();
                     c.thaw(now);
@@ -311,7 +302,7 @@ impl SingleConnectionHandoff {
             let _ = ctx.send(p);
         }
         ctx.set_timer_in(
-            self.cfg.update_retry,
+            self.cfg.settings.update_retry,
             (u64::from(u.sequence) << 4) | TOKEN_UPDATE,
         );
     }
@@ -330,7 +321,7 @@ impl SingleConnectionHandoff {
         ) {
             let mut ep = TcpEndpoint::new(c, DEFAULT_TTL, self.cfg.log.clone());
             if self.processing.is_some() {
-                match self.cfg.processing_mode {
+                match self.cfg.settings.during_processing {
                     ProcessingMode::Freeze => ep.connection_mut().freeze(),
                     ProcessingMode::Drop => ep.set_dropping(Some(TCB_UPDATE)),
                 }

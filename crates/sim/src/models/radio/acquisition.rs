@@ -9,19 +9,30 @@
 
 use std::time::Duration;
 
-/// The parts of the delay between link up and a usable address.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+use msctp_proto::config::units;
+use serde::{Deserialize, Serialize};
+
+/// The parts of the delay between link up and a usable address; a
+/// scenario's `[radio.acquisition]` and a cell's `acquisition` (keys in
+/// ms, absent ones zero).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct AddressAcquisition {
     /// Waiting for a router / agent advertisement.
+    #[serde(rename = "router_discovery_ms", with = "units::ms")]
     pub router_discovery: Duration,
     /// Point-to-point link set-up (UMTS).
+    #[serde(rename = "ppp_ms", with = "units::ms")]
     pub ppp: Duration,
     /// Address binding by DHCP.
+    #[serde(rename = "dhcp_ms", with = "units::ms")]
     pub dhcp: Duration,
     /// Authentication, authorisation and accounting.
+    #[serde(rename = "aaa_ms", with = "units::ms")]
     pub aaa: Duration,
     /// Location update (counted here because docs/MODELS.md 2.3 counts it in
     /// the handoff processing time).
+    #[serde(rename = "location_update_ms", with = "units::ms")]
     pub location_update: Duration,
 }
 

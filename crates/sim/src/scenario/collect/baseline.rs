@@ -45,7 +45,7 @@ use crate::output::{
     CmhnSummary, EventRow, FmipSummary, MipHandoverSummary, MobileIpSummary, PathRow,
     SingleHandoffRecord, SingleHandoffSummary, TcpSummary, UdpSummary,
 };
-use crate::scenario::build::{
+use crate::scenario::assemble::{
     BaselineFlow, FlowAgents, FlowObserver, NO_PATH, PathRecord, SchemeParts, WatchRecords,
 };
 use crate::scenario::spec::*;

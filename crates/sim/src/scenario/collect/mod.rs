@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use msctp_proto::Time;
 
-use super::build::{Built, BuiltFlow, BuiltKind};
+use super::assemble::{Built, BuiltFlow, BuiltKind};
 use super::resolve::{Flow, Resolved};
 use super::spec::*;
 use crate::kernel::world::World;

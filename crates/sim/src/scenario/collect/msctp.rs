@@ -15,7 +15,7 @@ use crate::kernel::world::World;
 use crate::metrics::{ArrivalKind, PathId, failover_time};
 use crate::models::sctp::SctpAgent;
 use crate::output::{AsconfSummary, FailoverSummary};
-use crate::scenario::build::{Built, BuiltFlow, FlowObserver};
+use crate::scenario::assemble::{Built, BuiltFlow, FlowObserver};
 use crate::scenario::resolve::{Flow, Resolved};
 use crate::scenario::spec::*;
 

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 
 use msctp_proto::Time;
 
-use super::super::build::Built;
+use super::super::assemble::Built;
 use super::super::resolve::Resolved;
 use crate::models::sctp::SctpAgent;
 use crate::output::StationRow;

@@ -5,7 +5,7 @@
 use crate::kernel::world::World;
 use crate::models::sctp::SctpAgent;
 use crate::output::{DelayRow, PathTraceRow, QueueRow, Traces};
-use crate::scenario::build::{Built, BuiltKind, FlowAgents};
+use crate::scenario::assemble::{Built, BuiltKind, FlowAgents};
 
 /// The SCTP agents of a flow (mSCTP, or a baseline over SCTP).
 fn sctp_agents<'w>(w: &'w World, kind: &BuiltKind) -> [(&'static str, Option<&'w SctpAgent>); 2] {

@@ -349,8 +349,7 @@ impl Scenario {
                 MAX_MS,
             )?;
         }
-        positive_f("radio.sample_period_ms", r.sample_period_ms, MAX_MS)?;
-        acquisition("radio.acquisition", &r.acquisition)
+        positive_f("radio.sample_period_ms", r.sample_period_ms, MAX_MS)
     }
 
     fn resolve_link(&self, l: &LinkSpec) -> Result<Link, ScenarioError> {
@@ -443,9 +442,6 @@ impl Scenario {
                 duration_ms(&format!("{key}.{k}"), v)?;
             }
         }
-        if let Some(a) = &c.acquisition {
-            acquisition(&format!("{key}.acquisition"), a)?;
-        }
         for (i, (t, p)) in c.signal_steps.iter().flatten().enumerate() {
             let k = format!("{key}.signal_steps[{i}]");
             range_f(&format!("{k}.time_s"), *t, 0.0, MAX_S)?;
@@ -535,19 +531,21 @@ impl Scenario {
                 let from = f
                     .fmip6
                     .as_ref()
-                    .and_then(|x| self.cell_index(&x.from_cell))
+                    .and_then(|x| self.cell_index(&x.scenario.from_cell))
                     .and_then(|c| links.iter().position(|l| l.cell == c))
                     .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;
                 RadioUse::Scripted { from }
             }
             Some((Mobility::MobileIpv6, f))
-                if f.mip6.as_ref().is_some_and(|x| x.forced_switch.is_some()) =>
+                if f.mip6
+                    .as_ref()
+                    .is_some_and(|x| x.scenario.forced_switch.is_some()) =>
             {
                 // One radio switched by script (transport.rs checks it).
                 let from = f
                     .mip6
                     .as_ref()
-                    .and_then(|x| x.forced_switch.as_ref())
+                    .and_then(|x| x.scenario.forced_switch.as_ref())
                     .and_then(|x| self.cell_index(&x.from_cell))
                     .and_then(|c| links.iter().position(|l| l.cell == c))
                     .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;
@@ -619,19 +617,6 @@ fn error_times(key: &str, e: &ErrorSpec) -> Result<(), ScenarioError> {
         }
         _ => Ok(()),
     }
-}
-
-fn acquisition(key: &str, a: &AcquisitionSpec) -> Result<(), ScenarioError> {
-    for (k, v) in [
-        ("router_discovery_ms", a.router_discovery_ms),
-        ("ppp_ms", a.ppp_ms),
-        ("dhcp_ms", a.dhcp_ms),
-        ("aaa_ms", a.aaa_ms),
-        ("location_update_ms", a.location_update_ms),
-    ] {
-        duration_ms(&format!("{key}.{k}"), v)?;
-    }
-    Ok(())
 }
 
 fn point(key: &str, (x, y): (f64, f64)) -> Result<(), ScenarioError> {

@@ -8,9 +8,7 @@ use ipnet::IpNet;
 use rustc_hash::FxHashMap;
 
 use super::{Cell, Link};
-use crate::scenario::error::{
-    MAX_MS, MAX_RATE, MAX_S, ScenarioError, positive_f, range_f, range_u,
-};
+use crate::scenario::error::{MAX_MS, ScenarioError, range_f, range_u};
 use crate::scenario::spec::*;
 
 /// Which transports allow a table, for messages.
@@ -180,7 +178,7 @@ impl Topology<'_> {
         }
         if let Some(mip) = &f.mip6 {
             self.validate_mip6(&format!("{key}.mip6"), mip, m)?;
-            if let Some(fs) = &mip.forced_switch {
+            if let Some(fs) = &mip.scenario.forced_switch {
                 if f.fmip6.is_some() {
                     return Err(combination(
                         format!("{key}.mip6.forced_switch"),
@@ -224,7 +222,7 @@ impl Topology<'_> {
         }
         if let Some(h) = &f.handoff {
             let hk = format!("{key}.handoff");
-            if let Some(i) = &h.initial
+            if let Some(i) = &h.scenario.initial
                 && !m.ifaces.iter().any(|x| &x.name == i)
             {
                 return Err(ScenarioError::reference(
@@ -232,8 +230,8 @@ impl Topology<'_> {
                     format!("mobile {:?} has no interface {i:?}", m.name),
                 ));
             }
-            positive_f(&format!("{hk}.update_retry_ms"), h.update_retry_ms, MAX_MS)?;
-            for (name, n) in &h.networks {
+            h.validate().map_err(|e| ScenarioError::setting(&hk, e))?;
+            for (name, n) in &h.scenario.networks {
                 let nk = format!("{hk}.networks.{name}");
                 if !m.ifaces.iter().any(|x| &x.name == name) {
                     return Err(ScenarioError::reference(
@@ -241,21 +239,7 @@ impl Topology<'_> {
                         format!("mobile {:?} has no interface {name:?}", m.name),
                     ));
                 }
-                for (k, v) in [
-                    ("dhcp_ms", n.dhcp_ms),
-                    ("location_update_ms", n.location_update_ms),
-                    ("aaa_ms", n.aaa_ms),
-                    ("ppp_ms", n.ppp_ms),
-                ] {
-                    range_f(&format!("{nk}.{k}"), v, 0.0, MAX_MS)?;
-                }
-                range_f(&format!("{nk}.processing"), n.processing_ms(), 0.0, MAX_MS)?;
-                if let Some(b) = n.bandwidth_bps {
-                    range_u(&format!("{nk}.bandwidth_bps"), b, 1, MAX_RATE)?;
-                }
-                if let Some(r) = n.rtt_ms {
-                    range_f(&format!("{nk}.rtt_ms"), r, 0.0, MAX_MS)?;
-                }
+                n.validate().map_err(|e| ScenarioError::setting(&nk, e))?;
             }
         }
         if let Some(c) = &f.cmhn {
@@ -269,7 +253,7 @@ impl Topology<'_> {
                     ),
                 ));
             }
-            if let Some(i) = &c.initial
+            if let Some(i) = &c.scenario.initial
                 && !m.ifaces.iter().any(|x| &x.name == i)
             {
                 return Err(ScenarioError::reference(
@@ -277,21 +261,7 @@ impl Topology<'_> {
                     format!("mobile {:?} has no interface {i:?}", m.name),
                 ));
             }
-            range_f(&format!("{ck}.keepalive_s"), c.keepalive_s, 0.0, MAX_S)?;
-            positive_f(&format!("{ck}.probe_ms"), c.probe_ms, MAX_MS)?;
-            positive_f(&format!("{ck}.estimate_ms"), c.estimate_ms, MAX_MS)?;
-            range_u(
-                &format!("{ck}.max_record"),
-                u64::from(c.max_record),
-                64,
-                1 << 24,
-            )?;
-            range_u(
-                &format!("{ck}.max_reorder"),
-                c.max_reorder as u64,
-                1,
-                100_000_000,
-            )?;
+            c.validate().map_err(|e| ScenarioError::setting(&ck, e))?;
         }
         Ok(fam)
     }
@@ -315,14 +285,14 @@ impl Topology<'_> {
         Ok(match f.transport {
             TransportSpec::Msctp => None,
             TransportSpec::Mip4Tcp | TransportSpec::Mip4Sctp => match &f.mip4 {
-                Some(x) => Some(home(&x.home_cell, "mip4")?),
+                Some(x) => Some(home(&x.scenario.home_cell, "mip4")?),
                 None => None,
             },
             TransportSpec::Mip6Tcp
             | TransportSpec::Mip6Udp
             | TransportSpec::Fmip6Tcp
             | TransportSpec::Fmip6Udp => match &f.mip6 {
-                Some(x) => Some(home(&x.home_cell, "mip6")?),
+                Some(x) => Some(home(&x.scenario.home_cell, "mip6")?),
                 None => None,
             },
             TransportSpec::Tcp | TransportSpec::Udp => {
@@ -357,11 +327,11 @@ impl Topology<'_> {
     }
 
     fn validate_mip4(&self, key: &str, x: &Mip4Spec, m: &MobileSpec) -> Result<(), ScenarioError> {
-        match self.cell_family(&x.home_cell) {
+        match self.cell_family(&x.scenario.home_cell) {
             None => {
                 return Err(ScenarioError::reference(
                     format!("{key}.home_cell"),
-                    format!("no cell {:?}", x.home_cell),
+                    format!("no cell {:?}", x.scenario.home_cell),
                 ));
             }
             Some(Family::V6) => {
@@ -369,13 +339,13 @@ impl Topology<'_> {
                     format!("{key}.home_cell"),
                     format!(
                         "cell {:?} is IPv6; Mobile IPv4 needs an IPv4 home",
-                        x.home_cell
+                        x.scenario.home_cell
                     ),
                 ));
             }
             Some(Family::V4) => {}
         }
-        if let Some(cells) = &x.foreign_cells {
+        if let Some(cells) = &x.scenario.foreign_cells {
             for (i, c) in cells.iter().enumerate() {
                 let k = format!("{key}.foreign_cells[{i}]");
                 match self.cell_family(c) {
@@ -385,7 +355,7 @@ impl Topology<'_> {
                     }
                     Some(Family::V4) => {}
                 }
-                if *c == x.home_cell || cells[..i].contains(c) {
+                if *c == x.scenario.home_cell || cells[..i].contains(c) {
                     return Err(combination(
                         k,
                         format!("cell {c:?} is the home cell or listed twice"),
@@ -401,51 +371,7 @@ impl Topology<'_> {
                 ));
             }
         }
-        positive_f(
-            &format!("{key}.advert_interval_ms"),
-            x.advert_interval_ms,
-            MAX_MS,
-        )?;
-        if let Some(o) = x.advert_offset_ms {
-            range_f(&format!("{key}.advert_offset_ms"), o, 0.0, MAX_MS)?;
-        }
-        range_u(
-            &format!("{key}.advert_lifetime_s"),
-            u64::from(x.advert_lifetime_s),
-            1,
-            65_535,
-        )?;
-        range_u(
-            &format!("{key}.registration_lifetime_s"),
-            u64::from(x.registration_lifetime_s),
-            1,
-            u64::from(x.max_lifetime_s),
-        )?;
-        range_u(
-            &format!("{key}.max_lifetime_s"),
-            u64::from(x.max_lifetime_s),
-            1,
-            65_534,
-        )?;
-        for (k, v) in [
-            ("mn_auth_ms", x.mn_auth_ms),
-            ("fa_processing_ms", x.fa_processing_ms),
-            ("ha_processing_ms", x.ha_processing_ms),
-            ("ha_auth_ms", x.ha_auth_ms),
-        ] {
-            range_f(&format!("{key}.{k}"), v, 0.0, MAX_MS)?;
-        }
-        positive_f(
-            &format!("{key}.registration_timeout_ms"),
-            x.registration_timeout_ms,
-            MAX_MS,
-        )?;
-        range_u(
-            &format!("{key}.max_retries"),
-            u64::from(x.max_retries),
-            0,
-            16,
-        )
+        x.validate().map_err(|e| ScenarioError::setting(key, e))
     }
 
     fn validate_mip6(&self, key: &str, x: &Mip6Spec, m: &MobileSpec) -> Result<(), ScenarioError> {
@@ -466,55 +392,11 @@ impl Topology<'_> {
             }
             Ok(())
         };
-        v6_64(&x.home_cell, format!("{key}.home_cell"))?;
+        v6_64(&x.scenario.home_cell, format!("{key}.home_cell"))?;
         for c in mobile_cells(m) {
             v6_64(c, format!("mobiles[{}].ifaces", m.name))?;
         }
-        positive_f(&format!("{key}.ra_interval_ms"), x.ra_interval_ms, MAX_MS)?;
-        if let Some(o) = x.ra_offset_ms {
-            range_f(&format!("{key}.ra_offset_ms"), o, 0.0, MAX_MS)?;
-        }
-        range_u(
-            &format!("{key}.ra_lifetime_s"),
-            u64::from(x.ra_lifetime_s),
-            1,
-            9000,
-        )?;
-        range_f(
-            &format!("{key}.address_config_ms"),
-            x.address_config_ms,
-            0.0,
-            MAX_MS,
-        )?;
-        range_u(
-            &format!("{key}.binding_lifetime_s"),
-            u64::from(x.binding_lifetime_s),
-            4,
-            262_140,
-        )?;
-        positive_f(
-            &format!("{key}.binding_timeout_ms"),
-            x.binding_timeout_ms,
-            MAX_MS,
-        )?;
-        range_u(
-            &format!("{key}.max_retries"),
-            u64::from(x.max_retries),
-            0,
-            16,
-        )?;
-        range_f(
-            &format!("{key}.ha_processing_ms"),
-            x.ha_processing_ms,
-            0.0,
-            MAX_MS,
-        )?;
-        range_f(
-            &format!("{key}.cn_processing_ms"),
-            x.cn_processing_ms,
-            0.0,
-            MAX_MS,
-        )
+        x.validate().map_err(|e| ScenarioError::setting(key, e))
     }
 
     fn validate_forced_switch(
@@ -542,7 +424,7 @@ impl Topology<'_> {
     ) -> Result<(), ScenarioError> {
         scripted_move(
             key,
-            (&x.from_cell, &x.to_cell),
+            (&x.scenario.from_cell, &x.scenario.to_cell),
             m,
             "the fast handover",
             "the mobile of an FMIPv6 flow is moved by its [fmip6] script \
@@ -550,38 +432,11 @@ impl Topology<'_> {
         )?;
         range_f(
             &format!("{key}.trigger_s"),
-            x.trigger_s,
+            x.scenario.trigger_s,
             0.0,
             self.s.duration_s,
         )?;
-        for (k, v) in [
-            ("early_after_ms", x.early_after_ms),
-            ("late_after_ms", x.late_after_ms),
-            ("switch_ms", x.switch_ms),
-            ("processing_ms", x.processing_ms),
-        ] {
-            range_f(&format!("{key}.{k}"), v, 0.0, MAX_MS)?;
-        }
-        positive_f(&format!("{key}.poll_ms"), x.poll_ms, MAX_MS)?;
-        positive_f(&format!("{key}.give_up_ms"), x.give_up_ms, MAX_MS)?;
-        range_u(
-            &format!("{key}.buffer_packets"),
-            x.buffer_packets as u64,
-            0,
-            10_000_000,
-        )?;
-        range_f(
-            &format!("{key}.buffer_time_ms"),
-            x.buffer_time_ms,
-            0.0,
-            MAX_MS,
-        )?;
-        range_f(
-            &format!("{key}.forward_time_ms"),
-            x.forward_time_ms,
-            0.0,
-            MAX_MS,
-        )
+        x.validate().map_err(|e| ScenarioError::setting(key, e))
     }
 }
 

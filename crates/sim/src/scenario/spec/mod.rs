@@ -6,12 +6,16 @@
 use msctp_proto::policy::PolicyKind;
 use serde::{Deserialize, Serialize};
 
+use crate::models::radio::AddressAcquisition;
+
 pub mod sctp;
 pub mod stations;
+pub mod table;
 pub mod transport;
 
 pub use sctp::*;
 pub use stations::*;
+pub use table::{ModelTable, ScenarioKeys};
 pub use transport::*;
 
 fn d_seed() -> u64 {
@@ -263,7 +267,7 @@ impl Default for RadioSpec {
             beacon_lost_after_ms: None,
             samples: SampleName::default(),
             sample_period_ms: d_beacon_ms(),
-            acquisition: AcquisitionSpec::default(),
+            acquisition: AddressAcquisition::NONE,
         }
     }
 }
@@ -281,16 +285,9 @@ pub enum SampleName {
     Periodic,
 }
 
-/// Address acquisition latency after link up, by part (ms).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields, default)]
-pub struct AcquisitionSpec {
-    pub router_discovery_ms: f64,
-    pub ppp_ms: f64,
-    pub dhcp_ms: f64,
-    pub aaa_ms: f64,
-    pub location_update_ms: f64,
-}
+/// Address acquisition latency after link up, by part (the radio model's
+/// [`AddressAcquisition`] itself).
+pub type AcquisitionSpec = AddressAcquisition;
 
 /// A fixed node.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,9 +1,12 @@
 //! The transports a flow may use besides mSCTP (the baselines of
 //! docs/MODELS.md section 2), and the per-transport tables of a flow:
 //! `[flows.tcp]`, `[flows.mip4]`, `[flows.mip6]`, `[flows.fmip6]`,
-//! `[flows.handoff]`, `[flows.cmhn]`. `reference-baselines.toml` next to
-//! this file lists every key with its default and meaning
-//! ([`super::REFERENCE_BASELINES`]).
+//! `[flows.handoff]`, `[flows.cmhn]`. Each table is its model's settings
+//! themselves (a serde struct of the model: its fields are the keys, its
+//! `validate` the check) with the few keys only the scenario resolves
+//! (cell and interface names, a scripted move; [`super::table`]).
+//! `reference-baselines.toml` next to this file lists every key with its
+//! default and meaning ([`super::REFERENCE_BASELINES`]).
 //!
 //! A table that does not belong to the flow's transport is refused, as is
 //! a traffic kind the transport cannot carry (see
@@ -13,6 +16,13 @@ use std::collections::BTreeMap;
 
 use msctp_tcp::TcpConfig;
 use serde::{Deserialize, Serialize};
+
+use super::table::{ModelTable, ScenarioKeys};
+use crate::models::cmhn::CmhnSettings;
+use crate::models::fmip::FmipSettings;
+use crate::models::handoff::{HandoffSettings, NetworkSettings};
+use crate::models::mip::v4::Mip4Settings;
+use crate::models::mip::v6::Mip6Settings;
 
 /// The transport of a flow (`transport = "..."`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -245,146 +255,60 @@ impl TryFrom<TcpTable> for TcpSpec {
     }
 }
 
-fn d_advert_ms() -> f64 {
-    1000.0
-}
-fn d_advert_lifetime() -> u16 {
-    3
-}
-fn d_true() -> bool {
-    true
-}
-fn d_one_ms() -> f64 {
-    1.0
-}
-fn d_reg_lifetime() -> u16 {
-    300
-}
-fn d_max_lifetime() -> u16 {
-    600
-}
-fn d_retry_ms() -> f64 {
-    1000.0
-}
-fn d_retries() -> u32 {
-    5
-}
-
 /// Mobile IPv4 (RFC 5944) under `mip4-tcp` and `mip4-sctp`: a home agent
 /// on the home cell's router, a foreign agent on each foreign cell's
 /// router (care-of address: the cell's access point address), the
 /// mobile's home address (home cell prefix + `host_id`) on the interface
-/// in use. A scenario has one Mobile IPv4 deployment: every flow's `mip4`
-/// table must be the same.
+/// in use. The table is the model's settings
+/// ([`crate::models::mip::v4::Mip4Settings`]) and the cells
+/// ([`Mip4Cells`]). A scenario has one Mobile IPv4 deployment: every
+/// flow's `mip4` table must be the same.
+pub type Mip4Spec = ModelTable<Mip4Cells, Mip4Settings>;
+
+/// The cells of a Mobile IPv4 deployment (names the scenario resolves).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Mip4Spec {
+pub struct Mip4Cells {
     /// Required: the cell of the home network (an IPv4 cell).
     pub home_cell: String,
     /// Cells with a foreign agent; absent: every other cell a Mobile IPv4
     /// mobile of the scenario uses.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub foreign_cells: Option<Vec<String>>,
-    /// Agent advertisements: period, first one's offset (absent: each
-    /// agent's phase drawn uniformly in [0, period) from the run's seed, so
-    /// agent discovery after a move varies over repetitions as on a real
-    /// network), lifetime (s).
-    #[serde(default = "d_advert_ms")]
-    pub advert_interval_ms: f64,
-    #[serde(default)]
-    pub advert_offset_ms: Option<f64>,
-    #[serde(default = "d_advert_lifetime")]
-    pub advert_lifetime_s: u16,
-    /// Agents answer solicitations at once.
-    #[serde(default = "d_true")]
-    pub answer_solicitations: bool,
-    /// The mobile solicits when an interface comes up (false: it waits for
-    /// the next advertisement).
-    #[serde(default)]
-    pub solicit_on_link_up: bool,
-    /// Link up/down drive movement detection (else only advertisements
-    /// and their lifetimes).
-    #[serde(default = "d_true")]
-    pub link_layer_triggers: bool,
-    /// Registration lifetime asked (s) and the longest the agents grant.
-    #[serde(default = "d_reg_lifetime")]
-    pub registration_lifetime_s: u16,
-    #[serde(default = "d_max_lifetime")]
-    pub max_lifetime_s: u16,
-    /// Mobile node: authenticator computation (ms).
-    #[serde(default = "d_one_ms")]
-    pub mn_auth_ms: f64,
-    /// Foreign agent: processing of each relayed message (ms).
-    #[serde(default = "d_one_ms")]
-    pub fa_processing_ms: f64,
-    /// Home agent: request processing and authentication (ms).
-    #[serde(default = "d_one_ms")]
-    pub ha_processing_ms: f64,
-    #[serde(default = "d_one_ms")]
-    pub ha_auth_ms: f64,
-    /// First retransmission timeout of a request (doubled per retry) and
-    /// the retries.
-    #[serde(default = "d_retry_ms")]
-    pub registration_timeout_ms: f64,
-    #[serde(default = "d_retries")]
-    pub max_retries: u32,
 }
 
-fn d_binding_lifetime() -> u32 {
-    600
+impl ScenarioKeys for Mip4Cells {
+    const KEYS: &'static [&'static str] = &["home_cell", "foreign_cells"];
 }
 
 /// Mobile IPv6 (RFC 6275) under `mip6-*` and `fmip6-*`: router
 /// advertisements on every IPv6 cell (the home cell's with the H flag), a
 /// home agent on the home cell's router, a correspondent binding cache on
 /// each flow's fixed node (route optimisation), the mobile node client.
-/// One deployment per scenario: every flow's `mip6` table must be the
-/// same.
+/// The table is the model's settings
+/// ([`crate::models::mip::v6::Mip6Settings`]) and [`Mip6Cells`]. One
+/// deployment per scenario: every flow's `mip6` table must be the same.
+pub type Mip6Spec = ModelTable<Mip6Cells, Mip6Settings>;
+
+/// The home cell of a Mobile IPv6 deployment, and a scripted switch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Mip6Spec {
+pub struct Mip6Cells {
     /// Required: the cell of the home network (an IPv6 cell).
     pub home_cell: String,
-    /// Router advertisements: period, first one's offset (absent: each
-    /// router's phase drawn uniformly in [0, period) from the run's seed),
-    /// router lifetime (s).
-    #[serde(default = "d_advert_ms")]
-    pub ra_interval_ms: f64,
-    #[serde(default)]
-    pub ra_offset_ms: Option<f64>,
-    #[serde(default = "d_advert_lifetime")]
-    pub ra_lifetime_s: u16,
-    #[serde(default = "d_true")]
-    pub answer_solicitations: bool,
-    /// The mobile solicits when an interface comes up.
-    #[serde(default = "d_true")]
-    pub solicit_on_link_up: bool,
-    #[serde(default = "d_true")]
-    pub link_layer_triggers: bool,
-    /// Binding updates to the correspondents (route optimisation).
-    #[serde(default = "d_true")]
-    pub route_optimisation: bool,
-    /// Care-of address configuration (duplicate address detection), ms.
-    #[serde(default = "d_one_ms")]
-    pub address_config_ms: f64,
-    /// Binding lifetime asked, s (a multiple of 4 is exact).
-    #[serde(default = "d_binding_lifetime")]
-    pub binding_lifetime_s: u32,
-    /// First Binding Acknowledgement timeout (doubled per retry), retries.
-    #[serde(default = "d_retry_ms")]
-    pub binding_timeout_ms: f64,
-    #[serde(default = "d_retries")]
-    pub max_retries: u32,
-    /// Binding Update processing at the home agent and correspondents, ms.
-    #[serde(default = "d_one_ms")]
-    pub ha_processing_ms: f64,
-    #[serde(default = "d_one_ms")]
-    pub cn_processing_ms: f64,
     /// A single radio switched break-before-make (Tsang, Wang and Lau's
     /// Mobile IP mobile, E2): absent, the mobile follows the radio model
     /// with one radio per network.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forced_switch: Option<ForcedSwitchSpec>,
+}
+
+impl ScenarioKeys for Mip6Cells {
+    const KEYS: &'static [&'static str] = &["home_cell", "forced_switch"];
+}
+
+fn d_switch_ms() -> f64 {
+    20.0
 }
 
 /// A Mobile IPv6 mobile with one radio that leaves `from_cell` at `at_s`
@@ -404,269 +328,85 @@ pub struct ForcedSwitchSpec {
     pub switch_ms: f64,
 }
 
-/// When the mobile attaches to the new access router (docs/MODELS.md 2.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum AttachSpec {
-    /// `early_after_ms` after the trigger, before the previous router
-    /// forwards.
-    Early,
-    /// When the Fast Binding Acknowledgement arrives.
-    #[default]
-    Ideal,
-    /// `late_after_ms` after the Fast Binding Acknowledgement.
-    Late,
-}
-
-fn d_early_ms() -> f64 {
-    10.0
-}
-fn d_late_ms() -> f64 {
-    300.0
-}
-fn d_switch_ms() -> f64 {
-    20.0
-}
-fn d_poll_ms() -> f64 {
-    0.1
-}
-fn d_give_up_ms() -> f64 {
-    2000.0
-}
-fn d_buffer_packets() -> usize {
-    100
-}
-fn d_buffer_time_ms() -> f64 {
-    3000.0
-}
-fn d_forward_time_ms() -> f64 {
-    10_000.0
-}
+/// When the mobile attaches to the new access router (the FMIPv6 model's
+/// [`crate::models::fmip::Attach`]).
+pub type AttachSpec = crate::models::fmip::Attach;
 
 /// FMIPv6 (RFC 5568) under `fmip6-*`, on top of the `mip6` table: an
 /// FMIPv6 agent on every IPv6 cell's router, and the flow's scripted
-/// handover. The mobile does not follow the radio model: it is attached to
-/// `from_cell` at the start and moved to `to_cell` by the fast handover
-/// (the trigger at `trigger_s` is the new access point's first beacon), so
-/// its mobility must be `stationary`. One deployment per scenario: every
-/// flow's `fmip6` table must be the same.
+/// handover. The table is the model's settings
+/// ([`crate::models::fmip::FmipSettings`]: attach timing, routers'
+/// processing and buffers) and the script ([`Fmip6Script`]). One
+/// deployment per scenario: every flow's `fmip6` table must be the same.
+pub type Fmip6Spec = ModelTable<Fmip6Script, FmipSettings>;
+
+/// The scripted move of an FMIPv6 mobile. The mobile does not follow the
+/// radio model: it is attached to `from_cell` at the start and moved to
+/// `to_cell` by the fast handover (the trigger at `trigger_s` is the new
+/// access point's first beacon), so its mobility must be `stationary`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Fmip6Spec {
-    #[serde(default)]
-    pub attach: AttachSpec,
+pub struct Fmip6Script {
     /// Required: the cell at the start and the cell moved to.
     pub from_cell: String,
     pub to_cell: String,
     /// Required: when the mobile hears the new access point (s).
     pub trigger_s: f64,
-    /// Early: attach this long after the trigger (ms).
-    #[serde(default = "d_early_ms")]
-    pub early_after_ms: f64,
-    /// Late: attach this long after the Fast Binding Acknowledgement.
-    #[serde(default = "d_late_ms")]
-    pub late_after_ms: f64,
-    /// Link-layer switch between leaving the old cell and joining the new.
-    #[serde(default = "d_switch_ms")]
-    pub switch_ms: f64,
-    /// Ideal/late: how often the acknowledgement is looked for, and when
-    /// to move anyway without one (after the trigger).
-    #[serde(default = "d_poll_ms")]
-    pub poll_ms: f64,
-    #[serde(default = "d_give_up_ms")]
-    pub give_up_ms: f64,
-    /// Access routers: processing of each FMIPv6 message, the new router's
-    /// buffer (packets, and how long they wait), how long the previous
-    /// router forwards.
-    #[serde(default = "d_one_ms")]
-    pub processing_ms: f64,
-    #[serde(default = "d_buffer_packets")]
-    pub buffer_packets: usize,
-    #[serde(default = "d_buffer_time_ms")]
-    pub buffer_time_ms: f64,
-    #[serde(default = "d_forward_time_ms")]
-    pub forward_time_ms: f64,
 }
 
-fn d_dhcp_ms() -> f64 {
-    300.0
-}
-fn d_location_ms() -> f64 {
-    50.0
-}
-fn d_aaa_ms() -> f64 {
-    350.0
-}
-fn d_update_retry_ms() -> f64 {
-    200.0
+impl ScenarioKeys for Fmip6Script {
+    const KEYS: &'static [&'static str] = &["from_cell", "to_cell", "trigger_s"];
 }
 
-/// One network (mobile interface) of the single-connection handoff: the
-/// processing latency into it is the sum of its parts (docs/MODELS.md 2.3:
-/// DHCP ~300 ms, location update ~50 ms, AAA ~350 ms, and on UMTS a PPP
-/// set-up ~600 ms: 700 ms into WLAN, 1300 ms into UMTS).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NetworkSpec {
-    #[serde(default = "d_dhcp_ms")]
-    pub dhcp_ms: f64,
-    #[serde(default = "d_location_ms")]
-    pub location_update_ms: f64,
-    #[serde(default = "d_aaa_ms")]
-    pub aaa_ms: f64,
-    #[serde(default)]
-    pub ppp_ms: f64,
-    /// Bandwidth the scheme assumes (its BDP restart); absent: the cell's
-    /// rate.
-    #[serde(default)]
-    pub bandwidth_bps: Option<u64>,
-    /// Round-trip time the scheme assumes; absent: twice the one-way
-    /// propagation delay from the mobile to the fixed node through the
-    /// cell.
-    #[serde(default)]
-    pub rtt_ms: Option<f64>,
-    /// Higher is preferred when usable; absent: the faster network is
-    /// preferred (rank by bandwidth).
-    #[serde(default)]
-    pub preference: Option<u32>,
-}
+/// One network of the single-connection handoff (the model's
+/// [`crate::models::handoff::NetworkSettings`]).
+pub type NetworkSpec = NetworkSettings;
 
-impl Default for NetworkSpec {
-    fn default() -> Self {
-        NetworkSpec {
-            dhcp_ms: d_dhcp_ms(),
-            location_update_ms: d_location_ms(),
-            aaa_ms: d_aaa_ms(),
-            ppp_ms: 0.0,
-            bandwidth_bps: None,
-            rtt_ms: None,
-            preference: None,
-        }
-    }
-}
-
-impl NetworkSpec {
-    /// The handoff processing latency into this network (ms).
-    pub fn processing_ms(&self) -> f64 {
-        self.dhcp_ms + self.location_update_ms + self.aaa_ms + self.ppp_ms
-    }
-}
-
-/// The single-connection handoff (`single-handoff`, docs/MODELS.md 2.3). Each
-/// interface of the mobile serves one cell (a network); link-layer
+/// The single-connection handoff (`single-handoff`, docs/MODELS.md 2.3).
+/// Each interface of the mobile serves one cell (a network); link-layer
 /// decisions (the radio's link up after x, link down after y) drive it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The table is the model's settings
+/// ([`crate::models::handoff::HandoffSettings`]) and the interfaces
+/// ([`HandoffIfaces`]).
+pub type HandoffSpec = ModelTable<HandoffIfaces, HandoffSettings>;
+
+/// The interfaces of a single-connection handoff, by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
-pub struct HandoffSpec {
+pub struct HandoffIfaces {
     /// The interface used at the start; absent: the first.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial: Option<String>,
-    /// Window from the new network's BDP after a handoff (else slow start).
-    #[serde(default = "d_true")]
-    pub bdp_start: bool,
-    /// What the connection does during handoff processing: "freeze" (it
-    /// stops: nothing sent, no timer; at the end what was in flight is
-    /// sent again) or "drop" (Tsukamoto, Hori and Oie, section 5.1:
-    /// "transmitted packets are dropped while the TCB ... is being
-    /// updated"; its timers run, and it recovers by them).
-    #[serde(default)]
-    pub during_processing: ProcessingSpec,
-    /// Retransmission interval of an unacknowledged location update (ms).
-    #[serde(default = "d_update_retry_ms")]
-    pub update_retry_ms: f64,
     /// Per interface name; interfaces not listed take the defaults.
     #[serde(default)]
-    pub networks: BTreeMap<String, NetworkSpec>,
+    pub networks: BTreeMap<String, NetworkSettings>,
 }
 
-impl Default for HandoffSpec {
-    fn default() -> Self {
-        HandoffSpec {
-            initial: None,
-            bdp_start: true,
-            during_processing: ProcessingSpec::default(),
-            update_retry_ms: d_update_retry_ms(),
-            networks: BTreeMap::new(),
-        }
-    }
+impl ScenarioKeys for HandoffIfaces {
+    const KEYS: &'static [&'static str] = &["initial", "networks"];
 }
 
-/// The single-connection scheme's connection during handoff processing
-/// (`models::handoff::ProcessingMode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum ProcessingSpec {
-    #[default]
-    Freeze,
-    Drop,
-}
-
-/// How the multi-connection sender uses several usable links.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum SchedulingSpec {
-    /// One link at a time; switch when a new link's BDP beats the current.
-    #[default]
-    Switch,
-    /// Every usable link carries data.
-    Stripe,
-}
-
-fn d_keepalive_s() -> f64 {
-    30.0
-}
-fn d_probe_ms() -> f64 {
-    2000.0
-}
-fn d_estimate_ms() -> f64 {
-    50.0
-}
-fn d_max_record() -> u32 {
-    65_536
-}
-fn d_max_reorder() -> usize {
-    100_000
-}
+/// How the multi-connection sender uses several usable links (the
+/// model's [`crate::models::cmhn::Scheduling`]).
+pub type SchedulingSpec = crate::models::cmhn::Scheduling;
 
 /// The multi-connection transport (`cmhn`, docs/MODELS.md 2.4): one TCP
 /// connection per mobile interface (each interface serves one cell),
-/// driven by link-layer decisions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// driven by link-layer decisions. The table is the model's settings
+/// ([`crate::models::cmhn::CmhnSettings`]) and [`CmhnIfaces`].
+pub type CmhnSpec = ModelTable<CmhnIfaces, CmhnSettings>;
+
+/// The interface a multi-connection transport starts on, by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
-pub struct CmhnSpec {
-    #[serde(default)]
-    pub scheduling: SchedulingSpec,
-    /// How long an inactive interface's connection is kept (s).
-    #[serde(default = "d_keepalive_s")]
-    pub keepalive_s: f64,
-    /// Longest start-up measurement of a new link (ms).
-    #[serde(default = "d_probe_ms")]
-    pub probe_ms: f64,
-    /// Period of the BDP comparison (ms).
-    #[serde(default = "d_estimate_ms")]
-    pub estimate_ms: f64,
+pub struct CmhnIfaces {
     /// The interface usable at the start; absent: the first.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial: Option<String>,
-    /// Largest data record accepted, bytes; out-of-order records held.
-    #[serde(default = "d_max_record")]
-    pub max_record: u32,
-    #[serde(default = "d_max_reorder")]
-    pub max_reorder: usize,
 }
 
-impl Default for CmhnSpec {
-    fn default() -> Self {
-        CmhnSpec {
-            scheduling: SchedulingSpec::Switch,
-            keepalive_s: d_keepalive_s(),
-            probe_ms: d_probe_ms(),
-            estimate_ms: d_estimate_ms(),
-            initial: None,
-            max_record: d_max_record(),
-            max_reorder: d_max_reorder(),
-        }
-    }
+impl ScenarioKeys for CmhnIfaces {
+    const KEYS: &'static [&'static str] = &["initial"];
 }
 
 #[cfg(test)]

@@ -16,9 +16,11 @@ mod advert;
 mod foreign_agent;
 mod home_agent;
 mod mobile_node;
+mod settings;
 pub mod wire;
 
 pub use advert::AdvertisementConfig;
 pub use foreign_agent::{ForeignAgent, ForeignAgentConfig, ForeignAgentStats, Visitor};
 pub use home_agent::{Binding, HomeAgent, HomeAgentConfig, HomeAgentStats, MobileSecurity};
 pub use mobile_node::{Attached, HandoverRecord, MobileNode, MobileNodeConfig, MobileNodeStats};
+pub use settings::Mip4Settings;

@@ -24,6 +24,7 @@ mod correspondent;
 mod home_agent;
 mod mobile_node;
 mod router;
+mod settings;
 pub mod wire;
 
 pub use correspondent::{Correspondent6, Correspondent6Config, Correspondent6Stats};
@@ -32,3 +33,4 @@ pub use mobile_node::{
     Current6, FastRecord, Handover6Record, MobileNode6, MobileNode6Config, MobileNode6Stats,
 };
 pub use router::{ALL_NODES, ALL_ROUTERS, AccessRouter, AccessRouterConfig};
+pub use settings::Mip6Settings;

@@ -15,14 +15,13 @@ use super::env::Env;
 use super::mobiles::MobileInfo;
 use super::tcp::tcp_of;
 use crate::models::handoff::{
-    HandoffPeer, NetworkProfile, ProcessingMode, SingleConnectionConfig, SingleConnectionHandoff,
+    HandoffPeer, NetworkProfile, SingleConnectionConfig, SingleConnectionHandoff,
 };
 use crate::models::tcp::{TcpAgent, TcpAgentConfig};
 use crate::scenario::convert::ms;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::{Flow, Resolved};
 use crate::scenario::spec::HandoffSpec;
-use crate::scenario::spec::ProcessingSpec;
 
 pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
     let ends = baseline_ends(cx.w, cx.env, cx.shared, cx.f)?;
@@ -36,16 +35,11 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
         networks,
         SocketAddr::new(ends.fixed_addr, cx.f.fixed_port),
     );
-    cfg.initial = initial_link(cx.env, cx.f, m, h.initial.as_deref());
+    cfg.initial = initial_link(cx.env, cx.f, m, h.scenario.initial.as_deref());
     cfg.local_port = cx.f.mobile_port;
     cfg.start = cx.start;
     cfg.log = Some(cx.log.clone());
-    cfg.bdp_start = h.bdp_start;
-    cfg.processing_mode = match h.during_processing {
-        ProcessingSpec::Freeze => ProcessingMode::Freeze,
-        ProcessingSpec::Drop => ProcessingMode::Drop,
-    };
-    cfg.update_retry = ms(h.update_retry_ms);
+    cfg.settings = h.model.clone();
     let mut server = TcpAgentConfig::server(tcp, cx.f.fixed_port).with_log(cx.log.clone());
     if ends.downlink {
         server = server.with_source(cx.env.source(cx.f, cx.start)?);
@@ -126,10 +120,10 @@ fn networks(
     for l in &m.links {
         let cell = &s.cells[l.cell_index];
         let iface = &ifaces[l.iface_index].name;
-        let n = h.networks.get(iface).cloned().unwrap_or_default();
+        let n = h.scenario.networks.get(iface).cloned().unwrap_or_default();
         let bandwidth = n.bandwidth_bps.unwrap_or(cell.rate_bps);
         rates.push(bandwidth);
-        let rtt_ms = match n.rtt_ms {
+        let rtt = match n.rtt {
             Some(rtt) => rtt,
             None => {
                 let router = r.cells[l.cell_index].router;
@@ -142,21 +136,22 @@ fn networks(
                         ),
                     )
                 })?;
-                2.0 * (cell.delay_ms + core)
+                ms(2.0 * (cell.delay_ms + core))
             }
         };
         out.push(NetworkProfile {
             iface: l.iface,
             address: l.address.addr(),
             bandwidth_bps: bandwidth,
-            rtt: ms(rtt_ms),
-            processing: ms(n.processing_ms()),
+            rtt,
+            processing: n.processing(),
             preference: n.preference.unwrap_or(0),
         });
     }
     // Default preference: rank by bandwidth (the faster network preferred).
     for (i, l) in m.links.iter().enumerate() {
         let explicit = h
+            .scenario
             .networks
             .get(&ifaces[l.iface_index].name)
             .and_then(|n| n.preference)

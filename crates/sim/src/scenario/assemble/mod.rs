@@ -1,5 +1,5 @@
-//! Building a [`World`] from a resolved scenario
-//! ([`crate::scenario::resolve`]): the fixed nodes, links and cells with
+//! Assembling: turns a resolved scenario ([`crate::scenario::resolve`])
+//! into a simulation, a [`World`]: the fixed nodes, links and cells with
 //! their routes ([`routes`]), the scheduled network events, the mobiles
 //! with their radios ([`mobiles`]), then each flow with the builder of its
 //! transport, then the captures.
@@ -182,7 +182,7 @@ pub(crate) struct Ids {
     pub ap_ifaces: Vec<IfaceId>,
 }
 
-pub(crate) fn build(r: &Resolved<'_>, seed: u64) -> Result<Built, ScenarioError> {
+pub(crate) fn assemble(r: &Resolved<'_>, seed: u64) -> Result<Built, ScenarioError> {
     let s = r.scenario;
     let mut w = World::new(WorldConfig {
         seed,

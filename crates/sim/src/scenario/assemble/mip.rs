@@ -28,15 +28,9 @@ use super::mobiles::{MobileInfo, MobileLink};
 use crate::kernel::ids::{AgentId, CellId, IfaceId, NodeId};
 use crate::kernel::world::World;
 use crate::models::fmip::{FmipRouter, FmipRouterConfig, Move, Neighbour, schedule_move};
-use crate::models::mip::v4::{
-    AdvertisementConfig, ForeignAgent, ForeignAgentConfig, HomeAgent, HomeAgentConfig, MobileNode,
-    MobileNodeConfig, MobileSecurity,
-};
-use crate::models::mip::v6::{
-    AccessRouter, AccessRouterConfig, Correspondent6, Correspondent6Config, HomeAgent6,
-    HomeAgent6Config, MobileNode6, MobileNode6Config,
-};
-use crate::scenario::convert::{attach_timing, ms, secs};
+use crate::models::mip::v4::{ForeignAgent, HomeAgent, MobileNode, MobileSecurity};
+use crate::models::mip::v6::{AccessRouter, Correspondent6, HomeAgent6, MobileNode6};
+use crate::scenario::convert::{ms, secs};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::{Flow, host_in};
 use crate::scenario::spec::*;
@@ -145,12 +139,18 @@ fn cells_of(env: &Env<'_>, pred: impl Fn(&FlowSpec) -> bool) -> Vec<usize> {
 /// The first advertisement's offset: the given one, or a phase drawn
 /// uniformly in [0, interval) from the stream `<kind>/advert/<cell>` of the
 /// run's seed.
-fn phase(w: &World, kind: &str, cell: &str, given: Option<f64>, interval_ms: f64) -> Duration {
+fn phase(
+    w: &World,
+    kind: &str,
+    cell: &str,
+    given: Option<Duration>,
+    interval: Duration,
+) -> Duration {
     match given {
-        Some(o) => ms(o),
+        Some(o) => o,
         None => {
             let mut rng = w.rng_stream(&format!("{kind}/advert/{cell}"));
-            let period = ms(interval_ms).as_nanos() as u64;
+            let period = interval.as_nanos() as u64;
             Duration::from_nanos(if period == 0 {
                 0
             } else {
@@ -174,22 +174,16 @@ fn is_mip6(f: &FlowSpec) -> bool {
 fn mip4_infra(w: &mut World, env: &Env<'_>, x: &Mip4Spec) -> Result<Mip4Infra, ScenarioError> {
     let key = "mip4";
     let cells = &env.r.scenario.cells;
-    let home_cell = cell(env, &x.home_cell, &format!("{key}.home_cell"))?;
+    let home_cell = cell(env, &x.scenario.home_cell, &format!("{key}.home_cell"))?;
     let (_, ha_router, ha_if, home_net) = ap(w, env, home_cell, &format!("{key}.home_cell"))?;
     let home_prefix = v4(home_net, key)?.trunc();
     let ha_addr = v4(home_net, key)?.addr();
-    let advert = |w: &World, cell: &str, iface, address| AdvertisementConfig {
-        interval: ms(x.advert_interval_ms),
-        offset: phase(w, "mip4", cell, x.advert_offset_ms, x.advert_interval_ms),
-        lifetime_s: x.advert_lifetime_s,
-        answer_solicitations: x.answer_solicitations,
-        ..AdvertisementConfig::new(iface, address)
+    let advert = |w: &World, cell: &str, iface, address| {
+        let offset = phase(w, "mip4", cell, x.advert_offset, x.advert_interval);
+        x.advertisement(iface, address, offset)
     };
-    let mut hcfg = HomeAgentConfig::new(ha_addr, home_prefix);
-    hcfg.advertise = Some(advert(w, &x.home_cell, ha_if, ha_addr));
-    hcfg.max_lifetime_s = x.max_lifetime_s;
-    hcfg.processing_delay = ms(x.ha_processing_ms);
-    hcfg.auth_delay = ms(x.ha_auth_ms);
+    let home_advert = advert(w, &x.scenario.home_cell, ha_if, ha_addr);
+    let mut hcfg = x.home_agent(ha_addr, home_prefix, Some(home_advert));
     for (k, m) in env.r.scenario.mobiles.iter().enumerate() {
         if env.r.flows.iter().any(|f| f.mobile == k && is_mip4(f.spec)) {
             let home = address_in(home_net, m.host_id, &format!("mobiles[{}].host_id", m.name))?;
@@ -207,7 +201,7 @@ fn mip4_infra(w: &mut World, env: &Env<'_>, x: &Mip4Spec) -> Result<Mip4Infra, S
         .add_agent(ha_router, "mip4/ha", Box::new(HomeAgent::new(hcfg)))
         .map_err(|e| ScenarioError::model(key, e))?;
     let k = format!("{key}.foreign_cells");
-    let foreign = match &x.foreign_cells {
+    let foreign = match &x.scenario.foreign_cells {
         Some(names) => names
             .iter()
             .map(|c| cell(env, c, &k))
@@ -221,9 +215,7 @@ fn mip4_infra(w: &mut World, env: &Env<'_>, x: &Mip4Spec) -> Result<Mip4Infra, S
         let name = &cells[c].name;
         let (_, router, iface, n) = ap(w, env, c, &k)?;
         let coa = v4(n, &k)?.addr();
-        let mut fcfg = ForeignAgentConfig::new(advert(w, name, iface, coa));
-        fcfg.max_lifetime_s = x.max_lifetime_s;
-        fcfg.processing_delay = ms(x.fa_processing_ms);
+        let fcfg = x.foreign_agent(advert(w, name, iface, coa));
         w.add_agent(
             router,
             &format!("mip4/fa/{name}"),
@@ -279,14 +271,8 @@ pub(super) fn mip4_for(
                 }
             }
             let mut cfg =
-                MobileNodeConfig::new(home4, d.home_prefix, d.ha_addr, ifaces, key_of(&spec.name));
+                x.mobile_node(home4, d.home_prefix, d.ha_addr, ifaces, key_of(&spec.name));
             cfg.spi = SPI;
-            cfg.lifetime_s = x.registration_lifetime_s;
-            cfg.auth_delay = ms(x.mn_auth_ms);
-            cfg.solicit_on_link_up = x.solicit_on_link_up;
-            cfg.link_layer_triggers = x.link_layer_triggers;
-            cfg.registration_timeout = ms(x.registration_timeout_ms);
-            cfg.max_retries = x.max_retries;
             let c = w
                 .add_agent(m.node, "mip4/mn", Box::new(MobileNode::new(cfg)))
                 .map_err(|e| ScenarioError::model(&key, e))?;
@@ -327,11 +313,14 @@ pub(crate) struct Mip6Parts {
     /// of the scenario; the routers are shared).
     pub router_traces: bool,
     pub home: IpAddr,
-    pub fast: Option<Fmip6Spec>,
+    pub fast: Option<FastMove>,
 }
 
-fn lifetime_units(s: u32) -> u16 {
-    s.div_ceil(4).min(u32::from(u16::MAX)) as u16
+/// What an FMIPv6 flow's summary reads of its scripted move.
+#[derive(Debug, Clone)]
+pub(crate) struct FastMove {
+    pub attach: AttachSpec,
+    pub trigger_s: f64,
 }
 
 fn mip6_infra(
@@ -342,7 +331,7 @@ fn mip6_infra(
 ) -> Result<Mip6Infra, ScenarioError> {
     let key = "mip6";
     let cells = &env.r.scenario.cells;
-    let home_cell = cell(env, &x.home_cell, &format!("{key}.home_cell"))?;
+    let home_cell = cell(env, &x.scenario.home_cell, &format!("{key}.home_cell"))?;
     let (_, ha_router, _, home_net) = ap(w, env, home_cell, &format!("{key}.home_cell"))?;
     let home_prefix = v6(home_net, key)?.trunc();
     let ha_addr = v6(home_net, key)?.addr();
@@ -357,14 +346,8 @@ fn mip6_infra(
         let k = format!("{key}.cells[{c}]");
         let (_, router, iface, n) = ap(w, env, k_cell, &k)?;
         let n6 = v6(n, &k)?;
-        let cfg = AccessRouterConfig {
-            interval: ms(x.ra_interval_ms),
-            offset: phase(w, "mip6", c, x.ra_offset_ms, x.ra_interval_ms),
-            lifetime_s: x.ra_lifetime_s,
-            home_agent: k_cell == home_cell,
-            answer_solicitations: x.answer_solicitations,
-            ..AccessRouterConfig::new(iface, n6.addr(), n6.trunc())
-        };
+        let offset = phase(w, "mip6", c, x.ra_offset, x.ra_interval);
+        let cfg = x.access_router(iface, n6.addr(), n6.trunc(), k_cell == home_cell, offset);
         w.add_agent(
             router,
             &format!("mip6/ra/{c}"),
@@ -372,9 +355,7 @@ fn mip6_infra(
         )
         .map_err(|e| ScenarioError::model(&k, e))?;
     }
-    let mut hcfg = HomeAgent6Config::new(ha_addr, home_prefix);
-    hcfg.processing_delay = ms(x.ha_processing_ms);
-    hcfg.max_lifetime_units = lifetime_units(x.binding_lifetime_s);
+    let hcfg = x.home_agent(ha_addr, home_prefix);
     let ha = w
         .add_agent(ha_router, "mip6/ha", Box::new(HomeAgent6::new(hcfg)))
         .map_err(|e| ScenarioError::model(key, e))?;
@@ -401,10 +382,7 @@ fn mip6_infra(
         for (c, router, iface, me) in &routers {
             let mut cfg = FmipRouterConfig::new(me.address, *iface, me.prefix);
             cfg.neighbours = routers.iter().filter(|r| r.0 != *c).map(|r| r.3).collect();
-            cfg.processing_delay = ms(fx.processing_ms);
-            cfg.buffer_limit = fx.buffer_packets;
-            cfg.buffer_time = ms(fx.buffer_time_ms);
-            cfg.forward_time = ms(fx.forward_time_ms);
+            cfg.settings = fx.model.clone();
             let a = w
                 .add_agent(
                     *router,
@@ -470,8 +448,7 @@ pub(super) fn mip6_for(
         ));
     };
     if let std::collections::btree_map::Entry::Vacant(e) = d.correspondents.entry(fixed) {
-        let mut cfg = Correspondent6Config::new(fixed6);
-        cfg.processing_delay = ms(x.cn_processing_ms);
+        let cfg = x.correspondent(fixed6);
         let c = w
             .add_agent(fixed, "mip6/cn", Box::new(Correspondent6::new(cfg)))
             .map_err(|e| ScenarioError::model(&key, e))?;
@@ -495,7 +472,7 @@ pub(super) fn mip6_for(
                     ifaces.push(l.iface);
                 }
             }
-            let mut cfg = MobileNode6Config::new(home6, d.home_prefix, d.ha_addr, ifaces);
+            let mut cfg = x.mobile_node(home6, d.home_prefix, d.ha_addr, ifaces);
             for g in env.r.flows.iter().filter(|g| g.mobile == flow.mobile) {
                 if let Some(a) = v6_addr(w, env.ids.fixed[g.fixed])
                     && !cfg.correspondents.contains(&a)
@@ -503,19 +480,12 @@ pub(super) fn mip6_for(
                     cfg.correspondents.push(a);
                 }
             }
-            cfg.route_optimisation = x.route_optimisation;
-            cfg.lifetime_units = lifetime_units(x.binding_lifetime_s);
-            cfg.address_config_delay = ms(x.address_config_ms);
-            cfg.binding_timeout = ms(x.binding_timeout_ms);
-            cfg.max_retries = x.max_retries;
-            cfg.link_layer_triggers = x.link_layer_triggers;
-            cfg.solicit_on_link_up = x.solicit_on_link_up;
             cfg.fast_handovers = f.fmip6.is_some();
             let c = w
                 .add_agent(m.node, "mip6/mn", Box::new(MobileNode6::new(cfg)))
                 .map_err(|e| ScenarioError::model(&key, e))?;
             d.clients.insert(m.node, c);
-            if let Some(fs) = &x.forced_switch {
+            if let Some(fs) = &x.scenario.forced_switch {
                 schedule_forced_switch(
                     w,
                     &env.r.scenario.cells,
@@ -547,7 +517,10 @@ pub(super) fn mip6_for(
         },
         router_traces: f.fmip6.is_some() && !std::mem::replace(&mut d.fmip_traced, true),
         home,
-        fast: f.fmip6.clone(),
+        fast: f.fmip6.as_ref().map(|x| FastMove {
+            attach: x.attach,
+            trigger_s: x.scenario.trigger_s,
+        }),
     })
 }
 
@@ -600,9 +573,8 @@ fn schedule_fast_move(
     key: &str,
 ) -> Result<(), ScenarioError> {
     let link_of = |name: &str, k: &str| link_in(cells, m, name, &format!("{key}.{k}"));
-    let from = link_of(&x.from_cell, "from_cell")?;
-    let to = link_of(&x.to_cell, "to_cell")?;
-    let timing = attach_timing(x);
+    let from = link_of(&x.scenario.from_cell, "from_cell")?;
+    let to = link_of(&x.scenario.to_cell, "to_cell")?;
     schedule_move(
         w,
         Move {
@@ -611,12 +583,12 @@ fn schedule_fast_move(
             old_iface: Some(from.iface),
             new_iface: to.iface,
             new_cell: to.cell,
-            switch_delay: ms(x.switch_ms),
+            switch_delay: x.switch,
         },
-        secs(x.trigger_s),
-        timing,
-        ms(x.poll_ms).max(Duration::from_nanos(1)),
-        ms(x.give_up_ms),
+        secs(x.scenario.trigger_s),
+        x.timing(),
+        x.poll.max(Duration::from_nanos(1)),
+        x.give_up,
     );
     Ok(())
 }

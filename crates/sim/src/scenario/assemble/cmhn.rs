@@ -5,17 +5,14 @@
 //! node's agent, the mobile's.
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use super::FlowCx;
 use super::baseline::{BaselineFlow, FlowAgents, baseline_ends};
 use super::handoff::initial_link;
 use super::observer::NO_PATH;
 use super::tcp::tcp_of;
-use crate::models::cmhn::{CmhnAgent, CmhnConfig, CmhnInterface, CmhnSide, Scheduling};
-use crate::scenario::convert::ms;
+use crate::models::cmhn::{CmhnAgent, CmhnConfig, CmhnInterface, CmhnSide};
 use crate::scenario::error::ScenarioError;
-use crate::scenario::spec::SchedulingSpec;
 
 pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
     let ends = baseline_ends(cx.w, cx.env, cx.shared, cx.f)?;
@@ -37,10 +34,6 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
         .iter()
         .map(|l| paths.get(&l.cell).copied().unwrap_or(NO_PATH))
         .collect();
-    let scheduling = match c.scheduling {
-        SchedulingSpec::Switch => Scheduling::Switch,
-        SchedulingSpec::Stripe => Scheduling::Stripe,
-    };
     let mut mobile = CmhnConfig::new(
         tcp.clone(),
         CmhnSide::Mobile {
@@ -56,16 +49,11 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
         },
     );
     for x in [&mut mobile, &mut fixed] {
-        x.scheduling = scheduling;
-        x.keepalive = Duration::from_secs_f64(c.keepalive_s.max(0.0));
-        x.probe_time = ms(c.probe_ms);
-        x.estimate_interval = ms(c.estimate_ms);
+        x.settings = c.model.clone();
         x.log = Some(cx.log.clone());
         x.start = cx.start;
-        x.max_record = c.max_record;
-        x.max_reorder = c.max_reorder;
     }
-    mobile.initially_usable = vec![initial_link(cx.env, cx.f, m, c.initial.as_deref())];
+    mobile.initially_usable = vec![initial_link(cx.env, cx.f, m, c.scenario.initial.as_deref())];
     if ends.downlink {
         fixed.source = Some(cx.env.source(cx.f, cx.start)?);
     } else {
