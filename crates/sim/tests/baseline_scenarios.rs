@@ -7,7 +7,7 @@
 //! flows deliver what they send. Also: mSCTP's ADD-IP signalling bits,
 //! and the same scenario and seed giving the same outputs.
 
-use msctp_sim::output::{FlowSummary, RunResult};
+use msctp_sim::measure::{FlowSummary, RunResult};
 use msctp_sim::scenario::{
     self, AttachSpec, HandoffSpec, NetworkSpec, PolicySpec, Scenario, TransportSpec,
 };
