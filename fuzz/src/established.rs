@@ -41,7 +41,7 @@ use msctp_proto::wire::{AsconfChunk, Chunk, DataChunk, Packet, PacketRepr, Param
 use msctp_proto::{AssocId, EndpointConfig};
 
 use crate::chunks::{Ctx, FChunk, auth_chunk, encode, sign};
-use crate::pair::{Pair, Seen, Side, ip, wait_duration};
+use crate::pair::{Pair, Seen, Side, ip, pair, wait_duration};
 use crate::seeds::Seed;
 use crate::wire_out::packet;
 
@@ -114,7 +114,7 @@ pub fn setup() -> Base {
         ip("10.9.0.1"),
         ip("10.9.0.2"),
     );
-    let mut p = Pair::new(
+    let mut p = pair(
         EndpointConfig::new(PORT_A),
         &[a1, a2],
         EndpointConfig::new(PORT_B),
@@ -122,10 +122,10 @@ pub fn setup() -> Base {
         Duration::from_millis(5),
         3,
     );
-    p.seen = Some(Vec::new());
-    let ids = p.connect().expect("the base association connects");
-    let (key, initial_tsn) = auth_key(p.seen.take().unwrap_or_default());
-    p.events.clear();
+    p.record = true;
+    let ids = p.establish().expect("the base association connects");
+    let (key, initial_tsn) = auth_key(p.take_seen());
+    p.clear_events();
     let mut base = Base {
         pair: p,
         ids,
@@ -134,10 +134,10 @@ pub fn setup() -> Base {
     };
     // Some data both ways, delivered; then more in flight.
     send_some(&mut base, 2);
-    base.pair.run_for(Duration::from_millis(200), 1000);
+    base.pair.steps_for(Duration::from_millis(200), 1000);
     send_some(&mut base, 3);
     base.pair.flush();
-    base.pair.events.clear();
+    base.pair.clear_events();
     base
 }
 
@@ -297,15 +297,18 @@ impl Run {
                 }
             }
             Step::Wait(x) => {
-                self.b.pair.run_for(wait_duration(x), MAX_EVENTS_PER_STEP);
+                self.b.pair.steps_for(wait_duration(x), MAX_EVENTS_PER_STEP);
             }
         }
-        self.b.pair.events.clear();
+        self.b.pair.clear_events();
     }
 
     fn check(&mut self) {
         let attacker: Vec<IpAddr> = ATTACKER.iter().map(|a| ip(a)).collect();
-        for s in self.b.pair.seen.iter_mut().flat_map(|v| v.drain(..)) {
+        // Packets to the attacker's addresses are strays (neither endpoint
+        // owns them); the rest is dropped so that the record stays small.
+        self.b.pair.seen.clear();
+        for s in self.b.pair.stray.drain(..) {
             if attacker.contains(&s.dst) && !self.hb_ack_injected[side_index(s.from)] {
                 let data = Packet::new_checked(&s.bytes[..]).is_ok_and(|p| {
                     p.chunks()
@@ -362,7 +365,7 @@ pub fn run(data: &[u8]) {
         b: base().clone(),
         hb_ack_injected: [false; 2],
     };
-    r.b.pair.seen = Some(Vec::new());
+    r.b.pair.record = true;
     for step in steps.into_iter().take(32) {
         if crate::trace() {
             eprintln!("{:?} {step:?}", r.b.pair.now);
@@ -371,8 +374,8 @@ pub fn run(data: &[u8]) {
         r.check();
     }
     // Let the reactions play out.
-    r.b.pair.run_for(Duration::from_secs(2), 200);
-    r.b.pair.events.clear();
+    r.b.pair.steps_for(Duration::from_secs(2), 200);
+    r.b.pair.clear_events();
     r.check();
 }
 
@@ -382,8 +385,8 @@ pub fn run(data: &[u8]) {
 /// packets the association accepts.
 pub fn seeds() -> Vec<Seed> {
     let mut b = setup();
-    b.pair.seen = Some(Vec::new());
-    b.pair.run_for(Duration::from_millis(300), 1000);
+    b.pair.record = true;
+    b.pair.steps_for(Duration::from_millis(300), 1000);
     {
         let id = b.id(Side::A);
         let a = b.pair.endpoint(Side::A).association_mut(id).unwrap();
@@ -391,8 +394,8 @@ pub fn seeds() -> Vec<Seed> {
         let _ = a.request_peer_primary(ip("10.2.0.2"));
     }
     send_some(&mut b, 2);
-    b.pair.run_for(Duration::from_secs(1), 1000);
-    b.pair.run_for(Duration::from_secs(35), 1000);
+    b.pair.steps_for(Duration::from_secs(1), 1000);
+    b.pair.steps_for(Duration::from_secs(35), 1000);
     let now = b.pair.now;
     let id = b.id(Side::B);
     b.pair
@@ -400,8 +403,8 @@ pub fn seeds() -> Vec<Seed> {
         .association_mut(id)
         .unwrap()
         .shutdown(now);
-    b.pair.run_for(Duration::from_secs(1), 1000);
-    let seen = b.pair.seen.take().unwrap_or_default();
+    b.pair.steps_for(Duration::from_secs(1), 1000);
+    let seen = b.pair.take_seen();
     let mut out = finding_seeds();
     for (i, s) in seen.iter().enumerate() {
         let mut bytes = vec![0, u8::from(s.from == Side::A)];

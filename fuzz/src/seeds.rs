@@ -27,7 +27,7 @@ use msctp_proto::wire::{
 use msctp_proto::wire::{CommonHeader, GapBlock};
 use msctp_proto::{EndpointConfig, Time};
 
-use crate::pair::{Pair, Seen, Side, ip};
+use crate::pair::{Pair, Seen, Side, ip, pair};
 
 /// One corpus file.
 pub struct Seed {
@@ -133,7 +133,7 @@ pub fn session(v6: bool) -> Vec<Seen> {
             ip("10.9.0.2"),
         )
     };
-    let mut p = Pair::new(
+    let mut p = pair(
         EndpointConfig::new(5000),
         &[a1, a2],
         EndpointConfig::new(6000),
@@ -142,8 +142,8 @@ pub fn session(v6: bool) -> Vec<Seen> {
         11,
     );
     p.endpoint(Side::A).set_local_addresses(&[a1]);
-    p.seen = Some(Vec::new());
-    let (ida, idb) = p.connect().expect("the session connects");
+    p.record = true;
+    let (ida, idb) = p.establish().expect("the session connects");
     let send = |p: &mut Pair, side: Side, n: usize, len: usize| {
         let id = if side == Side::A { ida } else { idb };
         for k in 0..n {
@@ -158,7 +158,7 @@ pub fn session(v6: bool) -> Vec<Seen> {
     };
     send(&mut p, Side::A, 4, 300);
     send(&mut p, Side::B, 2, 2000);
-    p.run_for(Duration::from_millis(500), 10_000);
+    p.steps_for(Duration::from_millis(500), 10_000);
     // A loss: the primary path drops one DATA packet, so the SACKs for
     // the packets after it report a gap and the sender retransmits fast.
     p.set_up(a1, b1, false);
@@ -166,7 +166,7 @@ pub fn session(v6: bool) -> Vec<Seen> {
     p.flush();
     p.set_up(a1, b1, true);
     send(&mut p, Side::A, 8, 1000);
-    p.run_for(Duration::from_secs(3), 10_000);
+    p.steps_for(Duration::from_secs(3), 10_000);
     // ADD-IP: add an address, ask for it as primary, delete the old one.
     {
         let a = p.endpoint(Side::A).association_mut(ida).unwrap();
@@ -174,32 +174,32 @@ pub fn session(v6: bool) -> Vec<Seen> {
         a.request_peer_primary(a2).unwrap();
     }
     send(&mut p, Side::A, 2, 100);
-    p.run_for(Duration::from_secs(2), 10_000);
+    p.steps_for(Duration::from_secs(2), 10_000);
     let _ = p
         .endpoint(Side::A)
         .association_mut(ida)
         .unwrap()
         .remove_local_address(a1);
-    p.run_for(Duration::from_secs(2), 10_000);
+    p.steps_for(Duration::from_secs(2), 10_000);
     // Heartbeats on the idle association.
-    p.run_for(Duration::from_secs(40), 10_000);
+    p.steps_for(Duration::from_secs(40), 10_000);
     // Graceful shutdown.
     let now = p.now;
     p.endpoint(Side::A)
         .association_mut(ida)
         .unwrap()
         .shutdown(now);
-    p.run_for(Duration::from_secs(2), 10_000);
+    p.steps_for(Duration::from_secs(2), 10_000);
     // A second association that is aborted by the application.
-    if let Some((ida2, _)) = p.connect() {
+    if let Some((ida2, _)) = p.establish() {
         p.endpoint(Side::A)
             .association_mut(ida2)
             .unwrap()
             .abort(Some(Bytes::from_static(b"seed")));
-        p.run_for(Duration::from_secs(1), 10_000);
+        p.steps_for(Duration::from_secs(1), 10_000);
     }
     let _ = Time::ZERO;
-    p.seen.take().unwrap_or_default()
+    p.take_seen()
 }
 
 /// The packets of the usrsctp capture (`crates/proto/testdata/usrsctp`).

@@ -28,7 +28,7 @@ use msctp_proto::{AssocId, AssociationConfig, CloseReason, EndpointConfig, Event
 
 use crate::chunks::{Ctx, FChunk, encode, sign};
 use crate::established::{self, ATTACKER};
-use crate::pair::{Pair, Side, ip};
+use crate::pair::{Pair, Side, ip, pair};
 use crate::wire_out::packet;
 
 pub const MAX_LEN: usize = 1024;
@@ -123,12 +123,12 @@ fn base() -> &'static Base {
         ca.association = config();
         let mut cb = EndpointConfig::new(6000);
         cb.association = config();
-        let mut pair = Pair::new(ca, &a, cb, &b, Duration::from_millis(10), 5);
+        let mut pair = pair(ca, &a, cb, &b, Duration::from_millis(10), 5);
         pair.endpoint(Side::A).set_local_addresses(&a[..2]);
-        pair.seen = Some(Vec::new());
-        let ids = pair.connect().expect("the base association connects");
-        let (key, initial_tsn) = established::auth_key(pair.seen.take().unwrap_or_default());
-        pair.events.clear();
+        pair.record = true;
+        let ids = pair.establish().expect("the base association connects");
+        let (key, initial_tsn) = established::auth_key(pair.take_seen());
+        pair.clear_events();
         Base {
             pair,
             ids,
@@ -264,7 +264,19 @@ impl Run {
     }
 
     fn events(&mut self) {
-        for (s, id, e) in self.b.pair.events.drain(..) {
+        let a = self
+            .b
+            .pair
+            .events_a
+            .drain(..)
+            .map(|(_, id, e)| (Side::A, id, e));
+        let b = self
+            .b
+            .pair
+            .events_b
+            .drain(..)
+            .map(|(_, id, e)| (Side::B, id, e));
+        for (s, id, e) in a.chain(b) {
             if id != self.b.ids.0 && s == Side::A || id != self.b.ids.1 && s == Side::B {
                 continue;
             }
@@ -351,7 +363,7 @@ impl Run {
             }
             Op::Run { ms } => {
                 let d = Duration::from_millis(u64::from(ms % 20_000));
-                self.b.pair.run_for(d, 2_000);
+                self.b.pair.steps_for(d, 2_000);
             }
             Op::Shutdown { b } => self.with(side(b), |a| a.shutdown(now)),
             Op::Abort { b } => self.with(side(b), |a| a.abort(None)),
@@ -415,7 +427,7 @@ impl Run {
     fn settle(&mut self) {
         self.b.pair.all_up();
         for _ in 0..40 {
-            self.b.pair.run_for(Duration::from_secs(5), 2_000);
+            self.b.pair.steps_for(Duration::from_secs(5), 2_000);
             self.recv(Side::A);
             self.recv(Side::B);
             self.check();

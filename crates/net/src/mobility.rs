@@ -186,12 +186,10 @@ impl Mobility {
 mod tests {
     use super::*;
     use crate::monitor::IfaceChange;
+    use msctp_proto::EndpointConfig;
     use msctp_proto::asconf::LocalAddrState;
-    use msctp_proto::{Endpoint, EndpointConfig};
-
-    fn ip(s: &str) -> IpAddr {
-        s.parse().unwrap()
-    }
+    use msctp_proto::testing::{Link, Pair, Side, ip};
+    use std::time::Duration;
 
     /// A single-radio mobile starts an association from its address A; A
     /// goes and B comes before the handshake ends (the driver hands link
@@ -203,22 +201,13 @@ mod tests {
     #[test]
     fn a_policy_starting_late_deletes_what_the_host_lost_meanwhile() {
         let (a, b, cn) = (ip("10.52.3.52"), ip("10.52.2.221"), ip("10.52.100.1"));
-        let mut ep = Endpoint::new(EndpointConfig::new(5002), [7; 32]).unwrap();
-        ep.set_local_addresses(&[a]);
-        let mut peer_cfg = EndpointConfig::new(5003);
-        peer_cfg.listen = true;
-        let mut peer = Endpoint::new(peer_cfg, [8; 32]).unwrap();
-        peer.set_local_addresses(&[cn]);
-        let id = ep.connect(Time::ZERO, &[cn], 5003).unwrap();
-        // The handshake, in memory (the peer sees the INIT from `a`).
-        for _ in 0..4 {
-            while let Some(t) = ep.poll_transmit(Time::ZERO) {
-                peer.handle_datagram(Time::ZERO, a, cn, t.packet().to_vec().into());
-            }
-            while let Some(t) = peer.poll_reply().or_else(|| peer.poll_transmit(Time::ZERO)) {
-                ep.handle_datagram(Time::ZERO, cn, a, t.packet().to_vec().into());
-            }
-        }
+        // The handshake, in memory and in no time (the peer sees the INIT
+        // from `a`).
+        let mobile = (EndpointConfig::new(5002), &[a][..], [7; 32]);
+        let peer = (EndpointConfig::new(5003), &[cn][..], [8; 32]);
+        let mut p: Pair = Pair::with_secrets(mobile, peer, Link::new(Duration::ZERO), 0);
+        let (id, _) = p.establish().expect("the handshake completes");
+        let ep = p.endpoint(Side::A);
         assert!(ep.association(id).unwrap().state().is_established());
         let mut ifaces = Interfaces::new(vec!["s0".into()]);
         for c in [

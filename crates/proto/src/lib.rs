@@ -11,7 +11,9 @@
 //! [`path`] (RTO, error counters, heartbeats), [`congestion`], [`asconf`],
 //! [`auth`], [`estimate`] (capacity and available bandwidth per path),
 //! [`policy`] (handover decisions), [`handover`] (the handover manager
-//! that runs a policy for an association, for the simulator and real hosts).
+//! that runs a policy for an association, for the simulator and real hosts);
+//! with the `testing` feature, `testing` (two endpoints over an in-memory
+//! network in virtual time, the harness of the tests and fuzz targets).
 
 pub mod asconf;
 pub mod association;
@@ -25,6 +27,8 @@ pub mod handover;
 pub mod path;
 pub mod peer_address;
 pub mod policy;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod tsn;
 pub mod wire;
 

@@ -7,10 +7,9 @@
 //! | wing | holds | builds on |
 //! |---|---|---|
 //! | [`kernel`] | the simulation kernel: world, scheduler, timers, nodes, routing, links, queues, pipes, wireless cells, IP/UDP/tunnel packets, agents and notifications, traces, pcap, drops, error models, random streams | the engine's `Time` |
-//! | [`models`] | the protocol and radio models that run as agents: [`models::sctp`] (the unchanged engine), [`models::tcp`], [`models::mip`] (v4 and v6 side by side), [`models::fmip`], [`models::handoff`], [`models::cmhn`], [`models::app`], [`models::radio`], [`models::mobility`] | `kernel`, `metrics` |
-//! | [`metrics`] | what a flow records ([`metrics::FlowLog`]) and the measures defined over those records (goodput, handoff delay and latency, failover time, losses) | — |
-//! | [`scenario`] | scenario files: the format, their resolution into checked values, the building of a world from them, the run | `kernel`, `models`, `metrics`, `output` |
-//! | [`output`] | a run's summary, CSV series and captures | `metrics` |
+//! | [`models`] | the protocol and radio models that run as agents: [`models::sctp`] (the unchanged engine), [`models::tcp`], [`models::mip`] (v4 and v6 side by side), [`models::fmip`], [`models::handoff`], [`models::cmhn`], [`models::app`], [`models::radio`], [`models::mobility`] | `kernel`, `measure` |
+//! | [`measure`] | the measures, in one room: what a flow records ([`measure::FlowLog`]), the measures defined over those records (goodput, handoff delay and latency, failover time, losses), a run's summary, CSV series, traces and captures ([`measure::RunResult`]) | `kernel` |
+//! | [`scenario`] | scenario files: the format, their resolution into checked values, the building of a world from them, the run, and the reading of a finished world into the measures | `kernel`, `models`, `measure` |
 //!
 //! A wing uses only the wings to its right in the table's last column
 //! (checked with the other module circles by `crates/modgraph`). What each
@@ -21,7 +20,7 @@
 //!
 //! - [`models::sctp`]: the unchanged engine as an agent
 //!   ([`models::sctp::SctpAgent`]), with the observers that write a flow's
-//!   records ([`metrics::FlowLog`]), and its handover manager
+//!   records ([`measure::FlowLog`]), and its handover manager
 //!   ([`models::sctp::handover`]): link events fed to an
 //!   `msctp_proto::policy` handover policy, whose decisions are carried out
 //!   as ASCONFs;
@@ -31,7 +30,7 @@
 //!   acquisition;
 //! - [`scenario`]: TOML scenario files ([`scenario::REFERENCE`] lists every
 //!   key) and [`scenario::run_scenario`];
-//! - [`output`]: a run's JSON summary (the measures of [`metrics`]), CSV
+//! - [`measure`]: a run's JSON summary (the measures over its records), CSV
 //!   series and pcaps, byte-identical for the same scenario and seed;
 //! - [`bench`](mod@bench): the simulator's speed on a bulk mSCTP transfer.
 //!
@@ -74,9 +73,8 @@ pub use msctp_proto::Time;
 pub mod bench;
 pub mod cpu;
 pub mod kernel;
-pub mod metrics;
+pub mod measure;
 pub mod models;
-pub mod output;
 pub mod scenario;
 
 pub use kernel::{

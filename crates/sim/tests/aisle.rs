@@ -55,7 +55,7 @@ fn base() -> String {
     BASE.replace("WIRED", common::WIRED)
 }
 
-fn run(c1: u64, c2: u64, duration: f64, params: &str, seed: u64) -> msctp_sim::output::RunResult {
+fn run(c1: u64, c2: u64, duration: f64, params: &str, seed: u64) -> msctp_sim::measure::RunResult {
     let text = base()
         .replace("DURATION", &duration.to_string())
         .replace("C1", &c1.to_string())
@@ -65,7 +65,7 @@ fn run(c1: u64, c2: u64, duration: f64, params: &str, seed: u64) -> msctp_sim::o
     run_scenario(&s, seed).expect("run")
 }
 
-fn counter(r: &msctp_sim::output::RunResult, name: &str) -> u64 {
+fn counter(r: &msctp_sim::measure::RunResult, name: &str) -> u64 {
     r.summary.flows[0]
         .policy_counters
         .get(name)
@@ -74,7 +74,7 @@ fn counter(r: &msctp_sim::output::RunResult, name: &str) -> u64 {
 }
 
 /// Times (s) of the sender's swaps (its `UsePath` decisions carried out).
-fn swap_times(r: &msctp_sim::output::RunResult) -> Vec<f64> {
+fn swap_times(r: &msctp_sim::measure::RunResult) -> Vec<f64> {
     r.events
         .iter()
         .filter(|e| {

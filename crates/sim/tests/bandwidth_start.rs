@@ -69,7 +69,7 @@ fn base() -> String {
     BASE.replace("WIRED", common::WIRED)
 }
 
-fn run(start: &str, bytes: u64) -> msctp_sim::output::RunResult {
+fn run(start: &str, bytes: u64) -> msctp_sim::measure::RunResult {
     let text = base()
         .replace("START", start)
         .replace("BYTES", &bytes.to_string());
@@ -77,7 +77,7 @@ fn run(start: &str, bytes: u64) -> msctp_sim::output::RunResult {
     run_scenario(&s, 1).expect("run")
 }
 
-fn transfer_time(r: &msctp_sim::output::RunResult) -> f64 {
+fn transfer_time(r: &msctp_sim::measure::RunResult) -> f64 {
     r.summary.flows[0].failovers[0]
         .transfer_time_s
         .expect("the first bytes arrived on the alternate path")

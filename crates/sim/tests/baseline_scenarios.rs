@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use msctp_sim::output::{FlowSummary, RunResult};
+use msctp_sim::measure::{FlowSummary, RunResult};
 use msctp_sim::scenario::{
     self, AttachSpec, HandoffSpec, NetworkSpec, PolicySpec, Scenario, TransportSpec,
 };

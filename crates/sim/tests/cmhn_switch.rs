@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use handoff_net::*;
-use msctp_sim::metrics::flow_log::FlowLog;
+use msctp_sim::measure::flow_log::FlowLog;
 use msctp_sim::models::app::{Source, Traffic};
 use msctp_sim::models::cmhn::{CmhnAgent, CmhnConfig, CmhnInterface, CmhnSide, Scheduling};
 use msctp_sim::{AgentId, Time};

@@ -6,7 +6,7 @@
 //! the receive window, longest delivery gap.
 
 use msctp_proto::{CmtConfig, CmtScheduler as CmtSchedulerSpec};
-use msctp_sim::output::FlowSummary;
+use msctp_sim::measure::FlowSummary;
 use msctp_sim::scenario::{self, DirectionSpec, Scenario};
 
 fn e9_text() -> String {

@@ -8,7 +8,7 @@
 //! at that time, so the event trace reproduces the sampled series; and it
 //! has the values the samples missed.
 
-use msctp_sim::output::RunResult;
+use msctp_sim::measure::RunResult;
 use msctp_sim::scenario::{self, REFERENCE, Scenario};
 
 fn traced() -> Scenario {
@@ -36,7 +36,7 @@ fn the_path_trace_reproduces_every_sample_and_more() {
             .collect();
         let before = rows.iter().rev().find(|p| p.time < s.time);
         let at: Vec<_> = rows.iter().filter(|p| p.time == s.time).collect();
-        let same = |p: &&&msctp_sim::output::PathTraceRow| {
+        let same = |p: &&&msctp_sim::measure::PathTraceRow| {
             (p.cwnd, p.ssthresh, p.flight) == (s.cwnd, s.ssthresh, s.flight)
                 && (p.rto_ms - s.rto_ms).abs() < 1e-6
         };

@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use handoff_net::*;
-use msctp_sim::metrics::flow_log::FlowLog;
+use msctp_sim::measure::flow_log::FlowLog;
 use msctp_sim::models::app::{Source, Traffic};
 use msctp_sim::models::handoff::{
     HandoffPeer, NetworkProfile, ProcessingMode, SingleConnectionConfig, SingleConnectionHandoff,
@@ -48,7 +48,7 @@ fn setup(
 ) -> (
     AgentId,
     AgentId,
-    msctp_sim::metrics::flow_log::SharedFlowLog,
+    msctp_sim::measure::flow_log::SharedFlowLog,
 ) {
     setup_with(net, ProcessingMode::Freeze)
 }
@@ -59,7 +59,7 @@ fn setup_with(
 ) -> (
     AgentId,
     AgentId,
-    msctp_sim::metrics::flow_log::SharedFlowLog,
+    msctp_sim::measure::flow_log::SharedFlowLog,
 ) {
     let log = FlowLog::shared();
     let remote = SocketAddr::new(ip(DST), 5000);

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use msctp_sim::Time;
-use msctp_sim::metrics::{
+use msctp_sim::measure::{
     Arrival, ArrivalKind, Delivery, DropReason, DropRecord, HandoverWindow, PathId, Window,
     file_delivery_time, goodput_bps, goodput_series, handoff_delay, handoff_latency, lost_packets,
     out_of_order_arrivals, total_handoff_delay,

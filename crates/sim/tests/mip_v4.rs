@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use msctp_sim::kernel::link::serialization_time;
 use msctp_sim::kernel::pcap::{CaptureConfig, SharedBuffer};
-use msctp_sim::metrics::flow_log::FlowLog;
+use msctp_sim::measure::flow_log::FlowLog;
 use msctp_sim::models::app::{CbrConfig, SinkConfig, Source, Traffic, UdpCbr, UdpFlow, UdpSink};
 use msctp_sim::models::mip::MipTraceEvent;
 use msctp_sim::models::mip::v4::{
@@ -483,9 +483,9 @@ fn tcp_over_mip(mn_sends: bool) -> (u64, u64, u64, msctp_sim::models::tcp::TcpSt
     net.w.run_until(Time::from_secs(12));
     let after = net.w.agent::<TcpAgent>(rx).unwrap().delivered();
     let stats = net.w.agent::<TcpAgent>(tx).unwrap().stats().unwrap();
-    let gap = msctp_sim::metrics::handoff_latency(
+    let gap = msctp_sim::measure::handoff_latency(
         &log.borrow().arrivals,
-        msctp_sim::metrics::Window::new(Time::from_secs(4), Time::from_secs(8)).unwrap(),
+        msctp_sim::measure::Window::new(Time::from_secs(4), Time::from_secs(8)).unwrap(),
     );
     (before, after, gap.as_millis() as u64, stats)
 }

@@ -155,8 +155,8 @@ fn returning_home_removes_the_bindings() {
 
 #[test]
 fn tcp_over_mobile_ipv6_waits_for_a_timeout_at_the_handover() {
-    use msctp_sim::metrics::flow_log::FlowLog;
-    use msctp_sim::metrics::{Window, handoff_latency};
+    use msctp_sim::measure::flow_log::FlowLog;
+    use msctp_sim::measure::{Window, handoff_latency};
     use msctp_sim::models::app::{Source, Traffic};
     use msctp_sim::models::tcp::{TcpAgent, TcpAgentConfig, TcpConfig};
     use std::net::SocketAddr;

@@ -2,7 +2,7 @@
 //! reference scenario, a soft handover between two cells at 10 m/s, and the
 //! same path break handled by failover only.
 
-use msctp_sim::output::{EventRow, RunResult};
+use msctp_sim::measure::{EventRow, RunResult};
 use msctp_sim::scenario::{
     self, DirectionSpec, MobileIfaceSpec, PolicySpec, REFERENCE, Scenario, TrafficSpec,
 };

@@ -46,7 +46,7 @@ fn base() -> String {
     format!("{HEAD}{}{}{MOBILE}", common::WIRED, common::WLAN_UMTS_CELLS)
 }
 
-fn run(jitter: &str, seed: u64) -> msctp_sim::output::RunResult {
+fn run(jitter: &str, seed: u64) -> msctp_sim::measure::RunResult {
     let text = base().replace("START_JITTER", jitter);
     let s = scenario::parse(&text).expect("valid scenario");
     run_scenario(&s, seed).expect("run")

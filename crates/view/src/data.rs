@@ -1,5 +1,5 @@
 //! What the page shows, read from a run's output directory (`msctp run
-//! --out DIR`, `crates/sim/src/output`): columns of numbers per series,
+//! --out DIR`, `crates/sim/src/measure`): columns of numbers per series,
 //! serialised once into the page as JSON.
 //!
 //! Path series come from `path_trace.csv` (every change, `output.trace =

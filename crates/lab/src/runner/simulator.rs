@@ -21,7 +21,7 @@
 
 use std::path::Path;
 
-use msctp_sim::output::RunResult;
+use msctp_sim::measure::RunResult;
 use msctp_sim::scenario::{Scenario, run_scenario};
 use sha2::{Digest, Sha256};
 use toml::{Table, Value};

@@ -3,7 +3,7 @@
 //! transport, traffic, handover policy and SCTP parameters, scheduled
 //! network events, outputs), and [`run_scenario`], which builds the
 //! [`World`](crate::World), runs it and computes the measures of
-//! docs/MODELS.md section 5 ([`crate::output::RunResult`]).
+//! docs/MODELS.md section 5 ([`crate::measure::RunResult`]).
 //!
 //! [`REFERENCE`] is a complete scenario listing every key with its default
 //! and meaning. Parsing refuses unknown keys (the message names the key and
@@ -17,7 +17,7 @@
 //! defaults in [`REFERENCE_BASELINES`]). Every flow reports the same
 //! measures (docs/MODELS.md section 5), its data paths being the cells the
 //! mobile used (for mSCTP, its addresses), plus its scheme's own
-//! quantities ([`crate::output::FlowSummary`]).
+//! quantities ([`crate::measure::FlowSummary`]).
 //!
 //! Topology conventions: fixed nodes are joined by point-to-point links;
 //! routes between them are computed (fewest hops, ties by declaration

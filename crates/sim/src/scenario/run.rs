@@ -10,8 +10,8 @@ use super::assemble::{self, Built};
 use super::collect;
 use super::error::ScenarioError;
 use super::spec::*;
+use crate::measure::RunResult;
 use crate::models::sctp::SctpAgent;
-use crate::output::RunResult;
 
 /// Builds the scenario's world with `seed`, runs it for `duration_s` and
 /// returns every output. The same scenario and seed give identical

@@ -37,7 +37,7 @@ use crate::kernel::ip::{DEFAULT_TTL, IpPacket, proto};
 use crate::kernel::notification::Notification;
 use crate::kernel::udp::{self, UdpView};
 use crate::kernel::{Agent, Ctx, RxInfo};
-use crate::metrics::flow_log::SharedFlowLog;
+use crate::measure::flow_log::SharedFlowLog;
 use crate::models::app::Source;
 use crate::models::tcp::{TcpEndpoint, peek_header};
 

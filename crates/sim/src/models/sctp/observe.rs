@@ -63,7 +63,7 @@ pub fn dst_port(sctp: &[u8]) -> Option<u16> {
 /// Numbers the TSNs of one direction of an association from 0 (the first
 /// TSN, the sender's Initial TSN) upwards on a 64-bit line, so that both
 /// ends of a flow give the same data the same number
-/// ([`crate::metrics::Arrival::seq`]). Serial number arithmetic (RFC 9260
+/// ([`crate::measure::Arrival::seq`]). Serial number arithmetic (RFC 9260
 /// section 1.6) relative to the highest TSN seen handles wrap-around.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TsnNumbering {

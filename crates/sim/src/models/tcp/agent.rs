@@ -1,7 +1,7 @@
 //! The TCP agent: a client (active open at a chosen time) or a server
 //! (listening on a port) whose application is an [`app::Source`] (bulk,
 //! file, CBR, Pareto: the same load definitions the SCTP agent uses) and
-//! whose records go to a [`crate::metrics::flow_log::FlowLog`].
+//! whose records go to a [`crate::measure::flow_log::FlowLog`].
 
 use std::net::SocketAddr;
 
@@ -12,7 +12,7 @@ use crate::Time;
 use crate::kernel::EngineTimer;
 use crate::kernel::ip::{IpPacket, proto};
 use crate::kernel::{Agent, Ctx, RxInfo};
-use crate::metrics::flow_log::SharedFlowLog;
+use crate::measure::flow_log::SharedFlowLog;
 use crate::models::app::Source;
 
 /// Timer token of the connection timers.

@@ -20,8 +20,8 @@ use super::seqspace::{ReceivedRanges, unwrap_offset};
 use crate::Time;
 use crate::kernel::ip::{IpPacket, proto};
 use crate::kernel::{Ctx, RxInfo};
-use crate::metrics::flow_log::SharedFlowLog;
-use crate::metrics::{PathId, ReorderKind};
+use crate::measure::flow_log::SharedFlowLog;
+use crate::measure::{PathId, ReorderKind};
 
 /// Bytes of zeros the application writes (the payload content does not
 /// matter to any measure).
@@ -63,7 +63,7 @@ pub fn peek_header(bytes: &[u8]) -> Option<HeaderPeek> {
 }
 
 /// How arrivals and retransmissions name their path
-/// ([`crate::metrics::PathId`]).
+/// ([`crate::measure::PathId`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PathTagging {
     /// The node's interface index: the one a segment arrived on (receiver)

@@ -52,8 +52,8 @@ use crate::kernel::notification::Notification;
 use crate::kernel::pcap::{CaptureConfig, SharedBuffer};
 use crate::kernel::trace::TraceConfig;
 use crate::kernel::world::{World, WorldConfig};
-use crate::metrics::delay::MessageDelays;
-use crate::metrics::flow_log::{FlowLog, SharedFlowLog};
+use crate::measure::delay::MessageDelays;
+use crate::measure::flow_log::{FlowLog, SharedFlowLog};
 use crate::models::radio::driver::SharedDriverLog;
 use env::Env;
 

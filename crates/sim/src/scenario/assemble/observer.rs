@@ -20,7 +20,7 @@
 //!   it, as the SCTP agent does for its own packets.
 //!
 //! Data numbers are those of the flow's records
-//! ([`crate::metrics::Arrival::seq`]): TCP byte offset from the first data
+//! ([`crate::measure::Arrival::seq`]): TCP byte offset from the first data
 //! byte, SCTP TSN counted from the Initial TSN of the sender's INIT or
 //! INIT ACK, the stamp sequence number of a UDP datagram. Records are
 //! bounded; records beyond the bound are counted.

@@ -11,7 +11,7 @@ use msctp_proto::{AssociationConfig, Time};
 use super::FlowCx;
 use super::baseline::{BaselineFlow, FlowAgents, baseline_ends};
 use super::env::Env;
-use crate::metrics::flow_log::SharedFlowLog;
+use crate::measure::flow_log::SharedFlowLog;
 use crate::models::sctp::handover::PolicyKind;
 use crate::models::sctp::{Role, SctpAgent, SctpAgentConfig};
 use crate::scenario::convert::ms;

@@ -1,5 +1,5 @@
 //! The run summary of a baseline flow: the measures of docs/MODELS.md section
-//! 5 defined exactly as for mSCTP ([`crate::metrics`] over the flow's
+//! 5 defined exactly as for mSCTP ([`crate::measure`] over the flow's
 //! records), and each scheme's own quantities (Mobile IP's T_ad and T_reg
 //! per handover and its tunnelling overhead, FMIPv6's timeline and
 //! buffers, TCP's timeouts, the E4 schemes' handoffs and connections, UDP
@@ -25,12 +25,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{FlowOut, count_lost, fill_handovers, goodput_rows, sctp_data, sctp_rows, summary_of};
+use super::{FlowOut, fill_handovers, goodput_rows, sctp_data, sctp_rows, summary_of};
 use crate::Time;
 use crate::kernel::ids::{AgentId, IfaceId};
 use crate::kernel::world::World;
-use crate::metrics::PathId;
-use crate::metrics::flow_log::FlowLog;
+use crate::measure::PathId;
+use crate::measure::flow_log::FlowLog;
+use crate::measure::{
+    CmhnSummary, EventRow, FmipSummary, MipHandoverSummary, MobileIpSummary, PathRow,
+    SingleHandoffRecord, SingleHandoffSummary, TcpSummary, UdpSummary,
+};
 use crate::models::app::{ParetoOnOff, UdpCbr, UdpSink};
 use crate::models::cmhn::CmhnAgent;
 use crate::models::cmhn::SwitchRecord;
@@ -41,10 +45,6 @@ use crate::models::mip::v4::{HomeAgent, MobileNode};
 use crate::models::mip::v6::{HomeAgent6, MobileNode6};
 use crate::models::sctp::SctpAgent;
 use crate::models::tcp::TcpAgent;
-use crate::output::{
-    CmhnSummary, EventRow, FmipSummary, MipHandoverSummary, MobileIpSummary, PathRow,
-    SingleHandoffRecord, SingleHandoffSummary, TcpSummary, UdpSummary,
-};
 use crate::scenario::assemble::{
     BaselineFlow, FlowAgents, FlowObserver, NO_PATH, PathRecord, SchemeParts, WatchRecords,
 };
@@ -273,7 +273,7 @@ pub(crate) fn outputs(
             }
         }
     }
-    count_lost(&mut sum, w, &mut uids);
+    sum.count_lost(w.drops(), &mut uids);
     fill_handovers(&mut sum, s, &log, end);
     scheme_summaries(&mut sum, s, w, spec, b, &mut events);
     if log.records_dropped > 0 {
@@ -308,7 +308,7 @@ fn tcp_summary(
 }
 
 fn scheme_summaries(
-    sum: &mut crate::output::FlowSummary,
+    sum: &mut crate::measure::FlowSummary,
     s: &Scenario,
     w: &World,
     spec: &FlowSpec,

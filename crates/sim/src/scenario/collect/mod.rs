@@ -1,6 +1,6 @@
-//! The outputs of a finished run ([`crate::output::RunResult`]): the
+//! The outputs of a finished run ([`crate::measure::RunResult`]): the
 //! run-wide counters and events, and for every flow its summary (the
-//! measures of [`crate::metrics`] over its records), goodput series, path
+//! measures of [`crate::measure`] over its records), goodput series, path
 //! samples and events; mSCTP flows in [`msctp`], the baselines in
 //! [`baseline`]. The helpers here are what both share.
 
@@ -17,14 +17,13 @@ use msctp_proto::Time;
 use super::assemble::{Built, BuiltFlow, BuiltKind};
 use super::resolve::{Flow, Resolved};
 use super::spec::*;
-use crate::kernel::world::World;
-use crate::metrics::flow_log::FlowLog;
-use crate::metrics::{Window, goodput_series};
-use crate::models::sctp::SctpAgent;
-use crate::output::summary::{fill_from_log, handovers};
-use crate::output::{
-    EventRow, FlowSummary, GoodputRow, MapCell, MapMobile, PathRow, RunMap, RunResult, RunSummary,
+use crate::measure::fill::fill_from_log;
+use crate::measure::flow_log::FlowLog;
+use crate::measure::{
+    self, EventRow, FlowSummary, GoodputRow, MapCell, MapMobile, PathRow, RunMap, RunResult,
+    RunSummary,
 };
+use crate::models::sctp::SctpAgent;
 
 /// Every output of a finished run.
 pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> RunResult {
@@ -189,56 +188,6 @@ fn flow_outputs(
     }
 }
 
-/// A flow summary with the identity fields filled and every measure zero.
-pub(crate) fn new_summary(spec: &FlowSpec, transport: &str, policy: String) -> FlowSummary {
-    FlowSummary {
-        name: spec.name.clone(),
-        transport: transport.into(),
-        direction: match spec.direction {
-            DirectionSpec::Downlink => "downlink".into(),
-            DirectionSpec::Uplink => "uplink".into(),
-        },
-        policy,
-        start_s: spec.start_s,
-        bytes_offered: 0,
-        bytes_delivered: 0,
-        goodput_bps: 0.0,
-        file_delivery_time_s: None,
-        goodput_windows: Vec::new(),
-        data_packets_sent: 0,
-        lost_data_packets: 0,
-        lost_data_by_reason: BTreeMap::new(),
-        lost_data_mobility: 0,
-        arrivals: 0,
-        duplicate_arrivals: 0,
-        reordered_packets: 0,
-        out_of_order_arrivals: 0,
-        retransmissions: 0,
-        fast_retransmissions: 0,
-        spurious_retransmissions: 0,
-        spurious_fast_retransmissions: 0,
-        longest_delivery_gap_s: 0.0,
-        rwnd_blocked_s: 0.0,
-        handovers: Vec::new(),
-        total_handoff_delay_s: 0.0,
-        handovers_unmeasured: 0,
-        failovers: Vec::new(),
-        asconfs_sent: 0,
-        asconf_retransmissions: 0,
-        policy_decisions: 0,
-        policy_counters: Default::default(),
-        datagrams_refused: 0,
-        records_dropped: 0,
-        asconf: None,
-        mobile_ip: None,
-        fmip: None,
-        tcp: None,
-        handoff: None,
-        cmhn: None,
-        udp: None,
-    }
-}
-
 /// A flow's summary with the measures of its records filled in.
 pub(crate) fn summary_of(
     s: &Scenario,
@@ -249,7 +198,11 @@ pub(crate) fn summary_of(
     end: Time,
 ) -> FlowSummary {
     let start = Time::from_secs_f64(spec.start_s);
-    let mut sum = new_summary(spec, transport, policy);
+    let direction = match spec.direction {
+        DirectionSpec::Downlink => "downlink",
+        DirectionSpec::Uplink => "uplink",
+    };
+    let mut sum = FlowSummary::new(&spec.name, transport, direction, policy, spec.start_s);
     fill_from_log(
         &mut sum,
         log,
@@ -282,56 +235,16 @@ pub(crate) fn sctp_data(
     }
 }
 
-/// Lost data packets: drops of the packets whose uid is in `uids` (sorted
-/// here), by reason. Walks the shorter of the drop log and the uids (one
-/// flow among many looks its few packets up in the log's uid index).
-pub(crate) fn count_lost(sum: &mut FlowSummary, w: &World, uids: &mut [u64]) {
-    uids.sort_unstable();
-    let mut count = |d: &crate::kernel::drop::DropRecord| {
-        sum.lost_data_packets += 1;
-        if !matches!(
-            d.reason,
-            crate::kernel::drop::DropReason::QueueOverflow
-                | crate::kernel::drop::DropReason::LinkError
-        ) {
-            sum.lost_data_mobility += 1;
-        }
-        *sum.lost_data_by_reason
-            .entry(format!("{:?}", d.reason))
-            .or_insert(0) += 1;
-    };
-    let drops = w.drops();
-    if drops.records().len() <= uids.len() {
-        for d in drops.records() {
-            if uids.binary_search(&d.uid).is_ok() {
-                count(d);
-            }
-        }
-    } else {
-        let mut last = None;
-        for &uid in uids.iter() {
-            // A uid listed twice counts its drops once.
-            if last.replace(uid) != Some(uid) {
-                drops.records_of(uid).for_each(&mut count);
-            }
-        }
-    }
-}
-
-/// Handovers detected at the receiver, over the scenario's windows.
+/// The handovers detected at the receiver, over the scenario's windows
+/// (`output.handover_window_before_s`, `output.handover_window_after_s`).
 pub(crate) fn fill_handovers(sum: &mut FlowSummary, s: &Scenario, log: &FlowLog, end: Time) {
     let before = Duration::from_secs_f64(s.output.handover_window_before_s);
     let after = Duration::from_secs_f64(s.output.handover_window_after_s);
-    sum.handovers = handovers(&log.arrivals, before, after, end);
-    for h in &sum.handovers {
-        match h.handoff_delay_s {
-            Some(d) => sum.total_handoff_delay_s += d,
-            None => sum.handovers_unmeasured += 1,
-        }
-    }
+    sum.fill_handovers(log, before, after, end);
 }
 
-/// The goodput series of a flow (bins of `output.series_bin_ms`).
+/// The goodput series of a flow (bins of `output.series_bin_ms`); a
+/// series that cannot be computed is a warning.
 pub(crate) fn goodput_rows(
     s: &Scenario,
     name: &str,
@@ -339,33 +252,11 @@ pub(crate) fn goodput_rows(
     end: Time,
     warnings: &mut Vec<String>,
 ) -> Vec<GoodputRow> {
-    let mut goodput = Vec::new();
     let bin = Duration::from_secs_f64(s.output.series_bin_ms / 1000.0);
-    if let Ok(w) = Window::new(Time::ZERO, end) {
-        match goodput_series(&log.deliveries, w, bin, 10_000_000) {
-            Ok(series) => {
-                let mut deliveries: Vec<_> = log.deliveries.iter().collect();
-                deliveries.sort_by_key(|d| d.time);
-                let mut k = 0;
-                let mut cum = 0u64;
-                for (t, g) in series {
-                    let bin_end = t + bin;
-                    while let Some(d) = deliveries.get(k).filter(|d| d.time < bin_end) {
-                        cum += d.bytes;
-                        k += 1;
-                    }
-                    goodput.push(GoodputRow {
-                        flow: name.to_string(),
-                        time: t,
-                        goodput_bps: g,
-                        cumulative_bytes: cum,
-                    });
-                }
-            }
-            Err(e) => warnings.push(format!("flow {name}: goodput series: {e}")),
-        }
-    }
-    goodput
+    measure::goodput_rows(name, log, end, bin).unwrap_or_else(|e| {
+        warnings.push(format!("flow {name}: goodput series: {e}"));
+        Vec::new()
+    })
 }
 
 /// Path samples and events of the SCTP agents of a flow, with warnings for

@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use msctp_proto::Time;
 
-use super::{FlowOut, count_lost, fill_handovers, goodput_rows, sctp_data, sctp_rows, summary_of};
+use super::{FlowOut, fill_handovers, goodput_rows, sctp_data, sctp_rows, summary_of};
 use crate::kernel::ids::AgentId;
 use crate::kernel::world::World;
-use crate::metrics::{ArrivalKind, PathId, failover_time};
+use crate::measure::{ArrivalKind, PathId, failover_time};
+use crate::measure::{AsconfSummary, FailoverSummary};
 use crate::models::sctp::SctpAgent;
-use crate::output::{AsconfSummary, FailoverSummary};
 use crate::scenario::assemble::{Built, BuiltFlow, FlowObserver};
 use crate::scenario::resolve::{Flow, Resolved};
 use crate::scenario::spec::*;
@@ -51,7 +51,7 @@ pub(super) fn outputs(
     // recorded as carrying DATA.
     let mut uids: Vec<u64> = Vec::new();
     sctp_data(&mut sum, [mobile, fixed], &mut uids, warnings);
-    count_lost(&mut sum, w, &mut uids);
+    sum.count_lost(w.drops(), &mut uids);
     fill_handovers(&mut sum, s, &log, end);
     sum.asconf = Some(asconf_summary(w, asconf, sum.handovers.len()));
     // Failovers after link cuts.

@@ -9,8 +9,8 @@ use msctp_proto::Time;
 
 use super::super::assemble::Built;
 use super::super::resolve::Resolved;
+use crate::measure::StationRow;
 use crate::models::sctp::SctpAgent;
-use crate::output::StationRow;
 
 /// Per cell, the changes of its station count: (time, +1 / -1).
 fn changes(r: &Resolved<'_>, b: &Built) -> BTreeMap<usize, Vec<(Time, i64)>> {

@@ -1,10 +1,10 @@
 //! The event-driven traces of a run (`output.trace`, see
-//! [`crate::output::trace`]): the SCTP agents' path traces, the flows'
+//! [`crate::measure::trace`]): the SCTP agents' path traces, the flows'
 //! per-message delays, the kernel's queue lengths.
 
 use crate::kernel::world::World;
+use crate::measure::{DelayRow, PathTraceRow, QueueRow, Traces};
 use crate::models::sctp::SctpAgent;
-use crate::output::{DelayRow, PathTraceRow, QueueRow, Traces};
 use crate::scenario::assemble::{Built, BuiltKind, FlowAgents};
 
 /// The SCTP agents of a flow (mSCTP, or a baseline over SCTP).

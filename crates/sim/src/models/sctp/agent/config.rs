@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use msctp_proto::{AssociationConfig, Time};
 
-use crate::metrics::PathId;
-use crate::metrics::flow_log::SharedFlowLog;
+use crate::measure::PathId;
+use crate::measure::flow_log::SharedFlowLog;
 use crate::models::app::Source;
 use crate::models::sctp::handover::{self, HandoverConfig, PolicyKind};
 

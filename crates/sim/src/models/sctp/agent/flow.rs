@@ -12,7 +12,7 @@ use smallvec::SmallVec;
 use super::super::observe;
 use super::SctpAgent;
 use crate::kernel::Ctx;
-use crate::metrics::ReorderKind;
+use crate::measure::ReorderKind;
 
 /// The payload of generated messages (zeros), shared by every agent.
 pub(super) static ZEROS: [u8; 65_536] = [0; 65_536];

@@ -22,9 +22,9 @@
 //!
 //! # Flow records
 //!
-//! Both ends write the flow's [`FlowLog`](crate::metrics::flow_log::FlowLog) as an
+//! Both ends write the flow's [`FlowLog`](crate::measure::flow_log::FlowLog) as an
 //! observer of the packets they exchange (the engine is not changed for it):
-//! - the receiving end logs one [`Arrival`](crate::metrics::Arrival) per
+//! - the receiving end logs one [`Arrival`](crate::measure::Arrival) per
 //!   arriving DATA chunk, `New` if the association did not have its TSN
 //!   before the packet and has it after, `Duplicate` if it had it already
 //!   (a chunk the receiver discarded for lack of buffer is not logged); it
@@ -63,7 +63,7 @@ use crate::kernel::ip::{self, IpPacket};
 use crate::kernel::notification::Notification;
 use crate::kernel::timer::TimerId;
 use crate::kernel::{Agent, Ctx, PortBinding, RxInfo};
-use crate::metrics::PathId;
+use crate::measure::PathId;
 use crate::models::sctp::handover::{HandoverManager, NodeLinks};
 use flow::ZEROS;
 use mobility::pair_cmt_paths;

@@ -1,7 +1,7 @@
-//! The outputs of one run (what `msctp run` writes):
+//! The outputs of one run ([`RunResult`], what `msctp run` writes):
 //!
 //! - `summary.json`: [`RunSummary`], the measures of docs/MODELS.md section 5
-//!   per flow, computed with [`crate::metrics`] from the flow's records;
+//!   per flow, computed with [`crate::measure`] from the flow's records;
 //! - `goodput.csv`: application bytes delivered over time per flow (bins
 //!   of `output.series_bin_ms`, with the cumulative count);
 //! - `paths.csv`: per SCTP path at each sampling instant, at both ends:
@@ -11,39 +11,25 @@
 //!   data sender's path; E7);
 //! - `events.csv`: radio driver actions, link-layer notifications, network
 //!   events, association events and policy decisions, in time order;
-//! - `map.json`: the cells and the mobiles' trajectories ([`map`]);
+//! - `map.json`: the cells and the mobiles' trajectories ([`super::map`]);
 //! - with `output.trace`, the event-driven traces `path_trace.csv`,
-//!   `delays.csv` and `queues.csv` ([`trace`]);
+//!   `delays.csv` and `queues.csv` ([`super::trace`]);
 //! - one pcap per captured interface.
 //!
 //! Everything is produced in a fixed order with fixed number formatting
 //! (times as seconds with nine decimals, i.e. exact nanoseconds), so the
 //! same scenario and seed give byte-identical files.
 
-pub mod map;
-pub mod summary;
-pub mod trace;
-
 use std::io::{self, Write};
 use std::path::Path;
 
 use msctp_proto::Time;
 
-pub use summary::{
-    AsconfSummary, CmhnSummary, FailoverSummary, FlowSummary, FmipSummary, GoodputWindow,
-    HandoverSummary, MipHandoverSummary, MobileIpSummary, RunSummary, SingleHandoffRecord,
-    SingleHandoffSummary, TcpSummary, UdpSummary,
-};
-
-use crate::metrics::flow_log::FlowLog;
-pub use map::{MapCell, MapMobile, RunMap};
-pub use trace::{DelayRow, PathTraceRow, QueueRow, Traces};
-
-/// A time as seconds with nine decimals (exact).
-pub fn fmt_time(t: Time) -> String {
-    let ns = t.as_nanos();
-    format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
-}
+use super::csv::{csv_field, fmt_time, opt_f};
+use super::flow_log::FlowLog;
+use super::map::RunMap;
+use super::summary::RunSummary;
+use super::trace::Traces;
 
 /// One goodput bin.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,18 +99,6 @@ pub struct RunResult {
     pub pcaps: Vec<(String, Vec<u8>)>,
     /// (flow name, its records) for further analysis.
     pub logs: Vec<(String, FlowLog)>,
-}
-
-pub(crate) fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-fn opt_f(v: Option<f64>) -> String {
-    v.map(|x| format!("{x:.6}")).unwrap_or_default()
 }
 
 impl RunResult {

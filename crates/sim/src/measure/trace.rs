@@ -6,13 +6,13 @@
 //!   that set it (`cause`), and each change of flight size, RTO and SRTT
 //!   (`msctp_proto::association::trace`);
 //! - `delays.csv`: per delivered message, its one-way delay and the
-//!   RFC 3550 interarrival jitter (`metrics::delay`);
+//!   RFC 3550 interarrival jitter ([`super::delay`]);
 //! - `queues.csv`: per link direction or station, the packets waiting in
 //!   its transmit queue after each change.
 
 use msctp_proto::Time;
 
-use super::{csv_field, fmt_time};
+use super::csv::{csv_field, fmt_time};
 
 /// One change of a path.
 #[derive(Debug, Clone, PartialEq)]

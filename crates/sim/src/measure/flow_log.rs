@@ -1,15 +1,15 @@
 //! The records of one transport flow (docs/MODELS.md section 5), written by
 //! the flow's sending and receiving agents (SCTP, TCP, or a handoff
 //! scheme above them) and read by the experiment layer, which computes
-//! the measures with [`crate::metrics`]. One log per flow, shared by its
+//! the measures with [`crate::measure`]. One log per flow, shared by its
 //! two ends through [`SharedFlowLog`].
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::Time;
-use crate::metrics::delay::MessageDelays;
-use crate::metrics::{
+use crate::measure::delay::MessageDelays;
+use crate::measure::{
     Arrival, ArrivalKind, Delivery, PathId, ReorderKind, ReorderSignal, Retransmission,
 };
 

@@ -1,5 +1,5 @@
 //! The JSON summary of a run: per flow, the measures of docs/MODELS.md
-//! section 5 as [`crate::metrics`] defines them.
+//! section 5 as [`crate::measure`] defines them.
 //!
 //! # Metric names
 //!
@@ -50,14 +50,7 @@
 
 use std::collections::BTreeMap;
 
-use msctp_proto::Time;
 use serde::Serialize;
-
-use crate::metrics::{
-    Arrival, ArrivalKind, HandoverWindow, PathId, Window, file_delivery_time, goodput_bps,
-    handoff_delay, handoff_latency, longest_delivery_gap, out_of_order_arrivals, reordered_packets,
-    spurious_retransmissions,
-};
 
 /// The whole run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -90,10 +83,10 @@ pub struct HandoverSummary {
     pub time_s: f64,
     pub old_path: u32,
     pub new_path: u32,
-    /// Handoff delay (metrics::handoff_delay) over the handover window;
+    /// Handoff delay ([`super::handoff_delay`]) over the handover window;
     /// `None` when not measurable.
     pub handoff_delay_s: Option<f64>,
-    /// Handoff latency (metrics::handoff_latency) over the window.
+    /// Handoff latency ([`super::handoff_latency`]) over the window.
     pub handoff_latency_s: f64,
 }
 
@@ -105,7 +98,7 @@ pub struct FailoverSummary {
     /// The path new data arrived on after the break, other than the one
     /// before it.
     pub alternate_path: Option<u32>,
-    /// metrics::failover_time: break to the first new data on the
+    /// [`super::failover_time`]: break to the first new data on the
     /// alternate path.
     pub failover_time_s: Option<f64>,
     /// Break to the data sender's failover (its primary moved because the
@@ -170,7 +163,7 @@ pub struct FlowSummary {
     pub fast_retransmissions: u64,
     pub spurious_retransmissions: u64,
     pub spurious_fast_retransmissions: u64,
-    /// metrics::longest_delivery_gap over the run: the longest wait of
+    /// [`super::longest_delivery_gap`] over the run: the longest wait of
     /// the receiving application between two deliveries.
     pub longest_delivery_gap_s: f64,
     /// SCTP: time the receiver's window kept the data sender waiting
@@ -218,13 +211,13 @@ pub struct FlowSummary {
     pub udp: Option<UdpSummary>,
 }
 
-/// Goodput (metrics::goodput_bps) over one window of the run.
+/// Goodput ([`super::goodput_bps`]) over one window of the run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GoodputWindow {
     pub from_s: f64,
     pub to_s: f64,
     pub goodput_bps: f64,
-    /// metrics::longest_delivery_gap over the window.
+    /// [`super::longest_delivery_gap`] over the window.
     pub longest_gap_s: f64,
 }
 
@@ -400,209 +393,4 @@ pub struct UdpSummary {
     pub reordered: u64,
     /// Sends the node refused (backlog bound).
     pub send_errors: u64,
-}
-
-/// A handover seen at the receiver: the path of new data changes and the
-/// new path carries the next [`STABLE_ARRIVALS`] new arrivals (or all
-/// remaining ones), so that a few stragglers on the old path or a single
-/// retransmission on another do not count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DetectedHandover {
-    pub time: Time,
-    pub old: PathId,
-    pub new: PathId,
-}
-
-/// New arrivals that must follow on the new path for a switch to count.
-pub const STABLE_ARRIVALS: usize = 4;
-
-/// Handovers from the arrivals (any order; sorted by time here).
-pub fn detect_handovers(arrivals: &[Arrival]) -> Vec<DetectedHandover> {
-    let arrivals = crate::metrics::records::in_time_order(arrivals);
-    let new = |a: &&Arrival| a.kind == ArrivalKind::New;
-    let mut out = Vec::new();
-    let mut news = arrivals.iter().enumerate().filter(|(_, a)| new(a));
-    let Some((_, first)) = news.next() else {
-        return out;
-    };
-    let mut current = first.path;
-    for (i, a) in news {
-        if a.path == current {
-            continue;
-        }
-        // This arrival and the new ones after it.
-        let stable = arrivals[i..]
-            .iter()
-            .filter(new)
-            .take(STABLE_ARRIVALS)
-            .all(|b| b.path == a.path);
-        if stable {
-            out.push(DetectedHandover {
-                time: a.time,
-                old: current,
-                new: a.path,
-            });
-            current = a.path;
-        }
-    }
-    out
-}
-
-fn secs(d: std::time::Duration) -> f64 {
-    d.as_secs_f64()
-}
-
-/// Handover measures over windows `[t - before, t + after)`, cut at the
-/// neighbouring handovers and at `run_end` (a wait cannot last beyond the
-/// run).
-pub(crate) fn handovers(
-    arrivals: &[Arrival],
-    before: std::time::Duration,
-    after: std::time::Duration,
-    run_end: Time,
-) -> Vec<HandoverSummary> {
-    let hs = detect_handovers(arrivals);
-    let mut out = Vec::new();
-    for (i, h) in hs.iter().enumerate() {
-        let mut start =
-            Time::from_nanos(h.time.as_nanos().saturating_sub(before.as_nanos() as u64));
-        if i > 0 {
-            start = start.max(hs[i - 1].time);
-        }
-        let mut end = (h.time + after).min(run_end);
-        if let Some(n) = hs.get(i + 1) {
-            end = end.min(n.time);
-        }
-        let window = Window {
-            start,
-            end: end.max(start),
-        };
-        let hw = HandoverWindow {
-            window,
-            old: h.old,
-            new: h.new,
-        };
-        out.push(HandoverSummary {
-            time_s: h.time.as_secs_f64(),
-            old_path: h.old.0,
-            new_path: h.new.0,
-            handoff_delay_s: handoff_delay(arrivals, &hw).map(secs),
-            handoff_latency_s: secs(handoff_latency(arrivals, window)),
-        });
-    }
-    out
-}
-
-/// Goodput, file time, reordering and retransmission measures of a flow
-/// log, filled into `f`.
-pub(crate) fn fill_from_log(
-    f: &mut FlowSummary,
-    log: &crate::metrics::flow_log::FlowLog,
-    start: Time,
-    end: Time,
-    file_bytes: Option<u64>,
-    windows: &[(f64, f64)],
-) {
-    f.bytes_offered = log.bytes_offered;
-    f.bytes_delivered = log.bytes_delivered;
-    f.goodput_bps = Window::new(start, end)
-        .ok()
-        .and_then(|w| goodput_bps(&log.deliveries, w).ok())
-        .unwrap_or(0.0);
-    f.file_delivery_time_s = file_bytes
-        .and_then(|b| file_delivery_time(&log.deliveries, start, b))
-        .map(secs);
-    f.goodput_windows = windows
-        .iter()
-        .map(|&(from_s, to_s)| GoodputWindow {
-            from_s,
-            to_s,
-            goodput_bps: Window::new(Time::from_secs_f64(from_s), Time::from_secs_f64(to_s))
-                .ok()
-                .and_then(|w| goodput_bps(&log.deliveries, w).ok())
-                .unwrap_or(0.0),
-            longest_gap_s: Window::new(Time::from_secs_f64(from_s), Time::from_secs_f64(to_s))
-                .map_or(0.0, |w| secs(longest_delivery_gap(&log.deliveries, w))),
-        })
-        .collect();
-    f.arrivals = log.arrivals.len() as u64;
-    f.duplicate_arrivals = log
-        .arrivals
-        .iter()
-        .filter(|a| a.kind == ArrivalKind::Duplicate)
-        .count() as u64;
-    f.longest_delivery_gap_s = secs(longest_delivery_gap(&log.deliveries, Window::ALL));
-    f.reordered_packets = reordered_packets(&log.reorder_signals, Window::ALL);
-    f.out_of_order_arrivals = out_of_order_arrivals(&log.arrivals, Window::ALL);
-    f.retransmissions = log.retransmissions.len() as u64;
-    let fast: Vec<_> = log
-        .retransmissions
-        .iter()
-        .filter(|r| r.fast)
-        .copied()
-        .collect();
-    f.fast_retransmissions = fast.len() as u64;
-    f.spurious_retransmissions = spurious_retransmissions(&log.retransmissions, &log.arrivals);
-    f.spurious_fast_retransmissions = spurious_retransmissions(&fast, &log.arrivals);
-    f.records_dropped = log.records_dropped;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn a(ms: u64, path: u32) -> Arrival {
-        Arrival {
-            time: Time::from_millis(ms),
-            path: PathId(path),
-            seq: ms,
-            bytes: 100,
-            kind: ArrivalKind::New,
-        }
-    }
-
-    #[test]
-    fn handovers_are_found_in_an_unsorted_log_as_in_a_sorted_one() {
-        let mut arr: Vec<Arrival> = [0, 0, 1, 1, 1, 1, 0, 0, 0, 0]
-            .into_iter()
-            .enumerate()
-            .map(|(i, p)| a(i as u64 * 10, p))
-            .collect();
-        let sorted = detect_handovers(&arr);
-        assert_eq!(sorted.len(), 2);
-        arr.reverse();
-        assert_eq!(detect_handovers(&arr), sorted);
-    }
-
-    #[test]
-    fn handovers_need_a_stable_new_path() {
-        // Interleaving during a soft handover, then path 1 for good.
-        let arr: Vec<Arrival> = [0, 0, 1, 0, 0]
-            .into_iter()
-            .chain(std::iter::repeat_n(1, 300))
-            .enumerate()
-            .map(|(i, p)| a(i as u64 * 10, p))
-            .collect();
-        let h = detect_handovers(&arr);
-        assert_eq!(h.len(), 1);
-        assert_eq!(h[0].time, Time::from_millis(50));
-        assert_eq!((h[0].old, h[0].new), (PathId(0), PathId(1)));
-        let s = handovers(
-            &arr,
-            std::time::Duration::from_secs(1),
-            std::time::Duration::from_secs(1),
-            Time::MAX,
-        );
-        // Old-path data arrived after the first new-path data: zero delay.
-        assert_eq!(s[0].handoff_delay_s, Some(0.0));
-        assert!((s[0].handoff_latency_s - 0.01).abs() < 1e-12);
-        // A single retransmission on another path is not a handover.
-        let arr: Vec<Arrival> = [0, 0, 2, 0, 0, 0]
-            .iter()
-            .enumerate()
-            .map(|(i, p)| a(i as u64 * 10, *p))
-            .collect();
-        assert!(detect_handovers(&arr).is_empty());
-        assert!(detect_handovers(&[]).is_empty());
-    }
 }
