@@ -77,7 +77,7 @@ pub struct RunSummary {
 }
 
 /// One handover, detected from the receiver's arrivals (see
-/// [`detect_handovers`]).
+/// [`super::detect_handovers`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HandoverSummary {
     pub time_s: f64,
