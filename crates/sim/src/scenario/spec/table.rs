@@ -71,3 +71,19 @@ impl<S: Serialize, M: Serialize> Serialize for ModelTable<S, M> {
         t.serialize(z)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{REFERENCE_BASELINES, Scenario};
+
+    #[test]
+    fn a_scenario_goes_through_its_canonical_text_unchanged() {
+        // The lab keys runs by the scenario written back as TOML and a
+        // runner may read that text again: the model tables must survive.
+        let s: Scenario = toml::from_str(REFERENCE_BASELINES).unwrap();
+        let text = toml::to_string(&s).unwrap();
+        let back: Scenario = toml::from_str(&text).unwrap();
+        assert_eq!(back, s);
+        assert!(text.contains("home_cell") && text.contains("advert_interval_ms"));
+    }
+}
