@@ -634,7 +634,6 @@ impl Association {
     }
 }
 
-/// Heartbeat Info we send: address family, address, nonce.
 /// Our Heartbeat Information (RFC 9260 section 8.3, opaque to the peer):
 /// the destination's family and address, the nonce, and for a packet of a
 /// capacity train (SBPP) its sequence in the train, so that the sender can
