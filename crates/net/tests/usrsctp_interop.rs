@@ -295,6 +295,10 @@ fn msctp_client_sends_to_usrsctp_with_asconf() {
             c.remote_udp_port = USRSCTP_UDP;
             c.local_addrs = vec![ip("127.0.0.1")];
             assert!(c.endpoint.association.estimators.enabled);
+            // msctp's own PROBE trains (SBPP, the default, answered by
+            // usrsctp: usrsctp_sbpp.rs).
+            c.endpoint.association.estimators.capacity_method =
+                msctp_proto::estimate::CapacityMethod::ProbeEcho;
             c.endpoint.association.estimators.probe_unannounced = true;
             let s = Stack::bind(c).await.unwrap();
             let mut a = s.connect(&[ip("127.0.0.1")], 5001).await.unwrap();

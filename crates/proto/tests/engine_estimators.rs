@@ -1,6 +1,6 @@
 //! The path estimators end to end, over in-memory links of known rate:
-//! packet-pair capacity (trains in place of heartbeats, echoed by the
-//! peer), Westwood+ available bandwidth, and the policies they feed
+//! packet-pair capacity by receiver-timed PROBE trains (in place of
+//! heartbeats, echoed by the peer; `capacity_method = "probe_echo"`), Westwood+ available bandwidth, and the policies they feed
 //! (AISLE, the bandwidth-aware start from the estimate).
 //!
 //! Topology: A (sender) and B, both dual-homed; only matching pairs are
@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use common::*;
+use msctp_proto::estimate::CapacityMethod;
 use msctp_proto::policy::{self, Aisle, AisleParams, Decision, HandoverPolicy};
 use msctp_proto::wire::chunk::chunk_type;
 use msctp_proto::wire::{Chunk, Packet};
@@ -39,7 +40,12 @@ fn cfg(port: u16, estimators: bool) -> EndpointConfig {
     a.heartbeat_interval = Some(Duration::from_secs(1));
     a.sack_delay = Some(Duration::from_millis(20));
     if estimators {
-        a.estimators = EstimatorConfig::on();
+        // The receiver-timed PROBE trains (SBPP, the default, is in
+        // engine_sbpp.rs).
+        a.estimators = EstimatorConfig {
+            capacity_method: CapacityMethod::ProbeEcho,
+            ..EstimatorConfig::on()
+        };
     }
     c
 }

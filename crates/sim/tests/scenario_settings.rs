@@ -86,7 +86,9 @@ fn sctp() -> Subject {
         ("estimators", field_names::<EstimatorConfig>()),
         ("limits", field_names::<Limits>()),
     ];
-    let defaults = as_table(&AssociationConfig::default());
+    // The simulator's defaults: the engine's, but for the capacity
+    // method (the studies time trains at the receiver).
+    let defaults = as_table(&scenario::SctpSpec::default().association);
     let mut keys = Vec::new();
     for name in field_names::<AssociationConfig>() {
         match nested.iter().find(|(n, _)| *n == name) {

@@ -1,6 +1,7 @@
 //! The path estimators inside the association (module
 //! [`crate::estimate`]): capacity trains sent in place of heartbeats, on new
-//! paths and on request; the receiver's echo; Westwood+ fed by SACKs; and
+//! paths and on request, timed at the sender from their HEARTBEAT ACKs
+//! (SBPP) or by the peer (PROBE and its echo); Westwood+ fed by SACKs; and
 //! the bandwidth-aware start from the capacity estimate.
 
 use std::collections::VecDeque;
@@ -9,7 +10,8 @@ use std::net::IpAddr;
 use super::{Association, State, Transmit};
 use crate::Time;
 use crate::association::AddressError;
-use crate::estimate::packet_pair::{TRAIN_LEN, TrainInFlight, train_chunks};
+use crate::estimate::CapacityMethod;
+use crate::estimate::packet_pair::{LARGE, TRAIN_LEN, TrainInFlight, train_chunks};
 use crate::path::PathState;
 use crate::wire::chunk::chunk_type;
 use crate::wire::{Chunk, ProbeChunk, ProbeEchoChunk};
@@ -51,10 +53,16 @@ pub(super) struct Probes {
 }
 
 impl Association {
-    /// Trains may be sent to this peer at all.
+    /// Trains may be sent to this peer at all: SBPP trains to any peer
+    /// (every RFC 9260 peer answers HEARTBEATs), PROBE trains to one that
+    /// announced them.
     pub(super) fn probes_allowed(&self) -> bool {
         let e = &self.cfg.estimators;
-        e.enabled && (self.probes.peer_supports || e.probe_unannounced)
+        e.enabled
+            && match e.capacity_method {
+                CapacityMethod::Sbpp => true,
+                CapacityMethod::ProbeEcho => self.probes.peer_supports || e.probe_unannounced,
+            }
     }
 
     /// The peer announced that it answers capacity probes.
@@ -79,7 +87,8 @@ impl Association {
 
     /// Sends a capacity train on the path to `addr` now (docs/MODELS.md 3:
     /// "on request"). The estimate in [`Association::path_stats`] changes
-    /// when the echo comes back with a usable sample.
+    /// when the train's answers (HEARTBEAT ACKs or the echo) give a usable
+    /// sample.
     pub fn probe_capacity(&mut self, now: Time, addr: IpAddr) -> Result<(), ProbeError> {
         if !self.cfg.estimators.enabled {
             return Err(ProbeError::Disabled);
@@ -91,7 +100,7 @@ impl Association {
         if !self.train_ready(i) {
             return Err(ProbeError::NotReady);
         }
-        self.queue_train(i, now, None);
+        self.queue_train(i, now);
         Ok(())
     }
 
@@ -102,8 +111,13 @@ impl Association {
         if !self.probes_allowed() || self.paths[i].flight_size > 0 || !self.train_ready(i) {
             return false;
         }
-        let hb = self.heartbeat_chunk(i, now);
-        self.queue_train(i, now, Some(hb));
+        match self.cfg.estimators.capacity_method {
+            CapacityMethod::Sbpp => self.queue_heartbeat_train(i, now),
+            CapacityMethod::ProbeEcho => {
+                let hb = self.heartbeat_chunk(i, now);
+                self.queue_probe_train(i, now, Some(hb));
+            }
+        }
         true
     }
 
@@ -139,7 +153,7 @@ impl Association {
             self.paths[i].initial_trains -= 1;
             let next = (self.paths[i].initial_trains > 0).then(|| now + self.train_spacing(i));
             self.paths[i].probe_at = next;
-            self.queue_train(i, now, None);
+            self.queue_train(i, now);
         }
     }
 
@@ -190,10 +204,87 @@ impl Association {
         p.probe_at = None;
     }
 
+    /// A train on path `i` now, by the configured method.
+    fn queue_train(&mut self, i: usize, now: Time) {
+        match self.cfg.estimators.capacity_method {
+            CapacityMethod::Sbpp => self.queue_heartbeat_train(i, now),
+            CapacityMethod::ProbeEcho => self.queue_probe_train(i, now, None),
+        }
+    }
+
+    /// Builds an SBPP train for path `i` (Budzisz et al., AISLE): six
+    /// HEARTBEATs back to back in `probes.out`, each with the train's
+    /// nonce and its sequence in the Heartbeat Information, the small ones
+    /// as small as a HEARTBEAT gets, the large ones filled to the path MTU
+    /// by a PAD chunk (RFC 4820) in front. PAD and not filler inside the
+    /// information: the peer echoes the information (RFC 9260 section
+    /// 8.3) and drops the PAD, so every HEARTBEAT ACK stays small and the
+    /// return path, which the sender's timing also crosses, does not add
+    /// the large packets' transmission time of its own bottleneck (an
+    /// uplink slower than the downlink would be measured instead), nor
+    /// carry twice the probe's bytes. With AUTH the HEARTBEAT is
+    /// authenticated only if our CHUNKS list names it (RFC 4895), as a
+    /// plain one; the PAD goes before the AUTH chunk, outside the HMAC.
+    ///
+    /// The train is the path's heartbeat (RFC 9260 section 8.3 rules
+    /// kept: the first acknowledgment confirms the path, gives the RTT
+    /// sample and clears the error count; none within an RTO counts one
+    /// error, not six), unless a heartbeat is already in flight within
+    /// its RTO (a first train or one on request): then it only measures.
+    fn queue_heartbeat_train(&mut self, i: usize, now: Time) {
+        let nonce = if self.paths[i].heartbeat.is_none_or(|h| h.timed_out) {
+            self.arm_heartbeat(i, now)
+        } else {
+            self.random_u64()
+        };
+        let auth = self.must_authenticate(chunk_type::HEARTBEAT);
+        let fixed = COMMON_HEADER + if auth { self.auth_overhead() } else { 0 };
+        let dest = self.paths[i].remote;
+        let source = self.source_for(i);
+        let tag = self.peer_tag;
+        let mut sizes = [0u16; TRAIN_LEN];
+        for (k, size) in sizes.iter_mut().enumerate() {
+            let info = super::input::encode_heartbeat_info(dest, nonce, Some(k as u8));
+            let hb = Chunk::Heartbeat { info };
+            let small = fixed + hb.padded_len();
+            // A PAD chunk's length is a multiple of 4 and at least 4.
+            let fill = self
+                .cfg
+                .path_mtu
+                .saturating_sub(small)
+                .min(usize::from(u16::MAX))
+                & !3;
+            let pad = if LARGE[k] && fill >= 4 { fill } else { 0 };
+            let t = self.emit_raw_padded(dest, source, tag, pad, std::slice::from_ref(&hb), auth);
+            *size = t.packet().len().min(usize::from(u16::MAX)) as u16;
+            let p = &mut self.paths[i];
+            p.stats.packets_sent += 1;
+            p.stats.bytes_sent += t.packet().len() as u64;
+            self.probes.out.push_back(t);
+        }
+        self.paths[i].capacity.train_sent(TrainInFlight {
+            id: nonce,
+            sent_at: now,
+            sizes,
+        });
+    }
+
+    /// The HEARTBEAT ACK of packet `seq` of path `i`'s SBPP train `nonce`
+    /// arrived: timed; a sample once the train is judged.
+    pub(super) fn on_train_heartbeat_ack(&mut self, now: Time, i: usize, nonce: u64, seq: u8) {
+        let overhead = self.cfg.estimators.packet_overhead;
+        let judged = self.paths[i]
+            .capacity
+            .on_heartbeat_ack(now, nonce, seq, overhead);
+        if judged.is_some() {
+            self.limit_windows();
+        }
+    }
+
     /// Builds the six probe packets for path `i`, back to back in
     /// `probe_out` (poll_transmit sends them before anything else). A
     /// heartbeat, if given, rides behind the probe in the first packet.
-    fn queue_train(&mut self, i: usize, now: Time, heartbeat: Option<Chunk>) {
+    fn queue_probe_train(&mut self, i: usize, now: Time, heartbeat: Option<Chunk>) {
         let id = self.rng_u32();
         let auth = self.must_authenticate(chunk_type::PROBE)
             || heartbeat
@@ -231,7 +322,7 @@ impl Association {
             self.probes.out.push_back(t);
         }
         self.paths[i].capacity.train_sent(TrainInFlight {
-            id,
+            id: u64::from(id),
             sent_at: now,
             sizes,
         });
@@ -267,7 +358,7 @@ impl Association {
         if let Some(p) = self
             .paths
             .iter_mut()
-            .find(|p| p.capacity.in_flight() == Some(echo.train))
+            .find(|p| p.capacity.in_flight() == Some(u64::from(echo.train)))
         {
             let _ = p.capacity.on_echo(now, echo, overhead);
         }

@@ -528,12 +528,17 @@ impl Association {
     }
 
     fn on_heartbeat_ack(&mut self, now: Time, info: &Bytes) -> Flow {
-        let Some((addr, nonce)) = decode_heartbeat_info(info) else {
+        let Some((addr, nonce, seq)) = decode_heartbeat_info(info) else {
             return Flow::Continue;
         };
         let Some(i) = self.path_index(addr) else {
             return Flow::Continue;
         };
+        if let Some(seq) = seq {
+            // A packet of a capacity train (SBPP): timed here; the first
+            // of the train's acknowledgments also answers its heartbeat.
+            self.on_train_heartbeat_ack(now, i, nonce, seq);
+        }
         let interval = self.cfg.heartbeat_interval;
         let p = &mut self.paths[i];
         let Some(probe) = p.heartbeat else {
@@ -629,9 +634,12 @@ impl Association {
     }
 }
 
-/// Heartbeat Info we send: address family, address, nonce.
-pub(super) fn encode_heartbeat_info(addr: IpAddr, nonce: u64) -> Bytes {
-    let mut v = Vec::with_capacity(25);
+/// Our Heartbeat Information (RFC 9260 section 8.3, opaque to the peer):
+/// the destination's family and address, the nonce, and for a packet of a
+/// capacity train (SBPP) its sequence in the train, so that the sender can
+/// time each HEARTBEAT ACK.
+pub(super) fn encode_heartbeat_info(addr: IpAddr, nonce: u64, seq: Option<u8>) -> Bytes {
+    let mut v = Vec::with_capacity(26);
     match addr {
         IpAddr::V4(a) => {
             v.push(4);
@@ -643,17 +651,20 @@ pub(super) fn encode_heartbeat_info(addr: IpAddr, nonce: u64) -> Bytes {
         }
     }
     v.extend_from_slice(&nonce.to_be_bytes());
+    v.extend(seq);
     Bytes::from(v)
 }
 
-fn decode_heartbeat_info(info: &[u8]) -> Option<(IpAddr, u64)> {
-    let (addr, rest) = match info.first()? {
-        4 if info.len() == 13 => {
+/// The address, nonce and train sequence (if any) of an echoed
+/// Heartbeat Information; `None` for anything we did not write.
+fn decode_heartbeat_info(info: &[u8]) -> Option<(IpAddr, u64, Option<u8>)> {
+    let (addr, rest) = match (info.first()?, info.len()) {
+        (4, 13 | 14) => {
             let mut a = [0u8; 4];
             a.copy_from_slice(&info[1..5]);
             (IpAddr::from(a), &info[5..])
         }
-        6 if info.len() == 25 => {
+        (6, 25 | 26) => {
             let mut a = [0u8; 16];
             a.copy_from_slice(&info[1..17]);
             (IpAddr::from(a), &info[17..])
@@ -661,8 +672,8 @@ fn decode_heartbeat_info(info: &[u8]) -> Option<(IpAddr, u64)> {
         _ => return None,
     };
     let mut n = [0u8; 8];
-    n.copy_from_slice(rest);
-    Some((addr, u64::from_be_bytes(n)))
+    n.copy_from_slice(&rest[..8]);
+    Some((addr, u64::from_be_bytes(n), rest.get(8).copied()))
 }
 
 #[cfg(test)]
@@ -673,8 +684,13 @@ mod tests {
     fn heartbeat_info_round_trip() {
         for a in ["10.1.2.3", "2001:db8::7"] {
             let addr: IpAddr = a.parse().unwrap();
-            let info = encode_heartbeat_info(addr, 0xdead_beef_0123);
-            assert_eq!(decode_heartbeat_info(&info), Some((addr, 0xdead_beef_0123)));
+            let info = encode_heartbeat_info(addr, 0xdead_beef_0123, None);
+            assert_eq!(
+                decode_heartbeat_info(&info),
+                Some((addr, 0xdead_beef_0123, None))
+            );
+            let info = encode_heartbeat_info(addr, 7, Some(5));
+            assert_eq!(decode_heartbeat_info(&info), Some((addr, 7, Some(5))));
         }
         assert_eq!(decode_heartbeat_info(b"\x04abc"), None);
         assert_eq!(decode_heartbeat_info(b""), None);

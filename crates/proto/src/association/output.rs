@@ -727,6 +727,14 @@ impl Association {
     /// A HEARTBEAT for path `i`, counted and remembered as the path's
     /// probe in flight.
     pub(super) fn heartbeat_chunk(&mut self, i: usize, now: Time) -> Chunk {
+        let nonce = self.arm_heartbeat(i, now);
+        let info = super::input::encode_heartbeat_info(self.paths[i].remote, nonce, None);
+        Chunk::Heartbeat { info }
+    }
+
+    /// Path `i`'s heartbeat in flight from `now`, counted: returns its
+    /// nonce (a plain HEARTBEAT's or a capacity train's).
+    pub(super) fn arm_heartbeat(&mut self, i: usize, now: Time) -> u64 {
         let nonce = self.random_u64();
         let p = &mut self.paths[i];
         let rto = p.rto.rto();
@@ -737,7 +745,6 @@ impl Association {
             timed_out: false,
         });
         p.stats.heartbeats_sent += 1;
-        let info = super::input::encode_heartbeat_info(p.remote, nonce);
-        Chunk::Heartbeat { info }
+        nonce
     }
 }

@@ -235,11 +235,17 @@ pub enum ErrorCounterReset {
 )]
 pub struct EstimatorConfig {
     /// Run them: Westwood+ on every path that carries data, and capacity
-    /// trains, announced in Supported Extensions (and, with AUTH, listed
-    /// in CHUNKS) and answered. Off (the default, as RFC 9260 has no such
+    /// trains (`capacity_method`); msctp's PROBE chunks are announced in
+    /// Supported Extensions (and, with AUTH, listed in CHUNKS) and a
+    /// peer's are answered. Off (the default, as RFC 9260 has no such
     /// thing): none of it, and probes from a peer are skipped as the
     /// unknown chunks they then are.
     pub enabled: bool,
+    /// How capacity trains are timed: `sbpp` (the default: HEARTBEATs
+    /// timed at the sender from their HEARTBEAT ACKs, which any RFC 9260
+    /// peer sends, section 8.3) or `probe_echo` (msctp's PROBE chunks,
+    /// timed by a peer that announced them).
+    pub capacity_method: crate::estimate::CapacityMethod,
     /// Capacity samples the median filter keeps per path (1 to 64).
     pub capacity_samples: usize,
     /// Bytes each packet carries below the SCTP packet at the bottleneck
@@ -250,9 +256,9 @@ pub struct EstimatorConfig {
     /// trains one RTO (at least 100 ms) apart, instead of waiting for its
     /// first heartbeat interval.
     pub probe_new_paths: bool,
-    /// Send trains also to peers that did not announce support. Such a
-    /// peer skips the probes and never echoes: no capacity is learnt.
-    /// For interoperability tests.
+    /// `probe_echo` only: send trains also to peers that did not announce
+    /// support. Such a peer skips the probes and never echoes: no
+    /// capacity is learnt. For interoperability tests.
     pub probe_unannounced: bool,
     /// Bandwidth-aware start (docs/MODELS.md section 3): when the path new
     /// data goes to changes (the application's or the peer's choice, or a
@@ -282,6 +288,7 @@ impl Default for EstimatorConfig {
     fn default() -> Self {
         EstimatorConfig {
             enabled: false,
+            capacity_method: crate::estimate::CapacityMethod::Sbpp,
             capacity_samples: 5,
             packet_overhead: 0,
             probe_new_paths: true,

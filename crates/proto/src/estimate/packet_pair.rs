@@ -11,9 +11,20 @@
 //!                       |<- Δ_large ->|
 //! ```
 //!
-//! The receiver ([`TrainReceiver`]) timestamps each probe and, when the
-//! last one arrives, echoes the arrival times ([`ProbeEchoChunk`]). The
-//! sender ([`CapacityEstimator`]) keeps a sample only when all six arrived,
+//! Two ways to time a train ([`crate::estimate::CapacityMethod`]):
+//!
+//! - sender-based packet pair (SBPP, the default; Budzisz et al., AISLE):
+//!   the six packets are HEARTBEATs, which any RFC 9260 peer answers
+//!   (section 8.3); the sender times the returning HEARTBEAT ACKs
+//!   ([`CapacityEstimator::on_heartbeat_ack`]). This measures the forward
+//!   dispersion as long as the return path has no tighter bottleneck for
+//!   the small acknowledgments and no cross traffic respaces them;
+//! - receiver-timed probes (msctp's PROBE chunks): the receiver
+//!   ([`TrainReceiver`]) timestamps each probe and, when the last one
+//!   arrives, echoes the arrival times ([`ProbeEchoChunk`]); only a peer
+//!   running msctp answers.
+//!
+//! Either way the sender ([`CapacityEstimator`]) keeps a sample only when all six arrived,
 //! in order, and the large pair is spread wider than each small pair (a
 //! large packet takes longer to transmit than a small one on any link: if
 //! it does not, the pair was compressed after the bottleneck, by a queue
@@ -60,7 +71,9 @@ pub enum Discard {
 /// A train sent on a path and not answered yet.
 #[derive(Debug, Clone)]
 pub struct TrainInFlight {
-    pub id: u32,
+    /// Names the train in its answers: the PROBE chunks' train identifier
+    /// (receiver-timed), or the nonce in the HEARTBEATs' information (SBPP).
+    pub id: u64,
     pub sent_at: Time,
     /// SCTP packet length of each probe.
     pub sizes: [u16; TRAIN_LEN],
@@ -126,24 +139,29 @@ pub fn train_chunks(
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ProbeCounters {
     pub trains_sent: u64,
-    /// Echoes that gave a sample.
+    /// Trains whose answers gave a sample.
     pub samples: u64,
-    /// Echoes that gave none (lost, reordered, compressed probes).
+    /// Trains whose answers gave none (lost, reordered, compressed probes).
     pub discarded: u64,
-    /// Trains never answered (replaced by a newer one).
+    /// Trains never answered at all (replaced by a newer one).
     pub unanswered: u64,
+    /// Why the last discarded train gave no sample.
+    pub last_discard: Option<Discard>,
 }
 
 /// The sender side of one path: the train in flight and the filter.
 #[derive(Debug, Clone)]
 pub struct CapacityEstimator {
     in_flight: Option<TrainInFlight>,
+    /// SBPP: the in-flight train's HEARTBEAT ACKs so far, in arrival
+    /// order, timed from the first.
+    acks: Vec<ProbeArrival>,
+    first_ack: Option<Time>,
     samples: VecDeque<u64>,
     window: usize,
     estimate: Option<u64>,
     updated: Option<Time>,
     pub counters: ProbeCounters,
-    pub last_discard: Option<Discard>,
 }
 
 impl CapacityEstimator {
@@ -151,27 +169,71 @@ impl CapacityEstimator {
     pub fn new(window: usize) -> Self {
         CapacityEstimator {
             in_flight: None,
+            acks: Vec::new(),
+            first_ack: None,
             samples: VecDeque::new(),
             window: window.max(1),
             estimate: None,
             updated: None,
             counters: ProbeCounters::default(),
-            last_discard: None,
         }
     }
 
-    /// A train left; an unanswered earlier one is given up.
+    /// A train left; an unanswered earlier one is given up: discarded as
+    /// [`Discard::Lost`] if some of its acknowledgments came back (SBPP),
+    /// unanswered if none did.
     pub fn train_sent(&mut self, train: TrainInFlight) {
         if self.in_flight.is_some() {
-            self.counters.unanswered += 1;
+            if self.acks.is_empty() {
+                self.counters.unanswered += 1;
+            } else {
+                self.counters.discarded += 1;
+                self.counters.last_discard = Some(Discard::Lost);
+            }
         }
+        self.acks.clear();
+        self.first_ack = None;
         self.counters.trains_sent += 1;
         self.in_flight = Some(train);
     }
 
-    /// The id of the train waiting for its echo.
-    pub fn in_flight(&self) -> Option<u32> {
+    /// The id of the train waiting for its answers.
+    pub fn in_flight(&self) -> Option<u64> {
         self.in_flight.as_ref().map(|t| t.id)
+    }
+
+    /// SBPP: the HEARTBEAT ACK of packet `seq` of train `id` arrived at
+    /// the sender at `now`. The train is judged once all six came back,
+    /// or when the last one sent did (an earlier one still missing was
+    /// lost, or comes later, reordered: no sample either way). `None`
+    /// while the train is not judged yet, and for an acknowledgment of
+    /// no train of ours (late, duplicated or forged); otherwise the
+    /// sample or why there is none, as [`Self::on_echo`].
+    pub fn on_heartbeat_ack(
+        &mut self,
+        now: Time,
+        id: u64,
+        seq: u8,
+        overhead: u32,
+    ) -> Option<Result<u64, Discard>> {
+        let train = self.in_flight.as_ref().filter(|t| t.id == id)?;
+        let packet_len = *train.sizes.get(usize::from(seq))?;
+        if self.acks.iter().any(|a| a.seq == seq) {
+            return None;
+        }
+        let first = *self.first_ack.get_or_insert(now);
+        self.acks.push(ProbeArrival {
+            seq,
+            packet_len,
+            offset_ns: now.saturating_since(first).as_nanos().min(u32::MAX as u128) as u32,
+        });
+        if self.acks.len() < TRAIN_LEN && usize::from(seq) != TRAIN_LEN - 1 {
+            return None;
+        }
+        let train = self.in_flight.take()?;
+        let acks = std::mem::take(&mut self.acks);
+        self.first_ack = None;
+        Some(self.judge(now, &train, &acks, overhead))
     }
 
     /// An echo for this path's train. `None` when it answers no train of
@@ -183,11 +245,27 @@ impl CapacityEstimator {
         echo: &ProbeEchoChunk,
         overhead: u32,
     ) -> Option<Result<u64, Discard>> {
-        if self.in_flight.as_ref().is_none_or(|t| t.id != echo.train) {
+        if self
+            .in_flight
+            .as_ref()
+            .is_none_or(|t| t.id != u64::from(echo.train))
+        {
             return None;
         }
         let train = self.in_flight.take()?;
-        let r = evaluate(&train, &echo.arrivals, overhead);
+        Some(self.judge(now, &train, &echo.arrivals, overhead))
+    }
+
+    /// A train's answers evaluated and counted; a sample goes through the
+    /// filter.
+    fn judge(
+        &mut self,
+        now: Time,
+        train: &TrainInFlight,
+        arrivals: &[ProbeArrival],
+        overhead: u32,
+    ) -> Result<u64, Discard> {
+        let r = evaluate(train, arrivals, overhead);
         match r {
             Ok(bps) => {
                 self.counters.samples += 1;
@@ -195,10 +273,10 @@ impl CapacityEstimator {
             }
             Err(d) => {
                 self.counters.discarded += 1;
-                self.last_discard = Some(d);
+                self.counters.last_discard = Some(d);
             }
         }
-        Some(r)
+        r
     }
 
     fn push(&mut self, now: Time, bps: u64) {
@@ -380,7 +458,7 @@ mod tests {
         let mut feed = |c: &mut CapacityEstimator, bps: u64| {
             id += 1;
             c.train_sent(TrainInFlight {
-                id,
+                id: u64::from(id),
                 sent_at: Time::ZERO,
                 sizes: SIZES,
             });
@@ -431,5 +509,51 @@ mod tests {
             r.on_probe(Time::ZERO, from, &ProbeChunk::sized(id, 0, 6, 12), 28);
         }
         assert_eq!(r.trains.len(), MAX_RX_TRAINS);
+    }
+
+    /// SBPP at the sender: the acknowledgments of a train, timed as they
+    /// arrive, give the sample the receiver's echo would; a duplicate or
+    /// one of another train is not counted; a missing one discards.
+    #[test]
+    fn sbpp_acks_timed_at_the_sender_give_the_sample() {
+        let mut c = CapacityEstimator::new(5);
+        let send = |c: &mut CapacityEstimator, id: u64| {
+            c.train_sent(TrainInFlight {
+                id,
+                sent_at: Time::ZERO,
+                sizes: SIZES,
+            })
+        };
+        let at = |a: &ProbeArrival| {
+            Time::from_micros(50_000) + std::time::Duration::from_nanos(u64::from(a.offset_ns))
+        };
+        send(&mut c, 7);
+        let acks = arrivals(4_000_000);
+        for a in &acks[..5] {
+            assert_eq!(c.on_heartbeat_ack(at(a), 7, a.seq, 0), None);
+            assert_eq!(c.on_heartbeat_ack(at(a), 7, a.seq, 0), None, "duplicate");
+            assert_eq!(
+                c.on_heartbeat_ack(at(a), 8, a.seq, 0),
+                None,
+                "another train"
+            );
+        }
+        let bps = c.on_heartbeat_ack(at(&acks[5]), 7, 5, 0).unwrap().unwrap();
+        assert!(bps.abs_diff(4_000_000) < 4_000, "{bps}");
+        assert_eq!(c.estimate(), Some(bps));
+        // The last one back with one missing: lost, no sample.
+        send(&mut c, 9);
+        for a in acks.iter().filter(|a| a.seq != 3) {
+            let r = c.on_heartbeat_ack(at(a), 9, a.seq, 0);
+            assert_eq!(r, (a.seq == 5).then_some(Err(Discard::Lost)));
+        }
+        // Some answers and then none: discarded when the next train leaves.
+        send(&mut c, 10);
+        assert_eq!(c.on_heartbeat_ack(at(&acks[0]), 10, 0, 0), None);
+        send(&mut c, 11);
+        assert_eq!(c.counters.samples, 1);
+        assert_eq!(c.counters.discarded, 2);
+        assert_eq!(c.counters.unanswered, 0);
+        assert_eq!(c.on_heartbeat_ack(Time::ZERO, 11, 6, 0), None, "no seq 6");
     }
 }

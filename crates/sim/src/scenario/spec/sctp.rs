@@ -9,6 +9,7 @@
 use std::collections::BTreeSet;
 
 use msctp_proto::AssociationConfig;
+use msctp_proto::estimate::CapacityMethod;
 use serde::{Deserialize, Serialize};
 
 /// The capacity a bandwidth-aware start uses.
@@ -26,11 +27,14 @@ pub enum BandwidthEstimateSpec {
 /// the simulator's own keys (the table as a file writes it, one level:
 /// `[flows.sctp.cmt]`, `[flows.sctp.estimators]`, `[flows.sctp.limits]`
 /// are the engine's nested tables).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "SctpTable")]
 pub struct SctpSpec {
     /// Every key but the simulator's: RFC 9260's defaults for absent
-    /// ones.
+    /// ones, and one simulator default: capacity trains are timed by the
+    /// receiver (`estimators.capacity_method = "probe_echo"`, the method
+    /// the studies' results were produced with) unless the file says
+    /// `"sbpp"` (the engine's default, sender-based packet pair).
     #[serde(flatten)]
     pub association: AssociationConfig,
     /// Split fast retransmit in the simulator's agents (false).
@@ -76,6 +80,20 @@ struct SctpTable {
     engine: toml::Table,
 }
 
+impl Default for SctpSpec {
+    /// What an absent `[flows.sctp]` table means.
+    fn default() -> Self {
+        SctpSpec::try_from(SctpTable {
+            split_fast_retransmit: None,
+            bandwidth_aware_start: None,
+            bandwidth_estimate: None,
+            capacity_estimate: None,
+            engine: toml::Table::new(),
+        })
+        .expect("an empty table is valid")
+    }
+}
+
 impl TryFrom<SctpTable> for SctpSpec {
     type Error = toml::de::Error;
 
@@ -91,8 +109,17 @@ impl TryFrom<SctpTable> for SctpSpec {
                 given.insert(key.to_string());
             }
         }
+        let method_given = t
+            .engine
+            .get("estimators")
+            .and_then(|e| e.get("capacity_method"))
+            .is_some();
+        let mut association = AssociationConfig::deserialize(toml::Value::Table(t.engine))?;
+        if !method_given {
+            association.estimators.capacity_method = CapacityMethod::ProbeEcho;
+        }
         Ok(SctpSpec {
-            association: AssociationConfig::deserialize(toml::Value::Table(t.engine))?,
+            association,
             split_fast_retransmit: t.split_fast_retransmit.unwrap_or(false),
             bandwidth_aware_start: t.bandwidth_aware_start.unwrap_or(false),
             bandwidth_estimate: t.bandwidth_estimate.unwrap_or_default(),
