@@ -32,6 +32,11 @@ impl Association {
         self.move_pending = pending;
     }
 
+    /// Whether a move is pending ([`Self::set_move_pending`]).
+    pub fn move_pending(&self) -> bool {
+        self.move_pending
+    }
+
     /// Applies the message policies before a packet is filled (RFC 3758
     /// section 3.5, RFC 7496 section 3).
     pub(super) fn apply_policies(&mut self, now: Time) {
