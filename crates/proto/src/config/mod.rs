@@ -104,7 +104,10 @@ pub struct AssociationConfig {
     /// announces it too, messages sent with a policy
     /// ([`crate::association::PrPolicy`], RFC 7496) may be abandoned and
     /// skipped with FORWARD TSN; without it every message stays reliable.
-    /// On by default, as in usrsctp and FreeBSD.
+    /// On by default, as in usrsctp and FreeBSD; off when a scenario file
+    /// leaves the key out (the studies reproduce stacks without it, and
+    /// the extra INIT parameter alone would move their timings).
+    #[cfg_attr(feature = "serde", serde(default))]
     pub pr_sctp: bool,
     /// Set the I bit of DATA (SACK-IMMEDIATELY, RFC 7053 section 4.1) on
     /// the last chunk before the send queue runs empty and on every packet
