@@ -41,7 +41,14 @@ fn perf(dir: &Path, s: &Server, port: &str, args: &[&str]) -> serde_json::Value 
     let o = Command::new(env!("CARGO_BIN_EXE_msctp"))
         .args(["perf", "-t", "1", "-i", "0.5", "--to", "127.0.0.1"])
         .args(["--bind", "127.0.0.1", "--udp-port", "0"])
-        .args(["--remote-udp-port", &udp, "--peer-port", port, "--lan", "--json"])
+        .args([
+            "--remote-udp-port",
+            &udp,
+            "--peer-port",
+            port,
+            "--lan",
+            "--json",
+        ])
         .args(args)
         .current_dir(dir)
         .output()

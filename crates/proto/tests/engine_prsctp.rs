@@ -498,3 +498,4 @@ fn data_sent_while_a_move_is_pending_asks_for_immediate_sacks() {
     assert!(per_packet.len() > 5);
     assert!(per_packet.values().all(|&i| i), "{per_packet:?}");
 }
+

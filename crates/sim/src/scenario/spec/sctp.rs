@@ -26,7 +26,7 @@ pub enum BandwidthEstimateSpec {
 /// the simulator's own keys (the table as a file writes it, one level:
 /// `[flows.sctp.cmt]`, `[flows.sctp.estimators]`, `[flows.sctp.limits]`
 /// are the engine's nested tables).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "SctpTable")]
 pub struct SctpSpec {
     /// Every key but the simulator's: RFC 9260's defaults for absent
@@ -74,6 +74,22 @@ struct SctpTable {
     capacity_estimate: Option<BandwidthEstimateSpec>,
     #[serde(flatten)]
     engine: toml::Table,
+}
+
+impl Default for SctpSpec {
+    /// A flow without a `[flows.sctp]` table has the configuration of an
+    /// empty one: the defaults of a file (where `pr_sctp` is off), not
+    /// `AssociationConfig::default()`.
+    fn default() -> Self {
+        let empty = SctpTable {
+            split_fast_retransmit: None,
+            bandwidth_aware_start: None,
+            bandwidth_estimate: None,
+            capacity_estimate: None,
+            engine: toml::Table::new(),
+        };
+        SctpSpec::try_from(empty).expect("an empty [flows.sctp] table is valid")
+    }
 }
 
 impl TryFrom<SctpTable> for SctpSpec {
