@@ -87,9 +87,17 @@ fn data_sent(n: &Net) -> Vec<(Time, DataChunk)> {
         .collect()
 }
 
-/// The FORWARD TSNs A sent: time, new cumulative TSN, stream entries,
-/// and whether the packet was dropped.
-fn forward_tsns(n: &Net) -> Vec<(Time, u32, Vec<(u16, u16)>, bool)> {
+/// A FORWARD TSN A sent.
+#[derive(Debug)]
+struct SentForwardTsn {
+    new_cum_tsn: u32,
+    streams: Vec<(u16, u16)>,
+    /// The packet was lost.
+    dropped: bool,
+}
+
+/// The FORWARD TSNs A sent.
+fn forward_tsns(n: &Net) -> Vec<SentForwardTsn> {
     n.seen
         .iter()
         .filter(|s| s.from == Side::A)
@@ -98,7 +106,11 @@ fn forward_tsns(n: &Net) -> Vec<(Time, u32, Vec<(u16, u16)>, bool)> {
                 Chunk::ForwardTsn {
                     new_cum_tsn,
                     streams,
-                } => Some((s.time, new_cum_tsn, streams, s.dropped)),
+                } => Some(SentForwardTsn {
+                    new_cum_tsn,
+                    streams,
+                    dropped: s.dropped,
+                }),
                 _ => None,
             })
         })
@@ -186,20 +198,23 @@ fn a_lifetime_expires_while_the_path_is_cut() {
         "m0..m4 were retransmitted within their lifetime"
     );
     let ftsn = forward_tsns(&n);
-    let delivered = ftsn.iter().find(|f| !f.3).expect("a FORWARD TSN arrived");
+    let delivered = ftsn
+        .iter()
+        .find(|f| !f.dropped)
+        .expect("a FORWARD TSN arrived");
     let last_tsn = sent
         .iter()
         .find(|(_, d)| index_of(&d.payload) == 4)
         .unwrap()
         .1
         .tsn;
-    assert_eq!(delivered.1, last_tsn, "it skips up to m4");
-    assert_eq!(delivered.2, vec![(0, 4)], "stream 0 up to SSN 4");
+    assert_eq!(delivered.new_cum_tsn, last_tsn, "it skips up to m4");
+    assert_eq!(delivered.streams, vec![(0, 4)], "stream 0 up to SSN 4");
     let x = n.a.association(a).unwrap().stats();
     assert_eq!(x.abandoned.lifetime.sent, 5);
     assert_eq!(
         n.b.association(b).unwrap().stats().forward_tsns_received as usize,
-        ftsn.iter().filter(|f| !f.3).count()
+        ftsn.iter().filter(|f| !f.dropped).count()
     );
     assert!(n.a.association(a).unwrap().check_accounting().is_ok());
     assert_eq!(n.a.association(a).unwrap().send_buffered(), 0);
@@ -280,7 +295,7 @@ fn limited_retransmissions_abandon_a_fragmented_message() {
         .find(|&t| sent.iter().any(|(_, d)| d.tsn == t && !d.begin))
         .unwrap();
     assert_eq!(
-        ftsn[0].1, m1_end,
+        ftsn[0].new_cum_tsn, m1_end,
         "the FORWARD TSN covers every fragment of m1"
     );
     let y = n.b.association(b).unwrap();
@@ -360,8 +375,11 @@ fn a_lost_forward_tsn_is_sent_again() {
     n.run_for(Duration::from_secs(5));
     let ftsn = forward_tsns(&n);
     assert!(ftsn.len() >= 2, "{ftsn:?}");
-    assert!(ftsn[0].3, "the first was lost");
-    assert!(ftsn.iter().skip(1).any(|f| !f.3), "a later one arrived");
+    assert!(ftsn[0].dropped, "the first was lost");
+    assert!(
+        ftsn.iter().skip(1).any(|f| !f.dropped),
+        "a later one arrived"
+    );
     let got: Vec<u32> = read_all(&mut n, b).iter().map(|m| m.0).collect();
     assert_eq!(got, vec![2]);
     assert_eq!(n.a.association(a).unwrap().send_buffered(), 0);
@@ -498,4 +516,3 @@ fn data_sent_while_a_move_is_pending_asks_for_immediate_sacks() {
     assert!(per_packet.len() > 5);
     assert!(per_packet.values().all(|&i| i), "{per_packet:?}");
 }
-

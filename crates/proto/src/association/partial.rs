@@ -76,7 +76,8 @@ impl Association {
     /// packet about to leave when the send queue is empty after it (the
     /// last message before the send buffer empties) or a move is pending.
     pub(super) fn mark_sack_immediately(&mut self, chunks: &mut [Chunk]) {
-        if !self.cfg.sack_immediately || !(self.move_pending || !self.sender.has_queued()) {
+        let queue_empties = !self.sender.has_queued();
+        if !self.cfg.sack_immediately || !(self.move_pending || queue_empties) {
             return;
         }
         if let Some(Chunk::Data(d)) = chunks
