@@ -15,7 +15,11 @@
 //!   association sends, in the raw mode of [`run`]);
 //! - `Deliver` / `Wait`: the genuine traffic between A and B moves on,
 //!   timers fire (waits from 1 ms to 65 s, spread evenly over octaves,
-//!   at most 16 events each).
+//!   at most 16 events each);
+//! - `Send`: one side's application sends a message with a partial
+//!   reliability policy (RFC 3758, RFC 7496), so that abandonment, the
+//!   Advanced.Peer.Ack.Point and FORWARD TSN are driven from the sending
+//!   side too (injected FORWARD TSNs drive the receiving side).
 //!
 //! Checked: no panic; every packet either side sends decodes; the send
 //! side's TSN accounting stays consistent
@@ -38,7 +42,7 @@ use msctp_proto::association::PeerInit;
 use msctp_proto::auth::{HmacAlgorithm, association_key};
 use msctp_proto::wire::chunk::chunk_type;
 use msctp_proto::wire::{AsconfChunk, Chunk, DataChunk, Packet, PacketRepr, Param};
-use msctp_proto::{AssocId, EndpointConfig};
+use msctp_proto::{AssocId, EndpointConfig, PrPolicy, SendOptions};
 
 use crate::chunks::{Ctx, FChunk, auth_chunk, encode, sign};
 use crate::pair::{Pair, Seen, Side, ip, pair, wait_duration};
@@ -76,6 +80,16 @@ pub enum Step {
     },
     Deliver(u8),
     Wait(u16),
+    /// The application of one side sends a message with a partial
+    /// reliability policy (RFC 3758, RFC 7496): 0 reliable, 1 a lifetime of
+    /// `value` ms, 2 at most `value % 4` retransmissions, 3 priority
+    /// `value`; `len` bytes (1 to 4096, fragmented above the MTU).
+    Send {
+        to_b: bool,
+        policy: u8,
+        value: u16,
+        len: u16,
+    },
 }
 
 /// The established pair every input starts from, and what the harness
@@ -299,6 +313,30 @@ impl Run {
             Step::Wait(x) => {
                 self.b.pair.steps_for(wait_duration(x), MAX_EVENTS_PER_STEP);
             }
+            Step::Send {
+                to_b,
+                policy,
+                value,
+                len,
+            } => {
+                let from = if to_b { Side::A } else { Side::B };
+                let id = self.b.id(from);
+                let now = self.b.pair.now;
+                let policy = match policy % 4 {
+                    0 => PrPolicy::Reliable,
+                    1 => PrPolicy::Lifetime(Duration::from_millis(u64::from(value))),
+                    2 => PrPolicy::MaxRetransmissions(u32::from(value % 4)),
+                    _ => PrPolicy::Priority(value),
+                };
+                let opts = SendOptions {
+                    policy,
+                    ..SendOptions::default()
+                };
+                let data = Bytes::from(vec![0x7e; usize::from(len % 4096) + 1]);
+                if let Some(a) = self.b.pair.endpoint(from).association_mut(id) {
+                    let _ = a.send_with(now, 0, 0, data, &opts);
+                }
+            }
         }
         self.b.pair.clear_events();
     }
@@ -474,9 +512,34 @@ pub fn finding_seeds() -> Vec<Seed> {
             .emit(&mut fragments);
         }
     }
+    // PR-SCTP (RFC 3758 section 3.6): the first fragment of a message and
+    // a complete message behind it, then a FORWARD TSN that skips the
+    // first (its stream entry names its SSN): the fragment is dropped, the
+    // waiting message delivered.
+    let mut skip = vec![0, 1];
+    for (k, begin, end, ssn) in [(2u32, true, false, 40u16), (4, true, true, 41)] {
+        Chunk::Data(DataChunk {
+            tsn: cum.wrapping_add(k),
+            stream_id: 0,
+            ssn,
+            ppid: 0,
+            unordered: false,
+            begin,
+            end,
+            immediate: false,
+            payload: Bytes::from_static(b"prsctp"),
+        })
+        .emit(&mut skip);
+    }
+    Chunk::ForwardTsn {
+        new_cum_tsn: cum.wrapping_add(3),
+        streams: vec![(0, 40), (11, 3), (900, 1)],
+    }
+    .emit(&mut skip);
     [
         ("issue31-3-spoofed-asconf-source", spoofed),
         ("issue31-4-interleaved-fragment-runs", fragments),
+        ("prsctp-forward-tsn-skips-a-partial-message", skip),
     ]
     .into_iter()
     .map(|(name, bytes)| Seed {

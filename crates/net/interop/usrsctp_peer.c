@@ -18,6 +18,14 @@
  *       (ASCONF Set Primary Address), then sends the rest. Graceful
  *       shutdown at the end.
  *
+ *   usrsctp_peer pr-client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT COUNT
+ *       As client, but sends COUNT messages of 1000 bytes (a 4-byte
+ *       big-endian index, then filler) on stream 0, each with PR-SCTP's
+ *       limited retransmissions policy and no retransmission
+ *       (SCTP_PR_SCTP_RTX, pr_value 0, RFC 7496 section 3.1): a message
+ *       lost once is abandoned and skipped with FORWARD TSN (crates/net/
+ *       tests/usrsctp_prsctp.rs). Graceful shutdown at the end.
+ *
  * Captures for the wire codec's test data (scripts/capture-usrsctp.sh,
  * crates/proto/testdata/usrsctp/README.md):
  *
@@ -309,6 +317,40 @@ static int run_client(uint16_t udp, uint16_t peer_udp, const char *peer, uint16_
 	return 0;
 }
 
+static int run_pr_client(uint16_t udp, uint16_t peer_udp, const char *peer, uint16_t port,
+			 int count)
+{
+	struct socket *s;
+	static char buf[1000];
+	struct sctp_sendv_spa spa;
+	int i;
+
+	start(udp, 500);
+	s = client_socket(peer_udp);
+	bind_to(s, "127.0.0.1", 0);
+	connect_to(s, peer, port);
+	fprintf(stderr, "connected\n");
+	memset(&spa, 0, sizeof(spa));
+	spa.sendv_sndinfo.snd_ppid = htonl(0x6d730003);
+	spa.sendv_prinfo.pr_policy = SCTP_PR_SCTP_RTX;
+	spa.sendv_prinfo.pr_value = 0;
+	spa.sendv_flags = SCTP_SEND_SNDINFO_VALID | SCTP_SEND_PRINFO_VALID;
+	memset(buf, 0x5a, sizeof(buf));
+	for (i = 0; i < count; i++) {
+		uint32_t k = htonl((uint32_t)i);
+		memcpy(buf, &k, 4);
+		if (usrsctp_sendv(s, buf, sizeof(buf), NULL, 0, &spa, sizeof(spa), SCTP_SENDV_SPA, 0) < 0)
+			die("sendv");
+	}
+	if (usrsctp_shutdown(s, SHUT_WR) < 0)
+		die("shutdown");
+	drain(s);
+	fprintf(stderr, "sent %d messages\n", count);
+	usrsctp_close(s);
+	finish();
+	return 0;
+}
+
 /* ---- captures ---- */
 
 static int run_capture_server(void)
@@ -516,6 +558,9 @@ int main(int argc, char **argv)
 	if ((argc == 7 || argc == 8) && strcmp(argv[1], "client") == 0)
 		return run_client((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]), argv[4],
 				  (uint16_t)atoi(argv[5]), argv[6], argc == 8 && strcmp(argv[7], "asconf") == 0);
+	if (argc == 7 && strcmp(argv[1], "pr-client") == 0)
+		return run_pr_client((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]), argv[4],
+				     (uint16_t)atoi(argv[5]), atoi(argv[6]));
 	if (argc == 2 && strcmp(argv[1], "capture-server") == 0)
 		return run_capture_server();
 	if (argc == 2 && strcmp(argv[1], "capture-client") == 0)
@@ -525,8 +570,9 @@ int main(int argc, char **argv)
 	fprintf(stderr,
 		"usage: %s server UDP_PORT SCTP_PORT OUT_FILE\n"
 		"       %s client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT IN_FILE [asconf]\n"
+		"       %s pr-client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT COUNT\n"
 		"       %s capture-server | capture-client\n"
 		"       %s bench-server UDP_PORT SCTP_PORT ADDR\n",
-		argv[0], argv[0], argv[0], argv[0]);
+		argv[0], argv[0], argv[0], argv[0], argv[0]);
 	return 2;
 }

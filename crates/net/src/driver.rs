@@ -12,7 +12,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use msctp_proto::association::SendError;
 use msctp_proto::policy::LinkEvent;
-use msctp_proto::{AssocId, CloseReason, Endpoint, Event, Message, Time, Transmit};
+use msctp_proto::{AssocId, CloseReason, Endpoint, Event, Message, SendOptions, Time, Transmit};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, Sleep};
 
@@ -122,7 +122,7 @@ pub(crate) enum Command {
         session: u64,
         stream: u16,
         ppid: u32,
-        unordered: bool,
+        opts: SendOptions,
         data: Bytes,
         /// Credit taken for it (given back when the engine takes it).
         credit: u32,
@@ -175,7 +175,10 @@ pub(crate) enum Command {
 struct PendingSend {
     stream: u16,
     ppid: u32,
-    unordered: bool,
+    /// Ordering, partial reliability policy (RFC 7496), I bit (RFC 7053).
+    opts: SendOptions,
+    /// When the application handed it over (a lifetime counts from then).
+    queued_at: Time,
     data: Bytes,
     credit: u32,
     reply: Option<Reply<()>>,

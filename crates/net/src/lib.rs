@@ -37,6 +37,6 @@ pub use config::{PolicyKind, SCTP_UDP_PORT, StackConfig};
 pub use driver::NetEvent;
 pub use error::NetError;
 pub use mobility::Handover;
-pub use msctp_proto::{Event, Message};
+pub use msctp_proto::{Event, Message, PrPolicy, SendOptions};
 pub use stack::{AssocHandle, Association, Stack};
 pub use status::{AssocStatus, DriverStats};

@@ -21,7 +21,7 @@ use crate::error::NetError;
 use crate::mobility::Handover;
 use crate::stack::Association;
 use crate::transfer::GapTracker;
-use msctp_proto::Event;
+use msctp_proto::{Event, SendOptions};
 
 pub const PPID_PERF_DATA: u32 = 0x6d73_0010;
 pub const PPID_PERF_REPORT: u32 = 0x6d73_0011;
@@ -112,6 +112,10 @@ pub enum PerfLine {
         /// Seconds the receiver's window kept the sender waiting while a
         /// congestion window was open (client).
         rwnd_blocked_s: f64,
+        /// Messages the sender abandoned under their partial reliability
+        /// policy (RFC 7496 section 4; client with `--lifetime-ms` or
+        /// `--max-retransmissions`).
+        abandoned_messages: u64,
     },
 }
 
@@ -191,10 +195,17 @@ impl std::fmt::Display for PerfLine {
                 retransmitted_chunks,
                 spurious_retransmissions,
                 rwnd_blocked_s,
-            } => write!(
-                f,
-                "total: {bytes} bytes in {seconds:.2} s, {mbps:.2} Mbit/s, longest gap {longest_gap_ms:.1} ms, {handovers} handovers, {retransmitted_chunks} chunks retransmitted ({spurious_retransmissions} spurious), receive window blocked {rwnd_blocked_s:.2} s"
-            ),
+                abandoned_messages,
+            } => {
+                write!(
+                    f,
+                    "total: {bytes} bytes in {seconds:.2} s, {mbps:.2} Mbit/s, longest gap {longest_gap_ms:.1} ms, {handovers} handovers, {retransmitted_chunks} chunks retransmitted ({spurious_retransmissions} spurious), receive window blocked {rwnd_blocked_s:.2} s"
+                )?;
+                if *abandoned_messages > 0 {
+                    write!(f, ", {abandoned_messages} messages abandoned")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -205,6 +216,9 @@ pub struct PerfConfig {
     pub duration: Duration,
     pub message: usize,
     pub interval: Duration,
+    /// The options of every message sent (a partial reliability policy,
+    /// RFC 3758 / RFC 7496).
+    pub send: SendOptions,
 }
 
 impl Default for PerfConfig {
@@ -213,6 +227,7 @@ impl Default for PerfConfig {
             duration: Duration::from_secs(10),
             message: 1400,
             interval: Duration::from_secs(1),
+            send: SendOptions::default(),
         }
     }
 }
@@ -234,9 +249,11 @@ pub async fn client(
         let payload = Bytes::from(vec![0x5a; cfg.message.max(1)]);
         let h = h.clone();
         let end = start + cfg.duration;
+        let opts = cfg.send;
         tokio::spawn(async move {
             while Instant::now() < end && !stop.load(Ordering::Relaxed) {
-                h.send(0, PPID_PERF_DATA, payload.clone()).await?;
+                h.send_message(0, PPID_PERF_DATA, payload.clone(), opts)
+                    .await?;
                 accepted.fetch_add(payload.len() as u64, Ordering::Relaxed);
             }
             Ok::<(), NetError>(())
@@ -336,6 +353,7 @@ pub async fn client(
     let blocked = st
         .as_ref()
         .map_or(0.0, |s| s.stats.rwnd_blocked.as_secs_f64());
+    let abandoned = st.as_ref().map_or(0, |s| s.stats.abandoned.total());
     h.shutdown().await?;
     let secs = start.elapsed().as_secs_f64();
     let bytes = accepted.load(Ordering::Relaxed);
@@ -348,6 +366,7 @@ pub async fn client(
         retransmitted_chunks: rtx,
         spurious_retransmissions: spurious,
         rwnd_blocked_s: blocked,
+        abandoned_messages: abandoned,
     };
     out(&summary);
     Ok(summary)
@@ -421,6 +440,7 @@ pub async fn server(
         retransmitted_chunks: 0,
         spurious_retransmissions: 0,
         rwnd_blocked_s: 0.0,
+        abandoned_messages: 0,
     };
     out(&summary);
     Ok(summary)

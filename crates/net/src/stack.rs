@@ -8,7 +8,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use msctp_proto::{AssocId, Endpoint, Message};
+use msctp_proto::{AssocId, Endpoint, Message, SendOptions};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::config::StackConfig;
@@ -243,7 +243,7 @@ async fn send_msg(
     stream: u16,
     ppid: u32,
     data: Bytes,
-    unordered: bool,
+    opts: SendOptions,
 ) -> Result<(), NetError> {
     earlier_error(shared)?;
     let n = data.len().clamp(1, shared.limit.min(u32::MAX as usize)) as u32;
@@ -259,7 +259,7 @@ async fn send_msg(
         session,
         stream,
         ppid,
-        unordered,
+        opts,
         data,
         credit: n,
         reply: None,
@@ -297,6 +297,20 @@ impl AssocHandle {
     /// Queues a message (ordered) on `stream`; waits while the send
     /// buffer is full.
     pub async fn send(&self, stream: u16, ppid: u32, data: Bytes) -> Result<(), NetError> {
+        self.send_message(stream, ppid, data, SendOptions::default())
+            .await
+    }
+
+    /// Queues a message with its options: ordering, a partial reliability
+    /// policy (RFC 3758, RFC 7496; its lifetime counts from this call) and
+    /// SACK-IMMEDIATELY (RFC 7053). Waits while the send buffer is full.
+    pub async fn send_message(
+        &self,
+        stream: u16,
+        ppid: u32,
+        data: Bytes,
+        opts: SendOptions,
+    ) -> Result<(), NetError> {
         let (id, session) = (self.id, self.session);
         send_msg(
             &self.tx,
@@ -306,7 +320,7 @@ impl AssocHandle {
             stream,
             ppid,
             data,
-            false,
+            opts,
         )
         .await
     }
@@ -406,6 +420,24 @@ impl Association {
         data: Bytes,
         unordered: bool,
     ) -> Result<(), NetError> {
+        let opts = SendOptions {
+            unordered,
+            ..SendOptions::default()
+        };
+        self.send_message(stream, ppid, data, opts).await
+    }
+
+    /// Queues a message with its options: ordering, a partial reliability
+    /// policy (RFC 3758, RFC 7496; its lifetime counts from this call,
+    /// and applies only when the peer supports PR-SCTP) and
+    /// SACK-IMMEDIATELY (RFC 7053). Returns as [`Self::send_with`] does.
+    pub async fn send_message(
+        &self,
+        stream: u16,
+        ppid: u32,
+        data: Bytes,
+        opts: SendOptions,
+    ) -> Result<(), NetError> {
         send_msg(
             &self.tx,
             &self.shared,
@@ -414,7 +446,7 @@ impl Association {
             stream,
             ppid,
             data,
-            unordered,
+            opts,
         )
         .await
     }

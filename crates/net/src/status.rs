@@ -31,6 +31,8 @@ pub struct AssocStatus {
     pub send_buffered: usize,
     pub auth: bool,
     pub asconf: bool,
+    /// Both sides announced PR-SCTP (RFC 3758 section 3.3.1).
+    pub pr_sctp: bool,
 }
 
 impl AssocStatus {
@@ -58,6 +60,7 @@ impl AssocStatus {
             send_buffered: a.send_buffered(),
             auth: a.auth_enabled(),
             asconf: a.asconf_enabled(),
+            pr_sctp: a.pr_sctp(),
         }
     }
 }

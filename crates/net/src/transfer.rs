@@ -18,6 +18,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::error::NetError;
 use crate::stack::Association;
+use msctp_proto::SendOptions;
 
 /// "ms" + 1: the header.
 pub const PPID_HEADER: u32 = 0x6d73_0001;
@@ -47,6 +48,9 @@ pub struct SendReport {
     pub elapsed_s: f64,
     /// What each path carried (under CMT, their shares of the file).
     pub paths: Vec<PathShare>,
+    /// Data messages abandoned under their partial reliability policy
+    /// (RFC 7496 section 4): the receiver then finds the file incomplete.
+    pub abandoned_messages: u64,
 }
 
 /// One path's part in a transfer, once every byte was acknowledged.
@@ -71,8 +75,23 @@ pub async fn send_file<R: AsyncRead + Unpin>(
     assoc: &Association,
     name: &str,
     size: u64,
+    src: R,
+    chunk: usize,
+) -> Result<SendReport, NetError> {
+    send_file_with(assoc, name, size, src, chunk, SendOptions::default()).await
+}
+
+/// [`send_file`] with the options of the data messages (the header and
+/// the trailer stay reliable): with a partial reliability policy (RFC
+/// 3758, RFC 7496) the messages it abandons never reach the receiver,
+/// which reports the file incomplete.
+pub async fn send_file_with<R: AsyncRead + Unpin>(
+    assoc: &Association,
+    name: &str,
+    size: u64,
     mut src: R,
     chunk: usize,
+    opts: SendOptions,
 ) -> Result<SendReport, NetError> {
     let start = Instant::now();
     let header = serde_json::to_vec(&Header {
@@ -102,7 +121,9 @@ pub async fn send_file<R: AsyncRead + Unpin>(
         h.update(&buf);
         sent += filled as u64;
         messages += 1;
-        assoc.send(0, PPID_DATA, Bytes::from(buf)).await?;
+        assoc
+            .send_message(0, PPID_DATA, Bytes::from(buf), opts)
+            .await?;
     }
     let sha256 = hex(&h.finalize());
     let trailer = serde_json::to_vec(&Trailer {
@@ -136,6 +157,7 @@ pub async fn send_file<R: AsyncRead + Unpin>(
         messages,
         elapsed_s: start.elapsed().as_secs_f64(),
         paths,
+        abandoned_messages: st.stats.abandoned.total(),
     })
 }
 

@@ -33,7 +33,8 @@ pub mod tsn;
 pub mod wire;
 
 pub use association::{
-    Association, CloseReason, Event, Message, PrimaryReason, SendError, State, Transmit,
+    Association, CloseReason, Event, Message, PrPolicy, PrimaryReason, SendError, SendOptions,
+    State, Transmit,
 };
 pub use config::{
     AssociationConfig, CmtConfig, CmtRtxPolicy, CmtScheduler, EndpointConfig, ErrorCounterReset,

@@ -169,7 +169,13 @@ fn a_move_onto_a_returning_link_waits_for_its_heartbeat_answer() {
         r.m.held_deadline(),
         Some(up_at + Duration::from_millis(500))
     );
+    let pending = |r: &Run| r.n.a.association(r.a).unwrap().move_pending();
+    assert!(
+        pending(&r),
+        "the association knows a move is pending (RFC 7053)"
+    );
     let (at, mv) = r.poll_until_moved(Duration::from_secs(1)).expect("moved");
+    assert!(!pending(&r));
     // The path over the returning link was probed at once.
     let probe =
         r.n.seen.iter().find(|s| {

@@ -108,7 +108,9 @@ fn sctp() -> Subject {
         keys,
         defaults,
         of: |s, k| Some(as_table(&s.flows[k].sctp.association)),
-        chosen: &["rto_min_ms", "receive_window"],
+        // pr_sctp: off when a scenario leaves it out (the studies' stacks
+        // had no PR-SCTP), on in the engine's own default.
+        chosen: &["rto_min_ms", "receive_window", "pr_sctp"],
         // ADD-IP requires AUTH (RFC 5061 section 4.1.1).
         requires: &[("auth", "asconf", false)],
         keep: &[],

@@ -327,7 +327,40 @@ pub struct SendArgs {
     #[arg(long, default_value_t = 16384)]
     chunk: usize,
     #[command(flatten)]
+    pr: PrOpts,
+    #[command(flatten)]
     net: NetOpts,
+}
+
+/// Partial reliability of the messages sent (RFC 3758, RFC 7496), when
+/// the peer supports PR-SCTP; without these options every message is
+/// reliable.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct PrOpts {
+    /// Timed reliability (RFC 3758): a message not acknowledged this many
+    /// milliseconds after it was handed over is abandoned and skipped with
+    /// FORWARD TSN.
+    #[arg(long, value_name = "MS", conflicts_with = "max_retransmissions")]
+    lifetime_ms: Option<u64>,
+    /// Limited retransmissions (RFC 7496 section 3.1): each chunk of a
+    /// message is retransmitted at most N times, then the message is
+    /// abandoned (0: sent once, as UDP would).
+    #[arg(long, value_name = "N")]
+    max_retransmissions: Option<u32>,
+}
+
+impl PrOpts {
+    fn options(&self) -> msctp_net::SendOptions {
+        let policy = match (self.lifetime_ms, self.max_retransmissions) {
+            (Some(ms), _) => msctp_net::PrPolicy::Lifetime(Duration::from_millis(ms)),
+            (None, Some(n)) => msctp_net::PrPolicy::MaxRetransmissions(n),
+            (None, None) => msctp_net::PrPolicy::Reliable,
+        };
+        msctp_net::SendOptions {
+            policy,
+            ..Default::default()
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -367,6 +400,9 @@ pub struct PerfArgs {
     /// Report interval in seconds.
     #[arg(long, short = 'i', default_value_t = 1.0)]
     interval: f64,
+    /// Client: the messages' partial reliability.
+    #[command(flatten)]
+    pr: PrOpts,
     /// Client: serve the live viewer page (cwnd, flight, SRTT, throughput
     /// per path, handovers and path state changes as marks) on
     /// http://127.0.0.1:VIEW_PORT/, fed by server-sent events at every
@@ -454,8 +490,9 @@ pub fn send(a: SendArgs) -> anyhow::Result<ExitCode> {
         let s = Stack::bind(cfg).await?;
         warn_missing_interfaces(&s);
         let mut assoc = connect(&s, &peers, a.peer_port, a.net.remote_udp_port).await?;
-        let r =
-            transfer::send_file(&assoc, &name, size, tokio::io::BufReader::new(f), a.chunk).await?;
+        let src = tokio::io::BufReader::new(f);
+        let opts = a.pr.options();
+        let r = transfer::send_file_with(&assoc, &name, size, src, a.chunk, opts).await?;
         while let Some(e) = assoc.try_event() {
             if let NetEvent::Handover(h) = e {
                 a.net.print(&h, format!("handover: {h:?}"));
@@ -476,12 +513,16 @@ pub fn send(a: SendArgs) -> anyhow::Result<ExitCode> {
         a.net.print(
             &r,
             format!(
-                "sent {} ({} bytes, SHA-256 {}) in {:.2} s; per path: {}",
+                "sent {} ({} bytes, SHA-256 {}) in {:.2} s; per path: {}{}",
                 name,
                 r.bytes,
                 r.sha256,
                 r.elapsed_s,
-                shares.join(", ")
+                shares.join(", "),
+                match r.abandoned_messages {
+                    0 => String::new(),
+                    n => format!("; {n} messages abandoned (the file arrives incomplete)"),
+                }
             ),
         );
         Ok(ExitCode::SUCCESS)
@@ -628,6 +669,7 @@ pub fn perf(a: PerfArgs) -> anyhow::Result<ExitCode> {
         duration: Duration::from_secs_f64(a.time),
         message: a.len,
         interval,
+        send: a.pr.options(),
     };
     let mut live = if a.view {
         let title = format!("msctp perf to {}", a.to.join(", "));

@@ -60,7 +60,7 @@ impl Driver {
                 session: _,
                 stream,
                 ppid,
-                unordered,
+                opts,
                 data,
                 credit,
                 reply,
@@ -69,7 +69,8 @@ impl Driver {
                 let p = PendingSend {
                     stream,
                     ppid,
-                    unordered,
+                    opts,
+                    queued_at: now,
                     data,
                     credit,
                     reply,

@@ -83,11 +83,11 @@ impl Driver {
                         // Room: the message moves into the engine.
                         let Some(p) = a.sends.pop_front() else { break };
                         credit += p.credit as usize;
-                        let r = x.send(p.stream, p.ppid, p.data, p.unordered);
+                        let r = x.send_with(p.queued_at, p.stream, p.ppid, p.data, &p.opts);
                         PendingSend::answer(p.reply, &a.shared, r.map_err(NetError::from));
                         continue;
                     }
-                    match x.send(p.stream, p.ppid, p.data.clone(), p.unordered) {
+                    match x.send_with(p.queued_at, p.stream, p.ppid, p.data.clone(), &p.opts) {
                         Err(SendError::BufferFull) => break,
                         Err(SendError::NotConnected) if !x.state().is_established() => break,
                         r => {

@@ -76,7 +76,7 @@ impl Driver {
             Command::Send {
                 stream,
                 ppid,
-                unordered,
+                opts,
                 data,
                 credit,
                 reply,
@@ -85,7 +85,8 @@ impl Driver {
                 let p = PendingSend {
                     stream,
                     ppid,
-                    unordered,
+                    opts,
+                    queued_at: Time::ZERO,
                     data,
                     credit,
                     reply,

@@ -33,6 +33,9 @@ pub struct PeerInit {
     /// Supported Extensions lists PROBE and PROBE-ECHO (msctp's capacity
     /// probes).
     pub supports_probes: bool,
+    /// The peer sent Forward-TSN-Supported (RFC 3758 section 3.3.1) or
+    /// listed FORWARD TSN in Supported Extensions (as usrsctp does).
+    pub supports_pr_sctp: bool,
     pub adaptation: Option<u32>,
     /// Unrecognized parameters to report (raw TLVs).
     pub unrecognized: Vec<Bytes>,
@@ -145,6 +148,7 @@ impl PeerInit {
             auth: None,
             supports_asconf: false,
             supports_probes: false,
+            supports_pr_sctp: false,
             adaptation: None,
             unrecognized: Vec::new(),
             host_name: false,
@@ -173,15 +177,15 @@ impl PeerInit {
                         && list.contains(&chunk_type::ASCONF_ACK);
                     p.supports_probes =
                         list.contains(&chunk_type::PROBE) && list.contains(&chunk_type::PROBE_ECHO);
+                    p.supports_pr_sctp |= list.contains(&chunk_type::FORWARD_TSN);
                 }
+                Param::ForwardTsnSupported => p.supports_pr_sctp = true,
                 Param::Random(r) => randoms.push(r.clone()),
                 Param::Chunks(c) => chunks.push(c.clone()),
                 Param::HmacAlgo(h) => hmacs.push(h.clone()),
                 Param::AdaptationLayerIndication(v) => p.adaptation = Some(*v),
                 // Known parameters that carry nothing we act on.
-                Param::EcnCapable
-                | Param::ForwardTsnSupported
-                | Param::UnrecognizedParameter(_) => {}
+                Param::EcnCapable | Param::UnrecognizedParameter(_) => {}
                 Param::Unknown { param_type, value } => {
                     let raw = tlv(*param_type, value);
                     match UnknownParamAction::from_type(*param_type) {
@@ -295,8 +299,15 @@ pub fn local_params(
     if cfg.estimators.enabled {
         ext.extend([chunk_type::PROBE, chunk_type::PROBE_ECHO]);
     }
+    if cfg.pr_sctp {
+        ext.push(chunk_type::FORWARD_TSN);
+    }
     if !ext.is_empty() {
         params.push(Param::SupportedExtensions(ext));
+    }
+    // RFC 3758 section 3.3.1.
+    if cfg.pr_sctp {
+        params.push(Param::ForwardTsnSupported);
     }
     if let Some(a) = auth {
         params.push(Param::Random(Bytes::from(a.random.clone())));
@@ -431,11 +442,11 @@ mod tests {
     fn estimators_are_announced_and_authenticated() {
         let mut cfg = AssociationConfig::default();
         let plain = local_params(&cfg, &[], None, false);
-        assert!(plain.contains(&Param::SupportedExtensions(vec![0xc1, 0x80, 0x0f])));
+        assert!(plain.contains(&Param::SupportedExtensions(vec![0xc1, 0x80, 0x0f, 0xc0])));
         cfg.estimators.enabled = true;
         let params = local_params(&cfg, &[], None, false);
         assert!(params.contains(&Param::SupportedExtensions(vec![
-            0xc1, 0x80, 0x0f, 0xb0, 0xb1
+            0xc1, 0x80, 0x0f, 0xb0, 0xb1, 0xc0
         ])));
         let auth = local_auth_params(&cfg, &[0; RANDOM_LEN]);
         assert_eq!(auth.chunks, Some(vec![0xc1, 0x80, 0xb0, 0xb1]));
@@ -586,7 +597,8 @@ mod tests {
         assert_eq!(a.hmac_ids, vec![3, 1]);
         let addrs: Vec<IpAddr> = vec!["10.0.0.1".parse().unwrap(), "10.1.0.1".parse().unwrap()];
         let params = local_params(&cfg, &addrs, Some(&a), false);
-        assert!(params.contains(&Param::SupportedExtensions(vec![0xc1, 0x80, 0x0f])));
+        assert!(params.contains(&Param::SupportedExtensions(vec![0xc1, 0x80, 0x0f, 0xc0])));
+        assert!(params.contains(&Param::ForwardTsnSupported));
         assert!(params.contains(&Param::SupportedAddressTypes(vec![5])));
         assert_eq!(
             params
@@ -598,6 +610,7 @@ mod tests {
         let off = AssociationConfig {
             asconf: false,
             auth: false,
+            pr_sctp: false,
             ..Default::default()
         };
         assert!(local_params(&off, &addrs[..1], None, true).is_empty());

@@ -371,8 +371,13 @@ impl Association {
                 self.on_probe_echo(now, &e);
                 Flow::Continue
             }
+            Chunk::ForwardTsn {
+                new_cum_tsn,
+                streams,
+            } if self.sender.pr_sctp => self.on_forward_tsn(new_cum_tsn, &streams, src),
             // With the estimators off, probes are the unknown chunks they
-            // are to any other stack (skipped, high bits 10).
+            // are to any other stack (skipped, high bits 10); so is FORWARD
+            // TSN without PR-SCTP (RFC 3758 section 3.3.1).
             Chunk::ForwardTsn { .. }
             | Chunk::Probe(_)
             | Chunk::ProbeEcho(_)
@@ -503,6 +508,7 @@ impl Association {
         if o.stale {
             return Flow::Continue;
         }
+        self.sender.recheck_forward_tsn();
         if self.cfg.estimators.enabled {
             self.feed_westwood(now, &o.acked_bytes);
             self.limit_windows();

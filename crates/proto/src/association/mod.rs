@@ -16,6 +16,7 @@ mod failover;
 mod handshake;
 mod input;
 mod output;
+mod partial;
 mod paths;
 pub mod recv;
 pub mod send;
@@ -104,6 +105,7 @@ pub(crate) fn init_error_cause(e: &InitError, init: &InitChunk) -> ErrorCause {
     }
 }
 pub use recv::Message;
+pub use send::{Abandoned, AbandonedCounters, PrPolicy, SendOptions};
 
 use crate::Time;
 use crate::asconf::{AsconfState, LocalAddr, LocalAddrState};
@@ -207,6 +209,9 @@ pub struct Association {
     rwnd_block: ReceiveWindowBlock,
     /// The event-driven path trace, when on (`trace.rs`).
     path_trace: Option<Box<trace::PathTrace>>,
+    /// A move of the data to another path is pending
+    /// ([`Association::set_move_pending`], RFC 7053).
+    move_pending: bool,
 }
 
 impl Association {
@@ -284,6 +289,7 @@ impl Association {
             cmt_state: cmt::CmtState::default(),
             rwnd_block: ReceiveWindowBlock::default(),
             path_trace: None,
+            move_pending: false,
         }
     }
 
@@ -340,13 +346,34 @@ impl Association {
     }
 
     /// Queues a user message on `stream` (section 6.1 with fragmentation,
-    /// section 6.9).
+    /// section 6.9): fully reliable, ordered unless `unordered`.
     pub fn send(
         &mut self,
         stream: u16,
         ppid: u32,
         data: Bytes,
         unordered: bool,
+    ) -> Result<(), SendError> {
+        let opts = SendOptions {
+            unordered,
+            ..SendOptions::default()
+        };
+        self.send_with(Time::ZERO, stream, ppid, data, &opts)
+    }
+
+    /// Queues a user message with its options at `now` (when a
+    /// [`PrPolicy::Lifetime`] starts): a partial reliability policy (RFC
+    /// 3758, RFC 7496; reliable when the peer does not support PR-SCTP)
+    /// and SACK-IMMEDIATELY (RFC 7053). A message of
+    /// [`PrPolicy::Priority`] that finds the buffer full makes room by
+    /// abandoning messages of lower priority (RFC 7496 section 3.2).
+    pub fn send_with(
+        &mut self,
+        now: Time,
+        stream: u16,
+        ppid: u32,
+        data: Bytes,
+        opts: &SendOptions,
     ) -> Result<(), SendError> {
         match self.state {
             State::Established => {}
@@ -363,14 +390,21 @@ impl Association {
         if data.len() > self.cfg.max_message_size {
             return Err(SendError::TooLarge(data.len()));
         }
-        if self.sender.buffered() + data.len() > self.cfg.send_buffer {
-            self.send_blocked = true;
-            return Err(SendError::BufferFull);
+        let excess = (self.sender.buffered() + data.len()).saturating_sub(self.cfg.send_buffer);
+        if excess > 0 {
+            let made = match opts.policy {
+                PrPolicy::Priority(p) => self.sender.make_room(excess, p, &mut self.paths),
+                _ => false,
+            };
+            if !made {
+                self.send_blocked = true;
+                return Err(SendError::BufferFull);
+            }
         }
         if !self.sender.has_outstanding() {
             self.tx.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
         }
-        self.sender.push(stream, ppid, unordered, data);
+        self.sender.push_with(stream, ppid, data, opts, now);
         Ok(())
     }
 

@@ -136,6 +136,7 @@ impl Association {
         if self.state == State::Closed && self.ctrl.is_empty() {
             return None;
         }
+        self.apply_policies(now);
         self.maybe_start_asconf();
         let dest = self.choose_destination(now)?;
         if self.held_for_asconf(dest, now) {
@@ -167,6 +168,8 @@ impl Association {
         // 4. ASCONF, in front of any DATA (RFC 5061).
         self.maybe_start_asconf();
         self.bundle_asconf(&mut b, now);
+        // 4b. FORWARD TSN, in front of DATA (RFC 3758 section 3.5).
+        self.bundle_forward_tsn(&mut b, now);
 
         // 5. Retransmissions, then 6. new data: never to an UNCONFIRMED
         // address (RFC 9260 section 5.4); control chunks (a HEARTBEAT with
@@ -353,7 +356,7 @@ impl Association {
                 }
             }
         }
-        if self.sack.now {
+        if self.sack.now || self.sender.forward_tsn_due {
             return Some(
                 self.sack
                     .dest
@@ -596,6 +599,7 @@ impl Association {
             self.bundle_chunks = chunks;
             return None;
         }
+        self.mark_sack_immediately(&mut chunks);
         let tag = self.peer_tag;
         let t = self.emit_raw(dest, source, tag, &chunks, needs_auth);
         chunks.clear();

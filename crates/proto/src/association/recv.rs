@@ -457,6 +457,8 @@ impl Receiver {
     }
 }
 
+mod forward;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,6 +15,9 @@ use crate::path::Path;
 
 use crate::wire::DataChunk;
 
+use partial::Pr;
+pub use partial::{Abandoned, AbandonedCounters, PrPolicy, SendOptions};
+
 /// User messages queued for sending: a run of `count` consecutive
 /// messages with the same stream, PPID and ordering and the very same
 /// payload (one `Bytes`: the same memory and length, hence the same bytes),
@@ -36,9 +39,17 @@ struct OutRun {
     count: u32,
     ppid: u32,
     stream: u16,
-    /// The SSN of the run's first message (0 for unordered messages).
+    /// The SSN of the run's first message once its first chunk is cut
+    /// (0 for unordered messages). A message gets its SSN when it starts
+    /// to leave, not when it is queued: a message abandoned before it was
+    /// sent (RFC 7496) leaves no hole in the stream's sequence, which
+    /// FORWARD TSN could not skip (it names only TSNs that were sent).
     ssn: u16,
     unordered: bool,
+    /// The partial reliability policy of its messages (RFC 3758, 7496).
+    pr: Pr,
+    /// Set the I bit on each message's last chunk (RFC 7053).
+    immediate: bool,
 }
 
 impl OutRun {
@@ -48,19 +59,21 @@ impl OutRun {
     }
 
     /// Whether a message pushed now (`ssn` its SSN) continues this run.
+    /// (SSNs are given as the messages leave, consecutive within a run.)
     fn continued_by(
         &self,
         stream: u16,
-        ssn: u16,
         ppid: u32,
-        unordered: bool,
+        opts: &SendOptions,
+        pr: Pr,
         data: &Bytes,
     ) -> bool {
         self.stream == stream
             && self.ppid == ppid
-            && self.unordered == unordered
+            && self.unordered == opts.unordered
+            && self.pr == pr
+            && self.immediate == opts.sack_immediately
             && self.count < u32::MAX
-            && (unordered || self.ssn.wrapping_add(self.count as u16) == ssn)
             // The run holds its `data`, so equal pointers cannot be a
             // freed and reused allocation with other contents.
             && self.data.as_ptr() == data.as_ptr()
@@ -118,6 +131,11 @@ pub struct SentChunk {
     pub last_retransmit: Option<Retransmit>,
     /// The route (`Path::route`) it was last sent on.
     pub route: u32,
+    /// Its message's partial reliability policy.
+    pub(crate) pr: Pr,
+    /// Abandoned (RFC 3758 section 3.5): never retransmitted, its payload
+    /// released, skipped with FORWARD TSN.
+    pub abandoned: bool,
 }
 
 impl SentChunk {
@@ -198,6 +216,18 @@ pub struct Sender {
     /// SACK to SACK).
     covered: Vec<bool>,
     pub stats: SenderCounters,
+    /// Both sides announced PR-SCTP (RFC 3758 section 3.3.1): messages
+    /// with a policy may be abandoned.
+    pub pr_sctp: bool,
+    /// A message with a policy other than [`PrPolicy::Reliable`] was
+    /// queued: the abandonment checks have work to do.
+    pr_used: bool,
+    /// Advanced.Peer.Ack.Point (RFC 3758 section 3.5).
+    pub adv_peer_ack: u32,
+    /// A FORWARD TSN is to be sent (RFC 3758 section 3.5 rules A5 and C3).
+    pub forward_tsn_due: bool,
+    /// Messages abandoned, per policy (RFC 7496 section 4).
+    pub abandoned: AbandonedCounters,
 }
 
 /// The route of chunks held after their destination was deleted: no
@@ -239,6 +269,11 @@ impl Sender {
             recent_retransmits: VecDeque::new(),
             covered: Vec::new(),
             stats: SenderCounters::default(),
+            pr_sctp: false,
+            pr_used: false,
+            adv_peer_ack: initial_tsn.wrapping_sub(1),
+            forward_tsn_due: false,
+            abandoned: AbandonedCounters::default(),
         }
     }
 
@@ -274,18 +309,29 @@ impl Sender {
 
     /// Queues a message; the caller checked stream validity and buffer room.
     pub fn push(&mut self, stream: u16, ppid: u32, unordered: bool, data: Bytes) {
-        let ssn = if unordered {
-            0
-        } else {
-            let s = &mut self.next_ssn[stream as usize];
-            let v = *s;
-            *s = s.wrapping_add(1);
-            v
+        let opts = SendOptions {
+            unordered,
+            ..SendOptions::default()
         };
+        self.push_with(stream, ppid, data, &opts, Time::ZERO);
+    }
+
+    /// Queues a message with its options, at `now` (the start of a
+    /// lifetime); the caller checked stream validity and buffer room.
+    pub fn push_with(
+        &mut self,
+        stream: u16,
+        ppid: u32,
+        data: Bytes,
+        opts: &SendOptions,
+        now: Time,
+    ) {
+        let pr = Pr::new(opts.policy, now);
+        self.pr_used |= pr != Pr::Reliable;
         self.queued_bytes += data.len();
         self.stats.messages_queued += 1;
         if let Some(run) = self.queue.back_mut()
-            && run.continued_by(stream, ssn, ppid, unordered, &data)
+            && run.continued_by(stream, ppid, opts, pr, &data)
         {
             run.count += 1;
             return;
@@ -296,8 +342,10 @@ impl Sender {
             count: 1,
             ppid,
             stream,
-            ssn,
-            unordered,
+            ssn: 0,
+            unordered: opts.unordered,
+            pr,
+            immediate: opts.sack_immediately,
         });
     }
 
@@ -317,8 +365,14 @@ impl Sender {
         let take = remaining.min(max_payload.max(1));
         let payload = run.data.slice(run.offset..run.offset + take);
         let begin = run.offset == 0;
+        if begin && !run.unordered {
+            let s = &mut self.next_ssn[run.stream as usize];
+            run.ssn = *s;
+            *s = s.wrapping_add(1);
+        }
         run.offset += take;
         let end = run.offset == run.data.len();
+        let pr = run.pr;
         let chunk = DataChunk {
             tsn: self.next_tsn,
             stream_id: run.stream,
@@ -327,7 +381,7 @@ impl Sender {
             unordered: run.unordered,
             begin,
             end,
-            immediate: false,
+            immediate: end && run.immediate,
             payload,
         };
         if end {
@@ -335,9 +389,6 @@ impl Sender {
                 // On to the run's next message.
                 run.count -= 1;
                 run.offset = 0;
-                if !run.unordered {
-                    run.ssn = run.ssn.wrapping_add(1);
-                }
             } else {
                 self.queue.pop_front();
             }
@@ -361,6 +412,8 @@ impl Sender {
             fast_retransmitted: false,
             last_retransmit: None,
             route,
+            pr,
+            abandoned: false,
         });
         self.outstanding.back()
     }
@@ -504,7 +557,7 @@ impl Sender {
 
     fn mark(&mut self, idx: usize, why: Retransmit, paths: &mut [Path]) {
         let c = &mut self.outstanding[idx];
-        if c.gap_acked {
+        if c.gap_acked || c.abandoned {
             return;
         }
         if c.marked.is_none() {
@@ -579,7 +632,7 @@ impl Sender {
             .outstanding
             .iter()
             .enumerate()
-            .filter(|(_, c)| !c.in_flight && !c.gap_acked && c.marked.is_none())
+            .filter(|(_, c)| !c.in_flight && !c.gap_acked && !c.abandoned && c.marked.is_none())
             .map(|(i, _)| i)
             .collect();
         for &i in &idx {
@@ -602,8 +655,8 @@ impl Sender {
     /// the association ends (no data is silently lost).
     pub fn drain_unsent(&mut self) -> Vec<(u16, u32, Bytes)> {
         let mut out: Vec<(u16, u32, Bytes)> = Vec::new();
-        // Unacknowledged chunks, re-joined per message where possible.
-        for c in self.outstanding.drain(..) {
+        // Unacknowledged chunks (abandoned ones hold nothing any more).
+        for c in self.outstanding.drain(..).filter(|c| !c.abandoned) {
             out.push((c.data.stream_id, c.data.ppid, c.data.payload));
         }
         for m in self.queue.drain(..) {
@@ -620,6 +673,7 @@ impl Sender {
     }
 }
 
+mod partial;
 mod sack;
 #[cfg(test)]
 mod tests;

@@ -74,6 +74,13 @@ pub struct AssociationStats {
     /// ASCONF Add IP requests refused because another association of
     /// the endpoint has that peer address.
     pub addresses_refused_in_use: u64,
+    /// FORWARD TSN chunks sent and received (RFC 3758).
+    pub forward_tsns_sent: u64,
+    pub forward_tsns_received: u64,
+    /// DATA chunks sent with the I bit (RFC 7053).
+    pub sack_immediately_sent: u64,
+    /// Messages abandoned, per policy (RFC 7496 section 4).
+    pub abandoned: super::AbandonedCounters,
 }
 
 impl Association {
@@ -89,6 +96,7 @@ impl Association {
         s.reassembly_visits = self.receiver.reassembly_visits;
         s.duplicate_tsns_received = self.receiver.duplicates_received;
         s.data_dropped_no_buffer = self.receiver.dropped_for_window;
+        s.abandoned = self.sender.abandoned;
         s
     }
 }

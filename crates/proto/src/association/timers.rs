@@ -117,6 +117,7 @@ impl Association {
         p.rtt_probe = None;
         self.sender
             .mark_path(i, super::send::Retransmit::Timeout, &mut self.paths);
+        self.sender.recheck_forward_tsn();
         if peer_answers_probes {
             return;
         }

@@ -104,6 +104,24 @@ pub struct AssociationConfig {
     pub asconf: bool,
     /// Announce and use AUTH (RFC 4895).
     pub auth: bool,
+    /// Announce and use partial reliability (RFC 3758): the
+    /// Forward-TSN-Supported parameter in INIT and INIT ACK (section
+    /// 3.3.1) and FORWARD TSN in Supported Extensions. When the peer
+    /// announces it too, messages sent with a policy
+    /// ([`crate::association::PrPolicy`], RFC 7496) may be abandoned and
+    /// skipped with FORWARD TSN; without it every message stays reliable.
+    /// On by default, as in usrsctp and FreeBSD; off when a scenario file
+    /// leaves the key out (the studies reproduce stacks without it, and
+    /// the extra INIT parameter alone would move their timings).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub pr_sctp: bool,
+    /// Set the I bit of DATA (SACK-IMMEDIATELY, RFC 7053 section 4.1) on
+    /// the last chunk before the send queue runs empty and on every packet
+    /// of DATA sent while a move of the data to another path is pending
+    /// ([`crate::Association::set_move_pending`]): the peer acknowledges
+    /// at once instead of after its delayed-SACK timer. Off by default (a
+    /// received I bit is honoured either way).
+    pub sack_immediately: bool,
     /// HMAC algorithms offered, in order of preference (SHA-1 is always
     /// added last if missing, as RFC 4895 section 6.1 requires).
     pub hmac_algorithms: Vec<HmacAlgorithm>,
@@ -383,6 +401,8 @@ impl Default for AssociationConfig {
             initial_cwnd: None,
             asconf: true,
             auth: true,
+            pr_sctp: true,
+            sack_immediately: false,
             hmac_algorithms: vec![HmacAlgorithm::Sha256, HmacAlgorithm::Sha1],
             auth_chunks: Vec::new(),
             shared_key: Vec::new(),

@@ -271,6 +271,9 @@ impl HandoverManager {
         let ready = self
             .held
             .take_if(|h| now >= h.deadline || moves::heartbeat_acks(assoc, h.peer) > h.acks);
+        if ready.is_some() {
+            assoc.set_move_pending(false);
+        }
         let mut decided = false;
         let mut out = match ready {
             Some(h) => {
@@ -302,6 +305,9 @@ impl HandoverManager {
             .and_then(|w| moves::returning_peer(&d, iface, assoc, links).map(|p| (w, p)));
         let out = match returning {
             Some((wait, peer)) => {
+                // The data still goes over the old path meanwhile: its
+                // DATA asks for immediate SACKs (RFC 7053).
+                assoc.set_move_pending(true);
                 self.held = Some(Held {
                     decisions: d,
                     peer,
@@ -330,6 +336,7 @@ impl HandoverManager {
         }
         // New decisions replace a move still held for a returning link.
         self.held = None;
+        assoc.set_move_pending(false);
         let (moves, results) = moves::carry_out(now, &self.cfg, decisions, assoc, links);
         for (decision, result) in decisions.iter().zip(results) {
             self.decisions += 1;

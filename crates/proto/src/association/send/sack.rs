@@ -245,7 +245,7 @@ impl Sender {
                     continue;
                 }
                 c.revoked = true;
-                if !c.in_flight && c.marked.is_none() && c.path < n_paths {
+                if !c.in_flight && c.marked.is_none() && !c.abandoned && c.path < n_paths {
                     c.in_flight = true;
                     let p = &mut paths[c.path];
                     p.flight_size += c.data.payload.len() as u32;
@@ -286,7 +286,7 @@ impl Sender {
         let double_strike_below = tally.lowest_new.filter(|_| dac && dests_acked == 1);
         let mut newly_marked: SmallVec<[usize; 8]> = SmallVec::new();
         for (i, c) in self.outstanding.range_mut(..scan).enumerate() {
-            if c.gap_acked || c.marked.is_some() {
+            if c.gap_acked || c.marked.is_some() || c.abandoned {
                 continue;
             }
             let limit = if sfr {

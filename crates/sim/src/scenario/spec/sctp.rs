@@ -81,7 +81,9 @@ struct SctpTable {
 }
 
 impl Default for SctpSpec {
-    /// What an absent `[flows.sctp]` table means.
+    /// A flow without a `[flows.sctp]` table has the configuration of an
+    /// empty one: the defaults of a file (where `pr_sctp` is off and the
+    /// capacity method is `probe_echo`), not `AssociationConfig::default()`.
     fn default() -> Self {
         SctpSpec::try_from(SctpTable {
             split_fast_retransmit: None,
@@ -90,7 +92,7 @@ impl Default for SctpSpec {
             capacity_estimate: None,
             engine: toml::Table::new(),
         })
-        .expect("an empty table is valid")
+        .expect("an empty [flows.sctp] table is valid")
     }
 }
 
