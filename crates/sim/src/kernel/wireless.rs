@@ -11,6 +11,10 @@
 //!   attached station's uplink queue; when the medium falls idle, the next
 //!   non-empty queue in round-robin order (AP, then stations in slot order)
 //!   sends one packet. N saturated transmitters each get 1/N of the rate.
+//!   With an 802.11 DCF MAC in its contention form
+//!   ([`DcfTiming::contention`]) the next transmitter is the one whose
+//!   random backoff ends first instead, with collisions and retries
+//!   ([`crate::kernel::dcf::Contention`]).
 //! - [`Sharing::Dedicated`] (UMTS-like dedicated channels): each station
 //!   has its own full-duplex channel of the cell's rate, with its own
 //!   downlink queue at the AP and uplink queue at the station.
@@ -33,7 +37,9 @@
 use std::time::Duration;
 
 use crate::Time;
-use crate::kernel::dcf::{DATA_MAC_BYTES, DcfTiming};
+use smallvec::SmallVec;
+
+use crate::kernel::dcf::{Contention, DATA_MAC_BYTES, DcfTiming};
 use crate::kernel::error_model::ErrorModelSpec;
 use crate::kernel::ids::{IfaceId, NodeId};
 use crate::kernel::ip::IpPacket;
@@ -122,7 +128,9 @@ impl CellConfig {
     pub fn frame_time(&self, len: usize) -> Duration {
         match self.mac {
             None => serialization_time(len, self.rate_bps),
-            Some(dcf) => dcf.overhead() + serialization_time(len + DATA_MAC_BYTES, self.rate_bps),
+            Some(dcf) => {
+                dcf.overhead_for(len) + serialization_time(len + DATA_MAC_BYTES, self.rate_bps)
+            }
         }
     }
 
@@ -190,6 +198,26 @@ pub(crate) struct SharedMedium {
     pub backlogged: std::collections::BTreeSet<usize>,
     pub pipe: Pipe<(usize, u32, IpPacket)>,
     pub busy: Duration,
+    /// The DCF's contention form, when the cell's MAC has it.
+    pub dcf: Option<DcfMedium>,
+}
+
+/// A shared medium's 802.11 contention state.
+#[derive(Debug)]
+pub(crate) struct DcfMedium {
+    pub contention: Contention,
+    /// Each transmitter's frame in contention (taken from the head of its
+    /// queue when it first contends, kept there across retries), by
+    /// transmitter (0 = AP, s + 1 = station slot s): (direction, station
+    /// slot, packet).
+    pub held: std::collections::BTreeMap<usize, (usize, u32, IpPacket)>,
+    /// The scheduled contention event's generation and time.
+    pub generation: u32,
+    pub scheduled: Option<Time>,
+    /// The transmitters of the attempt on the medium (several: a
+    /// collision) and whether the single one used RTS/CTS.
+    pub attempt: SmallVec<[usize; 2]>,
+    pub rts: bool,
 }
 
 #[derive(Debug)]

@@ -18,7 +18,7 @@ use msctp_proto::Time;
 
 use super::error::ScenarioError;
 use super::spec::*;
-use crate::kernel::dcf::DcfTiming;
+use crate::kernel::dcf::{DcfTiming, Phy};
 use crate::kernel::error_model::ErrorModelSpec;
 use crate::kernel::link::LinkConfig;
 use crate::kernel::wireless::{CellConfig, Sharing};
@@ -106,10 +106,21 @@ pub(crate) fn cell_medium(
         MacSpec::Rate => None,
         MacSpec::Dcf {
             basic_rate_bps,
-            rts_cts,
+            rts_threshold_bytes,
+            phy,
+            contention,
+            short_retry_limit,
+            long_retry_limit,
         } => Some(DcfTiming {
+            phy: match phy {
+                PhySpec::Dsss => Phy::Dsss,
+                PhySpec::Ofdm => Phy::Ofdm,
+            },
             basic_rate_bps,
-            rts_cts,
+            rts_threshold: rts_threshold_bytes,
+            contention,
+            short_retry_limit,
+            long_retry_limit,
         }),
     };
     let mut cfg = CellConfig::new(c.rate_bps, ms(c.delay_ms), sharing)

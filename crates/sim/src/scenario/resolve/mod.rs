@@ -392,12 +392,32 @@ impl Scenario {
         range_f(&format!("{key}.y_m"), c.y_m, -1e7, 1e7)?;
         positive_f(&format!("{key}.radius_m"), c.radius_m, 1e6)?;
         range_u(&format!("{key}.rate_bps"), c.rate_bps, 1, MAX_RATE)?;
-        if let MacSpec::Dcf { basic_rate_bps, .. } = c.mac {
+        if let MacSpec::Dcf {
+            basic_rate_bps,
+            short_retry_limit,
+            long_retry_limit,
+            ..
+        } = c.mac
+        {
             range_u(
                 &format!("{key}.mac.basic_rate_bps"),
                 basic_rate_bps,
                 1,
                 MAX_RATE,
+            )?;
+            // dot11ShortRetryLimit / dot11LongRetryLimit: 1..255 (IEEE
+            // 802.11-2007, annex D).
+            range_u(
+                &format!("{key}.mac.short_retry_limit"),
+                u64::from(short_retry_limit),
+                1,
+                255,
+            )?;
+            range_u(
+                &format!("{key}.mac.long_retry_limit"),
+                u64::from(long_retry_limit),
+                1,
+                255,
             )?;
             if c.sharing == SharingSpec::Dedicated {
                 return Err(ScenarioError::combination(

@@ -456,19 +456,44 @@ pub enum MacSpec {
     /// The packet's bytes at the cell's rate.
     #[default]
     Rate,
-    /// 802.11 DCF: control frames at `basic_rate_bps` (ns-2's basicRate_
-    /// 1 Mbit/s), RTS/CTS before every frame unless `rts_cts = false`
-    /// (ns-2's RTSThreshold_ 0).
+    /// IEEE 802.11 DCF (clause 9.2): control frames at `basic_rate_bps`
+    /// (ns-2's basicRate_ 1 Mbit/s), RTS/CTS before unicast frames longer
+    /// than `rts_threshold_bytes` (dot11RTSThreshold; ns-2's RTSThreshold_
+    /// 0: every frame), `phy` "dsss" (802.11b) or "ofdm" (802.11a);
+    /// `contention = true`: random backoff, collisions and retries up to
+    /// `short_retry_limit` / `long_retry_limit` (7 / 4, the standard's and
+    /// ns-2's), else the mean exchange shared round robin.
     Dcf {
         #[serde(default = "d_basic_rate")]
         basic_rate_bps: u64,
-        #[serde(default = "d_true_mac")]
-        rts_cts: bool,
+        #[serde(default)]
+        rts_threshold_bytes: u32,
+        #[serde(default)]
+        phy: PhySpec,
+        #[serde(default)]
+        contention: bool,
+        #[serde(default = "d_short_retry")]
+        short_retry_limit: u32,
+        #[serde(default = "d_long_retry")]
+        long_retry_limit: u32,
     },
 }
 
-fn d_true_mac() -> bool {
-    true
+/// An 802.11 PHY's timing (`kernel::dcf::Phy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PhySpec {
+    #[default]
+    Dsss,
+    Ofdm,
+}
+
+fn d_short_retry() -> u32 {
+    7
+}
+
+fn d_long_retry() -> u32 {
+    4
 }
 
 /// A mobile node.
