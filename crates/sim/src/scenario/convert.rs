@@ -97,6 +97,7 @@ pub(crate) fn cell_medium(
     let sharing = match c.sharing {
         SharingSpec::Shared => Sharing::Shared,
         SharingSpec::Dedicated => Sharing::Dedicated,
+        SharingSpec::Common => Sharing::Common,
     };
     let errors = (
         error_model(&c.downlink_error, &format!("{key}.downlink_error"))?,
@@ -131,6 +132,8 @@ pub(crate) fn cell_medium(
     cfg.ap_queue_limit = c.ap_queue_packets;
     cfg.frame_overhead = std::time::Duration::from_secs_f64(c.frame_overhead_us * 1e-6);
     cfg.tti = c.tti_ms.map(ms);
+    cfg.rlc_pdu_bytes = c.rlc_pdu_bytes;
+    cfg.rlc_status_delay = ms(c.rlc_status_delay_ms.unwrap_or(2.0 * c.delay_ms));
     Ok((cfg, errors))
 }
 

@@ -121,6 +121,11 @@ pub(crate) enum Event {
         cell: CellId,
         generation: u32,
     },
+    /// A TTI of a common transport channel (direction 0 down, 1 up).
+    CommonTti {
+        cell: CellId,
+        dir: u8,
+    },
     /// A backoff ends on a shared medium with the DCF's contention.
     MediumContend {
         cell: CellId,

@@ -157,7 +157,7 @@ impl Core {
                     .as_mut()
                     .map(|m| m.ap_queue.drain().map(|(_, p)| p).collect())
                     .unwrap_or_default();
-                if c.cfg.sharing == Sharing::Dedicated {
+                if c.cfg.sharing != Sharing::Shared {
                     for s in &mut c.slots {
                         v.extend(s.ch[DOWN].queue.drain());
                     }
@@ -565,6 +565,7 @@ impl World {
                 attempt: Default::default(),
                 rts: false,
             });
+        let cfg_common = cfg.sharing == Sharing::Common;
         let shared = (cfg.sharing == Sharing::Shared).then(|| SharedMedium {
             ap_queue: DropTailQueue::new(cfg.ap_queue_limit.unwrap_or(cfg.queue_limit)),
             in_service: None,
@@ -580,6 +581,7 @@ impl World {
             ap: (ap, iface),
             slots: Vec::new(),
             shared,
+            common: (cfg_common).then(Default::default),
             addr_cache: Default::default(),
         });
         self.core.nodes[ap.index()].ifaces[iface.index()].attachment =
@@ -783,6 +785,12 @@ impl World {
                 }
             }
             c.slots[slot as usize].ch[DOWN].stats.down_drops += n;
+        }
+        for p in self.core.common_purge(cell, slot) {
+            self.core.cells[cell.index()].slots[slot as usize].ch[DOWN]
+                .stats
+                .down_drops += 1;
+            purged.push((DOWN, p));
         }
         for (_, p) in purged {
             self.core.drop_pkt(site, DropReason::Detached, p);

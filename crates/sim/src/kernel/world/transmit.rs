@@ -17,6 +17,7 @@ use crate::kernel::node::Attachment;
 use crate::kernel::trace::TraceKind;
 use crate::kernel::wireless::{BROADCAST_SLOT, DOWN, SharedTx, Sharing, UP};
 
+mod common;
 mod dcf;
 
 impl Core {
@@ -243,6 +244,18 @@ impl Core {
             }
         };
         match self.cells[cell.index()].cfg.sharing {
+            Sharing::Common => {
+                if slot == BROADCAST_SLOT {
+                    let attached: Vec<u32> = (0..self.cells[cell.index()].slots.len() as u32)
+                        .filter(|s| self.cells[cell.index()].slots[*s as usize].attached)
+                        .collect();
+                    for s in attached {
+                        self.common_enqueue(cell, s, DOWN, pkt.clone());
+                    }
+                } else {
+                    self.common_enqueue(cell, slot, DOWN, pkt);
+                }
+            }
             Sharing::Dedicated => {
                 if slot == BROADCAST_SLOT {
                     let attached: Vec<u32> = (0..self.cells[cell.index()].slots.len() as u32)
@@ -308,6 +321,7 @@ impl Core {
 
     fn cell_uplink(&mut self, cell: CellId, slot: u32, pkt: IpPacket) {
         match self.cells[cell.index()].cfg.sharing {
+            Sharing::Common => self.common_enqueue(cell, slot, UP, pkt),
             Sharing::Dedicated => self.chan_enqueue(
                 ChanRef::Station {
                     cell,

@@ -419,7 +419,7 @@ impl Scenario {
                 1,
                 255,
             )?;
-            if c.sharing == SharingSpec::Dedicated {
+            if c.sharing != SharingSpec::Shared {
                 return Err(ScenarioError::combination(
                     format!("{key}.mac"),
                     "a contention MAC (\"dcf\") needs sharing = \"shared\"",
@@ -427,6 +427,15 @@ impl Scenario {
             }
         }
         duration_ms(&format!("{key}.delay_ms"), c.delay_ms)?;
+        range_u(
+            &format!("{key}.rlc_pdu_bytes"),
+            c.rlc_pdu_bytes as u64,
+            1,
+            65_535,
+        )?;
+        if let Some(d) = c.rlc_status_delay_ms {
+            duration_ms(&format!("{key}.rlc_status_delay_ms"), d)?;
+        }
         range_u(
             &format!("{key}.queue_packets"),
             c.queue_packets as u64,

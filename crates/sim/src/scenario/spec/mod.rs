@@ -387,7 +387,9 @@ pub struct CellSpec {
     pub delay_ms: f64,
     #[serde(default = "d_queue")]
     pub queue_packets: usize,
-    /// "shared" (one medium) or "dedicated" (a channel per station).
+    /// "shared" (one medium), "dedicated" (a channel per station) or
+    /// "common" (UMTS common transport channels shared per TTI, RLC
+    /// acknowledged mode; `kernel::wireless`).
     #[serde(default)]
     pub sharing: SharingSpec,
     /// The medium access of a shared cell: "rate" (a packet holds the
@@ -403,8 +405,16 @@ pub struct CellSpec {
     /// about 892, 802.11a about 171 (docs/MODELS.md 6.1); 0: none.
     #[serde(default)]
     pub frame_overhead_us: f64,
-    /// Dedicated cells: transmission time interval (ms; UMTS 10); absent:
-    /// none.
+    /// Common cells: RLC PDU payload bytes (Budzisz et al. 4.2.2: 40).
+    #[serde(default = "d_rlc_pdu")]
+    pub rlc_pdu_bytes: usize,
+    /// Common cells: end of a TTI that lost a PDU to its retransmission
+    /// (ms; the RLC STATUS report's way back, 3GPP TS 25.322 9.7); absent:
+    /// twice `delay_ms`.
+    #[serde(default)]
+    pub rlc_status_delay_ms: Option<f64>,
+    /// Dedicated and common cells: transmission time interval (ms; UMTS
+    /// 10); absent: none (common cells: 10).
     #[serde(default)]
     pub tti_ms: Option<f64>,
     #[serde(default)]
@@ -443,6 +453,11 @@ pub enum SharingSpec {
     #[default]
     Shared,
     Dedicated,
+    Common,
+}
+
+fn d_rlc_pdu() -> usize {
+    40
 }
 
 fn d_basic_rate() -> u64 {
