@@ -497,7 +497,7 @@ mod tests {
         let start = c.st[1].resume;
         assert_eq!(start, c.st[2].resume);
         assert!(start >= Time::ZERO + mac.phy.difs() && start < Time::ZERO + mac.phy.difs() + slot);
-        assert!(at >= start && (at - start).as_nanos() % slot.as_nanos() == 0);
+        assert!(at >= start && (at - start).as_nanos().is_multiple_of(slot.as_nanos()));
         // Force a collision: both at 5 slots.
         c.st[1].slots = Some(5);
         c.st[2].slots = Some(5);

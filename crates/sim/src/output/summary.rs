@@ -46,7 +46,9 @@
 //! - `cmhn`: [`CmhnSummary`] as `.cmhn.{handshakes, reuses, expired,
 //!   switches, records_resent, link_messages, duplicates_received}`;
 //! - UDP transports: [`UdpSummary`] as `.udp.{datagrams_sent,
-//!   datagrams_received, datagrams_missing, reordered, send_errors}`.
+//!   datagrams_received, datagrams_missing, reordered, send_errors}`;
+//! - the run (E7): `stations.<cell>` and, with AISLE,
+//!   `congestion_events_per_station_s`.
 
 use std::collections::BTreeMap;
 
