@@ -71,10 +71,7 @@ fn downlink(sharing: Sharing, n: usize, error: ErrorModelSpec) -> Vec<(f64, bool
                 .map(|a| a.len as f64 * 8.0)
                 .sum();
             let seqs: Vec<u64> = got.iter().filter_map(|a| a.seq).collect();
-            (
-                bits / SECONDS as f64,
-                seqs.windows(2).all(|x| x[0] < x[1]),
-            )
+            (bits / SECONDS as f64, seqs.windows(2).all(|x| x[0] < x[1]))
         })
         .collect()
 }
@@ -111,6 +108,9 @@ fn common_channel_resends_lost_pdus_in_sequence() {
     for (r, ordered) in rates {
         println!("10% PDU loss: {r:.0} bit/s (expected about {expect:.0})");
         assert!(ordered, "in-sequence delivery");
-        assert!((r / expect - 1.0).abs() < 0.08, "{r:.0} against {expect:.0}");
+        assert!(
+            (r / expect - 1.0).abs() < 0.08,
+            "{r:.0} against {expect:.0}"
+        );
     }
 }

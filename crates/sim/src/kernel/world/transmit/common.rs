@@ -60,7 +60,13 @@ impl Core {
             at = last + tti;
         }
         ch.armed = true;
-        self.sched.push(at, Event::CommonTti { cell, dir: dir as u8 });
+        self.sched.push(
+            at,
+            Event::CommonTti {
+                cell,
+                dir: dir as u8,
+            },
+        );
     }
 
     /// One TTI of a common channel: its PDUs go round robin, one at a
@@ -135,7 +141,10 @@ impl Core {
         let mut out: Vec<(u32, IpPacket)> = Vec::new();
         let mut more = false;
         for (s, rlc) in ch.rlc.iter_mut().enumerate() {
-            while rlc.front().is_some_and(|u| u.unsent == 0 && u.retx.is_empty()) {
+            while rlc
+                .front()
+                .is_some_and(|u| u.unsent == 0 && u.retx.is_empty())
+            {
                 if let Some(u) = rlc.pop_front() {
                     out.push((s as u32, u.pkt));
                 }
