@@ -18,7 +18,7 @@
 
 mod aisle;
 
-pub use aisle::{Aisle, AisleParams, AisleStats, Congestion, PathView};
+pub use aisle::{Aisle, AisleParams, AisleRule, AisleStats, Congestion, PathView};
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -610,11 +610,12 @@ pub enum PolicyKind<I = IfaceId> {
         rates: BTreeMap<I, u64>,
     },
     /// AISLE ([`Aisle`]): the sender moves its data off a congested path
-    /// with probability C2 / (C1 + C2), from the path estimators (which
-    /// must be on). `seed` seeds its generator; `None`: the caller's
-    /// (see [`PolicyKind::build`]). In files `{ kind = "aisle" }`,
-    /// optionally with `params = { theta = 1.1, hold_down_s = 60.0,
-    /// freshness_s = 120.0, low_bandwidth = 0.1 }` and a `seed`.
+    /// by the paper's Steps 1-3 (p_s = C2 / (C1 + C2) drawn once, or
+    /// twice when B2 is stale), from the path estimators (which must be
+    /// on). `seed` seeds its generator; `None`: the caller's (see
+    /// [`PolicyKind::build`]). In files `{ kind = "aisle" }`, optionally
+    /// with `params = { theta = 1.1, hold_down_s = 60.0, freshness_s =
+    /// 120.0, low_bandwidth = 0.1, rule = "paper" }` and a `seed`.
     Aisle {
         #[cfg_attr(feature = "serde", serde(default))]
         params: AisleParams,

@@ -87,18 +87,27 @@ fn swap_times(r: &msctp_sim::measure::RunResult) -> Vec<f64> {
 /// Over many seeds, each congestion event of the primary outside the
 /// hold-down and with both capacities estimated is one trial of the swap
 /// rule; with the alternate's available bandwidth unknown (it never
-/// carried data) each swaps with p = C2 / (C1 + C2). The likelihood of
+/// carried data) the paper's Steps 1 and 2 each draw against
+/// p_s = C2 / (C1 + C2), so each trial swaps with p_s². The likelihood of
 /// the trials is binomial whatever the stopping rule (a run stops
-/// drawing at its first swap), so swaps / trials estimates p with
-/// standard deviation sqrt(p (1 - p) / trials): the test allows 3.
+/// drawing at its first swap), so swaps / trials estimates p_s² with
+/// standard deviation sqrt(p (1 - p) / trials): the test allows 3. The
+/// runs also report the congestion events per station per second.
 #[test]
-fn aisle_swaps_off_a_congested_primary_with_probability_c2_over_c1_plus_c2() {
+fn aisle_swaps_off_a_congested_primary_with_probability_p_s_squared() {
     for (c1, c2) in [(2_000_000u64, 1_000_000u64), (1_000_000, 3_000_000)] {
-        let p = c2 as f64 / (c1 + c2) as f64;
+        let p_s = c2 as f64 / (c1 + c2) as f64;
+        let p = p_s * p_s;
         let (mut trials, mut swaps, mut refused) = (0u64, 0u64, 0u64);
         for seed in 1..=120 {
             let r = run(c1, c2, 20.0, "", seed);
             assert_eq!(r.summary.flows[0].policy, "aisle");
+            let rate = r.summary.congestion_events_per_station_s.unwrap();
+            let events = counter(&r, "congestion_events") as f64;
+            assert!(
+                rate > 0.0 && (rate * 19.5 - events).abs() < 0.1 * events,
+                "seed {seed}: {rate} events/s, {events} events in about 19.5 s"
+            );
             let s = counter(&r, "swaps");
             let t = counter(&r, "congestion_events")
                 - counter(&r, "held_down")

@@ -17,7 +17,8 @@ use crate::kernel::ip::IpPacket;
 pub enum DropReason {
     /// A drop-tail queue was full.
     QueueOverflow,
-    /// The error model of a link or cell lost it on the medium.
+    /// The error model of a link or cell lost it on the medium, or an
+    /// 802.11 DCF frame reached its retry limit (collisions or errors).
     LinkError,
     /// The link was cut (queued, in transmission or in flight), or the packet
     /// was sent while it was cut.

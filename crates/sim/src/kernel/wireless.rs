@@ -11,9 +11,29 @@
 //!   attached station's uplink queue; when the medium falls idle, the next
 //!   non-empty queue in round-robin order (AP, then stations in slot order)
 //!   sends one packet. N saturated transmitters each get 1/N of the rate.
+//!   With an 802.11 DCF MAC in its contention form
+//!   ([`DcfTiming::contention`]) the next transmitter is the one whose
+//!   random backoff ends first instead, with collisions and retries
+//!   ([`crate::kernel::dcf::Contention`]).
 //! - [`Sharing::Dedicated`] (UMTS-like dedicated channels): each station
 //!   has its own full-duplex channel of the cell's rate, with its own
 //!   downlink queue at the AP and uplink queue at the station.
+//! - [`Sharing::Common`] (UMTS common transport channels, as EURANE's
+//!   FACH/RACH: "every channel is shared among all users within a cell",
+//!   Budzisz et al. section 4.2.2): one downlink and one uplink channel of
+//!   the cell's rate, each carrying `rate x TTI / (8 x rlc_pdu_bytes)` RLC
+//!   PDUs per TTI (384 kbit/s, 10 ms, 40 bytes: 12), given round robin, one
+//!   PDU at a time, to the stations with data (per-station queues at the
+//!   AP and at each station). RLC acknowledged mode (3GPP TS 25.322)
+//!   segments each packet into PDUs of `rlc_pdu_bytes` of payload (the
+//!   last one padded); a packet is delivered, in sequence per station, at
+//!   the end of the TTI that completes it plus the cell's delay. A PDU the
+//!   error model loses is resent `rlc_status_delay` after its TTI (the
+//!   STATUS report's way back; 3GPP TS 25.322 section 9.7). Simplified:
+//!   the RLC and MAC headers, the PDU window, polling timers and the
+//!   transport format selection are not modelled (the PDUs per TTI are
+//!   fixed), nor are power control and the UTRAN's own delays (the cell's
+//!   `delay` stands for them).
 //!
 //! The AP delivers a packet to the attached station whose interface holds
 //! the next-hop address (the destination itself for on-link routes, such as
@@ -33,7 +53,9 @@
 use std::time::Duration;
 
 use crate::Time;
-use crate::kernel::dcf::{DATA_MAC_BYTES, DcfTiming};
+use smallvec::SmallVec;
+
+use crate::kernel::dcf::{Contention, DATA_MAC_BYTES, DcfTiming};
 use crate::kernel::error_model::ErrorModelSpec;
 use crate::kernel::ids::{IfaceId, NodeId};
 use crate::kernel::ip::IpPacket;
@@ -46,6 +68,7 @@ use crate::kernel::queue::DropTailQueue;
 pub enum Sharing {
     Shared,
     Dedicated,
+    Common,
 }
 
 /// Parameters of a cell.
@@ -75,7 +98,14 @@ pub struct CellConfig {
     /// `rate_bps` (802.11 DCF: DIFS, the mean backoff, the PHY preamble,
     /// SIFS and the MAC acknowledgement; docs/MODELS.md 6.1).
     pub frame_overhead: Duration,
-    /// Dedicated cells: transmission time interval (UMTS: 10 ms). A
+    /// Common cells: payload bytes of an RLC PDU (E7b: 40, Budzisz et
+    /// al. section 4.2.2).
+    pub rlc_pdu_bytes: usize,
+    /// Common cells: time from the end of the TTI that lost a PDU to its
+    /// retransmission (the receiver's RLC STATUS report coming back).
+    pub rlc_status_delay: Duration,
+    /// Dedicated and common cells: transmission time interval (UMTS:
+    /// 10 ms); common cells without one use 10 ms. On a dedicated cell a
     /// channel that was idle starts sending at the next TTI boundary, and
     /// a packet reaches the other end with the TTI in which its last bit
     /// was sent; back-to-back packets are not spaced (the radio link
@@ -98,7 +128,16 @@ impl CellConfig {
             ap_queue_limit: None,
             frame_overhead: Duration::ZERO,
             tti: None,
+            rlc_pdu_bytes: 40,
+            rlc_status_delay: Duration::ZERO,
         }
+    }
+
+    /// Common cells: RLC PDUs each channel carries per TTI (at least 1).
+    pub fn pdus_per_tti(&self) -> u64 {
+        let tti = self.tti.unwrap_or(Duration::from_millis(10));
+        let bits = u128::from(self.rate_bps) * tti.as_nanos() / 1_000_000_000;
+        ((bits / (8 * self.rlc_pdu_bytes.max(1) as u128)) as u64).max(1)
     }
 
     pub fn at(mut self, x: f64, y: f64, radius_m: f64) -> Self {
@@ -122,7 +161,9 @@ impl CellConfig {
     pub fn frame_time(&self, len: usize) -> Duration {
         match self.mac {
             None => serialization_time(len, self.rate_bps),
-            Some(dcf) => dcf.overhead() + serialization_time(len + DATA_MAC_BYTES, self.rate_bps),
+            Some(dcf) => {
+                dcf.overhead_for(len) + serialization_time(len + DATA_MAC_BYTES, self.rate_bps)
+            }
         }
     }
 
@@ -139,7 +180,7 @@ impl CellConfig {
         if self.tti.is_some_and(|t| t.is_zero()) {
             return Err(LinkConfigError::ZeroTti);
         }
-        if self.mac.is_some() && self.sharing == Sharing::Dedicated {
+        if self.mac.is_some() && self.sharing != Sharing::Shared {
             return Err(LinkConfigError::ContentionOnDedicated);
         }
         self.downlink_error.validate()?;
@@ -190,6 +231,49 @@ pub(crate) struct SharedMedium {
     pub backlogged: std::collections::BTreeSet<usize>,
     pub pipe: Pipe<(usize, u32, IpPacket)>,
     pub busy: Duration,
+    /// The DCF's contention form, when the cell's MAC has it.
+    pub dcf: Option<DcfMedium>,
+}
+
+/// One common transport channel (one direction of a common cell).
+#[derive(Debug, Default)]
+pub(crate) struct CommonChannel {
+    /// Per station slot, the SDUs (packets) RLC is segmenting or waiting
+    /// to complete, in order.
+    pub rlc: Vec<std::collections::VecDeque<RlcSdu>>,
+    /// Station slot served last.
+    pub cursor: usize,
+    /// A TTI event is scheduled.
+    pub armed: bool,
+    pub last_tti: Option<Time>,
+}
+
+/// A packet in RLC acknowledged mode.
+#[derive(Debug)]
+pub(crate) struct RlcSdu {
+    pub pkt: IpPacket,
+    /// PDUs not yet sent once.
+    pub unsent: u32,
+    /// Lost PDUs, with the time each may be resent.
+    pub retx: SmallVec<[Time; 2]>,
+}
+
+/// A shared medium's 802.11 contention state.
+#[derive(Debug)]
+pub(crate) struct DcfMedium {
+    pub contention: Contention,
+    /// Each transmitter's frame in contention (taken from the head of its
+    /// queue when it first contends, kept there across retries), by
+    /// transmitter (0 = AP, s + 1 = station slot s): (direction, station
+    /// slot, packet).
+    pub held: std::collections::BTreeMap<usize, (usize, u32, IpPacket)>,
+    /// The scheduled contention event's generation and time.
+    pub generation: u32,
+    pub scheduled: Option<Time>,
+    /// The transmitters of the attempt on the medium (several: a
+    /// collision) and whether the single one used RTS/CTS.
+    pub attempt: SmallVec<[usize; 2]>,
+    pub rts: bool,
 }
 
 #[derive(Debug)]
@@ -199,6 +283,8 @@ pub(crate) struct Cell {
     pub ap: (NodeId, IfaceId),
     pub slots: Vec<StationSlot>,
     pub shared: Option<SharedMedium>,
+    /// Common cells: [downlink, uplink] channels.
+    pub common: Option<[CommonChannel; 2]>,
     /// Station slot last found holding an address (checked again at each
     /// use), so that the AP finds a station among many in O(1). The
     /// scenario's addresses are no adversary's choice: a fast unkeyed hash

@@ -46,7 +46,9 @@
 //! - `cmhn`: [`CmhnSummary`] as `.cmhn.{handshakes, reuses, expired,
 //!   switches, records_resent, link_messages, duplicates_received}`;
 //! - UDP transports: [`UdpSummary`] as `.udp.{datagrams_sent,
-//!   datagrams_received, datagrams_missing, reordered, send_errors}`.
+//!   datagrams_received, datagrams_missing, reordered, send_errors}`;
+//! - the run (E7): `stations.<cell>` and, with AISLE,
+//!   `congestion_events_per_station_s`.
 
 use std::collections::BTreeMap;
 
@@ -72,6 +74,12 @@ pub struct RunSummary {
     /// cell over `output.stations_window_s` (E7), by cell name.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub stations: BTreeMap<String, f64>,
+    /// AISLE's congestion events (Budzisz et al., section 4.2.2.3: a loss
+    /// or B below 10% of C on the primary) per station per second: the
+    /// events of every flow's policy over the seconds from each flow's
+    /// first data path to the end (E7); absent without AISLE.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub congestion_events_per_station_s: Option<f64>,
     /// Anything that makes a figure doubtful (bounds reached, errors).
     pub warnings: Vec<String>,
 }

@@ -24,7 +24,7 @@ use msctp_proto::Time;
 
 use super::error::ScenarioError;
 use super::spec::*;
-use crate::kernel::dcf::DcfTiming;
+use crate::kernel::dcf::{DcfTiming, Phy};
 use crate::kernel::error_model::ErrorModelSpec;
 use crate::kernel::link::LinkConfig;
 use crate::kernel::wireless::{CellConfig, Sharing};
@@ -101,6 +101,7 @@ pub(crate) fn cell_medium(
     let sharing = match c.sharing {
         SharingSpec::Shared => Sharing::Shared,
         SharingSpec::Dedicated => Sharing::Dedicated,
+        SharingSpec::Common => Sharing::Common,
     };
     let errors = (
         error_model(&c.downlink_error, &format!("{key}.downlink_error"))?,
@@ -110,10 +111,21 @@ pub(crate) fn cell_medium(
         MacSpec::Rate => None,
         MacSpec::Dcf {
             basic_rate_bps,
-            rts_cts,
+            rts_threshold_bytes,
+            phy,
+            contention,
+            short_retry_limit,
+            long_retry_limit,
         } => Some(DcfTiming {
+            phy: match phy {
+                PhySpec::Dsss => Phy::Dsss,
+                PhySpec::Ofdm => Phy::Ofdm,
+            },
             basic_rate_bps,
-            rts_cts,
+            rts_threshold: rts_threshold_bytes,
+            contention,
+            short_retry_limit,
+            long_retry_limit,
         }),
     };
     let mut cfg = CellConfig::new(c.rate_bps, ms(c.delay_ms), sharing)
@@ -124,6 +136,8 @@ pub(crate) fn cell_medium(
     cfg.ap_queue_limit = c.ap_queue_packets;
     cfg.frame_overhead = std::time::Duration::from_secs_f64(c.frame_overhead_us * 1e-6);
     cfg.tti = c.tti_ms.map(ms);
+    cfg.rlc_pdu_bytes = c.rlc_pdu_bytes;
+    cfg.rlc_status_delay = ms(c.rlc_status_delay_ms.unwrap_or(2.0 * c.delay_ms));
     Ok((cfg, errors))
 }
 

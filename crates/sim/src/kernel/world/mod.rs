@@ -112,9 +112,25 @@ pub(crate) enum ChanRef {
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Event {
     TxDone(ChanRef),
-    Arrive { ch: ChanRef, generation: u32 },
+    Arrive {
+        ch: ChanRef,
+        generation: u32,
+    },
     MediumTxDone(CellId),
-    MediumArrive { cell: CellId, generation: u32 },
+    MediumArrive {
+        cell: CellId,
+        generation: u32,
+    },
+    /// A TTI of a common transport channel (direction 0 down, 1 up).
+    CommonTti {
+        cell: CellId,
+        dir: u8,
+    },
+    /// A backoff ends on a shared medium with the DCF's contention.
+    MediumContend {
+        cell: CellId,
+        generation: u32,
+    },
     Start(AgentId),
     Action(u32),
 }

@@ -249,6 +249,10 @@ impl World {
             Event::Arrive { ch, generation } => self.on_chan_arrive(ch, generation),
             Event::MediumTxDone(c) => self.core.on_medium_tx_done(c),
             Event::MediumArrive { cell, generation } => self.on_medium_arrive(cell, generation),
+            Event::CommonTti { cell, dir } => self.core.on_common_tti(cell, usize::from(dir)),
+            Event::MediumContend { cell, generation } => {
+                self.core.on_medium_contend(cell, generation)
+            }
             Event::Start(a) => self.call_agent(a, |ag, ctx| ag.start(ctx)),
             Event::Action(i) => {
                 if let Some(f) = self.core.actions.get_mut(i as usize).and_then(Option::take) {

@@ -8,6 +8,7 @@ use ipnet::IpNet;
 
 use super::{Core, TopologyError, World, WorldConfig};
 use crate::Time;
+use crate::kernel::dcf::Contention;
 use crate::kernel::drop::DropLog;
 use crate::kernel::drop::{DropReason, DropSite};
 use crate::kernel::error_model::ErrorModelSpec;
@@ -23,7 +24,7 @@ use crate::kernel::scheduler::Scheduler;
 use crate::kernel::timer::TimerQueue;
 use crate::kernel::trace::Tracer;
 use crate::kernel::wireless::{
-    Cell, CellConfig, DOWN, SharedMedium, Sharing, StationSlot, StationStats, UP,
+    Cell, CellConfig, DOWN, DcfMedium, SharedMedium, Sharing, StationSlot, StationStats, UP,
 };
 
 impl Core {
@@ -156,7 +157,7 @@ impl Core {
                     .as_mut()
                     .map(|m| m.ap_queue.drain().map(|(_, p)| p).collect())
                     .unwrap_or_default();
-                if c.cfg.sharing == Sharing::Dedicated {
+                if c.cfg.sharing != Sharing::Shared {
                     for s in &mut c.slots {
                         v.extend(s.ch[DOWN].queue.drain());
                     }
@@ -553,6 +554,18 @@ impl World {
         }
         let iface = self.add_iface(ap, ap_iface_name)?;
         let id = CellId(self.core.cells.len() as u32);
+        let dcf = cfg
+            .mac
+            .filter(|m| m.contention && cfg.sharing == Sharing::Shared)
+            .map(|m| DcfMedium {
+                contention: Contention::new(m, self.core.stream(&format!("cell/{name}/dcf"))),
+                held: Default::default(),
+                generation: 0,
+                scheduled: None,
+                attempt: Default::default(),
+                rts: false,
+            });
+        let cfg_common = cfg.sharing == Sharing::Common;
         let shared = (cfg.sharing == Sharing::Shared).then(|| SharedMedium {
             ap_queue: DropTailQueue::new(cfg.ap_queue_limit.unwrap_or(cfg.queue_limit)),
             in_service: None,
@@ -560,6 +573,7 @@ impl World {
             backlogged: Default::default(),
             pipe: Pipe::default(),
             busy: Duration::ZERO,
+            dcf,
         });
         self.core.cells.push(Cell {
             name: name.into(),
@@ -567,6 +581,7 @@ impl World {
             ap: (ap, iface),
             slots: Vec::new(),
             shared,
+            common: (cfg_common).then(Default::default),
             addr_cache: Default::default(),
         });
         self.core.nodes[ap.index()].ifaces[iface.index()].attachment =
@@ -754,7 +769,28 @@ impl World {
                 purged.push((d, p));
                 n += 1;
             }
+            if let Some(d) = m.dcf.as_mut() {
+                let t = slot as usize + 1;
+                let gone: Vec<usize> = d
+                    .held
+                    .iter()
+                    .filter(|(k, (_, s, _))| **k == t || *s == slot)
+                    .map(|(k, _)| *k)
+                    .collect();
+                for k in gone {
+                    if let Some((dir, _, p)) = d.held.remove(&k) {
+                        purged.push((dir, p));
+                        n += 1;
+                    }
+                }
+            }
             c.slots[slot as usize].ch[DOWN].stats.down_drops += n;
+        }
+        for p in self.core.common_purge(cell, slot) {
+            self.core.cells[cell.index()].slots[slot as usize].ch[DOWN]
+                .stats
+                .down_drops += 1;
+            purged.push((DOWN, p));
         }
         for (_, p) in purged {
             self.core.drop_pkt(site, DropReason::Detached, p);

@@ -17,6 +17,9 @@ use crate::kernel::node::Attachment;
 use crate::kernel::trace::TraceKind;
 use crate::kernel::wireless::{BROADCAST_SLOT, DOWN, SharedTx, Sharing, UP};
 
+mod common;
+mod dcf;
+
 impl Core {
     /// Hands a packet to an interface for transmission to `next_hop`.
     pub(crate) fn transmit(
@@ -241,6 +244,18 @@ impl Core {
             }
         };
         match self.cells[cell.index()].cfg.sharing {
+            Sharing::Common => {
+                if slot == BROADCAST_SLOT {
+                    let attached: Vec<u32> = (0..self.cells[cell.index()].slots.len() as u32)
+                        .filter(|s| self.cells[cell.index()].slots[*s as usize].attached)
+                        .collect();
+                    for s in attached {
+                        self.common_enqueue(cell, s, DOWN, pkt.clone());
+                    }
+                } else {
+                    self.common_enqueue(cell, slot, DOWN, pkt);
+                }
+            }
             Sharing::Dedicated => {
                 if slot == BROADCAST_SLOT {
                     let attached: Vec<u32> = (0..self.cells[cell.index()].slots.len() as u32)
@@ -306,6 +321,7 @@ impl Core {
 
     fn cell_uplink(&mut self, cell: CellId, slot: u32, pkt: IpPacket) {
         match self.cells[cell.index()].cfg.sharing {
+            Sharing::Common => self.common_enqueue(cell, slot, UP, pkt),
             Sharing::Dedicated => self.chan_enqueue(
                 ChanRef::Station {
                     cell,
@@ -344,10 +360,14 @@ impl Core {
     /// Starts the next transmission on an idle shared medium: round robin
     /// over the AP queue (transmitter 0) and the stations' uplink queues
     /// (transmitter slot + 1), one packet per turn.
-    fn medium_kick(&mut self, cell: CellId) {
+    pub(crate) fn medium_kick(&mut self, cell: CellId) {
         let now = self.now;
         let c = &mut self.cells[cell.index()];
         let Some(m) = c.shared.as_mut() else { return };
+        if m.dcf.is_some() {
+            self.dcf_kick(cell);
+            return;
+        }
         if m.in_service.is_some() {
             return;
         }
@@ -422,12 +442,25 @@ impl Core {
 
     /// End of a transmission on a shared medium.
     pub(crate) fn on_medium_tx_done(&mut self, cell: CellId) {
-        let now = self.now;
         let c = &mut self.cells[cell.index()];
         let Some(m) = c.shared.as_mut() else { return };
+        if m.dcf.is_some() {
+            self.dcf_done(cell);
+            return;
+        }
         let Some(tx) = m.in_service.take() else {
             return;
         };
+        self.medium_deliver(cell, tx, true);
+        self.medium_kick(cell);
+    }
+
+    /// A frame's end on a shared medium: each receiver's error model
+    /// (when `errors`), then propagation.
+    pub(crate) fn medium_deliver(&mut self, cell: CellId, tx: SharedTx, errors: bool) {
+        let now = self.now;
+        let c = &mut self.cells[cell.index()];
+        let Some(m) = c.shared.as_mut() else { return };
         // At most one of each for a unicast frame (one per station for a
         // broadcast): no heap allocation per frame.
         let mut lost: SmallVec<[(usize, IpPacket); 1]> = SmallVec::new();
@@ -439,7 +472,7 @@ impl Core {
                     if !s.attached {
                         continue;
                     }
-                    if s.ch[DOWN].error.is_lost(tx.start, now) {
+                    if errors && s.ch[DOWN].error.is_lost(tx.start, now) {
                         s.ch[DOWN].stats.error_drops += 1;
                         lost.push((i, pkt.clone()));
                     } else if let Some(ev) = m.pipe.push(at, (DOWN, i as u32, pkt.clone())) {
@@ -448,7 +481,7 @@ impl Core {
                 }
             } else {
                 let s = &mut c.slots[tx.slot as usize];
-                if s.ch[tx.dir].error.is_lost(tx.start, now) {
+                if errors && s.ch[tx.dir].error.is_lost(tx.start, now) {
                     s.ch[tx.dir].stats.error_drops += 1;
                     lost.push((tx.slot as usize, pkt));
                 } else if let Some(ev) = m.pipe.push(at, (tx.dir, tx.slot, pkt)) {
@@ -468,7 +501,6 @@ impl Core {
             };
             self.drop_pkt(site, DropReason::LinkError, p);
         }
-        self.medium_kick(cell);
     }
 }
 

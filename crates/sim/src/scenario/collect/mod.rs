@@ -105,6 +105,7 @@ pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> R
         Duration::from_secs_f64(s.output.series_bin_ms / 1000.0),
         s.output.stations_window_s,
     );
+    let congestion = stations::congestion_rate(&b, &flows, end);
     let mut pcaps = Vec::new();
     for (name, buf) in &b.captures {
         pcaps.push((name.clone(), buf.contents()));
@@ -120,6 +121,7 @@ pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> R
             drops_unlogged: drops.unlogged(),
             flows,
             stations: station_means,
+            congestion_events_per_station_s: congestion,
             warnings,
         },
         goodput,

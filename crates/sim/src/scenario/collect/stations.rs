@@ -9,7 +9,7 @@ use msctp_proto::Time;
 
 use super::super::assemble::Built;
 use super::super::resolve::Resolved;
-use crate::measure::StationRow;
+use crate::measure::{FlowSummary, StationRow};
 use crate::models::sctp::SctpAgent;
 
 /// Per cell, the changes of its station count: (time, +1 / -1).
@@ -117,4 +117,26 @@ pub(crate) fn stations(
         }
     }
     (rows, means)
+}
+
+/// AISLE's congestion events per station per second: the policy counter
+/// `congestion_events` of every flow over the station-seconds from each
+/// flow's first data path to `end`; `None` when no flow counts them.
+pub(crate) fn congestion_rate(b: &Built, flows: &[FlowSummary], end: Time) -> Option<f64> {
+    let events: Vec<u64> = flows
+        .iter()
+        .filter_map(|f| f.policy_counters.get("congestion_events").copied())
+        .collect();
+    if events.is_empty() {
+        return None;
+    }
+    let seconds: f64 = b
+        .flows
+        .iter()
+        .filter_map(|f| f.msctp_data_sender())
+        .filter_map(|s| b.world.agent::<SctpAgent>(s))
+        .filter_map(|a| a.data_paths().first().map(|&(t, _)| t))
+        .map(|t| end.saturating_since(t).as_secs_f64())
+        .sum();
+    (seconds > 0.0).then(|| events.iter().sum::<u64>() as f64 / seconds)
 }

@@ -391,14 +391,34 @@ impl Scenario {
         range_f(&format!("{key}.y_m"), c.y_m, -1e7, 1e7)?;
         positive_f(&format!("{key}.radius_m"), c.radius_m, 1e6)?;
         range_u(&format!("{key}.rate_bps"), c.rate_bps, 1, MAX_RATE)?;
-        if let MacSpec::Dcf { basic_rate_bps, .. } = c.mac {
+        if let MacSpec::Dcf {
+            basic_rate_bps,
+            short_retry_limit,
+            long_retry_limit,
+            ..
+        } = c.mac
+        {
             range_u(
                 &format!("{key}.mac.basic_rate_bps"),
                 basic_rate_bps,
                 1,
                 MAX_RATE,
             )?;
-            if c.sharing == SharingSpec::Dedicated {
+            // dot11ShortRetryLimit / dot11LongRetryLimit: 1..255 (IEEE
+            // 802.11-2007, annex D).
+            range_u(
+                &format!("{key}.mac.short_retry_limit"),
+                u64::from(short_retry_limit),
+                1,
+                255,
+            )?;
+            range_u(
+                &format!("{key}.mac.long_retry_limit"),
+                u64::from(long_retry_limit),
+                1,
+                255,
+            )?;
+            if c.sharing != SharingSpec::Shared {
                 return Err(ScenarioError::combination(
                     format!("{key}.mac"),
                     "a contention MAC (\"dcf\") needs sharing = \"shared\"",
@@ -406,6 +426,15 @@ impl Scenario {
             }
         }
         duration_ms(&format!("{key}.delay_ms"), c.delay_ms)?;
+        range_u(
+            &format!("{key}.rlc_pdu_bytes"),
+            c.rlc_pdu_bytes as u64,
+            1,
+            65_535,
+        )?;
+        if let Some(d) = c.rlc_status_delay_ms {
+            duration_ms(&format!("{key}.rlc_status_delay_ms"), d)?;
+        }
         range_u(
             &format!("{key}.queue_packets"),
             c.queue_packets as u64,

@@ -384,7 +384,9 @@ pub struct CellSpec {
     pub delay_ms: f64,
     #[serde(default = "d_queue")]
     pub queue_packets: usize,
-    /// "shared" (one medium) or "dedicated" (a channel per station).
+    /// "shared" (one medium), "dedicated" (a channel per station) or
+    /// "common" (UMTS common transport channels shared per TTI, RLC
+    /// acknowledged mode; `kernel::wireless`).
     #[serde(default)]
     pub sharing: SharingSpec,
     /// The medium access of a shared cell: "rate" (a packet holds the
@@ -400,8 +402,16 @@ pub struct CellSpec {
     /// about 892, 802.11a about 171 (docs/MODELS.md 6.1); 0: none.
     #[serde(default)]
     pub frame_overhead_us: f64,
-    /// Dedicated cells: transmission time interval (ms; UMTS 10); absent:
-    /// none.
+    /// Common cells: RLC PDU payload bytes (Budzisz et al. 4.2.2: 40).
+    #[serde(default = "d_rlc_pdu")]
+    pub rlc_pdu_bytes: usize,
+    /// Common cells: end of a TTI that lost a PDU to its retransmission
+    /// (ms; the RLC STATUS report's way back, 3GPP TS 25.322 9.7); absent:
+    /// twice `delay_ms`.
+    #[serde(default)]
+    pub rlc_status_delay_ms: Option<f64>,
+    /// Dedicated and common cells: transmission time interval (ms; UMTS
+    /// 10); absent: none (common cells: 10).
     #[serde(default)]
     pub tti_ms: Option<f64>,
     #[serde(default)]
@@ -440,6 +450,11 @@ pub enum SharingSpec {
     #[default]
     Shared,
     Dedicated,
+    Common,
+}
+
+fn d_rlc_pdu() -> usize {
+    40
 }
 
 fn d_basic_rate() -> u64 {
@@ -453,19 +468,44 @@ pub enum MacSpec {
     /// The packet's bytes at the cell's rate.
     #[default]
     Rate,
-    /// 802.11 DCF: control frames at `basic_rate_bps` (ns-2's basicRate_
-    /// 1 Mbit/s), RTS/CTS before every frame unless `rts_cts = false`
-    /// (ns-2's RTSThreshold_ 0).
+    /// IEEE 802.11 DCF (clause 9.2): control frames at `basic_rate_bps`
+    /// (ns-2's basicRate_ 1 Mbit/s), RTS/CTS before unicast frames longer
+    /// than `rts_threshold_bytes` (dot11RTSThreshold; ns-2's RTSThreshold_
+    /// 0: every frame), `phy` "dsss" (802.11b) or "ofdm" (802.11a);
+    /// `contention = true`: random backoff, collisions and retries up to
+    /// `short_retry_limit` / `long_retry_limit` (7 / 4, the standard's and
+    /// ns-2's), else the mean exchange shared round robin.
     Dcf {
         #[serde(default = "d_basic_rate")]
         basic_rate_bps: u64,
-        #[serde(default = "d_true_mac")]
-        rts_cts: bool,
+        #[serde(default)]
+        rts_threshold_bytes: u32,
+        #[serde(default)]
+        phy: PhySpec,
+        #[serde(default)]
+        contention: bool,
+        #[serde(default = "d_short_retry")]
+        short_retry_limit: u32,
+        #[serde(default = "d_long_retry")]
+        long_retry_limit: u32,
     },
 }
 
-fn d_true_mac() -> bool {
-    true
+/// An 802.11 PHY's timing (`kernel::dcf::Phy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PhySpec {
+    #[default]
+    Dsss,
+    Ofdm,
+}
+
+fn d_short_retry() -> u32 {
+    7
+}
+
+fn d_long_retry() -> u32 {
+    4
 }
 
 /// A mobile node.
