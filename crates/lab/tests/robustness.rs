@@ -139,7 +139,7 @@ fn a_tiny_map_reports_share_interval_and_the_parameter_that_moves_it() {
     assert_eq!(csv.lines().count(), 1 + 2 * 16);
     assert!(csv.starts_with("point,a,b,check,claim,expect,verdict,holds"));
     assert!(dirm.join("figures/robustness.png").is_file());
-    assert!(m.text().contains("holds 8/16 (50%, 95% CI 28-72%)"), "{}", m.text());
+    assert!(m.text().contains("holds 8/16 (50%, 95% CI 28%-72%)"), "{}", m.text());
 
     // Again: every run is found in the store.
     let again = run_maps(vec![(exp(), &runner)], 16, true, &opts(dir.path())).unwrap();
