@@ -282,7 +282,7 @@ impl RobustnessMap {
         for c in &self.claims {
             let _ = writeln!(
                 s,
-                "  holds {:<26} most moved by {:<28} {}{}",
+                "  holds {:<34} most moved by {:<30} {}{}",
                 Self::share_text(c),
                 self.influence_text(c),
                 c.claim,
