@@ -111,7 +111,10 @@ fn a_tiny_map_reports_share_interval_and_the_parameter_that_moves_it() {
     let c = &m.claims[0];
     assert_eq!((c.holds, c.evaluated), (8, 16), "{:?}", c.verdicts);
     let (lo, hi) = (c.low.unwrap(), c.high.unwrap());
-    assert!((lo - 0.2800).abs() < 1e-3 && (hi - 0.7200).abs() < 1e-3, "{lo} {hi}");
+    assert!(
+        (lo - 0.2800).abs() < 1e-3 && (hi - 0.7200).abs() < 1e-3,
+        "{lo} {hi}"
+    );
     assert_eq!(c.sensitivity[0], Some(1.0));
     assert_eq!(c.by_influence()[0], 0);
     assert_eq!(m.influence_text(c), "a (+1.00)");
@@ -134,12 +137,22 @@ fn a_tiny_map_reports_share_interval_and_the_parameter_that_moves_it() {
     let back = RobustnessMap::load(dir.path(), "R1").unwrap();
     assert_eq!((&back.claims, &back.unmapped), (&m.claims, &m.unmapped));
     // (JSON keeps floats to within their last bit.)
-    assert!(back.u.iter().flatten().zip(m.u.iter().flatten()).all(|(a, b)| (a - b).abs() < 1e-15));
+    assert!(
+        back.u
+            .iter()
+            .flatten()
+            .zip(m.u.iter().flatten())
+            .all(|(a, b)| (a - b).abs() < 1e-15)
+    );
     let csv = std::fs::read_to_string(dirm.join("robustness.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 2 * 16);
     assert!(csv.starts_with("point,a,b,check,claim,expect,verdict,holds"));
     assert!(dirm.join("figures/robustness.png").is_file());
-    assert!(m.text().contains("holds 8/16 (50%, 95% CI 28%-72%)"), "{}", m.text());
+    assert!(
+        m.text().contains("holds 8/16 (50%, 95% CI 28%-72%)"),
+        "{}",
+        m.text()
+    );
 
     // Again: every run is found in the store.
     let again = run_maps(vec![(exp(), &runner)], 16, true, &opts(dir.path())).unwrap();
@@ -185,7 +198,10 @@ fn unknown_keys_and_refused_extremes_are_named() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("r1.toml") && e.contains("(b)"), "{e}");
-    let bad = EXP.replace("name = \"x\"\nkey = \"synthetic.x\"", "name = \"x\"\nkey = \"synthetic.metrics.y.slope\"");
+    let bad = EXP.replace(
+        "name = \"x\"\nkey = \"synthetic.x\"",
+        "name = \"x\"\nkey = \"synthetic.metrics.y.slope\"",
+    );
     let e = Experiment::from_str(&bad, Path::new("r1.toml"), Path::new("."))
         .unwrap_err()
         .to_string();

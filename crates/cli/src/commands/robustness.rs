@@ -33,9 +33,10 @@ pub fn reproduce_maps(a: &ReproduceArgs, selected: Vec<Experiment>) -> anyhow::R
     let n = a.robustness_points;
     let mut runners = Vec::new();
     for e in &studies {
-        runners.push(runner::by_name(&e.spec.runner).map_err(|m| {
-            anyhow::anyhow!("{}: {m}", e.path.display())
-        })?);
+        runners.push(
+            runner::by_name(&e.spec.runner)
+                .map_err(|m| anyhow::anyhow!("{}: {m}", e.path.display()))?,
+        );
     }
     if let Some(shard) = a.shard {
         let mut maps = Vec::new();

@@ -22,9 +22,9 @@ pub mod provenance;
 pub mod robustness;
 pub mod value;
 
+use crate::plan::keypath;
 use checks::CheckSpec;
 use formulas::FormulaSpec;
-use crate::plan::keypath;
 use names::Names;
 use robustness::RobustnessSpec;
 

@@ -126,10 +126,8 @@ mod tests {
         assert!(covers("nodes", "nodes.3.name"));
         assert!(!covers("cells.*.radius_m", "cells.1.rate_bps"));
         assert!(!covers("flows.0.tcp.mss", "flows.0.tcp"));
-        let t: Table = toml::from_str(
-            "a = 1\n[b]\nc = [1, 2]\n[[d]]\ne = 'x'\n[[d]]\nf = { g = 2 }",
-        )
-        .unwrap();
+        let t: Table =
+            toml::from_str("a = 1\n[b]\nc = [1, 2]\n[[d]]\ne = 'x'\n[[d]]\nf = { g = 2 }").unwrap();
         assert_eq!(leaf_paths(&t), vec!["a", "b.c", "d.0.e", "d.1.f.g"]);
     }
 }

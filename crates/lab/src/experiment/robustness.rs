@@ -146,9 +146,7 @@ impl ParamSpec {
 
     fn validate(&self, ctx: &str) -> Result<(), String> {
         if self.reason.trim().is_empty() {
-            return Err(format!(
-                "{ctx}: `reason` must say why the value is unsaid"
-            ));
+            return Err(format!("{ctx}: `reason` must say why the value is unsaid"));
         }
         match (&self.key, self.keys.is_empty()) {
             (None, true) => return Err(format!("{ctx}: give `key` or `keys`")),
@@ -170,8 +168,7 @@ impl ParamSpec {
                     return Err(format!("{ctx}: give at least two choices"));
                 }
                 for (j, v) in c.iter().enumerate() {
-                    if !value::is_scalar(v) || value::as_number(v).is_some_and(|x| !x.is_finite())
-                    {
+                    if !value::is_scalar(v) || value::as_number(v).is_some_and(|x| !x.is_finite()) {
                         return Err(format!(
                             "{ctx}: choices must be strings, finite numbers or booleans"
                         ));
@@ -323,14 +320,26 @@ mod tests {
     #[test]
     fn bad_declarations_are_named() {
         let cases = [
-            ("name='d'\nkey='a'\nmin=5.0\nmax=1.0\nreason='r'", "min < max"),
-            ("name='d'\nkey='a'\nmin=0.0\nmax=1.0\nscale='log'\nreason='r'", "min > 0"),
+            (
+                "name='d'\nkey='a'\nmin=5.0\nmax=1.0\nreason='r'",
+                "min < max",
+            ),
+            (
+                "name='d'\nkey='a'\nmin=0.0\nmax=1.0\nscale='log'\nreason='r'",
+                "min > 0",
+            ),
             ("name='d'\nkey='a'\nmin=1.0\nreason='r'", "give a range"),
-            ("name='d'\nkey='a'\nchoices=['x']\nreason='r'", "two choices"),
+            (
+                "name='d'\nkey='a'\nchoices=['x']\nreason='r'",
+                "two choices",
+            ),
             ("name='d'\nkey='a'\nchoices=['x','x']\nreason='r'", "twice"),
             ("name='d'\nmin=1.0\nmax=2.0\nreason='r'", "`key` or `keys`"),
             ("name='d'\nkey='a'\nmin=1.0\nmax=2.0\nreason=' '", "reason"),
-            ("name='d'\nkey='a..b'\nmin=1.0\nmax=2.0\nreason='r'", "empty segment"),
+            (
+                "name='d'\nkey='a..b'\nmin=1.0\nmax=2.0\nreason='r'",
+                "empty segment",
+            ),
         ];
         for (text, want) in cases {
             let spec = RobustnessSpec {

@@ -86,8 +86,7 @@ impl ExperimentRun {
             robustness: self.robustness.as_ref().map(|(m, png)| {
                 (
                     m,
-                    png.as_ref()
-                        .map(|_| format!("{figure_rel}/robustness.png")),
+                    png.as_ref().map(|_| format!("{figure_rel}/robustness.png")),
                 )
             }),
         }

@@ -37,7 +37,11 @@ pub fn prepare_map(
 }
 
 /// Evaluates a map's experiment run and writes the map's files.
-pub fn finish_map(mapped: &Mapped, run: ExperimentRun, opts: &LabOptions) -> Result<MapRun, LabError> {
+pub fn finish_map(
+    mapped: &Mapped,
+    run: ExperimentRun,
+    opts: &LabOptions,
+) -> Result<MapRun, LabError> {
     let map = evaluate(mapped, &run.analysis);
     map.write(&run.dir)?;
     let figure = if opts.plots {

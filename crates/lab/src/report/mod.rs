@@ -387,7 +387,10 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
                 verdict,
                 cell_text(&c.detail),
                 why(c.note.as_deref(), c.verdict != Verdict::Agrees),
-                cell_text(&robustness_cell(r.robustness.as_ref().map(|m| m.0), c.index))
+                cell_text(&robustness_cell(
+                    r.robustness.as_ref().map(|m| m.0),
+                    c.index
+                ))
             );
         }
         let _ = writeln!(s);
@@ -443,8 +446,11 @@ fn robustness_cell(map: Option<&RobustnessMap>, check: usize) -> String {
 
 /// The map's parameters, size and figure.
 fn robustness_section(s: &mut String, m: &RobustnessMap, figure: Option<&str>) {
-    let _ = writeln!(s, "### Robustness over the values the paper leaves unsaid
-");
+    let _ = writeln!(
+        s,
+        "### Robustness over the values the paper leaves unsaid
+"
+    );
     let _ = writeln!(
         s,
         "`msctp reproduce --robustness`: {} Latin hypercube points over the space below, each          run as the quick study ({} of {} runs stored); a claim's share is the part of the          points where it holds, with its 95% Wilson interval; \"most moved by\" is the          parameter with the largest difference in holding share between its range's upper          and lower halves (or between its choices).\n",
@@ -464,7 +470,10 @@ fn robustness_section(s: &mut String, m: &RobustnessMap, figure: Option<&str>) {
     }
     let _ = writeln!(s);
     if let Some(f) = figure {
-        let _ = writeln!(s, "![Claims over the two parameters that move each most]({f})\n");
+        let _ = writeln!(
+            s,
+            "![Claims over the two parameters that move each most]({f})\n"
+        );
     }
 }
 

@@ -150,8 +150,14 @@ pub fn evaluate(mapped: &Mapped, analysis: &Analysis) -> RobustnessMap {
                 .map(|p| {
                     let mut c = spec.clone();
                     c.at.insert(AXIS.into(), Value::Integer(p as i64));
-                    c.evaluate(i, &analysis.results, &variants, &axis_order, &analysis.formulas)
-                        .verdict
+                    c.evaluate(
+                        i,
+                        &analysis.results,
+                        &variants,
+                        &axis_order,
+                        &analysis.formulas,
+                    )
+                    .verdict
                 })
                 .collect();
             claim_map(orig, spec, &verdicts, &params, &d.u)
@@ -354,11 +360,23 @@ impl RobustnessMap {
         let s = dir.join("robustness-summary.csv");
         let mut w = csv::Writer::from_path(&s).map_err(csv_err(&s))?;
         let mut head: Vec<String> = [
-            "check", "claim", "expect", "holds", "evaluated", "share", "low", "high", "most_moved_by",
+            "check",
+            "claim",
+            "expect",
+            "holds",
+            "evaluated",
+            "share",
+            "low",
+            "high",
+            "most_moved_by",
         ]
         .map(String::from)
         .to_vec();
-        head.extend(self.params.iter().map(|q| format!("sensitivity.{}", q.name)));
+        head.extend(
+            self.params
+                .iter()
+                .map(|q| format!("sensitivity.{}", q.name)),
+        );
         w.write_record(&head).map_err(csv_err(&s))?;
         let num = |x: Option<f64>| x.map(|v| format!("{v:.6}")).unwrap_or_default();
         for c in &self.claims {

@@ -75,14 +75,18 @@ pub fn design(exp: &Experiment, n: usize) -> Result<Design, String> {
         ));
     };
     if n == 0 || n > MAX_POINTS {
-        return Err(format!(
-            "robustness points: {n} is not in 1..={MAX_POINTS}"
-        ));
+        return Err(format!("robustness points: {n} is not in 1..={MAX_POINTS}"));
     }
     let u = sample::latin_hypercube(n, r.params.len(), design_seed(&exp.spec.id));
     let values = u
         .iter()
-        .map(|p| r.params.iter().zip(p).map(|(q, &x)| q.value_at(x)).collect())
+        .map(|p| {
+            r.params
+                .iter()
+                .zip(p)
+                .map(|(q, &x)| q.value_at(x))
+                .collect()
+        })
         .collect();
     Ok(Design {
         params: r.params.clone(),
@@ -134,7 +138,8 @@ pub fn derive(exp: &Experiment, n: usize) -> Result<Mapped, String> {
     for a in &mut spec.axes {
         a.values = exp.spec.axis_values(a, true);
         a.quick_values = None;
-        a.overrides.retain(|k, _| a.values.iter().any(|v| value::label(v) == *k));
+        a.overrides
+            .retain(|k, _| a.values.iter().any(|v| value::label(v) == *k));
     }
     spec.repetitions = exp.spec.quick_repetitions();
     spec.quick_repetitions = Some(spec.repetitions);
@@ -148,10 +153,12 @@ pub fn derive(exp: &Experiment, n: usize) -> Result<Mapped, String> {
         .retain(|m| m.relative_to.as_ref().is_none_or(|v| mapped.contains(v)));
     let metrics: Vec<String> = spec.metrics.iter().map(|m| m.name.clone()).collect();
     spec.formulas.retain(|f| {
-        f.params.values().all(|p| match p.get("metric").and_then(Value::as_str) {
-            Some(m) => metrics.iter().any(|x| x == m),
-            None => true,
-        })
+        f.params
+            .values()
+            .all(|p| match p.get("metric").and_then(Value::as_str) {
+                Some(m) => metrics.iter().any(|x| x == m),
+                None => true,
+            })
     });
     for f in &mut spec.formulas {
         if let Some(vs) = &mut f.variants {
@@ -169,7 +176,10 @@ pub fn derive(exp: &Experiment, n: usize) -> Result<Mapped, String> {
             Some(format!("variant `{v}` is not in the map"))
         } else {
             c.validate("", &names).err().map(|e| {
-                format!("not in the map's quick sweep ({})", e.trim_start_matches(": "))
+                format!(
+                    "not in the map's quick sweep ({})",
+                    e.trim_start_matches(": ")
+                )
             })
         };
         match why {
@@ -217,7 +227,9 @@ fn design_axis(design: &Design, axes: &[AxisSpec]) -> Result<AxisSpec, String> {
         label: Some("Robustness design point".into()),
         key: None,
         keys: Vec::new(),
-        values: (0..design.values.len() as i64).map(Value::Integer).collect(),
+        values: (0..design.values.len() as i64)
+            .map(Value::Integer)
+            .collect(),
         quick_values: None,
         overrides,
     })

@@ -78,9 +78,8 @@ mod tests {
     /// continuity correction).
     #[test]
     fn wilson_matches_newcombes_table() {
-        let close = |a: (f64, f64), b: (f64, f64)| {
-            (a.0 - b.0).abs() < 5e-5 && (a.1 - b.1).abs() < 5e-5
-        };
+        let close =
+            |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() < 5e-5 && (a.1 - b.1).abs() < 5e-5;
         assert!(close(wilson(81, 263, Z95).unwrap(), (0.2553, 0.3662)));
         assert!(close(wilson(15, 148, Z95).unwrap(), (0.0624, 0.1605)));
         assert!(close(wilson(0, 20, Z95).unwrap(), (0.0, 0.1611)));
