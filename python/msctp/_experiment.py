@@ -98,9 +98,15 @@ class Experiment:
         jobs: int | None = None,
         fresh: bool = False,
         plots: bool = True,
+        robustness_points: int | None = None,
     ) -> Experiment:
         """Loads and plans an experiment file (``experiments/e5.toml``),
         as ``msctp reproduce ID [--quick] [--reps N] [--out OUT]``.
+        With ``robustness_points=N`` it plans the study's robustness map
+        instead (``msctp reproduce ID --robustness --robustness-points
+        N``: N Latin hypercube points over its ``[robustness]`` space,
+        results in ``<out>/<id>.robustness/``): ``run()`` runs it with any
+        executor, ``robustness()`` returns it.
         ``jobs`` is the number of threads ``run()`` uses without an
         executor (default: all cores). Raises ``msctp.ExperimentError``
         naming the key of a bad file, ``msctp.ScenarioError`` naming the
@@ -114,6 +120,7 @@ class Experiment:
                 jobs=jobs,
                 fresh=fresh,
                 plots=plots,
+                robustness_points=robustness_points,
             )
         )
 
@@ -342,3 +349,20 @@ class Experiment:
             stored=d["stored"],
             planned=d["planned"],
         )
+
+    def robustness(self) -> pd.DataFrame:
+        """The robustness map of an experiment loaded with
+        ``robustness_points``, built from the stored runs: one row per
+        design point and claim, with ``point``, one column per unsaid
+        value (its value at the point), ``check`` (the claim's index in the
+        file), ``claim``, ``expect``, ``verdict`` and ``holds`` (True,
+        False, or missing when not evaluated). ``df.attrs["summary"]`` is
+        one row per claim: ``holds``, ``evaluated``, ``share`` with its 95%
+        Wilson interval (``low``, ``high``), ``most_moved_by`` and one
+        ``sensitivity.<value>`` column per unsaid value (the holding share
+        in the upper half of its range minus the lower half's, or the
+        largest minus the smallest share over its choices)."""
+        path = Path(self._native.robustness())
+        df = pd.read_csv(path, dtype={"holds": "boolean"})
+        df.attrs["summary"] = pd.read_csv(path.with_name("robustness-summary.csv"))
+        return df

@@ -11,6 +11,8 @@ use toml::Value;
 use msctp_lab::analysis::PublishedVerdict;
 use msctp_lab::execute::ExecOptions;
 use msctp_lab::pipeline::adhoc::sweep_experiment_from;
+use msctp_lab::pipeline::robustness::{finish_map, prepare_map};
+use msctp_lab::robustness::Mapped;
 use msctp_lab::{
     Experiment, LabOptions, RunOutcome, RunTask, Shard, Study, run_task as lab_run_task,
 };
@@ -22,6 +24,9 @@ use crate::{ExperimentError, lab_err};
 #[pyclass(module = "msctp._native", name = "Study", frozen)]
 pub struct PyStudy {
     inner: Study,
+    /// The robustness map this study runs, when loaded with
+    /// `robustness_points`.
+    mapped: Option<Mapped>,
 }
 
 /// Options shared by `load` and `sweep`.
@@ -51,9 +56,12 @@ fn options(
 
 #[pymethods]
 impl PyStudy {
-    /// Loads an experiment file and plans it (results under `out/<id>/`).
+    /// Loads an experiment file and plans it (results under `out/<id>/`);
+    /// with `robustness_points`, plans its robustness map instead
+    /// (`msctp reproduce ID --robustness --robustness-points N`, results
+    /// under `out/<id>.robustness/`).
     #[staticmethod]
-    #[pyo3(signature = (path, out, quick=false, repetitions=None, jobs=None, fresh=false, plots=true))]
+    #[pyo3(signature = (path, out, quick=false, repetitions=None, jobs=None, fresh=false, plots=true, robustness_points=None))]
     // Python keyword arguments, one parameter each.
     #[allow(clippy::too_many_arguments)]
     fn load(
@@ -65,13 +73,26 @@ impl PyStudy {
         jobs: Option<usize>,
         fresh: bool,
         plots: bool,
+        robustness_points: Option<usize>,
     ) -> PyResult<PyStudy> {
         let opts = options(out, quick, repetitions, jobs, fresh, plots)?;
         let exp = Experiment::load(&path).map_err(|e| lab_err(e.into()))?;
+        let mapped = match robustness_points {
+            None => None,
+            Some(n) => {
+                let runner = msctp_lab::runner::by_name(&exp.spec.runner)
+                    .map_err(ExperimentError::new_err)?;
+                Some(
+                    py.detach(|| prepare_map(&exp, n, runner.as_ref()))
+                        .map_err(lab_err)?,
+                )
+            }
+        };
+        let exp = mapped.as_ref().map(|m| m.exp.clone()).unwrap_or(exp);
         let inner = py
             .detach(|| Study::open_default(exp, opts))
             .map_err(lab_err)?;
-        Ok(PyStudy { inner })
+        Ok(PyStudy { inner, mapped })
     }
 
     /// An ad-hoc sweep of a scenario (TOML text or dict), as `msctp
@@ -108,7 +129,10 @@ impl PyStudy {
         let inner = py
             .detach(|| Study::open_default(exp, opts))
             .map_err(lab_err)?;
-        Ok(PyStudy { inner })
+        Ok(PyStudy {
+            inner,
+            mapped: None,
+        })
     }
 
     #[getter]
@@ -273,6 +297,24 @@ impl PyStudy {
         d.set_item("stored", stored)?;
         d.set_item("planned", planned)?;
         Ok(d.unbind())
+    }
+
+    /// Builds the robustness map from the stored runs (running nothing)
+    /// and writes it, as `msctp reproduce --robustness --report-only`;
+    /// returns the path of `robustness.csv`.
+    fn robustness(&self, py: Python<'_>) -> PyResult<PathBuf> {
+        let Some(m) = &self.mapped else {
+            return Err(ExperimentError::new_err(format!(
+                "{}: not a robustness map; load the experiment with robustness_points=N",
+                self.inner.experiment().spec.id
+            )));
+        };
+        py.detach(|| {
+            let run = self.inner.report()?;
+            let done = finish_map(m, run, self.inner.options())?;
+            Ok(done.run.dir.join("robustness.csv"))
+        })
+        .map_err(lab_err)
     }
 }
 

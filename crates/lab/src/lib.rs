@@ -45,6 +45,7 @@ pub mod experiment;
 pub mod pipeline;
 pub mod plan;
 pub mod report;
+pub mod robustness;
 pub mod runner;
 pub mod store;
 

@@ -115,6 +115,20 @@ pub struct ReproduceArgs {
     /// an incomplete one).
     #[arg(long, requires = "report_only")]
     pub partial: bool,
+    /// Map how robust each claim is over the values the paper leaves
+    /// unsaid (each study's `[robustness]`): run each selected study that
+    /// declares them at Latin hypercube points of that space (quick sweep
+    /// and repetitions per point; with `--shard` or `--report-only` as
+    /// usual) and print, per claim, the share of the space where it holds
+    /// (95% Wilson interval) and the parameter that moves it most.
+    /// Results in OUT/<id>.robustness/; the next report
+    /// (`msctp reproduce --report-only`) shows them.
+    #[arg(long)]
+    pub robustness: bool,
+    /// Design points per study with `--robustness`.
+    #[arg(long, value_name = "N", requires = "robustness",
+          default_value_t = msctp_lab::robustness::DEFAULT_POINTS)]
+    pub robustness_points: usize,
 }
 
 fn jobs(j: Option<usize>) -> anyhow::Result<usize> {
@@ -125,7 +139,7 @@ fn jobs(j: Option<usize>) -> anyhow::Result<usize> {
     }
 }
 
-fn exec_options(j: Option<usize>, fresh: bool) -> anyhow::Result<ExecOptions> {
+pub(super) fn exec_options(j: Option<usize>, fresh: bool) -> anyhow::Result<ExecOptions> {
     Ok(ExecOptions {
         jobs: jobs(j)?,
         progress: std::io::stderr().is_terminal(),
@@ -336,6 +350,10 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let selected = |e: &Experiment| want_all || a.ids.iter().any(|i| id_matches(i, &e.spec.id));
+    if a.robustness {
+        let studies = all.into_iter().filter(selected).collect();
+        return super::robustness::reproduce_maps(&a, studies);
+    }
     if let Some(shard) = a.shard {
         return reproduce_shard(&a, all.into_iter().filter(selected).collect(), shard);
     }
@@ -486,7 +504,7 @@ fn print_unexpected(unexpected: &[&msctp_lab::analysis::verdicts::CheckOutcome])
 
 /// `reproduce --shard I/N`: the slice's runs of each selected experiment,
 /// stored; no report.
-fn reproduce_shard(
+pub(super) fn reproduce_shard(
     a: &ReproduceArgs,
     selected: Vec<Experiment>,
     shard: Shard,

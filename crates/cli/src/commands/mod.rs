@@ -4,5 +4,6 @@ pub mod bench;
 pub mod conformance;
 pub mod lab;
 pub mod net;
+pub mod robustness;
 pub mod soak;
 pub mod view;

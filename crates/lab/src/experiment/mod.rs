@@ -18,11 +18,15 @@ use toml::{Table, Value};
 pub mod checks;
 pub mod formulas;
 pub mod names;
+pub mod provenance;
+pub mod robustness;
 pub mod value;
 
+use crate::plan::keypath;
 use checks::CheckSpec;
 use formulas::FormulaSpec;
 use names::Names;
+use robustness::RobustnessSpec;
 
 /// An experiment file that cannot be used. Every message names the file
 /// and the key.
@@ -281,6 +285,13 @@ pub struct ExperimentSpec {
     pub checks: Vec<CheckSpec>,
     #[serde(default)]
     pub notes: Vec<NoteSpec>,
+    /// The values the paper leaves unsaid, as ranges or choices
+    /// ([`robustness`]).
+    pub robustness: Option<RobustnessSpec>,
+    /// Where each value of the scenario and the variants comes from
+    /// ([`provenance`]): key path pattern -> source.
+    #[serde(default)]
+    pub provenance: Table,
 }
 
 /// The name of the implicit variant of an experiment without variants.
@@ -459,6 +470,16 @@ impl ExperimentSpec {
         for (i, c) in self.checks.iter().enumerate() {
             c.validate(&format!("checks[{i}] ({})", c.kind.name()), &names)?;
         }
+        if let Some(r) = &self.robustness {
+            let axis_keys: Vec<&str> = self
+                .axes
+                .iter()
+                .flat_map(|a| a.key.iter().chain(a.keys.iter()))
+                .map(String::as_str)
+                .collect();
+            r.validate(&names.variants, &axis_keys)?;
+        }
+        provenance::validate(&self.provenance)?;
         Ok(())
     }
 
@@ -700,6 +721,18 @@ impl Experiment {
                 })?
             }
         };
+        if let Some(r) = &spec.robustness {
+            let mut scenarios = Vec::new();
+            for v in r.mapped_variants(&spec.variant_names()) {
+                let mut s = base.clone();
+                if let Some(vs) = spec.variants.iter().find(|x| x.name == v) {
+                    keypath::apply_overrides(&mut s, &vs.set)
+                        .map_err(|e| invalid(format!("variant `{v}`: {e}")))?;
+                }
+                scenarios.push((v, s));
+            }
+            r.check_keys_exist(&scenarios).map_err(invalid)?;
+        }
         Ok(Experiment {
             spec,
             base,

@@ -198,6 +198,8 @@ pub fn sweep_experiment_from(
         formulas: Vec::new(),
         checks: Vec::new(),
         notes: Vec::new(),
+        robustness: None,
+        provenance: Table::new(),
     };
     spec.validate()
         .map_err(|m| LabError::Input(format!("sweep: {m}")))?;

@@ -13,6 +13,7 @@ use crate::experiment::Experiment;
 use crate::plan::{Plan, plan};
 use crate::report::plot;
 use crate::report::{self, ExperimentReport};
+use crate::robustness::RobustnessMap;
 use crate::runner::Runner;
 use crate::store::Store;
 
@@ -59,6 +60,9 @@ pub struct ExperimentRun {
     pub dir: PathBuf,
     /// (figure id, title, [png, svg]).
     pub figures: Vec<(String, String, Vec<PathBuf>)>,
+    /// The study's stored robustness map (`<out>/<id>.robustness/`), if
+    /// `msctp reproduce --robustness` made one, and its figure (PNG).
+    pub robustness: Option<(RobustnessMap, Option<PathBuf>)>,
 }
 
 impl ExperimentRun {
@@ -79,6 +83,12 @@ impl ExperimentRun {
                 .map(|(id, title, _)| (id.clone(), title.clone(), format!("{figure_rel}/{id}.png")))
                 .collect(),
             failed: self.exec.failed.clone(),
+            robustness: self.robustness.as_ref().map(|(m, png)| {
+                (
+                    m,
+                    png.as_ref().map(|_| format!("{figure_rel}/robustness.png")),
+                )
+            }),
         }
     }
 }
@@ -284,6 +294,10 @@ fn finish(p: &Prepared, exec: ExecReport, opts: &LabOptions) -> Result<Experimen
             figures.push((f.id.clone(), f.title.clone(), files));
         }
     }
+    let robustness = RobustnessMap::load(&opts.out, &exp.spec.id).map(|m| {
+        let png = RobustnessMap::dir(&opts.out, &exp.spec.id).join("figures/robustness.png");
+        (m, png.is_file().then_some(png))
+    });
     let run = ExperimentRun {
         exp: exp.clone(),
         plan: plan.clone(),
@@ -291,6 +305,7 @@ fn finish(p: &Prepared, exec: ExecReport, opts: &LabOptions) -> Result<Experimen
         exec,
         dir: dir.clone(),
         figures,
+        robustness,
     };
     let section = report::experiment_section(&run.report_entry("figures"));
     let p = dir.join("report.md");
@@ -341,12 +356,17 @@ pub fn write_reproduction(
     for r in runs {
         let fig_dir = docs.join("figures").join(&r.exp.spec.id);
         std::fs::create_dir_all(&fig_dir).map_err(io_err(&fig_dir))?;
+        let map_png = r.robustness.as_ref().and_then(|(_, p)| p.clone());
         for (_, _, files) in &r.figures {
-            for f in files {
+            for f in files.iter() {
                 let Some(name) = f.file_name() else { continue };
                 let to = fig_dir.join(name);
                 std::fs::copy(f, &to).map_err(io_err(&to))?;
             }
+        }
+        if let Some(png) = map_png {
+            let to = fig_dir.join("robustness.png");
+            std::fs::copy(&png, &to).map_err(io_err(&to))?;
         }
     }
     let entries: Vec<ExperimentReport> = runs

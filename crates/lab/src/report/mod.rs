@@ -15,6 +15,7 @@ use crate::experiment::checks::Expect;
 use crate::experiment::value;
 use crate::experiment::{Experiment, TableSpec};
 use crate::plan::Plan;
+use crate::robustness::RobustnessMap;
 
 /// One experiment's material for the report.
 #[derive(Debug, Clone)]
@@ -25,6 +26,9 @@ pub struct ExperimentReport<'a> {
     /// (figure id, title, PNG path relative to the report).
     pub figures: Vec<(String, String, String)>,
     pub failed: Vec<FailedRun>,
+    /// The study's stored robustness map, if any, and its figure's PNG
+    /// path relative to the report.
+    pub robustness: Option<(&'a RobustnessMap, Option<String>)>,
 }
 
 /// Escapes text for a Markdown table cell.
@@ -358,8 +362,11 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
     }
     if !r.analysis.checks.is_empty() {
         let _ = writeln!(s, "### The paper's claims, checked on our results\n");
-        let _ = writeln!(s, "| Claim | Source | Our result | Numbers | Why |");
-        let _ = writeln!(s, "|---|---|---|---|---|");
+        let _ = writeln!(
+            s,
+            "| Claim | Source | Our result | Numbers | Why | Over the unsaid values |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|");
         for c in &r.analysis.checks {
             let verdict = match (c.verdict, c.expect) {
                 (Verdict::Agrees, _) => "agrees".to_string(),
@@ -374,15 +381,22 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
             };
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} |",
                 cell_text(&c.claim),
                 cell_text(&c.source),
                 verdict,
                 cell_text(&c.detail),
-                why(c.note.as_deref(), c.verdict != Verdict::Agrees)
+                why(c.note.as_deref(), c.verdict != Verdict::Agrees),
+                cell_text(&robustness_cell(
+                    r.robustness.as_ref().map(|m| m.0),
+                    c.index
+                ))
             );
         }
         let _ = writeln!(s);
+    }
+    if let Some((m, fig)) = &r.robustness {
+        robustness_section(&mut s, m, fig.as_deref());
     }
     if !spec.notes.is_empty() {
         let _ = writeln!(s, "### Notes\n");
@@ -411,6 +425,58 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
     s
 }
 
+/// The robustness column of a claim: its share over the study's map, or
+/// why it has none.
+fn robustness_cell(map: Option<&RobustnessMap>, check: usize) -> String {
+    let Some(m) = map else {
+        return "not mapped".into();
+    };
+    if let Some(c) = m.claims.iter().find(|c| c.check == check) {
+        return format!(
+            "holds in {}; most moved by {}",
+            RobustnessMap::share_text(c),
+            m.influence_text(c)
+        );
+    }
+    match m.unmapped.iter().find(|u| u.check == check) {
+        Some(u) => format!("not mapped: {}", u.why),
+        None => "not mapped (the map predates this claim)".into(),
+    }
+}
+
+/// The map's parameters, size and figure.
+fn robustness_section(s: &mut String, m: &RobustnessMap, figure: Option<&str>) {
+    let _ = writeln!(
+        s,
+        "### Robustness over the values the paper leaves unsaid
+"
+    );
+    let _ = writeln!(
+        s,
+        "`msctp reproduce --robustness`: {} Latin hypercube points over the space below, each          run as the quick study ({} of {} runs stored); a claim's share is the part of the          points where it holds, with its 95% Wilson interval; \"most moved by\" is the          parameter with the largest difference in holding share between its range's upper          and lower halves (or between its choices).\n",
+        m.points, m.stored, m.planned
+    );
+    let _ = writeln!(s, "| Parameter | Keys | Range | Why unsaid |");
+    let _ = writeln!(s, "|---|---|---|---|");
+    for p in &m.params {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |",
+            cell_text(&p.name),
+            cell_text(&p.keys.join(", ")),
+            cell_text(&p.domain),
+            cell_text(&p.reason)
+        );
+    }
+    let _ = writeln!(s);
+    if let Some(f) = figure {
+        let _ = writeln!(
+            s,
+            "![Claims over the two parameters that move each most]({f})\n"
+        );
+    }
+}
+
 /// The whole `REPRODUCTION.md`. `missing` lists experiments that could
 /// not be reported, with the reason.
 pub fn reproduction_md(reports: &[ExperimentReport], missing: &[(String, String)]) -> String {
@@ -425,9 +491,9 @@ pub fn reproduction_md(reports: &[ExperimentReport], missing: &[(String, String)
     );
     let _ = writeln!(
         s,
-        "| Study | Runs | Claims as expected | Published values agreeing | Mode |"
+        "| Study | Runs | Claims as expected | Published values agreeing | Mode | Robustness map |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
     for r in reports {
         let (done, planned) = r.analysis.results.completeness();
         let checks = &r.analysis.checks;
@@ -439,17 +505,21 @@ pub fn reproduction_md(reports: &[ExperimentReport], missing: &[(String, String)
             .count();
         let _ = writeln!(
             s,
-            "| [{}: {}](#{}) | {done}/{planned} | {ok}/{} | {agree}/{} | {} |",
+            "| [{}: {}](#{}) | {done}/{planned} | {ok}/{} | {agree}/{} | {} | {} |",
             r.exp.spec.id,
             cell_text(&r.exp.spec.title),
             anchor(&format!("{}: {}", r.exp.spec.id, r.exp.spec.title)),
             checks.len(),
             pubs.len(),
-            if r.plan.quick { "quick" } else { "full" }
+            if r.plan.quick { "quick" } else { "full" },
+            match r.robustness {
+                Some((m, _)) => format!("{} points, {} claims", m.points, m.claims.len()),
+                None => "not mapped".into(),
+            }
         );
     }
     for (id, why) in missing {
-        let _ = writeln!(s, "| {id} | not reported: {} | | | |", cell_text(why));
+        let _ = writeln!(s, "| {id} | not reported: {} | | | | |", cell_text(why));
     }
     let _ = writeln!(s);
     for r in reports {

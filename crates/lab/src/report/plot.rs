@@ -277,7 +277,7 @@ pub fn figure_data(
     }
 }
 
-fn register_font() -> Result<(), String> {
+pub(crate) fn register_font() -> Result<(), String> {
     static DONE: OnceLock<Result<(), String>> = OnceLock::new();
     DONE.get_or_init(|| {
         plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
