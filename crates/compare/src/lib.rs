@@ -10,10 +10,17 @@
 //! - [`engine_bench`]: ours and sctp-proto each between two endpoints,
 //!   the same transfer, payload bytes per CPU-second and their ratio
 //!   (`msctp bench engine`).
+//! - [`net`]: the contenders this crate adds to `msctp bench net`: quinn
+//!   ([`quic`], the `quic` feature) and sctp-proto over UDP
+//!   ([`sctp_udp`]), with their ratios against msctp.
 
 pub mod engine_bench;
 pub mod memory;
+pub mod net;
 pub mod peer;
+#[cfg(feature = "quic")]
+pub mod quic;
+pub mod sctp_udp;
 
 /// CPU time (user + system) of the calling thread, in seconds
 /// (`CLOCK_THREAD_CPUTIME_ID`): a single-threaded in-memory run is
@@ -26,4 +33,17 @@ pub fn thread_cpu_seconds() -> f64 {
         return f64::NAN;
     }
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// CPU time (user + system) of the whole process, in seconds
+/// (`getrusage(RUSAGE_SELF)`): both ends of a loopback run.
+pub fn process_cpu_seconds() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to a rusage.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return f64::NAN;
+    }
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
+    t(ru.ru_utime) + t(ru.ru_stime)
 }
