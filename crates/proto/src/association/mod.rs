@@ -368,7 +368,7 @@ impl Association {
             return Err(SendError::BufferFull);
         }
         if !self.sender.has_outstanding() {
-            self.tx.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+            self.tx.burst_budget = self.burst_allowance();
         }
         self.sender.push(stream, ppid, unordered, data);
         Ok(())
