@@ -172,8 +172,8 @@ impl StackConfig {
         // Linux sizes TCP's offload bursts): at 1452-byte packets on a
         // fast path four packets per SACK made every sendmmsg, GSO train,
         // recvmmsg and SACK carry four packets, and the system calls
-        // cost most of the CPU (5.3 CPU s per GB on loopback, 1.3 to 1.6
-        // with bursts grown; docs/measurements/quic-compare.md). A slow
+        // cost most of the CPU (on loopback 5.3 to 5.6 CPU s per GB, 1.7
+        // to 1.9 with bursts grown; docs/measurements/quic-compare.md). A slow
         // path (under 4 packets per ms) and loopback-size packets (one
         // per 64 KB) keep Max.Burst 4.
         a.burst_autosize = Some(Duration::from_millis(1));
