@@ -96,7 +96,8 @@ pub struct Measure {
 }
 
 impl Measure {
-    fn of(system: &str, r: Result<Sample, String>) -> Self {
+    /// The figures of a transfer, or why there are none.
+    pub fn of(system: &str, r: Result<Sample, String>) -> Self {
         match r {
             Ok(x) => Measure {
                 system: system.into(),
@@ -197,7 +198,8 @@ impl std::fmt::Display for BenchReport {
     }
 }
 
-fn skipped(system: &str) -> Measure {
+/// A contender that was not selected (`--only`).
+pub fn skipped(system: &str) -> Measure {
     Measure {
         system: system.into(),
         mb_per_s: None,

@@ -60,8 +60,9 @@ enum What {
     },
     /// The real-network driver on loopback, with AUTH off and with AUTH
     /// on every DATA and SACK, against usrsctp's own tool (tsctp, rebuilt
-    /// without debug output) and kernel TCP, one after the other in this
-    /// run: MB/s, CPU seconds per GB, ratios.
+    /// without debug output), kernel TCP, quinn (QUIC) and sctp-proto over
+    /// UDP, one after the other in this run: MB/s, CPU seconds per GB,
+    /// ratios.
     Net {
         /// Megabytes per transfer.
         #[arg(long, default_value_t = 200)]
@@ -77,8 +78,8 @@ enum What {
         #[arg(long)]
         no_offload: bool,
         /// Run only these contenders (repeat): msctp, msctp-auth, msctp-eth
-        /// (1452-byte packets), usrsctp, tcp.
-        #[arg(long, value_parser = ["msctp", "msctp-auth", "msctp-eth", "usrsctp", "tcp"])]
+        /// (1452-byte packets), usrsctp, tcp, quinn, sctp-proto.
+        #[arg(long, value_parser = ["msctp", "msctp-auth", "msctp-eth", "usrsctp", "tcp", "quinn", "sctp-proto"])]
         only: Vec<String>,
         /// Run msctp without its path estimators.
         #[arg(long)]
@@ -88,6 +89,22 @@ enum What {
         /// CPU ratios); 0: not measured.
         #[arg(long, default_value_t = 10)]
         estimator_pairs: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Our engine and sctp-proto (the SCTP of the WebRTC stacks), each
+    /// between two endpoints in one thread without sockets, the same bulk
+    /// transfer at 1452-byte packets in one-packet and 64 kB messages:
+    /// payload bytes per CPU-second and ours / theirs.
+    Engine {
+        /// Megabytes per transfer.
+        #[arg(long, default_value_t = 64)]
+        megabytes: usize,
+        /// Transfers of each engine at each message size, alternating;
+        /// the best is kept.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -152,6 +169,11 @@ fn parse_stations(s: &str) -> Result<StationList, String> {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.what {
+        What::Engine {
+            megabytes,
+            runs,
+            json,
+        } => super::bench_compare::engine(megabytes, runs, json),
         What::Server {
             clients,
             addresses,
@@ -316,6 +338,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ..Default::default()
             };
             let report = msctp_net::bench::run(&cfg)?;
+            let others = super::bench_compare::net_contenders(cfg.bytes, message, &cfg.only);
             // The estimators' cost: interleaved pairs of msctp transfers
             // with and without them, in this run.
             let cost = if cfg.estimators && estimator_pairs > 0 && cfg.runs_msctp() {
@@ -327,6 +350,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 let mut v = serde_json::to_value(&report)?;
                 if let Some(o) = v.as_object_mut() {
                     o.insert("build".into(), build().into());
+                    o.insert("quinn".into(), serde_json::to_value(&others.quinn)?);
+                    o.insert(
+                        "sctp_proto".into(),
+                        serde_json::to_value(&others.sctp_proto)?,
+                    );
+                    o.insert(
+                        "ratios".into(),
+                        serde_json::to_value(others.ratios(&report))?,
+                    );
                     if let Some(c) = &cost {
                         o.insert("estimators_cost_ratio".into(), c.median_ratio().into());
                         o.insert("estimators_cost".into(), serde_json::to_value(c)?);
@@ -336,6 +368,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 println!("build: {}", build());
                 print!("{report}");
+                print!("{}", others.render(&report));
                 if let Some(c) = &cost {
                     let (lo, hi) = c.spread();
                     println!(
@@ -356,7 +389,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// How this `msctp` was built, printed with every benchmark's figures:
 /// the optimisation level, and whether it is the profile-guided build of
 /// `scripts/pgo.sh` (which sets `MSCTP_BUILD_PGO` to what it trained on).
-fn build() -> String {
+pub(crate) fn build() -> String {
     let opt = if cfg!(debug_assertions) {
         "with debug assertions (a test profile: figures not representative, build with --release)"
     } else {

@@ -1,6 +1,7 @@
 //! One module per command family.
 
 pub mod bench;
+pub mod bench_compare;
 pub mod conformance;
 pub mod lab;
 pub mod net;

@@ -101,7 +101,7 @@ impl Association {
         if proven {
             self.heard_from(now, src, dst);
         }
-        self.tx.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+        self.tx.burst_budget = self.burst_allowance();
 
         let had_gaps = self.receiver.has_gaps();
         let readable_before = self.receiver.readable();

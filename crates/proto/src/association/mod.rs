@@ -402,7 +402,7 @@ impl Association {
             }
         }
         if !self.sender.has_outstanding() {
-            self.tx.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+            self.tx.burst_budget = self.burst_allowance();
         }
         self.sender.push_with(stream, ppid, data, opts, now);
         Ok(())

@@ -92,6 +92,29 @@ impl Association {
         }
     }
 
+    /// Max.Burst for the burst that starts now (RFC 9260 section 6.1
+    /// rule D): `max_burst` packets, or with `burst_autosize` what the
+    /// data path delivers in that time at cwnd / SRTT, if more, up to
+    /// [`crate::config::MAX_AUTOSIZED_BURST`] bytes.
+    pub(super) fn burst_allowance(&self) -> u32 {
+        let Some(packets) = self.cfg.max_burst else {
+            return u32::MAX;
+        };
+        let Some(span) = self.cfg.burst_autosize else {
+            return packets;
+        };
+        let Some(path) = self.data_path().map(|p| &self.paths[p]) else {
+            return packets;
+        };
+        let Some(srtt) = path.rto.srtt().filter(|d| !d.is_zero()) else {
+            return packets;
+        };
+        let bytes = (u128::from(path.cc.cwnd) * span.as_nanos() / srtt.as_nanos())
+            .min(u128::from(crate::config::MAX_AUTOSIZED_BURST));
+        let autosized = bytes / self.cfg.path_mtu.max(1) as u128;
+        packets.max(autosized as u32)
+    }
+
     /// The next datagram to send, if any.
     pub(crate) fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
         self.note_rwnd_block(now);

@@ -51,7 +51,7 @@ impl Association {
 
     /// Runs every timer whose deadline is at or before `now`.
     pub(crate) fn handle_timeout(&mut self, now: Time) {
-        self.tx.burst_budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+        self.tx.burst_budget = self.burst_allowance();
         self.t1(now);
         if self.state == State::Closed {
             return;

@@ -45,6 +45,20 @@ pub struct AssociationConfig {
     /// section 6.1 rule D; 4). `None` disables the limit.
     #[cfg_attr(feature = "serde", serde(with = "units::zero_off"))]
     pub max_burst: Option<u32>,
+    /// Max.Burst grown with the path's rate: at the start of each burst
+    /// the limit becomes the larger of `max_burst` packets and what the
+    /// data path delivers in this time at its current rate (cwnd / SRTT),
+    /// at most [`MAX_AUTOSIZED_BURST`] bytes, as Linux sizes TCP's
+    /// segmentation-offload bursts (`tcp_tso_autosize`, about 1 ms of
+    /// data). On a slow path it is `max_burst`; on a fast one small
+    /// packets leave in trains a UDP GSO send (and the peer's GRO) can
+    /// carry whole, not four at a time. `None` (the default): RFC 9260's
+    /// fixed Max.Burst. No effect without `max_burst`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "burst_autosize_ms", with = "units::ms_zero_off")
+    )]
+    pub burst_autosize: Option<Duration>,
     /// Association.Max.Retrans (10).
     pub assoc_max_retrans: u32,
     /// Path.Max.Retrans, PMR (5). A path becomes inactive after PMR+1
@@ -384,6 +398,7 @@ impl Default for AssociationConfig {
             rto_min: Duration::from_secs(1),
             rto_max: Duration::from_secs(60),
             max_burst: Some(4),
+            burst_autosize: None,
             assoc_max_retrans: 10,
             path_max_retrans: 5,
             max_init_retrans: 8,
@@ -660,6 +675,10 @@ impl AssociationConfig {
             .unwrap_or_else(|| (4 * mtu).min((2 * mtu).max(4380)) as u32)
     }
 }
+
+/// The largest burst [`AssociationConfig::burst_autosize`] allows, in
+/// bytes: one UDP GSO send (64 KB, as Linux caps TCP's).
+pub const MAX_AUTOSIZED_BURST: u64 = 64 << 10;
 
 /// A configuration value that cannot work, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
