@@ -13,6 +13,9 @@
 //!   and kernel TCP), [`bench_server`] (a listener with 10 000 clients
 //!   against kernel TCP's accept rate): the tools behind `msctp send /
 //!   recv / listen / perf / bench`.
+//! - [`streams`]: byte streams (Tokio `AsyncRead` / `AsyncWrite`), one
+//!   per SCTP stream, with per-stream flow control, for applications
+//!   written like TCP ones.
 //! - [`udp`]: batched datagram I/O (`recvmmsg` / `sendmmsg`, UDP GSO and
 //!   GRO with fallback) under the driver.
 
@@ -30,6 +33,7 @@ pub mod perf;
 pub mod soak;
 pub mod stack;
 pub mod status;
+pub mod streams;
 pub mod transfer;
 pub mod udp;
 

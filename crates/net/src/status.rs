@@ -31,6 +31,11 @@ pub struct AssocStatus {
     pub send_buffered: usize,
     pub auth: bool,
     pub asconf: bool,
+    /// Outbound streams negotiated (RFC 9260 section 5.1.1: the smaller
+    /// of our OS and the peer's MIS).
+    pub outbound_streams: u16,
+    /// Inbound streams negotiated.
+    pub inbound_streams: u16,
 }
 
 impl AssocStatus {
@@ -58,6 +63,8 @@ impl AssocStatus {
             send_buffered: a.send_buffered(),
             auth: a.auth_enabled(),
             asconf: a.asconf_enabled(),
+            outbound_streams: a.outbound_streams(),
+            inbound_streams: a.inbound_streams(),
         }
     }
 }
