@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
-use msctp_net::streams::StreamConfig;
+use msctp_net::streams::{StreamConfig, frame};
+use msctp_net::tunnel::auth;
 use msctp_net::tunnel::client::{self, ClientConfig, ClientStats};
 use msctp_net::tunnel::policy::DestPolicy;
 use msctp_net::tunnel::server::{self, ServerConfig, ServerStats};
@@ -296,10 +297,11 @@ async fn a_client_without_the_key_is_refused_and_never_relayed() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_peer_without_auth_cannot_open_streams() {
-    // A peer that negotiates no SCTP-AUTH (so its DATA is accepted by the
-    // engine) and skips the key proof: it asks for the echo server on
-    // stream 1 at once. The server aborts; nothing is relayed.
+async fn a_peer_without_auth_and_a_forged_proof_cannot_open_streams() {
+    // peer (no SCTP-AUTH, so the engine accepts its DATA)
+    //   <- CHALLENGE
+    //   -> PROOF of the right size, wrong MAC; OPEN + request on stream 1
+    // server: wrong proof -> ABORT; nothing relayed.
     let (echo, accepted) = echo_server().await;
     let t = tunnel(5441, KEY, None, allow_loopback).await.unwrap();
     let mut cfg = stack_cfg(5442);
@@ -311,20 +313,26 @@ async fn a_peer_without_auth_cannot_open_streams() {
         .connect_via(&[ip("127.0.0.1")], t.sctp_port, Some(t.server_udp))
         .await
         .unwrap();
-    let mut open = vec![1u8];
-    open.extend_from_slice(&Target::Addr(echo).encode());
+    let c = timeout(Duration::from_secs(3), a.recv())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!((c.stream, c.ppid), (0, auth::CHALLENGE));
+    let forged: [u8; 64] = [0x5a; 64];
     let _ = a
-        .send(1, msctp_net::streams::frame::OPEN, Bytes::from_static(&[0]))
+        .send(0, auth::PROOF, Bytes::copy_from_slice(&forged))
         .await;
-    let _ = a
-        .send(1, msctp_net::streams::frame::DATA, Bytes::from(open))
-        .await;
-    // The server challenges, gets no proof, aborts.
+    let mut req = vec![1u8];
+    req.extend_from_slice(&Target::Addr(echo).encode());
+    let _ = a.send(1, frame::OPEN, Bytes::from_static(&[0])).await;
+    let _ = a.send(1, frame::DATA, Bytes::from(req)).await;
     let ended = timeout(Duration::from_secs(6), async {
         while let Ok(Some(_)) = a.recv().await {}
     })
     .await;
     assert!(ended.is_ok(), "the server ends the association");
+    tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(t.server.auth_failures.load(Ordering::SeqCst), 1);
     assert_eq!(t.server.relayed.load(Ordering::SeqCst), 0);
     assert_eq!(accepted.load(Ordering::SeqCst), 0);
