@@ -5,4 +5,5 @@ pub mod conformance;
 pub mod lab;
 pub mod net;
 pub mod soak;
+pub mod tunnel;
 pub mod view;
