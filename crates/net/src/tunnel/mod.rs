@@ -22,6 +22,7 @@
 //! streams per association and bytes buffered per stream.
 
 pub mod auth;
+pub mod bench;
 pub mod client;
 pub mod policy;
 pub mod server;
