@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use common::{Netns, skip_reason};
 use msctp_net::transfer;
-use msctp_net::tunnel::client::{self, ClientConfig};
+use msctp_net::tunnel::client::{self, ClientConfig, ClientStats};
 use msctp_net::tunnel::policy::DestPolicy;
 use msctp_net::tunnel::server::{self, ServerConfig};
 use msctp_net::{PolicyKind, Stack, StackConfig};
@@ -48,6 +48,13 @@ const KEY: &[u8] = b"netns-tunnel-test-key-0123456789";
 
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
+}
+
+/// The tests use the same device names and ports: one at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 struct Topology {
@@ -150,6 +157,18 @@ struct Row {
 /// Runs curl in the MN with `args`, reading its output: bytes, SHA-256,
 /// the longest wait between two reads, while the schedule plays.
 fn fetch(t: &Arc<Topology>, system: &'static str, wrap: &[&str], args: &[&str], sha: &str) -> Row {
+    fetch_while(t, system, wrap, args, sha, Topology::play_schedule)
+}
+
+/// [`fetch`] with `play` started at the first byte (and joined at the end).
+fn fetch_while(
+    t: &Arc<Topology>,
+    system: &'static str,
+    wrap: &[&str],
+    args: &[&str],
+    sha: &str,
+    play: fn(&Arc<Topology>) -> std::thread::JoinHandle<()>,
+) -> Row {
     let mut c = Command::new("ip");
     c.args(["netns", "exec", &t.mn.name]).args(wrap);
     c.args(["curl", "-s", "--max-time", "60", "-o", "-"])
@@ -169,7 +188,7 @@ fn fetch(t: &Arc<Topology>, system: &'static str, wrap: &[&str], args: &[&str], 
         let now = Instant::now();
         if first.is_none() {
             first = Some(now);
-            sched = Some(t.play_schedule());
+            sched = Some(play(t));
         } else {
             longest = longest.max(now - last);
         }
@@ -249,11 +268,32 @@ fn tunnel_client(
     std::thread::JoinHandle<()>,
     tokio::sync::oneshot::Sender<()>,
 ) {
-    run_in(mn, async {
+    tunnel_client_on(mn, vec![ip("10.61.1.2"), ip("10.61.2.2")])
+}
+
+fn tunnel_client_on(
+    mn: &Netns,
+    local: Vec<IpAddr>,
+) -> (
+    std::thread::JoinHandle<()>,
+    tokio::sync::oneshot::Sender<()>,
+) {
+    tunnel_client_counted(mn, local, Arc::default())
+}
+
+fn tunnel_client_counted(
+    mn: &Netns,
+    local: Vec<IpAddr>,
+    stats: Arc<ClientStats>,
+) -> (
+    std::thread::JoinHandle<()>,
+    tokio::sync::oneshot::Sender<()>,
+) {
+    run_in(mn, async move {
         let mut cc = ClientConfig::new(KEY.to_vec(), vec![ip("10.61.1.1"), ip("10.61.2.1")], 5001);
         cc.streams.stream_window = 1 << 20;
         let mut c = StackConfig::new(5002).tuned_for_lan();
-        c.local_addrs = vec![ip("10.61.1.2"), ip("10.61.2.2")];
+        c.local_addrs = local;
         c.monitor = true;
         c.interfaces = vec!["tmn1".into(), "tmn2".into()];
         c.policy = PolicyKind::FastestFirst {
@@ -264,7 +304,7 @@ fn tunnel_client(
         let l = tokio::net::TcpListener::bind("127.0.0.1:1080")
             .await
             .unwrap();
-        let r = client::serve(s, l, cc, Arc::default()).await;
+        let r = client::serve(s, l, cc, stats).await;
         eprintln!("tunnel client ended: {r:?}");
     })
 }
@@ -275,6 +315,7 @@ fn curl_through_the_tunnel_survives_three_link_cuts() {
         eprintln!("skipped: {why}");
         return;
     }
+    let _one = serial();
     let t = Arc::new(Topology::new());
     let dir = tempdir();
     let www = dir.join("www");
@@ -346,8 +387,151 @@ fn curl_through_the_tunnel_survives_three_link_cuts() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The single-radio move: link 2 is down for the whole download; at 1 s
+/// the MN's address on link 1 goes (10.61.1.2) and 50 ms later a new one
+/// comes (10.61.1.3), as a mobile that changed networks on its only
+/// radio. The MN's only way to tell the server is an ASCONF from the new
+/// address (RFC 5061 section 5.2).
+fn move_address(t: &Arc<Topology>) -> std::thread::JoinHandle<()> {
+    let t = t.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(1));
+        t.mn.ip(&["addr", "del", "10.61.1.2/24", "dev", "tmn1"]);
+        std::thread::sleep(Duration::from_millis(50));
+        t.mn.ip(&["addr", "add", "10.61.1.3/24", "dev", "tmn1"]);
+    })
+}
+
+#[test]
+fn curl_through_the_tunnel_survives_a_single_radio_address_move() {
+    if let Some(why) = skip_reason(&["ip", "tc", "nginx", "curl"]) {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let _one = serial();
+    let t = Arc::new(Topology::new());
+    t.cn.ip(&["link", "set", "tcn2", "down"]);
+    let dir = tempdir().join("move");
+    let www = dir.join("www");
+    std::fs::create_dir_all(&www).unwrap();
+    let data: Vec<u8> = (0..FILE_SIZE)
+        .map(|i| (i.wrapping_mul(40_503) >> 7) as u8)
+        .collect();
+    std::fs::write(www.join("big.bin"), &data).unwrap();
+    let sha = transfer::hex(&Sha256::digest(&data));
+    drop(data);
+    let _nginx = Nginx::start(&t.cn, &dir, &www, 8080, &[]);
+    let (srv, stop_srv) = tunnel_server(&t.cn);
+    let (cli, stop_cli) = tunnel_client_on(&t.mn, vec![ip("10.61.1.2")]);
+    std::thread::sleep(Duration::from_secs(2));
+    let r = fetch_while(
+        &t,
+        "msctp tunnel, single-radio move",
+        &[],
+        &[
+            "--socks5-hostname",
+            "127.0.0.1:1080",
+            "http://localhost:8080/big.bin",
+        ],
+        &sha,
+        move_address,
+    );
+    let _ = stop_cli.send(());
+    let _ = stop_srv.send(());
+    let _ = cli.join();
+    let _ = srv.join();
+    println!(
+        "\n50 MB download over link 1 only, the MN's address moved at 1 s: intact {}, {} bytes, longest stall {:.0} ms, {:.1} Mbit/s, {:.1} s",
+        r.intact, r.bytes, r.longest_stall_ms, r.mbps, r.elapsed_s
+    );
+    assert!(r.intact, "{r:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn tempdir() -> PathBuf {
     let d = std::env::temp_dir().join(format!("msctp-tunnel-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
+}
+
+/// Files of the many-connections test.
+const SMALL: usize = 256 << 10;
+const CURLS: usize = 200;
+
+#[test]
+fn two_hundred_curls_share_one_association_across_link_cuts() {
+    if let Some(why) = skip_reason(&["ip", "tc", "nginx", "curl"]) {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let _one = serial();
+    let t = Arc::new(Topology::new());
+    let dir = tempdir().join("many");
+    let www = dir.join("www");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&www).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    let data: Vec<u8> = (0..SMALL)
+        .map(|i| (i.wrapping_mul(97) >> 3) as u8)
+        .collect();
+    std::fs::write(www.join("small.bin"), &data).unwrap();
+    let sha = transfer::hex(&Sha256::digest(&data));
+    let _nginx = Nginx::start(&t.cn, &dir, &www, 8080, &[]);
+    let (srv, stop_srv) = tunnel_server(&t.cn);
+    let stats = Arc::new(ClientStats::default());
+    let local = vec![ip("10.61.1.2"), ip("10.61.2.2")];
+    let (cli, stop_cli) = tunnel_client_counted(&t.mn, local, stats.clone());
+    std::thread::sleep(Duration::from_secs(2));
+    let start = Instant::now();
+    let sched = t.play_schedule();
+    let curls: Vec<Child> = (0..CURLS)
+        .map(|k| {
+            Command::new("ip")
+                .args([
+                    "netns",
+                    "exec",
+                    &t.mn.name,
+                    "curl",
+                    "-s",
+                    "--max-time",
+                    "60",
+                ])
+                .args(["--socks5-hostname", "127.0.0.1:1080"])
+                .arg("http://localhost:8080/small.bin")
+                .arg("-o")
+                .arg(out.join(format!("{k}.bin")))
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut failed = Vec::new();
+    for (k, mut c) in curls.into_iter().enumerate() {
+        let ok = c.wait().is_ok_and(|s| s.success());
+        let got = std::fs::read(out.join(format!("{k}.bin"))).unwrap_or_default();
+        if !ok || transfer::hex(&Sha256::digest(&got)) != sha {
+            failed.push(k);
+        }
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    sched.join().unwrap();
+    let _ = stop_cli.send(());
+    let _ = stop_srv.send(());
+    let _ = cli.join();
+    let _ = srv.join();
+    println!(
+        "\n{CURLS} concurrent curls of {} KiB through one tunnel while link 1 went down three times: {} intact, {} failed, all done in {elapsed:.1} s",
+        SMALL >> 10,
+        CURLS - failed.len(),
+        failed.len()
+    );
+    assert!(failed.is_empty(), "downloads failed or changed: {failed:?}");
+    use std::sync::atomic::Ordering::Relaxed;
+    assert_eq!(
+        stats.associations.load(Relaxed),
+        1,
+        "one association for all"
+    );
+    assert_eq!(stats.relayed.load(Relaxed), CURLS as u64);
+    let _ = std::fs::remove_dir_all(&dir);
 }
