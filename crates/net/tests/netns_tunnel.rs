@@ -535,3 +535,131 @@ fn two_hundred_curls_share_one_association_across_link_cuts() {
     assert_eq!(stats.relayed.load(Relaxed), CURLS as u64);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// sshd in the CN on 127.0.0.1:2222 (its own host key and authorized
+/// key in `dir`); killed on drop.
+struct Sshd(Child);
+
+impl Sshd {
+    fn start(ns: &Netns, dir: &Path) -> Sshd {
+        let keygen = |name: &str| {
+            let k = dir.join(name);
+            let st = Command::new("ssh-keygen")
+                .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+                .arg(&k)
+                .status()
+                .unwrap();
+            assert!(st.success(), "ssh-keygen");
+        };
+        keygen("host_key");
+        keygen("client_key");
+        std::fs::copy(dir.join("client_key.pub"), dir.join("authorized_keys")).unwrap();
+        let d = dir.display();
+        let conf = dir.join("sshd_config");
+        std::fs::write(
+            &conf,
+            format!(
+                "ListenAddress 127.0.0.1:2222\nHostKey {d}/host_key\nAuthorizedKeysFile {d}/authorized_keys\n\
+                 PermitRootLogin yes\nStrictModes no\nUsePAM no\nPasswordAuthentication no\nPidFile {d}/sshd.pid\n"
+            ),
+        )
+        .unwrap();
+        // sshd wants its privilege-separation directory.
+        let _ = std::fs::create_dir_all("/run/sshd");
+        let child = Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                &ns.name,
+                "/usr/sbin/sshd",
+                "-D",
+                "-e",
+                "-f",
+            ])
+            .arg(&conf)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        Sshd(child)
+    }
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn an_ssh_session_through_the_tunnel_survives_link_cuts() {
+    if let Some(why) = skip_reason(&["ip", "tc", "ssh", "sshd", "ssh-keygen", "nc"]) {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let _one = serial();
+    let t = Arc::new(Topology::new());
+    let dir = tempdir().join("ssh");
+    std::fs::create_dir_all(&dir).unwrap();
+    let _sshd = Sshd::start(&t.cn, &dir);
+    let (srv, stop_srv) = tunnel_server(&t.cn);
+    let (cli, stop_cli) = tunnel_client(&t.mn);
+    std::thread::sleep(Duration::from_secs(2));
+    // The session prints a line every 100 ms for 8 s while link 1 goes
+    // down three times.
+    let key = dir.join("client_key");
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", &t.mn.name, "ssh", "-i"])
+        .arg(&key)
+        .args([
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+        ])
+        .args([
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "ProxyCommand=nc -X 5 -x 127.0.0.1:1080 %h %p",
+        ])
+        .args(["-p", "2222", "root@localhost"])
+        .arg("for i in $(seq 1 80); do echo $i; sleep 0.1; done")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    let (mut longest, mut last, mut sched) = (Duration::ZERO, Instant::now(), None);
+    for l in std::io::BufRead::lines(out) {
+        let Ok(l) = l else { break };
+        let now = Instant::now();
+        if sched.is_none() {
+            sched = Some(t.play_schedule());
+        } else {
+            longest = longest.max(now - last);
+        }
+        last = now;
+        lines.push(l);
+    }
+    let status = child.wait().unwrap();
+    if let Some(s) = sched {
+        s.join().unwrap();
+    }
+    let _ = stop_cli.send(());
+    let _ = stop_srv.send(());
+    let _ = cli.join();
+    let _ = srv.join();
+    println!(
+        "\nssh session through the tunnel, link 1 down three times: {} of 80 lines, exit {status}, longest wait between lines {:.0} ms",
+        lines.len(),
+        longest.as_secs_f64() * 1e3
+    );
+    let want: Vec<String> = (1..=80).map(|i| i.to_string()).collect();
+    assert_eq!(lines, want, "every line, in order");
+    assert!(status.success(), "ssh exit {status}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
