@@ -1,5 +1,6 @@
-//! `msctp tunnel` with real programs (needs root, nginx, curl, mptcpize;
-//! skipped with a printed reason otherwise, a failure under CI=true).
+//! `msctp tunnel` with real programs (needs root, nginx, curl, mptcpize,
+//! sshd, nc; skipped with a printed reason otherwise, a failure under
+//! CI=true).
 //!
 //! ```text
 //!   MN mn1 10.61.1.2/24 ==== 40 Mbit/s ==== cn1 10.61.1.1/24 CN
@@ -15,6 +16,11 @@
 //! over link 2) and over plain TCP on link 1. Each download's SHA-256 is
 //! checked and its longest stall (the longest wait between two reads of
 //! curl's output) printed in a table (run with `--nocapture`).
+//!
+//! The other tests: the same download while the mobile's only address
+//! moves (single radio); 200 concurrent curls through one association
+//! across the three cuts; an ssh session (sshd in the CN, `nc -X 5` as
+//! ssh's SOCKS proxy command) that keeps every line across them.
 
 mod common;
 
