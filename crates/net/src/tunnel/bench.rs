@@ -30,9 +30,13 @@ pub struct TunnelBench {
     pub bytes: u64,
     /// Each transfer's throughput, MB/s, in the order they ran.
     pub direct_mbps: Vec<f64>,
+    /// Through the tunnel, DATA authenticated (the default).
     pub tunnel_mbps: Vec<f64>,
-    /// Median tunnel / median direct.
+    /// Through a tunnel without SCTP-AUTH on DATA (`--no-data-auth`).
+    pub tunnel_no_data_auth_mbps: Vec<f64>,
+    /// Median tunnel / median direct, with and without AUTH on DATA.
     pub ratio: f64,
+    pub ratio_no_data_auth: f64,
 }
 
 fn median(v: &[f64]) -> f64 {
@@ -67,7 +71,17 @@ impl fmt::Display for TunnelBench {
             median(&self.tunnel_mbps),
             show(&self.tunnel_mbps)
         )?;
-        writeln!(f, "  tunnel / direct: {:.3}x", self.ratio)
+        writeln!(
+            f,
+            "  tunnel, --no-data-auth median {:5.0} MB/s  ({})",
+            median(&self.tunnel_no_data_auth_mbps),
+            show(&self.tunnel_no_data_auth_mbps)
+        )?;
+        writeln!(
+            f,
+            "  tunnel / direct: {:.3}x (DATA authenticated), {:.3}x (--no-data-auth)",
+            self.ratio, self.ratio_no_data_auth
+        )
     }
 }
 
@@ -130,26 +144,28 @@ async fn through_socks(socks: SocketAddr, to: SocketAddr) -> Result<TcpStream, N
 }
 
 /// Starts a tunnel on loopback: its SOCKS address.
-async fn tunnel() -> Result<SocketAddr, NetError> {
+async fn tunnel(port: u16, data_auth: bool) -> Result<SocketAddr, NetError> {
     let key: [u8; 32] = rand::random();
     let lo = "127.0.0.1".parse().expect("an address");
     let mut sc = ServerConfig::new(key.to_vec());
     sc.streams.stream_window = WINDOW;
+    sc.authenticate_data = data_auth;
     sc.policy = DestPolicy {
         allow: vec!["127.0.0.0/8".parse().expect("a network")],
         ..DestPolicy::default()
     };
-    let mut cfg = StackConfig::new(5931).tuned_for_lan();
+    let mut cfg = StackConfig::new(port).tuned_for_lan();
     cfg.udp_port = 0;
     cfg.local_addrs = vec![lo];
     sc.apply_to(&mut cfg);
     let s = Stack::bind(cfg).await?;
     let server_udp = s.udp_port();
     tokio::spawn(server::serve(s, sc, Arc::default()));
-    let mut cc = ClientConfig::new(key.to_vec(), vec![lo], 5931);
+    let mut cc = ClientConfig::new(key.to_vec(), vec![lo], port);
     cc.udp_port = Some(server_udp);
     cc.streams.stream_window = WINDOW;
-    let mut cfg = StackConfig::new(5932).tuned_for_lan();
+    cc.authenticate_data = data_auth;
+    let mut cfg = StackConfig::new(port + 1).tuned_for_lan();
     cfg.udp_port = 0;
     cfg.local_addrs = vec![lo];
     cc.apply_to(&mut cfg);
@@ -168,21 +184,26 @@ pub fn run(bytes: u64, rounds: usize) -> Result<TunnelBench, NetError> {
         .build()?;
     rt.block_on(async {
         let to = sink().await?;
-        let socks = tunnel().await?;
-        let (mut direct, mut tunneled) = (Vec::new(), Vec::new());
+        let socks = tunnel(5931, true).await?;
+        let plain = tunnel(5933, false).await?;
+        let (mut direct, mut tunneled, mut fast) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds.max(1) {
             direct.push(push(TcpStream::connect(to).await?, bytes).await?);
-            let t = tokio::time::timeout(Duration::from_secs(20), through_socks(socks, to))
-                .await
-                .map_err(|_| NetError::Closed("the tunnel did not answer".into()))??;
-            tunneled.push(push(t, bytes).await?);
+            for (via, out) in [(socks, &mut tunneled), (plain, &mut fast)] {
+                let t = tokio::time::timeout(Duration::from_secs(20), through_socks(via, to))
+                    .await
+                    .map_err(|_| NetError::Closed("the tunnel did not answer".into()))??;
+                out.push(push(t, bytes).await?);
+            }
         }
-        let ratio = median(&tunneled) / median(&direct);
+        let d = median(&direct);
         Ok(TunnelBench {
             bytes,
+            ratio: median(&tunneled) / d,
+            ratio_no_data_auth: median(&fast) / d,
             direct_mbps: direct,
             tunnel_mbps: tunneled,
-            ratio,
+            tunnel_no_data_auth_mbps: fast,
         })
     })
 }

@@ -37,6 +37,9 @@ pub struct ClientConfig {
     pub handshake_timeout: Duration,
     /// Bytes read at once from each side of a relay.
     pub relay_buffer: usize,
+    /// Require the peer to authenticate its DATA chunks with the key
+    /// (SCTP-AUTH, RFC 4895; see [`super::apply_key`]); on by default.
+    pub authenticate_data: bool,
 }
 
 impl ClientConfig {
@@ -49,13 +52,14 @@ impl ClientConfig {
             streams: StreamConfig::default(),
             handshake_timeout: Duration::from_secs(20),
             relay_buffer: 64 << 10,
+            authenticate_data: true,
         }
     }
 
     /// The stack settings the client needs: the key for SCTP-AUTH and
     /// enough streams.
     pub fn apply_to(&self, stack: &mut StackConfig) {
-        apply_key(&self.key, stack);
+        apply_key(&self.key, self.authenticate_data, stack);
         self.streams.apply_to(stack);
     }
 }

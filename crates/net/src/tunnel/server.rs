@@ -41,6 +41,9 @@ pub struct ServerConfig {
     pub connect_timeout: Duration,
     /// Bytes read at once from each side of a relay.
     pub relay_buffer: usize,
+    /// Require the peer to authenticate its DATA chunks with the key
+    /// (SCTP-AUTH, RFC 4895; see [`super::apply_key`]); on by default.
+    pub authenticate_data: bool,
 }
 
 impl ServerConfig {
@@ -54,13 +57,14 @@ impl ServerConfig {
             handshake_timeout: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(10),
             relay_buffer: 64 << 10,
+            authenticate_data: true,
         }
     }
 
     /// The stack settings the server needs: the key for SCTP-AUTH and
     /// enough streams.
     pub fn apply_to(&self, stack: &mut StackConfig) {
-        apply_key(&self.key, stack);
+        apply_key(&self.key, self.authenticate_data, stack);
         self.streams.apply_to(stack);
         stack.endpoint.listen = true;
     }
