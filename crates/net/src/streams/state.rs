@@ -121,6 +121,11 @@ pub(crate) struct ConnState {
     pub parity: u16,
     pub next_id: u16,
     pub stats: StreamStats,
+    /// To the writer task. Unbounded as a channel, bounded by what can
+    /// enter it: DATA only within the peer's credit (at most
+    /// `stream_window` per stream), at most one queued `Window` per
+    /// stream (grants coalesce), OPEN, FIN, RESET and DONE once each per
+    /// stream, and streams are bounded by `max_streams`.
     pub out: mpsc::UnboundedSender<Out>,
 }
 
