@@ -19,6 +19,16 @@ dpkg -s libcap2-bin >/dev/null 2>&1 || need+=(libcap2-bin)
 dpkg -s nftables >/dev/null 2>&1 || need+=(nftables)
 dpkg -s conntrack >/dev/null 2>&1 || need+=(conntrack)
 dpkg -s pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+# `msctp tunnel` with real programs (crates/net/tests/netns_tunnel.rs):
+# nginx serves the file, curl fetches it through the SOCKS tunnel,
+# mptcpize runs both over MPTCP for comparison.
+dpkg -s nginx-light >/dev/null 2>&1 || dpkg -s nginx >/dev/null 2>&1 || need+=(nginx-light)
+dpkg -s curl >/dev/null 2>&1 || need+=(curl)
+dpkg -s mptcpize >/dev/null 2>&1 || need+=(mptcpize)
+# ... and an ssh session through it (sshd in the namespace, nc -X 5 as
+# ssh's SOCKS ProxyCommand).
+dpkg -s openssh-server >/dev/null 2>&1 || need+=(openssh-server)
+dpkg -s netcat-openbsd >/dev/null 2>&1 || need+=(netcat-openbsd)
 # The run viewer's test opens its page in headless Chromium
 # (crates/view/tests/headless.rs).
 dpkg -s chromium >/dev/null 2>&1 || need+=(chromium)

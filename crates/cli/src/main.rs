@@ -44,6 +44,9 @@ enum Command {
     Reproduce(commands::lab::ReproduceArgs),
     /// Benchmarks with ratios against references measured in the same run.
     Bench(commands::bench::Args),
+    /// TCP applications over one mSCTP association: a SOCKS 5 client side,
+    /// a relaying server side (--server) that holds the same key.
+    Tunnel(commands::tunnel::Args),
     /// Soak: mobiles through link cuts and address changes on impaired links (root).
     Soak(commands::soak::Args),
 }
@@ -89,6 +92,7 @@ fn main() -> std::process::ExitCode {
         Command::Reproduce(a) => commands::lab::reproduce(a),
         Command::Bench(a) => commands::bench::run(a),
         Command::Soak(a) => commands::soak::run(a),
+        Command::Tunnel(a) => commands::tunnel::run(a),
     };
     match result {
         Ok(code) => code,

@@ -317,3 +317,42 @@ fn run_refuses_more_stations_than_the_cell_prefix_holds_at_once() {
     assert_refused(&o, &["stations[0].count = 65526", "at most 65525 stations"]);
     assert!(took < Duration::from_millis(800), "{took:?}");
 }
+
+#[test]
+fn tunnel_refuses_a_missing_or_short_key_and_bad_networks() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("short.key"), "abc\n").unwrap();
+    std::fs::write(dir.path().join("good.key"), "0123456789abcdef0123\n").unwrap();
+    let (o, _) = msctp(
+        dir.path(),
+        &["tunnel", "--server", "--key-file", "none.key"],
+    );
+    assert_refused(&o, &["cannot read the key file", "none.key"]);
+    let (o, _) = msctp(
+        dir.path(),
+        &["tunnel", "--server", "--key-file", "short.key"],
+    );
+    assert_refused(&o, &["the tunnel key has 3 bytes", "at least 16"]);
+    let args = [
+        "tunnel",
+        "--server",
+        "--key-file",
+        "good.key",
+        "--allow",
+        "10.0.0.0/33",
+    ];
+    let (o, _) = msctp(dir.path(), &args);
+    assert_refused(&o, &["--allow \"10.0.0.0/33\"", "expected a network"]);
+    let (o, _) = msctp(dir.path(), &["tunnel", "--key-file", "good.key"]);
+    assert_refused(&o, &["--to ADDR"]);
+    let args = [
+        "tunnel",
+        "--server",
+        "--key-file",
+        "good.key",
+        "--stream-window",
+        "10",
+    ];
+    let (o, _) = msctp(dir.path(), &args);
+    assert_refused(&o, &["stream_window"]);
+}

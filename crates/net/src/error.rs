@@ -64,6 +64,10 @@ pub enum NetError {
     Stopped,
     #[error("too many requests are waiting on this association (limit {0})")]
     Busy(usize),
+    #[error("no free stream: {open} streams in use (limit {limit})")]
+    NoFreeStream { open: usize, limit: usize },
+    #[error("bad stream configuration: {0}")]
+    StreamConfig(String),
     #[error("interface monitor: {0}")]
     Monitor(io::Error),
     #[error(transparent)]

@@ -13,6 +13,12 @@
 //!   and kernel TCP), [`bench_server`] (a listener with 10 000 clients
 //!   against kernel TCP's accept rate): the tools behind `msctp send /
 //!   recv / listen / perf / bench`.
+//! - [`streams`]: byte streams (Tokio `AsyncRead` / `AsyncWrite`), one
+//!   per SCTP stream, with per-stream flow control, for applications
+//!   written like TCP ones.
+//! - [`tunnel`]: `msctp tunnel`, a SOCKS 5 front (RFC 1928) whose TCP
+//!   connections ride one association, a stream each, to a server that
+//!   holds the same key and relays them.
 //! - [`udp`]: batched datagram I/O (`recvmmsg` / `sendmmsg`, UDP GSO and
 //!   GRO with fallback) under the driver.
 
@@ -30,7 +36,9 @@ pub mod perf;
 pub mod soak;
 pub mod stack;
 pub mod status;
+pub mod streams;
 pub mod transfer;
+pub mod tunnel;
 pub mod udp;
 
 pub use config::{PolicyKind, SCTP_UDP_PORT, StackConfig};

@@ -33,6 +33,11 @@ pub struct AssocStatus {
     pub asconf: bool,
     /// Both sides announced PR-SCTP (RFC 3758 section 3.3.1).
     pub pr_sctp: bool,
+    /// Outbound streams negotiated (RFC 9260 section 5.1.1: the smaller
+    /// of our OS and the peer's MIS).
+    pub outbound_streams: u16,
+    /// Inbound streams negotiated.
+    pub inbound_streams: u16,
 }
 
 impl AssocStatus {
@@ -61,6 +66,8 @@ impl AssocStatus {
             auth: a.auth_enabled(),
             asconf: a.asconf_enabled(),
             pr_sctp: a.pr_sctp(),
+            outbound_streams: a.outbound_streams(),
+            inbound_streams: a.inbound_streams(),
         }
     }
 }

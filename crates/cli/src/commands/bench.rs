@@ -92,6 +92,10 @@ enum What {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Instead: one TCP stream through `msctp tunnel` on loopback
+        /// against direct TCP, alternated 3 times in this run, the ratio.
+        #[arg(long)]
+        tunnel: bool,
     },
     /// Our engine and sctp-proto (the SCTP of the WebRTC stacks), each
     /// between two endpoints in one thread without sockets, the same bulk
@@ -316,9 +320,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             no_estimators,
             estimator_pairs,
             json,
+            tunnel,
         } => {
             if megabytes == 0 || megabytes > 100_000 {
                 bail!("--megabytes must lie in [1, 100000], got {megabytes}");
+            }
+            if tunnel {
+                let r = msctp_net::tunnel::bench::run(megabytes << 20, 3)?;
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&r)?);
+                } else {
+                    println!("build: {}", build());
+                    print!("{r}");
+                }
+                return Ok(ExitCode::SUCCESS);
             }
             if message == 0 || message > 65_536 {
                 bail!("--message must lie in [1, 65536], got {message}");

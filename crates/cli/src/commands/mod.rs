@@ -7,4 +7,5 @@ pub mod lab;
 pub mod net;
 pub mod robustness;
 pub mod soak;
+pub mod tunnel;
 pub mod view;

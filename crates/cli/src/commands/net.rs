@@ -121,7 +121,7 @@ pub struct NetOpts {
 }
 
 impl NetOpts {
-    fn config(&self, listen: bool) -> anyhow::Result<StackConfig> {
+    pub(crate) fn config(&self, listen: bool) -> anyhow::Result<StackConfig> {
         let mut c = StackConfig::new(self.port);
         if self.lan {
             c = c.tuned_for_lan();
@@ -249,7 +249,7 @@ impl NetOpts {
     }
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -258,7 +258,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 
 /// Says which interfaces `--iface` names that do not exist yet (the
 /// monitor will use them when they appear).
-fn warn_missing_interfaces(s: &Stack) {
+pub(crate) fn warn_missing_interfaces(s: &Stack) {
     for name in &s.info().missing_interfaces {
         eprintln!("msctp: no interface {name:?} yet; it will be followed when it appears");
     }
@@ -300,7 +300,7 @@ fn check_writable_dir(dir: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn peers(to: &[String]) -> anyhow::Result<Vec<IpAddr>> {
+pub(crate) fn peers(to: &[String]) -> anyhow::Result<Vec<IpAddr>> {
     if to.is_empty() {
         bail!("give the peer's address with --to ADDR (repeat for a multi-homed peer)");
     }

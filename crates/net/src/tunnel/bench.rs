@@ -1,0 +1,209 @@
+//! `msctp bench net --tunnel`: one TCP stream through the tunnel on
+//! loopback (SOCKS 5 client side, one association, server side, a TCP
+//! sink) against the same stream straight to the sink, alternated in one
+//! run; the ratio of the two throughputs.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use super::client::{self, ClientConfig};
+use super::policy::DestPolicy;
+use super::server::{self, ServerConfig};
+use super::socks::{Target, reply};
+use crate::error::NetError;
+use crate::{Stack, StackConfig};
+
+/// The per-stream window of both sides (bytes): one stream's throughput
+/// is at most its window per round trip of a grant (reader, driver, UDP,
+/// the peer's driver and writer), about a millisecond on a loaded
+/// loopback.
+pub const WINDOW: usize = 4 << 20;
+
+/// The figures of one run.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TunnelBench {
+    pub bytes: u64,
+    /// Each transfer's throughput, MB/s, in the order they ran.
+    pub direct_mbps: Vec<f64>,
+    /// Through the tunnel, DATA authenticated (the default).
+    pub tunnel_mbps: Vec<f64>,
+    /// Through a tunnel without SCTP-AUTH on DATA (`--no-data-auth`).
+    pub tunnel_no_data_auth_mbps: Vec<f64>,
+    /// Median tunnel / median direct, with and without AUTH on DATA.
+    pub ratio: f64,
+    pub ratio_no_data_auth: f64,
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    s.get(s.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+impl fmt::Display for TunnelBench {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let show = |v: &[f64]| {
+            v.iter()
+                .map(|x| format!("{x:.0}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        writeln!(
+            f,
+            "one TCP stream of {} MB on loopback, alternated in this run (tunnel stream window {} MiB):",
+            self.bytes >> 20,
+            WINDOW >> 20
+        )?;
+        writeln!(
+            f,
+            "  direct TCP          median {:7.0} MB/s  ({})",
+            median(&self.direct_mbps),
+            show(&self.direct_mbps)
+        )?;
+        writeln!(
+            f,
+            "  through msctp tunnel median {:6.0} MB/s  ({})",
+            median(&self.tunnel_mbps),
+            show(&self.tunnel_mbps)
+        )?;
+        writeln!(
+            f,
+            "  tunnel, --no-data-auth median {:5.0} MB/s  ({})",
+            median(&self.tunnel_no_data_auth_mbps),
+            show(&self.tunnel_no_data_auth_mbps)
+        )?;
+        writeln!(
+            f,
+            "  tunnel / direct: {:.3}x (DATA authenticated), {:.3}x (--no-data-auth)",
+            self.ratio, self.ratio_no_data_auth
+        )
+    }
+}
+
+/// A TCP sink: reads each connection to its end, answers the byte count.
+async fn sink() -> std::io::Result<SocketAddr> {
+    let l = TcpListener::bind("127.0.0.1:0").await?;
+    let addr = l.local_addr()?;
+    tokio::spawn(async move {
+        while let Ok((mut t, _)) = l.accept().await {
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 256 << 10];
+                let mut n = 0u64;
+                while let Ok(k) = t.read(&mut buf).await {
+                    if k == 0 {
+                        break;
+                    }
+                    n += k as u64;
+                }
+                let _ = t.write_all(&n.to_be_bytes()).await;
+            });
+        }
+    });
+    Ok(addr)
+}
+
+/// Sends `bytes` on `t` and waits for the sink's count: MB/s.
+async fn push(mut t: TcpStream, bytes: u64) -> Result<f64, NetError> {
+    let chunk = vec![0x5au8; 64 << 10];
+    let start = Instant::now();
+    let mut left = bytes;
+    while left > 0 {
+        let k = left.min(chunk.len() as u64) as usize;
+        t.write_all(&chunk[..k]).await?;
+        left -= k as u64;
+    }
+    t.shutdown().await?;
+    let got = t.read_u64().await?;
+    if got != bytes {
+        return Err(NetError::Closed(format!(
+            "the sink got {got} of {bytes} bytes"
+        )));
+    }
+    Ok(bytes as f64 / start.elapsed().as_secs_f64() / 1e6)
+}
+
+async fn through_socks(socks: SocketAddr, to: SocketAddr) -> Result<TcpStream, NetError> {
+    let mut t = TcpStream::connect(socks).await?;
+    t.write_all(&[5, 1, 0]).await?;
+    let mut m = [0u8; 2];
+    t.read_exact(&mut m).await?;
+    let mut req = vec![5, 1, 0];
+    req.extend_from_slice(&Target::Addr(to).encode());
+    t.write_all(&req).await?;
+    let mut rep = [0u8; 10];
+    t.read_exact(&mut rep).await?;
+    if rep[1] != reply::SUCCEEDED {
+        return Err(NetError::Refused(format!("SOCKS reply {}", rep[1])));
+    }
+    Ok(t)
+}
+
+/// Starts a tunnel on loopback: its SOCKS address.
+async fn tunnel(port: u16, data_auth: bool) -> Result<SocketAddr, NetError> {
+    let key: [u8; 32] = rand::random();
+    let lo = "127.0.0.1".parse().expect("an address");
+    let mut sc = ServerConfig::new(key.to_vec());
+    sc.streams.stream_window = WINDOW;
+    sc.authenticate_data = data_auth;
+    sc.policy = DestPolicy {
+        allow: vec!["127.0.0.0/8".parse().expect("a network")],
+        ..DestPolicy::default()
+    };
+    let mut cfg = StackConfig::new(port).tuned_for_lan();
+    cfg.udp_port = 0;
+    cfg.local_addrs = vec![lo];
+    sc.apply_to(&mut cfg);
+    let s = Stack::bind(cfg).await?;
+    let server_udp = s.udp_port();
+    tokio::spawn(server::serve(s, sc, Arc::default()));
+    let mut cc = ClientConfig::new(key.to_vec(), vec![lo], port);
+    cc.udp_port = Some(server_udp);
+    cc.streams.stream_window = WINDOW;
+    cc.authenticate_data = data_auth;
+    let mut cfg = StackConfig::new(port + 1).tuned_for_lan();
+    cfg.udp_port = 0;
+    cfg.local_addrs = vec![lo];
+    cc.apply_to(&mut cfg);
+    let c = Stack::bind(cfg).await?;
+    let l = TcpListener::bind("127.0.0.1:0").await?;
+    let socks = l.local_addr()?;
+    tokio::spawn(client::serve(c, l, cc, Arc::default()));
+    Ok(socks)
+}
+
+/// `rounds` transfers of `bytes` each way (direct, tunnel, direct, ...).
+pub fn run(bytes: u64, rounds: usize) -> Result<TunnelBench, NetError> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let to = sink().await?;
+        let socks = tunnel(5931, true).await?;
+        let plain = tunnel(5933, false).await?;
+        let (mut direct, mut tunneled, mut fast) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds.max(1) {
+            direct.push(push(TcpStream::connect(to).await?, bytes).await?);
+            for (via, out) in [(socks, &mut tunneled), (plain, &mut fast)] {
+                let t = tokio::time::timeout(Duration::from_secs(20), through_socks(via, to))
+                    .await
+                    .map_err(|_| NetError::Closed("the tunnel did not answer".into()))??;
+                out.push(push(t, bytes).await?);
+            }
+        }
+        let d = median(&direct);
+        Ok(TunnelBench {
+            bytes,
+            ratio: median(&tunneled) / d,
+            ratio_no_data_auth: median(&fast) / d,
+            direct_mbps: direct,
+            tunnel_mbps: tunneled,
+            tunnel_no_data_auth_mbps: fast,
+        })
+    })
+}

@@ -1,0 +1,259 @@
+//! `msctp tunnel --server`: accepts associations from clients that hold
+//! the key, and for each stream connects to the requested destination (if
+//! the policy allows it) and relays.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use super::policy::DestPolicy;
+use super::socks::{self, reply};
+use super::{REQUEST_VERSION, apply_key, auth};
+use crate::StackConfig;
+use crate::error::NetError;
+use crate::stack::{Association, Stack};
+use crate::streams::{Connection, SctpStream, Side, StreamConfig};
+
+/// What the server allows and how much.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// The pre-shared key clients must prove (and SCTP-AUTH's shared key).
+    pub key: Vec<u8>,
+    /// Per association: `max_streams` is the TCP connections it carries
+    /// at once, `stream_window` the bytes buffered per connection toward
+    /// the destination.
+    pub streams: StreamConfig,
+    /// Where connections may go.
+    pub policy: DestPolicy,
+    /// Associations at once from one source address (its first address);
+    /// more are aborted right after set-up.
+    pub max_per_source: usize,
+    /// Associations at once in all.
+    pub max_associations: usize,
+    /// Time for a client's key proof, and for a stream's request.
+    pub handshake_timeout: Duration,
+    /// Time to connect to a destination (then HOST_UNREACHABLE).
+    pub connect_timeout: Duration,
+    /// Bytes read at once from each side of a relay.
+    pub relay_buffer: usize,
+    /// Require the peer to authenticate its DATA chunks with the key
+    /// (SCTP-AUTH, RFC 4895; see [`super::apply_key`]); on by default.
+    pub authenticate_data: bool,
+}
+
+impl ServerConfig {
+    pub fn new(key: Vec<u8>) -> Self {
+        ServerConfig {
+            key,
+            streams: StreamConfig::default(),
+            policy: DestPolicy::default(),
+            max_per_source: 4,
+            max_associations: 1024,
+            handshake_timeout: Duration::from_secs(10),
+            connect_timeout: Duration::from_secs(10),
+            relay_buffer: 64 << 10,
+            authenticate_data: true,
+        }
+    }
+
+    /// The stack settings the server needs: the key for SCTP-AUTH and
+    /// enough streams.
+    pub fn apply_to(&self, stack: &mut StackConfig) {
+        apply_key(&self.key, self.authenticate_data, stack);
+        self.streams.apply_to(stack);
+        stack.endpoint.listen = true;
+    }
+}
+
+/// Counters of a running server.
+#[derive(Debug, Default)]
+pub struct ServerStats {
+    /// Associations whose client proved the key.
+    pub clients: AtomicU64,
+    /// Associations refused: no key proof, or over a bound.
+    pub auth_failures: AtomicU64,
+    pub over_limit: AtomicU64,
+    /// Streams relayed to a destination.
+    pub relayed: AtomicU64,
+    /// Requests refused by the policy (SOCKS NOT_ALLOWED).
+    pub not_allowed: AtomicU64,
+    /// Requests whose destination could not be reached.
+    pub unreachable: AtomicU64,
+    /// Malformed requests.
+    pub bad_requests: AtomicU64,
+}
+
+/// Associations per source address.
+type Sources = Arc<Mutex<HashMap<IpAddr, usize>>>;
+
+/// Frees a source's slot when its association ends.
+struct SourceSlot(Sources, IpAddr);
+
+impl Drop for SourceSlot {
+    fn drop(&mut self) {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = m.get_mut(&self.1) {
+            *n -= 1;
+            if *n == 0 {
+                m.remove(&self.1);
+            }
+        }
+    }
+}
+
+/// Serves clients until the stack stops. The stack must have been
+/// configured with [`ServerConfig::apply_to`].
+pub async fn serve(
+    stack: Stack,
+    cfg: ServerConfig,
+    stats: Arc<ServerStats>,
+) -> Result<(), NetError> {
+    super::check_key(&cfg.key)?;
+    cfg.streams.validate()?;
+    let cfg = Arc::new(cfg);
+    let sources: Sources = Arc::default();
+    loop {
+        let a = stack.accept().await?;
+        let src = a.peer_addrs().first().copied();
+        let slot = src.and_then(|ip| {
+            let mut m = sources.lock().unwrap_or_else(|e| e.into_inner());
+            let total: usize = m.values().sum();
+            let n = m.entry(ip).or_insert(0);
+            if *n >= cfg.max_per_source || total >= cfg.max_associations {
+                return None;
+            }
+            *n += 1;
+            Some(SourceSlot(sources.clone(), ip))
+        });
+        let Some(slot) = slot else {
+            stats.over_limit.fetch_add(1, Relaxed);
+            tracing::warn!("association from {src:?} refused: too many at once");
+            let _ = a.abort().await;
+            continue;
+        };
+        tokio::spawn(client(a, cfg.clone(), stats.clone(), slot));
+    }
+}
+
+/// One client's association: the key proof, then its streams.
+async fn client(
+    mut a: Association,
+    cfg: Arc<ServerConfig>,
+    stats: Arc<ServerStats>,
+    _slot: SourceSlot,
+) {
+    let peer = a.peer_addrs().first().copied();
+    if let Err(why) = auth::verify_client(&mut a, &cfg.key, cfg.handshake_timeout).await {
+        stats.auth_failures.fetch_add(1, Relaxed);
+        tracing::warn!("client {peer:?} refused: {why}");
+        let _ = a.abort().await;
+        return;
+    }
+    stats.clients.fetch_add(1, Relaxed);
+    let mut conn = match Connection::new(a, Side::Acceptor, cfg.streams.clone()).await {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::warn!("client {peer:?}: {e}");
+            return;
+        }
+    };
+    while let Some(s) = conn.accept_stream().await {
+        tokio::spawn(relay(s, cfg.clone(), stats.clone()));
+    }
+}
+
+/// Reads a stream's request: its destination.
+async fn request(s: &mut SctpStream) -> Result<socks::Target, socks::SocksError> {
+    let v = s.read_u8().await.map_err(|e| socks::SocksError {
+        reply: None,
+        why: e.to_string(),
+    })?;
+    if v != REQUEST_VERSION {
+        return Err(socks::SocksError {
+            reply: Some(reply::GENERAL_FAILURE),
+            why: format!("request version {v}"),
+        });
+    }
+    let atyp = s.read_u8().await.map_err(|e| socks::SocksError {
+        reply: None,
+        why: e.to_string(),
+    })?;
+    socks::read_target(s, atyp).await
+}
+
+/// The SOCKS reply code for a failed TCP connect.
+fn connect_error_code(e: &std::io::Error) -> u8 {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::ConnectionRefused => reply::CONNECTION_REFUSED,
+        K::NetworkUnreachable => reply::NETWORK_UNREACHABLE,
+        K::HostUnreachable | K::TimedOut => reply::HOST_UNREACHABLE,
+        _ => reply::GENERAL_FAILURE,
+    }
+}
+
+async fn connect_any(addrs: &[SocketAddr], wait: Duration) -> Result<TcpStream, u8> {
+    let mut code = reply::HOST_UNREACHABLE;
+    for a in addrs {
+        match tokio::time::timeout(wait, TcpStream::connect(a)).await {
+            Ok(Ok(t)) => return Ok(t),
+            Ok(Err(e)) => code = connect_error_code(&e),
+            Err(_) => code = reply::HOST_UNREACHABLE,
+        }
+    }
+    Err(code)
+}
+
+/// One stream: request, policy, connect, answer, relay.
+async fn relay(mut s: SctpStream, cfg: Arc<ServerConfig>, stats: Arc<ServerStats>) {
+    let target = match tokio::time::timeout(cfg.handshake_timeout, request(&mut s)).await {
+        Ok(Ok(t)) => t,
+        Ok(Err(e)) => {
+            stats.bad_requests.fetch_add(1, Relaxed);
+            return refuse(s, e.reply.unwrap_or(reply::GENERAL_FAILURE)).await;
+        }
+        Err(_) => {
+            stats.bad_requests.fetch_add(1, Relaxed);
+            return refuse(s, reply::GENERAL_FAILURE).await;
+        }
+    };
+    let addrs = match cfg.policy.resolve(&target).await {
+        Ok(a) => a,
+        Err(code) => {
+            let counter = match code {
+                reply::NOT_ALLOWED => &stats.not_allowed,
+                _ => &stats.unreachable,
+            };
+            counter.fetch_add(1, Relaxed);
+            tracing::info!("request for {target} refused (SOCKS reply {code})");
+            return refuse(s, code).await;
+        }
+    };
+    let mut tcp = match connect_any(&addrs, cfg.connect_timeout).await {
+        Ok(t) => t,
+        Err(code) => {
+            stats.unreachable.fetch_add(1, Relaxed);
+            return refuse(s, code).await;
+        }
+    };
+    let _ = tcp.set_nodelay(true);
+    if s.write_all(&[reply::SUCCEEDED]).await.is_err() {
+        return;
+    }
+    stats.relayed.fetch_add(1, Relaxed);
+    let n = cfg.relay_buffer;
+    let r = tokio::io::copy_bidirectional_with_sizes(&mut s, &mut tcp, n, n).await;
+    if let Err(e) = r {
+        tracing::debug!("relay to {target} ended: {e}");
+    }
+}
+
+async fn refuse(mut s: SctpStream, code: u8) {
+    let _ = s.write_all(&[code]).await;
+    let _ = s.shutdown().await;
+}
