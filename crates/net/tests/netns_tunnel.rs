@@ -318,7 +318,7 @@ fn tunnel_client_counted(
 #[test]
 fn curl_through_the_tunnel_survives_three_link_cuts() {
     if let Some(why) = skip_reason(&["ip", "tc", "nginx", "curl", "mptcpize"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let _one = serial();
@@ -411,7 +411,7 @@ fn move_address(t: &Arc<Topology>) -> std::thread::JoinHandle<()> {
 #[test]
 fn curl_through_the_tunnel_survives_a_single_radio_address_move() {
     if let Some(why) = skip_reason(&["ip", "tc", "nginx", "curl"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let _one = serial();
@@ -467,7 +467,7 @@ const CURLS: usize = 200;
 #[test]
 fn two_hundred_curls_share_one_association_across_link_cuts() {
     if let Some(why) = skip_reason(&["ip", "tc", "nginx", "curl"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let _one = serial();
@@ -602,7 +602,7 @@ impl Drop for Sshd {
 #[test]
 fn an_ssh_session_through_the_tunnel_survives_link_cuts() {
     if let Some(why) = skip_reason(&["ip", "tc", "ssh", "sshd", "ssh-keygen", "nc"]) {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let _one = serial();

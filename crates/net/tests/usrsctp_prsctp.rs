@@ -64,7 +64,7 @@ fn skip() -> Option<String> {
         .args(["--exists", "usrsctp"])
         .status()
         .is_ok_and(|s| s.success());
-    (!ok).then(|| common::missing_prerequisite("libusrsctp-dev is not installed".into()))
+    (!ok).then(|| msctp_testkit::require("libusrsctp-dev is not installed".into()))
 }
 
 fn build_peer(dir: &Path) -> PathBuf {
@@ -193,7 +193,7 @@ fn config(remote_udp: u16) -> StackConfig {
 #[test]
 fn usrsctp_abandons_and_msctp_skips() {
     if let Some(why) = skip() {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let dir = work_dir("a");
@@ -272,7 +272,7 @@ fn usrsctp_abandons_and_msctp_skips() {
 #[test]
 fn msctp_abandons_and_usrsctp_skips() {
     if let Some(why) = skip() {
-        eprintln!("skipped: {why}");
+        msctp_testkit::skip(&why);
         return;
     }
     let dir = work_dir("b");
