@@ -26,12 +26,12 @@
 mod common;
 
 use std::net::IpAddr;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::time::Duration;
 
 use bytes::Bytes;
-use common::{Capture, Netns, skip_reason};
+use common::{Capture, Netns, usrsctp};
 use msctp_net::{Event, NetEvent, Stack, StackConfig};
 use msctp_proto::PrimaryReason;
 
@@ -43,75 +43,10 @@ fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
 }
 
-fn work_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("msctp-interop-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn skip() -> Option<String> {
-    if let Some(r) = skip_reason(&["ip", "gcc", "pkg-config", "capsh", "dumpcap", "tshark"]) {
-        return Some(r);
-    }
-    let ok = Command::new("pkg-config")
-        .args(["--exists", "usrsctp"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        return Some(msctp_testkit::require(
-            "libusrsctp-dev is not installed".into(),
-        ));
-    }
-    None
-}
-
-/// Builds the usrsctp peer program.
-fn build_peer(dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/usrsctp_peer.c");
-    let out = dir.join("usrsctp_peer");
-    let flags = Command::new("pkg-config")
-        .args(["--cflags", "--libs", "usrsctp"])
-        .output()
-        .unwrap();
-    let flags = String::from_utf8(flags.stdout).unwrap();
-    let mut args: Vec<String> = vec![
-        "-O2".into(),
-        "-o".into(),
-        out.display().to_string(),
-        src.display().to_string(),
-    ];
-    args.extend(flags.split_whitespace().map(String::from));
-    args.push("-lpthread".into());
-    let st = Command::new("gcc").args(&args).status().unwrap();
-    assert!(st.success(), "gcc failed");
-    out
-}
-
 fn test_data() -> Vec<u8> {
     (0..SIZE)
         .map(|i| (i.wrapping_mul(2_246_822_519) >> 17) as u8)
         .collect()
-}
-
-/// usrsctp, inside the namespace, without CAP_NET_RAW.
-fn usrsctp(ns: &Netns, args: &[String], log: &Path) -> Child {
-    let cmd = args.join(" ");
-    Command::new("ip")
-        .args([
-            "netns",
-            "exec",
-            &ns.name,
-            "capsh",
-            "--drop=cap_net_raw",
-            "--",
-            "-c",
-        ])
-        .arg(format!("exec {cmd}"))
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(log).unwrap())
-        .spawn()
-        .unwrap()
 }
 
 fn tshark(file: &Path, filter: &str) -> Vec<String> {
@@ -153,12 +88,12 @@ fn check_capture(file: &Path) -> (usize, usize, usize) {
 
 #[test]
 fn usrsctp_client_sends_to_msctp_with_asconf() {
-    if let Some(why) = skip() {
+    if let Some(why) = usrsctp::missing(&["ip", "capsh", "dumpcap", "tshark"]) {
         msctp_testkit::skip(&why);
         return;
     }
-    let dir = work_dir("a");
-    let peer = build_peer(&dir);
+    let dir = usrsctp::work_dir("interop", "a");
+    let peer = usrsctp::build_peer(&dir);
     let ns = Netns::new("ia");
     // usrsctp only binds addresses its interface list shows.
     ns.ip(&["addr", "add", "127.0.0.2/8", "dev", "lo"]);
@@ -207,7 +142,7 @@ fn usrsctp_client_sends_to_msctp_with_asconf() {
         })
     });
     std::thread::sleep(Duration::from_millis(300));
-    let mut client = usrsctp(
+    let mut client = usrsctp::spawn_in(
         &ns,
         &[
             peer.display().to_string(),
@@ -253,17 +188,17 @@ fn usrsctp_client_sends_to_msctp_with_asconf() {
 
 #[test]
 fn msctp_client_sends_to_usrsctp_with_asconf() {
-    if let Some(why) = skip() {
+    if let Some(why) = usrsctp::missing(&["ip", "capsh", "dumpcap", "tshark"]) {
         msctp_testkit::skip(&why);
         return;
     }
-    let dir = work_dir("b");
-    let peer = build_peer(&dir);
+    let dir = usrsctp::work_dir("interop", "b");
+    let peer = usrsctp::build_peer(&dir);
     let ns = Netns::new("ib");
     let data = test_data();
     let cap = Capture::start(&ns, "lo", dir.join("b.pcapng"));
     let out = dir.join("out.bin");
-    let mut server = usrsctp(
+    let mut server = usrsctp::spawn_in(
         &ns,
         &[
             peer.display().to_string(),

@@ -26,14 +26,12 @@
 mod common;
 
 use std::net::{IpAddr, SocketAddr, UdpSocket};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
-use common::{Netns, skip_reason};
+use common::{Netns, usrsctp};
 use msctp_net::{Event, NetEvent, PrPolicy, SendOptions, Stack, StackConfig};
 use msctp_proto::wire::Packet;
 
@@ -47,57 +45,6 @@ const MSG: usize = 1000;
 
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
-}
-
-fn work_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("msctp-prsctp-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn skip() -> Option<String> {
-    if let Some(r) = skip_reason(&["ip", "gcc", "pkg-config", "capsh"]) {
-        return Some(r);
-    }
-    let ok = Command::new("pkg-config")
-        .args(["--exists", "usrsctp"])
-        .status()
-        .is_ok_and(|s| s.success());
-    (!ok).then(|| msctp_testkit::require("libusrsctp-dev is not installed".into()))
-}
-
-fn build_peer(dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/usrsctp_peer.c");
-    let out = dir.join("usrsctp_peer");
-    let flags = Command::new("pkg-config")
-        .args(["--cflags", "--libs", "usrsctp"])
-        .output()
-        .unwrap();
-    let flags = String::from_utf8(flags.stdout).unwrap();
-    let st = Command::new("gcc")
-        .arg("-O2")
-        .arg("-o")
-        .arg(&out)
-        .arg(&src)
-        .args(flags.split_whitespace())
-        .arg("-lpthread")
-        .status()
-        .unwrap();
-    assert!(st.success(), "gcc failed");
-    out
-}
-
-/// usrsctp, inside the namespace, without CAP_NET_RAW.
-fn usrsctp(ns: &Netns, args: &[String], log: &Path) -> Child {
-    Command::new("ip")
-        .args(["netns", "exec", &ns.name, "capsh", "--drop=cap_net_raw"])
-        .args(["--", "-c"])
-        .arg(format!("exec {}", args.join(" ")))
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(log).unwrap())
-        .spawn()
-        .unwrap()
 }
 
 /// The chunk types of the SCTP packet in a UDP payload.
@@ -192,12 +139,12 @@ fn config(remote_udp: u16) -> StackConfig {
 
 #[test]
 fn usrsctp_abandons_and_msctp_skips() {
-    if let Some(why) = skip() {
+    if let Some(why) = usrsctp::missing(&["ip", "capsh"]) {
         msctp_testkit::skip(&why);
         return;
     }
-    let dir = work_dir("a");
-    let peer = build_peer(&dir);
+    let dir = usrsctp::work_dir("prsctp", "a");
+    let peer = usrsctp::build_peer(&dir);
     let ns = Netns::with_prefix("prsctp", "a");
     let counts = Arc::new(RelayCounts::default());
     let r = relay(&ns, USRSCTP_UDP, counts.clone());
@@ -232,7 +179,7 @@ fn usrsctp_abandons_and_msctp_skips() {
         })
     });
     std::thread::sleep(Duration::from_millis(300));
-    let mut client = usrsctp(
+    let mut client = usrsctp::spawn_in(
         &ns,
         &[
             peer.display().to_string(),
@@ -271,17 +218,17 @@ fn usrsctp_abandons_and_msctp_skips() {
 
 #[test]
 fn msctp_abandons_and_usrsctp_skips() {
-    if let Some(why) = skip() {
+    if let Some(why) = usrsctp::missing(&["ip", "capsh"]) {
         msctp_testkit::skip(&why);
         return;
     }
-    let dir = work_dir("b");
-    let peer = build_peer(&dir);
+    let dir = usrsctp::work_dir("prsctp", "b");
+    let peer = usrsctp::build_peer(&dir);
     let ns = Netns::with_prefix("prsctp", "b");
     let counts = Arc::new(RelayCounts::default());
     let r = relay(&ns, MSCTP_UDP, counts.clone());
     let out = dir.join("out.bin");
-    let mut server = usrsctp(
+    let mut server = usrsctp::spawn_in(
         &ns,
         &[
             peer.display().to_string(),

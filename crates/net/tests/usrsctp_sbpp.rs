@@ -25,11 +25,11 @@
 mod common;
 
 use std::net::IpAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::{Netns, skip_reason};
+use common::{Netns, usrsctp};
 use msctp_net::{Stack, StackConfig};
 
 const USRSCTP_UDP: u16 = 9899;
@@ -39,39 +39,6 @@ const RATES: [u64; 2] = [5, 2];
 
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
-}
-
-fn skip() -> Option<String> {
-    if let Some(r) = skip_reason(&["ip", "tc", "gcc", "pkg-config", "capsh", "chrt"]) {
-        return Some(r);
-    }
-    let ok = Command::new("pkg-config")
-        .args(["--exists", "usrsctp"])
-        .status()
-        .is_ok_and(|s| s.success());
-    (!ok).then(|| msctp_testkit::require("libusrsctp-dev is not installed".into()))
-}
-
-/// Builds `crates/net/interop/usrsctp_peer.c` into `dir`.
-fn build_peer(dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/usrsctp_peer.c");
-    let out = dir.join("usrsctp_peer");
-    let flags = Command::new("pkg-config")
-        .args(["--cflags", "--libs", "usrsctp"])
-        .output()
-        .unwrap();
-    let flags = String::from_utf8(flags.stdout).unwrap();
-    let st = Command::new("gcc")
-        .arg("-O2")
-        .arg("-o")
-        .arg(&out)
-        .arg(&src)
-        .args(flags.split_whitespace())
-        .arg("-lpthread")
-        .status()
-        .unwrap();
-    assert!(st.success(), "gcc failed");
-    out
 }
 
 /// The usrsctp server inside `ns`, without CAP_NET_RAW, at real-time
@@ -117,14 +84,14 @@ fn shape(ns: &str, verb: &str, mbit: u64) {
 
 #[test]
 fn sbpp_estimates_a_shaped_link_to_usrsctp_within_10_percent() {
-    if let Some(why) = skip() {
+    if let Some(why) = usrsctp::missing(&["ip", "tc", "capsh", "chrt"]) {
         msctp_testkit::skip(&why);
         return;
     }
     let dir = std::env::temp_dir().join(format!("msctp-sbpp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let peer = build_peer(&dir);
+    let peer = usrsctp::build_peer(&dir);
     let a = Netns::with_prefix("sbpp", "a");
     let b = Netns::with_prefix("sbpp", "b");
     common::sh(&[

@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod streams;
+pub mod usrsctp;
 
 use std::fs::File;
 use std::net::IpAddr;
