@@ -31,10 +31,7 @@ use msctp_proto::wire::chunk::chunk_type;
 use msctp_proto::wire::{Chunk, Packet};
 use msctp_proto::{AssocId, EndpointConfig, EstimatorConfig, Time};
 
-const A1: &str = "10.1.0.2";
-const A2: &str = "10.2.0.2";
-const B1: &str = "10.1.0.1";
-const B2: &str = "10.2.0.1";
+use common::two_paths::{self, A1, A2, B1, B2};
 
 fn cfg(port: u16, estimators: bool) -> EndpointConfig {
     let mut c = EndpointConfig::new(port);
@@ -50,40 +47,13 @@ fn cfg(port: u16, estimators: bool) -> EndpointConfig {
     c
 }
 
-/// The two-path network with rates `r1` and `r2` (bit/s) towards B; only
-/// A runs the estimators.
+/// The two-path network (`common::two_paths`); only A runs the estimators.
 fn net(r1: u64, r2: u64, seed: u64) -> Net {
-    let mut n = Net::new(
-        cfg(5000, true),
-        &[ip(A1), ip(A2)],
-        cfg(6000, false),
-        &[ip(B1), ip(B2)],
-        Link::new(Duration::from_millis(10)),
-        seed,
-    );
-    for (x, y) in [(A1, B2), (A2, B1)] {
-        n.set_up(ip(x), ip(y), false);
-    }
-    n.set_link(
-        ip(A1),
-        ip(B1),
-        Link::new(Duration::from_millis(10)).rate(r1, 200),
-    );
-    n.set_link(
-        ip(A2),
-        ip(B2),
-        Link::new(Duration::from_millis(30)).rate(r2, 200),
-    );
-    n.set_link(ip(B2), ip(A2), Link::new(Duration::from_millis(30)));
-    n
+    two_paths::net(cfg(5000, true), cfg(6000, false), r1, r2, seed)
 }
 
 fn connect(n: &mut Net) -> AssocId {
-    let (a, _) = n.connect(Duration::from_secs(2));
-    let x = n.a.association_mut(a).unwrap();
-    x.set_path_source(ip(B1), Some(ip(A1))).unwrap();
-    x.set_path_source(ip(B2), Some(ip(A2))).unwrap();
-    a
+    two_paths::connect(n).0
 }
 
 fn within(x: u64, want: u64, frac: f64) -> bool {

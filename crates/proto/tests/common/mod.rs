@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod script;
+pub mod two_paths;
 
 use std::time::Duration;
 
