@@ -111,7 +111,7 @@ pub fn apply_overrides(table: &mut Table, overrides: &Bound<'_, PyDict>) -> PyRe
     check_shape(overrides.as_any(), "overrides")?;
     let o: Table = depythonize(overrides.as_any())
         .map_err(|e| ScenarioError::new_err(format!("overrides: {e}")))?;
-    msctp_lab::plan::keypath::apply_overrides(table, &o)
+    msctp_lab::keypath::apply_overrides(table, &o)
         .map_err(|e| ScenarioError::new_err(format!("overrides: {e}")))
 }
 

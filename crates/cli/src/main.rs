@@ -89,6 +89,7 @@ fn main() -> std::process::ExitCode {
         Command::Run(a) => commands::lab::run(a),
         Command::View(a) => commands::view::run(a),
         Command::Sweep(a) => commands::lab::sweep(a),
+        Command::Reproduce(a) if a.robustness => commands::robustness::reproduce(a),
         Command::Reproduce(a) => commands::lab::reproduce(a),
         Command::Bench(a) => commands::bench::run(a),
         Command::Soak(a) => commands::soak::run(a),

@@ -9,7 +9,7 @@
 //!    against the names the file declares ([`experiment::names`]); axis
 //!    values ([`experiment::value`]);
 //! 2. [`plan`]: variants x points x repetitions, each run's scenario
-//!    (dotted-key overrides, [`plan::keypath`]), seed and storage key
+//!    (dotted-key overrides, [`keypath`]), seed and storage key
 //!    ([`plan::seed`]); slices of a plan for job arrays ([`plan::shard`]);
 //! 3. [`runner`]: what turns one scenario and one seed into a
 //!    [`RunRecord`]: the [`Runner`] trait, the simulator
@@ -42,6 +42,7 @@ pub mod analysis;
 pub mod error;
 pub mod execute;
 pub mod experiment;
+pub mod keypath;
 pub mod pipeline;
 pub mod plan;
 pub mod report;
@@ -68,7 +69,7 @@ pub use {
     experiment as spec,
     experiment::{checks as check, formulas as formula, names, value},
     pipeline::{adhoc, reproduce, study, testing},
-    plan::{keypath, seed, shard},
+    plan::{seed, shard},
     report::plot,
     runner::{flatten, record, simulator as sim_runner, synthetic},
 };

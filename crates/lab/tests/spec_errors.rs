@@ -210,7 +210,11 @@ fn check_fields_are_checked_per_kind() {
             ),
             "`a` and `b` are the same",
         ),
-        (("a = \"msctp\"\n", ""), "`a` is required"),
+        // A greater/less check compares a variant or a formula with `b`.
+        (
+            ("a = \"msctp\"\n", ""),
+            "give `a` (a variant) or `formula`, one of them",
+        ),
         (
             ("min_r2 = 0.99", "min_r2 = 1.5"),
             "`min_r2` must be in [0, 1]",

@@ -177,7 +177,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             megabytes,
             runs,
             json,
-        } => super::bench_compare::engine(megabytes, runs, json),
+        } => super::bench_compare::engine(megabytes, runs, json, &build()),
         What::Server {
             clients,
             addresses,

@@ -332,7 +332,9 @@ fn id_matches(asked: &str, id: &str) -> bool {
         && id[asked.len()..].starts_with('-')
 }
 
-pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
+/// The experiments of `a.experiments` and whether each was asked for by
+/// `a.ids` (an unknown id is an error naming the ones there are).
+pub fn studies(a: &ReproduceArgs) -> anyhow::Result<(Vec<Experiment>, Vec<bool>)> {
     let all = load_all(&a.experiments)?;
     let want_all = a.ids.is_empty() || a.ids.iter().any(|i| i.eq_ignore_ascii_case("all"));
     if !want_all {
@@ -349,13 +351,25 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let selected = |e: &Experiment| want_all || a.ids.iter().any(|i| id_matches(i, &e.spec.id));
-    if a.robustness {
-        let studies = all.into_iter().filter(selected).collect();
-        return super::robustness::reproduce_maps(&a, studies);
-    }
+    let asked = all
+        .iter()
+        .map(|e| want_all || a.ids.iter().any(|i| id_matches(i, &e.spec.id)))
+        .collect();
+    Ok((all, asked))
+}
+
+/// The experiments that were asked for.
+pub fn only_asked(all: Vec<Experiment>, asked: Vec<bool>) -> Vec<Experiment> {
+    all.into_iter()
+        .zip(asked)
+        .filter_map(|(e, k)| k.then_some(e))
+        .collect()
+}
+
+pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
+    let (all, asked) = studies(&a)?;
     if let Some(shard) = a.shard {
-        return reproduce_shard(&a, all.into_iter().filter(selected).collect(), shard);
+        return reproduce_shard(&a, only_asked(all, asked), shard);
     }
     let docs = match (&a.docs, a.no_docs, a.quick) {
         (_, true, _) => None,
@@ -371,9 +385,8 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
     // Every experiment the report needs, with its runner, and whether
     // it was asked for.
     let mut wanted = Vec::new();
-    for exp in all {
+    for (exp, run_it) in all.into_iter().zip(asked) {
         let id = exp.spec.id.clone();
-        let run_it = selected(&exp);
         if !run_it && docs.is_none() {
             continue;
         }

@@ -8,12 +8,18 @@ use anyhow::{Context, bail};
 use msctp_lab::pipeline::robustness::{prepare_map, run_maps};
 use msctp_lab::{Experiment, LabOptions, runner};
 
-use super::lab::{ReproduceArgs, exec_options, reproduce_shard};
+use super::lab::{ReproduceArgs, exec_options, only_asked, reproduce_shard, studies};
+
+/// `msctp reproduce --robustness`: the maps of the studies asked for.
+pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
+    let (all, asked) = studies(&a)?;
+    reproduce_maps(&a, only_asked(all, asked))
+}
 
 /// Runs (or, with `--shard`, runs a slice of; with `--report-only`,
 /// reports from the stored runs) the maps of the selected studies that
 /// declare `[robustness]`, and prints each map.
-pub fn reproduce_maps(a: &ReproduceArgs, selected: Vec<Experiment>) -> anyhow::Result<ExitCode> {
+fn reproduce_maps(a: &ReproduceArgs, selected: Vec<Experiment>) -> anyhow::Result<ExitCode> {
     let (studies, skipped): (Vec<_>, Vec<_>) = selected
         .into_iter()
         .partition(|e| e.spec.robustness.is_some());

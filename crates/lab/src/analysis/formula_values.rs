@@ -7,7 +7,7 @@ use toml::Table;
 
 use crate::aggregate::CellResult;
 use crate::experiment::formulas::{FormulaSpec, ParamSource, parse_param};
-use crate::{experiment::value, plan::keypath};
+use crate::{experiment::value, keypath};
 
 impl FormulaSpec {
     /// Evaluates at one cell: `scenario` is the cell's scenario, `cell`

@@ -22,7 +22,7 @@ pub mod provenance;
 pub mod robustness;
 pub mod value;
 
-use crate::plan::keypath;
+use crate::keypath;
 use checks::CheckSpec;
 use formulas::FormulaSpec;
 use names::Names;
@@ -90,7 +90,7 @@ pub struct VariantSpec {
     pub name: String,
     /// Legend text; default: the name.
     pub label: Option<String>,
-    /// Overrides by dotted key path (see [`crate::plan::keypath`]).
+    /// Overrides by dotted key path (see [`crate::keypath`]).
     #[serde(default)]
     pub set: Table,
 }

@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use toml::{Table, Value};
 
 use crate::experiment::Experiment;
-use crate::plan::keypath;
+use crate::keypath;
 
 /// Checks the section: every pattern a valid key path, every source a
 /// non-empty string.

@@ -32,7 +32,7 @@ use serde::Deserialize;
 use toml::{Table, Value};
 
 use crate::experiment::value;
-use crate::plan::keypath;
+use crate::keypath;
 
 /// How a numeric range is sampled.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]

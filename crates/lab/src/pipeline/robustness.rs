@@ -8,7 +8,8 @@
 use crate::error::LabError;
 use crate::experiment::Experiment;
 use crate::pipeline::reproduce::{ExperimentRun, LabOptions, Selected, run_experiments};
-use crate::robustness::{Mapped, RobustnessMap, check_extremes, derive, evaluate, figure};
+use crate::report::robustness_figure as figure;
+use crate::robustness::{Mapped, RobustnessMap, check_extremes, derive, evaluate};
 use crate::runner::Runner;
 
 /// One study's map done.

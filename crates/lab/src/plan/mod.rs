@@ -6,7 +6,6 @@
 //! then each axis's value (written at its keys) and per-value overrides,
 //! in axis order: the swept value wins over the variant.
 
-pub mod keypath;
 pub mod seed;
 pub mod shard;
 
@@ -14,6 +13,7 @@ use toml::{Table, Value};
 
 use crate::experiment::Experiment;
 use crate::experiment::value;
+use crate::keypath;
 use crate::runner::Runner;
 
 /// One coordinate per sweep axis, in axis order.

@@ -4,6 +4,7 @@
 //! claim's verdict, and our notes explaining every difference.
 
 pub mod plot;
+pub mod robustness_figure;
 
 use std::fmt::Write;
 

@@ -16,7 +16,7 @@
 //! its two most influential parameters.
 
 pub mod evaluate;
-pub mod figure;
+
 pub mod sample;
 pub mod stats;
 
@@ -27,7 +27,7 @@ use crate::experiment::checks::{CheckKind, CheckSpec};
 use crate::experiment::robustness::ParamSpec;
 use crate::experiment::{AxisSpec, Experiment, value};
 
-pub use evaluate::{RobustnessMap, evaluate};
+pub use evaluate::{ClaimMap, RobustnessMap, evaluate};
 
 /// The design's points per study when none is asked for: 24 points put
 /// 12 in each half of every range (the sensitivity index compares the
@@ -242,12 +242,12 @@ pub fn check_extremes(mapped: &Mapped, runner: &dyn crate::Runner) -> Result<(),
     let exp = &mapped.exp;
     for v in &exp.spec.variants {
         let mut base = exp.base.clone();
-        crate::plan::keypath::apply_overrides(&mut base, &v.set).map_err(|e| e.to_string())?;
+        crate::keypath::apply_overrides(&mut base, &v.set).map_err(|e| e.to_string())?;
         for p in &mapped.design.params {
             for x in p.extremes() {
                 let mut s = base.clone();
                 for k in p.all_keys() {
-                    crate::plan::keypath::set(&mut s, k, x.clone()).map_err(|e| e.to_string())?;
+                    crate::keypath::set(&mut s, k, x.clone()).map_err(|e| e.to_string())?;
                 }
                 runner.validate(&s).map_err(|e| {
                     format!(

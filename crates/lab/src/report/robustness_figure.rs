@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::evaluate::{ClaimMap, RobustnessMap};
-use crate::report::plot::{PlotError, register_font};
+use super::plot::{PlotError, register_font};
+use crate::robustness::{ClaimMap, RobustnessMap};
 
 /// Pixels per panel.
 const PANEL: (u32, u32) = (480, 400);
