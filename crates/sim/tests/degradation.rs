@@ -237,6 +237,44 @@ fn death_seen_by_the_link_layer_ends_in_a_delete_ip() {
 }
 
 #[test]
+fn a_sudden_break_seen_by_the_link_layer_moves_standard_sctp_without_failover() {
+    // mobile (failover_only)            correspondent
+    //   20 s  net1 breaks (no degradation), link layer: LinkLost,
+    //         address gone
+    //         ASCONF Delete IP(net1)   ->   path to net1 removed, its
+    //                                       data to net2 at once
+    // Standard SCTP follows its interfaces' addresses, so a break the
+    // link layer sees ends the primary path by deletion, not failover.
+    let text = base()
+        .replace("FLOW", &msctp(r#"policy = { kind = "failover_only" }"#))
+        .replace("EVENT", "link_down = true")
+        .replace(r#"action = "degrade_cell""#, r#"action = "break_cell""#)
+        .replace("duration_s = 10.0\n", "");
+    let r = run_scenario(&scenario::parse(&text).expect("valid"), 1).expect("run");
+    let net = rows(&r, "network");
+    assert!(net.contains(&(20.0, "link-down", "net1")), "{net:?}");
+    assert!(!net.iter().any(|(_, k, _)| *k == "degrade-cell"), "{net:?}");
+    let fixed = rows(&r, "sctp/data/fixed");
+    let removed = fixed
+        .iter()
+        .find(|(_, k, d)| *k == "peer-address-removed" && d.starts_with("10.1."))
+        .unwrap_or_else(|| panic!("the correspondent drops the path: {fixed:?}"));
+    assert!((20.0..20.5).contains(&removed.0), "{removed:?}");
+    assert!(
+        !fixed.iter().any(|(_, k, _)| *k == "path-down"),
+        "no failover: {fixed:?}"
+    );
+    // New data reaches the mobile over net2 within a second of the break.
+    let log = &r.logs[0].1;
+    assert!(
+        log.arrivals
+            .iter()
+            .any(|a| a.path.0 == 1 && (20.0..21.0).contains(&a.time.as_secs_f64())),
+        "no data on net2 after the break"
+    );
+}
+
+#[test]
 fn silent_death_leaves_the_dead_address_in_the_association() {
     // The same mobile when the link layer does not see the death: no
     // Delete IP, the address stays, the correspondent finds the path
