@@ -183,6 +183,120 @@ fn degradation_without_a_hint_leaves_the_move_to_failover() {
     }
 }
 
+/// The event rows of `source` in time order, as (time, kind, detail).
+fn rows<'a>(r: &'a msctp_sim::measure::RunResult, source: &str) -> Vec<(f64, &'a str, &'a str)> {
+    r.events
+        .iter()
+        .filter(|e| e.source == source)
+        .map(|e| (e.time.as_secs_f64(), e.kind.as_str(), e.detail.as_str()))
+        .collect()
+}
+
+#[test]
+fn death_seen_by_the_link_layer_ends_in_a_delete_ip() {
+    // mobile (fastest_first)            correspondent
+    //   13 s  link going down (net1)
+    //         ASCONF Set Primary(net2) ->   data to net2
+    //   20 s  net1 dies, link layer: LinkLost, address gone
+    //         ASCONF Delete IP(net1)   ->   path to net1 removed
+    //                                  <-   ASCONF-ACK
+    // and no path failure is ever detected: the dead path is deleted,
+    // not failed over.
+    let s = scenario(
+        &msctp(r#"policy = { kind = "fastest_first" }"#),
+        "going_down_at = 0.3\nlink_down = true",
+    );
+    let r = run_scenario(&s, 1).expect("run");
+    let net = rows(&r, "network");
+    assert!(net.contains(&(20.0, "break-cell", "net1")), "{net:?}");
+    assert!(net.contains(&(20.0, "link-down", "net1")), "{net:?}");
+    let mobile = rows(&r, "sctp/data/mobile");
+    let fixed = rows(&r, "sctp/data/fixed");
+    let deleted = mobile
+        .iter()
+        .find(|(_, k, d)| *k == "decision" && d.starts_with("Delete(10.1."))
+        .unwrap_or_else(|| panic!("the mobile deletes its net1 address: {mobile:?}"));
+    assert_eq!(deleted.0, 20.0, "at the death itself");
+    assert!(
+        mobile
+            .iter()
+            .any(|(t, k, d)| *t > 20.0 && *k == "local-address-removed" && d.starts_with("10.1.")),
+        "the correspondent acknowledged the deletion: {mobile:?}"
+    );
+    let removed = fixed
+        .iter()
+        .find(|(_, k, d)| *k == "peer-address-removed" && d.starts_with("10.1."))
+        .unwrap_or_else(|| panic!("the correspondent drops the path: {fixed:?}"));
+    // One way over UMTS (80 ms plus serialisation, behind the data queued
+    // there) after the death.
+    assert!((20.0..21.5).contains(&removed.0), "{removed:?}");
+    assert!(
+        !fixed.iter().any(|(_, k, _)| *k == "path-down"),
+        "no failover at the correspondent: {fixed:?}"
+    );
+}
+
+#[test]
+fn a_sudden_break_seen_by_the_link_layer_moves_standard_sctp_without_failover() {
+    // mobile (failover_only)            correspondent
+    //   20 s  net1 breaks (no degradation), link layer: LinkLost,
+    //         address gone
+    //         ASCONF Delete IP(net1)   ->   path to net1 removed, its
+    //                                       data to net2 at once
+    // Standard SCTP follows its interfaces' addresses, so a break the
+    // link layer sees ends the primary path by deletion, not failover.
+    let text = base()
+        .replace("FLOW", &msctp(r#"policy = { kind = "failover_only" }"#))
+        .replace("EVENT", "link_down = true")
+        .replace(r#"action = "degrade_cell""#, r#"action = "break_cell""#)
+        .replace("duration_s = 10.0\n", "");
+    let r = run_scenario(&scenario::parse(&text).expect("valid"), 1).expect("run");
+    let net = rows(&r, "network");
+    assert!(net.contains(&(20.0, "link-down", "net1")), "{net:?}");
+    assert!(!net.iter().any(|(_, k, _)| *k == "degrade-cell"), "{net:?}");
+    let fixed = rows(&r, "sctp/data/fixed");
+    let removed = fixed
+        .iter()
+        .find(|(_, k, d)| *k == "peer-address-removed" && d.starts_with("10.1."))
+        .unwrap_or_else(|| panic!("the correspondent drops the path: {fixed:?}"));
+    assert!((20.0..20.5).contains(&removed.0), "{removed:?}");
+    assert!(
+        !fixed.iter().any(|(_, k, _)| *k == "path-down"),
+        "no failover: {fixed:?}"
+    );
+    // New data reaches the mobile over net2 within a second of the break.
+    let log = &r.logs[0].1;
+    assert!(
+        log.arrivals
+            .iter()
+            .any(|a| a.path.0 == 1 && (20.0..21.0).contains(&a.time.as_secs_f64())),
+        "no data on net2 after the break"
+    );
+}
+
+#[test]
+fn silent_death_leaves_the_dead_address_in_the_association() {
+    // The same mobile when the link layer does not see the death: no
+    // Delete IP, the address stays, the correspondent finds the path
+    // dead itself (its heartbeats go unanswered).
+    let s = scenario(
+        &msctp(r#"policy = { kind = "fastest_first" }"#),
+        "going_down_at = 0.3",
+    );
+    let r = run_scenario(&s, 1).expect("run");
+    assert!(
+        !rows(&r, "network")
+            .iter()
+            .any(|(_, k, _)| *k == "link-down")
+    );
+    assert!(
+        !rows(&r, "sctp/data/mobile")
+            .iter()
+            .any(|(_, k, d)| *k == "decision" && d.starts_with("Delete(")),
+        "nothing deleted"
+    );
+}
+
 #[test]
 fn degradation_keys_are_checked() {
     for (event, key) in [
@@ -193,6 +307,13 @@ fn degradation_keys_are_checked() {
         let e = scenario::parse(&text).unwrap_err().to_string();
         assert!(e.contains(key), "{e}");
     }
+    // Only a cell's break has a link layer to see it.
+    let text = base()
+        .replace("FLOW", UDP)
+        .replace("EVENT", "link_down = true")
+        .replace(r#"action = "degrade_cell""#, r#"action = "restore_cell""#);
+    let e = scenario::parse(&text).unwrap_err().to_string();
+    assert!(e.contains("events[0].link_down"), "{e}");
     let text = base()
         .replace("FLOW", UDP)
         .replace("EVENT", "")

@@ -324,6 +324,9 @@ fn schedule_events(w: &mut World, r: &Resolved<'_>, ids: &Ids) -> Rc<RefCell<Vec
                 };
                 log.borrow_mut().push((w.now(), what));
             });
+            if e.link_down {
+                schedule_link_down(w, r, ids, e.target, e.at, &network_log);
+            }
             continue;
         }
         let id = ids.links[e.target];
@@ -396,6 +399,59 @@ fn schedule_degradation(
                 .push((w.now(), format!("link-going-down {name}")));
         });
     }
+}
+
+/// A break the stations' link layer sees (`link_down`): at `at`, after
+/// the break itself, every station interface of the cell reports the link
+/// lost (`LinkLost`, the station's own decision, at once: the link layer
+/// that degrades the link knows when it is gone) and loses its addresses
+/// and its default route through the cell, as the radio driver does when
+/// a station leaves a cell (`AddressRemoved`): a mobile's handover manager
+/// deletes the address (ASCONF Delete IP, RFC 5061 section 4.2.2).
+fn schedule_link_down(
+    w: &mut World,
+    r: &Resolved<'_>,
+    ids: &Ids,
+    target: usize,
+    at: Time,
+    log: &Rc<RefCell<Vec<(Time, String)>>>,
+) {
+    let cell = ids.cells[target];
+    let name = r.scenario.cells[target].name.clone();
+    let log = log.clone();
+    w.at(at, move |w| {
+        let mut errors = Vec::new();
+        for (node, iface) in w.cell_stations(cell) {
+            let note = Notification::LinkLost { iface, cell };
+            if let Err(e) = w.notify(node, note) {
+                errors.push(e.to_string());
+            }
+            let addrs: Vec<ipnet::IpNet> = w
+                .node(node)
+                .and_then(|n| n.iface(iface))
+                .map(|i| i.addrs().to_vec())
+                .unwrap_or_default();
+            for a in addrs {
+                let any: ipnet::IpNet = if a.addr().is_ipv4() {
+                    ipnet::IpNet::V4(ipnet::Ipv4Net::default())
+                } else {
+                    ipnet::IpNet::V6(ipnet::Ipv6Net::default())
+                };
+                let removed = w
+                    .remove_route(node, any, Some(iface))
+                    .and_then(|_| w.remove_address(node, iface, a.addr()));
+                if let Err(e) = removed {
+                    errors.push(e.to_string());
+                }
+            }
+        }
+        let what = if errors.is_empty() {
+            format!("link-down {name}")
+        } else {
+            format!("error {name}: {}", errors.join("; "))
+        };
+        log.borrow_mut().push((w.now(), what));
+    });
 }
 
 /// The flow's start: drawn in `[start_s, start_s + start_jitter_s)` from

@@ -125,6 +125,9 @@ pub(crate) struct Event {
     pub target: usize,
     /// `degrade_cell`: the degradation before the break at `at`.
     pub degrade: Option<Degradation>,
+    /// `break_cell` / `degrade_cell`: the stations' link layer sees the
+    /// break (link lost, address removed).
+    pub link_down: bool,
 }
 
 /// A cell's degradation before it dies (`degrade_cell`).
@@ -623,11 +626,18 @@ impl Scenario {
         } else {
             None
         };
+        if e.link_down && !matches!(e.action, EventAction::BreakCell | EventAction::DegradeCell) {
+            return Err(ScenarioError::combination(
+                format!("{key}.link_down"),
+                "only a break_cell or degrade_cell event has a link layer to see it",
+            ));
+        }
         Ok(Event {
             at: convert::secs(e.at_s),
             action: e.action,
             target,
             degrade,
+            link_down: e.link_down,
         })
     }
 }

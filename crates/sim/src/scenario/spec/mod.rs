@@ -828,6 +828,15 @@ pub struct EventSpec {
     /// its start, 1: when the cell dies); absent: no hint.
     #[serde(default)]
     pub going_down_at: Option<f64>,
+    /// `break_cell` / `degrade_cell`: the stations' link layer sees the
+    /// break (false: it stays silent, a failure only the transport
+    /// detects). At `at_s` each station's interface in the cell reports
+    /// the link lost and loses its address and the default route through
+    /// it, as when a station leaves a cell; a mobile's handover manager
+    /// then deletes the address from its associations (ASCONF Delete IP,
+    /// RFC 5061 section 4.2.2).
+    #[serde(default)]
+    pub link_down: bool,
 }
 
 fn d_max_error() -> f64 {
