@@ -582,6 +582,7 @@ fn run_quic(t: &Arc<Topology>, data: Arc<Vec<u8>>, sha: &str) -> (Row, quic::Mov
             since.map_or("-", |c| if c.0 { "up" } else { "down" }),
         );
     }
+    println!("quic client: {}", run.client_summary());
     if let Some(e) = &run.error {
         eprintln!("quic run: {e}");
     }

@@ -20,6 +20,9 @@
 //! Only the handover tests include this file (`#[path]`): the other users
 //! of `common` (crates/cli's tests) do not depend on quinn.
 
+// Each test binary that includes this file uses part of it.
+#![allow(dead_code)]
+
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
@@ -99,6 +102,9 @@ pub struct QuicRun {
     pub rebinds: Vec<Rebind>,
     /// Why the run failed, if it did.
     pub error: Option<String>,
+    /// The client's connection counters at the end (losses, congestion
+    /// events, RTT, packet size).
+    pub client_stats: Option<quinn::ConnectionStats>,
 }
 
 /// The client's choice: the first interface of `prefer` that is up and
@@ -200,6 +206,7 @@ pub fn send_file_quic(
         first_delivery: None,
         rebinds: Vec::new(),
         error: Some(e),
+        client_stats: None,
     };
     let (server_cfg, client_cfg) = match configs() {
         Ok(c) => c,
@@ -301,6 +308,7 @@ pub fn send_file_quic(
             })
             .await;
             mover.abort();
+            let stats = conn.stats();
             conn.close(VarInt::from_u32(0), b"");
             ep.wait_idle().await;
             let rebinds = log.lock().unwrap().clone();
@@ -308,18 +316,19 @@ pub fn send_file_quic(
                 Ok(r) => r,
                 Err(_) => Err("the client ran out of time".into()),
             };
-            Ok::<_, String>((sent, rebinds))
+            Ok::<_, String>((sent, rebinds, Some(stats)))
         })
     });
     let client = tx.join().expect("client thread");
     let server = rx.join().expect("server thread");
-    let (sent, rebinds) = match client {
+    let (sent, rebinds, client_stats) = match client {
         Ok(x) => x,
-        Err(e) => (Err(e), Vec::new()),
+        Err(e) => (Err(e), Vec::new(), None),
     };
     let mut run = failed(String::new());
     run.sent_ok = sent.is_ok();
     run.rebinds = rebinds;
+    run.client_stats = client_stats;
     run.error = sent.err();
     match server {
         Ok((n, sha, gaps, first)) => {
@@ -353,6 +362,25 @@ pub struct MoveGaps {
 }
 
 impl QuicRun {
+    /// The client's counters in one line.
+    pub fn client_summary(&self) -> String {
+        let Some(s) = &self.client_stats else {
+            return "no client counters".into();
+        };
+        let p = &s.path;
+        format!(
+            "{} packets sent, {} lost ({} bytes), {} congestion events, RTT {:.1} ms (min {:.1}), MTU {}, {} PINGs sent",
+            p.sent_packets,
+            p.lost_packets,
+            p.lost_bytes,
+            p.congestion_events,
+            p.rtt.as_secs_f64() * 1e3,
+            p.min_rtt.as_secs_f64() * 1e3,
+            p.current_mtu,
+            s.frame_tx.ping
+        )
+    }
+
     /// Every recorded gap: (start, end, length in ms).
     pub fn intervals(&self) -> Vec<(Instant, Instant, f64)> {
         let Some(first) = self.first_delivery else {
