@@ -20,8 +20,15 @@
 //! Needs root, `ip`, `tc`, `dumpcap` and `tshark` (skipped with a printed
 //! reason otherwise). The correspondent's interface is captured and
 //! tshark checks where the ASCONF came from and what it carried.
+//!
+//! Then the same move, on the same links, under a QUIC upload: a quinn
+//! client that rebinds to the new address when the kernel announces it
+//! (connection migration, RFC 9000 section 9; `common/quic.rs`); the two
+//! longest delivery gaps are printed side by side.
 
 mod common;
+#[path = "common/quic.rs"]
+mod quic;
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -119,6 +126,7 @@ fn single_radio_move_asconf_from_the_new_address() {
         .map(|i: usize| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
     let sha = transfer::hex(&Sha256::digest(&data));
+    let quic_data = data.clone();
 
     let rx = cn.spawn(|| {
         common::block_on(common::receive_one_file(
@@ -290,4 +298,99 @@ fn single_radio_move_asconf_from_the_new_address() {
         "the move is not a failover: {:.1} ms",
         got.longest_gap_ms
     );
+
+    // The same move under QUIC: back to the old address and its gateway
+    // first.
+    mn.ip(&["addr", "del", &format!("{NEW}/24"), "dev", "mn0"]);
+    mn.ip(&["addr", "add", &format!("{OLD}/24"), "dev", "mn0", "nodad"]);
+    mn.ip(&[
+        "route",
+        "replace",
+        "default",
+        "via",
+        "10.41.1.1",
+        "dev",
+        "mn0",
+    ]);
+    let q = quic_move(&mn, &cn, quic_data);
+    let q_span = q.gaps.span().as_secs_f64();
+    println!(
+        "\n| system (single-radio move, 6 MiB) | completed | intact (SHA-256) | longest delivery gap | throughput | time |"
+    );
+    println!("|---|---|---|---|---|---|");
+    println!(
+        "| msctp (ASCONF from the new address) | yes | yes | {:.1} ms | {:.2} Mbit/s | {:.2} s |",
+        got.longest_gap_ms,
+        got.throughput_bps / 1e6,
+        got.elapsed_s
+    );
+    println!(
+        "| QUIC (quinn, rebinds to the new address) | {} | {} | {:.1} ms | {:.2} Mbit/s | {:.2} s |",
+        if q.sent_ok && q.bytes == size {
+            "yes"
+        } else {
+            "no"
+        },
+        if q.sha256 == sha { "yes" } else { "no" },
+        q.gaps.longest.as_secs_f64() * 1e3,
+        if q_span > 0.0 {
+            q.bytes as f64 * 8.0 / q_span / 1e6
+        } else {
+            0.0
+        },
+        q_span
+    );
+    println!("quic client: {}", q.client_summary());
+    for r in &q.rebinds {
+        println!("quic move to {:?}", r.to);
+    }
+    if let Some(e) = &q.error {
+        eprintln!("quic run: {e}");
+    }
+    assert!(
+        q.sent_ok && q.bytes == size && q.sha256 == sha,
+        "QUIC must deliver the file intact: {} bytes, {:?}",
+        q.bytes,
+        q.error
+    );
+    assert_eq!(
+        q.rebinds.iter().map(|r| r.to.1).collect::<Vec<_>>(),
+        vec![ip(NEW)],
+        "one QUIC move, to the new address"
+    );
+}
+
+/// A QUIC upload of `data` from the mobile to the correspondent while,
+/// 800 ms after the connection is up (as in the msctp run), the old
+/// address goes and the new one comes 50 ms later with its gateway.
+fn quic_move(mn: &Netns, cn: &Netns, data: Vec<u8>) -> quic::QuicRun {
+    let mn_name = mn.name.clone();
+    let up = quic::Upload {
+        server: format!("{CN}:4433").parse().unwrap(),
+        prefer: vec!["mn0".into()],
+        limit: Duration::from_secs(40),
+        floor: Duration::from_millis(50),
+    };
+    quic::send_file_quic(mn, cn, up, std::sync::Arc::new(data), move || {
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(800));
+            let ip = |args: &[&str]| {
+                let mut v = vec!["ip", "-n", &mn_name];
+                v.extend_from_slice(args);
+                sh(&v);
+            };
+            ip(&["addr", "del", &format!("{OLD}/24"), "dev", "mn0"]);
+            std::thread::sleep(Duration::from_millis(50));
+            ip(&["addr", "add", &format!("{NEW}/24"), "dev", "mn0", "nodad"]);
+            ip(&[
+                "route",
+                "replace",
+                "default",
+                "via",
+                "10.41.2.1",
+                "dev",
+                "mn0",
+            ]);
+        });
+    })
 }

@@ -34,6 +34,8 @@ pub struct StreamRun {
     pub bytes: usize,
     pub sha256: String,
     pub gaps: GapTracker,
+    /// When the first bytes were read (the origin of `gaps`' times).
+    pub first_delivery: Option<Instant>,
 }
 
 impl StreamRun {
@@ -77,18 +79,21 @@ pub fn send_stream(
         let mut gaps = GapTracker::new(Duration::from_millis(50));
         let mut h = Sha256::new();
         let mut n = 0usize;
+        let mut first = None;
         let mut buf = vec![0u8; 65536];
         while start.elapsed() <= limit {
             match s.read(&mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(k) => {
-                    gaps.observe(Instant::now());
+                    let now = Instant::now();
+                    first.get_or_insert(now);
+                    gaps.observe(now);
                     h.update(&buf[..k]);
                     n += k;
                 }
             }
         }
-        (n, transfer::hex(&h.finalize()), gaps)
+        (n, transfer::hex(&h.finalize()), gaps, first)
     });
     ready_rx.recv().unwrap();
     let tx = from.spawn(move || {
@@ -115,12 +120,13 @@ pub fn send_stream(
         ok
     });
     let sent_ok = tx.join().unwrap();
-    let (bytes, sha256, gaps) = rx.join().unwrap();
+    let (bytes, sha256, gaps, first_delivery) = rx.join().unwrap();
     StreamRun {
         sent_ok,
         bytes,
         sha256,
         gaps,
+        first_delivery,
     }
 }
 
