@@ -181,3 +181,113 @@ impl SctpAgent {
         self.drive(ctx);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::ids::{CellId, NodeId};
+    use crate::kernel::node::{Iface, NodeKind};
+
+    const UMTS: &str = "10.1.0.10";
+    const WLAN: &str = "10.2.0.10";
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    /// A mobile with a UMTS interface (0) and a WLAN interface (1), each
+    /// attached and holding its address when `in_cell`.
+    fn mobile(umts: bool, wlan: bool) -> Node {
+        let mut n = Node::new(NodeId(0), "mn".into(), NodeKind::Host);
+        for (k, (addr, in_cell)) in [(UMTS, umts), (WLAN, wlan)].into_iter().enumerate() {
+            let mut i = Iface::new(IfaceId(k as u32), format!("if{k}"));
+            if in_cell {
+                i.addrs.push(format!("{addr}/24").parse().unwrap());
+                i.attachment = Attachment::CellStation {
+                    cell: CellId(k as u32),
+                    slot: 0,
+                };
+            }
+            n.ifaces.push(i);
+        }
+        n
+    }
+
+    fn fastest_first() -> LocalSwitch {
+        LocalSwitch {
+            peer_agent: None,
+            rates: BTreeMap::from([(0, 2_000_000), (1, 11_000_000)]),
+        }
+    }
+
+    /// E1's instants: to the WLAN when its address comes, back to UMTS
+    /// when the WLAN link is going down; a slower network's address does
+    /// not take over, an event on another interface changes nothing.
+    #[test]
+    fn fastest_first_instants() {
+        let ls = fastest_first();
+        let addrs = [ip(UMTS), ip(WLAN)];
+        let both = mobile(true, true);
+        let wlan_added = Notification::AddressAdded {
+            iface: IfaceId(1),
+            addr: format!("{WLAN}/24").parse().unwrap(),
+        };
+        assert_eq!(
+            ls.decide(&wlan_added, &both, Some(ip(UMTS)), &addrs),
+            Some(ip(WLAN))
+        );
+        let umts_added = Notification::AddressAdded {
+            iface: IfaceId(0),
+            addr: format!("{UMTS}/24").parse().unwrap(),
+        };
+        assert_eq!(ls.decide(&umts_added, &both, Some(ip(WLAN)), &addrs), None);
+        let going_down = Notification::LinkGoingDown {
+            iface: IfaceId(1),
+            cell: Some(CellId(1)),
+        };
+        assert_eq!(
+            ls.decide(&going_down, &both, Some(ip(WLAN)), &addrs),
+            Some(ip(UMTS))
+        );
+        assert_eq!(ls.decide(&going_down, &both, Some(ip(UMTS)), &addrs), None);
+        // Nowhere to go: the WLAN alone.
+        let wlan_only = mobile(false, true);
+        assert_eq!(
+            ls.decide(&going_down, &wlan_only, Some(ip(WLAN)), &addrs),
+            None
+        );
+    }
+
+    /// Without rates (newest address) every new address takes over, and
+    /// an address the node no longer holds is left at once.
+    #[test]
+    fn newest_address_instants() {
+        let ls = LocalSwitch::default();
+        let addrs = [ip(UMTS), ip(WLAN)];
+        let umts_added = Notification::AddressAdded {
+            iface: IfaceId(0),
+            addr: format!("{UMTS}/24").parse().unwrap(),
+        };
+        assert_eq!(
+            ls.decide(&umts_added, &mobile(true, true), Some(ip(WLAN)), &addrs),
+            Some(ip(UMTS))
+        );
+        let wlan_removed = Notification::AddressRemoved {
+            iface: IfaceId(1),
+            addr: format!("{WLAN}/24").parse().unwrap(),
+        };
+        assert_eq!(
+            ls.decide(&wlan_removed, &mobile(true, false), Some(ip(WLAN)), &addrs),
+            Some(ip(UMTS))
+        );
+        // An address outside the association is not switched to.
+        let other = Notification::AddressAdded {
+            iface: IfaceId(0),
+            addr: "10.9.0.10/24".parse().unwrap(),
+        };
+        assert_eq!(
+            ls.decide(&other, &mobile(true, true), Some(ip(WLAN)), &addrs),
+            None
+        );
+    }
+}
