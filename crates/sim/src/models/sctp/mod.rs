@@ -8,5 +8,6 @@ pub mod handover;
 pub mod observe;
 
 pub use agent::{
-    AgentCounters, AgentEvent, AgentLimits, PathSample, Role, SctpAgent, SctpAgentConfig,
+    AgentCounters, AgentEvent, AgentLimits, LocalSwitch, PathSample, Role, ScriptedPrimary,
+    SctpAgent, SctpAgentConfig,
 };

@@ -4,7 +4,10 @@
 //! mobile numbered as a path. Built in this order: the fixed node's
 //! agent, the mobile's, then the observers that count ADD-IP signalling
 //! at both ends (after the agents, so nothing of the agents' numbering
-//! moves).
+//! moves). With `primary_switch = "local"` (ns-2 set-primary) the mobile
+//! runs no handover manager: its agent switches the primary locally at
+//! the policy's instants and tells the fixed node's agent
+//! ([`LocalSwitch`]).
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -18,7 +21,7 @@ use super::observer::Watch;
 use super::sctp::agent_configs;
 use crate::kernel::ip::proto;
 use crate::kernel::world::World;
-use crate::models::sctp::SctpAgent;
+use crate::models::sctp::{LocalSwitch, SctpAgent};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::Flow;
 use crate::scenario::spec::DirectionSpec;
@@ -65,6 +68,19 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
         },
         other => other.map_interfaces(|_| None),
     };
+    if sctp.local_switch {
+        // ns-2 set-primary: the switch follows the policy's instants, but
+        // the agent makes it locally at both ends; no handover manager.
+        let rates = match &spec.policy {
+            PolicyKind::FastestFirst { .. } => fastest_first_rates(cx.w, cx.env, cx.f),
+            _ => BTreeMap::new(),
+        };
+        mobile.policy = PolicyKind::None;
+        mobile.local_switch = Some(LocalSwitch {
+            peer_agent: None,
+            rates,
+        });
+    }
     if spec.random_initial_path {
         let seed = rand::RngCore::next_u64(&mut crate::kernel::rng::stream(
             cx.seed,
@@ -115,6 +131,9 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
     let fixed_agent =
         cx.w.add_agent(fixed, &name, Box::new(SctpAgent::new(fixed_cfg)))
             .map_err(|e| ScenarioError::model(&key, e))?;
+    if let Some(ls) = mobile.local_switch.as_mut() {
+        ls.peer_agent = Some(fixed_agent);
+    }
     let mobile_agent =
         cx.w.add_agent(m.node, &name, Box::new(SctpAgent::new(mobile)))
             .map_err(|e| ScenarioError::model(&key, e))?;

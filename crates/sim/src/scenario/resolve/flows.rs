@@ -50,6 +50,9 @@ pub(crate) struct SctpFlow {
     /// The paths' capacities a policy reads are the cells' configured
     /// rates.
     pub oracle_capacities: bool,
+    /// "ns-2 set-primary" (`primary_switch = "local"`): the mobile's
+    /// addresses all in the INIT, the primary switched locally, no ADD-IP.
+    pub local_switch: bool,
 }
 
 impl Scenario {
@@ -213,6 +216,21 @@ fn sctp_flow(key: &str, f: &FlowSpec) -> Result<SctpFlow, ScenarioError> {
     let msctp = f.transport == TransportSpec::Msctp;
     let packet_pair_start =
         s.bandwidth_aware_start && s.bandwidth_estimate == BandwidthEstimateSpec::PacketPair;
+    let local_switch = msctp && s.primary_switch == PrimarySwitchSpec::Local;
+    if local_switch {
+        if !matches!(
+            f.policy,
+            PolicyKind::FastestFirst { .. } | PolicyKind::NewestAddress
+        ) {
+            return Err(ScenarioError::combination(
+                format!("{key}.sctp.primary_switch"),
+                "the local (ns-2 set-primary) switch follows a fastest_first or \
+                 newest_address policy's instants",
+            ));
+        }
+        // ns-2's SCTP module has no ADD-IP: nothing is signalled.
+        association.asconf = false;
+    }
     if !msctp {
         association.asconf = false;
     } else if f.policy.needs_no_monitor() || packet_pair_start {
@@ -229,5 +247,6 @@ fn sctp_flow(key: &str, f: &FlowSpec) -> Result<SctpFlow, ScenarioError> {
         split_fast_retransmit: msctp && s.split_fast_retransmit,
         oracle_start: msctp && s.bandwidth_aware_start && !packet_pair_start,
         oracle_capacities: msctp && s.capacity_estimate == Some(BandwidthEstimateSpec::Oracle),
+        local_switch,
     })
 }

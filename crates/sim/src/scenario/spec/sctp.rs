@@ -23,6 +23,21 @@ pub enum BandwidthEstimateSpec {
     PacketPair,
 }
 
+/// How the mobile's handover moves the primary (`primary_switch`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PrimarySwitchSpec {
+    /// RFC 5061: the policy adds the new address, asks the peer to make
+    /// it primary and deletes the old one, with ASCONF chunks.
+    #[default]
+    Asconf,
+    /// "ns-2 set-primary": every address of the mobile in the INIT, the
+    /// primary switched locally at both ends at the policy's instants, no
+    /// ASCONF (`crate::models::sctp::LocalSwitch`; the policy must be
+    /// `fastest_first` or `newest_address`).
+    Local,
+}
+
 /// A flow's `[flows.sctp]` table: the association's configuration and
 /// the simulator's own keys (the table as a file writes it, one level:
 /// `[flows.sctp.cmt]`, `[flows.sctp.estimators]`, `[flows.sctp.limits]`
@@ -62,6 +77,9 @@ pub struct SctpSpec {
     /// mobile's address, given to the data sender's engine: isolates the
     /// estimator's part in the policy's decisions).
     pub capacity_estimate: Option<BandwidthEstimateSpec>,
+    /// How the handover moves the primary (`asconf`, the default, or
+    /// `local`: ns-2's set-primary).
+    pub primary_switch: PrimarySwitchSpec,
     /// The keys the file gave (top level of the table), for the checks
     /// of combinations a transport refuses (not in files).
     #[serde(skip)]
@@ -76,6 +94,7 @@ struct SctpTable {
     bandwidth_aware_start: Option<bool>,
     bandwidth_estimate: Option<BandwidthEstimateSpec>,
     capacity_estimate: Option<BandwidthEstimateSpec>,
+    primary_switch: Option<PrimarySwitchSpec>,
     #[serde(flatten)]
     engine: toml::Table,
 }
@@ -90,6 +109,7 @@ impl Default for SctpSpec {
             bandwidth_aware_start: None,
             bandwidth_estimate: None,
             capacity_estimate: None,
+            primary_switch: None,
             engine: toml::Table::new(),
         })
         .expect("an empty [flows.sctp] table is valid")
@@ -106,6 +126,7 @@ impl TryFrom<SctpTable> for SctpSpec {
             ("bandwidth_aware_start", t.bandwidth_aware_start.is_some()),
             ("bandwidth_estimate", t.bandwidth_estimate.is_some()),
             ("capacity_estimate", t.capacity_estimate.is_some()),
+            ("primary_switch", t.primary_switch.is_some()),
         ] {
             if present {
                 given.insert(key.to_string());
@@ -126,6 +147,7 @@ impl TryFrom<SctpTable> for SctpSpec {
             bandwidth_aware_start: t.bandwidth_aware_start.unwrap_or(false),
             bandwidth_estimate: t.bandwidth_estimate.unwrap_or_default(),
             capacity_estimate: t.capacity_estimate,
+            primary_switch: t.primary_switch.unwrap_or_default(),
             given,
         })
     }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use msctp_proto::{AssociationConfig, Time};
 
+use super::LocalSwitch;
 use crate::measure::PathId;
 use crate::measure::flow_log::SharedFlowLog;
 use crate::models::app::Source;
@@ -96,6 +97,11 @@ pub struct SctpAgentConfig {
     /// The handover manager's settings (mobile side; default
     /// [`handover::sim_handover_config`]).
     pub handover: HandoverConfig,
+    /// "ns-2 set-primary" (mobile side; `None`: off): every address of
+    /// `path_addrs` in the INIT, the primary switched locally at both ends
+    /// at the handoff instants, no ASCONF (see [`LocalSwitch`]). The
+    /// association's `asconf` and `policy` should be off with it.
+    pub local_switch: Option<LocalSwitch>,
     /// Period of path samples (cwnd, RTO, flight, primary); `None`: off.
     pub sample_interval: Option<Duration>,
     /// The engine's event-driven path trace (every value of cwnd and
@@ -132,6 +138,7 @@ impl SctpAgentConfig {
             path_addrs: Vec::new(),
             policy: PolicyKind::None,
             handover: handover::sim_handover_config(),
+            local_switch: None,
             sample_interval: None,
             path_trace: false,
             initial_path_seed: None,

@@ -47,8 +47,10 @@
 mod config;
 mod flow;
 mod mobility;
+mod set_primary;
 
 pub use config::{AgentCounters, AgentEvent, AgentLimits, PathSample, Role, SctpAgentConfig};
+pub use set_primary::{LocalSwitch, ScriptedPrimary};
 
 use std::net::IpAddr;
 
@@ -297,6 +299,9 @@ impl SctpAgent {
         }
         self.want_connect = false;
         let now = ctx.now();
+        let first_held = locals[0];
+        let locals = self.init_addresses(locals);
+        let pin = self.cfg.local_switch.is_some();
         let Some(ep) = self.endpoint.as_mut() else {
             return;
         };
@@ -306,6 +311,11 @@ impl SctpAgent {
                 self.assoc = Some(id);
                 if let Some(a) = ep.association_mut(id) {
                     a.set_split_fast_retransmit(self.cfg.split_fast_retransmit);
+                    if pin {
+                        // Set-primary mode: data leaves from an address the
+                        // node holds until the script switches.
+                        let _ = a.set_local_primary(Some(first_held));
+                    }
                 }
                 let detail = format!("{locals:?} -> {peer:?}");
                 self.event(now, "connect", detail);
@@ -734,6 +744,12 @@ impl Agent for SctpAgent {
         }
         if self.manager.is_some() {
             self.on_link_notification(ctx, n);
+        }
+        if self.cfg.local_switch.is_some() {
+            self.on_local_switch(ctx, n);
+        }
+        if let Some(sp) = n.downcast::<ScriptedPrimary>() {
+            self.on_scripted_primary(ctx, sp.addr);
         }
     }
 }
