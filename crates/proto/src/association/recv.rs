@@ -10,13 +10,6 @@ use bytes::{Bytes, BytesMut};
 use crate::tsn::Unwrapper;
 use crate::wire::{DataChunk, GapBlock, SackChunk};
 
-/// A message of one fragment at least this large (bytes) is handed over
-/// as the slice of the received datagram it is, without a copy; a smaller
-/// one is copied, so that it does not keep a whole datagram's receive
-/// buffer (at most 64 KiB) alive while it waits for the application: what
-/// a delivered message holds stays within four times its size.
-const SLICE_MIN: usize = 16 << 10;
-
 /// A user message reassembled and ready for the application.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
@@ -336,20 +329,6 @@ impl Receiver {
             self.runs.insert(first, run);
             return DataOutcome::MessageTooLarge;
         }
-        if first == run.last
-            && run.bytes >= SLICE_MIN
-            && let Some(c) = self.fragments.remove(&first)
-        {
-            self.reassembly_visits += 1;
-            let m = Message {
-                stream,
-                ppid: c.ppid,
-                unordered,
-                data: c.payload,
-            };
-            self.deliver(m, ssn);
-            return DataOutcome::Accepted;
-        }
         let mut data = BytesMut::with_capacity(run.bytes);
         let mut ppid = 0;
         for k in first..=run.last {
@@ -617,22 +596,6 @@ mod tests {
         let mut r = rx(10);
         r.on_data(data(11, 1, 0, true, true, true, b"u"));
         assert_eq!(r.read().unwrap().data, &b"u"[..]);
-    }
-
-    #[test]
-    fn a_large_unfragmented_message_is_the_datagram_s_slice() {
-        let mut r = Receiver::new(0, 4, 1 << 20, 1 << 20, 16, 8);
-        let big: &'static [u8] = Box::leak(vec![7u8; SLICE_MIN].into_boxed_slice());
-        r.on_data(data(0, 1, 0, true, true, false, big));
-        let m = r.read().unwrap();
-        assert_eq!(m.data.as_ptr(), big.as_ptr(), "handed over, not copied");
-        assert_eq!((m.stream, m.ppid, m.data.len()), (1, 7, SLICE_MIN));
-        // A small one is copied out of the datagram.
-        r.on_data(data(1, 1, 1, true, true, false, b"small"));
-        let m = r.read().unwrap();
-        assert_eq!(m.data, &b"small"[..]);
-        assert_ne!(m.data.as_ptr(), b"small".as_ptr());
-        assert_eq!(r.buffered(), 0);
     }
 
     #[test]
