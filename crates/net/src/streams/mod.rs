@@ -51,7 +51,9 @@ pub struct StreamConfig {
     /// stream from filling it for all.
     pub stream_window: usize,
     /// Largest message one write becomes (bytes; at most the engine's
-    /// `max_message_size`).
+    /// `max_message_size`). [`Connection::connect`] and
+    /// [`Connection::accept`] cut it down to whole packets of their
+    /// stack's path MTU ([`StreamConfig::fit_to_packets`]).
     pub max_write: usize,
     /// Streams open at once, either side's together; the peer's OPEN
     /// beyond it is answered with RESET. The association's negotiated
@@ -85,6 +87,24 @@ impl StreamConfig {
             return bad("max_write, max_streams and accept_queue must be at least 1");
         }
         Ok(())
+    }
+
+    /// `max_write` cut down to a whole number of packets of `path_mtu`
+    /// bytes (at least one), so that a message does not end in a runt
+    /// fragment (RFC 9260 section 6.9): on loopback (64 KiB packets) a
+    /// 64 KiB message took a full packet and one of about 100 bytes, two
+    /// packets to send, receive and reassemble for each. The room per
+    /// packet is counted for the largest overhead: the common header (12
+    /// bytes, RFC 9260 section 3), an I-DATA chunk header (20, RFC 8260
+    /// section 2.1; DATA's is 16) and an AUTH chunk with HMAC-SHA-256
+    /// (40, RFC 4895 section 4.2).
+    pub fn fit_to_packets(mut self, path_mtu: usize) -> Self {
+        const OVERHEAD: usize = 12 + 20 + 40;
+        let room = path_mtu.saturating_sub(OVERHEAD) & !3;
+        if room > 0 && self.max_write > room {
+            self.max_write = self.max_write / room * room;
+        }
+        self
     }
 
     /// Sets the stack's outbound streams (OS in INIT, RFC 9260 section
@@ -158,6 +178,7 @@ impl Connection {
         cfg: StreamConfig,
     ) -> Result<Connection, NetError> {
         cfg.validate()?;
+        let cfg = cfg.fit_to_packets(stack.info().path_mtu);
         let a = stack.connect_via(peers, port, udp_port).await?;
         Connection::new(a, Side::Initiator, cfg).await
     }
@@ -165,6 +186,7 @@ impl Connection {
     /// The next association a peer opened, carrying streams.
     pub async fn accept(stack: &Stack, cfg: StreamConfig) -> Result<Connection, NetError> {
         cfg.validate()?;
+        let cfg = cfg.fit_to_packets(stack.info().path_mtu);
         let a = stack.accept().await?;
         Connection::new(a, Side::Acceptor, cfg).await
     }
@@ -437,4 +459,31 @@ fn on_frame(shared: &Shared, accepted: &mpsc::Sender<SctpStream>, m: Message) ->
         _ => st.stats.violations += 1,
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fitted(max_write: usize, path_mtu: usize) -> usize {
+        StreamConfig {
+            max_write,
+            ..StreamConfig::default()
+        }
+        .fit_to_packets(path_mtu)
+        .max_write
+    }
+
+    #[test]
+    fn writes_are_cut_to_whole_packets() {
+        // Loopback: 65536 - 48 bytes of SCTP packet, room 65416.
+        assert_eq!(fitted(64 << 10, 65_488), 65_416);
+        // Ethernet through UDP: 1452-byte packets, room 1380, 47 of them.
+        assert_eq!(fitted(64 << 10, 1452), 47 * 1380);
+        // Messages that fit one packet stay as they are.
+        assert_eq!(fitted(1000, 1452), 1000);
+        assert_eq!(fitted(1380, 1452), 1380);
+        // A path MTU below the overhead leaves max_write alone.
+        assert_eq!(fitted(64 << 10, 60), 64 << 10);
+    }
 }

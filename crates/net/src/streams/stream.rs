@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 use bytes::{Buf, Bytes};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::state::End;
+use super::state::{End, Slot};
 use super::{Alive, Shared, frame};
 
 /// A byte stream carried on one SCTP stream, used like a TCP socket.
@@ -38,6 +38,125 @@ impl SctpStream {
     /// The SCTP stream number it is carried on.
     pub fn id(&self) -> u16 {
         self.id
+    }
+}
+
+impl SctpStream {
+    /// Largest message one write becomes (bytes): the connection's
+    /// `StreamConfig::max_write`.
+    pub fn max_write(&self) -> usize {
+        self.shared.cfg.max_write
+    }
+
+    /// The next bytes received, as the association delivered them (no
+    /// copy); `None` at end of stream. Errors as [`AsyncRead`]'s.
+    pub fn poll_read_bytes(&self, cx: &mut Context<'_>) -> Poll<io::Result<Option<Bytes>>> {
+        let window = self.shared.cfg.stream_window;
+        let id = self.id;
+        let mut st = self.shared.lock();
+        let ended = st.ended.clone();
+        let Some(s) = st.slots.get_mut(&id) else {
+            return Poll::Ready(Ok(None));
+        };
+        if let Some(b) = s.buf.pop_front() {
+            s.buffered -= b.len();
+            s.unannounced += b.len();
+            st.maybe_grant(id, window);
+            return Poll::Ready(Ok(Some(b)));
+        }
+        end_or_wait(s, ended, id, cx).map_ok(|()| None)
+    }
+
+    /// [`Self::poll_read_bytes`] as a future.
+    pub async fn read_bytes(&self) -> io::Result<Option<Bytes>> {
+        std::future::poll_fn(|cx| self.poll_read_bytes(cx)).await
+    }
+
+    /// Sends the front of `data` without copying it (as much as the
+    /// peer's credit and `max_write` allow), removing it from `data`:
+    /// the bytes taken. Errors as [`AsyncWrite`]'s.
+    pub fn poll_write_bytes(
+        &self,
+        cx: &mut Context<'_>,
+        data: &mut Bytes,
+    ) -> Poll<io::Result<usize>> {
+        self.poll_send(cx, data.len(), |n| data.split_to(n))
+    }
+
+    /// Sends all of `data` (see [`Self::poll_write_bytes`]).
+    pub async fn write_all_bytes(&self, mut data: Bytes) -> io::Result<()> {
+        while !data.is_empty() {
+            std::future::poll_fn(|cx| self.poll_write_bytes(cx, &mut data)).await?;
+        }
+        Ok(())
+    }
+
+    /// Ends the write half (as `shutdown`).
+    pub fn shutdown_write(&self) {
+        self.shared.lock().send_end(self.id, End::Fin);
+    }
+
+    /// Takes up to the peer's remaining credit (at most `max_write`
+    /// bytes) of `len` as one message, made by `take`; waits while the
+    /// credit is used up.
+    fn poll_send(
+        &self,
+        cx: &mut Context<'_>,
+        len: usize,
+        take: impl FnOnce(usize) -> Bytes,
+    ) -> Poll<io::Result<usize>> {
+        if len == 0 {
+            return Poll::Ready(Ok(0));
+        }
+        let max_write = self.shared.cfg.max_write;
+        let id = self.id;
+        let mut st = self.shared.lock();
+        let ended = st.ended.clone();
+        let Some(s) = st.slots.get_mut(&id) else {
+            return Poll::Ready(Err(error(io::ErrorKind::BrokenPipe, "stream closed")));
+        };
+        if s.peer_stopped {
+            let why = format!("the peer reset stream {id}");
+            return Poll::Ready(Err(error(io::ErrorKind::ConnectionReset, why)));
+        }
+        if s.sent_end.is_some() {
+            let why = "write after shutdown";
+            return Poll::Ready(Err(error(io::ErrorKind::BrokenPipe, why)));
+        }
+        if let Some(why) = ended {
+            return Poll::Ready(Err(error(io::ErrorKind::ConnectionAborted, why)));
+        }
+        if s.credit == 0 {
+            s.write_waker = Some(cx.waker().clone());
+            return Poll::Pending;
+        }
+        let n = len.min(s.credit).min(max_write);
+        s.credit -= n;
+        st.send(id, frame::DATA, take(n));
+        Poll::Ready(Ok(n))
+    }
+}
+
+/// With nothing buffered: end of stream once the peer's FIN arrived,
+/// `ConnectionReset` after its RESET, `ConnectionAborted` once the
+/// association ended, else waits.
+fn end_or_wait(
+    s: &mut Slot,
+    ended: Option<String>,
+    id: u16,
+    cx: &mut Context<'_>,
+) -> Poll<io::Result<()>> {
+    match (s.recv_end, ended) {
+        (Some(End::Fin), _) => Poll::Ready(Ok(())),
+        (Some(End::Reset), _) => Poll::Ready(Err(error(
+            io::ErrorKind::ConnectionReset,
+            format!("the peer reset stream {id}"),
+        ))),
+        (None, Some(why)) => Poll::Ready(Err(error(io::ErrorKind::ConnectionAborted, why))),
+        (None, None) => {
+            s.read_waker = Some(cx.waker().clone());
+            Poll::Pending
+        }
     }
 }
 
@@ -76,18 +195,7 @@ impl AsyncRead for SctpStream {
             st.maybe_grant(id, window);
             return Poll::Ready(Ok(()));
         }
-        match (s.recv_end, ended) {
-            (Some(End::Fin), _) => Poll::Ready(Ok(())),
-            (Some(End::Reset), _) => Poll::Ready(Err(error(
-                io::ErrorKind::ConnectionReset,
-                format!("the peer reset stream {id}"),
-            ))),
-            (None, Some(why)) => Poll::Ready(Err(error(io::ErrorKind::ConnectionAborted, why))),
-            (None, None) => {
-                s.read_waker = Some(cx.waker().clone());
-                Poll::Pending
-            }
-        }
+        end_or_wait(s, ended, id, cx)
     }
 }
 
@@ -99,35 +207,7 @@ impl AsyncWrite for SctpStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        if buf.is_empty() {
-            return Poll::Ready(Ok(0));
-        }
-        let max_write = self.shared.cfg.max_write;
-        let id = self.id;
-        let mut st = self.shared.lock();
-        let ended = st.ended.clone();
-        let Some(s) = st.slots.get_mut(&id) else {
-            return Poll::Ready(Err(error(io::ErrorKind::BrokenPipe, "stream closed")));
-        };
-        if s.peer_stopped {
-            let why = format!("the peer reset stream {id}");
-            return Poll::Ready(Err(error(io::ErrorKind::ConnectionReset, why)));
-        }
-        if s.sent_end.is_some() {
-            let why = "write after shutdown";
-            return Poll::Ready(Err(error(io::ErrorKind::BrokenPipe, why)));
-        }
-        if let Some(why) = ended {
-            return Poll::Ready(Err(error(io::ErrorKind::ConnectionAborted, why)));
-        }
-        if s.credit == 0 {
-            s.write_waker = Some(cx.waker().clone());
-            return Poll::Pending;
-        }
-        let n = buf.len().min(s.credit).min(max_write);
-        s.credit -= n;
-        st.send(id, frame::DATA, Bytes::copy_from_slice(&buf[..n]));
-        Poll::Ready(Ok(n))
+        self.poll_send(cx, buf.len(), |n| Bytes::copy_from_slice(&buf[..n]))
     }
 
     /// Written bytes are queued for the association at once; nothing to
@@ -139,9 +219,7 @@ impl AsyncWrite for SctpStream {
     /// Ends the write half: the peer reads end of stream after the data
     /// written before.
     fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let id = self.id;
-        let mut st = self.shared.lock();
-        st.send_end(id, End::Fin);
+        self.shutdown_write();
         Poll::Ready(Ok(()))
     }
 }

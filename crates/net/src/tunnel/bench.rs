@@ -37,6 +37,10 @@ pub struct TunnelBench {
     /// Median tunnel / median direct, with and without AUTH on DATA.
     pub ratio: f64,
     pub ratio_no_data_auth: f64,
+    /// CPU seconds (user + system, the whole process: sender, tunnel and
+    /// sink) per GB moved, median of each kind of transfer: the cost
+    /// that the other work on a loaded machine does not change much.
+    pub cpu_s_per_gb: [f64; 3],
 }
 
 fn median(v: &[f64]) -> f64 {
@@ -81,6 +85,11 @@ impl fmt::Display for TunnelBench {
             f,
             "  tunnel / direct: {:.3}x (DATA authenticated), {:.3}x (--no-data-auth)",
             self.ratio, self.ratio_no_data_auth
+        )?;
+        let [d, t, n] = self.cpu_s_per_gb;
+        writeln!(
+            f,
+            "  CPU s per GB (process, median): direct {d:.2}, tunnel {t:.2}, --no-data-auth {n:.2}"
         )
     }
 }
@@ -107,9 +116,11 @@ async fn sink() -> std::io::Result<SocketAddr> {
     Ok(addr)
 }
 
-/// Sends `bytes` on `t` and waits for the sink's count: MB/s.
-async fn push(mut t: TcpStream, bytes: u64) -> Result<f64, NetError> {
+/// Sends `bytes` on `t` and waits for the sink's count: MB/s, and the
+/// process's CPU seconds per GB meanwhile (NaN without getrusage).
+async fn push(mut t: TcpStream, bytes: u64) -> Result<(f64, f64), NetError> {
     let chunk = vec![0x5au8; 64 << 10];
+    let cpu = crate::bench::cpu_time(false);
     let start = Instant::now();
     let mut left = bytes;
     while left > 0 {
@@ -124,7 +135,12 @@ async fn push(mut t: TcpStream, bytes: u64) -> Result<f64, NetError> {
             "the sink got {got} of {bytes} bytes"
         )));
     }
-    Ok(bytes as f64 / start.elapsed().as_secs_f64() / 1e6)
+    let mbps = bytes as f64 / start.elapsed().as_secs_f64() / 1e6;
+    let cpu = match (cpu, crate::bench::cpu_time(false)) {
+        (Some(a), Some(b)) => (b - a) / (bytes as f64 / 1e9),
+        _ => f64::NAN,
+    };
+    Ok((mbps, cpu))
 }
 
 async fn through_socks(socks: SocketAddr, to: SocketAddr) -> Result<TcpStream, NetError> {
@@ -187,13 +203,18 @@ pub fn run(bytes: u64, rounds: usize) -> Result<TunnelBench, NetError> {
         let socks = tunnel(5931, true).await?;
         let plain = tunnel(5933, false).await?;
         let (mut direct, mut tunneled, mut fast) = (Vec::new(), Vec::new(), Vec::new());
+        let mut cpu: [Vec<f64>; 3] = Default::default();
         for _ in 0..rounds.max(1) {
-            direct.push(push(TcpStream::connect(to).await?, bytes).await?);
-            for (via, out) in [(socks, &mut tunneled), (plain, &mut fast)] {
+            let (mbps, c) = push(TcpStream::connect(to).await?, bytes).await?;
+            direct.push(mbps);
+            cpu[0].push(c);
+            for (via, out, k) in [(socks, &mut tunneled, 1), (plain, &mut fast, 2)] {
                 let t = tokio::time::timeout(Duration::from_secs(20), through_socks(via, to))
                     .await
                     .map_err(|_| NetError::Closed("the tunnel did not answer".into()))??;
-                out.push(push(t, bytes).await?);
+                let (mbps, c) = push(t, bytes).await?;
+                out.push(mbps);
+                cpu[k].push(c);
             }
         }
         let d = median(&direct);
@@ -201,6 +222,7 @@ pub fn run(bytes: u64, rounds: usize) -> Result<TunnelBench, NetError> {
             bytes,
             ratio: median(&tunneled) / d,
             ratio_no_data_auth: median(&fast) / d,
+            cpu_s_per_gb: cpu.map(|v| median(&v)),
             direct_mbps: direct,
             tunnel_mbps: tunneled,
             tunnel_no_data_auth_mbps: fast,

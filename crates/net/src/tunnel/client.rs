@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+use super::relay;
 use super::socks::{self, reply};
 use super::{REQUEST_VERSION, apply_key, auth};
 use crate::StackConfig;
@@ -113,11 +114,12 @@ impl Client {
 pub async fn serve(
     stack: Stack,
     listener: TcpListener,
-    cfg: ClientConfig,
+    mut cfg: ClientConfig,
     stats: Arc<ClientStats>,
 ) -> Result<(), NetError> {
     super::check_key(&cfg.key)?;
     cfg.streams.validate()?;
+    cfg.streams = cfg.streams.fit_to_packets(stack.info().path_mtu);
     let limit = Arc::new(tokio::sync::Semaphore::new(cfg.streams.max_streams));
     let client = Arc::new(Client {
         stack,
@@ -182,7 +184,7 @@ async fn handle(mut tcp: TcpStream, c: &Client) {
             _ => Err(reply::GENERAL_FAILURE),
         }
     };
-    let mut s = match answer.await {
+    let s = match answer.await {
         Ok(s) => s,
         Err(code) => {
             c.stats.refused.fetch_add(1, Relaxed);
@@ -195,7 +197,7 @@ async fn handle(mut tcp: TcpStream, c: &Client) {
     c.stats.relayed.fetch_add(1, Relaxed);
     let _ = tcp.set_nodelay(true);
     let n = c.cfg.relay_buffer;
-    if let Err(e) = tokio::io::copy_bidirectional_with_sizes(&mut tcp, &mut s, n, n).await {
+    if let Err(e) = relay::relay(&mut tcp, &s, n).await {
         tracing::debug!("relay to {target} ended: {e}");
     }
 }

@@ -25,6 +25,7 @@ pub mod auth;
 pub mod bench;
 pub mod client;
 pub mod policy;
+pub mod relay;
 pub mod server;
 pub mod socks;
 

@@ -12,6 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::policy::DestPolicy;
+use super::relay;
 use super::socks::{self, reply};
 use super::{REQUEST_VERSION, apply_key, auth};
 use crate::StackConfig;
@@ -110,11 +111,12 @@ impl Drop for SourceSlot {
 /// configured with [`ServerConfig::apply_to`].
 pub async fn serve(
     stack: Stack,
-    cfg: ServerConfig,
+    mut cfg: ServerConfig,
     stats: Arc<ServerStats>,
 ) -> Result<(), NetError> {
     super::check_key(&cfg.key)?;
     cfg.streams.validate()?;
+    cfg.streams = cfg.streams.fit_to_packets(stack.info().path_mtu);
     let cfg = Arc::new(cfg);
     let sources: Sources = Arc::default();
     loop {
@@ -247,7 +249,7 @@ async fn relay(mut s: SctpStream, cfg: Arc<ServerConfig>, stats: Arc<ServerStats
     }
     stats.relayed.fetch_add(1, Relaxed);
     let n = cfg.relay_buffer;
-    let r = tokio::io::copy_bidirectional_with_sizes(&mut s, &mut tcp, n, n).await;
+    let r = relay::relay(&mut tcp, &s, n).await;
     if let Err(e) = r {
         tracing::debug!("relay to {target} ended: {e}");
     }
