@@ -822,9 +822,9 @@ impl Run<'_> {
             Some((None, State::ShutdownReceived | State::ShutdownAckSent)) => Outcome::Ok(0),
             Some((None, State::Closed)) | None => match closed {
                 Some(msctp_proto::CloseReason::Shutdown) | None => Outcome::Ok(0),
-                Some(reason) => Outcome::Err(
-                    crate::sockets::close_errno(&reason).unwrap_or("ECONNRESET"),
-                ),
+                Some(reason) => {
+                    Outcome::Err(crate::sockets::close_errno(&reason).unwrap_or("ECONNRESET"))
+                }
             },
             Some((None, _)) => {
                 if nonblocking {

@@ -91,7 +91,12 @@ struct SendInfo {
 
 impl Run<'_> {
     /// A number in a struct member; absent or `...` is 0.
-    fn member_int(&self, fields: &[(String, Value)], name: &str, call: &str) -> Result<i64, Failure> {
+    fn member_int(
+        &self,
+        fields: &[(String, Value)],
+        name: &str,
+        call: &str,
+    ) -> Result<i64, Failure> {
         match member(fields, name) {
             None => Ok(0),
             Some(v) => self
@@ -100,7 +105,12 @@ impl Run<'_> {
         }
     }
 
-    fn member_u32(&self, fields: &[(String, Value)], name: &str, call: &str) -> Result<u32, Failure> {
+    fn member_u32(
+        &self,
+        fields: &[(String, Value)],
+        name: &str,
+        call: &str,
+    ) -> Result<u32, Failure> {
         let n = self.member_int(fields, name, call)?;
         u32::try_from(n).map_err(|_| self.unsupported(format!("{call}: {name}={n} out of range")))
     }
@@ -151,9 +161,7 @@ impl Run<'_> {
     /// `sctp_sendv.pkt` expects).
     fn authinfo_of(&self, fd: i64, fields: &[(String, Value)]) -> Result<(), Failure> {
         let key = self.member_int(fields, "auth_keynumber", "sctp_sendv")?;
-        let auth = self
-            .assoc_of(fd)
-            .is_some_and(|a| a.config().auth);
+        let auth = self.assoc_of(fd).is_some_and(|a| a.config().auth);
         if auth && key != 0 {
             return Err(self.unsupported(format!(
                 "sctp_sendv: auth_keynumber={key} (the engine has one shared key, number 0)"
@@ -234,7 +242,8 @@ impl Run<'_> {
         if policy == 0 && ttl > 0 {
             policy = api_constant("SCTP_PR_SCTP_TTL", &self.cfg.platform).unwrap_or(0);
         }
-        let range = |what: &str, n: i64| self.unsupported(format!("sctp_sendmsg: {what} {n} out of range"));
+        let range =
+            |what: &str, n: i64| self.unsupported(format!("sctp_sendmsg: {what} {n} out of range"));
         let info = SendInfo {
             sid: u16::try_from(sid).map_err(|_| range("stream", sid))?,
             ppid: u32::try_from(ppid).map_err(|_| range("ppid", ppid))?,
@@ -299,7 +308,11 @@ impl Run<'_> {
                 _ => None,
             };
             let len = len.filter(|l| *l >= 0).ok_or_else(|| {
-                self.unsupported(format!("{}: an iovec without a length: {}", s.name, it.describe()))
+                self.unsupported(format!(
+                    "{}: an iovec without a length: {}",
+                    s.name,
+                    it.describe()
+                ))
             })?;
             total = total.saturating_add(len);
         }
@@ -329,7 +342,12 @@ impl Run<'_> {
         Ok(got.outcome)
     }
 
-    fn check_recvv_info(&self, s: &SyscallSpec, rcvinfo: bool, got: &Received) -> Result<(), Failure> {
+    fn check_recvv_info(
+        &self,
+        s: &SyscallSpec,
+        rcvinfo: bool,
+        got: &Received,
+    ) -> Result<(), Failure> {
         let one = |k: usize| -> Result<Option<i64>, Failure> {
             match self.arg(s, k)? {
                 Value::Any => Ok(None),
@@ -351,7 +369,15 @@ impl Run<'_> {
         let with_info = rcvinfo && got.meta.is_some();
         let eor = if got.complete { c("MSG_EOR") } else { 0 };
         let mut checks = vec![
-            ("infotype", one(7)?, if with_info { c("SCTP_RECVV_RCVINFO") } else { 0 }),
+            (
+                "infotype",
+                one(7)?,
+                if with_info {
+                    c("SCTP_RECVV_RCVINFO")
+                } else {
+                    0
+                },
+            ),
             ("flags", one(8)?, eor),
         ];
         if let (true, Some((sid, ppid, unordered)), Value::Struct(f)) =
@@ -364,7 +390,13 @@ impl Run<'_> {
                 let actual = match k.as_str() {
                     "rcv_sid" => i64::from(sid),
                     "rcv_ppid" => i64::from(ppid),
-                    "rcv_flags" => if unordered { c("SCTP_UNORDERED") } else { 0 },
+                    "rcv_flags" => {
+                        if unordered {
+                            c("SCTP_UNORDERED")
+                        } else {
+                            0
+                        }
+                    }
                     other => {
                         return Err(self.unsupported(format!(
                             "sctp_recvv: {other} is not reported by the engine (use ...)"
