@@ -31,7 +31,13 @@
 //!   `UNSUPPORTED_HMAC_IDENTIFIER`; options `--asconf=on`, `--auth=on`,
 //!   `--hmac=sha256,sha1`, `--auth_chunks=DATA,...`; system calls
 //!   `sctp_bindx`, `sctp_getpaddrs`, `sctp_getladdrs` and the socket
-//!   options `SCTP_PRIMARY_ADDR`, `SCTP_SET_PEER_PRIMARY_ADDR`.
+//!   options `SCTP_PRIMARY_ADDR`, `SCTP_SET_PEER_PRIMARY_ADDR`;
+//! - PR-SCTP (RFC 3758, RFC 7496) and SACK-IMMEDIATELY (RFC 7053), in
+//!   packetdrill's syntax: the chunk `FORWARD_TSN[cum_tsn=N,
+//!   ids=[{sid,ssn}, ...]]`, the DATA flag `I`; option `--pr_sctp=on`
+//!   (or the script's `sysctl` of `net.inet.sctp.pr_enable`); the calls
+//!   `sctp_sendv`, `sctp_sendmsg`, `sctp_recvv` and the socket options
+//!   `SCTP_PR_SUPPORTED`, `SCTP_DEFAULT_PRINFO`, `SCTP_RECVRCVINFO`.
 //!
 //! Entry points: [`parse_script`], [`run_script`], [`run_file`],
 //! [`run_paths`].

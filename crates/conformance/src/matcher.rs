@@ -300,6 +300,25 @@ fn match_chunk(
                 .map_err(|e| format!("ASCONF_ACK {e}"))
         }
         (
+            ChunkSpec::ForwardTsn { cum_tsn, ids, .. },
+            Chunk::ForwardTsn {
+                new_cum_tsn,
+                streams,
+            },
+        ) => {
+            check(
+                "FORWARD_TSN cum_tsn",
+                cum_tsn,
+                map.local_tsn_to_script(new_cum_tsn),
+            )?;
+            match ids {
+                Field::Is(want) if *want != streams => Err(format!(
+                    "FORWARD_TSN ids: expected {want:?}, actual {streams:?}"
+                )),
+                _ => Ok(()),
+            }
+        }
+        (
             ChunkSpec::Auth {
                 key_id,
                 hmac_id,

@@ -120,6 +120,7 @@ pub fn parse_options(lines: &[OptionLine]) -> Result<ScriptOptions, ParseError> 
             }
             "asconf" => opts.asconf = on_off(o)?,
             "auth" => opts.auth = on_off(o)?,
+            "pr_sctp" => opts.pr_sctp = on_off(o)?,
             "hmac" => {
                 let mut ids = Vec::new();
                 for part in option_value(o)?.split(',') {
@@ -496,8 +497,18 @@ impl Parser {
                     return Ok(Value::Struct(fields));
                 }
                 loop {
-                    let name = self.word()?;
-                    self.expect_punct('=')?;
+                    // `{name=value, ...}`, or positional members as in
+                    // packetdrill's `{1,0}` (FORWARD TSN stream entries)
+                    // and `{..., 500}` (an iovec): those get an empty name.
+                    let named = matches!(self.peek(), Some(Tok::Word(_)))
+                        && self.peek_at(1) == Some(&Tok::Punct('='));
+                    let name = if named {
+                        let n = self.word()?;
+                        self.expect_punct('=')?;
+                        n
+                    } else {
+                        String::new()
+                    };
                     fields.push((name, self.value()?));
                     if self.is_punct(',') {
                         self.pos += 1;

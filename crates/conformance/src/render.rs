@@ -373,10 +373,19 @@ pub fn render_chunk(raw: &[u8], map: &Mapping) -> String {
                 params
             )
         }
-        Chunk::ForwardTsn { .. }
-        | Chunk::Probe(_)
-        | Chunk::ProbeEcho(_)
-        | Chunk::Unknown { .. } => format!(
+        Chunk::ForwardTsn {
+            new_cum_tsn,
+            streams,
+        } => format!(
+            "FORWARD_TSN[flgs={flags}, cum_tsn={}, ids=[{}]]",
+            map.local_tsn_to_script(new_cum_tsn),
+            streams
+                .iter()
+                .map(|(sid, ssn)| format!("{{{sid},{ssn}}}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Chunk::Probe(_) | Chunk::ProbeEcho(_) | Chunk::Unknown { .. } => format!(
             "CHUNK[type=0x{ty:02x}, flgs=0x{flags:02x}, len={len}, val={}]",
             bytes_list(raw.get(4..).unwrap_or_default())
         ),

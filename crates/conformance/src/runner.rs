@@ -141,6 +141,9 @@ pub(crate) struct Run<'a> {
     /// `engine_event`.
     pub events: HashMap<msctp_proto::AssocId, VecDeque<EngineEvent>>,
     pub trace: Vec<String>,
+    /// PR-SCTP offered by sockets created from now on: `--pr_sctp`, then
+    /// the script's `sysctl`s.
+    pub pr_sctp: bool,
 }
 
 fn auth_params(params: &[Param]) -> Option<AuthParams> {
@@ -184,6 +187,7 @@ impl<'a> Run<'a> {
             line: 0,
             events: HashMap::new(),
             trace: Vec::new(),
+            pr_sctp: script.options.pr_sctp,
         }
     }
 
@@ -203,6 +207,27 @@ impl<'a> Run<'a> {
         &self.script.options
     }
 
+    /// A backtick command: the `sysctl` that switches PR-SCTP (FreeBSD's
+    /// `net.inet.sctp.pr_enable`, Linux's `net.sctp.prsctp_enable`) sets
+    /// it for sockets created afterwards; anything else has no effect
+    /// (the other extensions follow the script options).
+    fn command(&mut self, text: &str) {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        if words.first() != Some(&"sysctl") {
+            return;
+        }
+        for w in &words[1..] {
+            if let Some((key, value)) = w.split_once('=')
+                && matches!(key, "net.inet.sctp.pr_enable" | "net.sctp.prsctp_enable")
+                && let Some(v) = crate::value::parse_uint(value)
+            {
+                self.pr_sctp = v != 0;
+                let line = self.line;
+                self.note(|| format!("line {line}: PR-SCTP {}", if v != 0 { "on" } else { "off" }));
+            }
+        }
+    }
+
     /// The association configuration a new socket starts with: the
     /// packetdrill targets' (no ADD-IP, AUTH, PR-SCTP or ECN; delayed SACK
     /// 200 ms; IPv4 over an MTU of 1500, so SCTP packets of 1480 bytes)
@@ -213,6 +238,7 @@ impl<'a> Run<'a> {
             path_mtu: 1500 - 20,
             asconf: o.asconf,
             auth: o.auth,
+            pr_sctp: self.pr_sctp,
             auth_chunks: o.auth_chunks.clone(),
             sack_delay: Some(Duration::from_millis(200)),
             ..AssociationConfig::default()
@@ -447,7 +473,7 @@ impl<'a> Run<'a> {
                     match kind {
                         EventKind::Packet(p) => self.inject(p)?,
                         EventKind::Syscall(s) => self.syscall(s)?,
-                        EventKind::Command(_) => {}
+                        EventKind::Command(c) => self.command(c),
                     }
                     self.drain()?;
                 }

@@ -65,7 +65,8 @@ pub enum EventKind {
     Packet(PacketSpec),
     Syscall(SyscallSpec),
     /// A backtick shell command: the interpreter has no shell; the
-    /// engine's configuration comes from the script options instead.
+    /// engine's configuration comes from the script options instead, and
+    /// from the `sysctl`s that switch PR-SCTP.
     Command(String),
 }
 
@@ -90,9 +91,12 @@ pub struct ScriptOptions {
     pub local_ip2: Option<IpAddr>,
     pub remote_ip2: Option<IpAddr>,
     /// Engine extensions, off by default as on packetdrill's targets:
-    /// `--asconf=on`, `--auth=on`.
+    /// `--asconf=on`, `--auth=on`, `--pr_sctp=on` (PR-SCTP, RFC 3758; also
+    /// switched by the scripts' `sysctl` of `net.inet.sctp.pr_enable` or
+    /// `net.sctp.prsctp_enable`).
     pub asconf: bool,
     pub auth: bool,
+    pub pr_sctp: bool,
     /// `--hmac=sha256,sha1`: HMAC identifiers the engine offers, in order.
     pub hmac_ids: Option<Vec<u16>>,
     /// `--auth_chunks=DATA,SACK`: chunk types the engine requires
@@ -110,6 +114,7 @@ impl Default for ScriptOptions {
             remote_ip2: None,
             asconf: false,
             auth: false,
+            pr_sctp: false,
             hmac_ids: None,
             auth_chunks: Vec::new(),
         }

@@ -36,6 +36,21 @@ pub struct Socket {
     pub partial: Option<Bytes>,
     /// How the association ended, once it has.
     pub closed: Option<CloseReason>,
+    /// SCTP_DEFAULT_PRINFO (RFC 7496 section 4.3), as the script set it.
+    pub default_prinfo: PrInfo,
+    /// SCTP_RECVRCVINFO and SCTP_RECVNXTINFO (RFC 6458 sections 8.1.22
+    /// and 8.1.23): what `sctp_recvv` reports.
+    pub recv_rcvinfo: bool,
+    pub recv_nxtinfo: bool,
+}
+
+/// A partial reliability policy as the socket API writes it (RFC 7496
+/// section 4.1's `struct sctp_prinfo`): the platform's policy number and
+/// its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PrInfo {
+    pub policy: i64,
+    pub value: u32,
 }
 
 impl Socket {
@@ -49,6 +64,9 @@ impl Socket {
             accept_queue: VecDeque::new(),
             partial: None,
             closed: None,
+            default_prinfo: PrInfo::default(),
+            recv_rcvinfo: false,
+            recv_nxtinfo: false,
         }
     }
 

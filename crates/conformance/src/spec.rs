@@ -133,6 +133,14 @@ pub enum ChunkSpec {
         serial: Field<u32>,
         params: ParamList,
     },
+    /// RFC 3758 section 3.2, as packetdrill writes it:
+    /// `FORWARD_TSN[cum_tsn=N, ids=[{sid,ssn}, ...]]`. The New Cumulative
+    /// TSN is in the sender's TSN space (the engine's on `>` lines).
+    ForwardTsn {
+        flags: Field<u8>,
+        cum_tsn: Field<u32>,
+        ids: Field<Vec<(u16, u16)>>,
+    },
     /// RFC 4895 section 4.1. On inbound packets `hmac=...` is replaced by
     /// the correct MAC; on outbound packets it means "the correct MAC".
     Auth {
@@ -250,6 +258,7 @@ impl ChunkSpec {
             ChunkSpec::Asconf { .. } => "ASCONF",
             ChunkSpec::AsconfAck { .. } => "ASCONF_ACK",
             ChunkSpec::Auth { .. } => "AUTH",
+            ChunkSpec::ForwardTsn { .. } => "FORWARD_TSN",
         }
     }
 
@@ -273,6 +282,7 @@ impl ChunkSpec {
             ChunkSpec::Auth { .. } => t::AUTH,
             ChunkSpec::AsconfAck { .. } => t::ASCONF_ACK,
             ChunkSpec::Asconf { .. } => t::ASCONF,
+            ChunkSpec::ForwardTsn { .. } => t::FORWARD_TSN,
             ChunkSpec::Generic { ty, .. } => return ty.get().copied(),
         })
     }
@@ -293,7 +303,8 @@ impl ChunkSpec {
             | ChunkSpec::Generic { flags, .. }
             | ChunkSpec::Asconf { flags, .. }
             | ChunkSpec::AsconfAck { flags, .. }
-            | ChunkSpec::Auth { flags, .. } => flags,
+            | ChunkSpec::Auth { flags, .. }
+            | ChunkSpec::ForwardTsn { flags, .. } => flags,
             ChunkSpec::Init(i) | ChunkSpec::InitAck(i) => &i.flags,
         }
     }
@@ -636,6 +647,11 @@ pub fn chunk_from(line: usize, name: &str, items: &[Item]) -> Result<ChunkSpec, 
             },
             hmac: f.bytes("hmac")?,
         },
+        "FORWARD_TSN" => ChunkSpec::ForwardTsn {
+            flags: f.flags(&[])?,
+            cum_tsn: f.u32("cum_tsn")?,
+            ids: f.list("ids", stream_entry)?,
+        },
         other => return Err(ParseError::new(line, format!("unknown chunk {other}"))),
     };
     f.finish()?;
@@ -656,6 +672,21 @@ fn gap_block(r: &Reader, v: &Value) -> Result<(u16, u16), ParseError> {
             }
         }
         other => Err(r.err(format!("bad gap block {}", other.describe()))),
+    }
+}
+
+/// A FORWARD TSN stream entry `{sid,ssn}` (RFC 3758 section 3.2).
+fn stream_entry(r: &Reader, v: &Value) -> Result<(u16, u16), ParseError> {
+    match v {
+        Value::Struct(members) if members.len() == 2 => {
+            let sid = r.uint(&members[0].1, "FORWARD_TSN stream identifier", 0xffff)?;
+            let ssn = r.uint(&members[1].1, "FORWARD_TSN stream sequence number", 0xffff)?;
+            Ok((sid as u16, ssn as u16))
+        }
+        other => Err(r.err(format!(
+            "FORWARD_TSN ids: expected {{sid,ssn}}, found {}",
+            other.describe()
+        ))),
     }
 }
 

@@ -4,15 +4,16 @@
 //! SCTP_PEER_ADDR_PARAMS, SCTP_STATUS, SCTP_PRIMARY_ADDR,
 //! SCTP_SET_PEER_PRIMARY_ADDR), `connect`, `accept`, `read`, `write`,
 //! `shutdown`, `close`, and `sctp_bindx`, `sctp_getpaddrs`,
-//! `sctp_getladdrs` for address reconfiguration. Engine errors become the
-//! errno names a kernel would return.
+//! `sctp_getladdrs` for address reconfiguration; the calls and options of
+//! partial reliability are in [`sendv`]. Engine errors become the errno
+//! names a kernel would return.
 
 use std::net::IpAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
 use msctp_proto::asconf::{AsconfError, LocalAddrState};
-use msctp_proto::association::{AddressError, SendError};
+use msctp_proto::association::{AddressError, SendError, SendOptions};
 use msctp_proto::{Event as EngineEvent, State};
 
 use crate::error::{Failure, FailureKind};
@@ -21,11 +22,22 @@ use crate::script::SyscallSpec;
 use crate::sockets::{MAX_SOCKETS, SockState, Socket, errno_eq};
 use crate::value::{Reader, Value, parse_uint};
 
+mod sendv;
+
 /// What a call returned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Outcome {
     Ok(i64),
     Err(&'static str),
+}
+
+/// What a receive call took: its outcome, the message's stream, PPID and
+/// U bit (when a new message was started), and whether it ended the
+/// message (MSG_EOR).
+struct Received {
+    outcome: Outcome,
+    meta: Option<(u16, u32, bool)>,
+    complete: bool,
 }
 
 /// Bound on the bytes one `write` may ask for.
@@ -83,7 +95,7 @@ impl Run<'_> {
             "SHUT_RDWR" => 2,
             "SCTP_BINDX_ADD_ADDR" => 1,
             "SCTP_BINDX_REM_ADDR" => 2,
-            _ => return None,
+            _ => return sendv::api_constant(name, &self.cfg.platform),
         })
     }
 
@@ -120,6 +132,9 @@ impl Run<'_> {
             "read" | "recv" => self.sys_read(s)?,
             "sctp_bindx" => self.sys_bindx(s)?,
             "sctp_getpaddrs" | "sctp_getladdrs" => self.sys_getaddrs(s)?,
+            "sctp_sendv" => self.sys_sendv(s)?,
+            "sctp_sendmsg" => self.sys_sendmsg(s)?,
+            "sctp_recvv" => self.sys_recvv(s)?,
             "engine_event" => self.sys_engine_event(s)?,
             other => return Err(self.unsupported(format!("system call {other} is not supported"))),
         };
@@ -282,6 +297,9 @@ impl Run<'_> {
     fn sys_setsockopt(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
         let level = self.word(s, 1)?.to_string();
         let name = self.word(s, 2)?.to_string();
+        if let Some(done) = self.pr_setsockopt(s, &name)? {
+            return Ok(done);
+        }
         let fields: Vec<(String, Value)> = match self.arg(s, 3)? {
             Value::Struct(f) => f.clone(),
             _ => Vec::new(),
@@ -477,6 +495,9 @@ impl Run<'_> {
                 Ok(Outcome::Ok(0))
             }
             ("IPPROTO_SCTP", "SCTP_STATUS") => self.sctp_status(s, fd),
+            ("IPPROTO_SCTP", "SCTP_PR_SUPPORTED" | "SCTP_DEFAULT_PRINFO") => {
+                self.pr_getsockopt(s, fd, &name)
+            }
             ("IPPROTO_SCTP", "SCTP_PRIMARY_ADDR") => {
                 let fields = self.struct_fields(s, 3)?;
                 let want = match fields.iter().find(|(k, _)| k == "ssp_addr") {
@@ -608,6 +629,7 @@ impl Run<'_> {
         }
         let nonblocking = sock.nonblocking;
         let cfg = sock.cfg.clone();
+        let inherited = (sock.default_prinfo, sock.recv_rcvinfo, sock.recv_nxtinfo);
         let Some(id) = sock.accept_queue.pop_front() else {
             if nonblocking {
                 return Ok(Outcome::Err("EAGAIN"));
@@ -622,6 +644,7 @@ impl Run<'_> {
         let new_fd = self.sockets.next_fd();
         let mut ns = Socket::new(new_fd, cfg);
         ns.state = SockState::Assoc(id);
+        (ns.default_prinfo, ns.recv_rcvinfo, ns.recv_nxtinfo) = inherited;
         if self.ep.as_ref().and_then(|e| e.association(id)).is_none() {
             ns.closed = Some(msctp_proto::CloseReason::Shutdown);
         }
@@ -681,11 +704,36 @@ impl Run<'_> {
 
     fn sys_write(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
         let len = self.int_arg(s, 2)?;
+        let fd = self.fd_arg(s)?;
+        let Some(sock) = self.sockets.get(fd) else {
+            return Ok(Outcome::Err("EBADF"));
+        };
+        let prinfo = sock.default_prinfo;
+        let policy = match self.pr_policy(prinfo) {
+            Some(p) => p,
+            None => return Ok(Outcome::Err("EINVAL")),
+        };
+        let opts = SendOptions {
+            policy,
+            ..SendOptions::default()
+        };
+        self.send_message(fd, len, 0, 0, &opts)
+    }
+
+    /// Queues one message of `len` zero bytes on the socket's association
+    /// (`write`, `sctp_sendv`, `sctp_sendmsg`).
+    fn send_message(
+        &mut self,
+        fd: i64,
+        len: i64,
+        stream: u16,
+        ppid: u32,
+        opts: &SendOptions,
+    ) -> Result<Outcome, Failure> {
         let len = u64::try_from(len)
             .ok()
             .filter(|n| *n <= MAX_WRITE)
             .ok_or_else(|| self.unsupported(format!("write of {len} bytes")))?;
-        let fd = self.fd_arg(s)?;
         let Some(sock) = self.sockets.get(fd) else {
             return Ok(Outcome::Err("EBADF"));
         };
@@ -696,11 +744,12 @@ impl Run<'_> {
         if sock.closed.is_some() {
             return Ok(Outcome::Err("EPIPE"));
         }
+        let now = self.now;
         let Some(a) = self.ep.as_mut().and_then(|e| e.association_mut(id)) else {
             return Ok(Outcome::Err("EPIPE"));
         };
         let data = Bytes::from(vec![0u8; len as usize]);
-        Ok(match a.send(0, 0, data, false) {
+        Ok(match a.send_with(now, stream, ppid, data, opts) {
             Ok(()) => Outcome::Ok(len as i64),
             Err(SendError::NotConnected) => Outcome::Err("ENOTCONN"),
             Err(SendError::ShuttingDown) => Outcome::Err("EPIPE"),
@@ -721,18 +770,33 @@ impl Run<'_> {
         let want = self.int_arg(s, 2)?;
         let want = usize::try_from(want).unwrap_or(0);
         let fd = self.fd_arg(s)?;
+        Ok(self.receive(fd, want)?.outcome)
+    }
+
+    /// Takes up to `want` bytes of the next message (`read`,
+    /// `sctp_recvv`); the rest of a message stays for the next call.
+    fn receive(&mut self, fd: i64, want: usize) -> Result<Received, Failure> {
+        let plain = |outcome| Received {
+            outcome,
+            meta: None,
+            complete: false,
+        };
         let Some(sock) = self.sockets.get_mut(fd) else {
-            return Ok(Outcome::Err("EBADF"));
+            return Ok(plain(Outcome::Err("EBADF")));
         };
         if let Some(rest) = sock.partial.take() {
             let n = rest.len().min(want);
             if n < rest.len() {
                 sock.partial = Some(rest.slice(n..));
             }
-            return Ok(Outcome::Ok(n as i64));
+            return Ok(Received {
+                outcome: Outcome::Ok(n as i64),
+                meta: None,
+                complete: n == rest.len(),
+            });
         }
         let Some(id) = sock.assoc() else {
-            return Ok(Outcome::Err("ENOTCONN"));
+            return Ok(plain(Outcome::Err("ENOTCONN")));
         };
         let nonblocking = sock.nonblocking;
         let closed = sock.closed.clone();
@@ -741,7 +805,7 @@ impl Run<'_> {
             .as_mut()
             .and_then(|e| e.association_mut(id))
             .map(|a| (a.recv(), a.state()));
-        match msg_and_state {
+        let outcome = match msg_and_state {
             Some((Some(m), _)) => {
                 let n = m.data.len().min(want);
                 if n < m.data.len()
@@ -749,23 +813,30 @@ impl Run<'_> {
                 {
                     sock.partial = Some(m.data.slice(n..));
                 }
-                Ok(Outcome::Ok(n as i64))
+                return Ok(Received {
+                    outcome: Outcome::Ok(n as i64),
+                    meta: Some((m.stream, m.ppid, m.unordered)),
+                    complete: n == m.data.len(),
+                });
             }
-            Some((None, State::ShutdownReceived | State::ShutdownAckSent)) => Ok(Outcome::Ok(0)),
+            Some((None, State::ShutdownReceived | State::ShutdownAckSent)) => Outcome::Ok(0),
             Some((None, State::Closed)) | None => match closed {
-                Some(msctp_proto::CloseReason::Shutdown) | None => Ok(Outcome::Ok(0)),
-                Some(reason) => Ok(Outcome::Err(
-                    crate::sockets::close_errno(&reason).unwrap_or("ECONNRESET"),
-                )),
+                Some(msctp_proto::CloseReason::Shutdown) | None => Outcome::Ok(0),
+                Some(reason) => {
+                    Outcome::Err(crate::sockets::close_errno(&reason).unwrap_or("ECONNRESET"))
+                }
             },
             Some((None, _)) => {
                 if nonblocking {
-                    Ok(Outcome::Err("EAGAIN"))
+                    Outcome::Err("EAGAIN")
                 } else {
-                    Err(self.unsupported("read on a blocking socket with no data (it would wait)"))
+                    return Err(
+                        self.unsupported("read on a blocking socket with no data (it would wait)")
+                    );
                 }
             }
-        }
+        };
+        Ok(plain(outcome))
     }
 
     fn addr_list(&self, s: &SyscallSpec, k: usize) -> Result<Option<Vec<IpAddr>>, Failure> {

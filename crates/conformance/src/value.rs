@@ -53,7 +53,11 @@ impl Value {
             Value::Struct(f) => format!(
                 "{{{}}}",
                 f.iter()
-                    .map(|(n, v)| format!("{n}={}", v.describe()))
+                    .map(|(n, v)| if n.is_empty() {
+                        v.describe()
+                    } else {
+                        format!("{n}={}", v.describe())
+                    })
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

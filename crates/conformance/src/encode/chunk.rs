@@ -52,7 +52,7 @@ fn init_body(mode: Mode<'_>, m: &mut Masked, i: &InitSpec) -> Result<(), EncodeE
 /// fill in.
 ///
 /// Longer than 100 lines for a reason: one short arm per chunk kind of
-/// the script language (16); the longer bodies are functions of their own.
+/// the script language (17); the longer bodies are functions of their own.
 pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
     let mut m = Masked::new();
     let map_local = |tsn| local_tsn(mode, tsn);
@@ -173,6 +173,14 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
             let p = param_list(mode, params)?;
             m.append(&p);
         }
+        ChunkSpec::ForwardTsn {
+            flags,
+            cum_tsn,
+            ids,
+        } => {
+            chunk_header(&mut m, Some(t::FORWARD_TSN), flags);
+            forward_tsn_body(mode, &mut m, cum_tsn, ids);
+        }
         ChunkSpec::Auth {
             flags,
             key_id,
@@ -219,6 +227,28 @@ fn sack_body(
     }
     if (gaps.is_any() || dups.is_any()) && !mode.inbound() {
         m.unknown();
+    }
+}
+
+/// FORWARD TSN after its header (RFC 3758 section 3.2): the New
+/// Cumulative TSN and one Stream/Stream Sequence pair per entry. Inbound
+/// the TSN is the script's own (the peer's space, unmapped, like an
+/// inbound DATA's); `ids=...` injects no entries.
+fn forward_tsn_body(
+    mode: Mode<'_>,
+    m: &mut Masked,
+    cum_tsn: &Field<u32>,
+    ids: &Field<Vec<(u16, u16)>>,
+) {
+    m.u32(field(cum_tsn));
+    match ids {
+        Field::Is(list) => {
+            for (sid, ssn) in list {
+                m.u16(Some(*sid));
+                m.u16(Some(*ssn));
+            }
+        }
+        Field::Any => mode.wildcard(m),
     }
 }
 
