@@ -506,6 +506,10 @@ impl Association {
             return Flow::Stop;
         }
         if o.stale {
+            // Section 6.2.1 D i): behind the cumulative ack point, an
+            // out-of-order SACK (under CMT, one overtaken on a faster
+            // path: Budzisz et al., section 4.3.2.1, discard them).
+            self.stats.stale_sacks += 1;
             return Flow::Continue;
         }
         self.sender.recheck_forward_tsn();

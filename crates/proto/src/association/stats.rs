@@ -33,6 +33,9 @@ pub struct AssociationStats {
     pub data_dropped_no_buffer: u64,
     pub sacks_sent: u64,
     pub sacks_received: u64,
+    /// SACKs discarded as older than the cumulative ack point (RFC 9260
+    /// section 6.2.1 D i: out of order).
+    pub stale_sacks: u64,
     pub asconfs_sent: u64,
     pub asconf_retransmissions: u64,
     pub asconfs_received: u64,
