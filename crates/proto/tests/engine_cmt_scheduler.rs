@@ -338,3 +338,85 @@ fn under_cmt_sacks_behind_the_cumulative_ack_point_are_discarded() {
     assert_eq!(s.retransmitted_chunks, 0);
     assert_eq!(x.stats().spurious_fast_retransmissions, 0);
 }
+
+/// SACKs over the link of the last packet received (Budzisz et al.,
+/// section 4.3.2.1), with a single-homed sender (case C of
+/// docs/MODELS.md section 4): B's route to A1 leaves from B1, so without
+/// the option every SACK crosses network 1; with it, a SACK for a packet
+/// that came over network 2 leaves from B2.
+///
+/// ```text
+///   A1 ---- DATA over network 1 ----> B1
+///   A1 ---- DATA over network 2 ----> B2
+///   A1 <--- SACK, from B1 (route) or B2 (last DATA came to B2) ---
+/// ```
+#[test]
+fn sacks_go_back_over_the_link_of_the_last_packet_received_when_asked() {
+    let sack_sources = |on: bool| {
+        let (a1, b1, b2) = (ip("10.9.0.1"), ip("10.1.0.2"), ip("10.2.0.2"));
+        let mut across = Link::new(Duration::from_millis(1));
+        across.up = false;
+        let mut n = Net::new(
+            config(5000, 1 << 20, false),
+            &[a1],
+            config(6000, 1 << 20, false),
+            &[b1, b2],
+            across,
+            1,
+        );
+        let link =
+            |p: PathSpec| Link::new(Duration::from_millis(p.delay_ms)).rate(p.rate_bps, 1000);
+        n.set_path(a1, b1, link(WLAN));
+        n.set_path(a1, b2, link(WLAN));
+        let (a, b) = n.connect(Duration::from_secs(5));
+        n.b.association_mut(b)
+            .unwrap()
+            .set_path_source(a1, Some(b1))
+            .unwrap();
+        n.run_for(Duration::from_secs(4));
+        // A SACK for every packet (no DAC): the packets alternate
+        // between the networks, so do the SACKs.
+        let cmt = CmtConfig {
+            sack_on_arrival_link: on,
+            delayed_ack: false,
+            ..CmtConfig::on(CmtScheduler::RoundRobin)
+        };
+        n.a.association_mut(a).unwrap().set_cmt(cmt);
+        n.b.association_mut(b).unwrap().set_cmt(cmt);
+        n.record = true;
+        let payload = Bytes::from(vec![0x5a; MSG]);
+        let mut sent = 0;
+        let end = n.now + Duration::from_secs(2);
+        n.run_with(end, &mut |n| {
+            let x = n.a.association_mut(a).unwrap();
+            while sent < 1000 && x.send_capacity() >= MSG {
+                x.send(0, 0, payload.clone(), false).unwrap();
+                sent += 1;
+            }
+            let y = n.b.association_mut(b).unwrap();
+            while y.recv().is_some() {}
+        });
+        let data_to = |addr| {
+            n.seen
+                .iter()
+                .filter(|s| s.from == Side::A && s.dst == addr && s.chunks.contains(&0))
+                .count()
+        };
+        assert!(data_to(b1) > 100 && data_to(b2) > 100, "CMT used both");
+        let sacks_from = |addr| {
+            n.seen
+                .iter()
+                .filter(|s| s.from == Side::B && s.src == addr && s.chunks.contains(&3))
+                .count()
+        };
+        (sacks_from(b1), sacks_from(b2))
+    };
+    let off = sack_sources(false);
+    let on = sack_sources(true);
+    println!("SACKs from (B1, B2): route {off:?}, link of arrival {on:?}");
+    assert_eq!(off.1, 0, "{off:?}");
+    // B acknowledges every second packet (RFC 9260 section 6.2), which
+    // round-robin sends over network 2 here: every SACK leaves from B2.
+    assert!(on.1 > 100, "{on:?}");
+    assert_eq!(on.0 + on.1, off.0 + off.1);
+}

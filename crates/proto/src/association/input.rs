@@ -124,6 +124,7 @@ impl Association {
         }
 
         if pass.data_seen && self.state != State::Closed {
+            self.sack.via = Some(dst);
             self.after_data(now, src, had_gaps, pass.immediate);
         }
         if !readable_before && self.receiver.readable() {

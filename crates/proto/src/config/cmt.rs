@@ -117,6 +117,12 @@ pub struct CmtConfig {
     /// one path only counts twice as a missing report for the chunks below
     /// the lowest TSN it newly acknowledges.
     pub delayed_ack: bool,
+    /// As a receiver: send each SACK from the local address the last
+    /// DATA packet arrived at, so over the link it came on (Budzisz et
+    /// al., section 4.3.2.1: SACKs "transmitted over the link from which
+    /// the last packet was received"), not from the address the route to
+    /// the peer picks. Off by default.
+    pub sack_on_arrival_link: bool,
 }
 
 impl Default for CmtConfig {
@@ -129,6 +135,7 @@ impl Default for CmtConfig {
             split_fast_retransmit: true,
             cwnd_update: true,
             delayed_ack: true,
+            sack_on_arrival_link: false,
         }
     }
 }
