@@ -38,7 +38,7 @@ pub use association::{
 };
 pub use config::{
     AssociationConfig, CmtConfig, CmtRtxPolicy, CmtScheduler, EndpointConfig, ErrorCounterReset,
-    EstimatorConfig, Limits, RetransmitDestination,
+    EstimatorConfig, FpfInput, Limits, RetransmitDestination,
 };
 pub use endpoint::{AssocId, Endpoint};
 pub use msctp_time::Time;

@@ -14,7 +14,7 @@ use bytes::Bytes;
 use common::*;
 use msctp_proto::wire::chunk::chunk_type;
 use msctp_proto::{
-    AssocId, AssociationConfig, CmtConfig, CmtScheduler, EndpointConfig, Event, Time,
+    AssocId, AssociationConfig, CmtConfig, CmtScheduler, EndpointConfig, Event, FpfInput, Time,
 };
 
 const MSG: usize = 16 * 1024;
@@ -59,17 +59,27 @@ fn two_paths(
     receive_window: u32,
     seed: u64,
 ) -> (Net, AssocId, AssocId) {
+    two_paths_with(p1, p2, receive_window, seed, false)
+}
+
+/// [`two_paths`], with the path estimators (packet-pair capacities, the
+/// input of fastest path first) on or off.
+fn two_paths_with(
+    p1: PathSpec,
+    p2: PathSpec,
+    receive_window: u32,
+    seed: u64,
+    estimators: bool,
+) -> (Net, AssocId, AssocId) {
     let (a1, a2, b1, b2) = (ip(A1), ip(A2), ip(B1), ip(B2));
     let mut down = Link::new(Duration::from_millis(1));
     down.up = false;
-    let mut n = Net::new(
-        config(5000, receive_window),
-        &[a1, a2],
-        config(6000, receive_window),
-        &[b1, b2],
-        down,
-        seed,
-    );
+    let cfg = |port| {
+        let mut c = config(port, receive_window);
+        c.association.estimators.enabled = estimators;
+        c
+    };
+    let mut n = Net::new(cfg(5000), &[a1, a2], cfg(6000), &[b1, b2], down, seed);
     n.record = false;
     n.set_path(a1, b1, p1.link());
     n.set_path(a2, b2, p2.link());
@@ -239,7 +249,8 @@ const EQUAL: PathSpec = PathSpec {
 };
 
 fn aggregate(scheduler: CmtScheduler) -> Run {
-    let (mut n, a, b) = two_paths(EQUAL, EQUAL, 1 << 20, 1);
+    let fpf = scheduler == CmtScheduler::FastestPathFirst;
+    let (mut n, a, b) = two_paths_with(EQUAL, EQUAL, 1 << 20, 1, fpf);
     cmt_on(&mut n, a, b, CmtConfig::on(scheduler));
     transfer(&mut n, a, b, 10 << 20, Duration::from_secs(60), &mut |_| {})
 }
@@ -291,8 +302,9 @@ fn unequal(slow_delay_ms: u64, receive_window: u32) -> (Run, Run) {
         rate_bps: 2_000_000,
         queue: 50,
     };
+    // Fastest path first reads the paths' packet-pair capacities.
     let run = |scheduler| {
-        let (mut n, a, b) = two_paths(fast, slow, receive_window, 3);
+        let (mut n, a, b) = two_paths_with(fast, slow, receive_window, 3, true);
         cmt_on(&mut n, a, b, CmtConfig::on(scheduler));
         transfer(&mut n, a, b, 4 << 20, Duration::from_secs(120), &mut |_| {})
     };
@@ -358,7 +370,8 @@ fn reordering(cmt: CmtConfig) -> (Run, usize) {
         rate_bps: 10_000_000,
         queue: 1000,
     };
-    let (mut n, a, b) = two_paths(p(10), p(60), 256 * 1024, 5);
+    let fpf = cmt.scheduler == CmtScheduler::FastestPathFirst;
+    let (mut n, a, b) = two_paths_with(p(10), p(60), 256 * 1024, 5, fpf);
     n.record = true;
     cmt_on(&mut n, a, b, cmt);
     let r = transfer(&mut n, a, b, 5 << 20, Duration::from_secs(120), &mut |_| {});
@@ -430,7 +443,16 @@ fn cmt_soft_handover_uses_both_networks_and_leaving_one_loses_nothing() {
     n.set_path(a1, b2, net2.link());
     n.tick = Some(Duration::from_millis(1));
     let (a, b) = n.connect(Duration::from_secs(2));
-    cmt_on(&mut n, a, b, CmtConfig::on(CmtScheduler::FastestPathFirst));
+    // Fastest path first on cwnd / SRTT, the rule this test was written
+    // for. With round-robin (and so with fastest path first on
+    // capacities before B2 has an estimate) the correspondent closes the
+    // association some 80 ms after the deletion of B1 here, with no T3
+    // expiry: not explained yet (issue 33, reported).
+    let cmt = CmtConfig {
+        fpf_input: FpfInput::CwndSrtt,
+        ..CmtConfig::on(CmtScheduler::FastestPathFirst)
+    };
+    cmt_on(&mut n, a, b, cmt);
     let t0 = n.now;
     let at = |s: u64| t0 + Duration::from_secs(s);
     let mut stage = 0;

@@ -102,8 +102,12 @@ fn cmt_in_a_scenario_file_aggregates_two_equal_networks() {
 
 /// Round-robin over WLAN and UMTS with a 64 KiB buffer: the receive
 /// window fills with WLAN data waiting behind UMTS packets, the sender is
-/// blocked by it and delivers a fraction of what the WLAN alone carries;
-/// fastest path first does not suffer.
+/// blocked by it and delivers a fraction of what the WLAN alone carries.
+/// Fastest path first on the packet-pair capacities (E9's scenario runs
+/// the estimators) sends UMTS a packet only when 28 are outstanding on
+/// the WLAN, and suffers less, but still: its reception time has no
+/// propagation delay (Budzisz et al., section 4.3.2.2), so each such
+/// packet arrives some 110 ms after the WLAN's behind it (E9's note).
 #[test]
 fn round_robin_is_blocked_by_a_small_receive_buffer() {
     let rr = run(384_000, 80.0, 65_536, Some(CmtSchedulerSpec::RoundRobin));
@@ -124,7 +128,9 @@ fn round_robin_is_blocked_by_a_small_receive_buffer() {
     assert!(goodput(&rr) < 1e6);
     assert!(rr.rwnd_blocked_s > 0.5 * 10.0);
     assert!(rr.out_of_order_arrivals > 100);
-    assert!(goodput(&fpf) > 10.0 * goodput(&rr));
+    assert!(goodput(&fpf) > 3.0 * goodput(&rr));
+    let single = run(384_000, 80.0, 65_536, None);
+    assert!(goodput(&fpf) < 0.75 * goodput(&single));
 }
 
 /// Scenario D: CMT both ways. Uplink, the mobile sends each path from

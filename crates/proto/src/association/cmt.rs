@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use super::Association;
 use crate::Time;
-use crate::config::{CmtConfig, CmtRtxPolicy, CmtScheduler};
+use crate::config::{CmtConfig, CmtRtxPolicy, CmtScheduler, FpfInput};
 
 /// Time the sender spent with data to send, room in a congestion window,
 /// and no room in the peer's receive window.
@@ -89,15 +89,24 @@ impl Association {
         if !(0..n).any(|i| self.cmt_candidate(i)) {
             return self.data_path().filter(|&i| room(i));
         }
-        match self.cfg.cmt.scheduler {
-            CmtScheduler::RoundRobin => (0..n)
+        let round_robin = || {
+            (0..n)
                 .map(|k| (self.cmt_state.next + k) % n)
-                .find(|&i| self.cmt_candidate(i) && room(i)),
+                .find(|&i| self.cmt_candidate(i) && room(i))
+        };
+        match self.cfg.cmt.scheduler {
+            CmtScheduler::RoundRobin => round_robin(),
+            CmtScheduler::FastestPathFirst
+                if self.cfg.cmt.fpf_input == FpfInput::Capacity
+                    && (0..n).any(|i| self.cmt_candidate(i) && self.capacity_bps(i).is_none()) =>
+            {
+                round_robin()
+            }
             CmtScheduler::FastestPathFirst => {
                 let size = self
                     .sender
                     .peek_chunk_len(self.max_data_payload())
-                    .unwrap_or(0) as f64;
+                    .unwrap_or(0) as u32;
                 let primary = self.data_path();
                 // Among all candidates, full or not (Casetti and Gaiotto's
                 // bandwidth-aware source scheduling, W-SCTP): a packet
@@ -105,12 +114,7 @@ impl Association {
                 // window waits for it.
                 let best = (0..n)
                     .filter(|&i| self.cmt_candidate(i))
-                    .map(|i| {
-                        let p = &self.paths[i];
-                        let rate = self.path_rate(i);
-                        let cost = (f64::from(p.flight_size) + size) / rate;
-                        (cost, Some(i) != primary, i)
-                    })
+                    .map(|i| (self.reception_time(i, size), Some(i) != primary, i))
                     .min_by(|a, b| a.0.total_cmp(&b.0).then((a.1, a.2).cmp(&(b.1, b.2))))
                     .map(|(_, _, i)| i);
                 best.filter(|&i| room(i))
@@ -118,16 +122,27 @@ impl Association {
         }
     }
 
-    /// Bytes per second path `i` delivers, for fastest path first: its
-    /// packet-pair capacity where the estimators have one, otherwise
-    /// cwnd / SRTT (cwnd / RTO before any round trip was measured).
-    fn path_rate(&self, i: usize) -> f64 {
+    /// Fastest path first's reception time, in seconds, of the next
+    /// packet (`size` bytes) on path `i` (Budzisz et al., section
+    /// 4.3.2.2): R_i = (O_i + P) / C_i, with the path's packet-pair
+    /// capacity as C_i, or without one cwnd_i / SRTT_i
+    /// ([`FpfInput::CwndSrtt`]).
+    fn reception_time(&self, i: usize, size: u32) -> f64 {
         let p = &self.paths[i];
-        if let Some(bps) = p.capacity.estimate().filter(|&b| b > 0) {
-            return bps as f64 / 8.0;
-        }
-        let rtt = p.rto.srtt().unwrap_or(p.rto.rto()).as_secs_f64();
-        f64::from(p.cc.cwnd.max(1)) / rtt.max(1e-6)
+        let outstanding = f64::from(p.flight_size) + f64::from(size);
+        let bytes_per_s = match self.capacity_bps(i) {
+            Some(bps) => bps as f64 / 8.0,
+            None => {
+                let rtt = p.rto.srtt().unwrap_or(p.rto.rto()).as_secs_f64();
+                f64::from(p.cc.cwnd.max(1)) / rtt.max(1e-6)
+            }
+        };
+        outstanding / bytes_per_s
+    }
+
+    /// Path `i`'s packet-pair capacity estimate, bit/s.
+    fn capacity_bps(&self, i: usize) -> Option<u64> {
+        self.paths[i].capacity.estimate().filter(|&b| b > 0)
     }
 
     /// A packet of new data went to path `i`: round-robin moves on.

@@ -124,6 +124,7 @@ impl Association {
         }
 
         if pass.data_seen && self.state != State::Closed {
+            self.sack.via = Some(dst);
             self.after_data(now, src, had_gaps, pass.immediate);
         }
         if !readable_before && self.receiver.readable() {
@@ -506,6 +507,10 @@ impl Association {
             return Flow::Stop;
         }
         if o.stale {
+            // Section 6.2.1 D i): behind the cumulative ack point, an
+            // out-of-order SACK (under CMT, one overtaken on a faster
+            // path: Budzisz et al., section 4.3.2.1, discard them).
+            self.stats.stale_sacks += 1;
             return Flow::Continue;
         }
         self.sender.recheck_forward_tsn();

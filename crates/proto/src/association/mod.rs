@@ -127,6 +127,8 @@ struct SackDue {
     deadline: Option<Time>,
     /// Where it goes: the source of the last DATA received.
     dest: Option<IpAddr>,
+    /// The local address that DATA arrived at.
+    via: Option<IpAddr>,
 }
 
 /// A control chunk addressed to a specific peer address (replies go back

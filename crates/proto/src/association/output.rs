@@ -8,6 +8,7 @@ use super::send::Retransmit;
 use super::{Association, Directed, State, Transmit};
 use crate::RetransmitDestination;
 use crate::Time;
+use crate::asconf::LocalAddrState;
 use crate::wire::chunk::chunk_type;
 use crate::wire::{AuthChunk, Chunk};
 
@@ -623,6 +624,7 @@ impl Association {
             return None;
         }
         self.mark_sack_immediately(&mut chunks);
+        let source = self.sack_source(dest, &chunks).or(source);
         let tag = self.peer_tag;
         let t = self.emit_raw(dest, source, tag, &chunks, needs_auth);
         chunks.clear();
@@ -634,6 +636,26 @@ impl Association {
             p.stats.bytes_sent += t.packet().len() as u64;
         }
         Some(t)
+    }
+
+    /// With CMT's `sack_on_arrival_link`, the source of a packet that
+    /// carries a SACK and no DATA to where the SACK is due: the local
+    /// address the last DATA arrived at, while it is usable.
+    fn sack_source(&self, dest: IpAddr, chunks: &[Chunk]) -> Option<IpAddr> {
+        let cmt = self.cfg.cmt;
+        if !(cmt.enabled && cmt.sack_on_arrival_link) || self.sack.dest != Some(dest) {
+            return None;
+        }
+        let sack = chunks.iter().any(|c| matches!(c, Chunk::Sack(_)));
+        let data = chunks.iter().any(|c| matches!(c, Chunk::Data(_)));
+        if !sack || data {
+            return None;
+        }
+        let via = self.sack.via?;
+        self.local
+            .iter()
+            .find(|l| l.addr == via && l.state == LocalAddrState::Available)
+            .map(|l| l.addr)
     }
 
     /// Serialises chunks after a common header with `tag`, inserting an

@@ -93,6 +93,10 @@ pub struct Receiver {
     /// fragment received (issue 31, finding 4).
     pub reassembly_visits: u64,
     pub duplicates_received: u64,
+    /// New DATA chunks whose TSN is below the highest already received:
+    /// the receiver's reordering (across CMT paths, or a retransmission
+    /// filling a hole).
+    pub out_of_order_received: u64,
     pub dropped_for_window: u64,
     /// Packets with DATA since the last SACK.
     pub packets_since_sack: u32,
@@ -132,6 +136,7 @@ impl Receiver {
             data_chunks_received: 0,
             reassembly_visits: 0,
             duplicates_received: 0,
+            out_of_order_received: 0,
             dropped_for_window: 0,
             packets_since_sack: 0,
             last_advertised: window,
@@ -247,6 +252,9 @@ impl Receiver {
         if !self.mark(t) {
             self.dropped_for_window += 1;
             return DataOutcome::Dropped;
+        }
+        if t < self.highest {
+            self.out_of_order_received += 1;
         }
         self.highest = self.highest.max(t);
         self.data_chunks_received += 1;

@@ -27,9 +27,15 @@ pub struct AssociationStats {
     /// received and one per fragment delivered (RFC 9260 section 6.9).
     pub reassembly_visits: u64,
     pub duplicate_tsns_received: u64,
+    /// New DATA chunks that arrived below the highest TSN already
+    /// received (reordering, or a retransmission filling a hole).
+    pub out_of_order_tsns_received: u64,
     pub data_dropped_no_buffer: u64,
     pub sacks_sent: u64,
     pub sacks_received: u64,
+    /// SACKs discarded as older than the cumulative ack point (RFC 9260
+    /// section 6.2.1 D i: out of order).
+    pub stale_sacks: u64,
     pub asconfs_sent: u64,
     pub asconf_retransmissions: u64,
     pub asconfs_received: u64,
@@ -95,6 +101,7 @@ impl Association {
         s.data_chunks_received = self.receiver.data_chunks_received;
         s.reassembly_visits = self.receiver.reassembly_visits;
         s.duplicate_tsns_received = self.receiver.duplicates_received;
+        s.out_of_order_tsns_received = self.receiver.out_of_order_received;
         s.data_dropped_no_buffer = self.receiver.dropped_for_window;
         s.abandoned = self.sender.abandoned;
         s

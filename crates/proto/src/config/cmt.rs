@@ -15,15 +15,43 @@ pub enum CmtScheduler {
     /// as far as its window allows).
     #[default]
     RoundRobin,
-    /// Fastest path first (docs/MODELS.md section 3): the next packet, of P
-    /// bytes, goes to the path i that minimises
-    /// (outstanding_i + P) / capacity_i, where outstanding_i is the bytes
-    /// in flight there and capacity_i the path's packet-pair estimate when
-    /// it has one, else cwnd_i / SRTT_i. When that path's window is full
-    /// the packet waits for it rather than take a path on which it would
+    /// Fastest path first (Budzisz et al., section 4.3.2.2; docs/MODELS.md
+    /// section 3): the next packet, of P bytes, goes to the path i with
+    /// the smallest reception time R_i = (O_i + P) / C_i, where O_i is
+    /// the bytes in flight there and C_i the path's capacity estimate;
+    /// what stands in for C_i where a path has none yet is
+    /// [`CmtConfig::fpf_input`]. When that path's window is full the
+    /// packet waits for it rather than take a path on which it would
     /// arrive later (Casetti and Gaiotto's bandwidth-aware scheduling,
     /// W-SCTP).
     FastestPathFirst,
+}
+
+/// What fastest path first does where a path has no packet-pair
+/// capacity estimate. Where every candidate has one, both use
+/// R_i = (O_i + P) / C_i.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum FpfInput {
+    /// The packet-pair capacity estimates only (the paper's input): until
+    /// every candidate path has one (the path estimators are off, or
+    /// have not measured a path yet), new data goes round-robin. Without
+    /// capacities, nothing tells two paths apart but what the scheduler
+    /// itself did to their windows; round-robin fills each in turn.
+    #[default]
+    Capacity,
+    /// cwnd_i / SRTT_i as C_i where a path has no estimate (cwnd / RTO
+    /// before any RTT sample): the rate the path's window allows, not the
+    /// path's capacity. A path the scheduler leaves partly unused keeps
+    /// its window (RFC 9260 section 7.2.1 grows only a fully used one),
+    /// so looks slow, so is left unused: over two equal paths whose
+    /// windows start apart, the larger one builds a queue and the other
+    /// path's packets overtake it (study E9, `fpf-cwnd-*`).
+    CwndSrtt,
 }
 
 /// Where a retransmission goes under CMT (Iyengar, Amer and Stewart,
@@ -69,6 +97,8 @@ pub struct CmtConfig {
     /// as `delayed_ack` says (as a receiver).
     pub enabled: bool,
     pub scheduler: CmtScheduler,
+    /// Fastest path first without a capacity estimate ([`FpfInput`]).
+    pub fpf_input: FpfInput,
     pub rtx_policy: CmtRtxPolicy,
     /// Split fast retransmit (SFR): a missing report counts only when a
     /// chunk sent later on the same path is newly acknowledged. Off only
@@ -87,6 +117,12 @@ pub struct CmtConfig {
     /// one path only counts twice as a missing report for the chunks below
     /// the lowest TSN it newly acknowledges.
     pub delayed_ack: bool,
+    /// As a receiver: send each SACK from the local address the last
+    /// DATA packet arrived at, so over the link it came on (Budzisz et
+    /// al., section 4.3.2.1: SACKs "transmitted over the link from which
+    /// the last packet was received"), not from the address the route to
+    /// the peer picks. Off by default.
+    pub sack_on_arrival_link: bool,
 }
 
 impl Default for CmtConfig {
@@ -94,10 +130,12 @@ impl Default for CmtConfig {
         CmtConfig {
             enabled: false,
             scheduler: CmtScheduler::default(),
+            fpf_input: FpfInput::default(),
             rtx_policy: CmtRtxPolicy::default(),
             split_fast_retransmit: true,
             cwnd_update: true,
             delayed_ack: true,
+            sack_on_arrival_link: false,
         }
     }
 }

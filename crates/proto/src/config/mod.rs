@@ -11,7 +11,7 @@ pub use msctp_time::units;
 mod cmt;
 mod endpoint;
 
-pub use cmt::{CmtConfig, CmtRtxPolicy, CmtScheduler};
+pub use cmt::{CmtConfig, CmtRtxPolicy, CmtScheduler, FpfInput};
 pub use endpoint::{EndpointConfig, MAX_PREFIX_CAPS, PrefixCap};
 
 /// Parameters of one association (RFC 9260 section 16 "Suggested SCTP

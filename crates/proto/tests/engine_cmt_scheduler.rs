@@ -1,0 +1,422 @@
+//! Fastest path first against round-robin (Budzisz et al., section
+//! 4.3.2.2; docs/MODELS.md section 3) between two engines over two
+//! disjoint paths: the receiver's reordering over equal paths, the
+//! preference for the fast path over unequal ones, and what the paper's
+//! reception time R_i = (O_i + P) / C_i does with a small receive window.
+//!
+//! Topology (case D of docs/MODELS.md section 4): A sends, B receives.
+//!
+//! ```text
+//!   A1 10.1.0.1 ---- path 1 (a WLAN: 11 Mbit/s, 15 ms, 50 packets) ---- B1 10.1.0.2
+//!   A2 10.2.0.1 ---- path 2 (the same, or UMTS: 384 kbit/s, 80 ms) ---- B2 10.2.0.2
+//! ```
+//!
+//! Run with `--nocapture` for the figures each test measures.
+
+mod common;
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use common::*;
+use msctp_proto::{
+    AssocId, AssociationConfig, CmtConfig, CmtScheduler, EndpointConfig, EstimatorConfig, FpfInput,
+};
+
+/// E5's and E9's message: 1424 bytes in a 1452-byte packet.
+const MSG: usize = 1424;
+
+#[derive(Clone, Copy)]
+struct PathSpec {
+    delay_ms: u64,
+    rate_bps: u64,
+    queue: usize,
+}
+
+const WLAN: PathSpec = PathSpec {
+    delay_ms: 15,
+    rate_bps: 11_000_000,
+    queue: 50,
+};
+const UMTS: PathSpec = PathSpec {
+    delay_ms: 80,
+    rate_bps: 384_000,
+    queue: 50,
+};
+
+/// E5's SCTP setup (RTO.Min 20 ms, no SACK delay), the given receive
+/// window, the path estimators (packet-pair capacity from HEARTBEAT
+/// trains) on or off.
+fn config(port: u16, receive_window: u32, estimators: bool) -> EndpointConfig {
+    let mut c = EndpointConfig::new(port);
+    c.association = AssociationConfig {
+        rto_min: Duration::from_millis(20),
+        rto_initial: Duration::from_millis(1000),
+        sack_delay: None,
+        receive_window,
+        send_buffer: 1 << 20,
+        path_mtu: 1452,
+        ..Default::default()
+    };
+    if estimators {
+        c.association.estimators = EstimatorConfig::on();
+    }
+    c
+}
+
+/// The two paths, connected, both confirmed; each path's packets keep
+/// to it in both directions.
+fn two_paths(
+    p1: PathSpec,
+    p2: PathSpec,
+    receive_window: u32,
+    estimators: bool,
+) -> (Net, AssocId, AssocId) {
+    let (a1, a2, b1, b2) = (
+        ip("10.1.0.1"),
+        ip("10.2.0.1"),
+        ip("10.1.0.2"),
+        ip("10.2.0.2"),
+    );
+    let mut across = Link::new(Duration::from_millis(1));
+    across.up = false;
+    let mut n = Net::new(
+        config(5000, receive_window, estimators),
+        &[a1, a2],
+        config(6000, receive_window, estimators),
+        &[b1, b2],
+        across,
+        1,
+    );
+    n.record = false;
+    let link = |p: PathSpec| Link::new(Duration::from_millis(p.delay_ms)).rate(p.rate_bps, p.queue);
+    n.set_path(a1, b1, link(p1));
+    n.set_path(a2, b2, link(p2));
+    let (a, b) = n.connect(Duration::from_secs(5));
+    let x = n.a.association_mut(a).unwrap();
+    x.set_path_source(b1, Some(a1)).unwrap();
+    x.set_path_source(b2, Some(a2)).unwrap();
+    let y = n.b.association_mut(b).unwrap();
+    y.set_path_source(a1, Some(b1)).unwrap();
+    y.set_path_source(a2, Some(b2)).unwrap();
+    n.run_for(Duration::from_secs(4));
+    for addr in [b1, b2] {
+        let p = n.a.association(a).unwrap().path_stats(addr).unwrap();
+        assert!(p.confirmed, "path to {addr} not confirmed");
+        assert_eq!(p.capacity_bps.is_some(), estimators, "{addr}: {p:?}");
+    }
+    (n, a, b)
+}
+
+/// What B saw once CMT was on.
+#[derive(Debug)]
+struct Seen2 {
+    goodput_mbps: f64,
+    /// New DATA chunks B received below its highest TSN.
+    reordered: u64,
+    /// Payload bytes acknowledged per path (1, 2).
+    per_path: [u64; 2],
+}
+
+/// A greedy transfer from A to B: `single_s` seconds on path 1 alone (its
+/// window grows), then `cmt` for `cmt_s` seconds (path 2 joins with its
+/// initial window; `None`: path 1 alone throughout); measured over the
+/// `cmt_s` seconds.
+fn transfer(
+    p2: PathSpec,
+    receive_window: u32,
+    estimators: bool,
+    cmt: Option<CmtConfig>,
+    single_s: u64,
+    cmt_s: u64,
+) -> Seen2 {
+    let (mut n, a, b) = two_paths(WLAN, p2, receive_window, estimators);
+    let payload = Bytes::from(vec![0x5a; MSG]);
+    let on = n.now + Duration::from_secs(single_s);
+    let end = on + Duration::from_secs(cmt_s);
+    let (mut got, mut at_on) = (0usize, None);
+    let mut before = (0u64, [0u64; 2]);
+    let acked = |n: &Net| {
+        let p = n.a.association(a).unwrap().paths();
+        [p[0].counters.bytes_acked, p[1].counters.bytes_acked]
+    };
+    n.run_with(end, &mut |n| {
+        if at_on.is_none() && n.now >= on {
+            if let Some(c) = cmt {
+                n.a.association_mut(a).unwrap().set_cmt(c);
+                n.b.association_mut(b).unwrap().set_cmt(c);
+            }
+            at_on = Some(got);
+            let r =
+                n.b.association(b)
+                    .unwrap()
+                    .stats()
+                    .out_of_order_tsns_received;
+            before = (r, acked(n));
+        }
+        let x = n.a.association_mut(a).unwrap();
+        while x.send_capacity() >= MSG {
+            x.send(0, 0, payload.clone(), false).unwrap();
+        }
+        let y = n.b.association_mut(b).unwrap();
+        while let Some(m) = y.recv() {
+            got += m.data.len();
+        }
+    });
+    let now = acked(&n);
+    Seen2 {
+        goodput_mbps: (got - at_on.unwrap()) as f64 * 8.0 / cmt_s as f64 / 1e6,
+        reordered: n
+            .b
+            .association(b)
+            .unwrap()
+            .stats()
+            .out_of_order_tsns_received
+            - before.0,
+        per_path: [now[0] - before.1[0], now[1] - before.1[1]],
+    }
+}
+
+fn fpf(input: FpfInput) -> Option<CmtConfig> {
+    Some(CmtConfig {
+        fpf_input: input,
+        ..CmtConfig::on(CmtScheduler::FastestPathFirst)
+    })
+}
+
+fn rr() -> Option<CmtConfig> {
+    Some(CmtConfig::on(CmtScheduler::RoundRobin))
+}
+
+/// Two equal paths (two WLANs), a 64 KiB receive window. A sends over
+/// path 1 alone for 2 s, so path 1's window has grown (to the receive
+/// window) when CMT starts and path 2 joins with its initial window (as
+/// when a mobile enters a second network's cell):
+///
+/// ```text
+///   A                                              B (64 KiB)
+///   |--- DATA, path 1 only: cwnd 1 grows --------->|
+///   |   CMT on: cwnd 2 = initial window            |
+///   |--- DATA, path 1 and path 2 (10 s) ---------->|  B counts TSNs that
+///   |<-- SACK ------------------------------------|  arrive below its highest
+/// ```
+///
+/// Fastest path first on the packet-pair capacities (the paper's input)
+/// sees two equal paths and keeps their outstanding data equal: it
+/// reorders no more than round-robin. Without capacities it is
+/// round-robin. Dividing by cwnd / SRTT instead (the rule before issue
+/// 33) takes path 2's small window for a slow path, keeps it small by
+/// not filling it, and path 1's queue makes path 2's packets overtake.
+#[test]
+fn over_equal_paths_fastest_path_first_reorders_no_more_than_round_robin() {
+    const WINDOW: u32 = 64 * 1024;
+    let run = |estimators, cmt| transfer(WLAN, WINDOW, estimators, cmt, 2, 10);
+    let rr_est = run(true, rr());
+    let fpf_est = run(true, fpf(FpfInput::Capacity));
+    println!("round-robin, estimators on: {rr_est:?}");
+    println!("fastest path first on the capacities: {fpf_est:?}");
+    assert!(
+        fpf_est.reordered <= rr_est.reordered,
+        "fastest path first reordered {} TSNs, round-robin {}",
+        fpf_est.reordered,
+        rr_est.reordered
+    );
+    assert!(fpf_est.goodput_mbps >= 0.98 * rr_est.goodput_mbps);
+    // Both paths carry data: at least a third each.
+    for bytes in fpf_est.per_path {
+        assert!(
+            3 * bytes > fpf_est.per_path.iter().sum::<u64>() / 2,
+            "{fpf_est:?}"
+        );
+    }
+
+    // Estimators off: no capacity, so round-robin, packet for packet.
+    let rr_off = run(false, rr());
+    let fpf_off = run(false, fpf(FpfInput::Capacity));
+    println!("round-robin, estimators off: {rr_off:?}");
+    println!("fastest path first without capacities: {fpf_off:?}");
+    assert_eq!(fpf_off.reordered, rr_off.reordered);
+    assert_eq!(fpf_off.per_path, rr_off.per_path);
+
+    // The cwnd / SRTT rule: path 2 starved and overtaking.
+    let cwnd = run(false, fpf(FpfInput::CwndSrtt));
+    println!("fastest path first on cwnd / SRTT: {cwnd:?}");
+    assert!(cwnd.reordered > 10 * rr_off.reordered.max(1), "{cwnd:?}");
+    assert!(2 * cwnd.per_path[1] < cwnd.per_path[0], "{cwnd:?}");
+}
+
+/// A WLAN and a UMTS path, a 1 MiB receive window, the capacities
+/// measured: fastest path first gives UMTS only what arrives no later
+/// than on the WLAN (R_UMTS below R_WLAN), so the WLAN carries almost
+/// everything and the goodput is at least the WLAN's alone; round-robin
+/// fills UMTS's window and the receiver waits for it.
+#[test]
+fn over_unequal_paths_fastest_path_first_prefers_the_fast_one() {
+    const WINDOW: u32 = 1 << 20;
+    let single = transfer(UMTS, WINDOW, true, None, 0, 10);
+    let rr = transfer(UMTS, WINDOW, true, rr(), 0, 10);
+    let fpf = transfer(UMTS, WINDOW, true, fpf(FpfInput::Capacity), 0, 10);
+    println!("single path: {single:?}");
+    println!("round-robin: {rr:?}");
+    println!("fastest path first: {fpf:?}");
+    let total = fpf.per_path[0] + fpf.per_path[1];
+    assert!(
+        fpf.per_path[0] as f64 > 0.95 * total as f64,
+        "the WLAN carried {} of {total} bytes",
+        fpf.per_path[0]
+    );
+    assert!(fpf.per_path[1] > 0, "UMTS unused: {fpf:?}");
+    assert!(fpf.goodput_mbps >= 0.99 * single.goodput_mbps);
+    assert!(fpf.goodput_mbps > rr.goodput_mbps);
+}
+
+/// The same paths with a 64 KiB receive window. R_i has no propagation
+/// delay (the paper leaves it out: "path propagation delays are not taken
+/// into account in this version"), so once 28 packets are outstanding on
+/// the WLAN, an idle UMTS path looks faster: a packet sent there arrives
+/// some 110 ms later, and behind it the WLAN's packets fill the 64 KiB
+/// window at the receiver (the WLAN delivers 64 KiB in under 50 ms). The
+/// goodput falls below half of the WLAN's alone. E9 reports it (its
+/// `fpf-wu` at 64 KiB).
+#[test]
+fn with_a_64_kib_window_the_reception_time_without_delay_blocks_the_wlan() {
+    const WINDOW: u32 = 64 * 1024;
+    let single = transfer(UMTS, WINDOW, true, None, 0, 10);
+    let fpf = transfer(UMTS, WINDOW, true, fpf(FpfInput::Capacity), 0, 10);
+    println!("single path: {single:?}");
+    println!("fastest path first: {fpf:?}");
+    assert!(fpf.per_path[1] > 0, "UMTS unused: {fpf:?}");
+    assert!(fpf.goodput_mbps < 0.5 * single.goodput_mbps, "{fpf:?}");
+}
+
+/// Out-of-order SACKs (Budzisz et al., section 4.3.2.1: "out-of-order
+/// SACKs are not trusted as in the original SCTP and are discarded,
+/// because CMT may easily lead to SACK reordering"). B answers each
+/// packet over the path it came on (RFC 9260 section 6.4), so a SACK for
+/// an earlier UMTS packet, 80 ms on the way back, arrives after the
+/// WLAN's SACKs for later data have moved the cumulative ack point:
+///
+/// ```text
+///   A                                      B
+///   |--- DATA 1, path 2 (UMTS) ----------->|
+///   |--- DATA 2..n, path 1 (WLAN) -------->|
+///   |<-- SACK cum n, path 1 ---------------|  cum ack point n
+///   |<-- SACK cum k < n, path 2 -----------|  behind it: discarded
+/// ```
+///
+/// (RFC 9260 section 6.2.1 D i). None of them moves a window or counts
+/// a missing report: no retransmission at all.
+#[test]
+fn under_cmt_sacks_behind_the_cumulative_ack_point_are_discarded() {
+    // Queues of 1000 packets: nothing is lost.
+    let long = |p: PathSpec| PathSpec { queue: 1000, ..p };
+    let (mut n, a, b) = two_paths(long(WLAN), long(UMTS), 1 << 20, true);
+    let cmt = CmtConfig::on(CmtScheduler::FastestPathFirst);
+    n.a.association_mut(a).unwrap().set_cmt(cmt);
+    n.b.association_mut(b).unwrap().set_cmt(cmt);
+    let payload = Bytes::from(vec![0x5a; MSG]);
+    let mut sent = 0;
+    let end = n.now + Duration::from_secs(3);
+    n.run_with(end, &mut |n| {
+        let x = n.a.association_mut(a).unwrap();
+        while sent < 1400 && x.send_capacity() >= MSG {
+            x.send(0, 0, payload.clone(), false).unwrap();
+            sent += 1;
+        }
+        let y = n.b.association_mut(b).unwrap();
+        while y.recv().is_some() {}
+    });
+    let x = n.a.association(a).unwrap();
+    let s = x.stats();
+    let umts = x.paths()[1].counters.bytes_acked;
+    println!(
+        "SACKs {} ({} stale), UMTS carried {umts} bytes, retransmitted {}",
+        s.sacks_received, s.stale_sacks, s.retransmitted_chunks
+    );
+    assert!(umts > 0, "UMTS unused");
+    assert!(s.stale_sacks > 0, "no SACK came out of order");
+    assert_eq!(s.retransmitted_chunks, 0);
+    assert_eq!(x.stats().spurious_fast_retransmissions, 0);
+}
+
+/// SACKs over the link of the last packet received (Budzisz et al.,
+/// section 4.3.2.1), with a single-homed sender (case C of
+/// docs/MODELS.md section 4): B's route to A1 leaves from B1, so without
+/// the option every SACK crosses network 1; with it, a SACK for a packet
+/// that came over network 2 leaves from B2.
+///
+/// ```text
+///   A1 ---- DATA over network 1 ----> B1
+///   A1 ---- DATA over network 2 ----> B2
+///   A1 <--- SACK, from B1 (route) or B2 (last DATA came to B2) ---
+/// ```
+#[test]
+fn sacks_go_back_over_the_link_of_the_last_packet_received_when_asked() {
+    let sack_sources = |on: bool| {
+        let (a1, b1, b2) = (ip("10.9.0.1"), ip("10.1.0.2"), ip("10.2.0.2"));
+        let mut across = Link::new(Duration::from_millis(1));
+        across.up = false;
+        let mut n = Net::new(
+            config(5000, 1 << 20, false),
+            &[a1],
+            config(6000, 1 << 20, false),
+            &[b1, b2],
+            across,
+            1,
+        );
+        let link =
+            |p: PathSpec| Link::new(Duration::from_millis(p.delay_ms)).rate(p.rate_bps, 1000);
+        n.set_path(a1, b1, link(WLAN));
+        n.set_path(a1, b2, link(WLAN));
+        let (a, b) = n.connect(Duration::from_secs(5));
+        n.b.association_mut(b)
+            .unwrap()
+            .set_path_source(a1, Some(b1))
+            .unwrap();
+        n.run_for(Duration::from_secs(4));
+        // A SACK for every packet (no DAC): the packets alternate
+        // between the networks, so do the SACKs.
+        let cmt = CmtConfig {
+            sack_on_arrival_link: on,
+            delayed_ack: false,
+            ..CmtConfig::on(CmtScheduler::RoundRobin)
+        };
+        n.a.association_mut(a).unwrap().set_cmt(cmt);
+        n.b.association_mut(b).unwrap().set_cmt(cmt);
+        n.record = true;
+        let payload = Bytes::from(vec![0x5a; MSG]);
+        let mut sent = 0;
+        let end = n.now + Duration::from_secs(2);
+        n.run_with(end, &mut |n| {
+            let x = n.a.association_mut(a).unwrap();
+            while sent < 1000 && x.send_capacity() >= MSG {
+                x.send(0, 0, payload.clone(), false).unwrap();
+                sent += 1;
+            }
+            let y = n.b.association_mut(b).unwrap();
+            while y.recv().is_some() {}
+        });
+        let data_to = |addr| {
+            n.seen
+                .iter()
+                .filter(|s| s.from == Side::A && s.dst == addr && s.chunks.contains(&0))
+                .count()
+        };
+        assert!(data_to(b1) > 100 && data_to(b2) > 100, "CMT used both");
+        let sacks_from = |addr| {
+            n.seen
+                .iter()
+                .filter(|s| s.from == Side::B && s.src == addr && s.chunks.contains(&3))
+                .count()
+        };
+        (sacks_from(b1), sacks_from(b2))
+    };
+    let off = sack_sources(false);
+    let on = sack_sources(true);
+    println!("SACKs from (B1, B2): route {off:?}, link of arrival {on:?}");
+    assert_eq!(off.1, 0, "{off:?}");
+    // B acknowledges every second packet (RFC 9260 section 6.2), which
+    // round-robin sends over network 2 here: every SACK leaves from B2.
+    assert!(on.1 > 100, "{on:?}");
+    assert_eq!(on.0 + on.1, off.0 + off.1);
+}
