@@ -2,7 +2,10 @@
 //! field, a missing packet, an extra packet and a packet at the wrong time
 //! each fail the script, at the right line.
 
-use msctp_conformance::{FailureKind, Outcome, RunConfig, run_script};
+mod common;
+
+use common::{failure, line_of, run};
+use msctp_conformance::{FailureKind, Outcome};
 
 /// A passive association set up, one DATA received and acknowledged at
 /// once, a second acknowledged by the delayed-SACK timer.
@@ -22,25 +25,6 @@ const BASE: &str = "\
 +0.0 < sctp: DATA[flgs=BE, len=116, tsn=2, sid=0, ssn=1, ppid=0]
 +0.2 > sctp: SACK[flgs=0, cum_tsn=2, a_rwnd=..., gaps=[], dups=[]]
 ";
-
-fn run(text: &str) -> Outcome {
-    run_script(text, &RunConfig::default())
-}
-
-fn failure(text: &str) -> msctp_conformance::Failure {
-    match run(text) {
-        Outcome::Fail(f) => f,
-        other => panic!("expected a failure, got {other:?}"),
-    }
-}
-
-/// Line of `needle` in `text` (1-based).
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines()
-        .position(|l| l.contains(needle))
-        .map(|i| i + 1)
-        .expect("needle in script")
-}
 
 #[test]
 fn the_base_script_passes() {

@@ -3,7 +3,10 @@
 //! `sctp_sendv` / `sctp_recvv` is an unsupported failure naming it, never
 //! a pass.
 
-use msctp_conformance::{Failure, FailureKind, Outcome, RunConfig, run_script};
+mod common;
+
+use common::{failure, line_of, run};
+use msctp_conformance::FailureKind;
 
 /// Active association with PR-SCTP; a 500 ms message is lost, abandoned
 /// at the T3-rtx expiry and skipped with FORWARD TSN.
@@ -22,24 +25,6 @@ const BASE: &str = "\
 +1.0 > sctp: FORWARD_TSN[cum_tsn=1, ids=[{0,0}]]
 +0.0 < sctp: SACK[flgs=0, cum_tsn=1, a_rwnd=100000, gaps=[], dups=[]]
 ";
-
-fn run(text: &str) -> Outcome {
-    run_script(text, &RunConfig::default())
-}
-
-fn failure(text: &str) -> Failure {
-    match run(text) {
-        Outcome::Fail(f) => f,
-        other => panic!("expected a failure, got {other:?}"),
-    }
-}
-
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines()
-        .position(|l| l.contains(needle))
-        .map(|i| i + 1)
-        .expect("needle in script")
-}
 
 #[test]
 fn the_base_script_passes() {
