@@ -198,18 +198,7 @@ fn msctp_client_sends_to_usrsctp_with_asconf() {
     let data = test_data();
     let cap = Capture::start(&ns, "lo", dir.join("b.pcapng"));
     let out = dir.join("out.bin");
-    let mut server = usrsctp::spawn_in(
-        &ns,
-        &[
-            peer.display().to_string(),
-            "server".into(),
-            USRSCTP_UDP.to_string(),
-            "5001".into(),
-            out.display().to_string(),
-        ],
-        &dir.join("server.log"),
-    );
-    std::thread::sleep(Duration::from_millis(500));
+    let mut server = usrsctp::spawn_server(&ns, &peer, USRSCTP_UDP, &out, &dir.join("server.log"));
     let d = data.clone();
     let client = ns.spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()

@@ -228,18 +228,7 @@ fn msctp_abandons_and_usrsctp_skips() {
     let counts = Arc::new(RelayCounts::default());
     let r = relay(&ns, MSCTP_UDP, counts.clone());
     let out = dir.join("out.bin");
-    let mut server = usrsctp::spawn_in(
-        &ns,
-        &[
-            peer.display().to_string(),
-            "server".into(),
-            USRSCTP_UDP.to_string(),
-            "5001".into(),
-            out.display().to_string(),
-        ],
-        &dir.join("server.log"),
-    );
-    std::thread::sleep(Duration::from_millis(500));
+    let mut server = usrsctp::spawn_server(&ns, &peer, USRSCTP_UDP, &out, &dir.join("server.log"));
     let client = ns.spawn(move || {
         common::block_on(async move {
             let s = Stack::bind(config(RELAY_FOR_MSCTP)).await.unwrap();

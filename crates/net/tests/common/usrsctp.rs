@@ -66,3 +66,19 @@ pub fn spawn_in(ns: &Netns, args: &[String], log: &Path) -> Child {
         .spawn()
         .unwrap()
 }
+
+/// The peer as a server inside `ns`: SCTP port 5001 over UDP port
+/// `udp_port`, writing what it receives to `out`; given half a second to
+/// bind before the caller connects.
+pub fn spawn_server(ns: &Netns, peer: &Path, udp_port: u16, out: &Path, log: &Path) -> Child {
+    let args = [
+        peer.display().to_string(),
+        "server".into(),
+        udp_port.to_string(),
+        "5001".into(),
+        out.display().to_string(),
+    ];
+    let child = spawn_in(ns, &args, log);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    child
+}
