@@ -421,6 +421,29 @@ impl Core {
             c.slots[slot as usize].ch[UP].queue.len()
         };
         self.tracer.queue(self.now, node, iface, left);
+        self.begin_medium_tx(cell, dir, slot, pkt, now + ser);
+    }
+
+    /// A frame of a shared medium's transmitter goes on the air now and
+    /// holds the medium until `end`: the station's counters (unicast
+    /// only), the capture and trace, and the medium's transmission in
+    /// service. The round-robin medium and the DCF both start theirs here.
+    pub(super) fn begin_medium_tx(
+        &mut self,
+        cell: CellId,
+        dir: usize,
+        slot: u32,
+        pkt: IpPacket,
+        end: Time,
+    ) {
+        let now = self.now;
+        let c = &mut self.cells[cell.index()];
+        let (node, iface) = if dir == DOWN {
+            c.ap
+        } else {
+            let s = &c.slots[slot as usize];
+            (s.node, s.iface)
+        };
         if slot != BROADCAST_SLOT {
             let st = &mut c.slots[slot as usize].ch[dir].stats;
             st.tx_packets += 1;
@@ -436,8 +459,8 @@ impl Core {
                 pkt: Some(pkt),
                 start: now,
             });
-            self.sched.push(now + ser, Event::MediumTxDone(cell));
         }
+        self.sched.push(end, Event::MediumTxDone(cell));
     }
 
     /// End of a transmission on a shared medium.

@@ -9,7 +9,6 @@ use super::super::{Core, Event};
 use crate::kernel::dcf::AfterFailure;
 use crate::kernel::drop::{DropReason, DropSite};
 use crate::kernel::ids::CellId;
-use crate::kernel::trace::TraceKind;
 use crate::kernel::wireless::{BROADCAST_SLOT, DOWN, SharedTx, UP};
 
 impl Core {
@@ -110,29 +109,7 @@ impl Core {
             d.rts = mac.uses_rts(pkt.len(), unicast);
             d.attempt = who;
             m.busy += dur;
-            let (node, iface) = if dir == DOWN {
-                c.ap
-            } else {
-                let s = &c.slots[slot as usize];
-                (s.node, s.iface)
-            };
-            if unicast {
-                let st = &mut c.slots[slot as usize].ch[dir].stats;
-                st.tx_packets += 1;
-                st.tx_bytes += pkt.len() as u64;
-            }
-            self.write_capture(node, iface, &pkt);
-            self.tracer
-                .packet(now, node, Some(iface), TraceKind::TxStart, &pkt);
-            if let Some(m) = self.cells[cell.index()].shared.as_mut() {
-                m.in_service = Some(SharedTx {
-                    dir,
-                    slot,
-                    pkt: Some(pkt),
-                    start: now,
-                });
-            }
-            self.sched.push(now + dur, Event::MediumTxDone(cell));
+            self.begin_medium_tx(cell, dir, slot, pkt, now + dur);
         } else if !who.is_empty() {
             let dur = who
                 .iter()
