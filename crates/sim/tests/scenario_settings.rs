@@ -19,42 +19,16 @@ use msctp_sim::models::fmip::FmipSettings;
 use msctp_sim::models::handoff::{HandoffSettings, NetworkSettings};
 use msctp_sim::models::mip::v4::Mip4Settings;
 use msctp_sim::models::mip::v6::Mip6Settings;
+use msctp_sim::models::settings;
 use msctp_sim::scenario::{self, REFERENCE, REFERENCE_BASELINES, Scenario};
 use msctp_tcp::TcpConfig;
 use serde::Serialize;
-use serde::de::{self, DeserializeOwned, Visitor};
+use serde::de::DeserializeOwned;
 use toml::{Table, Value};
 
-/// A deserializer that records the field names of the struct asked for.
-struct FieldNames<'a>(&'a mut Vec<&'static str>);
-
-impl<'de> serde::Deserializer<'de> for FieldNames<'_> {
-    type Error = de::value::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
-        Err(de::Error::custom("not a struct"))
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        fields: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.0.extend(fields);
-        Err(de::Error::custom("names recorded"))
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-        byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
-        enum identifier ignored_any
-    }
-}
-
+/// The keys of settings `T` (none would mean the probe is broken).
 fn field_names<T: DeserializeOwned>() -> Vec<&'static str> {
-    let mut names = Vec::new();
-    let _ = T::deserialize(FieldNames(&mut names));
+    let names = settings::field_names::<T>();
     assert!(!names.is_empty());
     names
 }

@@ -94,40 +94,50 @@ pub fn at_most_ms(key: &str, d: Duration) -> Result<(), SettingError> {
     range_f(key, ms_of(d), 0.0, MAX_MS)
 }
 
+/// The keys a settings struct accepts in a file: the field names serde
+/// derived for it (as renamed), without a value of it. For tests that
+/// check every key of a model's settings reaches the model (here and in
+/// `tests/scenario_settings.rs`).
+pub fn field_names<T: serde::de::DeserializeOwned>() -> Vec<&'static str> {
+    let mut names = Vec::new();
+    let _ = T::deserialize(FieldNames(&mut names));
+    names
+}
+
+/// A deserializer that records the field names of the struct asked
+/// for.
+struct FieldNames<'a>(&'a mut Vec<&'static str>);
+
+impl<'de> serde::Deserializer<'de> for FieldNames<'_> {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(serde::de::Error::custom("not a struct"))
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0.extend(fields);
+        Err(serde::de::Error::custom("names recorded"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+        byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
+        enum identifier ignored_any
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use serde::Serialize;
-    use serde::de::{self, DeserializeOwned, Visitor};
+    use serde::de::DeserializeOwned;
 
     use super::*;
-
-    /// A deserializer that records the field names of the struct asked
-    /// for.
-    struct FieldNames<'a>(&'a mut Vec<&'static str>);
-
-    impl<'de> serde::Deserializer<'de> for FieldNames<'_> {
-        type Error = de::value::Error;
-
-        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
-            Err(de::Error::custom("not a struct"))
-        }
-
-        fn deserialize_struct<V: Visitor<'de>>(
-            self,
-            _: &'static str,
-            fields: &'static [&'static str],
-            _: V,
-        ) -> Result<V::Value, Self::Error> {
-            self.0.extend(fields);
-            Err(de::Error::custom("names recorded"))
-        }
-
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
-            enum identifier ignored_any
-        }
-    }
 
     /// Each key of settings `T`, set to another value than its default,
     /// changes what `view` shows of the configurations made from them
@@ -136,8 +146,7 @@ pub(crate) mod tests {
     where
         T: DeserializeOwned + Serialize + Default,
     {
-        let mut names = Vec::new();
-        let _ = T::deserialize(FieldNames(&mut names));
+        let names = field_names::<T>();
         assert!(!names.is_empty());
         let defaults = match toml::Value::try_from(T::default()).unwrap() {
             toml::Value::Table(t) => t,
