@@ -89,6 +89,12 @@ fn address_in(ap: IpNet, host_id: u32, key: &str) -> Result<IpAddr, ScenarioErro
         .ok_or_else(|| ScenarioError::model(key, "host_id does not fit the home prefix"))
 }
 
+/// The home address of a mobile in the home network `home_net`.
+fn home_address(home_net: IpNet, spec: &MobileSpec) -> Result<IpAddr, ScenarioError> {
+    let key = format!("mobiles[{}].host_id", spec.name);
+    address_in(home_net, spec.host_id, &key)
+}
+
 /// The index of cell `name`.
 fn cell(env: &Env<'_>, name: &str, key: &str) -> Result<usize, ScenarioError> {
     env.r
@@ -253,23 +259,14 @@ pub(super) fn mip4_for(
         return Err(ScenarioError::model(key, "no Mobile IPv4 deployment"));
     };
     let spec = &env.r.scenario.mobiles[flow.mobile];
-    let home = address_in(
-        d.home_net,
-        spec.host_id,
-        &format!("mobiles[{}].host_id", spec.name),
-    )?;
+    let home = home_address(d.home_net, spec)?;
     let IpAddr::V4(home4) = home else {
         return Err(ScenarioError::model(key, "home address is not IPv4"));
     };
     let client = match d.clients.get(&m.node) {
         Some(&c) => c,
         None => {
-            let mut ifaces = Vec::new();
-            for l in &m.links {
-                if !ifaces.contains(&l.iface) {
-                    ifaces.push(l.iface);
-                }
-            }
+            let ifaces = m.interfaces();
             let mut cfg =
                 x.mobile_node(home4, d.home_prefix, d.ha_addr, ifaces, key_of(&spec.name));
             cfg.spi = SPI;
@@ -455,23 +452,14 @@ pub(super) fn mip6_for(
         e.insert(c);
     }
     let spec = &env.r.scenario.mobiles[flow.mobile];
-    let home = address_in(
-        d.home_net,
-        spec.host_id,
-        &format!("mobiles[{}].host_id", spec.name),
-    )?;
+    let home = home_address(d.home_net, spec)?;
     let IpAddr::V6(home6) = home else {
         return Err(ScenarioError::model(key, "home address is not IPv6"));
     };
     let client = match d.clients.get(&m.node) {
         Some(&c) => c,
         None => {
-            let mut ifaces = Vec::new();
-            for l in &m.links {
-                if !ifaces.contains(&l.iface) {
-                    ifaces.push(l.iface);
-                }
-            }
+            let ifaces = m.interfaces();
             let mut cfg = x.mobile_node(home6, d.home_prefix, d.ha_addr, ifaces);
             for g in env.r.flows.iter().filter(|g| g.mobile == flow.mobile) {
                 if let Some(a) = v6_addr(w, env.ids.fixed[g.fixed])

@@ -34,6 +34,19 @@ pub(crate) struct MobileInfo {
     pub addrs: Vec<IpAddr>,
 }
 
+impl MobileInfo {
+    /// The mobile's interfaces without repeats, in declaration order.
+    pub fn interfaces(&self) -> Vec<IfaceId> {
+        let mut ifaces = Vec::new();
+        for l in &self.links {
+            if !ifaces.contains(&l.iface) {
+                ifaces.push(l.iface);
+            }
+        }
+        ifaces
+    }
+}
+
 /// One (interface, cell) pair of a mobile.
 #[derive(Debug, Clone)]
 pub(crate) struct MobileLink {
