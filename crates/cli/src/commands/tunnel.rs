@@ -148,27 +148,34 @@ fn serve(a: Args, key: Vec<u8>) -> anyhow::Result<ExitCode> {
             s.local_addresses().await?
         );
         let stats = Arc::new(ServerStats::default());
-        if let Some(t) = report {
-            let st = stats.clone();
-            tokio::spawn(async move {
-                loop {
-                    tokio::time::sleep(t).await;
-                    eprintln!(
-                        "clients {} refused (key) {} refused (limits) {} relayed {} not allowed {} unreachable {} bad requests {}",
-                        st.clients.load(Relaxed),
-                        st.auth_failures.load(Relaxed),
-                        st.over_limit.load(Relaxed),
-                        st.relayed.load(Relaxed),
-                        st.not_allowed.load(Relaxed),
-                        st.unreachable.load(Relaxed),
-                        st.bad_requests.load(Relaxed),
-                    );
-                }
-            });
-        }
+        let st = stats.clone();
+        spawn_report(report, move || {
+            format!(
+                "clients {} refused (key) {} refused (limits) {} relayed {} not allowed {} unreachable {} bad requests {}",
+                st.clients.load(Relaxed),
+                st.auth_failures.load(Relaxed),
+                st.over_limit.load(Relaxed),
+                st.relayed.load(Relaxed),
+                st.not_allowed.load(Relaxed),
+                st.unreachable.load(Relaxed),
+                st.bad_requests.load(Relaxed),
+            )
+        });
         server::serve(s, sc, stats).await?;
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Prints `line()` to stderr every `period` (`--report`), if given, on
+/// the runtime this is called from.
+fn spawn_report(period: Option<Duration>, line: impl Fn() -> String + Send + 'static) {
+    let Some(t) = period else { return };
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(t).await;
+            eprintln!("{}", line());
+        }
+    });
 }
 
 fn connect(a: Args, key: Vec<u8>) -> anyhow::Result<ExitCode> {
@@ -194,20 +201,15 @@ fn connect(a: Args, key: Vec<u8>) -> anyhow::Result<ExitCode> {
             cc.server, cc.port
         );
         let stats = Arc::new(ClientStats::default());
-        if let Some(t) = report {
-            let st = stats.clone();
-            tokio::spawn(async move {
-                loop {
-                    tokio::time::sleep(t).await;
-                    eprintln!(
-                        "associations {} relayed {} refused {}",
-                        st.associations.load(Relaxed),
-                        st.relayed.load(Relaxed),
-                        st.refused.load(Relaxed),
-                    );
-                }
-            });
-        }
+        let st = stats.clone();
+        spawn_report(report, move || {
+            format!(
+                "associations {} relayed {} refused {}",
+                st.associations.load(Relaxed),
+                st.relayed.load(Relaxed),
+                st.refused.load(Relaxed),
+            )
+        });
         client::serve(s, l, cc, stats).await?;
         Ok(ExitCode::SUCCESS)
     })
