@@ -52,24 +52,14 @@ fn server(dir: &Path, args: &[&str]) -> Server {
 fn client(dir: &Path, s: &Server, port: &str, args: &[&str]) -> Vec<serde_json::Value> {
     let udp = s.udp_port.to_string();
     let to: Vec<&str> = ADDRS.iter().flat_map(|a| ["--to", *a]).collect();
-    let o = Command::new(env!("CARGO_BIN_EXE_msctp"))
-        .args(args)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_msctp"));
+    cmd.args(args)
         .args(to)
         .args(bind_both())
         .args(["--udp-port", "0", "--remote-udp-port", &udp])
         .args(["--peer-port", port, "--cmt", "--lan", "--json"])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{args:?} failed: {out}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out.lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}")))
-        .collect()
+        .current_dir(dir);
+    common::json_lines(&mut cmd, &format!("{args:?}"))
 }
 
 #[test]

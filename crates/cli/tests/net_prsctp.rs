@@ -38,8 +38,8 @@ fn server(dir: &Path, port: &str) -> Server {
 /// Runs `msctp perf` for 1 s against `s` with `args`; returns the summary.
 fn perf(dir: &Path, s: &Server, port: &str, args: &[&str]) -> serde_json::Value {
     let udp = s.udp_port.to_string();
-    let o = Command::new(env!("CARGO_BIN_EXE_msctp"))
-        .args(["perf", "-t", "1", "-i", "0.5", "--to", "127.0.0.1"])
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_msctp"));
+    cmd.args(["perf", "-t", "1", "-i", "0.5", "--to", "127.0.0.1"])
         .args(["--bind", "127.0.0.1", "--udp-port", "0"])
         .args([
             "--remote-udp-port",
@@ -50,17 +50,9 @@ fn perf(dir: &Path, s: &Server, port: &str, args: &[&str]) -> serde_json::Value 
             "--json",
         ])
         .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{args:?} failed: {out}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out.lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .current_dir(dir);
+    common::json_lines(&mut cmd, &format!("{args:?}"))
+        .into_iter()
         .find(|l| l["type"] == "summary")
         .expect("a summary")
 }

@@ -55,3 +55,18 @@ pub fn live_view_url(child: &mut Child) -> String {
     std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
     line["live view: ".len()..].trim().to_string()
 }
+
+/// Runs `cmd` (an `msctp ... --json` command) to its end, failing the test
+/// with its output if it fails, and returns its JSON lines.
+pub fn json_lines(cmd: &mut std::process::Command, what: &str) -> Vec<serde_json::Value> {
+    let o = cmd.output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{what} failed: {out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}")))
+        .collect()
+}
