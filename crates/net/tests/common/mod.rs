@@ -22,8 +22,10 @@ use msctp_net::{NetEvent, Stack, StackConfig};
 /// (how `.ci/run` runs the suite, as root, after `scripts/install-deps.sh`
 /// installed every tool named here) a missing prerequisite is a failure,
 /// not a skip: a test that silently returns there would pass without
-/// testing anything.
+/// testing anything. It also turns on the stack's log (`RUST_LOG`, e.g.
+/// `RUST_LOG=msctp_net=debug`, shown with `--nocapture`).
 pub fn skip_reason(tools: &[&str]) -> Option<String> {
+    log_to_stderr();
     let why = if !rustix::process::geteuid().is_root() {
         Some("needs root (network namespaces)".to_string())
     } else {
@@ -33,6 +35,15 @@ pub fn skip_reason(tools: &[&str]) -> Option<String> {
             .map(|t| format!("`{t}` is not installed"))
     };
     why.map(msctp_testkit::require)
+}
+
+/// Prints what the stack logs (`tracing`) to the test's stderr, filtered
+/// by `RUST_LOG` (nothing when it is unset). Once per test binary.
+pub fn log_to_stderr() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_test_writer()
+        .try_init();
 }
 
 /// Runs a command, panicking with its output if it fails.
