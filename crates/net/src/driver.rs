@@ -10,6 +10,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use bytes::Bytes;
+use msctp_proto::asconf::LocalAddrState;
 use msctp_proto::association::SendError;
 use msctp_proto::policy::LinkEvent;
 use msctp_proto::{AssocId, CloseReason, Endpoint, Event, Message, SendOptions, Time, Transmit};
@@ -555,7 +556,21 @@ impl Driver {
     }
 
     fn queue_transmit_to(&mut self, t: Transmit, port: u16) {
-        let Some(sock) = self.socks.index_for(t.source, t.destination) else {
+        // A stand-in source must be an address the peer has acknowledged.
+        let assoc = t.assoc.and_then(|id| self.ep.association(id));
+        let known = |a: IpAddr| {
+            assoc.is_some_and(|x| {
+                x.local_addresses()
+                    .iter()
+                    .any(|l| l.addr == a && l.state == LocalAddrState::Available)
+            })
+        };
+        let Some(sock) = self.socks.index_for(t.source, t.destination, known) else {
+            tracing::debug!(
+                "no socket to send from {:?} to {}: packet dropped",
+                t.source,
+                t.destination
+            );
             self.stats.no_socket += 1;
             return;
         };
@@ -751,6 +766,13 @@ impl Driver {
 
     fn event(&mut self, now: Time, id: AssocId, ev: Event) {
         self.busy.insert(id);
+        match &ev {
+            Event::Readable | Event::Writable | Event::SendFailed { .. } => {}
+            Event::Closed { reason } => {
+                tracing::info!("association {id:?} ended: {}", describe_close(reason))
+            }
+            _ => tracing::debug!("association {id:?}: {ev:?}"),
+        }
         if matches!(ev, Event::Closed { .. }) {
             self.ended.insert(id);
         }

@@ -99,16 +99,27 @@ impl SocketSet {
         Poll::Pending
     }
 
-    /// Index of the socket to send from: the one bound to `source`, else
-    /// the first of the destination's family.
-    pub fn index_for(&self, source: Option<IpAddr>, dest: IpAddr) -> Option<usize> {
-        source
-            .and_then(|a| self.socks.iter().position(|s| s.addr == a))
-            .or_else(|| {
+    /// Index of the socket to send from: the one bound to `source`; if
+    /// that address has no socket (the host lost it), one bound to an
+    /// address `stand_in` accepts; with no source, the first of the
+    /// destination's family. A packet must never leave from an address
+    /// its peer does not know: it would be out of the blue there and
+    /// answered with an ABORT (RFC 9260 section 8.4).
+    pub fn index_for(
+        &self,
+        source: Option<IpAddr>,
+        dest: IpAddr,
+        stand_in: impl Fn(IpAddr) -> bool,
+    ) -> Option<usize> {
+        let family = |s: &&LocalSocket| s.addr.is_ipv4() == dest.is_ipv4();
+        match source {
+            Some(a) => self.socks.iter().position(|s| s.addr == a).or_else(|| {
                 self.socks
                     .iter()
-                    .position(|s| s.addr.is_ipv4() == dest.is_ipv4())
-            })
+                    .position(|s| family(&s) && stand_in(s.addr))
+            }),
+            None => self.socks.iter().position(|s| family(&s)),
+        }
     }
 }
 
@@ -192,6 +203,36 @@ mod tests {
             Err(NetError::AddressNotLocal { .. }) => {}
             other => panic!("expected AddressNotLocal, got {other:?}"),
         }
+    }
+
+    /// A source the host no longer has is replaced only by an address the
+    /// caller vouches for (one the peer knows), never by just any socket:
+    /// a packet from an address the peer never heard of is out of the
+    /// blue there and answered with an ABORT.
+    #[tokio::test]
+    async fn a_lost_source_is_stood_in_for_only_by_a_known_address() {
+        let o = SocketOptions {
+            buffer: 1 << 16,
+            max_datagram: 65_535,
+            offload: false,
+        };
+        let (l1, l2): (IpAddr, IpAddr) =
+            ("127.0.0.1".parse().unwrap(), "127.0.0.2".parse().unwrap());
+        let mut set = SocketSet::default();
+        set.socks.push(bind(l1, 0, o).unwrap());
+        set.socks.push(bind(l2, 0, o).unwrap());
+        let gone: IpAddr = "127.0.0.9".parse().unwrap();
+        let peer: IpAddr = "127.0.0.5".parse().unwrap();
+        assert_eq!(set.index_for(Some(l2), peer, |_| false), Some(1));
+        assert_eq!(set.index_for(Some(gone), peer, |_| false), None);
+        assert_eq!(set.index_for(Some(gone), peer, |a| a == l2), Some(1));
+        assert_eq!(set.index_for(None, peer, |_| false), Some(0));
+        let v6: IpAddr = "::1".parse().unwrap();
+        assert_eq!(
+            set.index_for(Some(gone), v6, |_| true),
+            None,
+            "no IPv6 socket"
+        );
     }
 
     #[test]

@@ -134,6 +134,9 @@ struct IfaceInfo {
     addr: Option<IpAddr>,
     power_w: Option<f64>,
     link_up: bool,
+    /// The last link event said down (unlike `!link_up`, false for an
+    /// interface never reported either way).
+    link_down: bool,
 }
 
 /// Bookkeeping shared by the policies: interface addresses and signal, and
@@ -152,10 +155,15 @@ impl Tracker {
             LinkEvent::SignalSample { iface, power_w } => {
                 self.ifaces.entry(iface).or_default().power_w = Some(power_w)
             }
-            LinkEvent::LinkUp { iface } => self.ifaces.entry(iface).or_default().link_up = true,
+            LinkEvent::LinkUp { iface } => {
+                let i = self.ifaces.entry(iface).or_default();
+                i.link_up = true;
+                i.link_down = false;
+            }
             LinkEvent::LinkDown { iface } => {
                 let i = self.ifaces.entry(iface).or_default();
                 i.link_up = false;
+                i.link_down = true;
                 i.power_w = None;
             }
             LinkEvent::AddressObtained { iface, addr } => {
@@ -198,8 +206,18 @@ impl Tracker {
         }
     }
 
-    /// Deletion of a lost address: now if another address remains,
-    /// otherwise after the next address is added.
+    /// Is `addr` on an interface whose link was last reported down?
+    fn on_down_link(&self, addr: IpAddr) -> bool {
+        self.iface_of(addr)
+            .is_some_and(|k| self.ifaces[&k].link_down)
+    }
+
+    /// Deletion of a lost address: now if another address remains on a
+    /// link not known to be down, otherwise after the next address is
+    /// added. (The ASCONF deleting it would leave from an address on a
+    /// dead link, and its ASCONF-ACK, which goes back to the ASCONF's
+    /// source address (RFC 5061 section 5.2), would never arrive: the
+    /// next Add would wait behind it for good.)
     fn lost(&mut self, addr: IpAddr, assoc: &Association) -> Vec<Decision> {
         if !in_association(assoc, addr) {
             return Vec::new();
@@ -208,6 +226,7 @@ impl Tracker {
             .local_addresses()
             .iter()
             .filter(|l| l.addr != addr && l.state != LocalAddrState::DeletePending)
+            .filter(|l| !self.on_down_link(l.addr))
             .count();
         if others > 0 {
             vec![Decision::Delete(addr)]
@@ -888,6 +907,47 @@ mod tests {
         assert_eq!(
             p.on_link_event(t, &LinkEvent::LinkUp { iface: 2 }, &assoc),
             vec![Decision::MakePrimary(ip("10.2.0.2"))]
+        );
+    }
+
+    /// The single-radio move of a mobile whose second interface is down:
+    /// its address there is still in the association, but an ASCONF
+    /// deleting the lost address would have to leave from it, over a dead
+    /// link. The lost address waits and goes in the ASCONF that adds the
+    /// next one, as when it is the only address.
+    #[test]
+    fn an_address_lost_beside_one_on_a_dead_link_goes_with_the_next_add() {
+        let assoc = dual_homed();
+        let mut p = FastestFirst::new(BTreeMap::from([(1, 40_000_000), (2, 20_000_000)]));
+        let t = Time::ZERO;
+        bring_up(&mut p, &assoc);
+        p.on_link_event(t, &LinkEvent::LinkDown { iface: 2 }, &assoc);
+        let lost = LinkEvent::AddressLost {
+            iface: 1,
+            addr: ip("10.1.0.2"),
+        };
+        assert!(
+            p.on_link_event(t, &lost, &assoc).is_empty(),
+            "no Delete IP from an address on a dead link"
+        );
+        let obtained = LinkEvent::AddressObtained {
+            iface: 1,
+            addr: ip("10.1.0.3"),
+        };
+        assert_eq!(
+            p.on_link_event(t, &obtained, &assoc),
+            vec![
+                Decision::Add(ip("10.1.0.3")),
+                Decision::Delete(ip("10.1.0.2")),
+                Decision::MakePrimary(ip("10.1.0.3")),
+            ]
+        );
+        // With the second link up, the lost address is deleted at once.
+        let mut p = FastestFirst::new(BTreeMap::from([(1, 40_000_000), (2, 20_000_000)]));
+        bring_up(&mut p, &assoc);
+        assert_eq!(
+            p.on_link_event(t, &lost, &assoc),
+            vec![Decision::Delete(ip("10.1.0.2"))]
         );
     }
 }

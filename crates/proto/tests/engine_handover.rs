@@ -354,6 +354,121 @@ fn primary_change_to_a_faster_path_causes_spurious_fast_retransmits_without_sfr(
     assert_eq!(sb.t3_expirations, 0);
 }
 
+/// The single-radio move of a mobile whose second interface (MN3) is dead:
+/// MN3 is still one of its association's addresses. The path's source is
+/// fixed to the new address (as the real driver's `pair_paths` fixes it
+/// to the address on the peer's subnet), so the ASCONF leaves from the new
+/// address, not from MN3: the ASCONF-ACK goes back to the ASCONF's source
+/// (RFC 5061 section 5.2), and from MN3 it would never have come back.
+///
+/// ```text
+///   MN (m1, m3 dead)                      CN
+///   |-- DATA ... (m1) ------------------->|
+///   x m1 lost (no Delete IP from m3)      |
+///   | m2 obtained                         |
+///   |-- ASCONF Add m2, Delete m1,         |
+///   |   Set-Primary m2 (from m2) -------->|
+///   |<------------ ASCONF-ACK (to m2) ----|
+///   |-- DATA (m2) ----------------------->|
+/// ```
+#[test]
+fn single_radio_move_beside_a_dead_interface_sends_its_asconf_from_the_new_address() {
+    let (m1, m2, m3, cn) = (ip(MN1), ip(MN2), ip("10.3.0.2"), ip(CN));
+    let mut n = Net::new(
+        config(5000, 128 * 1024),
+        &[m1, m2, m3],
+        config(6000, 64 * 1024),
+        &[cn],
+        Link::new(Duration::from_millis(10)),
+        23,
+    );
+    n.a.set_local_addresses(&[m1, m3]);
+    for m in [m1, m2, m3] {
+        n.set_path(
+            m,
+            cn,
+            Link::new(Duration::from_millis(10)).rate(5_000_000, 1000),
+        );
+    }
+    n.set_up(m3, cn, false);
+    n.tick = Some(Duration::from_millis(1));
+    let (a, b) = n.connect(Duration::from_secs(2));
+    let mut policy = NewestAddress::default();
+    for ev in [
+        LinkEvent::LinkUp { iface: 1 },
+        LinkEvent::AddressObtained { iface: 1, addr: m1 },
+        LinkEvent::AddressObtained { iface: 3, addr: m3 },
+        LinkEvent::LinkDown { iface: 3 },
+    ] {
+        feed(&mut n, a, &mut policy, ev);
+    }
+    let mut bulk = Bulk::new(Time::from_secs(8));
+    let mut stage = 0;
+    n.run_with(Time::from_secs(14), &mut |n| {
+        bulk.step(n, a, b);
+        let now = n.now;
+        if stage == 0 && now >= Time::from_secs(3) {
+            n.set_up(m1, cn, false);
+            feed(
+                n,
+                a,
+                &mut policy,
+                LinkEvent::AddressLost { iface: 1, addr: m1 },
+            );
+            stage = 1;
+        } else if stage == 1 && now >= Time::from_millis(3300) {
+            feed(
+                n,
+                a,
+                &mut policy,
+                LinkEvent::AddressObtained { iface: 2, addr: m2 },
+            );
+            n.a.association_mut(a)
+                .unwrap()
+                .set_path_source(cn, Some(m2))
+                .unwrap();
+            stage = 2;
+        }
+    });
+    assert_eq!(stage, 2);
+    bulk.check_complete();
+    let from_m3_after_loss = n
+        .seen
+        .iter()
+        .filter(|s| s.from == Side::A && s.src == m3 && s.time >= Time::from_secs(3))
+        .count();
+    assert_eq!(
+        from_m3_after_loss, 0,
+        "nothing left from the dead interface"
+    );
+    let first = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::A && s.src == m2)
+        .expect("the new address was used");
+    assert!(
+        has(first, chunk_type::ASCONF),
+        "its first packet is the ASCONF"
+    );
+    let ack = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::B && has(s, chunk_type::ASCONF_ACK))
+        .expect("the ASCONF was acknowledged");
+    assert_eq!(ack.dst, m2, "the ASCONF-ACK went to the new address");
+    let x = n.a.association(a).unwrap();
+    let locals: Vec<(IpAddr, LocalAddrState)> = x
+        .local_addresses()
+        .iter()
+        .map(|l| (l.addr, l.state))
+        .collect();
+    assert!(
+        locals.contains(&(m2, LocalAddrState::Available)),
+        "{locals:?}"
+    );
+    assert!(!locals.iter().any(|(l, _)| *l == m1), "{locals:?}");
+}
+
 #[test]
 fn single_homed_move_sends_asconf_from_the_new_address() {
     let (m1, m2, cn) = (ip(MN1), ip(MN2), ip(CN));

@@ -34,18 +34,9 @@ impl Driver {
         let mut usable = Vec::new();
         for ev in events {
             if let LinkEvent::AddressObtained { addr, .. } = ev
-                && !self.socks.contains(addr)
+                && !self.socket_for_new_address(addr)
             {
-                match self.bind_socket(addr) {
-                    Ok(()) => {
-                        let addrs = self.socks.addrs();
-                        self.ep.set_local_addresses(&addrs);
-                    }
-                    Err(e) => {
-                        tracing::warn!("cannot use new address {addr}: {e}");
-                        continue;
-                    }
-                }
+                continue;
             }
             usable.push(ev);
         }
@@ -81,14 +72,41 @@ impl Driver {
         self.ep.flush_events();
     }
 
+    /// Binds a socket for an address a followed interface has (unless
+    /// one exists): whether the address can be used.
+    fn socket_for_new_address(&mut self, addr: IpAddr) -> bool {
+        if self.socks.contains(addr) {
+            return true;
+        }
+        match self.bind_socket(addr) {
+            Ok(()) => {
+                let addrs = self.socks.addrs();
+                self.ep.set_local_addresses(&addrs);
+                true
+            }
+            Err(e) => {
+                tracing::warn!("cannot use new address {addr}: {e}");
+                false
+            }
+        }
+    }
+
     /// The association is established (or established again after a
     /// restart): the policy starts, a waiting `connect` or `accept` gets
     /// its handle.
     pub(super) fn established(&mut self, now: Time, id: AssocId) {
         let mut m = None;
-        if (self.cfg.monitor || self.cfg.policy.needs_no_monitor())
-            && let Some(x) = self.ep.association_mut(id)
-        {
+        let follows = self.cfg.monitor || self.cfg.policy.needs_no_monitor();
+        if follows && self.cfg.monitor {
+            // The policy starts from every address of the followed
+            // interfaces (it may add them): each needs a socket, as an
+            // address obtained later gets one (a stack bound to fewer
+            // addresses than its interfaces hold).
+            for addr in self.ifaces.addresses() {
+                self.socket_for_new_address(addr);
+            }
+        }
+        if follows && let Some(x) = self.ep.association_mut(id) {
             let mut mob = Mobility::new(
                 &self.cfg.policy,
                 &self.ifaces,

@@ -236,8 +236,22 @@ impl Association {
     /// from that peer address, then any available address, and as a last
     /// resort an address being added (single-homed handover: the only
     /// address left) or being deleted.
+    ///
+    /// A fixed source still being added is the source all the same: the
+    /// packet with its ASCONF leaves from it and the rest wait for the
+    /// ASCONF-ACK (`held_for_asconf`). Another address would be one on
+    /// another link, and the peer's answers to it (the ASCONF-ACK goes to
+    /// the ASCONF's source, RFC 5061 section 5.2) would take that link,
+    /// which may be dead: the single-radio move with a second interface
+    /// down.
     pub(super) fn source_for(&self, path: usize) -> Option<IpAddr> {
         let p = &self.paths[path];
+        if let Some(s) = p.source
+            && self.is_pending_add(s)
+            && s.is_ipv4() == p.remote.is_ipv4()
+        {
+            return Some(s);
+        }
         let candidates = [p.source, self.local_primary, p.learned_source];
         for c in candidates.into_iter().flatten() {
             if self.local_usable(c) && c.is_ipv4() == p.remote.is_ipv4() {
