@@ -71,7 +71,8 @@ impl Endpoint {
             .is_some_and(|a| a.state() != State::Closed && a.vouches_for(addr))
     }
 
-    /// Ordinary packets: by peer address and port, else by an ASCONF's
+    /// Ordinary packets: by peer address and port, else by an address the
+    /// peer deleted lately plus the verification tag, else by an ASCONF's
     /// Address Parameter plus the verification tag (RFC 5061 section
     /// 5.2), else by tag for an INIT ACK coming from another address of
     /// the peer (RFC 9260 section 5.1).
@@ -84,6 +85,16 @@ impl Endpoint {
         chunks: &ChunkIndex,
     ) -> Route {
         if let Some(id) = self.index.find(src, sport) {
+            return Route::Association(id);
+        }
+        // Sent from an address before its deletion reached us: its own
+        // association, if the tag proves it (see `PeerIndex::departed`).
+        if let Some(id) = self.index.departed(src, sport)
+            && self
+                .assocs
+                .get(&id)
+                .is_some_and(|x| x.state() != State::Closed && x.local_tag() == vtag)
+        {
             return Route::Association(id);
         }
         if let Some(c) = chunks.find(chunk_type::ASCONF)

@@ -25,13 +25,26 @@ use super::AssocId;
 /// `last` remembers the last entry [`PeerIndex::find`] found: consecutive
 /// packets mostly come from one peer address, and it saves hashing the key
 /// with SipHash for each of them. Any change to the index forgets it.
+///
+/// `departed` keeps, per association, the last [`DEPARTED`] addresses its
+/// peer deleted (ASCONF Delete IP, RFC 5061 section 4.2.2): the peer may
+/// use such an address until our ASCONF-ACK reaches it, and its packets
+/// sent meanwhile arrive after the deletion. Looked up by address alone
+/// they would be out of the blue and answered with an ABORT that the peer
+/// accepts (RFC 9260 sections 8.4 and 8.5.1): a handover under load lost
+/// its association that way. [`PeerIndex::departed`] gives them to their
+/// association, which the caller checks by the verification tag.
 #[derive(Debug, Clone, Default)]
 pub(super) struct PeerIndex {
     by_peer: HashMap<(IpAddr, u16), AssocId>,
     /// What each association holds: its peer port and addresses.
     held: FxHashMap<AssocId, (u16, Vec<IpAddr>)>,
+    departed: FxHashMap<AssocId, Vec<(IpAddr, u16)>>,
     last: Option<(IpAddr, u16, AssocId)>,
 }
+
+/// Deleted peer addresses remembered per association.
+const DEPARTED: usize = 4;
 
 impl PeerIndex {
     pub(super) fn get(&self, addr: IpAddr, port: u16) -> Option<AssocId> {
@@ -49,6 +62,18 @@ impl PeerIndex {
             self.last = Some((addr, port, id));
         }
         found
+    }
+
+    /// The association whose peer deleted `addr` (at `port`) lately, if
+    /// no association holds it now.
+    pub(super) fn departed(&self, addr: IpAddr, port: u16) -> Option<AssocId> {
+        if self.get(addr, port).is_some() {
+            return None;
+        }
+        self.departed
+            .iter()
+            .find(|(_, gone)| gone.contains(&(addr, port)))
+            .map(|(id, _)| *id)
     }
 
     /// Does `id` hold exactly `addrs` (in this order) at `port`?
@@ -102,7 +127,15 @@ impl PeerIndex {
         for addr in &old {
             if !addrs.contains(addr) && self.get(*addr, port) == Some(id) {
                 self.by_peer.remove(&(*addr, port));
+                let gone = self.departed.entry(id).or_default();
+                if gone.len() == DEPARTED {
+                    gone.remove(0);
+                }
+                gone.push((*addr, port));
             }
+        }
+        if let Some(gone) = self.departed.get_mut(&id) {
+            gone.retain(|(a, p)| !(*p == port && addrs.contains(a)));
         }
         let mut refused = Vec::new();
         let mut kept = Vec::with_capacity(addrs.len());
@@ -122,6 +155,7 @@ impl PeerIndex {
     /// Forgets `id`: the entries it still holds are removed.
     pub(super) fn remove(&mut self, id: AssocId) {
         self.last = None;
+        self.departed.remove(&id);
         if let Some((port, addrs)) = self.held.remove(&id) {
             for addr in addrs {
                 if self.get(addr, port) == Some(id) {
@@ -172,6 +206,40 @@ mod tests {
         x.remove(AssocId(2));
         assert_eq!(x.get(m2, 5000), None);
         assert_eq!(x.get(m1, 5001), Some(AssocId(3)));
+    }
+
+    #[test]
+    fn an_address_the_peer_deleted_is_remembered_until_someone_holds_it() {
+        let mut x = PeerIndex::default();
+        let (m1, m2) = (ip("10.0.0.1"), ip("10.0.0.2"));
+        x.set(AssocId(1), 5000, &[m1, m2], |_, _| false);
+        assert_eq!(x.departed(m1, 5000), None, "still held");
+        // The peer deleted m1.
+        x.set(AssocId(1), 5000, &[m2], |_, _| false);
+        assert_eq!(x.get(m1, 5000), None);
+        assert_eq!(x.departed(m1, 5000), Some(AssocId(1)));
+        assert_eq!(x.departed(m1, 5001), None, "another port");
+        // Another association now holds it: that one is asked first.
+        x.set(AssocId(2), 5000, &[m1], |_, _| false);
+        assert_eq!(x.departed(m1, 5000), None);
+        x.remove(AssocId(2));
+        // The peer adds it back: no longer departed; deleted again, then
+        // the association ends: forgotten.
+        x.set(AssocId(1), 5000, &[m1, m2], |_, _| false);
+        assert_eq!(x.departed(m1, 5000), None);
+        x.set(AssocId(1), 5000, &[m2], |_, _| false);
+        assert_eq!(x.departed(m1, 5000), Some(AssocId(1)));
+        x.remove(AssocId(1));
+        assert_eq!(x.departed(m1, 5000), None);
+        // Bounded: only the last DEPARTED deletions are kept.
+        let many: Vec<IpAddr> = (1..=10).map(|i| ip(&format!("10.1.0.{i}"))).collect();
+        x.set(AssocId(3), 5000, &many, |_, _| false);
+        x.set(AssocId(3), 5000, &many[9..], |_, _| false);
+        let kept = many[..9]
+            .iter()
+            .filter(|a| x.departed(**a, 5000).is_some())
+            .count();
+        assert_eq!(kept, DEPARTED);
     }
 
     #[test]
