@@ -65,6 +65,19 @@ fn version() -> &'static str {
     })
 }
 
+/// The stack's log (`tracing`) on stderr: warnings by default, more with
+/// `RUST_LOG` (e.g. `RUST_LOG=msctp_net=debug msctp tunnel ...` shows each
+/// association's events and each refused SOCKS request).
+fn log_to_stderr() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}
+
 /// A reader that stops reading (`msctp bench sim --json | head`) ends
 /// `msctp` quietly, as it ends any Unix filter: the Rust runtime ignores
 /// SIGPIPE, and `println!` then panics on the broken pipe. Sockets are not
@@ -79,6 +92,7 @@ fn die_quietly_on_broken_pipe() {
 
 fn main() -> std::process::ExitCode {
     die_quietly_on_broken_pipe();
+    log_to_stderr();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Conformance(a) => commands::conformance::run(a),
