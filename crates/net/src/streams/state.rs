@@ -186,13 +186,18 @@ impl ConnState {
         }
     }
 
-    /// Queues a grant for `id` if its reader consumed enough (a quarter
-    /// of the window) or drained the buffer.
+    /// Queues a grant for `id` if its reader consumed enough: a quarter
+    /// of the window, or an eighth once it drained the buffer. The
+    /// writer keeps at least three quarters of the window (seven eighths
+    /// behind a reader that keeps up), so it never waits for a grant that
+    /// is not sent; and a reader that keeps up does not send a WINDOW
+    /// frame (a DATA chunk the peer acknowledges) for every message it
+    /// reads, as it did when any drained buffer was granted at once.
     pub fn maybe_grant(&mut self, id: u16, window: usize) {
         let Some(s) = self.slots.get_mut(&id) else {
             return;
         };
-        let due = s.unannounced >= window / 4 || (s.buffered == 0 && s.unannounced > 0);
+        let due = s.unannounced >= window / 4 || (s.buffered == 0 && s.unannounced >= window / 8);
         if due && !s.grant_queued && s.recv_end.is_none() {
             s.grant_queued = true;
             let _ = self.out.send(Out::Window(id));
@@ -233,5 +238,72 @@ impl ConnState {
         for s in self.slots.values_mut() {
             s.wake();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_stream() -> (ConnState, mpsc::UnboundedReceiver<Out>) {
+        let (out, rx) = mpsc::unbounded_channel();
+        let mut st = ConnState {
+            slots: HashMap::new(),
+            ended: None,
+            limit: 16,
+            parity: 1,
+            next_id: 1,
+            stats: StreamStats::default(),
+            out,
+        };
+        st.slots.insert(1, Slot::new());
+        (st, rx)
+    }
+
+    /// The grants the writer task would send now.
+    fn grants(st: &mut ConnState, rx: &mut mpsc::UnboundedReceiver<Out>) -> Vec<u32> {
+        let mut sent = Vec::new();
+        while let Ok(o) = rx.try_recv() {
+            if let Out::Window(id) = o {
+                sent.extend(st.take_grant(id));
+            }
+        }
+        sent
+    }
+
+    /// Reads one message of `n` bytes that had arrived.
+    fn read(st: &mut ConnState, n: usize, window: usize) {
+        let s = st.slots.get_mut(&1).expect("the stream");
+        s.unannounced += n;
+        st.maybe_grant(1, window);
+    }
+
+    #[test]
+    fn a_reader_that_keeps_up_grants_an_eighth_of_the_window_at_a_time() {
+        // peer --DATA 64 KiB--> reader reads it, buffer empty again; x64
+        // reader --WINDOW 512 KiB--> peer after every 8 messages
+        let window = 4 << 20;
+        let (mut st, mut rx) = one_stream();
+        let mut sent = Vec::new();
+        for _ in 0..64 {
+            read(&mut st, 64 << 10, window);
+            sent.extend(grants(&mut st, &mut rx));
+        }
+        assert_eq!(sent, vec![512 << 10; 8]);
+    }
+
+    #[test]
+    fn a_reader_behind_grants_a_quarter_and_a_small_read_waits() {
+        let window = 4 << 20;
+        let (mut st, mut rx) = one_stream();
+        // 100 bytes read, buffer drained: no WINDOW for so little.
+        read(&mut st, 100, window);
+        assert!(grants(&mut st, &mut rx).is_empty());
+        // More still buffered: nothing until a quarter was read.
+        st.slots.get_mut(&1).expect("the stream").buffered = 1 << 20;
+        read(&mut st, window / 8, window);
+        assert!(grants(&mut st, &mut rx).is_empty());
+        read(&mut st, window / 8, window);
+        assert_eq!(grants(&mut st, &mut rx), vec![(window / 4 + 100) as u32]);
     }
 }
