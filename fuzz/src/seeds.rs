@@ -24,7 +24,7 @@ use bytes::Bytes;
 use msctp_proto::wire::{
     AsconfAckChunk, Chunk, ErrorCause, InitChunk, PacketRepr, Param, SackChunk,
 };
-use msctp_proto::wire::{CommonHeader, GapBlock};
+use msctp_proto::wire::{CommonHeader, GapBlock, IDataChunk, IForwardEntry, IForwardTsnChunk};
 use msctp_proto::{EndpointConfig, Time};
 
 use crate::pair::{Pair, Seen, Side, ip, pair};
@@ -417,6 +417,49 @@ fn constructed() -> Vec<(String, Vec<u8>)> {
             new_cum_tsn: 5,
             streams: vec![(1, 2), (3, 4)],
         }]),
+    ));
+    // RFC 8260 section 2: a message in three interleaved I-DATA fragments
+    // (the first with its PPID, the others with FSNs), and an
+    // I-FORWARD-TSN naming ordered and unordered messages.
+    let idata = |tsn: u32, stream: u16, fsn: u32, begin: bool, end: bool| {
+        Chunk::IData(IDataChunk {
+            tsn,
+            stream_id: stream,
+            mid: 7,
+            ppid: if begin { 51 } else { 0 },
+            fsn,
+            unordered: false,
+            begin,
+            end,
+            immediate: end,
+            payload: Bytes::from_static(b"interleaved"),
+        })
+    };
+    out.push((
+        "i-data-fragments".into(),
+        pkt(vec![
+            idata(10, 1, 0, true, false),
+            idata(11, 2, 0, true, true),
+            idata(12, 1, 1, false, true),
+        ]),
+    ));
+    out.push((
+        "i-forward-tsn".into(),
+        pkt(vec![Chunk::IForwardTsn(IForwardTsnChunk {
+            new_cum_tsn: 5,
+            entries: vec![
+                IForwardEntry {
+                    stream: 1,
+                    unordered: false,
+                    mid: 2,
+                },
+                IForwardEntry {
+                    stream: 3,
+                    unordered: true,
+                    mid: 0xFFFF_FFFF,
+                },
+            ],
+        })]),
     ));
     out
 }

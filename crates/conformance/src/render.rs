@@ -389,6 +389,7 @@ pub fn render_chunk(raw: &[u8], map: &Mapping) -> String {
         | Chunk::ProbeEcho(_)
         | Chunk::IData(_)
         | Chunk::IForwardTsn(_)
+        | Chunk::Reconfig(_)
         | Chunk::Unknown { .. } => format!(
             "CHUNK[type=0x{ty:02x}, flgs=0x{flags:02x}, len={len}, val={}]",
             bytes_list(raw.get(4..).unwrap_or_default())

@@ -243,7 +243,10 @@ fn round_robin_per_packet_keeps_a_stream_for_a_whole_packet() {
         .collect();
     assert!(streams.len() >= 2, "{streams:?}");
     for p in &streams[..2] {
-        assert!(p.iter().all(|&s| s == p[0]), "one stream per packet: {streams:?}");
+        assert!(
+            p.iter().all(|&s| s == p[0]),
+            "one stream per packet: {streams:?}"
+        );
     }
     assert_ne!(streams[0][0], streams[1][0], "{streams:?}");
 }

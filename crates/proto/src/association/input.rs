@@ -406,6 +406,7 @@ impl Association {
             // TSN without PR-SCTP (RFC 3758 section 3.3.1).
             Chunk::ForwardTsn { .. }
             | Chunk::IForwardTsn(_)
+            | Chunk::Reconfig(_)
             | Chunk::Probe(_)
             | Chunk::ProbeEcho(_)
             | Chunk::Unknown { .. } => {

@@ -1,6 +1,6 @@
 //! Chunks: RFC 9260 section 3.2 and 3.3, RFC 4895 section 4.1 (AUTH),
 //! RFC 5061 section 4.1 (ASCONF, ASCONF-ACK), RFC 8260 section 2 (I-DATA,
-//! I-FORWARD-TSN).
+//! I-FORWARD-TSN), RFC 6525 section 3.1 (RE-CONFIG).
 
 use bytes::Bytes;
 use std::net::IpAddr;
@@ -47,6 +47,8 @@ pub mod chunk_type {
     pub const I_DATA: u8 = 0x40;
     /// I-FORWARD-TSN (RFC 8260 section 2.3).
     pub const I_FORWARD_TSN: u8 = 0xC2;
+    /// RE-CONFIG (RFC 6525 section 3.1).
+    pub const RECONFIG: u8 = 0x82;
 }
 
 /// What RFC 9260 section 3.2 says to do with a chunk of unknown type, from
@@ -206,6 +208,8 @@ pub enum Chunk {
     IData(IDataChunk),
     /// I-FORWARD-TSN (RFC 8260 section 2.3).
     IForwardTsn(IForwardTsnChunk),
+    /// RE-CONFIG (RFC 6525 section 3.1).
+    Reconfig(ReconfigChunk),
     /// Any other type, kept whole so it can be reported (Unrecognized Chunk
     /// Type) and re-emitted byte for byte.
     Unknown {
@@ -425,6 +429,7 @@ impl Chunk {
             Chunk::ForwardTsn { .. } => t::FORWARD_TSN,
             Chunk::IData(_) => t::I_DATA,
             Chunk::IForwardTsn(_) => t::I_FORWARD_TSN,
+            Chunk::Reconfig(_) => t::RECONFIG,
             Chunk::Unknown { chunk_type, .. } => *chunk_type,
         }
     }
@@ -484,6 +489,7 @@ impl Chunk {
             }
             Chunk::IData(d) => d.value_len(),
             Chunk::IForwardTsn(f) => f.value_len(),
+            Chunk::Reconfig(r) => r.value_len(),
             Chunk::Unknown { value, .. } => value.len(),
         }
     }
@@ -656,6 +662,7 @@ impl Tlv for Chunk {
             t::FORWARD_TSN => decode::forward_tsn(c)?,
             t::I_DATA => IDataChunk::decode(buf, range, c, flags)?,
             t::I_FORWARD_TSN => IForwardTsnChunk::decode(c)?,
+            t::RECONFIG => ReconfigChunk::decode(buf, range)?,
             other => Chunk::Unknown {
                 chunk_type: other,
                 flags,
@@ -733,6 +740,7 @@ impl Tlv for Chunk {
             }
             Chunk::IData(d) => d.emit_value(out),
             Chunk::IForwardTsn(f) => f.emit_value(out),
+            Chunk::Reconfig(r) => r.emit_value(out),
             Chunk::Unknown { value, .. } => out.extend_from_slice(value),
         }
     }
@@ -740,6 +748,8 @@ impl Tlv for Chunk {
 
 mod decode;
 mod idata;
+mod reconfig;
 pub use idata::{IDataChunk, IForwardEntry, IForwardTsnChunk};
+pub use reconfig::{ReconfigChunk, ReconfigParam, reconfig_param, reconfig_result};
 #[cfg(test)]
 mod tests;

@@ -52,7 +52,8 @@ pub mod tlv;
 pub use cause::ErrorCause;
 pub use chunk::{
     AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkView, DataChunk, GapBlock, IDataChunk,
-    IForwardEntry, IForwardTsnChunk, InitChunk, SackChunk, UnknownChunkAction, auth_hmac_range,
+    IForwardEntry, IForwardTsnChunk, InitChunk, ReconfigChunk, ReconfigParam, SackChunk,
+    UnknownChunkAction, auth_hmac_range,
 };
 pub use packet::{ChunkIndex, ChunkIter, CommonHeader, IndexedChunk, Packet, PacketRepr};
 pub use param::{Param, ParamIter, ParamView, UnknownParamAction};

@@ -129,8 +129,8 @@ impl Sender {
             .map(|r| (r.stream, r.unordered, r.mid))
             .collect();
         for (stream, unordered, mid) in expired {
-            if let Some(k) = (0..self.outstanding.len())
-                .find(|&k| self.of_message(k, stream, unordered, mid))
+            if let Some(k) =
+                (0..self.outstanding.len()).find(|&k| self.of_message(k, stream, unordered, mid))
             {
                 self.abandon_interleaved(k, paths);
             }

@@ -147,12 +147,7 @@ impl Schedule {
             },
             StreamScheduler::Priority => {
                 let best = heads.iter().map(|h| self.value(h.1)).min()?;
-                self.next_after(
-                    heads
-                        .iter()
-                        .map(|h| h.1)
-                        .filter(|&s| self.value(s) == best),
-                )?
+                self.next_after(heads.iter().map(|h| h.1).filter(|&s| self.value(s) == best))?
             }
             StreamScheduler::FairCapacity | StreamScheduler::WeightedFair => {
                 heads

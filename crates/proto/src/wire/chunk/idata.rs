@@ -236,7 +236,8 @@ mod tests {
 
     #[test]
     fn short_chunks_are_refused() {
-        let short = Bytes::from_static(&[0x40, 0x03, 0x00, 0x10, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0]);
+        let short =
+            Bytes::from_static(&[0x40, 0x03, 0x00, 0x10, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0]);
         assert!(Chunk::parse(&short).is_err());
         let ragged = Bytes::from_static(&[0xC2, 0, 0, 12, 0, 0, 0, 1, 0, 1, 0, 0]);
         assert!(Chunk::parse(&ragged).is_err());
