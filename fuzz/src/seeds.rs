@@ -24,7 +24,10 @@ use bytes::Bytes;
 use msctp_proto::wire::{
     AsconfAckChunk, Chunk, ErrorCause, InitChunk, PacketRepr, Param, SackChunk,
 };
-use msctp_proto::wire::{CommonHeader, GapBlock, IDataChunk, IForwardEntry, IForwardTsnChunk};
+use msctp_proto::wire::{
+    CommonHeader, GapBlock, IDataChunk, IForwardEntry, IForwardTsnChunk, ReconfigChunk,
+    ReconfigParam,
+};
 use msctp_proto::{EndpointConfig, Time};
 
 use crate::pair::{Pair, Seen, Side, ip, pair};
@@ -442,6 +445,35 @@ fn constructed() -> Vec<(String, Vec<u8>)> {
             idata(11, 2, 0, true, true),
             idata(12, 1, 1, false, true),
         ]),
+    ));
+    // RFC 6525: an outgoing and an incoming reset request in one
+    // RE-CONFIG, and a response with the next TSNs.
+    out.push((
+        "reconfig-reset-requests".into(),
+        pkt(vec![Chunk::Reconfig(ReconfigChunk {
+            params: vec![
+                ReconfigParam::OutgoingSsnReset {
+                    request_seq: 1,
+                    response_seq: 0,
+                    last_tsn: 4,
+                    streams: vec![1, 2, 3],
+                },
+                ReconfigParam::IncomingSsnReset {
+                    request_seq: 2,
+                    streams: vec![],
+                },
+            ],
+        })]),
+    ));
+    out.push((
+        "reconfig-response".into(),
+        pkt(vec![Chunk::Reconfig(ReconfigChunk {
+            params: vec![ReconfigParam::Response {
+                response_seq: 1,
+                result: 1,
+                next_tsns: Some((100, 200)),
+            }],
+        })]),
     ));
     out.push((
         "i-forward-tsn".into(),
