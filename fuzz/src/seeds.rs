@@ -24,7 +24,10 @@ use bytes::Bytes;
 use msctp_proto::wire::{
     AsconfAckChunk, Chunk, ErrorCause, InitChunk, PacketRepr, Param, SackChunk,
 };
-use msctp_proto::wire::{CommonHeader, GapBlock};
+use msctp_proto::wire::{
+    CommonHeader, GapBlock, IDataChunk, IForwardEntry, IForwardTsnChunk, ReconfigChunk,
+    ReconfigParam,
+};
 use msctp_proto::{EndpointConfig, Time};
 
 use crate::pair::{Pair, Seen, Side, ip, pair};
@@ -417,6 +420,78 @@ fn constructed() -> Vec<(String, Vec<u8>)> {
             new_cum_tsn: 5,
             streams: vec![(1, 2), (3, 4)],
         }]),
+    ));
+    // RFC 8260 section 2: a message in three interleaved I-DATA fragments
+    // (the first with its PPID, the others with FSNs), and an
+    // I-FORWARD-TSN naming ordered and unordered messages.
+    let idata = |tsn: u32, stream: u16, fsn: u32, begin: bool, end: bool| {
+        Chunk::IData(IDataChunk {
+            tsn,
+            stream_id: stream,
+            mid: 7,
+            ppid: if begin { 51 } else { 0 },
+            fsn,
+            unordered: false,
+            begin,
+            end,
+            immediate: end,
+            payload: Bytes::from_static(b"interleaved"),
+        })
+    };
+    out.push((
+        "i-data-fragments".into(),
+        pkt(vec![
+            idata(10, 1, 0, true, false),
+            idata(11, 2, 0, true, true),
+            idata(12, 1, 1, false, true),
+        ]),
+    ));
+    // RFC 6525: an outgoing and an incoming reset request in one
+    // RE-CONFIG, and a response with the next TSNs.
+    out.push((
+        "reconfig-reset-requests".into(),
+        pkt(vec![Chunk::Reconfig(ReconfigChunk {
+            params: vec![
+                ReconfigParam::OutgoingSsnReset {
+                    request_seq: 1,
+                    response_seq: 0,
+                    last_tsn: 4,
+                    streams: vec![1, 2, 3],
+                },
+                ReconfigParam::IncomingSsnReset {
+                    request_seq: 2,
+                    streams: vec![],
+                },
+            ],
+        })]),
+    ));
+    out.push((
+        "reconfig-response".into(),
+        pkt(vec![Chunk::Reconfig(ReconfigChunk {
+            params: vec![ReconfigParam::Response {
+                response_seq: 1,
+                result: 1,
+                next_tsns: Some((100, 200)),
+            }],
+        })]),
+    ));
+    out.push((
+        "i-forward-tsn".into(),
+        pkt(vec![Chunk::IForwardTsn(IForwardTsnChunk {
+            new_cum_tsn: 5,
+            entries: vec![
+                IForwardEntry {
+                    stream: 1,
+                    unordered: false,
+                    mid: 2,
+                },
+                IForwardEntry {
+                    stream: 3,
+                    unordered: true,
+                    mid: 0xFFFF_FFFF,
+                },
+            ],
+        })]),
     ));
     out
 }

@@ -385,7 +385,12 @@ pub fn render_chunk(raw: &[u8], map: &Mapping) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        Chunk::Probe(_) | Chunk::ProbeEcho(_) | Chunk::Unknown { .. } => format!(
+        Chunk::Probe(_)
+        | Chunk::ProbeEcho(_)
+        | Chunk::IData(_)
+        | Chunk::IForwardTsn(_)
+        | Chunk::Reconfig(_)
+        | Chunk::Unknown { .. } => format!(
             "CHUNK[type=0x{ty:02x}, flgs=0x{flags:02x}, len={len}, val={}]",
             bytes_list(raw.get(4..).unwrap_or_default())
         ),

@@ -34,7 +34,7 @@ pub mod wire;
 
 pub use association::{
     Association, CloseReason, Event, Message, PrPolicy, PrimaryReason, SendError, SendOptions,
-    State, Transmit,
+    State, StreamScheduler, Transmit,
 };
 pub use config::{
     AssociationConfig, CmtConfig, CmtRtxPolicy, CmtScheduler, EndpointConfig, ErrorCounterReset,

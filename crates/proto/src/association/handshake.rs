@@ -36,6 +36,8 @@ pub struct PeerInit {
     /// The peer sent Forward-TSN-Supported (RFC 3758 section 3.3.1) or
     /// listed FORWARD TSN in Supported Extensions (as usrsctp does).
     pub supports_pr_sctp: bool,
+    /// Supported Extensions lists I-DATA (RFC 8260 section 2.2).
+    pub supports_idata: bool,
     pub adaptation: Option<u32>,
     /// Unrecognized parameters to report (raw TLVs).
     pub unrecognized: Vec<Bytes>,
@@ -149,6 +151,7 @@ impl PeerInit {
             supports_asconf: false,
             supports_probes: false,
             supports_pr_sctp: false,
+            supports_idata: false,
             adaptation: None,
             unrecognized: Vec::new(),
             host_name: false,
@@ -178,6 +181,7 @@ impl PeerInit {
                     p.supports_probes =
                         list.contains(&chunk_type::PROBE) && list.contains(&chunk_type::PROBE_ECHO);
                     p.supports_pr_sctp |= list.contains(&chunk_type::FORWARD_TSN);
+                    p.supports_idata = list.contains(&chunk_type::I_DATA);
                 }
                 Param::ForwardTsnSupported => p.supports_pr_sctp = true,
                 Param::Random(r) => randoms.push(r.clone()),
@@ -301,6 +305,12 @@ pub fn local_params(
     }
     if cfg.pr_sctp {
         ext.push(chunk_type::FORWARD_TSN);
+    }
+    if cfg.interleaving {
+        ext.push(chunk_type::I_DATA);
+        if cfg.pr_sctp {
+            ext.push(chunk_type::I_FORWARD_TSN);
+        }
     }
     if !ext.is_empty() {
         params.push(Param::SupportedExtensions(ext));

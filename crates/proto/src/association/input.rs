@@ -6,6 +6,7 @@ use std::net::IpAddr;
 use bytes::Bytes;
 
 use super::auth::AuthFailure;
+use super::interleave::InData;
 use super::recv::DataOutcome;
 use super::{Association, CloseReason, Directed, Event, State};
 use crate::cookie::CookieState;
@@ -248,14 +249,19 @@ impl Association {
                 return Flow::Stop;
             }
         };
-        if let Chunk::Data(d) = &chunk
+        let immediate = match &chunk {
+            Chunk::Data(d) => Some(d.immediate),
+            Chunk::IData(d) => Some(d.immediate),
+            _ => None,
+        };
+        if let Some(immediate) = immediate
             && self.accepts_data()
         {
             // DATA the state does not accept is dropped and leaves no
             // SACK behind (section 9.2: no data after the peer's SHUTDOWN
             // or in SHUTDOWN-ACK-SENT).
             pass.data_seen = true;
-            pass.immediate |= d.immediate;
+            pass.immediate |= immediate;
         }
         self.dispatch(rx, chunk, raw, range, ty)
     }
@@ -319,6 +325,16 @@ impl Association {
             in_use,
         } = *rx;
         match chunk {
+            // RFC 8260 section 2.2: DATA once I-DATA is negotiated, or
+            // I-DATA when it is not, is a protocol violation.
+            Chunk::Data(_) if self.sender.interleave => {
+                self.protocol_violation("DATA chunk where I-DATA was negotiated", src);
+                Flow::Stop
+            }
+            Chunk::IData(_) if !self.sender.interleave && self.accepts_data() => {
+                self.protocol_violation("I-DATA chunk without I-DATA negotiated", src);
+                Flow::Stop
+            }
             Chunk::Data(mut d) => {
                 // The payload is a slice of the datagram: a small one is
                 // copied out, so that what the receiver holds does not
@@ -326,7 +342,16 @@ impl Association {
                 if d.payload.len() * 2 < packet.len() {
                     d.payload = Bytes::copy_from_slice(&d.payload);
                 }
-                self.on_data(d, src, dst)
+                self.on_data(InData::Data(d), src, dst)
+            }
+            Chunk::IData(mut d) => {
+                if d.payload.len() * 2 < packet.len() {
+                    d.payload = Bytes::copy_from_slice(&d.payload);
+                }
+                self.on_data(InData::IData(d), src, dst)
+            }
+            Chunk::IForwardTsn(f) if self.sender.pr_sctp && self.sender.interleave => {
+                self.on_i_forward_tsn(&f, src)
             }
             Chunk::Sack(s) => self.on_sack(now, &s, src),
             Chunk::Init(i) => self.on_init(now, &i, raw, src, dst),
@@ -380,6 +405,8 @@ impl Association {
             // are to any other stack (skipped, high bits 10); so is FORWARD
             // TSN without PR-SCTP (RFC 3758 section 3.3.1).
             Chunk::ForwardTsn { .. }
+            | Chunk::IForwardTsn(_)
+            | Chunk::Reconfig(_)
             | Chunk::Probe(_)
             | Chunk::ProbeEcho(_)
             | Chunk::Unknown { .. } => {
@@ -420,21 +447,28 @@ impl Association {
         )
     }
 
-    fn on_data(&mut self, d: crate::wire::DataChunk, src: IpAddr, dst: IpAddr) -> Flow {
+    fn on_data(&mut self, d: InData, src: IpAddr, dst: IpAddr) -> Flow {
         if !self.accepts_data() {
             return Flow::Continue;
         }
-        if d.payload.is_empty() {
+        let (tsn, stream, empty) = match &d {
+            InData::Data(d) => (d.tsn, d.stream_id, d.payload.is_empty()),
+            InData::IData(d) => (d.tsn, d.stream_id, d.payload.is_empty()),
+        };
+        if empty {
             // Section 6.2: a DATA chunk without user data aborts.
             self.stats.protocol_violations += 1;
-            self.send_abort(vec![ErrorCause::NoUserData { tsn: d.tsn }], Some(src));
+            self.send_abort(vec![ErrorCause::NoUserData { tsn }], Some(src));
             self.close(CloseReason::ProtocolViolation(
                 "DATA chunk without user data",
             ));
             return Flow::Stop;
         }
-        let stream = d.stream_id;
-        match self.receiver.on_data(d) {
+        let outcome = match d {
+            InData::Data(d) => self.receiver.on_data(d),
+            InData::IData(d) => self.receiver.on_idata(d),
+        };
+        match outcome {
             DataOutcome::Accepted => {}
             DataOutcome::Duplicate | DataOutcome::Dropped => self.sack.now = true,
             DataOutcome::InvalidStream => {

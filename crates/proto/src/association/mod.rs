@@ -15,6 +15,7 @@ mod events;
 mod failover;
 mod handshake;
 mod input;
+mod interleave;
 mod output;
 mod partial;
 mod paths;
@@ -105,7 +106,7 @@ pub(crate) fn init_error_cause(e: &InitError, init: &InitChunk) -> ErrorCause {
     }
 }
 pub use recv::Message;
-pub use send::{Abandoned, AbandonedCounters, PrPolicy, SendOptions};
+pub use send::{Abandoned, AbandonedCounters, PrPolicy, SendOptions, StreamScheduler};
 
 use crate::Time;
 use crate::asconf::{AsconfState, LocalAddr, LocalAddrState};

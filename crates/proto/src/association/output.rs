@@ -492,7 +492,7 @@ impl Association {
             if !ignore_cwnd && p.flight_size >= p.cc.cwnd && !first_on_idle_path {
                 break;
             }
-            let c = Chunk::Data(self.sender.chunk(idx).data.clone());
+            let c = self.sender.chunk(idx).wire();
             if !b.fits(c.padded_len(), auth) {
                 break;
             }
@@ -508,6 +508,7 @@ impl Association {
         let auth = self.must_authenticate(chunk_type::DATA);
         let max = self.max_data_payload();
         self.apply_idle_decay(path, now);
+        self.sender.packet_started();
         let mut sent_any = false;
         loop {
             // Fragments are cut to the room left in this packet, so data
@@ -548,7 +549,7 @@ impl Association {
             else {
                 break;
             };
-            let c = Chunk::Data(sent.data.clone());
+            let c = sent.wire();
             let tsn = sent.data.tsn;
             let n = sent.payload_len();
             if self.sender.peer_rwnd < n {
@@ -647,7 +648,7 @@ impl Association {
             return None;
         }
         let sack = chunks.iter().any(|c| matches!(c, Chunk::Sack(_)));
-        let data = chunks.iter().any(|c| matches!(c, Chunk::Data(_)));
+        let data = (chunks.iter()).any(|c| matches!(c, Chunk::Data(_) | Chunk::IData(_)));
         if !sack || data {
             return None;
         }

@@ -80,13 +80,19 @@ impl Association {
         if !self.cfg.sack_immediately || !(self.move_pending || queue_empties) {
             return;
         }
-        if let Some(Chunk::Data(d)) = chunks
+        let last = chunks
             .iter_mut()
             .rev()
-            .find(|c| matches!(c, Chunk::Data(_)))
-            && !d.immediate
+            .find(|c| matches!(c, Chunk::Data(_) | Chunk::IData(_)));
+        let immediate = match last {
+            Some(Chunk::Data(d)) => Some(&mut d.immediate),
+            Some(Chunk::IData(d)) => Some(&mut d.immediate),
+            _ => None,
+        };
+        if let Some(i) = immediate
+            && !*i
         {
-            d.immediate = true;
+            *i = true;
             self.stats.sack_immediately_sent += 1;
         }
     }

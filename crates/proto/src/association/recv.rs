@@ -85,6 +85,8 @@ pub struct Receiver {
     waiting_count: usize,
     window: u32,
     max_message: usize,
+    /// I-DATA reassembly (RFC 8260).
+    idata: interleave::IReassembly,
     /// Bytes of the partially reassembled message per (stream, unordered)
     /// are checked against `max_message` at completion time; this bound
     /// stops a message from growing without limit before then.
@@ -133,6 +135,7 @@ impl Receiver {
             waiting_count: 0,
             window,
             max_message,
+            idata: interleave::IReassembly::default(),
             data_chunks_received: 0,
             reassembly_visits: 0,
             duplicates_received: 0,
@@ -225,39 +228,9 @@ impl Receiver {
 
     /// Processes one DATA chunk (already checked for non-empty payload).
     pub fn on_data(&mut self, chunk: DataChunk) -> DataOutcome {
-        let t = self.unwrap.unwrap(chunk.tsn);
-        if self.is_received(t) {
-            self.duplicates_received += 1;
-            if self.dups.len() < self.max_dups {
-                self.dups.push(chunk.tsn);
-            }
-            return DataOutcome::Duplicate;
+        if let Err(outcome) = self.accept_tsn(chunk.tsn, chunk.payload.len()) {
+            return outcome;
         }
-        // Window check: new data beyond the highest TSN is dropped when the
-        // buffer is full; data filling a hole is taken beyond the window (its
-        // space was advertised when the later data was accepted), but never
-        // beyond HOLE_SLACK windows in all, counting ITEM_OVERHEAD for every
-        // chunk and message held: a peer that opens a huge TSN gap and fills
-        // it with tiny chunks cannot make the receiver hold more than that
-        // (a conforming sender never gets near it, RFC 9260 section 6.2).
-        let len = chunk.payload.len();
-        if t > self.highest && self.buffered + len > self.window as usize {
-            self.dropped_for_window += 1;
-            return DataOutcome::Dropped;
-        }
-        if self.memory() + len + ITEM_OVERHEAD > HOLE_SLACK * self.window as usize {
-            self.dropped_for_window += 1;
-            return DataOutcome::Dropped;
-        }
-        if !self.mark(t) {
-            self.dropped_for_window += 1;
-            return DataOutcome::Dropped;
-        }
-        if t < self.highest {
-            self.out_of_order_received += 1;
-        }
-        self.highest = self.highest.max(t);
-        self.data_chunks_received += 1;
         if chunk.stream_id as usize >= self.streams.len() {
             return DataOutcome::InvalidStream;
         }
@@ -275,8 +248,47 @@ impl Receiver {
             self.deliver(msg, chunk.ssn);
             return DataOutcome::Accepted;
         }
+        let t = self.unwrap.unwrap(chunk.tsn);
         self.fragments.insert(t, chunk);
         self.try_reassemble(t)
+    }
+
+    /// Records the TSN of a DATA or I-DATA chunk of `len` bytes of user
+    /// data, or says why it is not taken (a duplicate, or no room).
+    fn accept_tsn(&mut self, tsn: u32, len: usize) -> Result<(), DataOutcome> {
+        let t = self.unwrap.unwrap(tsn);
+        if self.is_received(t) {
+            self.duplicates_received += 1;
+            if self.dups.len() < self.max_dups {
+                self.dups.push(tsn);
+            }
+            return Err(DataOutcome::Duplicate);
+        }
+        // Window check: new data beyond the highest TSN is dropped when the
+        // buffer is full; data filling a hole is taken beyond the window (its
+        // space was advertised when the later data was accepted), but never
+        // beyond HOLE_SLACK windows in all, counting ITEM_OVERHEAD for every
+        // chunk and message held: a peer that opens a huge TSN gap and fills
+        // it with tiny chunks cannot make the receiver hold more than that
+        // (a conforming sender never gets near it, RFC 9260 section 6.2).
+        if t > self.highest && self.buffered + len > self.window as usize {
+            self.dropped_for_window += 1;
+            return Err(DataOutcome::Dropped);
+        }
+        if self.memory() + len + ITEM_OVERHEAD > HOLE_SLACK * self.window as usize {
+            self.dropped_for_window += 1;
+            return Err(DataOutcome::Dropped);
+        }
+        if !self.mark(t) {
+            self.dropped_for_window += 1;
+            return Err(DataOutcome::Dropped);
+        }
+        if t < self.highest {
+            self.out_of_order_received += 1;
+        }
+        self.highest = self.highest.max(t);
+        self.data_chunks_received += 1;
+        Ok(())
     }
 
     /// Adds fragment `t` to the runs (section 6.9) and delivers the
@@ -371,7 +383,8 @@ impl Receiver {
     /// Bytes the receiver holds, with an estimate of the bookkeeping per
     /// chunk and message (what its memory use is bounded by).
     pub fn memory(&self) -> usize {
-        let items = self.fragments.len() + self.ready.len() + self.waiting_count;
+        let items =
+            self.fragments.len() + self.ready.len() + self.waiting_count + self.idata.items();
         self.buffered + items * ITEM_OVERHEAD
     }
 
@@ -466,6 +479,7 @@ impl Receiver {
 }
 
 mod forward;
+mod interleave;
 
 #[cfg(test)]
 mod tests {

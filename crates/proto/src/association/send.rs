@@ -13,10 +13,12 @@ use crate::Time;
 use crate::config::CmtConfig;
 use crate::path::Path;
 
-use crate::wire::DataChunk;
+use crate::wire::{Chunk, DataChunk, IDataChunk};
 
 use partial::Pr;
 pub use partial::{Abandoned, AbandonedCounters, PrPolicy, SendOptions};
+pub(crate) use schedule::Schedule;
+pub use schedule::{DEFAULT_STREAM_VALUE, StreamScheduler};
 
 /// User messages queued for sending: a run of `count` consecutive
 /// messages with the same stream, PPID and ordering and the very same
@@ -50,6 +52,10 @@ struct OutRun {
     pr: Pr,
     /// Set the I bit on each message's last chunk (RFC 7053).
     immediate: bool,
+    /// With I-DATA: the MID of the run's first message (given when its
+    /// first chunk is cut, as the SSN) and the FSN of its next fragment.
+    mid: u32,
+    fsn: u32,
 }
 
 impl OutRun {
@@ -136,12 +142,43 @@ pub struct SentChunk {
     /// Abandoned (RFC 3758 section 3.5): never retransmitted, its payload
     /// released, skipped with FORWARD TSN.
     pub abandoned: bool,
+    /// Sent as I-DATA (RFC 8260): its message's MID and its FSN (the
+    /// `ssn` of `data` is then unused).
+    pub interleaved: Option<MessageId>,
+}
+
+/// The identity of an I-DATA fragment (RFC 8260 section 2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageId {
+    pub mid: u32,
+    pub fsn: u32,
 }
 
 impl SentChunk {
     /// Bytes of user data.
     pub fn payload_len(&self) -> u32 {
         self.data.payload.len() as u32
+    }
+
+    /// The chunk as it goes on the wire: DATA, or I-DATA when the
+    /// association interleaves.
+    pub fn wire(&self) -> Chunk {
+        let d = &self.data;
+        match self.interleaved {
+            None => Chunk::Data(d.clone()),
+            Some(id) => Chunk::IData(IDataChunk {
+                tsn: d.tsn,
+                stream_id: d.stream_id,
+                mid: id.mid,
+                ppid: if d.begin { d.ppid } else { 0 },
+                fsn: id.fsn,
+                unordered: d.unordered,
+                begin: d.begin,
+                end: d.end,
+                immediate: d.immediate,
+                payload: d.payload.clone(),
+            }),
+        }
     }
 }
 
@@ -228,6 +265,14 @@ pub struct Sender {
     pub forward_tsn_due: bool,
     /// Messages abandoned, per policy (RFC 7496 section 4).
     pub abandoned: AbandonedCounters,
+    /// Both sides announced I-DATA (RFC 8260 section 2.2): chunks are
+    /// I-DATA and the scheduler may interleave messages.
+    pub interleave: bool,
+    /// The stream scheduler (RFC 8260 section 3).
+    pub(crate) schedule: Schedule,
+    /// With I-DATA, the next MID per outgoing stream: ordered, unordered
+    /// (RFC 8260 section 2.1: two independent counters from 0).
+    next_mid: Vec<[u32; 2]>,
 }
 
 /// The route of chunks held after their destination was deleted: no
@@ -274,6 +319,9 @@ impl Sender {
             adv_peer_ack: initial_tsn.wrapping_sub(1),
             forward_tsn_due: false,
             abandoned: AbandonedCounters::default(),
+            interleave: false,
+            schedule: Schedule::default(),
+            next_mid: vec![[0; 2]; outbound_streams as usize],
         }
     }
 
@@ -336,6 +384,12 @@ impl Sender {
             run.count += 1;
             return;
         }
+        if self.schedule.kind != StreamScheduler::Fcfs
+            && !self.queue.iter().any(|r| r.stream == stream)
+        {
+            let waiting = self.queue.iter().map(|r| r.stream);
+            self.schedule.activated(stream, waiting);
+        }
         self.queue.push_back(OutRun {
             data,
             offset: 0,
@@ -346,6 +400,8 @@ impl Sender {
             unordered: opts.unordered,
             pr,
             immediate: opts.sack_immediately,
+            mid: 0,
+            fsn: 0,
         });
     }
 
@@ -359,17 +415,30 @@ impl Sender {
         route: u32,
         now: Time,
     ) -> Option<&SentChunk> {
-        // The first message of the run at the head.
-        let run = self.queue.front_mut()?;
+        // The first message of the run the scheduler picks.
+        let idx = self.scheduled()?;
+        let max_payload = max_payload.saturating_sub(self.extra_header());
+        let run = &mut self.queue[idx];
         let remaining = run.data.len() - run.offset;
         let take = remaining.min(max_payload.max(1));
         let payload = run.data.slice(run.offset..run.offset + take);
         let begin = run.offset == 0;
-        if begin && !run.unordered {
+        if begin && self.interleave {
+            let m = &mut self.next_mid[run.stream as usize][usize::from(run.unordered)];
+            run.mid = *m;
+            run.fsn = 0;
+            *m = m.wrapping_add(1);
+        } else if begin && !run.unordered {
             let s = &mut self.next_ssn[run.stream as usize];
             run.ssn = *s;
             *s = s.wrapping_add(1);
         }
+        let interleaved = self.interleave.then_some(MessageId {
+            mid: run.mid,
+            fsn: run.fsn,
+        });
+        run.fsn = run.fsn.wrapping_add(1);
+        self.schedule.served(run.stream, take);
         run.offset += take;
         let end = run.offset == run.data.len();
         let pr = run.pr;
@@ -390,7 +459,7 @@ impl Sender {
                 run.count -= 1;
                 run.offset = 0;
             } else {
-                self.queue.pop_front();
+                self.queue.remove(idx);
             }
         }
         self.queued_bytes -= take;
@@ -414,6 +483,7 @@ impl Sender {
             route,
             pr,
             abandoned: false,
+            interleaved,
         });
         self.outstanding.back()
     }
@@ -485,10 +555,14 @@ impl Sender {
         Ok(())
     }
 
-    /// Size of the next chunk `next_chunk` would produce.
+    /// Size of the next chunk `next_chunk` would produce, counted as
+    /// a DATA chunk's payload: with I-DATA, its payload plus the 4 bytes
+    /// its header has beyond DATA's (`max_payload` is counted so too).
     pub fn peek_chunk_len(&self, max_payload: usize) -> Option<usize> {
-        let run = self.queue.front()?;
-        Some((run.data.len() - run.offset).min(max_payload.max(1)))
+        let run = &self.queue[self.scheduled()?];
+        let extra = self.extra_header();
+        let payload = (run.data.len() - run.offset).min(max_payload.saturating_sub(extra).max(1));
+        Some(payload + extra)
     }
 
     /// Index of the lowest-TSN chunk marked for retransmission.
@@ -673,7 +747,9 @@ impl Sender {
     }
 }
 
+mod interleave;
 mod partial;
 mod sack;
+mod schedule;
 #[cfg(test)]
 mod tests;

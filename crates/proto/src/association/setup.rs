@@ -161,8 +161,12 @@ impl Association {
         // A switch set before the handshake completed survives the new
         // sender.
         let sfr = self.sender.split_fast_retransmit;
+        let mut schedule = std::mem::take(&mut self.sender.schedule);
+        schedule.kind = self.cfg.stream_scheduler;
         self.sender = Sender::new(self.local_initial_tsn, os, peer.a_rwnd);
         self.sender.split_fast_retransmit = sfr;
+        self.sender.schedule = schedule;
+        self.sender.interleave = self.cfg.interleaving && peer.supports_idata;
         self.sender.cmt = self.cfg.cmt;
         self.sender.pr_sctp = self.cfg.pr_sctp && peer.supports_pr_sctp;
         self.receiver = Receiver::new(

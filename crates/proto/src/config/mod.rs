@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::association::StreamScheduler;
 use crate::auth::HmacAlgorithm;
 
 #[cfg(feature = "serde")]
@@ -136,6 +137,15 @@ pub struct AssociationConfig {
     /// at once instead of after its delayed-SACK timer. Off by default (a
     /// received I bit is honoured either way).
     pub sack_immediately: bool,
+    /// Announce and use I-DATA (RFC 8260 section 2.2: I-DATA, and
+    /// I-FORWARD-TSN with `pr_sctp`, in Supported Extensions). When the
+    /// peer announces it too, every DATA chunk is an I-DATA chunk and the
+    /// stream scheduler may interleave the fragments of messages of
+    /// different streams. Off by default, as in usrsctp and Linux.
+    pub interleaving: bool,
+    /// Which stream's message is sent next (RFC 8260 section 3); first
+    /// come, first served by default (what this stack always did).
+    pub stream_scheduler: StreamScheduler,
     /// HMAC algorithms offered, in order of preference (SHA-1 is always
     /// added last if missing, as RFC 4895 section 6.1 requires).
     pub hmac_algorithms: Vec<HmacAlgorithm>,
@@ -418,6 +428,8 @@ impl Default for AssociationConfig {
             auth: true,
             pr_sctp: true,
             sack_immediately: false,
+            interleaving: false,
+            stream_scheduler: StreamScheduler::Fcfs,
             hmac_algorithms: vec![HmacAlgorithm::Sha256, HmacAlgorithm::Sha1],
             auth_chunks: Vec::new(),
             shared_key: Vec::new(),

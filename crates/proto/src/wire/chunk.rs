@@ -1,5 +1,6 @@
 //! Chunks: RFC 9260 section 3.2 and 3.3, RFC 4895 section 4.1 (AUTH),
-//! RFC 5061 section 4.1 (ASCONF, ASCONF-ACK).
+//! RFC 5061 section 4.1 (ASCONF, ASCONF-ACK), RFC 8260 section 2 (I-DATA,
+//! I-FORWARD-TSN), RFC 6525 section 3.1 (RE-CONFIG).
 
 use bytes::Bytes;
 use std::net::IpAddr;
@@ -42,6 +43,12 @@ pub mod chunk_type {
     pub const PROBE_ECHO: u8 = 0xB1;
     pub const FORWARD_TSN: u8 = 0xC0;
     pub const ASCONF: u8 = 0xC1;
+    /// I-DATA (RFC 8260 section 2.1).
+    pub const I_DATA: u8 = 0x40;
+    /// I-FORWARD-TSN (RFC 8260 section 2.3).
+    pub const I_FORWARD_TSN: u8 = 0xC2;
+    /// RE-CONFIG (RFC 6525 section 3.1).
+    pub const RECONFIG: u8 = 0x82;
 }
 
 /// What RFC 9260 section 3.2 says to do with a chunk of unknown type, from
@@ -197,6 +204,12 @@ pub enum Chunk {
         new_cum_tsn: u32,
         streams: Vec<(u16, u16)>,
     },
+    /// I-DATA (RFC 8260 section 2.1).
+    IData(IDataChunk),
+    /// I-FORWARD-TSN (RFC 8260 section 2.3).
+    IForwardTsn(IForwardTsnChunk),
+    /// RE-CONFIG (RFC 6525 section 3.1).
+    Reconfig(ReconfigChunk),
     /// Any other type, kept whole so it can be reported (Unrecognized Chunk
     /// Type) and re-emitted byte for byte.
     Unknown {
@@ -414,6 +427,9 @@ impl Chunk {
             Chunk::Probe(_) => t::PROBE,
             Chunk::ProbeEcho(_) => t::PROBE_ECHO,
             Chunk::ForwardTsn { .. } => t::FORWARD_TSN,
+            Chunk::IData(_) => t::I_DATA,
+            Chunk::IForwardTsn(_) => t::I_FORWARD_TSN,
+            Chunk::Reconfig(_) => t::RECONFIG,
             Chunk::Unknown { chunk_type, .. } => *chunk_type,
         }
     }
@@ -439,6 +455,7 @@ impl Chunk {
             }
             Chunk::Abort { t_bit: true, .. } | Chunk::ShutdownComplete { t_bit: true } => T_BIT,
             Chunk::Sack(s) => s.flags,
+            Chunk::IData(d) => d.flags(),
             Chunk::Unknown { flags, .. } => *flags,
             _ => 0,
         }
@@ -470,6 +487,9 @@ impl Chunk {
             Chunk::ForwardTsn { streams, .. } => {
                 4usize.saturating_add(streams.len().saturating_mul(4))
             }
+            Chunk::IData(d) => d.value_len(),
+            Chunk::IForwardTsn(f) => f.value_len(),
+            Chunk::Reconfig(r) => r.value_len(),
             Chunk::Unknown { value, .. } => value.len(),
         }
     }
@@ -640,6 +660,9 @@ impl Tlv for Chunk {
             )?),
             t::PROBE_ECHO => Chunk::ProbeEcho(ProbeEchoChunk::parse(c)?),
             t::FORWARD_TSN => decode::forward_tsn(c)?,
+            t::I_DATA => IDataChunk::decode(buf, range, c, flags)?,
+            t::I_FORWARD_TSN => IForwardTsnChunk::decode(c)?,
+            t::RECONFIG => ReconfigChunk::decode(buf, range)?,
             other => Chunk::Unknown {
                 chunk_type: other,
                 flags,
@@ -715,11 +738,18 @@ impl Tlv for Chunk {
                     out.extend_from_slice(&ssn.to_be_bytes());
                 }
             }
+            Chunk::IData(d) => d.emit_value(out),
+            Chunk::IForwardTsn(f) => f.emit_value(out),
+            Chunk::Reconfig(r) => r.emit_value(out),
             Chunk::Unknown { value, .. } => out.extend_from_slice(value),
         }
     }
 }
 
 mod decode;
+mod idata;
+mod reconfig;
+pub use idata::{IDataChunk, IForwardEntry, IForwardTsnChunk};
+pub use reconfig::{ReconfigChunk, ReconfigParam, reconfig_param, reconfig_result};
 #[cfg(test)]
 mod tests;

@@ -51,8 +51,9 @@ pub mod tlv;
 
 pub use cause::ErrorCause;
 pub use chunk::{
-    AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkView, DataChunk, GapBlock, InitChunk,
-    SackChunk, UnknownChunkAction, auth_hmac_range,
+    AsconfAckChunk, AsconfChunk, AuthChunk, Chunk, ChunkView, DataChunk, GapBlock, IDataChunk,
+    IForwardEntry, IForwardTsnChunk, InitChunk, ReconfigChunk, ReconfigParam, SackChunk,
+    UnknownChunkAction, auth_hmac_range,
 };
 pub use packet::{ChunkIndex, ChunkIter, CommonHeader, IndexedChunk, Packet, PacketRepr};
 pub use param::{Param, ParamIter, ParamView, UnknownParamAction};

@@ -76,7 +76,7 @@ impl Pr {
         }
     }
 
-    fn expired(self, now: Time) -> bool {
+    pub(super) fn expired(self, now: Time) -> bool {
         matches!(self, Pr::Until(t) if t <= now)
     }
 
@@ -105,7 +105,7 @@ pub struct AbandonedCounters {
 }
 
 impl AbandonedCounters {
-    fn of(&mut self, pr: Pr) -> &mut Abandoned {
+    pub(super) fn of(&mut self, pr: Pr) -> &mut Abandoned {
         match pr {
             Pr::MaxRtx(_) => &mut self.retransmissions,
             Pr::Priority(_) => &mut self.priority,
@@ -134,8 +134,9 @@ impl Sender {
             return;
         }
         // A message partly sent and expired: its sent chunks and the rest.
-        if let Some(run) = self.queue.front()
-            && run.offset > 0
+        if self.interleave {
+            self.abandon_expired_partial(now, paths);
+        } else if let Some(run) = self.queue.iter().find(|r| r.offset > 0)
             && run.pr.expired(now)
             && !self.outstanding.is_empty()
         {
@@ -186,7 +187,7 @@ impl Sender {
         }
         // A run whose first message is partly sent is not dropped whole
         // (its sent part goes with the sent messages).
-        let started = |i: usize, offset: usize| i == 0 && offset > 0;
+        let started = |_: usize, offset: usize| offset > 0;
         let unsent: usize = (self.queue.iter().enumerate())
             .filter(|(i, r)| r.pr.lower_than(prio) && !started(*i, r.offset))
             .map(|(_, r)| r.remaining())
@@ -195,11 +196,10 @@ impl Sender {
             .filter(|c| !c.abandoned && c.pr.lower_than(prio))
             .map(|c| c.data.payload.len())
             .sum();
-        let head_rest = self
-            .queue
-            .front()
+        let head_rest: usize = (self.queue.iter())
             .filter(|r| r.offset > 0 && r.pr.lower_than(prio))
-            .map_or(0, |r| r.data.len() - r.offset);
+            .map(|r| r.data.len() - r.offset)
+            .sum();
         if unsent + sent + head_rest < need {
             return false;
         }
@@ -245,9 +245,12 @@ impl Sender {
     /// Abandons the message chunk `idx` belongs to: all its chunks (RFC
     /// 3758 section 3.1 rule A3: every fragment of a message at once),
     /// and the part of it not yet cut into chunks.
-    fn abandon_message(&mut self, idx: usize, paths: &mut [Path]) {
+    pub(super) fn abandon_message(&mut self, idx: usize, paths: &mut [Path]) {
         if self.outstanding[idx].abandoned {
             return;
+        }
+        if self.interleave {
+            return self.abandon_interleaved(idx, paths);
         }
         let pr = self.outstanding[idx].pr;
         // A message's chunks have consecutive TSNs.
@@ -263,21 +266,27 @@ impl Sender {
             self.abandon_chunk(k, paths);
         }
         if !self.outstanding[last].data.end
-            && let Some(run) = self.queue.front_mut()
+            && let Some(i) = self.queue.iter().position(|r| r.offset > 0)
         {
-            // The rest of the message is at the head of the queue.
-            self.queued_bytes -= run.data.len() - run.offset;
-            if run.count > 1 {
-                run.count -= 1;
-                run.offset = 0;
-            } else {
-                self.queue.pop_front();
-            }
+            // The rest of the message is the one run partly cut.
+            self.drop_rest(i);
         }
         self.abandoned.of(pr).sent += 1;
     }
 
-    fn abandon_chunk(&mut self, k: usize, paths: &mut [Path]) {
+    /// Drops the part of run `i`'s first message not yet cut into chunks.
+    pub(super) fn drop_rest(&mut self, i: usize) {
+        let run = &mut self.queue[i];
+        self.queued_bytes -= run.data.len() - run.offset;
+        if run.count > 1 {
+            run.count -= 1;
+            run.offset = 0;
+        } else {
+            self.queue.remove(i);
+        }
+    }
+
+    pub(super) fn abandon_chunk(&mut self, k: usize, paths: &mut [Path]) {
         let c = &mut self.outstanding[k];
         if c.abandoned {
             return;
@@ -347,6 +356,9 @@ impl Sender {
             return None;
         }
         let n = self.adv_peer_ack.wrapping_sub(self.cum_ack) as usize;
+        if self.interleave {
+            return Some(self.i_forward_tsn(n));
+        }
         let mut streams: Vec<(u16, u16)> = Vec::new();
         for c in self.outstanding.range(..n.min(self.outstanding.len())) {
             if !c.abandoned || c.data.unordered {
