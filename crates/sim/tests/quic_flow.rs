@@ -17,6 +17,7 @@ use msctp_sim::measure::{FlowLog, SharedFlowLog, Window, detect_handovers, longe
 use msctp_sim::models::app::{Source, Traffic};
 use msctp_sim::models::handoff::LinkDecision;
 use msctp_sim::models::quic::{QuicAgent, QuicAgentConfig, QuicPathTagging, QuicStats};
+use msctp_sim::scenario::{self, DirectionSpec, REFERENCE, TransportSpec};
 use msctp_sim::{AgentId, LinkConfig, Route, Time, World, WorldConfig};
 
 const FILE: u64 = 4_000_000;
@@ -105,7 +106,7 @@ fn flow(n: &mut Net, downlink: bool, seed: u64) -> (SharedFlowLog, AgentId, Agen
     let remote = SocketAddr::new(ip("10.3.0.1"), 4433);
     let mut client = QuicAgentConfig::client(local, remote, start, seed).with_log(log.clone());
     let mut server = QuicAgentConfig::server(4433, seed ^ 1).with_log(log.clone());
-    server.tagging = QuicPathTagging::PeerAddress;
+    server.tagging = QuicPathTagging::PeerAddress(vec![ip("10.1.0.1"), ip("10.2.0.1")]);
     if downlink {
         server = server.with_source(source);
     } else {
@@ -251,4 +252,48 @@ fn a_handover_between_two_links_keeps_the_connection() {
         gap > Duration::ZERO && gap < Duration::from_secs(5),
         "{gap:?}"
     );
+}
+
+/// The reference drive as a scenario (`transport = "quic"`): the mobile
+/// gets its address in ap2 at about 8 s and leaves ap1 at 16 s. The
+/// client moves to ap2 when that network is declared usable, the same
+/// connection carries the data on, and the run's measures (handovers,
+/// handoff delay) come out as for the other transports.
+fn reference_quic(direction: DirectionSpec) {
+    let mut s = scenario::parse(REFERENCE).expect("the reference scenario is valid");
+    s.flows[0].transport = TransportSpec::Quic;
+    s.flows[0].sctp = Default::default();
+    s.flows[0].direction = direction;
+    let a = scenario::run_scenario(&s, 1).unwrap();
+    let b = scenario::run_scenario(&s, 1).unwrap();
+    let f = &a.summary.flows[0];
+    println!(
+        "{direction:?}: goodput {:.3} Mbit/s, handovers {:?}, counters {:?}",
+        f.goodput_bps / 1e6,
+        f.handovers,
+        f.policy_counters
+    );
+    assert_eq!(f.transport, "quic");
+    assert_eq!(f.policy_counters.get("quic_migrations"), Some(&1));
+    assert_eq!(f.handovers.len(), 1, "{:?}", f.handovers);
+    let h = &f.handovers[0];
+    assert_eq!((h.old_path, h.new_path), (0, 1));
+    assert!((7.5..10.0).contains(&h.time_s), "{h:?}");
+    assert!(f.goodput_bps > 1.0e6, "{}", f.goodput_bps);
+    // The same seed, the same run.
+    let g = &b.summary.flows[0];
+    assert_eq!(
+        (f.bytes_delivered, f.arrivals, f.total_handoff_delay_s),
+        (g.bytes_delivered, g.arrivals, g.total_handoff_delay_s)
+    );
+}
+
+#[test]
+fn the_reference_drive_downlink_migrates_once() {
+    reference_quic(DirectionSpec::Downlink);
+}
+
+#[test]
+fn the_reference_drive_uplink_migrates_once() {
+    reference_quic(DirectionSpec::Uplink);
 }

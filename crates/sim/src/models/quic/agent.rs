@@ -63,14 +63,15 @@ pub enum QuicRole {
 
 /// How the receiving end tags arrivals with a path for the handover
 /// measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum QuicPathTagging {
     /// The receiving node's interface (a multi-homed mobile).
     #[default]
     Interface,
-    /// The peer's address, numbered in order of appearance (a
-    /// single-homed correspondent receiving from a migrating client).
-    PeerAddress,
+    /// The position of the peer's address in this list (a single-homed
+    /// correspondent receiving from a migrating client: the mobile's
+    /// addresses, numbered as mSCTP's paths); `u32::MAX` when absent.
+    PeerAddress(Vec<IpAddr>),
 }
 
 /// Settings of a [`QuicAgent`].
@@ -172,7 +173,6 @@ pub struct QuicAgent {
     usable: Vec<IfaceId>,
     /// An interface declared usable that has no address yet.
     wanted: Option<IfaceId>,
-    peers: Vec<IpAddr>,
     armed: EngineTimer,
     buf: Vec<u8>,
     stats: QuicStats,
@@ -227,7 +227,6 @@ impl QuicAgent {
             local,
             usable: Vec::new(),
             wanted: None,
-            peers: Vec::new(),
             armed: EngineTimer::new(TOKEN_ENGINE),
             buf: Vec::new(),
             stats: QuicStats::default(),
@@ -334,22 +333,14 @@ impl QuicAgent {
             None => {}
         }
         self.buf = buf;
-        let path = match self.cfg.tagging {
+        let path = match &self.cfg.tagging {
             QuicPathTagging::Interface => rx.iface.map_or(u32::MAX, |i| i.0),
-            QuicPathTagging::PeerAddress => self.peer_index(pkt.src()),
+            QuicPathTagging::PeerAddress(list) => list
+                .iter()
+                .position(|a| *a == pkt.src())
+                .map_or(u32::MAX, |k| k as u32),
         };
         self.drive(ctx, Some(PathId(path)));
-    }
-
-    fn peer_index(&mut self, a: IpAddr) -> u32 {
-        if let Some(i) = self.peers.iter().position(|p| *p == a) {
-            return i as u32;
-        }
-        if self.peers.len() >= 64 {
-            return u32::MAX;
-        }
-        self.peers.push(a);
-        (self.peers.len() - 1) as u32
     }
 
     fn send_datagram(
