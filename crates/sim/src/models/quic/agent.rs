@@ -405,10 +405,10 @@ impl QuicAgent {
                 Event::ConnectionLost { .. } => {
                     self.stats.lost_at.get_or_insert(now_t);
                 }
-                Event::Stream(StreamEvent::Opened { dir: Dir::Uni }) => {
-                    if self.recv_stream.is_none() {
-                        self.recv_stream = conn.streams().accept(Dir::Uni);
-                    }
+                Event::Stream(StreamEvent::Opened { dir: Dir::Uni })
+                    if self.recv_stream.is_none() =>
+                {
+                    self.recv_stream = conn.streams().accept(Dir::Uni);
                 }
                 _ => {}
             }
