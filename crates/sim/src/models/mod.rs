@@ -31,6 +31,7 @@ pub mod fmip;
 pub mod handoff;
 pub mod mip;
 pub mod mobility;
+pub mod quic;
 pub mod radio;
 pub mod sctp;
 pub mod settings;

@@ -32,6 +32,8 @@ pub(crate) enum FlowAgents {
     Single { mobile: AgentId, fixed: AgentId },
     /// `CmhnAgent`s.
     Cmhn { mobile: AgentId, fixed: AgentId },
+    /// `QuicAgent` client on the mobile, server on the fixed node.
+    Quic { mobile: AgentId, fixed: AgentId },
     /// A CBR or Pareto source and a sink.
     Udp {
         source: AgentId,

@@ -27,6 +27,7 @@ mod mobiles;
 mod msctp;
 pub(crate) mod observer;
 mod observers;
+mod quic;
 mod routes;
 mod sctp;
 mod tcp;
@@ -510,6 +511,7 @@ fn build_flow(
             }
             TransportSpec::SingleHandoff => handoff::build(cx)?,
             TransportSpec::Cmhn => cmhn::build(cx)?,
+            TransportSpec::Quic => quic::build(cx)?,
             TransportSpec::Msctp => unreachable!("handled above"),
         })),
     };

@@ -25,6 +25,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::models::quic::QuicAgent;
+
 use super::{FlowOut, fill_handovers, goodput_rows, sctp_data, sctp_rows, summary_of};
 use crate::Time;
 use crate::kernel::ids::{AgentId, IfaceId};
@@ -136,6 +138,11 @@ fn relabel(log: &mut FlowLog, w: &World, b: &BaselineFlow) -> u64 {
             );
         }
         return unknown;
+    }
+    if matches!(b.agents, FlowAgents::Quic { .. }) && !b.downlink {
+        // The QUIC server tagged each arrival with the mobile's address
+        // it came from, numbered as the paths already.
+        return log.arrivals.iter().filter(|a| a.path.0 == NO_PATH).count() as u64;
     }
     let Some(mo) = observer(w, b.mobile_obs) else {
         return log.arrivals.len() as u64;
@@ -317,6 +324,24 @@ fn scheme_summaries(
 ) {
     let down = b.downlink;
     match b.agents {
+        // The flow's measures are the common ones; the client's
+        // migrations and the sender's losses (quinn-proto's counters).
+        FlowAgents::Quic { mobile, fixed } => {
+            let m = w.agent::<QuicAgent>(mobile);
+            let f = w.agent::<QuicAgent>(fixed);
+            let tx = if down { f } else { m };
+            if let Some(m) = m {
+                sum.policy_decisions = m.stats().migrations;
+                sum.policy_counters
+                    .insert("quic_migrations".into(), m.stats().migrations);
+            }
+            if let Some(ps) = tx.and_then(|a| a.connection_stats()).map(|c| c.path) {
+                sum.policy_counters
+                    .insert("quic_lost_packets".into(), ps.lost_packets);
+                sum.policy_counters
+                    .insert("quic_congestion_events".into(), ps.congestion_events);
+            }
+        }
         FlowAgents::Tcp { mobile, fixed } => {
             let m = w.agent::<TcpAgent>(mobile);
             let f = w.agent::<TcpAgent>(fixed);

@@ -295,7 +295,7 @@ impl Topology<'_> {
                 Some(x) => Some(home(&x.scenario.home_cell, "mip6")?),
                 None => None,
             },
-            TransportSpec::Tcp | TransportSpec::Udp => {
+            TransportSpec::Tcp | TransportSpec::Udp | TransportSpec::Quic => {
                 let iface = match &f.mobile_iface {
                     Some(n) => m.ifaces.iter().find(|i| &i.name == n),
                     None => m.ifaces.first(),

@@ -64,6 +64,10 @@ pub enum TransportSpec {
     /// traffic).
     #[serde(rename = "udp")]
     Udp,
+    /// QUIC (RFC 9000, quinn-proto) with connection migration on the
+    /// mobile's link decisions (beyond the papers).
+    #[serde(rename = "quic")]
+    Quic,
 }
 
 /// Which application traffic a transport carries.
@@ -89,7 +93,7 @@ pub enum Mobility {
 
 impl TransportSpec {
     /// Every transport, in documentation order.
-    pub const ALL: [TransportSpec; 11] = [
+    pub const ALL: [TransportSpec; 12] = [
         TransportSpec::Msctp,
         TransportSpec::Tcp,
         TransportSpec::Mip4Tcp,
@@ -101,6 +105,7 @@ impl TransportSpec {
         TransportSpec::SingleHandoff,
         TransportSpec::Cmhn,
         TransportSpec::Udp,
+        TransportSpec::Quic,
     ];
 
     /// The name used in scenario files and summaries.
@@ -117,6 +122,7 @@ impl TransportSpec {
             TransportSpec::SingleHandoff => "single-handoff",
             TransportSpec::Cmhn => "cmhn",
             TransportSpec::Udp => "udp",
+            TransportSpec::Quic => "quic",
         }
     }
 
@@ -131,7 +137,10 @@ impl TransportSpec {
 
     pub fn mobility(self) -> Mobility {
         match self {
-            TransportSpec::Msctp | TransportSpec::Tcp | TransportSpec::Udp => Mobility::EndToEnd,
+            TransportSpec::Msctp
+            | TransportSpec::Tcp
+            | TransportSpec::Udp
+            | TransportSpec::Quic => Mobility::EndToEnd,
             TransportSpec::Mip4Tcp | TransportSpec::Mip4Sctp => Mobility::MobileIpv4,
             TransportSpec::Mip6Tcp | TransportSpec::Mip6Udp => Mobility::MobileIpv6,
             TransportSpec::Fmip6Tcp | TransportSpec::Fmip6Udp => Mobility::FastMobileIpv6,
@@ -173,7 +182,10 @@ impl TransportSpec {
             "fmip6" => self.mobility() == Mobility::FastMobileIpv6,
             "handoff" => self == TransportSpec::SingleHandoff,
             "cmhn" => self == TransportSpec::Cmhn,
-            "mobile_iface" => matches!(self, TransportSpec::Tcp | TransportSpec::Udp),
+            "mobile_iface" => matches!(
+                self,
+                TransportSpec::Tcp | TransportSpec::Udp | TransportSpec::Quic
+            ),
             _ => false,
         }
     }
