@@ -26,6 +26,7 @@ pub mod estimate;
 pub mod handover;
 pub mod path;
 pub mod peer_address;
+pub mod pmtu;
 pub mod policy;
 #[cfg(feature = "testing")]
 pub mod testing;
