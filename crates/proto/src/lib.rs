@@ -39,7 +39,7 @@ pub use association::{
 };
 pub use config::{
     AssociationConfig, CmtConfig, CmtRtxPolicy, CmtScheduler, EndpointConfig, ErrorCounterReset,
-    EstimatorConfig, FpfInput, Limits, RetransmitDestination,
+    EstimatorConfig, FpfInput, Limits, PmtudConfig, RetransmitDestination,
 };
 pub use endpoint::{AssocId, Endpoint};
 pub use msctp_time::Time;

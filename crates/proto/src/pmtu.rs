@@ -142,6 +142,19 @@ impl Plpmtud {
         self.plpmtu
     }
 
+    /// The largest packet new DATA is cut for: the PLPMTU, or the base
+    /// while the PLPMTU is in doubt (being confirmed after a PTB, a
+    /// T3-rtx expiry or a handover): chunks cut now cannot be cut again
+    /// if the doubt proves true (RFC 9260 section 6.9), and the PLPMTU
+    /// itself changes only by probes.
+    pub fn data_mtu(&self) -> usize {
+        if self.confirming {
+            BASE_PLPMTU.min(self.plpmtu)
+        } else {
+            self.plpmtu
+        }
+    }
+
     pub fn in_flight(&self) -> Option<ProbeInFlight> {
         self.in_flight
     }
@@ -347,6 +360,20 @@ impl Plpmtud {
             return false;
         }
         let mut taken = false;
+        if let Some(p) = self.in_flight.filter(|p| self.confirming && size < p.size) {
+            // A PTB while the PLPMTU is being confirmed: that probe is
+            // lost (with ICMP, a black hole is found in round trips, not
+            // in MAX_PROBES probe timers).
+            self.in_flight = None;
+            self.stats.probes_lost += 1;
+            self.probe_count += 1;
+            if self.probe_count >= self.max_probes {
+                self.size_failed(p.size, Time::ZERO);
+            }
+            self.hint = Some(size);
+            self.next_probe_at = Some(Time::ZERO);
+            return true;
+        }
         if let Some(p) = self.in_flight.filter(|p| size < p.size) {
             // The probe was too large: not counted as lost, not repeated;
             // nothing above the reported size is probed before the raise

@@ -29,7 +29,8 @@ pub struct PathMtu {
 impl Association {
     /// The largest packet DATA is cut for: the configured `path_mtu`, or
     /// with PLPMTUD the smallest PLPMTU of the confirmed paths (of all
-    /// paths while none is confirmed).
+    /// paths while none is confirmed), the base for a path whose PLPMTU
+    /// is being confirmed ([`crate::pmtu::Plpmtud::data_mtu`]).
     pub(super) fn fragmentation_mtu(&self) -> usize {
         if !self.cfg.pmtud.enabled {
             return self.cfg.path_mtu;
@@ -38,10 +39,10 @@ impl Association {
             .paths
             .iter()
             .filter(|p| p.confirmed)
-            .map(|p| p.pmtu.mtu())
+            .map(|p| p.pmtu.data_mtu())
             .min();
         confirmed
-            .or_else(|| self.paths.iter().map(|p| p.pmtu.mtu()).min())
+            .or_else(|| self.paths.iter().map(|p| p.pmtu.data_mtu()).min())
             .unwrap_or(crate::pmtu::BASE_PLPMTU.min(self.cfg.path_mtu))
     }
 
