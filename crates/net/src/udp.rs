@@ -301,12 +301,20 @@ mod sys {
 pub fn enable_plpmtud(fd: std::os::fd::RawFd, v6: bool) -> io::Result<()> {
     let opts = if v6 {
         [
-            (libc::IPPROTO_IPV6, libc::IPV6_MTU_DISCOVER, libc::IPV6_PMTUDISC_PROBE),
+            (
+                libc::IPPROTO_IPV6,
+                libc::IPV6_MTU_DISCOVER,
+                libc::IPV6_PMTUDISC_PROBE,
+            ),
             (libc::IPPROTO_IPV6, libc::IPV6_RECVERR, 1),
         ]
     } else {
         [
-            (libc::IPPROTO_IP, libc::IP_MTU_DISCOVER, libc::IP_PMTUDISC_PROBE),
+            (
+                libc::IPPROTO_IP,
+                libc::IP_MTU_DISCOVER,
+                libc::IP_PMTUDISC_PROBE,
+            ),
             (libc::IPPROTO_IP, libc::IP_RECVERR, 1),
         ]
     };
@@ -342,10 +350,7 @@ pub const MAX_QUEUED_ERRORS: usize = 64;
 /// datagram's destination and the MTU reported (of the IP packet) go to
 /// `out`; other errors are dropped. Returns how many errors were read.
 #[cfg(target_os = "linux")]
-pub fn read_mtu_errors(
-    fd: std::os::fd::RawFd,
-    out: &mut Vec<(std::net::IpAddr, u32)>,
-) -> usize {
+pub fn read_mtu_errors(fd: std::os::fd::RawFd, out: &mut Vec<(std::net::IpAddr, u32)>) -> usize {
     let mut read = 0;
     while read < MAX_QUEUED_ERRORS {
         // SAFETY: plain data; all-zero is valid.
