@@ -21,6 +21,9 @@
 //!   Advanced.Peer.Ack.Point and FORWARD TSN are driven from the sending
 //!   side too (injected FORWARD TSNs drive the receiving side).
 //!
+//! Path MTU discovery is on (RFC 8899): PAD + HEARTBEAT probes are in
+//! flight and in the seed corpus.
+//!
 //! Checked: no panic; every packet either side sends decodes; the send
 //! side's TSN accounting stays consistent
 //! ([`msctp_proto::Association::check_accounting`]); no packet without
@@ -42,7 +45,7 @@ use msctp_proto::association::PeerInit;
 use msctp_proto::auth::{HmacAlgorithm, association_key};
 use msctp_proto::wire::chunk::chunk_type;
 use msctp_proto::wire::{AsconfChunk, Chunk, DataChunk, Packet, PacketRepr, Param};
-use msctp_proto::{AssocId, EndpointConfig, PrPolicy, SendOptions};
+use msctp_proto::{AssocId, EndpointConfig, PmtudConfig, PrPolicy, SendOptions};
 
 use crate::chunks::{Ctx, FChunk, auth_chunk, encode, sign};
 use crate::pair::{Pair, Seen, Side, ip, pair, wait_duration};
@@ -128,10 +131,21 @@ pub fn setup() -> Base {
         ip("10.9.0.1"),
         ip("10.9.0.2"),
     );
+    // PLPMTUD on (RFC 8899): the base association has sent HEARTBEAT +
+    // PAD probes, so the seeds hold them and their HEARTBEAT ACKs, and
+    // injected HEARTBEAT ACKs meet probes in flight.
+    let config = |port| {
+        let mut c = EndpointConfig::new(port);
+        c.association.pmtud = PmtudConfig {
+            probe_timer: Duration::from_secs(1),
+            ..PmtudConfig::on()
+        };
+        c
+    };
     let mut p = pair(
-        EndpointConfig::new(PORT_A),
+        config(PORT_A),
         &[a1, a2],
-        EndpointConfig::new(PORT_B),
+        config(PORT_B),
         &[b1, b2],
         Duration::from_millis(5),
         3,

@@ -129,6 +129,14 @@ fn prsctp_scripts_pass() {
     assert_eq!(passed, 9);
 }
 
+/// PLPMTUD (RFC 8899 section 6.2): a peer's PAD + HEARTBEAT probe is
+/// answered.
+#[test]
+fn pmtud_scripts_pass() {
+    let passed = check("pmtud", "FreeBSD", &[]);
+    assert_eq!(passed, 1);
+}
+
 /// The public nplab/packetdrill scripts that do not pass (see the README).
 const NPLAB_FAILURES: &[&str] = &[
     // The engine answers an out-of-date FORWARD TSN with a SACK (RFC 3758

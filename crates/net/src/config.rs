@@ -5,7 +5,7 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use msctp_proto::{EndpointConfig, EstimatorConfig};
+use msctp_proto::{EndpointConfig, EstimatorConfig, PmtudConfig};
 
 /// The IANA port for SCTP over UDP (RFC 6951 section 5.1).
 pub const SCTP_UDP_PORT: u16 = 9899;
@@ -103,6 +103,10 @@ impl StackConfig {
             packet_overhead: 28,
             ..EstimatorConfig::on()
         };
+        // Path MTU discovery per path (RFC 8899) on real hosts, where a
+        // path's MTU is not known beforehand (a cellular or tunnelled
+        // path is often 1280 to 1420 bytes); with the RFC's timers.
+        endpoint.association.pmtud = PmtudConfig::on();
         StackConfig {
             endpoint,
             udp_port: SCTP_UDP_PORT,
@@ -133,6 +137,7 @@ impl StackConfig {
             buffer: self.socket_buffer,
             max_datagram: self.max_datagram,
             offload: self.offload,
+            pmtud: self.endpoint.association.pmtud.enabled,
         }
     }
 

@@ -502,10 +502,36 @@ impl Driver {
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => None,
             Err(e) => {
                 // ICMP errors reported on the socket (port unreachable,
-                // ...): the engine's timers handle the loss.
+                // ...): the engine's timers handle the loss; a Packet Too
+                // Big is a hint to PLPMTUD.
                 self.stats.recv_errors += 1;
                 tracing::debug!("receive error: {e}");
+                self.take_mtu_errors(i);
                 Some(0)
+            }
+        }
+    }
+
+    /// Reads socket `i`'s queued ICMP errors (with PLPMTUD on, RFC 6951
+    /// section 5.6): each Packet Too Big goes to the associations with a
+    /// path to its destination as a hint, the MTU less the IP and UDP
+    /// headers (RFC 8899 section 4.6: validated by a probe).
+    fn take_mtu_errors(&mut self, i: usize) {
+        use std::os::fd::AsRawFd;
+        if !self.cfg.endpoint.association.pmtud.enabled {
+            return;
+        }
+        let fd = self.socks.socks[i].sock.as_raw_fd();
+        let mut errs = Vec::new();
+        udp::read_mtu_errors(fd, &mut errs);
+        for (dest, mtu) in errs {
+            let headers = if dest.is_ipv4() { 28 } else { 48 };
+            let hint = (mtu as usize).saturating_sub(headers);
+            tracing::debug!(%dest, mtu, "Packet Too Big");
+            for id in self.ep.associations() {
+                if let Some(a) = self.ep.association_mut(id) {
+                    a.on_packet_too_big(dest, hint);
+                }
             }
         }
     }
@@ -678,6 +704,8 @@ impl Driver {
                     self.stats.send_errors += lost as u64;
                     tracing::debug!("send to {} failed: {e}", trains[0].to);
                     done += lost;
+                    drop(trains);
+                    self.take_mtu_errors(sock);
                 }
             }
         }

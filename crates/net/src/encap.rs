@@ -35,6 +35,9 @@ pub struct SocketOptions {
     pub max_datagram: usize,
     /// Ask for UDP GSO and GRO.
     pub offload: bool,
+    /// DF on every datagram and ICMP errors queued (PLPMTUD,
+    /// [`crate::udp::enable_plpmtud`]).
+    pub pmtud: bool,
 }
 
 /// Opens a UDP socket on `addr`:`port` (non-blocking, IPv6-only for IPv6
@@ -59,6 +62,10 @@ pub fn bind(addr: IpAddr, port: u16, opts: SocketOptions) -> Result<LocalSocket,
     let _ = s.set_recv_buffer_size(buffer);
     let _ = s.set_send_buffer_size(buffer);
     s.set_nonblocking(true).map_err(fail)?;
+    if opts.pmtud {
+        use std::os::fd::AsRawFd;
+        crate::udp::enable_plpmtud(s.as_raw_fd(), addr.is_ipv6()).map_err(fail)?;
+    }
     s.bind(&SocketAddr::new(addr, port).into()).map_err(fail)?;
     let batch = {
         use std::os::fd::AsRawFd;

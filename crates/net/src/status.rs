@@ -27,6 +27,8 @@ pub struct AssocStatus {
     pub local_primary: Option<IpAddr>,
     pub local: Vec<LocalAddrStatus>,
     pub paths: Vec<PathStats>,
+    /// Path MTU discovery per peer address (RFC 8899).
+    pub path_mtus: Vec<(IpAddr, msctp_proto::association::PathMtu)>,
     pub stats: AssociationStats,
     pub send_buffered: usize,
     pub auth: bool,
@@ -61,6 +63,11 @@ impl AssocStatus {
                 })
                 .collect(),
             paths: a.paths(),
+            path_mtus: a
+                .peer_addresses()
+                .into_iter()
+                .filter_map(|p| Some((p, a.path_mtu(p)?)))
+                .collect(),
             stats: a.stats(),
             send_buffered: a.send_buffered(),
             auth: a.auth_enabled(),

@@ -292,6 +292,122 @@ mod sys {
     }
 }
 
+/// Sockets for PLPMTUD (RFC 8899 section 6.2, RFC 6951 section 5.6):
+/// every datagram with DF set whatever the kernel's cached path MTU
+/// (`IP_PMTUDISC_PROBE`: a probe larger than that MTU must reach the path,
+/// not be cut by the kernel), and ICMP errors queued for reading
+/// (`IP_RECVERR`), so that a Packet Too Big reaches the engine as a hint.
+#[cfg(target_os = "linux")]
+pub fn enable_plpmtud(fd: std::os::fd::RawFd, v6: bool) -> io::Result<()> {
+    let opts = if v6 {
+        [
+            (
+                libc::IPPROTO_IPV6,
+                libc::IPV6_MTU_DISCOVER,
+                libc::IPV6_PMTUDISC_PROBE,
+            ),
+            (libc::IPPROTO_IPV6, libc::IPV6_RECVERR, 1),
+        ]
+    } else {
+        [
+            (
+                libc::IPPROTO_IP,
+                libc::IP_MTU_DISCOVER,
+                libc::IP_PMTUDISC_PROBE,
+            ),
+            (libc::IPPROTO_IP, libc::IP_RECVERR, 1),
+        ]
+    };
+    for (level, name, v) in opts {
+        // SAFETY: an int option of the right size.
+        let r = unsafe {
+            libc::setsockopt(
+                fd,
+                level,
+                name,
+                (&v as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn enable_plpmtud(_fd: i32, _v6: bool) -> io::Result<()> {
+    Ok(())
+}
+
+/// Most errors read from a socket's error queue in one call.
+pub const MAX_QUEUED_ERRORS: usize = 64;
+
+/// Drains (up to [`MAX_QUEUED_ERRORS`]) the error queue of socket `fd`
+/// (`IP_RECVERR`): for each "message too long" (an ICMP Fragmentation
+/// Needed or ICMPv6 Packet Too Big, or the local stack's), the original
+/// datagram's destination and the MTU reported (of the IP packet) go to
+/// `out`; other errors are dropped. Returns how many errors were read.
+#[cfg(target_os = "linux")]
+pub fn read_mtu_errors(fd: std::os::fd::RawFd, out: &mut Vec<(std::net::IpAddr, u32)>) -> usize {
+    let mut read = 0;
+    while read < MAX_QUEUED_ERRORS {
+        // SAFETY: plain data; all-zero is valid.
+        let mut name: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+        let mut payload = [0u8; 64];
+        let mut iov = libc::iovec {
+            iov_base: payload.as_mut_ptr().cast(),
+            iov_len: payload.len(),
+        };
+        let mut control = [0u64; 64];
+        // SAFETY: plain data; all-zero is valid.
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_name = (&mut name as *mut libc::sockaddr_storage).cast();
+        msg.msg_namelen = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = std::mem::size_of_val(&control) as _;
+        // SAFETY: every pointer in `msg` refers to a live buffer of the
+        // given size.
+        let r = unsafe { libc::recvmsg(fd, &mut msg, libc::MSG_ERRQUEUE | libc::MSG_DONTWAIT) };
+        if r < 0 {
+            break;
+        }
+        read += 1;
+        let dest = sys::from_sockaddr(&name).map(|a| a.ip());
+        // SAFETY: `msg` was filled by recvmsg; the CMSG macros stay
+        // within its control buffer.
+        let mut c = unsafe { libc::CMSG_FIRSTHDR(&msg) };
+        while !c.is_null() {
+            // SAFETY: non-null header inside the control buffer.
+            let h = unsafe { &*c };
+            let is_err = (h.cmsg_level == libc::IPPROTO_IP && h.cmsg_type == libc::IP_RECVERR)
+                || (h.cmsg_level == libc::IPPROTO_IPV6 && h.cmsg_type == libc::IPV6_RECVERR);
+            if is_err {
+                // SAFETY: an IP_RECVERR message carries a
+                // sock_extended_err, possibly unaligned.
+                let ee: libc::sock_extended_err =
+                    unsafe { std::ptr::read_unaligned(libc::CMSG_DATA(c).cast()) };
+                if ee.ee_errno == libc::EMSGSIZE as u32
+                    && let Some(d) = dest
+                {
+                    out.push((d, ee.ee_info));
+                }
+            }
+            // SAFETY: as above.
+            c = unsafe { libc::CMSG_NXTHDR(&msg, c) };
+        }
+    }
+    read
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn read_mtu_errors(_fd: i32, _out: &mut Vec<(std::net::IpAddr, u32)>) -> usize {
+    0
+}
+
 /// The MTU of the loopback interface (`lo`) as the socket `fd` sees it
 /// (its network namespace), if the kernel tells.
 #[cfg(target_os = "linux")]

@@ -26,6 +26,7 @@ pub mod estimate;
 pub mod handover;
 pub mod path;
 pub mod peer_address;
+pub mod pmtu;
 pub mod policy;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -38,7 +39,7 @@ pub use association::{
 };
 pub use config::{
     AssociationConfig, CmtConfig, CmtRtxPolicy, CmtScheduler, EndpointConfig, ErrorCounterReset,
-    EstimatorConfig, FpfInput, Limits, RetransmitDestination,
+    EstimatorConfig, FpfInput, Limits, PmtudConfig, RetransmitDestination,
 };
 pub use endpoint::{AssocId, Endpoint};
 pub use msctp_time::Time;

@@ -178,6 +178,8 @@ pub struct Path {
     pub initial_trains: u8,
     /// When the next of them is due (set once the path can carry one).
     pub probe_at: Option<Time>,
+    /// Path MTU discovery (RFC 8899); disabled: the configured MTU.
+    pub pmtu: crate::pmtu::Plpmtud,
     pub stats: PathCounters,
 }
 
@@ -204,6 +206,7 @@ pub struct PathCounters {
 
 impl Path {
     pub fn new(remote: IpAddr, rto: RtoEstimator, cc: Congestion, confirmed: bool) -> Self {
+        let mtu = cc.mtu() as usize;
         Path {
             remote,
             state: PathState::Active,
@@ -229,6 +232,7 @@ impl Path {
             westwood: Westwood::default(),
             initial_trains: 0,
             probe_at: None,
+            pmtu: crate::pmtu::Plpmtud::disabled(mtu),
             stats: PathCounters::default(),
         }
     }

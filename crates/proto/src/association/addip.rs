@@ -535,6 +535,7 @@ impl Association {
             false,
         );
         p.heartbeat_deadline = Some(now);
+        p.pmtu = crate::pmtu::Plpmtud::new(&self.cfg.pmtud, mtu);
         self.paths.push(p);
         self.init_path_estimators(self.paths.len() - 1);
         self.push_event(Event::PeerAddressAdded { addr });

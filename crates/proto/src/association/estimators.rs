@@ -429,6 +429,9 @@ impl Association {
     /// The path new data goes to became `i`: bandwidth-aware start if
     /// configured; with a window limit, the path starts at its limit.
     pub(super) fn data_path_changed(&mut self, i: usize) {
+        // RFC 8899 section 4.3 / issue: a handover probes the new data
+        // path's MTU again.
+        self.paths[i].pmtu.restart();
         if self.cfg.estimators.enabled && self.cfg.estimators.bandwidth_aware_start {
             match self.window_limit(i) {
                 Some(w) => {

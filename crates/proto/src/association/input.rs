@@ -579,6 +579,9 @@ impl Association {
         let Some(i) = self.path_index(addr) else {
             return Flow::Continue;
         };
+        if seq.is_none() && self.on_pmtu_probe_ack(i, nonce, now) {
+            return Flow::Continue;
+        }
         if let Some(seq) = seq {
             // A packet of a capacity train (SBPP): timed here; the first
             // of the train's acknowledgments also answers its heartbeat.

@@ -19,6 +19,7 @@ mod interleave;
 mod output;
 mod partial;
 mod paths;
+mod pmtud;
 pub mod recv;
 pub mod send;
 mod setup;
@@ -41,6 +42,7 @@ pub(crate) use collision::announced_addresses;
 pub use estimators::ProbeError;
 pub use events::{AddressError, CloseReason, Event, PrimaryReason, SendError, State};
 pub use handshake::{InitError, PeerInit, check_address_count, local_auth_params, local_params};
+pub use pmtud::PathMtu;
 pub use stats::AssociationStats;
 pub use transmit::{AssocId, Transmit};
 

@@ -63,6 +63,15 @@ impl Bundle {
         self.size + pad4(len) + auth <= self.room
     }
 
+    /// Would a chunk of `len` fit a packet with nothing else?
+    pub(super) fn fits_empty(&self, len: usize, needs_auth: bool) -> bool {
+        pad4(len) + if needs_auth { self.auth_overhead } else { 0 } <= self.room
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
     pub(super) fn push(&mut self, c: Chunk, needs_auth: bool) {
         self.size += c.padded_len();
         self.needs_auth |= needs_auth;
@@ -78,7 +87,7 @@ impl Association {
         } else {
             0
         };
-        (self.cfg.path_mtu - COMMON_HEADER - DATA_HEADER - auth) & !3
+        (self.fragmentation_mtu() - COMMON_HEADER - DATA_HEADER - auth) & !3
     }
 
     fn new_bundle(&mut self, dest: IpAddr, source: Option<IpAddr>) -> Bundle {
@@ -87,7 +96,7 @@ impl Association {
             source,
             chunks: std::mem::take(&mut self.bundle_chunks),
             size: 0,
-            room: self.cfg.path_mtu - COMMON_HEADER,
+            room: self.mtu_to(dest) - COMMON_HEADER,
             auth_overhead: self.auth_overhead(),
             needs_auth: false,
         }
@@ -157,6 +166,9 @@ impl Association {
         if let Some(t) = self.poll_handshake(now) {
             return Some(t);
         }
+        if let Some(t) = self.poll_pmtu_probe(now) {
+            return Some(t);
+        }
         if self.state == State::Closed && self.ctrl.is_empty() {
             return None;
         }
@@ -204,6 +216,11 @@ impl Association {
             // A new source address under this path is a new network route.
             let path = &mut self.paths[p];
             if path.route_source != b.source {
+                // A new route may have another MTU (RFC 8899 section 5.2:
+                // a new path starts at BASE).
+                if path.route_source.is_some() {
+                    path.pmtu.reset();
+                }
                 path.route = path.route.wrapping_add(1);
                 path.route_source = b.source;
                 path.rto.reset_min_rtt();
@@ -493,7 +510,10 @@ impl Association {
                 break;
             }
             let c = self.sender.chunk(idx).wire();
-            if !b.fits(c.padded_len(), auth) {
+            // A chunk cut for a larger MTU than this path's (PLPMTUD
+            // lowered it since) goes alone: never held forever.
+            let oversize = !sent_any && b.is_empty() && !b.fits_empty(c.padded_len(), auth);
+            if !b.fits(c.padded_len(), auth) && !oversize {
                 break;
             }
             b.push(c, auth);

@@ -143,12 +143,14 @@ impl Association {
             .map(|&addr| {
                 let rto =
                     RtoEstimator::new(self.cfg.rto_initial, self.cfg.rto_min, self.cfg.rto_max);
-                Path::new(
+                let mut p = Path::new(
                     addr,
                     rto,
                     Congestion::new(mtu, icwnd, peer.a_rwnd.max(1)),
                     addr == confirmed,
-                )
+                );
+                p.pmtu = crate::pmtu::Plpmtud::new(&self.cfg.pmtud, mtu);
+                p
             })
             .collect();
         self.primary = self

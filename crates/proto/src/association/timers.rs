@@ -39,6 +39,9 @@ impl Association {
             if !heartbeats {
                 continue;
             }
+            if p.confirmed {
+                consider(p.pmtu.deadline());
+            }
             consider(p.heartbeat_deadline);
             if let Some(h) = &p.heartbeat
                 && !h.timed_out
@@ -80,6 +83,7 @@ impl Association {
             }
             if self.state.is_established() {
                 self.heartbeat_timers(i, now);
+                self.paths[i].pmtu.on_timeout(now);
             }
         }
         if self.state == State::Closed {
@@ -115,6 +119,7 @@ impl Association {
         p.rto.back_off();
         p.fast_recovery_exit = None;
         p.rtt_probe = None;
+        p.pmtu.suspect_black_hole();
         self.sender
             .mark_path(i, super::send::Retransmit::Timeout, &mut self.paths);
         self.sender.recheck_forward_tsn();

@@ -11,9 +11,11 @@ pub use msctp_time::units;
 
 mod cmt;
 mod endpoint;
+mod pmtud;
 
 pub use cmt::{CmtConfig, CmtRtxPolicy, CmtScheduler, FpfInput};
 pub use endpoint::{EndpointConfig, MAX_PREFIX_CAPS, PrefixCap};
+pub use pmtud::PmtudConfig;
 
 /// Parameters of one association (RFC 9260 section 16 "Suggested SCTP
 /// Protocol Parameter Values", plus the extensions and the resource limits).
@@ -202,6 +204,13 @@ pub struct AssociationConfig {
     pub estimators: EstimatorConfig,
     /// Concurrent multipath transfer (off by default).
     pub cmt: CmtConfig,
+    /// Path MTU discovery per path (RFC 8899; off by default: every path
+    /// takes `path_mtu`).
+    #[cfg_attr(
+        feature = "serde",
+        serde(skip_serializing_if = "PmtudConfig::is_off_default")
+    )]
+    pub pmtud: PmtudConfig,
     /// Limits.
     pub limits: Limits,
 }
@@ -442,6 +451,7 @@ impl Default for AssociationConfig {
             error_counter_reset: ErrorCounterReset::Rfc9260,
             estimators: EstimatorConfig::default(),
             cmt: CmtConfig::default(),
+            pmtud: PmtudConfig::default(),
             limits: Limits::default(),
         }
     }
@@ -478,6 +488,9 @@ impl AssociationConfig {
         }
         self.validate_counts()?;
         self.validate_sizes()?;
+        if let Err(why) = self.pmtud.validate() {
+            return bad("pmtud", why);
+        }
         if self.asconf && !self.auth {
             return bad("asconf", "ADD-IP requires AUTH (RFC 5061 section 4.1.1)");
         }

@@ -19,6 +19,9 @@ pub struct Link {
     /// Probability that a packet is held back by `reorder_delay` extra.
     pub reorder: f64,
     pub reorder_delay: Duration,
+    /// Largest packet (SCTP packet bytes) the link carries; a larger one
+    /// is dropped, with no Packet Too Big (an ICMP black hole).
+    pub mtu: Option<usize>,
     pub up: bool,
     busy_until: Time,
     queued: Vec<Time>,
@@ -35,6 +38,7 @@ impl Link {
             duplicate: 0.0,
             reorder: 0.0,
             reorder_delay: Duration::ZERO,
+            mtu: None,
             up: true,
             busy_until: Time::ZERO,
             queued: Vec::new(),
@@ -45,6 +49,12 @@ impl Link {
     pub fn rate(mut self, bps: u64, queue: usize) -> Self {
         self.rate_bps = Some(bps);
         self.queue = queue;
+        self
+    }
+
+    /// Drops every packet longer than `mtu` bytes.
+    pub fn mtu(mut self, mtu: usize) -> Self {
+        self.mtu = Some(mtu);
         self
     }
 

@@ -372,6 +372,7 @@ impl<F: PacketFilter> Pair<F> {
         }
         let link = self.link_mut(src, dst);
         dropped |= !link.up;
+        dropped |= link.mtu.is_some_and(|m| data.len() > m);
         let (loss, delay) = (link.loss, link.delay);
         let r = self.draw();
         dropped |= r < loss;
