@@ -164,6 +164,7 @@ impl Association {
         self.sender = Sender::new(self.local_initial_tsn, os, peer.a_rwnd);
         self.sender.split_fast_retransmit = sfr;
         self.sender.cmt = self.cfg.cmt;
+        self.sender.fast_retransmit_threshold = self.cfg.fast_retransmit_threshold;
         self.sender.pr_sctp = self.cfg.pr_sctp && peer.supports_pr_sctp;
         self.receiver = Receiver::new(
             peer.initial_tsn,
