@@ -9,7 +9,23 @@ use msctp_lab::Experiment;
 use msctp_lab::experiment::list_experiment_files;
 
 /// The studies whose every value has a source or a declared range.
-const ENFORCED: &[&str] = &["E1", "E2-up", "E2-down", "E5", "E6"];
+const ENFORCED: &[&str] = &[
+    "E1",
+    "E2-up",
+    "E2-down",
+    "E3-crossover",
+    "E3-random",
+    "E4-linkup",
+    "E4-linkdown",
+    "E4-pingpong",
+    "E5",
+    "E6",
+    "E7a",
+    "E7b",
+    "E8",
+    "E9",
+    "E9-handover",
+];
 
 fn studies() -> Vec<Experiment> {
     list_experiment_files(Path::new("../../experiments"))

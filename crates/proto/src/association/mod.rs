@@ -235,6 +235,7 @@ impl Association {
         let max_pending = cfg.limits.max_pending_asconf_params;
         let mut sender = Sender::new(local_initial_tsn, cfg.outbound_streams, 0);
         sender.cmt = cfg.cmt;
+        sender.fast_retransmit_threshold = cfg.fast_retransmit_threshold;
         let receiver = Receiver::new(
             0,
             1,

@@ -242,6 +242,9 @@ pub struct Sender {
     /// report counts only when a later chunk sent on the same path is newly
     /// acknowledged.
     pub split_fast_retransmit: bool,
+    /// The missing report that marks a chunk for fast retransmission
+    /// (section 7.2.4: the third).
+    pub fast_retransmit_threshold: u32,
     /// Concurrent multipath transfer: the sender's algorithms (SFR, CUC,
     /// DAC) apply when it is enabled.
     pub cmt: CmtConfig,
@@ -310,6 +313,7 @@ impl Sender {
             marked: 0,
             highest_gap_acked: None,
             split_fast_retransmit: false,
+            fast_retransmit_threshold: 3,
             cmt: CmtConfig::default(),
             recent_retransmits: VecDeque::new(),
             covered: Vec::new(),

@@ -170,6 +170,7 @@ impl Association {
         self.sender.schedule = schedule;
         self.sender.interleave = self.cfg.interleaving && peer.supports_idata;
         self.sender.cmt = self.cfg.cmt;
+        self.sender.fast_retransmit_threshold = self.cfg.fast_retransmit_threshold;
         self.sender.pr_sctp = self.cfg.pr_sctp && peer.supports_pr_sctp;
         self.receiver = Receiver::new(
             peer.initial_tsn,

@@ -192,6 +192,13 @@ pub struct AssociationConfig {
     /// (retransmission policies for CMT) measured the benefit for fast
     /// retransmissions.
     pub fast_retransmit_on_fastest: bool,
+    /// Missing reports that mark a chunk for fast retransmission (RFC
+    /// 9260 section 7.2.4: the third, so 3). ns-2's SCTP module waited for
+    /// the fourth until its release 3.8 of 2009, which "reduced to three"
+    /// the reports that trigger fast retransmits (`sctp/sctp.CHANGES`,
+    /// release 3.8); its `fastRtxTrigger_` became a Tcl setting in release
+    /// 3.5. From 1 to 1000.
+    pub fast_retransmit_threshold: u32,
     /// Where retransmissions go: RFC 9260's rule (the default) or ns-2's
     /// `rtxToAlt_ 1`, every retransmission to an alternate (see
     /// [`RetransmitDestination`]).
@@ -447,6 +454,7 @@ impl Default for AssociationConfig {
             pf_max_retrans: None,
             primary_switchover_max_retrans: None,
             fast_retransmit_on_fastest: false,
+            fast_retransmit_threshold: 3,
             retransmit_destination: RetransmitDestination::Rfc9260,
             error_counter_reset: ErrorCounterReset::Rfc9260,
             estimators: EstimatorConfig::default(),
@@ -560,6 +568,13 @@ impl AssociationConfig {
             0,
             1000,
             RETRANS,
+        )?;
+        within(
+            "fast_retransmit_threshold",
+            Some(self.fast_retransmit_threshold),
+            1,
+            1000,
+            "must lie between 1 and 1000 (RFC 9260 section 7.2.4: 3)",
         )?;
         within(
             "sack_frequency",

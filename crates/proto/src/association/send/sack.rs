@@ -261,8 +261,9 @@ impl Sender {
 
     /// Missing reports (HTNA, section 7.2.4; split fast retransmit for
     /// CMT): only chunks below the highest TSN newly acknowledged can be
-    /// struck, all within the scanned range; the third report marks a
-    /// chunk for fast retransmission and its path enters fast recovery.
+    /// struck, all within the scanned range; the third report (or
+    /// [`Sender::fast_retransmit_threshold`]) marks a chunk for fast
+    /// retransmission and its path enters fast recovery.
     fn strike_missing(
         &mut self,
         sack: &SackChunk,
@@ -308,7 +309,7 @@ impl Sender {
             if double_strike_below.is_some_and(|l| tsn::lt(c.data.tsn, l)) {
                 c.missing_reports += 1;
             }
-            if c.missing_reports >= 3 && !c.fast_retransmitted {
+            if c.missing_reports >= self.fast_retransmit_threshold && !c.fast_retransmitted {
                 newly_marked.push(i);
             }
         }

@@ -228,6 +228,26 @@ fn three_missing_reports_trigger_one_fast_retransmit() {
 }
 
 #[test]
+fn with_a_threshold_of_four_the_fourth_missing_report_triggers_it() {
+    // ns-2's SCTP module before release 3.8 (the one Koh, Chang and Lee
+    // ran): TSN 1 lost, 2..5 arrive one by one; the third report leaves
+    // it alone, the fourth marks it.
+    let mut p = paths(1);
+    let mut s = Sender::new(1, 1, 100_000);
+    s.fast_retransmit_threshold = 4;
+    send_n(&mut s, &mut p, 6, 0, Time::ZERO);
+    for k in 2..=4u16 {
+        let o = s.on_sack(&sack(0, &[(2, k)]), Time::ZERO, &mut p);
+        assert_eq!(o.fast_retransmits, 0, "report {} of 4", k - 1);
+    }
+    assert_eq!(s.first_marked(), None);
+    let o = s.on_sack(&sack(0, &[(2, 5)]), Time::ZERO, &mut p);
+    assert_eq!(o.fast_retransmits, 1);
+    assert_eq!(o.entered_fast_recovery.as_slice(), [0]);
+    assert_eq!(s.first_marked(), Some(0));
+}
+
+#[test]
 fn a_retransmission_is_struck_only_by_data_sent_after_it() {
     // TSN 1 lost on path 0; its T3-rtx retransmission goes to path 1
     // while SACKs for data sent before it (2..6 on path 0) keep
