@@ -156,6 +156,7 @@ impl MobilitySpec {
     /// The movement until `end`, its times and positions checked here, the
     /// rest by the mobility model (the random waypoints when they are drawn);
     /// `key` names it (`mobiles[<name>].mobility`).
+    // Long because: one arm per kind of movement, each building its trajectory.
     pub(crate) fn movement(&self, key: &str, end: Time) -> Result<Movement, ScenarioError> {
         self.check(key)?;
         let m = self;
