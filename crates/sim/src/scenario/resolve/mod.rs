@@ -376,7 +376,24 @@ impl Scenario {
                 }
             }
         }
-        let radio = match flow.map(|f| (f.transport.mobility(), f)) {
+        let radio = self.radio_use(&key, flow, &links)?;
+        Ok(Mobile {
+            links,
+            addrs,
+            movement,
+            radio,
+        })
+    }
+
+    /// How mobile `key`'s radio is driven, given the first flow it runs
+    /// and its (interface, cell) links.
+    fn radio_use(
+        &self,
+        key: &str,
+        flow: Option<&FlowSpec>,
+        links: &[MobileLink],
+    ) -> Result<RadioUse, ScenarioError> {
+        Ok(match flow.map(|f| (f.transport.mobility(), f)) {
             Some((Mobility::FastMobileIpv6, f)) => {
                 // The FMIPv6 script owns the attachments (one fmip6 table
                 // per scenario, the mobile stationary: see transport.rs).
@@ -385,7 +402,7 @@ impl Scenario {
                     .as_ref()
                     .and_then(|x| self.cell_index(&x.scenario.from_cell))
                     .and_then(|c| links.iter().position(|l| l.cell == c))
-                    .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;
+                    .ok_or_else(|| ScenarioError::reference(key, "no interface for from_cell"))?;
                 RadioUse::Scripted { from }
             }
             Some((Mobility::MobileIpv6, f))
@@ -400,17 +417,11 @@ impl Scenario {
                     .and_then(|x| x.scenario.forced_switch.as_ref())
                     .and_then(|x| self.cell_index(&x.from_cell))
                     .and_then(|c| links.iter().position(|l| l.cell == c))
-                    .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;
+                    .ok_or_else(|| ScenarioError::reference(key, "no interface for from_cell"))?;
                 RadioUse::Scripted { from }
             }
             Some((Mobility::MobileIpv4 | Mobility::MobileIpv6, _)) => RadioUse::NoAddresses,
             _ => RadioUse::Full,
-        };
-        Ok(Mobile {
-            links,
-            addrs,
-            movement,
-            radio,
         })
     }
 
