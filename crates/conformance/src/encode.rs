@@ -286,6 +286,7 @@ fn address_param(
 }
 
 /// Encodes a parameter.
+// Long because: one short arm per parameter kind of the script language.
 pub fn param(mode: Mode<'_>, p: &ParamSpec) -> Result<Tlv, EncodeError> {
     let mut v = Masked::new();
     let (ty, len): (Option<u16>, Option<u16>) = match p {
@@ -461,6 +462,7 @@ fn embedded_param(
 }
 
 /// Encodes an error cause.
+// Long because: one short arm per error cause of the script language.
 pub fn cause(mode: Mode<'_>, c: &CauseSpec) -> Result<Tlv, EncodeError> {
     let mut v = Masked::new();
     let mut explicit_len = None;

@@ -156,6 +156,7 @@ fn match_causes(region: &[u8], causes: &CauseList) -> Result<(), String> {
 
 /// Compares one chunk. `raw` is the chunk (header and value, no padding);
 /// `from_auth` the packet bytes from this chunk on (for an AUTH chunk).
+// Long because: one arm per chunk kind, each comparing that chunk's fields.
 fn match_chunk(
     spec: &ChunkSpec,
     raw: &[u8],

@@ -272,6 +272,7 @@ fn t_flags(f: u8) -> String {
 
 /// Renders one chunk (raw bytes, header and value, no padding), mapping
 /// the engine's TSNs and tag to script values.
+// Long because: one arm per chunk kind, each printing that chunk's fields.
 pub fn render_chunk(raw: &[u8], map: &Mapping) -> String {
     let ty = raw.first().copied().unwrap_or(0);
     let flags = raw.get(1).copied().unwrap_or(0);

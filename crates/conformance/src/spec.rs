@@ -533,6 +533,7 @@ fn param_type_item(r: &Reader, v: &Value) -> Result<u16, ParseError> {
 }
 
 /// Reads a chunk `NAME[items]`.
+// Long because: one arm per chunk name of the script language, each reading its fields.
 pub fn chunk_from(line: usize, name: &str, items: &[Item]) -> Result<ChunkSpec, ParseError> {
     let mut f = Fields::new(line, name, items)?;
     let spec = match name {

@@ -18,7 +18,8 @@
 //! tests may use anything. Doc-comment links are not dependencies.
 //!
 //! Used by the test suite (`tests/workspace.rs`) on the simulator and the
-//! lab, and as a command: `cargo run -p msctp-modgraph -- crates/sim/src`
+//! lab (and [`long_fns`], the functions over ~100 lines, by
+//! `tests/long_functions.rs`), and as a command: `cargo run -p msctp-modgraph -- crates/sim/src`
 //! prints the circles (exit status 1 if there is one), with `--edges` the
 //! dependencies between siblings at every level.
 
@@ -29,6 +30,8 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{TokenStream, TokenTree};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
+
+pub mod long_fns;
 
 /// Why a crate's sources could not be read.
 #[derive(Debug)]

@@ -51,8 +51,8 @@ fn init_body(mode: Mode<'_>, m: &mut Masked, i: &InitSpec) -> Result<(), EncodeE
 /// inbound mode an AUTH chunk's MAC is left as zeros for the caller to
 /// fill in.
 ///
-/// Longer than 100 lines for a reason: one short arm per chunk kind of
-/// the script language (17); the longer bodies are functions of their own.
+/// Long because: one short arm per chunk kind of the script language
+/// (17); the longer bodies are functions of their own.
 pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
     let mut m = Masked::new();
     let map_local = |tsn| local_tsn(mode, tsn);

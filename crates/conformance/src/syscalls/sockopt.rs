@@ -48,6 +48,7 @@ impl Run<'_> {
         }
     }
 
+    // Long because: one arm per socket option, each a few lines.
     pub(super) fn sys_setsockopt(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
         let level = self.word(s, 1)?.to_string();
         let name = self.word(s, 2)?.to_string();

@@ -4,6 +4,7 @@
 use super::*;
 
 impl Driver {
+    // Long because: the dispatch of the application's commands, one short arm each.
     pub(super) fn command(&mut self, c: Command) {
         if let Command::Send { id, .. }
         | Command::Recv { id, .. }

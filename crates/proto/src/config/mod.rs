@@ -607,6 +607,7 @@ impl AssociationConfig {
     }
 
     /// Buffers, messages, packets and the [`Limits`]: positive and bounded.
+    // Long because: one bound per size field, a line or two each.
     fn validate_sizes(&self) -> Result<(), ConfigError> {
         let within = |field: &'static str, v: usize, lo: usize, hi: usize, why| {
             if v < lo || v > hi {

@@ -6,7 +6,8 @@
 //! milliseconds must be finite and fit a `Duration`) and the scenario's own
 //! bounds (limits, outputs); what a model's configuration means is checked
 //! by the model's own `validate`, whose message is given under the key of
-//! the file (see [`crate::scenario::convert`]).
+//! the file (see the tables of [`crate::scenario::spec`], which check
+//! their own values and build their models).
 
 use ipnet::IpNet;
 

@@ -29,7 +29,6 @@
 
 mod assemble;
 mod collect;
-pub(crate) mod convert;
 pub(crate) mod error;
 mod expand;
 mod resolve;

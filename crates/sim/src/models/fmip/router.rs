@@ -273,6 +273,7 @@ impl FmipRouter {
         }
     }
 
+    // Long because: one arm per kind of pending work (RFC 5568 messages), read best side by side.
     fn process(&mut self, ctx: &mut Ctx<'_>, w: Work) {
         let now = ctx.now();
         match w {

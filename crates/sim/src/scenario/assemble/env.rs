@@ -60,7 +60,7 @@ impl Env<'_> {
         Source::new(
             f.traffic.clone(),
             start,
-            f.spec.stop_s.map(crate::scenario::convert::secs),
+            f.spec.stop_s.map(crate::scenario::spec::secs),
         )
         .map_err(|e| ScenarioError::model(format!("flows[{}].traffic", f.spec.name), e))
     }

@@ -18,10 +18,10 @@ use crate::models::handoff::{
     HandoffPeer, NetworkProfile, SingleConnectionConfig, SingleConnectionHandoff,
 };
 use crate::models::tcp::{TcpAgent, TcpAgentConfig};
-use crate::scenario::convert::ms;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::{Flow, Resolved};
 use crate::scenario::spec::HandoffSpec;
+use crate::scenario::spec::ms;
 
 pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
     let ends = baseline_ends(cx.w, cx.env, cx.shared, cx.f)?;

@@ -30,10 +30,10 @@ use crate::kernel::world::World;
 use crate::models::fmip::{FmipRouter, FmipRouterConfig, Move, Neighbour, schedule_move};
 use crate::models::mip::v4::{ForeignAgent, HomeAgent, MobileNode, MobileSecurity};
 use crate::models::mip::v6::{AccessRouter, Correspondent6, HomeAgent6, MobileNode6};
-use crate::scenario::convert::{ms, secs};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::{Flow, host_in};
 use crate::scenario::spec::*;
+use crate::scenario::spec::{ms, secs};
 
 /// The security association index of every mobile with its home agent.
 const SPI: u32 = 256;

@@ -20,9 +20,9 @@ use crate::models::radio::RadioConfig;
 use crate::models::radio::driver::{
     self, DriverLog, RadioAction, RadioLink, SharedDriverLog, StationRadio,
 };
-use crate::scenario::convert::{self, Movement};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::{RadioUse, Resolved};
+use crate::scenario::spec::{Movement, secs};
 
 /// A mobile's radio links and path numbering in the built world.
 #[derive(Debug, Clone)]
@@ -82,7 +82,7 @@ pub(super) fn build(
     ids: &Ids,
 ) -> Result<(Vec<MobileInfo>, Vec<BuiltMobile>), ScenarioError> {
     let s = r.scenario;
-    let end = convert::secs(s.duration_s);
+    let end = secs(s.duration_s);
     let mut infos = Vec::new();
     let mut built = Vec::new();
     for (m, spec) in r.mobiles.iter().zip(&s.mobiles) {
@@ -144,7 +144,7 @@ pub(super) fn build(
                         })
                         .collect(),
                     config: RadioConfig {
-                        sample_mode: convert::sample_mode(&s.radio),
+                        sample_mode: s.radio.sample_mode(),
                         max_events: s.limits.radio_events,
                         ..Default::default()
                     },

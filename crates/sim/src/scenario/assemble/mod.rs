@@ -42,9 +42,9 @@ use msctp_proto::Time;
 pub(crate) use baseline::{BaselineFlow, FlowAgents, SchemeParts};
 pub(crate) use observer::{FlowObserver, NO_PATH, PathRecord, WatchRecords};
 
-use super::convert::secs;
 use super::error::ScenarioError;
 use super::resolve::{Capture, Degradation, Flow, NodeRef, Resolved};
+use super::spec::secs;
 use super::spec::*;
 use crate::kernel::error_model::ErrorModelSpec;
 use crate::kernel::ids::{AgentId, CellId, IfaceId, LinkId, NodeId};

@@ -14,10 +14,10 @@ use super::env::Env;
 use crate::measure::flow_log::SharedFlowLog;
 use crate::models::sctp::handover::PolicyKind;
 use crate::models::sctp::{Role, SctpAgent, SctpAgentConfig};
-use crate::scenario::convert::ms;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::Flow;
 use crate::scenario::spec::DirectionSpec;
+use crate::scenario::spec::ms;
 
 /// The two SCTP agents of a flow: the mobile's, which connects from
 /// `start` to `peer` (the fixed node's addresses), and the fixed node's,

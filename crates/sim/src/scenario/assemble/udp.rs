@@ -8,8 +8,8 @@ use crate::kernel::Agent;
 use crate::models::app::{
     CbrConfig, ParetoConfig, ParetoOnOff, STAMP_LEN, SinkConfig, Traffic, UdpCbr, UdpFlow, UdpSink,
 };
-use crate::scenario::convert::secs;
 use crate::scenario::error::ScenarioError;
+use crate::scenario::spec::secs;
 
 pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
     let ends = baseline_ends(cx.w, cx.env, cx.shared, cx.f)?;

@@ -10,10 +10,7 @@ use super::{Cell, Link};
 use msctp_proto::policy::PolicyKind;
 
 use crate::models::app::Traffic;
-use crate::scenario::convert;
-use crate::scenario::error::{
-    MAX_MS, MAX_RATE, MAX_S, ScenarioError, positive_f, range_f, range_u,
-};
+use crate::scenario::error::{MAX_RATE, MAX_S, ScenarioError, positive_f, range_f, range_u};
 use crate::scenario::spec::*;
 
 /// A flow, resolved.
@@ -94,7 +91,7 @@ impl Scenario {
         if let Some(s) = f.stop_s {
             range_f(&format!("{key}.stop_s"), s, f.start_s, MAX_S)?;
         }
-        check_traffic(&key, &f.traffic)?;
+        let traffic = f.traffic.traffic(&key)?;
         self.check_policy(&key, f, m)?;
         let t = f.transport;
         let sctp = if t.uses_sctp() {
@@ -121,7 +118,7 @@ impl Scenario {
             fixed_port,
             mobile_port,
             family,
-            traffic: convert::traffic(&f.traffic),
+            traffic,
             sctp,
             tcp,
         })
@@ -165,41 +162,6 @@ impl Scenario {
                 })
             }
             _ => Ok(()),
-        }
-    }
-}
-
-fn check_traffic(key: &str, t: &TrafficSpec) -> Result<(), ScenarioError> {
-    let msg_key = format!("{key}.traffic.message_bytes");
-    let max_msg = 1u64 << 24;
-    match t {
-        TrafficSpec::Bulk { message_bytes } => range_u(&msg_key, *message_bytes as u64, 1, max_msg),
-        TrafficSpec::File {
-            bytes,
-            message_bytes,
-        } => {
-            range_u(&msg_key, *message_bytes as u64, 1, max_msg)?;
-            range_u(&format!("{key}.traffic.bytes"), *bytes, 1, 1 << 50)
-        }
-        TrafficSpec::Cbr {
-            message_bytes,
-            rate_bps,
-        } => {
-            range_u(&msg_key, *message_bytes as u64, 1, max_msg)?;
-            range_u(&format!("{key}.traffic.rate_bps"), *rate_bps, 1, MAX_RATE)
-        }
-        TrafficSpec::Pareto {
-            message_bytes,
-            rate_bps,
-            mean_on_ms,
-            mean_off_ms,
-            shape,
-        } => {
-            range_u(&msg_key, *message_bytes as u64, 1, max_msg)?;
-            range_u(&format!("{key}.traffic.rate_bps"), *rate_bps, 1, MAX_RATE)?;
-            positive_f(&format!("{key}.traffic.mean_on_ms"), *mean_on_ms, MAX_MS)?;
-            positive_f(&format!("{key}.traffic.mean_off_ms"), *mean_off_ms, MAX_MS)?;
-            range_f(&format!("{key}.traffic.shape"), *shape, 1.000_001, 1e3)
         }
     }
 }

@@ -2,7 +2,8 @@
 //! gives what building consumes, so nothing is looked up or parsed twice.
 //! A [`Resolved`] scenario holds names as indices into the file's lists
 //! (nodes, links, cells, mobiles), addresses as prefixes, the models'
-//! configurations built and checked ([`crate::scenario::convert`]), and
+//! configurations built and checked by the file's tables themselves
+//! ([`crate::scenario::spec`]: links, cells, movements, traffic), and
 //! for every flow its ports, address family and transport configuration.
 //!
 //! The checks of the topology, cells, mobiles and events are here; those
@@ -21,11 +22,7 @@ use rustc_hash::FxHashMap;
 pub(crate) use flows::Flow;
 pub(crate) use transport::Family;
 
-use super::convert::{self, Movement};
-use super::error::{
-    MAX_MS, MAX_QUEUE, MAX_RATE, MAX_S, ScenarioError, duration_ms, net, positive_f, range_f,
-    range_u, unique,
-};
+use super::error::{MAX_S, ScenarioError, net, positive_f, range_f, range_u, unique};
 use super::spec::*;
 use crate::kernel::error_model::ErrorModelSpec;
 use crate::kernel::link::LinkConfig;
@@ -164,9 +161,10 @@ impl Scenario {
     pub(crate) fn resolve(&self) -> Result<Resolved<'_>, ScenarioError> {
         RESOLUTIONS.with(|n| n.set(n.get() + 1));
         positive_f("duration_s", self.duration_s, MAX_S)?;
-        self.check_limits()?;
-        let captures = self.check_output()?;
-        self.check_radio()?;
+        self.limits.validate()?;
+        self.output.validate()?;
+        let captures = self.resolve_captures()?;
+        self.radio.validate()?;
         unique(
             "nodes/mobiles",
             self.nodes
@@ -246,63 +244,9 @@ impl Scenario {
             .ok_or_else(|| ScenarioError::reference(key, format!("no fixed node {name:?}")))
     }
 
-    fn check_limits(&self) -> Result<(), ScenarioError> {
-        let l = &self.limits;
-        for (k, v) in [
-            ("limits.drop_log", l.drop_log),
-            ("limits.max_backlog", l.max_backlog),
-            ("limits.flow_records", l.flow_records),
-            ("limits.agent_events", l.agent_events),
-            ("limits.radio_log", l.radio_log),
-            ("limits.radio_events", l.radio_events),
-            ("limits.data_uids", l.data_uids),
-        ] {
-            range_u(k, v as u64, 1, 1_000_000_000)?;
-        }
-        Ok(())
-    }
-
-    fn check_output(&self) -> Result<Vec<Capture>, ScenarioError> {
+    /// The captures of `output.pcap`, their nodes looked up.
+    fn resolve_captures(&self) -> Result<Vec<Capture>, ScenarioError> {
         let o = &self.output;
-        positive_f("output.series_bin_ms", o.series_bin_ms, MAX_MS)?;
-        duration_ms("output.sample_ms", o.sample_ms)?;
-        range_u(
-            "output.pcap_snaplen",
-            u64::from(o.pcap_snaplen),
-            20,
-            262_144,
-        )?;
-        range_u("output.pcap_max_bytes", o.pcap_max_bytes, 24, 1 << 40)?;
-        range_f(
-            "output.handover_window_before_s",
-            o.handover_window_before_s,
-            0.0,
-            MAX_S,
-        )?;
-        range_f(
-            "output.handover_window_after_s",
-            o.handover_window_after_s,
-            0.0,
-            MAX_S,
-        )?;
-        for (i, (from, to)) in o.goodput_windows_s.iter().enumerate() {
-            let k = format!("output.goodput_windows_s[{i}]");
-            range_f(&format!("{k}[0]"), *from, 0.0, MAX_S)?;
-            range_f(&format!("{k}[1]"), *to, *from, MAX_S)?;
-            if to <= from {
-                return Err(ScenarioError::range(
-                    format!("{k}[1]"),
-                    to,
-                    "a window must end after it starts",
-                ));
-            }
-        }
-        range_u(
-            "output.goodput_windows_s",
-            o.goodput_windows_s.len() as u64,
-            0,
-            10_000,
-        )?;
         let mut captures = Vec::new();
         for (i, p) in o.pcap.iter().enumerate() {
             let key = format!("output.pcap[{i}]");
@@ -331,51 +275,18 @@ impl Scenario {
         Ok(captures)
     }
 
-    /// The `[radio]` defaults (each cell's own values are checked by the
-    /// radio model when its configuration is built).
-    fn check_radio(&self) -> Result<(), ScenarioError> {
-        let r = &self.radio;
-        let down = r.going_down_w.unwrap_or(r.data_w);
-        positive_f("radio.beacon_detection_w", r.beacon_detection_w, 1e3)?;
-        range_f("radio.data_w", r.data_w, r.beacon_detection_w, 1e3)?;
-        range_f("radio.going_down_w", down, r.data_w, 1e3)?;
-        positive_f("radio.beacon_interval_ms", r.beacon_interval_ms, 1e6)?;
-        duration_ms("radio.link_up_after_ms", r.link_up_after_ms)?;
-        if let Some(y) = r.link_down_after_ms {
-            range_f("radio.link_down_after_ms", y, r.beacon_interval_ms, MAX_MS)?;
-        }
-        if let Some(y) = r.beacon_lost_after_ms {
-            range_f(
-                "radio.beacon_lost_after_ms",
-                y,
-                r.beacon_interval_ms,
-                MAX_MS,
-            )?;
-        }
-        positive_f("radio.sample_period_ms", r.sample_period_ms, MAX_MS)
-    }
-
     fn resolve_link(&self, l: &LinkSpec) -> Result<Link, ScenarioError> {
         let key = format!("links[{}]", l.name);
         let a = self.fixed_ref(format!("{key}.a"), &l.a)?;
         let a_addr = net(&format!("{key}.a_addr"), &l.a_addr)?;
         let b = self.fixed_ref(format!("{key}.b"), &l.b)?;
         let b_addr = net(&format!("{key}.b_addr"), &l.b_addr)?;
-        range_u(&format!("{key}.rate_bps"), l.rate_bps, 1, MAX_RATE)?;
-        duration_ms(&format!("{key}.delay_ms"), l.delay_ms)?;
-        range_u(
-            &format!("{key}.queue_packets"),
-            l.queue_packets as u64,
-            1,
-            MAX_QUEUE,
-        )?;
-        error_times(&format!("{key}.error"), &l.error)?;
         Ok(Link {
             a,
             b,
             a_addr,
             b_addr,
-            config: convert::link_config(l, &key)?,
+            config: l.config(&key)?,
         })
     }
 
@@ -390,102 +301,13 @@ impl Scenario {
                 "the prefix must leave room for stations (at most /30 or /126)",
             ));
         }
-        range_f(&format!("{key}.x_m"), c.x_m, -1e7, 1e7)?;
-        range_f(&format!("{key}.y_m"), c.y_m, -1e7, 1e7)?;
-        positive_f(&format!("{key}.radius_m"), c.radius_m, 1e6)?;
-        range_u(&format!("{key}.rate_bps"), c.rate_bps, 1, MAX_RATE)?;
-        if let MacSpec::Dcf {
-            basic_rate_bps,
-            short_retry_limit,
-            long_retry_limit,
-            ..
-        } = c.mac
-        {
-            range_u(
-                &format!("{key}.mac.basic_rate_bps"),
-                basic_rate_bps,
-                1,
-                MAX_RATE,
-            )?;
-            // dot11ShortRetryLimit / dot11LongRetryLimit: 1..255 (IEEE
-            // 802.11-2007, annex D).
-            range_u(
-                &format!("{key}.mac.short_retry_limit"),
-                u64::from(short_retry_limit),
-                1,
-                255,
-            )?;
-            range_u(
-                &format!("{key}.mac.long_retry_limit"),
-                u64::from(long_retry_limit),
-                1,
-                255,
-            )?;
-            if c.sharing != SharingSpec::Shared {
-                return Err(ScenarioError::combination(
-                    format!("{key}.mac"),
-                    "a contention MAC (\"dcf\") needs sharing = \"shared\"",
-                ));
-            }
-        }
-        duration_ms(&format!("{key}.delay_ms"), c.delay_ms)?;
-        range_u(
-            &format!("{key}.rlc_pdu_bytes"),
-            c.rlc_pdu_bytes as u64,
-            1,
-            65_535,
-        )?;
-        if let Some(d) = c.rlc_status_delay_ms {
-            duration_ms(&format!("{key}.rlc_status_delay_ms"), d)?;
-        }
-        range_u(
-            &format!("{key}.queue_packets"),
-            c.queue_packets as u64,
-            1,
-            MAX_QUEUE,
-        )?;
-        if let Some(q) = c.ap_queue_packets {
-            range_u(&format!("{key}.ap_queue_packets"), q as u64, 1, MAX_QUEUE)?;
-        }
-        range_f(
-            &format!("{key}.frame_overhead_us"),
-            c.frame_overhead_us,
-            0.0,
-            1e6,
-        )?;
-        if let Some(t) = c.tti_ms {
-            positive_f(&format!("{key}.tti_ms"), t, 1e4)?;
-        }
-        error_times(&format!("{key}.downlink_error"), &c.downlink_error)?;
-        error_times(&format!("{key}.uplink_error"), &c.uplink_error)?;
-        let r = &self.radio;
-        positive_f(
-            &format!("{key}.beacon_interval_ms"),
-            c.beacon_interval_ms.unwrap_or(r.beacon_interval_ms),
-            1e6,
-        )?;
-        duration_ms(&format!("{key}.beacon_offset_ms"), c.beacon_offset_ms)?;
-        for (k, v) in [
-            ("link_up_after_ms", c.link_up_after_ms),
-            ("link_down_after_ms", c.link_down_after_ms),
-            ("beacon_lost_after_ms", c.beacon_lost_after_ms),
-        ] {
-            if let Some(v) = v {
-                duration_ms(&format!("{key}.{k}"), v)?;
-            }
-        }
-        for (i, (t, p)) in c.signal_steps.iter().flatten().enumerate() {
-            let k = format!("{key}.signal_steps[{i}]");
-            range_f(&format!("{k}.time_s"), *t, 0.0, MAX_S)?;
-            range_f(&format!("{k}.power_w"), *p, 0.0, 1e3)?;
-        }
-        let (medium, errors) = convert::cell_medium(c, &key)?;
+        let models = c.models(&self.radio, &key)?;
         Ok(Cell {
             router,
             ap,
-            medium,
-            errors,
-            radio: convert::cell_radio(r, c, &key)?,
+            medium: models.medium,
+            errors: models.errors,
+            radio: models.radio,
         })
     }
 
@@ -507,7 +329,10 @@ impl Scenario {
             &format!("{key}.ifaces"),
             m.ifaces.iter().map(|i| i.name.as_str()),
         )?;
-        mobility(&format!("{key}.mobility"), &m.mobility)?;
+        let movement = m.mobility.movement(
+            &format!("{key}.mobility"),
+            Time::from_secs_f64(self.duration_s.max(0.0)),
+        )?;
         let mut links: Vec<MobileLink> = Vec::new();
         let mut addrs: Vec<(usize, IpAddr)> = Vec::new();
         for (k, i) in m.ifaces.iter().enumerate() {
@@ -551,12 +376,24 @@ impl Scenario {
                 }
             }
         }
-        let movement = convert::movement(
-            &m.mobility,
-            &format!("{key}.mobility"),
-            Time::from_secs_f64(self.duration_s.max(0.0)),
-        )?;
-        let radio = match flow.map(|f| (f.transport.mobility(), f)) {
+        let radio = self.radio_use(&key, flow, &links)?;
+        Ok(Mobile {
+            links,
+            addrs,
+            movement,
+            radio,
+        })
+    }
+
+    /// How mobile `key`'s radio is driven, given the first flow it runs
+    /// and its (interface, cell) links.
+    fn radio_use(
+        &self,
+        key: &str,
+        flow: Option<&FlowSpec>,
+        links: &[MobileLink],
+    ) -> Result<RadioUse, ScenarioError> {
+        Ok(match flow.map(|f| (f.transport.mobility(), f)) {
             Some((Mobility::FastMobileIpv6, f)) => {
                 // The FMIPv6 script owns the attachments (one fmip6 table
                 // per scenario, the mobile stationary: see transport.rs).
@@ -565,7 +402,7 @@ impl Scenario {
                     .as_ref()
                     .and_then(|x| self.cell_index(&x.scenario.from_cell))
                     .and_then(|c| links.iter().position(|l| l.cell == c))
-                    .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;
+                    .ok_or_else(|| ScenarioError::reference(key, "no interface for from_cell"))?;
                 RadioUse::Scripted { from }
             }
             Some((Mobility::MobileIpv6, f))
@@ -580,17 +417,11 @@ impl Scenario {
                     .and_then(|x| x.scenario.forced_switch.as_ref())
                     .and_then(|x| self.cell_index(&x.from_cell))
                     .and_then(|c| links.iter().position(|l| l.cell == c))
-                    .ok_or_else(|| ScenarioError::reference(&key, "no interface for from_cell"))?;
+                    .ok_or_else(|| ScenarioError::reference(key, "no interface for from_cell"))?;
                 RadioUse::Scripted { from }
             }
             Some((Mobility::MobileIpv4 | Mobility::MobileIpv6, _)) => RadioUse::NoAddresses,
             _ => RadioUse::Full,
-        };
-        Ok(Mobile {
-            links,
-            addrs,
-            movement,
-            radio,
         })
     }
 
@@ -617,11 +448,9 @@ impl Scenario {
             }
             let start = e.at_s - e.duration_s;
             Some(Degradation {
-                start: convert::secs(start),
+                start: secs(start),
                 max_error: e.max_error,
-                hint: e
-                    .going_down_at
-                    .map(|x| convert::secs(start + x * e.duration_s)),
+                hint: e.going_down_at.map(|x| secs(start + x * e.duration_s)),
             })
         } else {
             None
@@ -633,129 +462,12 @@ impl Scenario {
             ));
         }
         Ok(Event {
-            at: convert::secs(e.at_s),
+            at: secs(e.at_s),
             action: e.action,
             target,
             degrade,
             link_down: e.link_down,
         })
-    }
-}
-
-/// The times of an error model (its probabilities are the model's to
-/// check).
-fn error_times(key: &str, e: &ErrorSpec) -> Result<(), ScenarioError> {
-    match *e {
-        ErrorSpec::Expo { loss, mean_burst } => {
-            range_f(&format!("{key}.loss"), loss, 0.0, 1.0)?;
-            positive_f(&format!("{key}.mean_burst"), mean_burst, 1e9)
-        }
-        ErrorSpec::Ramp { start_s, end_s, .. } => {
-            range_f(&format!("{key}.start_s"), start_s, 0.0, MAX_S)?;
-            range_f(&format!("{key}.end_s"), end_s, 0.0, MAX_S)
-        }
-        _ => Ok(()),
-    }
-}
-
-fn point(key: &str, (x, y): (f64, f64)) -> Result<(), ScenarioError> {
-    range_f(&format!("{key}[0]"), x, -1e7, 1e7)?;
-    range_f(&format!("{key}[1]"), y, -1e7, 1e7)
-}
-
-/// Times and positions of a movement (speeds and shapes are checked by the
-/// mobility model itself, whose errors name the mobility key).
-fn mobility(key: &str, m: &MobilitySpec) -> Result<(), ScenarioError> {
-    let start = |v: f64| range_f(&format!("{key}.start_s"), v, 0.0, MAX_S);
-    let pause = |k: &str, v: f64| range_f(&format!("{key}.{k}"), v, 0.0, MAX_S);
-    match m {
-        MobilitySpec::Stationary { x_m, y_m } => point(key, (*x_m, *y_m)),
-        MobilitySpec::Waypoints {
-            start: p,
-            start_s,
-            legs,
-        } => {
-            point(&format!("{key}.start"), *p)?;
-            start(*start_s)?;
-            for (i, l) in legs.iter().enumerate() {
-                point(&format!("{key}.legs[{i}].to"), l.to)?;
-                if let Some(v) = l.speed_mps {
-                    positive_f(&format!("{key}.legs[{i}].speed_mps"), v, 1e6)?;
-                }
-                if let Some(p) = l.pause_s {
-                    pause(&format!("legs[{i}].pause_s"), p)?;
-                }
-            }
-            Ok(())
-        }
-        MobilitySpec::CrossOver {
-            a,
-            b,
-            pause_s,
-            start_s,
-            legs,
-            ..
-        } => {
-            point(&format!("{key}.a"), *a)?;
-            point(&format!("{key}.b"), *b)?;
-            pause("pause_s", *pause_s)?;
-            start(*start_s)?;
-            range_u(&format!("{key}.legs"), *legs as u64, 0, 1_000_000)
-        }
-        MobilitySpec::RandomWaypoint {
-            min,
-            max,
-            start: p,
-            start_s,
-            speed_min_mps,
-            speed_max_mps,
-            pause_min_s,
-            pause_max_s,
-        } => {
-            point(&format!("{key}.min"), *min)?;
-            point(&format!("{key}.max"), *max)?;
-            point(&format!("{key}.start"), *p)?;
-            start(*start_s)?;
-            positive_f(&format!("{key}.speed_min_mps"), *speed_min_mps, 1e6)?;
-            range_f(
-                &format!("{key}.speed_max_mps"),
-                *speed_max_mps,
-                *speed_min_mps,
-                1e6,
-            )?;
-            pause("pause_min_s", *pause_min_s)?;
-            range_f(
-                &format!("{key}.pause_max_s"),
-                *pause_max_s,
-                *pause_min_s,
-                MAX_S,
-            )
-        }
-        MobilitySpec::Trace {
-            dimensions,
-            max_bytes,
-            max_waypoints,
-            ..
-        } => {
-            range_u(&format!("{key}.dimensions"), *dimensions as u64, 2, 3)?;
-            range_u(&format!("{key}.max_bytes"), *max_bytes, 1, 1 << 34)?;
-            range_u(
-                &format!("{key}.max_waypoints"),
-                *max_waypoints as u64,
-                1,
-                100_000_000,
-            )
-        }
-        MobilitySpec::E1 {
-            handoffs,
-            window_start_s,
-            window_s,
-            ..
-        } => {
-            range_u(&format!("{key}.handoffs"), u64::from(*handoffs), 0, 100_000)?;
-            pause("window_start_s", *window_start_s)?;
-            pause("window_s", *window_s)
-        }
     }
 }
 

@@ -6,17 +6,38 @@
 use msctp_proto::policy::PolicyKind;
 use serde::{Deserialize, Serialize};
 
-use crate::models::radio::AddressAcquisition;
+use crate::models::radio::{AddressAcquisition, SampleMode};
+use crate::scenario::error::{
+    MAX_MS, MAX_S, ScenarioError, duration_ms, positive_f, range_f, range_u,
+};
 
+pub mod cell;
+pub mod link;
+pub mod movement;
 pub mod sctp;
 pub mod stations;
 pub mod table;
+pub mod traffic;
 pub mod transport;
 
+pub use cell::*;
+pub use link::*;
+pub use movement::*;
 pub use sctp::*;
 pub use stations::*;
 pub use table::{ModelTable, ScenarioKeys};
+pub use traffic::*;
 pub use transport::*;
+
+/// Milliseconds of a scenario file as a duration (negative: zero).
+pub(crate) fn ms(v: f64) -> std::time::Duration {
+    std::time::Duration::from_secs_f64((v / 1000.0).max(0.0))
+}
+
+/// Seconds of a scenario file as a time (negative: zero).
+pub(crate) fn secs(v: f64) -> msctp_proto::Time {
+    msctp_proto::Time::from_secs_f64(v.max(0.0))
+}
 
 fn d_seed() -> u64 {
     1
@@ -124,6 +145,25 @@ pub struct LimitsSpec {
     pub data_uids: usize,
 }
 
+impl LimitsSpec {
+    /// Every bound between 1 and 10^9.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        let l = self;
+        for (k, v) in [
+            ("limits.drop_log", l.drop_log),
+            ("limits.max_backlog", l.max_backlog),
+            ("limits.flow_records", l.flow_records),
+            ("limits.agent_events", l.agent_events),
+            ("limits.radio_log", l.radio_log),
+            ("limits.radio_events", l.radio_events),
+            ("limits.data_uids", l.data_uids),
+        ] {
+            range_u(k, v as u64, 1, 1_000_000_000)?;
+        }
+        Ok(())
+    }
+}
+
 impl Default for LimitsSpec {
     fn default() -> Self {
         LimitsSpec {
@@ -199,6 +239,54 @@ fn d_window_after() -> f64 {
     5.0
 }
 
+impl OutputSpec {
+    /// The ranges of its values (the nodes of `pcap` are looked up with
+    /// the whole scenario).
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        let o = self;
+        positive_f("output.series_bin_ms", o.series_bin_ms, MAX_MS)?;
+        duration_ms("output.sample_ms", o.sample_ms)?;
+        range_u(
+            "output.pcap_snaplen",
+            u64::from(o.pcap_snaplen),
+            20,
+            262_144,
+        )?;
+        range_u("output.pcap_max_bytes", o.pcap_max_bytes, 24, 1 << 40)?;
+        range_f(
+            "output.handover_window_before_s",
+            o.handover_window_before_s,
+            0.0,
+            MAX_S,
+        )?;
+        range_f(
+            "output.handover_window_after_s",
+            o.handover_window_after_s,
+            0.0,
+            MAX_S,
+        )?;
+        for (i, (from, to)) in o.goodput_windows_s.iter().enumerate() {
+            let k = format!("output.goodput_windows_s[{i}]");
+            range_f(&format!("{k}[0]"), *from, 0.0, MAX_S)?;
+            range_f(&format!("{k}[1]"), *to, *from, MAX_S)?;
+            if to <= from {
+                return Err(ScenarioError::range(
+                    format!("{k}[1]"),
+                    to,
+                    "a window must end after it starts",
+                ));
+            }
+        }
+        range_u(
+            "output.goodput_windows_s",
+            o.goodput_windows_s.len() as u64,
+            0,
+            10_000,
+        )?;
+        Ok(())
+    }
+}
+
 impl Default for OutputSpec {
     fn default() -> Self {
         OutputSpec {
@@ -255,6 +343,41 @@ pub struct RadioSpec {
     pub acquisition: AcquisitionSpec,
 }
 
+impl RadioSpec {
+    /// The `[radio]` defaults (each cell's own values are checked by the
+    /// radio model when its configuration is built).
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        let r = self;
+        let down = r.going_down_w.unwrap_or(r.data_w);
+        positive_f("radio.beacon_detection_w", r.beacon_detection_w, 1e3)?;
+        range_f("radio.data_w", r.data_w, r.beacon_detection_w, 1e3)?;
+        range_f("radio.going_down_w", down, r.data_w, 1e3)?;
+        positive_f("radio.beacon_interval_ms", r.beacon_interval_ms, 1e6)?;
+        duration_ms("radio.link_up_after_ms", r.link_up_after_ms)?;
+        if let Some(y) = r.link_down_after_ms {
+            range_f("radio.link_down_after_ms", y, r.beacon_interval_ms, MAX_MS)?;
+        }
+        if let Some(y) = r.beacon_lost_after_ms {
+            range_f(
+                "radio.beacon_lost_after_ms",
+                y,
+                r.beacon_interval_ms,
+                MAX_MS,
+            )?;
+        }
+        positive_f("radio.sample_period_ms", r.sample_period_ms, MAX_MS)
+    }
+
+    /// When the radio produces signal samples.
+    pub(crate) fn sample_mode(&self) -> SampleMode {
+        match self.samples {
+            SampleName::EveryBeacon => SampleMode::EveryBeacon,
+            SampleName::Off => SampleMode::Off,
+            SampleName::Periodic => SampleMode::Interval(ms(self.sample_period_ms)),
+        }
+    }
+}
+
 impl Default for RadioSpec {
     fn default() -> Self {
         RadioSpec {
@@ -308,206 +431,6 @@ pub enum NodeKindSpec {
     Router,
 }
 
-/// An error model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ErrorSpec {
-    #[default]
-    None,
-    /// Each packet lost with probability `loss`.
-    Bernoulli { loss: f64 },
-    /// ns-2 ErrorModel/Expo with average loss `loss` and error bursts of
-    /// `mean_burst` packets.
-    Expo { loss: f64, mean_burst: f64 },
-    /// Gilbert-Elliott: transition and loss probabilities per packet.
-    GilbertElliott {
-        p_good_to_bad: f64,
-        p_bad_to_good: f64,
-        loss_good: f64,
-        loss_bad: f64,
-    },
-    /// Loss probability rising linearly from `from` to `to` between
-    /// `start_s` and `end_s`.
-    Ramp {
-        from: f64,
-        to: f64,
-        start_s: f64,
-        end_s: f64,
-    },
-}
-
-/// A point-to-point link between two fixed nodes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LinkSpec {
-    /// Required, unique.
-    pub name: String,
-    /// Required: node names and their addresses with prefix length.
-    pub a: String,
-    pub a_addr: String,
-    pub b: String,
-    pub b_addr: String,
-    #[serde(default = "d_rate")]
-    pub rate_bps: u64,
-    #[serde(default = "d_delay_ms")]
-    pub delay_ms: f64,
-    #[serde(default = "d_queue")]
-    pub queue_packets: usize,
-    #[serde(default)]
-    pub error: ErrorSpec,
-}
-
-/// A wireless cell on a router.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CellSpec {
-    /// Required, unique.
-    pub name: String,
-    /// Required: the node holding the access point.
-    pub router: String,
-    /// Required: the AP interface's address with prefix length; mobiles
-    /// get `prefix + host_id` in the cell and route through this address.
-    pub ap_addr: String,
-    #[serde(default)]
-    pub x_m: f64,
-    #[serde(default)]
-    pub y_m: f64,
-    /// Radius (m) at the data threshold; sets the transmit power of the
-    /// two-ray ground model unless `tx_power_w` is given.
-    #[serde(default = "d_radius")]
-    pub radius_m: f64,
-    #[serde(default)]
-    pub tx_power_w: Option<f64>,
-    #[serde(default = "d_cell_rate")]
-    pub rate_bps: u64,
-    #[serde(default = "d_delay_ms")]
-    pub delay_ms: f64,
-    #[serde(default = "d_queue")]
-    pub queue_packets: usize,
-    /// "shared" (one medium), "dedicated" (a channel per station) or
-    /// "common" (UMTS common transport channels shared per TTI, RLC
-    /// acknowledged mode; `kernel::wireless`).
-    #[serde(default)]
-    pub sharing: SharingSpec,
-    /// The medium access of a shared cell: "rate" (a packet holds the
-    /// medium for its bytes at `rate_bps`) or "dcf" (an 802.11 DCF frame
-    /// exchange, `rate_bps` being the data rate; `kernel::dcf`).
-    #[serde(default)]
-    pub mac: MacSpec,
-    /// Shared cells: the AP's downlink queue (packets); absent:
-    /// `queue_packets` (which is then each station's uplink queue).
-    #[serde(default)]
-    pub ap_queue_packets: Option<usize>,
-    /// Shared cells: airtime per frame besides its bits (µs): 802.11b
-    /// about 892, 802.11a about 171 (docs/MODELS.md 6.1); 0: none.
-    #[serde(default)]
-    pub frame_overhead_us: f64,
-    /// Common cells: RLC PDU payload bytes (Budzisz et al. 4.2.2: 40).
-    #[serde(default = "d_rlc_pdu")]
-    pub rlc_pdu_bytes: usize,
-    /// Common cells: end of a TTI that lost a PDU to its retransmission
-    /// (ms; the RLC STATUS report's way back, 3GPP TS 25.322 9.7); absent:
-    /// twice `delay_ms`.
-    #[serde(default)]
-    pub rlc_status_delay_ms: Option<f64>,
-    /// Dedicated and common cells: transmission time interval (ms; UMTS
-    /// 10); absent: none (common cells: 10).
-    #[serde(default)]
-    pub tti_ms: Option<f64>,
-    #[serde(default)]
-    pub downlink_error: ErrorSpec,
-    #[serde(default)]
-    pub uplink_error: ErrorSpec,
-    /// Beacon offset (ms) within the interval.
-    #[serde(default)]
-    pub beacon_offset_ms: f64,
-    /// Overrides of the `[radio]` defaults for this cell.
-    #[serde(default)]
-    pub beacon_interval_ms: Option<f64>,
-    #[serde(default)]
-    pub beacon_detection_w: Option<f64>,
-    #[serde(default)]
-    pub data_w: Option<f64>,
-    #[serde(default)]
-    pub going_down_w: Option<f64>,
-    #[serde(default)]
-    pub link_up_after_ms: Option<f64>,
-    #[serde(default)]
-    pub link_down_after_ms: Option<f64>,
-    #[serde(default)]
-    pub beacon_lost_after_ms: Option<f64>,
-    #[serde(default)]
-    pub acquisition: Option<AcquisitionSpec>,
-    /// A scripted signal instead of geometry: `[[time_s, power_w], ...]`,
-    /// a power of 0 meaning no signal.
-    #[serde(default)]
-    pub signal_steps: Option<Vec<(f64, f64)>>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum SharingSpec {
-    #[default]
-    Shared,
-    Dedicated,
-    Common,
-}
-
-fn d_rlc_pdu() -> usize {
-    40
-}
-
-fn d_basic_rate() -> u64 {
-    1_000_000
-}
-
-/// A cell's medium access (`kernel::dcf`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum MacSpec {
-    /// The packet's bytes at the cell's rate.
-    #[default]
-    Rate,
-    /// IEEE 802.11 DCF (clause 9.2): control frames at `basic_rate_bps`
-    /// (ns-2's basicRate_ 1 Mbit/s), RTS/CTS before unicast frames longer
-    /// than `rts_threshold_bytes` (dot11RTSThreshold; ns-2's RTSThreshold_
-    /// 0: every frame), `phy` "dsss" (802.11b) or "ofdm" (802.11a);
-    /// `contention = true`: random backoff, collisions and retries up to
-    /// `short_retry_limit` / `long_retry_limit` (7 / 4, the standard's and
-    /// ns-2's), else the mean exchange shared round robin.
-    Dcf {
-        #[serde(default = "d_basic_rate")]
-        basic_rate_bps: u64,
-        #[serde(default)]
-        rts_threshold_bytes: u32,
-        #[serde(default)]
-        phy: PhySpec,
-        #[serde(default)]
-        contention: bool,
-        #[serde(default = "d_short_retry")]
-        short_retry_limit: u32,
-        #[serde(default = "d_long_retry")]
-        long_retry_limit: u32,
-    },
-}
-
-/// An 802.11 PHY's timing (`kernel::dcf::Phy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum PhySpec {
-    #[default]
-    Dsss,
-    Ofdm,
-}
-
-fn d_short_retry() -> u32 {
-    7
-}
-
-fn d_long_retry() -> u32 {
-    4
-}
-
 /// A mobile node.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -534,134 +457,6 @@ pub struct MobileIfaceSpec {
     pub cells: Vec<String>,
 }
 
-/// How a mobile moves.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum MobilitySpec {
-    /// Standing at (x, y).
-    Stationary {
-        #[serde(default)]
-        x_m: f64,
-        #[serde(default)]
-        y_m: f64,
-    },
-    /// From `start` at `start_s`, straight legs to each point at its speed.
-    Waypoints {
-        start: (f64, f64),
-        #[serde(default)]
-        start_s: f64,
-        legs: Vec<LegSpec>,
-    },
-    /// Back and forth between `a` and `b` (E3 cross-over).
-    CrossOver {
-        a: (f64, f64),
-        b: (f64, f64),
-        speed_mps: f64,
-        #[serde(default)]
-        pause_s: f64,
-        #[serde(default)]
-        start_s: f64,
-        legs: usize,
-    },
-    /// Seeded random waypoints in a rectangle (E3 random).
-    RandomWaypoint {
-        min: (f64, f64),
-        max: (f64, f64),
-        start: (f64, f64),
-        #[serde(default)]
-        start_s: f64,
-        speed_min_mps: f64,
-        speed_max_mps: f64,
-        #[serde(default)]
-        pause_min_s: f64,
-        #[serde(default)]
-        pause_max_s: f64,
-    },
-    /// A trace made by another tool (`models::mobility::import`):
-    /// `trace` is the file (a path relative to the working directory;
-    /// BonnMotion's `.movements` gunzipped, an ns-2 movement file such
-    /// as `setdest` writes, or SUMO's FCD output), `node` the trace's node
-    /// this mobile follows.
-    Trace {
-        trace: String,
-        format: TraceFormatSpec,
-        #[serde(default)]
-        node: usize,
-        /// BonnMotion: coordinates per waypoint (2, or 3 for x y z).
-        #[serde(default = "d_trace_dims")]
-        dimensions: usize,
-        /// Largest file read (bytes); a larger one is an error, not
-        /// truncated.
-        #[serde(default = "d_trace_bytes")]
-        max_bytes: u64,
-        /// Most waypoints taken from the file.
-        #[serde(default = "d_trace_waypoints")]
-        max_waypoints: usize,
-    },
-    /// The E1 schedule: `handoffs` WLAN boundary crossings in the window.
-    E1 {
-        handoffs: u32,
-        window_start_s: f64,
-        window_s: f64,
-        /// "continuous" (Song and Wang: turn back at once, 14.14 s per
-        /// visit to the WLAN) or "dwell" (wait at the turning point until
-        /// the next handoff is due).
-        #[serde(default)]
-        turn: TurnSpec,
-    },
-}
-
-/// The format of a mobility trace file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TraceFormatSpec {
-    /// BonnMotion's native `.movements` (one node per line).
-    Bonnmotion,
-    /// ns-2 movement commands (`setdest`).
-    Ns2,
-    /// SUMO's floating car data (`sumo --fcd-output`, XML); `node` is the
-    /// vehicle's rank in the order of first appearance.
-    Sumo,
-}
-
-fn d_trace_dims() -> usize {
-    2
-}
-fn d_trace_bytes() -> u64 {
-    64 << 20
-}
-fn d_trace_waypoints() -> usize {
-    crate::models::mobility::DEFAULT_MAX_WAYPOINTS
-}
-
-/// What an E1 mobile does at its turning point
-/// (`models::mobility::TurnPolicy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum TurnSpec {
-    #[default]
-    Continuous,
-    Dwell,
-}
-
-impl Default for MobilitySpec {
-    fn default() -> Self {
-        MobilitySpec::Stationary { x_m: 0.0, y_m: 0.0 }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LegSpec {
-    pub to: (f64, f64),
-    /// Either a speed ...
-    #[serde(default)]
-    pub speed_mps: Option<f64>,
-    /// ... or a pause (s) at the current point (then `to` is ignored).
-    #[serde(default)]
-    pub pause_s: Option<f64>,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum DirectionSpec {
@@ -670,57 +465,6 @@ pub enum DirectionSpec {
     Downlink,
     /// The mobile sends to the fixed node.
     Uplink,
-}
-
-/// The application's traffic.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum TrafficSpec {
-    Bulk {
-        #[serde(default = "d_message")]
-        message_bytes: usize,
-    },
-    File {
-        bytes: u64,
-        #[serde(default = "d_message")]
-        message_bytes: usize,
-    },
-    Cbr {
-        #[serde(default = "d_message")]
-        message_bytes: usize,
-        rate_bps: u64,
-    },
-    Pareto {
-        #[serde(default = "d_message")]
-        message_bytes: usize,
-        rate_bps: u64,
-        mean_on_ms: f64,
-        mean_off_ms: f64,
-        #[serde(default = "d_shape")]
-        shape: f64,
-    },
-}
-
-fn d_shape() -> f64 {
-    1.5
-}
-
-impl TrafficSpec {
-    /// The size of the file a `file` source sends; `None` for the others.
-    pub fn file_bytes(&self) -> Option<u64> {
-        match *self {
-            TrafficSpec::File { bytes, .. } => Some(bytes),
-            _ => None,
-        }
-    }
-}
-
-impl Default for TrafficSpec {
-    fn default() -> Self {
-        TrafficSpec::Bulk {
-            message_bytes: d_message(),
-        }
-    }
 }
 
 /// The handover policy of the mobile's end of an mSCTP flow
