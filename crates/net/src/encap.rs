@@ -198,6 +198,7 @@ mod tests {
             buffer: 1 << 16,
             max_datagram: 65_535,
             offload: true,
+            pmtud: false,
         };
         let a = bind(lo, 0, o).unwrap();
         let port = a.sock.local_addr().unwrap().port();
@@ -222,6 +223,7 @@ mod tests {
             buffer: 1 << 16,
             max_datagram: 65_535,
             offload: false,
+            pmtud: false,
         };
         let (l1, l2): (IpAddr, IpAddr) =
             ("127.0.0.1".parse().unwrap(), "127.0.0.2".parse().unwrap());
