@@ -10,7 +10,7 @@ use std::net::IpAddr;
 
 use bytes::Bytes;
 
-use super::input::Flow;
+use super::Flow;
 use super::output::Bundle;
 use super::{AddressError, Association, Event, PrimaryReason, State};
 use crate::Time;

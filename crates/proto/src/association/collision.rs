@@ -21,9 +21,9 @@ use std::net::IpAddr;
 
 use bytes::Bytes;
 
+use super::Flow;
 use super::addip::addr_tlv;
 use super::handshake::{InitAckSpec, build_init_ack};
-use super::input::Flow;
 use super::{Association, Directed, Event, PeerInit, State};
 use crate::Time;
 use crate::cookie::CookieState;

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use super::auth::AuthFailure;
 use super::interleave::InData;
 use super::recv::DataOutcome;
-use super::{Association, CloseReason, Directed, Event, State};
+use super::{Association, CloseReason, Directed, Event, Flow, State};
 use crate::cookie::CookieState;
 use crate::wire::chunk::{UnknownChunkAction, chunk_type};
 use crate::wire::{Chunk, ChunkIndex, ErrorCause, IndexedChunk, Packet, Param, SackChunk};
@@ -40,13 +40,6 @@ struct Pass {
     immediate: bool,
     /// An AUTH chunk authenticated the chunks after it.
     authenticated: bool,
-}
-
-/// Outcome of a chunk handler: go on with the next chunk or stop.
-#[derive(PartialEq, Eq)]
-pub(super) enum Flow {
-    Continue,
-    Stop,
 }
 
 impl Association {
@@ -316,6 +309,8 @@ impl Association {
         range: std::ops::Range<usize>,
         ty: u8,
     ) -> Flow {
+        // Long because: the dispatch of a decoded chunk to its handler, one
+        // short arm per chunk type (RFC 9260 section 3.3 and the extensions).
         let Received {
             now,
             src,

@@ -108,6 +108,14 @@ pub(crate) fn init_error_cause(e: &InitError, init: &InitChunk) -> ErrorCause {
     }
 }
 pub use recv::Message;
+/// Outcome of a chunk handler (`input.rs` and the handlers in the
+/// other files): go on with the next chunk or stop.
+#[derive(PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Stop,
+}
+
 pub use send::{Abandoned, AbandonedCounters, PrPolicy, SendOptions, StreamScheduler};
 
 use crate::Time;

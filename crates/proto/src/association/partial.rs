@@ -6,7 +6,7 @@
 
 use std::net::IpAddr;
 
-use super::input::Flow;
+use super::Flow;
 use super::output::Bundle;
 use super::{Association, State};
 use crate::Time;

@@ -11,7 +11,7 @@ use bytes::Bytes;
 
 use rand_core::RngCore;
 
-use super::input::Flow;
+use super::Flow;
 use super::recv::Receiver;
 use super::send::Sender;
 use super::{

@@ -4,7 +4,7 @@
 
 use std::net::IpAddr;
 
-use super::input::Flow;
+use super::Flow;
 use super::{Association, CloseReason, State};
 use crate::Time;
 use crate::wire::Chunk;

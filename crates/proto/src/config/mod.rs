@@ -3,12 +3,13 @@
 
 use std::time::Duration;
 
-use crate::association::StreamScheduler;
 use crate::auth::HmacAlgorithm;
 
 #[cfg(feature = "serde")]
 pub use msctp_time::units;
 
+mod scheduler;
+pub use scheduler::StreamScheduler;
 mod cmt;
 mod endpoint;
 mod pmtud;
