@@ -65,7 +65,6 @@ impl AssocStatus {
             paths: a.paths(),
             path_mtus: a
                 .peer_addresses()
-                .into_iter()
                 .filter_map(|p| Some((p, a.path_mtu(p)?)))
                 .collect(),
             stats: a.stats(),

@@ -99,6 +99,7 @@ fn run(tag: &str, drop_icmp: bool, data: Arc<Vec<u8>>) -> Option<Run> {
     let config = |port: u16, addrs: Vec<IpAddr>| {
         let mut c = StackConfig::new(port).tuned_for_lan();
         c.local_addrs = addrs;
+        c.endpoint.association.pmtud = msctp_proto::PmtudConfig::on();
         c.endpoint.association.pmtud.probe_timer = Duration::from_secs(1);
         c
     };
