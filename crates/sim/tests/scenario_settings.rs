@@ -13,7 +13,7 @@
 //! deserializer that records the names a struct asks for), not from a
 //! list kept here.
 
-use msctp_proto::{AssociationConfig, CmtConfig, EstimatorConfig, Limits};
+use msctp_proto::{AssociationConfig, CmtConfig, EstimatorConfig, Limits, PmtudConfig};
 use msctp_sim::models::cmhn::CmhnSettings;
 use msctp_sim::models::fmip::FmipSettings;
 use msctp_sim::models::handoff::{HandoffSettings, NetworkSettings};
@@ -59,10 +59,16 @@ fn sctp() -> Subject {
         ("cmt", field_names::<CmtConfig>()),
         ("estimators", field_names::<EstimatorConfig>()),
         ("limits", field_names::<Limits>()),
+        ("pmtud", field_names::<PmtudConfig>()),
     ];
     // The simulator's defaults: the engine's, but for the capacity
     // method (the studies time trains at the receiver).
-    let defaults = as_table(&scenario::SctpSpec::default().association);
+    let mut defaults = as_table(&scenario::SctpSpec::default().association);
+    // Left out of the canonical text at its default (so that the stored
+    // runs' keys did not change when it came): its own defaults.
+    defaults
+        .entry("pmtud")
+        .or_insert_with(|| Value::Table(as_table(&PmtudConfig::default())));
     let mut keys = Vec::new();
     for name in field_names::<AssociationConfig>() {
         match nested.iter().find(|(n, _)| *n == name) {
