@@ -63,6 +63,21 @@ fn network(seed: u64) -> Net {
     n
 }
 
+/// A mobile that owns MN1, MN2 and 10.3.0.2 (MN3) at the IP level and a
+/// correspondent with one address; each test says which addresses the
+/// mobile's endpoint uses and over which links.
+fn three_address_mobile(seed: u64) -> Net {
+    let (m1, m2, m3, cn) = (ip(MN1), ip(MN2), ip("10.3.0.2"), ip(CN));
+    Net::new(
+        config(5000, 128 * 1024),
+        &[m1, m2, m3],
+        config(6000, 64 * 1024),
+        &[cn],
+        Link::new(Duration::from_millis(10)),
+        seed,
+    )
+}
+
 /// Both ends keep their send buffers full of a known byte stream (greedy,
 /// both directions) and read everything.
 struct Bulk {
@@ -374,14 +389,7 @@ fn primary_change_to_a_faster_path_causes_spurious_fast_retransmits_without_sfr(
 #[test]
 fn single_radio_move_beside_a_dead_interface_sends_its_asconf_from_the_new_address() {
     let (m1, m2, m3, cn) = (ip(MN1), ip(MN2), ip("10.3.0.2"), ip(CN));
-    let mut n = Net::new(
-        config(5000, 128 * 1024),
-        &[m1, m2, m3],
-        config(6000, 64 * 1024),
-        &[cn],
-        Link::new(Duration::from_millis(10)),
-        23,
-    );
+    let mut n = three_address_mobile(23);
     n.a.set_local_addresses(&[m1, m3]);
     for m in [m1, m2, m3] {
         n.set_path(
@@ -1030,14 +1038,7 @@ fn readding_an_address_whose_delete_has_not_left_withdraws_the_delete() {
 #[test]
 fn a_second_move_before_the_asconf_ack_loses_nothing() {
     let (m1, m2, m3, cn) = (ip(MN1), ip(MN2), ip("10.3.0.2"), ip(CN));
-    let mut n = Net::new(
-        config(5000, 128 * 1024),
-        &[m1, m2, m3],
-        config(6000, 64 * 1024),
-        &[cn],
-        Link::new(Duration::from_millis(10)),
-        41,
-    );
+    let mut n = three_address_mobile(41);
     n.a.set_local_addresses(&[m1]);
     n.tick = Some(Duration::from_millis(1));
     let (a, b) = n.connect(Duration::from_secs(2));
