@@ -315,6 +315,17 @@ pub(crate) mod testing {
         (t, view.type_field())
     }
 
+    /// The round trip from the value side: `t` emitted (its padded length)
+    /// parses back to `t`; returns the bytes.
+    pub(crate) fn emitted<T: Tlv + PartialEq + std::fmt::Debug>(t: &T) -> Vec<u8> {
+        let mut out = Vec::new();
+        t.emit(&mut out);
+        assert_eq!(out.len(), t.padded_len(), "{t:?}");
+        let back: T = parse_one(&Bytes::from(out.clone())).expect("parses");
+        assert_eq!(&back, t);
+        out
+    }
+
     /// The error of a TLV that must not parse.
     pub(crate) fn parse_err<T: Tlv + std::fmt::Debug>(hex_str: &str) -> WireError {
         parse_one::<T>(&bytes(hex_str)).expect_err("must not parse")

@@ -174,11 +174,7 @@ mod tests {
     use super::*;
 
     fn roundtrip(c: Chunk) -> Vec<u8> {
-        let mut out = Vec::new();
-        c.emit(&mut out);
-        let back = Chunk::parse(&Bytes::from(out.clone())).expect("parses");
-        assert_eq!(back, c);
-        out
+        crate::wire::tlv::testing::emitted(&c)
     }
 
     #[test]
