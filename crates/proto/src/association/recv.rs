@@ -228,16 +228,9 @@ impl Receiver {
 
     /// Processes one DATA chunk (already checked for non-empty payload).
     pub fn on_data(&mut self, chunk: DataChunk) -> DataOutcome {
-        if let Err(outcome) = self.accept_tsn(chunk.tsn, chunk.payload.len()) {
+        if let Err(outcome) = self.admit(chunk.tsn, chunk.stream_id, chunk.payload.len()) {
             return outcome;
         }
-        if chunk.stream_id as usize >= self.streams.len() {
-            return DataOutcome::InvalidStream;
-        }
-        if chunk.payload.len() > self.max_message {
-            return DataOutcome::MessageTooLarge;
-        }
-        self.buffered += chunk.payload.len();
         if chunk.begin && chunk.end {
             let msg = Message {
                 stream: chunk.stream_id,
@@ -251,6 +244,22 @@ impl Receiver {
         let t = self.unwrap.unwrap(chunk.tsn);
         self.fragments.insert(t, chunk);
         self.try_reassemble(t)
+    }
+
+    /// Takes a DATA or I-DATA chunk of `len` bytes of user data on
+    /// `stream` into the receive buffer (its TSN recorded, its bytes
+    /// counted), or says why not: a duplicate, no room, no such stream, a
+    /// message too large.
+    pub(super) fn admit(&mut self, tsn: u32, stream: u16, len: usize) -> Result<(), DataOutcome> {
+        self.accept_tsn(tsn, len)?;
+        if usize::from(stream) >= self.streams.len() {
+            return Err(DataOutcome::InvalidStream);
+        }
+        if len > self.max_message {
+            return Err(DataOutcome::MessageTooLarge);
+        }
+        self.buffered += len;
+        Ok(())
     }
 
     /// Records the TSN of a DATA or I-DATA chunk of `len` bytes of user

@@ -52,17 +52,10 @@ fn serial_le(a: u32, b: u32) -> bool {
 impl Receiver {
     /// Processes one I-DATA chunk (already checked for non-empty payload).
     pub fn on_idata(&mut self, c: IDataChunk) -> DataOutcome {
-        if let Err(outcome) = self.accept_tsn(c.tsn, c.payload.len()) {
+        let len = c.payload.len();
+        if let Err(outcome) = self.admit(c.tsn, c.stream_id, len) {
             return outcome;
         }
-        if usize::from(c.stream_id) >= self.streams.len() {
-            return DataOutcome::InvalidStream;
-        }
-        let len = c.payload.len();
-        if len > self.max_message {
-            return DataOutcome::MessageTooLarge;
-        }
-        self.buffered += len;
         if c.begin && c.end {
             let msg = Message {
                 stream: c.stream_id,
