@@ -67,6 +67,16 @@ fn transfer(
     (sent, got)
 }
 
+/// B received exactly the `sent` bytes of the pattern, in order.
+fn assert_intact(got: &[u8], sent: usize) {
+    assert!(
+        got == &pattern(0, sent)[..],
+        "{} of {} bytes, not intact",
+        got.len(),
+        sent
+    );
+}
+
 /// A's packets with DATA: (time, destination, length, dropped).
 fn data_packets(n: &Net) -> Vec<(Time, IpAddr, usize, bool)> {
     n.seen
@@ -151,12 +161,7 @@ fn search_converges_below_the_link_mtu_and_no_data_is_lost() {
     assert!(data.iter().all(|d| !d.3), "a DATA packet was dropped");
     assert!(data.iter().any(|d| d.2 > BASE_PLPMTU));
     assert_eq!(got.len(), sent);
-    assert!(
-        got == pattern(0, sent),
-        "{} of {} bytes, not intact",
-        got.len(),
-        sent
-    );
+    assert_intact(&got, sent);
 }
 
 /// ```text
@@ -208,12 +213,7 @@ fn black_hole_is_found_and_recovered() {
     assert!(data.iter().any(|d| d.0 < hole && d.2 == MAX));
     // Everything arrived, in order.
     assert_eq!(got.len(), sent);
-    assert!(
-        got == pattern(0, sent),
-        "{} of {} bytes, not intact",
-        got.len(),
-        sent
-    );
+    assert_intact(&got, sent);
     // At the end, DATA to the primary fits its new MTU.
     let late = start + Duration::from_secs(35);
     assert!(
@@ -275,12 +275,7 @@ fn after_a_handover_to_a_smaller_mtu_data_is_smaller_and_nothing_is_lost() {
     let probed = start + Duration::from_secs(10);
     assert!(data.iter().filter(|d| d.0 > probed).all(|d| d.2 <= m2.mtu));
     assert_eq!(got.len(), sent);
-    assert!(
-        got == pattern(0, sent),
-        "{} of {} bytes, not intact",
-        got.len(),
-        sent
-    );
+    assert_intact(&got, sent);
 }
 
 /// ```text
@@ -325,12 +320,7 @@ fn a_forged_or_too_small_ptb_is_not_believed_without_a_probe() {
     let confirm = probes(&n).into_iter().find(|p| p.0 >= hint).unwrap();
     assert_eq!((confirm.1, confirm.2), (MAX, false));
     assert!(data_packets(&n).iter().any(|d| d.0 > hint && d.2 == MAX));
-    assert!(
-        got == pattern(0, sent),
-        "{} of {} bytes, not intact",
-        got.len(),
-        sent
-    );
+    assert_intact(&got, sent);
 }
 
 /// A true PTB: the link's MTU drops to 1280 while the path is idle and
@@ -444,10 +434,5 @@ fn off_by_default_no_probes() {
     );
     assert!(probes(&n).is_empty());
     assert_eq!(data_packets(&n).iter().map(|d| d.2).max(), Some(MAX));
-    assert!(
-        got == pattern(0, sent),
-        "{} of {} bytes, not intact",
-        got.len(),
-        sent
-    );
+    assert_intact(&got, sent);
 }
