@@ -40,6 +40,9 @@ pub(super) struct PeerIndex {
     /// What each association holds: its peer port and addresses.
     held: FxHashMap<AssocId, (u16, Vec<IpAddr>)>,
     departed: FxHashMap<AssocId, Vec<(IpAddr, u16)>>,
+    /// The same, keyed by what peers choose (SipHash, as `by_peer`): a
+    /// lookup is one probe, not a walk over every association.
+    departed_by: HashMap<(IpAddr, u16), AssocId>,
     last: Option<(IpAddr, u16, AssocId)>,
 }
 
@@ -70,10 +73,14 @@ impl PeerIndex {
         if self.get(addr, port).is_some() {
             return None;
         }
-        self.departed
-            .iter()
-            .find(|(_, gone)| gone.contains(&(addr, port)))
-            .map(|(id, _)| *id)
+        self.departed_by.get(&(addr, port)).copied()
+    }
+
+    /// Forgets that `id`'s peer deleted `key`.
+    fn forget_departed(&mut self, id: AssocId, key: (IpAddr, u16)) {
+        if self.departed_by.get(&key) == Some(&id) {
+            self.departed_by.remove(&key);
+        }
     }
 
     /// Does `id` hold exactly `addrs` (in this order) at `port`?
@@ -128,14 +135,24 @@ impl PeerIndex {
             if !addrs.contains(addr) && self.get(*addr, port) == Some(id) {
                 self.by_peer.remove(&(*addr, port));
                 let gone = self.departed.entry(id).or_default();
-                if gone.len() == DEPARTED {
-                    gone.remove(0);
-                }
+                let oldest = (gone.len() == DEPARTED).then(|| gone.remove(0));
                 gone.push((*addr, port));
+                if let Some(key) = oldest {
+                    self.forget_departed(id, key);
+                }
+                self.departed_by.insert((*addr, port), id);
             }
         }
         if let Some(gone) = self.departed.get_mut(&id) {
-            gone.retain(|(a, p)| !(*p == port && addrs.contains(a)));
+            let back: Vec<(IpAddr, u16)> = gone
+                .iter()
+                .filter(|(a, p)| *p == port && addrs.contains(a))
+                .copied()
+                .collect();
+            gone.retain(|k| !back.contains(k));
+            for key in back {
+                self.forget_departed(id, key);
+            }
         }
         let mut refused = Vec::new();
         let mut kept = Vec::with_capacity(addrs.len());
@@ -155,7 +172,9 @@ impl PeerIndex {
     /// Forgets `id`: the entries it still holds are removed.
     pub(super) fn remove(&mut self, id: AssocId) {
         self.last = None;
-        self.departed.remove(&id);
+        for key in self.departed.remove(&id).unwrap_or_default() {
+            self.forget_departed(id, key);
+        }
         if let Some((port, addrs)) = self.held.remove(&id) {
             for addr in addrs {
                 if self.get(addr, port) == Some(id) {
