@@ -582,14 +582,16 @@ impl Driver {
     }
 
     fn queue_transmit_to(&mut self, t: Transmit, port: u16) {
-        // A stand-in source must be an address the peer has acknowledged.
-        let assoc = t.assoc.and_then(|id| self.ep.association(id));
+        // A stand-in source must be an address the peer has acknowledged
+        // (looked up only when the source has no socket: not per packet).
         let known = |a: IpAddr| {
-            assoc.is_some_and(|x| {
-                x.local_addresses()
-                    .iter()
-                    .any(|l| l.addr == a && l.state == LocalAddrState::Available)
-            })
+            t.assoc
+                .and_then(|id| self.ep.association(id))
+                .is_some_and(|x| {
+                    x.local_addresses()
+                        .iter()
+                        .any(|l| l.addr == a && l.state == LocalAddrState::Available)
+                })
         };
         let Some(sock) = self.socks.index_for(t.source, t.destination, known) else {
             tracing::debug!(
