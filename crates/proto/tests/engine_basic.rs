@@ -7,7 +7,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use common::*;
 use msctp_proto::wire::chunk::chunk_type;
-use msctp_proto::{CloseReason, EndpointConfig, Event, State, Time};
+use msctp_proto::{AssocId, CloseReason, EndpointConfig, Event, State, Time};
 
 fn net(seed: u64) -> Net {
     Net::new(
@@ -130,6 +130,96 @@ fn graceful_shutdown_delivers_everything_first() {
     // The data read after the close is still there.
     let got = n.b.association_mut(b).map(|x| x.recv().unwrap().data);
     assert_eq!(got.as_deref(), Some(&m[..]));
+}
+
+/// Heartbeats end once an endpoint has sent its SHUTDOWN or SHUTDOWN ACK
+/// (RFC 4460 section 2.10). Here A's first three SHUTDOWN COMPLETEs are
+/// lost, so B stays in SHUTDOWN-ACK-SENT for several heartbeat periods:
+///
+/// ```text
+///   A                                   B
+///   SHUTDOWN          ---------------->
+///                     <----------------  SHUTDOWN ACK   (SHUTDOWN-ACK-SENT)
+///   SHUTDOWN COMPLETE ----X             (A is closed)
+///                     <----------------  SHUTDOWN ACK   (T2 expired, three times:
+///   SHUTDOWN COMPLETE ----X                              1 + 2 + 4 s, and no
+///   ...                                                  HEARTBEAT meanwhile)
+///   SHUTDOWN COMPLETE ---------------->
+///   (T bit, out of the blue, RFC 9260 section 8.4 rule 5)
+/// ```
+///
+/// A heartbeat from B in SHUTDOWN-ACK-SENT would reach A with no
+/// association, be answered with an ABORT, and end B's association with
+/// an abort after every byte was delivered (the soak saw this on a real
+/// host).
+#[test]
+fn heartbeats_end_with_the_shutdown_so_a_lost_shutdown_complete_still_ends_gracefully() {
+    let mut cfg = EndpointConfig::new(5000);
+    cfg.association.heartbeat_interval = Some(Duration::from_millis(50));
+    let mut cfg_b = EndpointConfig::new(6000);
+    cfg_b.association.heartbeat_interval = Some(Duration::from_millis(50));
+    let mut n = Net::new(
+        cfg,
+        &[ip("10.0.0.1")],
+        cfg_b,
+        &[ip("10.0.1.1")],
+        Link::new(Duration::from_millis(10)),
+        6,
+    );
+    let (a, b) = n.connect(Duration::from_secs(1));
+    n.run_for(Duration::from_millis(500));
+    let mut lost = 0;
+    n.filter = Some(Box::new(move |from, _, _, data: &mut Vec<u8>| {
+        if from == Side::A && lost < 3 && chunk_types(data) == [chunk_type::SHUTDOWN_COMPLETE] {
+            lost += 1;
+            return Verdict::Drop;
+        }
+        Verdict::Pass
+    }));
+    n.record = true;
+    n.seen.clear();
+    let now = n.now;
+    n.a.association_mut(a).unwrap().shutdown(now);
+    n.run_for(Duration::from_secs(20));
+    let closed = |events: &[(Time, AssocId, Event)], id| {
+        events
+            .iter()
+            .filter(|e| e.1 == id)
+            .find_map(|e| match &e.2 {
+                Event::Closed { reason } => Some(reason.clone()),
+                _ => None,
+            })
+    };
+    assert_eq!(closed(&n.events_a, a), Some(CloseReason::Shutdown));
+    assert_eq!(closed(&n.events_b, b), Some(CloseReason::Shutdown));
+    let from = |side: Side, t: u8| {
+        n.seen
+            .iter()
+            .filter(|s| s.from == side && s.chunks.contains(&t))
+            .map(|s| s.time)
+            .collect::<Vec<_>>()
+    };
+    let acks = from(Side::B, chunk_type::SHUTDOWN_ACK);
+    assert_eq!(acks.len(), 4, "B retransmitted its SHUTDOWN ACK: {acks:?}");
+    assert_eq!(from(Side::A, chunk_type::SHUTDOWN_COMPLETE).len(), 4);
+    let shutdown = from(Side::A, chunk_type::SHUTDOWN)[0];
+    assert!(
+        acks[3] - acks[0] > Duration::from_secs(5),
+        "heartbeat periods (RTO + 50 ms) passed meanwhile: {acks:?}"
+    );
+    assert!(
+        from(Side::A, chunk_type::HEARTBEAT)
+            .iter()
+            .all(|t| *t < shutdown),
+        "A sent no HEARTBEAT after its SHUTDOWN"
+    );
+    assert!(
+        from(Side::B, chunk_type::HEARTBEAT)
+            .iter()
+            .all(|t| *t < acks[0]),
+        "B sent no HEARTBEAT after its SHUTDOWN ACK"
+    );
+    assert!(from(Side::A, chunk_type::ABORT).is_empty());
 }
 
 #[test]

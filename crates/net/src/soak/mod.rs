@@ -533,6 +533,16 @@ async fn mobile(sh: Arc<Shared>, single_radio: bool, ifaces: Vec<String>) -> Res
         _ = watch_stats(&s, &sh.stats, slot) => {}
         _ = stuck(&sh, "mobile", m, a.status()) => {}
     }
+    // The stack stays until the correspondent has seen the message
+    // association end, as a host's stack outlives the application's
+    // close: a SHUTDOWN COMPLETE lost on the impaired link leaves the
+    // correspondent retransmitting its SHUTDOWN ACK, which only a stack
+    // still there answers (RFC 9260 section 8.4, rule 5); a vanished one
+    // would leave it to give up with "peer unreachable".
+    let linger = Instant::now();
+    while !m.checked.load(Relaxed) && linger.elapsed() < sh.cfg.finish_timeout / 2 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     if let Ok(st) = s.stats().await
         && let Ok(mut v) = sh.stats.lock()
     {

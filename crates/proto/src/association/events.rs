@@ -33,6 +33,20 @@ impl State {
                 | State::ShutdownAckSent
         )
     }
+
+    /// States in which HEARTBEATs (and the PLPMTUD probes that ride the
+    /// heartbeat timers) are sent: not after this endpoint sent its
+    /// SHUTDOWN or SHUTDOWN ACK (RFC 4460 section 2.10, which Linux and
+    /// FreeBSD follow). A heartbeat that reaches a peer which has already
+    /// sent its SHUTDOWN COMPLETE is out of the blue there and answered
+    /// with an ABORT (RFC 9260 section 8.4), which would end with an
+    /// abort an association whose data was all delivered.
+    pub fn sends_heartbeats(self) -> bool {
+        matches!(
+            self,
+            State::Established | State::ShutdownPending | State::ShutdownReceived
+        )
+    }
 }
 
 /// Why an association ended.

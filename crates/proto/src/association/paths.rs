@@ -168,7 +168,7 @@ impl Association {
     /// heartbeats).
     pub fn probe_path(&mut self, now: Time, addr: IpAddr) -> Result<(), AddressError> {
         let i = self.path_index(addr).ok_or(AddressError::Unknown)?;
-        if !self.state.is_established() || self.paths[i].heartbeat.is_some_and(|h| !h.timed_out) {
+        if !self.state.sends_heartbeats() || self.paths[i].heartbeat.is_some_and(|h| !h.timed_out) {
             return Ok(());
         }
         self.queue_heartbeat(i, now);

@@ -33,7 +33,7 @@ impl Association {
         }
         consider(self.probe_timeout());
         consider(self.cmt_timer());
-        let heartbeats = self.state.is_established();
+        let heartbeats = self.state.sends_heartbeats();
         for p in &self.paths {
             consider(p.t3_deadline);
             if !heartbeats {
@@ -76,12 +76,14 @@ impl Association {
         // association to exist at the peer: one sent while COOKIE ECHOED
         // could overtake the COOKIE ECHO and be answered with an ABORT
         // (RFC 9260 section 8.4); a deadline that fell due meanwhile
-        // fires at the first timeout after the COOKIE ACK.
+        // fires at the first timeout after the COOKIE ACK. They end, for
+        // the same reason, once this end has sent its SHUTDOWN or
+        // SHUTDOWN ACK (`State::sends_heartbeats`).
         for i in 0..self.paths.len() {
             if self.state == State::Closed {
                 return;
             }
-            if self.state.is_established() {
+            if self.state.sends_heartbeats() {
                 self.heartbeat_timers(i, now);
                 self.paths[i].pmtu.on_timeout(now);
             }
