@@ -1127,3 +1127,87 @@ fn a_second_move_before_the_asconf_ack_loses_nothing() {
         .collect();
     assert_eq!(locals, vec![(m3, LocalAddrState::Available)]);
 }
+
+/// A mobile that moves while its INIT is unanswered: the INIT follows the
+/// host's addresses (RFC 9260 section 5.1: the peer keeps no state before
+/// the COOKIE ECHO, so a repeated INIT may list other addresses).
+///
+/// ```text
+///   MN (MN1)                              CN
+///   INIT [MN1]        ----X               (MN1's link is down)
+///   -- MN1 is lost, MN2 obtained (set_local_addresses) --
+///   INIT (from MN2)   ------------------>  at once, not at the next T1;
+///                                          MN1 no longer listed
+///                     <------------------  INIT ACK
+///   COOKIE ECHO       ------------------>
+///                     <------------------  COOKIE ACK
+///   DATA              ------------------>  the association knows only MN2
+/// ```
+#[test]
+fn an_init_follows_the_hosts_addresses_while_unanswered() {
+    let (m1, m2, cn) = (ip(MN1), ip(MN2), ip(CN));
+    let mut n = network(41);
+    n.set_up(m1, cn, false);
+    n.record = true;
+    let port = n.b.port();
+    let a = n.a.connect(n.now, &[cn], port).unwrap();
+    n.run_for(Duration::from_millis(100));
+    let inits = |n: &Net| {
+        n.seen
+            .iter()
+            .filter(|s| s.from == Side::A && s.chunks == [chunk_type::INIT])
+            .map(|s| (s.time, s.src, s.dropped))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(inits(&n).len(), 1, "one INIT so far: {:?}", inits(&n));
+    assert!(inits(&n)[0].2, "lost on MN1's dead link");
+    let moved = n.now;
+    n.a.set_local_addresses(&[m2]);
+    n.run_for(Duration::from_secs(2));
+    let sent = inits(&n);
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert_eq!((sent[1].0, sent[1].1, sent[1].2), (moved, m2, false));
+    let listed: Vec<IpAddr> = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::A && s.src == m2 && s.chunks == [chunk_type::INIT])
+        .and_then(|s| PacketRepr::parse(&s.bytes).ok())
+        .map(|p| match &p.chunks[0] {
+            Chunk::Init(i) => i
+                .params
+                .iter()
+                .filter_map(|p| match p {
+                    Param::Ipv4Address(a) => Some(IpAddr::V4(*a)),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        })
+        .unwrap_or_default();
+    // One address: none listed, the source is the address (RFC 9260
+    // section 5.1.2); MN1 is not among them.
+    assert!(listed.is_empty(), "the repeated INIT lists {listed:?}");
+    assert!(
+        n.events_a
+            .iter()
+            .any(|e| e.1 == a && e.2 == Event::Connected),
+        "{:?}",
+        n.events_a
+    );
+    let b = *n.b.associations().first().expect("B has the association");
+    let peers: Vec<IpAddr> =
+        n.b.association(b)
+            .unwrap()
+            .paths()
+            .iter()
+            .map(|p| p.remote)
+            .collect();
+    assert_eq!(peers, vec![m2]);
+    n.a.association_mut(a)
+        .unwrap()
+        .send(0, 0, Bytes::from_static(b"moved before it began"), false)
+        .unwrap();
+    n.run_for(Duration::from_millis(500));
+    let got = n.b.association_mut(b).unwrap().recv().map(|m| m.data);
+    assert_eq!(got.as_deref(), Some(&b"moved before it began"[..]));
+}

@@ -93,6 +93,49 @@ impl Association {
         Some(a)
     }
 
+    /// The host's addresses changed while the INIT is unanswered
+    /// (COOKIE-WAIT): the INIT lists `addrs` from now on and goes out
+    /// again at once, from one of them, if the address it left from is
+    /// gone. The peer keeps no state before the COOKIE ECHO (RFC 9260
+    /// section 5.1), so a retransmitted INIT may list other addresses
+    /// than the first (section 5.1.2: an INIT lists the sender's
+    /// addresses); an INIT repeated from an address the host lost would
+    /// never leave, and a mobile that moved during its set-up would wait
+    /// for Max.Init.Retransmits in vain. After COOKIE-WAIT the peer's
+    /// state cookie holds the INIT's list, and ADD-IP (RFC 5061) moves the
+    /// association once established. Returns whether the INIT changed.
+    pub fn handshake_addresses_changed(&mut self, addrs: &[IpAddr]) -> bool {
+        if self.state != State::CookieWait || addrs.is_empty() {
+            return false;
+        }
+        let addrs: Vec<IpAddr> = addrs
+            .iter()
+            .copied()
+            .take(self.cfg.limits.max_local_addresses)
+            .collect();
+        if self.local.iter().map(|l| l.addr).eq(addrs.iter().copied()) {
+            return false;
+        }
+        let Some(st) = self.init.as_ref() else {
+            return false;
+        };
+        let old_source = self.source_for_addr(st.dest);
+        self.local = addrs
+            .iter()
+            .map(|&addr| crate::asconf::LocalAddr {
+                addr,
+                state: crate::asconf::LocalAddrState::Available,
+            })
+            .collect();
+        let params = local_params(&self.cfg, &addrs, self.auth.local.as_ref(), false);
+        let source_gone = old_source.is_some_and(|s| !addrs.contains(&s));
+        if let Some(st) = self.init.as_mut() {
+            st.chunk.params = params;
+            st.due |= source_gone;
+        }
+        true
+    }
+
     /// Creates the association from a valid cookie (the passive side,
     /// RFC 9260 section 5.1 step D): state ESTABLISHED.
     pub(crate) fn from_cookie(

@@ -223,6 +223,16 @@ impl Endpoint {
 
     pub fn set_local_addresses(&mut self, addrs: &[IpAddr]) {
         self.local_addrs = addrs.to_vec();
+        // An association whose INIT is unanswered was started with the
+        // endpoint's addresses: its INIT follows them
+        // (`Association::handshake_addresses_changed`).
+        for &id in &self.connecting {
+            if let Some(a) = self.assocs.get_mut(&id)
+                && a.handshake_addresses_changed(addrs)
+            {
+                self.schedule.touch(id);
+            }
+        }
     }
 
     /// Accepts incoming associations.
