@@ -68,7 +68,10 @@ fn downlink(n: &mut Net, a: AssocId, b: AssocId, until: Time) {
 fn m2_confirmed(n: &Net, b: AssocId) -> bool {
     let m2: IpAddr = ip(M2);
     let p = n.b.association(b).unwrap().paths();
-    p.iter().find(|p| p.remote == m2).expect("M2 listed").confirmed
+    p.iter()
+        .find(|p| p.remote == m2)
+        .expect("M2 listed")
+        .confirmed
 }
 
 /// M2 comes in reach and becomes B's primary at 3 s; returns the chunk
@@ -97,7 +100,10 @@ fn rfc2960_listed_address_carries_data_at_once() {
     let (mut n, a, b) = net(true);
     assert!(m2_confirmed(&n, b), "M2 unconfirmed with RFC 2960 paths");
     let to_m2 = switch_to_m2(&mut n, a, b);
-    eprintln!("RFC 2960: B's packets to M2: {:?}", &to_m2[..to_m2.len().min(3)]);
+    eprintln!(
+        "RFC 2960: B's packets to M2: {:?}",
+        &to_m2[..to_m2.len().min(3)]
+    );
     let first = to_m2.first().expect("B sent to M2");
     assert!(first.contains(&chunk_type::DATA), "{to_m2:?}");
     assert!(
@@ -118,9 +124,14 @@ fn rfc9260_listed_address_gets_no_data_before_a_heartbeat_answer() {
     let (mut n, a, b) = net(false);
     assert!(!m2_confirmed(&n, b), "M2 confirmed without an answer");
     let to_m2 = switch_to_m2(&mut n, a, b);
-    eprintln!("RFC 9260: B's packets to M2: {:?}", &to_m2[..to_m2.len().min(3)]);
+    eprintln!(
+        "RFC 9260: B's packets to M2: {:?}",
+        &to_m2[..to_m2.len().min(3)]
+    );
     if let Some(first_data) = to_m2.iter().position(|c| c.contains(&chunk_type::DATA)) {
-        let probe = to_m2.iter().position(|c| c.contains(&chunk_type::HEARTBEAT));
+        let probe = to_m2
+            .iter()
+            .position(|c| c.contains(&chunk_type::HEARTBEAT));
         assert!(probe.is_some_and(|p| p < first_data), "{to_m2:?}");
         assert!(m2_confirmed(&n, b));
     }
