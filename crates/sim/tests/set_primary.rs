@@ -94,3 +94,45 @@ fn local_switch_needs_a_policy_with_instants() {
     let e = scenario::run_scenario(&s, 1).unwrap_err().to_string();
     assert!(e.contains("primary_switch"), "{e}");
 }
+
+/// The downlink handoff time with ns-2's timers (RTO.Initial 3 s,
+/// RTO.Min 1 s) and the given path handling, and when ap2's address came.
+fn downlink_move(rfc2960_paths: bool) -> (f64, Option<f64>) {
+    let mut s = set_primary();
+    s.flows[0].direction = DirectionSpec::Downlink;
+    let a = &mut s.flows[0].sctp.association;
+    a.rto_initial = std::time::Duration::from_secs(3);
+    a.rto_min = std::time::Duration::from_secs(1);
+    a.confirm_listed_addresses = rfc2960_paths;
+    let r = scenario::run_scenario(&s, 1).unwrap();
+    let added = events(&r, "radio/mn", "address-added")
+        .into_iter()
+        .find(|e| e.detail.contains("10.2.0.10"))
+        .expect("the address in ap2")
+        .time
+        .as_secs_f64();
+    let moved = r.summary.flows[0].handovers.first().map(|h| h.time_s);
+    (added, moved)
+}
+
+/// mobile                      network                  correspondent
+///   | INIT [10.1.0.10, 10.2.0.10] ----------------------->  | 10.2.0.10:
+///   |                                                        |  RFC 2960: confirmed
+///   | (8 s) address in ap2: set-primary (local, both ends)   |
+///   |<======================= DATA to 10.2.0.10 =============|  at once
+/// With RFC 9260 path verification instead, the correspondent's probes
+/// to the address (out of reach until 8 s) back off from 3 s, and the
+/// data waits for the next one to be answered.
+#[test]
+fn rfc2960_paths_let_the_correspondent_move_at_once() {
+    let (t, moved) = downlink_move(true);
+    let moved = moved.expect("the data moved to ap2");
+    eprintln!("RFC 2960 paths: address at {t:.3} s, data moved at {moved:.3} s");
+    assert!(moved >= t && moved < t + 0.5, "{moved} after {t}");
+    let (t9260, later) = downlink_move(false);
+    eprintln!("RFC 9260 verification: address at {t9260:.3} s, data moved at {later:?}");
+    assert!(
+        later.is_none_or(|m| m > moved + 0.5),
+        "{later:?} against {moved}"
+    );
+}

@@ -181,6 +181,8 @@ impl Association {
         );
         let mtu = self.cfg.path_mtu;
         let icwnd = self.cfg.initial_cwnd_for(mtu);
+        // RFC 2960 path handling: every listed address confirmed.
+        let all = self.cfg.confirm_listed_addresses;
         self.paths = addrs
             .iter()
             .map(|&addr| {
@@ -190,7 +192,7 @@ impl Association {
                     addr,
                     rto,
                     Congestion::new(mtu, icwnd, peer.a_rwnd.max(1)),
-                    addr == confirmed,
+                    all || addr == confirmed,
                 );
                 p.pmtu = crate::pmtu::Plpmtud::new(&self.cfg.pmtud, mtu);
                 p

@@ -207,6 +207,14 @@ pub struct AssociationConfig {
     /// Which acknowledgements clear a destination's error counter: RFC
     /// 9260's rule (the default) or ns-2's (see [`ErrorCounterReset`]).
     pub error_counter_reset: ErrorCounterReset,
+    /// RFC 2960 path handling: every transport address listed in the
+    /// peer's INIT or INIT ACK counts as confirmed from the start and may
+    /// carry DATA at once, as before RFC 4960 (RFC 2960 has no path
+    /// verification; ns-2's SCTP module, the tool of several mobility
+    /// studies, follows it). Off by default: RFC 9260 section 5.4, such
+    /// an address is UNCONFIRMED, gets no DATA and is probed with
+    /// HEARTBEATs until one is answered.
+    pub confirm_listed_addresses: bool,
     /// Path estimators: packet-pair capacity and Westwood+ available
     /// bandwidth (docs/MODELS.md section 3).
     pub estimators: EstimatorConfig,
@@ -458,6 +466,7 @@ impl Default for AssociationConfig {
             fast_retransmit_threshold: 3,
             retransmit_destination: RetransmitDestination::Rfc9260,
             error_counter_reset: ErrorCounterReset::Rfc9260,
+            confirm_listed_addresses: false,
             estimators: EstimatorConfig::default(),
             cmt: CmtConfig::default(),
             pmtud: PmtudConfig::default(),
