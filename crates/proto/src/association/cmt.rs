@@ -180,8 +180,7 @@ impl Association {
         }
         let limit = self.cfg.cmt.path_send_buffer as usize;
         let max = self.max_data_payload();
-        while self.sender.lane_fill_ready(max) {
-            let size = self.sender.peek_chunk_len(max).unwrap_or(0);
+        while let Some(size) = self.sender.lane_fill_ready(max) {
             let fits = |a: &Self, i: usize| {
                 let b = a.sender.lane_bytes(i);
                 b == 0 || b + size <= limit
@@ -209,9 +208,7 @@ impl Association {
             let Some(i) = chosen else {
                 break;
             };
-            if !self.sender.lane_fill(i, max) {
-                break;
-            }
+            self.sender.lane_fill(i, size);
             self.cmt_state.fill_next = (i + 1) % n;
         }
     }

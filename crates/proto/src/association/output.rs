@@ -422,7 +422,7 @@ impl Association {
     pub(super) fn rwnd_allows(&self) -> bool {
         let len = self
             .sender
-            .peek_any_chunk_len(self.max_data_payload())
+            .peek_chunk_len(self.max_data_payload())
             .unwrap_or(0) as u32;
         self.sender.peer_rwnd >= len || self.paths.iter().all(|p| p.flight_size == 0)
     }

@@ -15,7 +15,7 @@ use crate::path::Path;
 
 use crate::wire::{Chunk, DataChunk, IDataChunk};
 
-use lanes::{CutChunk, Lanes};
+use lanes::Lanes;
 use partial::Pr;
 pub use partial::{Abandoned, AbandonedCounters, PrPolicy, SendOptions};
 pub(crate) use schedule::Schedule;
@@ -183,6 +183,16 @@ impl SentChunk {
     }
 }
 
+/// A chunk cut from a message, with its stream sequence number (or MID
+/// and FSN), before it gets its TSN.
+#[derive(Debug, Clone)]
+pub(crate) struct CutChunk {
+    /// The chunk; its `tsn` is given when it leaves.
+    pub data: DataChunk,
+    pub pr: Pr,
+    pub interleaved: Option<MessageId>,
+}
+
 /// One value per path, without a heap allocation for the usual few paths
 /// (a SACK is processed per packet; its per-path tallies were half a dozen
 /// allocations each).
@@ -337,10 +347,9 @@ impl Sender {
         self.next_ssn.len() as u16
     }
 
-    /// Bytes the send buffer holds (queued, in the per-path buffers,
-    /// and unacknowledged).
+    /// Bytes the send buffer holds (queued plus unacknowledged).
     pub fn buffered(&self) -> usize {
-        self.queued_bytes + self.lanes_total() + self.outstanding_bytes
+        self.queued_bytes + self.outstanding_bytes
     }
 
     /// Nothing queued and nothing unacknowledged.
@@ -348,9 +357,8 @@ impl Sender {
         !self.has_queued() && self.outstanding.is_empty()
     }
 
-    /// Data waits to be sent (in the queue or a per-path buffer).
     pub fn has_queued(&self) -> bool {
-        !self.queue.is_empty() || self.lanes_hold()
+        !self.queue.is_empty()
     }
 
     pub fn has_outstanding(&self) -> bool {
@@ -416,9 +424,10 @@ impl Sender {
     }
 
     /// Sends the next DATA chunk (at most `max_payload` bytes of user
-    /// data) on `path` at `now`: the head of the path's send buffer under
-    /// CMT with per-path buffers (`lanes.rs`), else cut from the head of
-    /// the queue. It gets the next TSN and joins the retransmission queue.
+    /// data) on `path` at `now`, cut from the head of the queue (using
+    /// one of the path's slots under CMT with per-path buffers,
+    /// `lanes.rs`). It gets the next TSN and joins the retransmission
+    /// queue.
     pub fn next_chunk(
         &mut self,
         max_payload: usize,
@@ -426,10 +435,8 @@ impl Sender {
         route: u32,
         now: Time,
     ) -> Option<&SentChunk> {
-        let cut = match self.lane_pop(path) {
-            Some(c) => c,
-            None => self.cut_chunk(max_payload)?,
-        };
+        let cut = self.cut_chunk(max_payload)?;
+        self.lane_sent(path);
         Some(self.commit(cut, path, route, now))
     }
 
@@ -765,9 +772,6 @@ impl Sender {
         let mut out: Vec<(u16, u32, Bytes)> = Vec::new();
         // Unacknowledged chunks (abandoned ones hold nothing any more).
         for c in self.outstanding.drain(..).filter(|c| !c.abandoned) {
-            out.push((c.data.stream_id, c.data.ppid, c.data.payload));
-        }
-        for c in self.lanes_drain() {
             out.push((c.data.stream_id, c.data.ppid, c.data.payload));
         }
         for m in self.queue.drain(..) {

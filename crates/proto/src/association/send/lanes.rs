@@ -2,60 +2,38 @@
 //! single-buffer SCTP architecture must be replaced by a *multibuffer*
 //! structure, giving to each interface its own send buffer").
 //!
-//! With `CmtConfig::path_send_buffer` set, the CMT scheduler assigns each
-//! chunk to a path when it is cut from the message queue, and the chunk
-//! waits in that path's buffer until the path's congestion window lets
-//! it leave. A chunk gets its stream sequence number (or MID and FSN,
-//! RFC 8260) when it is cut and its TSN when it leaves (RFC 9260 section
-//! 6.9 gives a fragmented message consecutive TSNs; the TSN order stays
-//! the order of departure, so SACK processing is unchanged and the
-//! receiver, as the paper demands, is a standard one). A path's buffer
-//! holds at most `path_send_buffer` bytes (one chunk at least).
+//! With `CmtConfig::path_send_buffer` set, the CMT scheduler assigns
+//! each next chunk of the queue to a path's buffer, and the path sends
+//! what its buffer holds when its congestion window lets it. A buffer
+//! holds chunk slots (their sizes), not the chunks: the data, its stream
+//! sequence number (or MID and FSN, RFC 8260) and its TSN are taken from
+//! the shared queue when the chunk leaves, so the order of stream
+//! sequence numbers is the order of TSNs, as in single-path SCTP.
+//! Declared choice: with the sequence number given when a chunk entered a
+//! buffer, a chunk waiting in a slow path's buffer held back delivery of
+//! every later one that had left over the fast path; the receiver's
+//! window filled with them and dropped the missing chunk when it came (a
+//! deadlock, E9's first run with the buffers: no goodput at 16 and
+//! 64 KiB). A buffer holds at most `path_send_buffer` bytes (one chunk at
+//! least).
 //!
 //! What the buffers change: a path whose window is full holds only the
-//! chunks assigned to it; without them the next chunk waits for the path
+//! slots assigned to it; without them the next chunk waits for the path
 //! the scheduler picked, and every other path with it.
 //!
-//! Declared simplifications: a message that would be fragmented into
-//! DATA chunks is not assigned (its fragments must have consecutive
-//! TSNs); it leaves from the shared queue once every buffer is empty.
-//! Chunks waiting in a buffer are not abandoned under PR-SCTP before they
-//! leave (bounded by the buffer's size).
+//! A message that would be fragmented into DATA chunks is not assigned
+//! (its fragments must have consecutive TSNs, RFC 9260 section 6.9); it
+//! leaves from the shared queue once every buffer is empty.
 
 use std::collections::VecDeque;
 
-use super::MessageId;
 use super::Sender;
-use super::partial::Pr;
-use crate::wire::DataChunk;
 
-/// A chunk cut from a message, with its stream sequence number (or MID
-/// and FSN), waiting for its TSN.
-#[derive(Debug, Clone)]
-pub(crate) struct CutChunk {
-    /// The chunk; its `tsn` is given when it leaves.
-    pub data: DataChunk,
-    pub pr: Pr,
-    pub interleaved: Option<MessageId>,
-}
-
-impl CutChunk {
-    /// Bytes counted for it: payload, plus I-DATA's extra header.
-    fn len(&self) -> usize {
-        self.data.payload.len()
-            + if self.interleaved.is_some() {
-                super::interleave::IDATA_EXTRA
-            } else {
-                0
-            }
-    }
-}
-
-/// The per-path send buffers (empty when unused).
+/// The per-path send buffers (empty when unused): chunk sizes per path.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Lanes {
-    queues: Vec<VecDeque<CutChunk>>,
-    /// Payload bytes per buffer.
+    queues: Vec<VecDeque<usize>>,
+    /// Bytes per buffer.
     bytes: Vec<usize>,
 }
 
@@ -65,18 +43,21 @@ impl Sender {
         self.cmt.enabled && self.cmt.path_send_buffer > 0
     }
 
-    /// Some path's buffer holds a chunk.
+    /// Some path's buffer holds a chunk (and the queue its data).
     pub fn lanes_hold(&self) -> bool {
-        self.lanes.bytes.iter().any(|&b| b > 0)
+        self.lanes_on() && !self.queue.is_empty() && self.lanes.bytes.iter().any(|&b| b > 0)
     }
 
-    /// Payload bytes waiting in path `path`'s buffer.
+    /// Bytes assigned to path `path`'s buffer.
     pub fn lane_bytes(&self, path: usize) -> usize {
+        if self.queue.is_empty() {
+            return 0;
+        }
         self.lanes.bytes.get(path).copied().unwrap_or(0)
     }
 
-    /// Payload bytes waiting in all buffers.
-    pub(super) fn lanes_total(&self) -> usize {
+    /// Bytes assigned to all buffers.
+    fn lanes_total(&self) -> usize {
         self.lanes.bytes.iter().sum()
     }
 
@@ -88,102 +69,92 @@ impl Sender {
         }
     }
 
-    /// The next chunk could be assigned to a buffer: the queue holds data
-    /// and it is no fragment of a DATA message (see the module's note).
-    pub fn lane_fill_ready(&self, max_payload: usize) -> bool {
-        let Some(idx) = self.scheduled() else {
-            return false;
-        };
-        if self.interleave {
-            return true;
+    /// Forgets every assignment (the queue emptied, or CMT was turned
+    /// off).
+    fn lanes_clear(&mut self) {
+        for q in &mut self.lanes.queues {
+            q.clear();
         }
+        for b in &mut self.lanes.bytes {
+            *b = 0;
+        }
+    }
+
+    /// The queue holds data not yet assigned to a buffer, and the next
+    /// chunk is no fragment of a DATA message (see the module's note).
+    /// Returns its size.
+    pub fn lane_fill_ready(&mut self, max_payload: usize) -> Option<usize> {
+        if self.queue.is_empty() || !self.lanes_on() {
+            self.lanes_clear();
+            return None;
+        }
+        let unassigned = self.queued_bytes.checked_sub(self.lanes_total())?;
+        if unassigned == 0 {
+            return None;
+        }
+        let idx = self.scheduled()?;
         let run = &self.queue[idx];
-        run.offset == 0 && run.data.len() <= max_payload
+        if !self.interleave && (run.offset > 0 || run.data.len() > max_payload) {
+            return None;
+        }
+        let size = self.peek_chunk_len(max_payload)?;
+        Some(size.min(unassigned + self.extra_header()))
     }
 
-    /// Cuts the next chunk from the queue into path `path`'s buffer.
-    pub fn lane_fill(&mut self, path: usize, max_payload: usize) -> bool {
+    /// Assigns a chunk of `size` bytes to path `path`'s buffer.
+    pub fn lane_fill(&mut self, path: usize, size: usize) {
         self.lanes_resize(path + 1);
-        let Some(c) = self.cut_chunk(max_payload) else {
-            return false;
-        };
-        self.lanes.bytes[path] += c.data.payload.len();
-        self.lanes.queues[path].push_back(c);
-        true
+        self.lanes.bytes[path] += size;
+        self.lanes.queues[path].push_back(size);
     }
 
-    /// Moves every chunk of path `from`'s buffer to the front of path
-    /// `to`'s, in order (they were cut before those `to` holds): `from`
-    /// no longer takes data.
+    /// Moves path `from`'s assignments to path `to`: `from` no longer
+    /// takes data.
     pub fn lane_move(&mut self, from: usize, to: usize) {
-        if from == to || self.lane_bytes(from) == 0 {
+        if from == to || self.lanes.bytes.get(from).is_none_or(|&b| b == 0) {
             return;
         }
         self.lanes_resize(to.max(from) + 1);
         let moved = std::mem::take(&mut self.lanes.queues[from]);
         let bytes = std::mem::take(&mut self.lanes.bytes[from]);
-        let q = &mut self.lanes.queues[to];
-        for c in moved.into_iter().rev() {
-            q.push_front(c);
-        }
+        self.lanes.queues[to].extend(moved);
         self.lanes.bytes[to] += bytes;
     }
 
     /// Size of the next chunk path `path` would send (as
-    /// [`Sender::peek_chunk_len`]): the head of its buffer; with the
-    /// buffers on and the queue's next chunk assignable, nothing else;
-    /// with them off but still holding chunks (CMT turned off), the head
-    /// of the first buffer that holds one.
+    /// [`Sender::peek_chunk_len`]): with the buffers in use, only what is
+    /// assigned to `path` (nothing else while the queue's next chunk can
+    /// be assigned); otherwise the queue's next chunk.
     pub fn peek_chunk_len_on(&self, path: usize, max_payload: usize) -> Option<usize> {
-        if let Some(c) = self.lanes.queues.get(path).and_then(|q| q.front()) {
-            return Some(c.len());
+        let next = self.peek_chunk_len(max_payload)?;
+        if !self.lanes_on() {
+            return Some(next);
+        }
+        if let Some(&slot) = self.lanes.queues.get(path).and_then(|q| q.front()) {
+            return Some(slot.min(next));
         }
         if self.lanes_hold() {
-            if self.lanes_on() {
-                return None;
-            }
-            return self
-                .lanes
-                .queues
-                .iter()
-                .find_map(|q| q.front())
-                .map(CutChunk::len);
-        }
-        if self.lanes_on() && self.lane_fill_ready(max_payload) {
             return None;
         }
-        self.peek_chunk_len(max_payload)
+        let run = &self.queue[self.scheduled()?];
+        let assignable = self.interleave || (run.offset == 0 && run.data.len() <= max_payload);
+        (!assignable).then_some(next)
     }
 
-    /// Size of the next chunk any path would send: the queue's, else the
-    /// first buffered one.
-    pub fn peek_any_chunk_len(&self, max_payload: usize) -> Option<usize> {
-        self.peek_chunk_len(max_payload).or_else(|| {
-            self.lanes
-                .queues
-                .iter()
-                .find_map(|q| q.front())
-                .map(CutChunk::len)
-        })
+    /// A chunk left on path `path`: its slot is used.
+    pub(super) fn lane_sent(&mut self, path: usize) {
+        if let Some(q) = self.lanes.queues.get_mut(path)
+            && let Some(size) = q.pop_front()
+        {
+            self.lanes.bytes[path] -= size;
+        }
+        if self.queue.is_empty() {
+            self.lanes_clear();
+        }
     }
 
-    /// The chunk path `path` sends next from the buffers (see
-    /// [`Sender::peek_chunk_len_on`]), taken out.
-    pub(super) fn lane_pop(&mut self, path: usize) -> Option<CutChunk> {
-        let from = if self.lanes.queues.get(path).is_some_and(|q| !q.is_empty()) {
-            path
-        } else if !self.lanes_on() {
-            self.lanes.queues.iter().position(|q| !q.is_empty())?
-        } else {
-            return None;
-        };
-        let c = self.lanes.queues[from].pop_front()?;
-        self.lanes.bytes[from] -= c.data.payload.len();
-        Some(c)
-    }
-
-    /// Path `removed` is gone: its buffer's chunks go to the front of the
-    /// first remaining path's, the buffers above it shift down.
+    /// Path `removed` is gone: its assignments go to the first remaining
+    /// path, the buffers above it shift down.
     pub(super) fn lanes_path_removed(&mut self, removed: usize) {
         if removed >= self.lanes.queues.len() {
             return;
@@ -192,28 +163,7 @@ impl Sender {
         if target < self.lanes.queues.len() {
             self.lane_move(removed, target);
         }
-        let left = self.lanes.queues.remove(removed);
+        self.lanes.queues.remove(removed);
         self.lanes.bytes.remove(removed);
-        // No path left: the chunks go back with the rest of the unsent
-        // data (drain_unsent) through the first buffer.
-        if !left.is_empty() {
-            self.lanes_resize(1);
-            let n = left.iter().map(|c| c.data.payload.len()).sum::<usize>();
-            self.lanes.queues[0].extend(left);
-            self.lanes.bytes[0] += n;
-        }
-    }
-
-    /// Takes every buffered chunk out, in the order they were cut per
-    /// buffer, for [`Sender::drain_unsent`].
-    pub(super) fn lanes_drain(&mut self) -> Vec<CutChunk> {
-        let mut out = Vec::new();
-        for q in &mut self.lanes.queues {
-            out.extend(q.drain(..));
-        }
-        for b in &mut self.lanes.bytes {
-            *b = 0;
-        }
-        out
     }
 }
