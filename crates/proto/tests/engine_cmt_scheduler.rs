@@ -130,7 +130,20 @@ fn transfer(
     single_s: u64,
     cmt_s: u64,
 ) -> Seen2 {
-    let (mut n, a, b) = two_paths(WLAN, p2, receive_window, estimators);
+    transfer_over(WLAN, p2, receive_window, estimators, cmt, single_s, cmt_s)
+}
+
+/// [`transfer`] with path 1 given too.
+fn transfer_over(
+    p1: PathSpec,
+    p2: PathSpec,
+    receive_window: u32,
+    estimators: bool,
+    cmt: Option<CmtConfig>,
+    single_s: u64,
+    cmt_s: u64,
+) -> Seen2 {
+    let (mut n, a, b) = two_paths(p1, p2, receive_window, estimators);
     let payload = Bytes::from(vec![0x5a; MSG]);
     let on = n.now + Duration::from_secs(single_s);
     let end = on + Duration::from_secs(cmt_s);
@@ -163,6 +176,10 @@ fn transfer(
             got += m.data.len();
         }
     });
+    n.a.association(a)
+        .unwrap()
+        .check_accounting()
+        .expect("the sender's bookkeeping holds");
     let now = acked(&n);
     Seen2 {
         goodput_mbps: (got - at_on.unwrap()) as f64 * 8.0 / cmt_s as f64 / 1e6,
@@ -419,4 +436,85 @@ fn sacks_go_back_over_the_link_of_the_last_packet_received_when_asked() {
     // round-robin sends over network 2 here: every SACK leaves from B2.
     assert!(on.1 > 100, "{on:?}");
     assert_eq!(on.0 + on.1, off.0 + off.1);
+}
+
+/// A send buffer per path (Budzisz et al., section 4.3.2.1: "giving to
+/// each interface its own send buffer"), fastest path first on the
+/// capacities, two equal WLANs, a 1 MiB receive window. A sends over
+/// path 1 alone for 2 s (its window has grown), then path 2 joins with
+/// its initial window; measured over the next second:
+///
+/// ```text
+///   A (one queue)                                   B
+///   |--- DATA, path 1 (window large) ---------------->|
+///   |    next chunk: R_2 < R_1 (little outstanding on path 2), but
+///   |    path 2's window is full: it waits, and path 1 waits with it
+///
+///   A (a buffer per path, 8 chunks each)            B
+///   |--- DATA, path 1 ------------------------------->|
+///   |    next chunks into path 2's buffer while R_2, counting what
+///   |    waits there, is the least; then into path 1's, which sends
+/// ```
+///
+/// Measured: path 1 carries 40 chunks more (1 332 864 against 1 275 904
+/// bytes), 20.2 against 19.8 Mbit/s; the price is more reordering at B
+/// (851 against 621 TSNs): path 1's chunks leave while older ones wait
+/// in path 2's buffer.
+#[test]
+fn with_a_send_buffer_per_path_a_full_window_does_not_hold_back_the_other_path() {
+    const WINDOW: u32 = 1 << 20;
+    let lanes = Some(CmtConfig {
+        path_send_buffer: 8 * MSG as u32,
+        ..fpf(FpfInput::Capacity).unwrap()
+    });
+    let shared = transfer(WLAN, WINDOW, true, fpf(FpfInput::Capacity), 2, 1);
+    let buffered = transfer(WLAN, WINDOW, true, lanes, 2, 1);
+    println!("one queue: {shared:?}");
+    println!("a buffer per path: {buffered:?}");
+    assert!(buffered.per_path[1] > 0, "path 2 unused: {buffered:?}");
+    assert!(
+        buffered.per_path[0] > shared.per_path[0],
+        "path 1 carried {} bytes with the buffers, {} without",
+        buffered.per_path[0],
+        shared.per_path[0]
+    );
+    assert!(buffered.goodput_mbps > shared.goodput_mbps);
+}
+
+/// The send buffers with a 64 KiB receive window over a WLAN and UMTS
+/// (E9's `fpf-wu` at 64 KiB). The buffers hold chunk slots, and a chunk
+/// takes its stream sequence number and TSN when it leaves: were the
+/// sequence number given when the chunk entered a buffer, a chunk
+/// waiting in UMTS's buffer would hold back delivery of all the WLAN's
+/// later ones, which fill the receiver's window, and the receiver would
+/// drop that chunk when it came (a deadlock, seen in E9's first run with
+/// the buffers: no goodput at 16 and 64 KiB).
+///
+/// ```text
+///   A                                              B (64 KiB)
+///   |--- slot on UMTS: SSN k, TSN t ---- 110 ms --->|  k delivered late,
+///   |--- WLAN: SSN k+1.., TSN t+1.. --------------->|  never dropped
+/// ```
+#[test]
+fn with_send_buffers_per_path_a_small_receive_window_still_delivers() {
+    const WINDOW: u32 = 64 * 1024;
+    let shared = transfer(UMTS, WINDOW, true, fpf(FpfInput::Capacity), 0, 10);
+    let buffered = transfer(
+        UMTS,
+        WINDOW,
+        true,
+        Some(CmtConfig {
+            path_send_buffer: 8 * MSG as u32,
+            ..fpf(FpfInput::Capacity).unwrap()
+        }),
+        0,
+        10,
+    );
+    println!("one queue: {shared:?}");
+    println!("a buffer per path: {buffered:?}");
+    assert!(buffered.per_path[1] > 0, "UMTS unused: {buffered:?}");
+    assert!(
+        buffered.goodput_mbps > 0.5 * shared.goodput_mbps,
+        "{buffered:?} against {shared:?}"
+    );
 }

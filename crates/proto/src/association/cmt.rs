@@ -34,6 +34,9 @@ pub(super) struct CmtState {
     /// Round-robin: the path to try first for the next packet of new
     /// data.
     pub(super) next: usize,
+    /// Round-robin over the per-path send buffers: the buffer to fill
+    /// next.
+    pub(super) fill_next: usize,
     /// Data that was in flight to a deleted peer address is resent at
     /// this time if still unacknowledged.
     pub(super) rehome_deadline: Option<Time>,
@@ -86,6 +89,13 @@ impl Association {
     pub(super) fn cmt_new_data_path(&self) -> Option<usize> {
         let n = self.paths.len();
         let room = |i: usize| self.paths[i].flight_size < self.paths[i].cc.cwnd;
+        if self.sender.lanes_hold() {
+            // Per-path send buffers: any path whose buffer holds a chunk
+            // and whose window has room, in turn.
+            return (0..n)
+                .map(|k| (self.cmt_state.next + k) % n)
+                .find(|&i| self.sender.lane_bytes(i) > 0 && room(i));
+        }
         if !(0..n).any(|i| self.cmt_candidate(i)) {
             return self.data_path().filter(|&i| room(i));
         }
@@ -129,7 +139,10 @@ impl Association {
     /// ([`FpfInput::CwndSrtt`]).
     fn reception_time(&self, i: usize, size: u32) -> f64 {
         let p = &self.paths[i];
-        let outstanding = f64::from(p.flight_size) + f64::from(size);
+        // With per-path send buffers, what waits in the path's buffer is
+        // ahead of the chunk too.
+        let outstanding =
+            f64::from(p.flight_size) + self.sender.lane_bytes(i) as f64 + f64::from(size);
         let bytes_per_s = match self.capacity_bps(i) {
             Some(bps) => bps as f64 / 8.0,
             None => {
@@ -138,6 +151,66 @@ impl Association {
             }
         };
         outstanding / bytes_per_s
+    }
+
+    /// Fills the per-path send buffers (Budzisz et al., section 4.3.2.1;
+    /// `send/lanes.rs`) when CMT runs with them: each chunk cut from the
+    /// queue goes to the buffer of the path the scheduler picks
+    /// (round-robin: the next in turn with room; fastest path first: the
+    /// least reception time, counting what waits in the buffer, and
+    /// nothing while that buffer is full). A path that can no longer take
+    /// data hands its buffer to another.
+    pub(super) fn cmt_fill_lanes(&mut self) {
+        if !self.sender.lanes_on() || self.paths.is_empty() {
+            return;
+        }
+        let n = self.paths.len();
+        self.sender.lanes_resize(n);
+        let mut takers: Vec<usize> = (0..n).filter(|&i| self.cmt_candidate(i)).collect();
+        if takers.is_empty() {
+            takers.extend(self.data_path());
+        }
+        let Some(&first) = takers.first() else {
+            return;
+        };
+        for i in 0..n {
+            if !takers.contains(&i) {
+                self.sender.lane_move(i, first);
+            }
+        }
+        let limit = self.cfg.cmt.path_send_buffer as usize;
+        let max = self.max_data_payload();
+        while let Some(size) = self.sender.lane_fill_ready(max) {
+            let fits = |a: &Self, i: usize| {
+                let b = a.sender.lane_bytes(i);
+                b == 0 || b + size <= limit
+            };
+            let round_robin = (0..n)
+                .map(|k| (self.cmt_state.fill_next + k) % n)
+                .find(|&i| takers.contains(&i) && fits(self, i));
+            let by_capacity = self.cfg.cmt.fpf_input == FpfInput::Capacity;
+            let chosen = match self.cfg.cmt.scheduler {
+                // The least reception time among all paths; when its
+                // buffer is full the chunk waits (the application's write
+                // blocks), it does not go to a slower path's buffer.
+                CmtScheduler::FastestPathFirst
+                    if !(by_capacity && takers.iter().any(|&i| self.capacity_bps(i).is_none())) =>
+                {
+                    takers
+                        .iter()
+                        .map(|&i| (self.reception_time(i, size as u32), i))
+                        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+                        .map(|(_, i)| i)
+                        .filter(|&i| fits(self, i))
+                }
+                _ => round_robin,
+            };
+            let Some(i) = chosen else {
+                break;
+            };
+            self.sender.lane_fill(i, size);
+            self.cmt_state.fill_next = (i + 1) % n;
+        }
     }
 
     /// Path `i`'s packet-pair capacity estimate, bit/s.

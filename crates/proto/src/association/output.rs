@@ -174,6 +174,7 @@ impl Association {
         }
         self.apply_policies(now);
         self.maybe_start_asconf();
+        self.cmt_fill_lanes();
         let dest = self.choose_destination(now)?;
         if self.held_for_asconf(dest, now) {
             return None;
@@ -543,12 +544,15 @@ impl Association {
                 0
             };
             let room = b.room.saturating_sub(b.size + DATA_HEADER + auth_cost) & !3;
-            let Some(full) = self.sender.peek_chunk_len(max) else {
+            self.cmt_fill_lanes();
+            let Some(full) = self.sender.peek_chunk_len_on(path, max) else {
                 break;
             };
+            // A chunk from a path's send buffer is cut already.
+            let cut = self.sender.lanes_hold();
             let here = if full <= room {
                 full
-            } else if room >= MIN_FRAGMENT {
+            } else if room >= MIN_FRAGMENT && !cut {
                 room
             } else {
                 break;

@@ -15,6 +15,7 @@ use crate::path::Path;
 
 use crate::wire::{Chunk, DataChunk, IDataChunk};
 
+use lanes::Lanes;
 use partial::Pr;
 pub use partial::{Abandoned, AbandonedCounters, PrPolicy, SendOptions};
 pub(crate) use schedule::Schedule;
@@ -182,6 +183,16 @@ impl SentChunk {
     }
 }
 
+/// A chunk cut from a message, with its stream sequence number (or MID
+/// and FSN), before it gets its TSN.
+#[derive(Debug, Clone)]
+pub(crate) struct CutChunk {
+    /// The chunk; its `tsn` is given when it leaves.
+    pub data: DataChunk,
+    pub pr: Pr,
+    pub interleaved: Option<MessageId>,
+}
+
 /// One value per path, without a heap allocation for the usual few paths
 /// (a SACK is processed per packet; its per-path tallies were half a dozen
 /// allocations each).
@@ -276,6 +287,8 @@ pub struct Sender {
     /// With I-DATA, the next MID per outgoing stream: ordered, unordered
     /// (RFC 8260 section 2.1: two independent counters from 0).
     next_mid: Vec<[u32; 2]>,
+    /// CMT's send buffer per path (`lanes.rs`).
+    lanes: Lanes,
 }
 
 /// The route of chunks held after their destination was deleted: no
@@ -326,6 +339,7 @@ impl Sender {
             interleave: false,
             schedule: Schedule::default(),
             next_mid: vec![[0; 2]; outbound_streams as usize],
+            lanes: Lanes::default(),
         }
     }
 
@@ -340,7 +354,7 @@ impl Sender {
 
     /// Nothing queued and nothing unacknowledged.
     pub fn is_idle(&self) -> bool {
-        self.queue.is_empty() && self.outstanding.is_empty()
+        !self.has_queued() && self.outstanding.is_empty()
     }
 
     pub fn has_queued(&self) -> bool {
@@ -409,9 +423,11 @@ impl Sender {
         });
     }
 
-    /// Cuts the next DATA chunk (at most `max_payload` bytes of user data)
-    /// from the head of the queue and gives it the next TSN. The chunk is
-    /// appended to the retransmission queue as sent on `path` at `now`.
+    /// Sends the next DATA chunk (at most `max_payload` bytes of user
+    /// data) on `path` at `now`, cut from the head of the queue (using
+    /// one of the path's slots under CMT with per-path buffers,
+    /// `lanes.rs`). It gets the next TSN and joins the retransmission
+    /// queue.
     pub fn next_chunk(
         &mut self,
         max_payload: usize,
@@ -419,6 +435,14 @@ impl Sender {
         route: u32,
         now: Time,
     ) -> Option<&SentChunk> {
+        let cut = self.cut_chunk(max_payload)?;
+        self.lane_sent(path);
+        Some(self.commit(cut, path, route, now))
+    }
+
+    /// Cuts the next chunk from the queue: its stream sequence number (or
+    /// MID and FSN) is given, its TSN not yet.
+    pub(super) fn cut_chunk(&mut self, max_payload: usize) -> Option<CutChunk> {
         // The first message of the run the scheduler picks.
         let idx = self.scheduled()?;
         let max_payload = max_payload.saturating_sub(self.extra_header());
@@ -446,8 +470,8 @@ impl Sender {
         run.offset += take;
         let end = run.offset == run.data.len();
         let pr = run.pr;
-        let chunk = DataChunk {
-            tsn: self.next_tsn,
+        let data = DataChunk {
+            tsn: 0,
             stream_id: run.stream,
             ssn: run.ssn,
             ppid: run.ppid,
@@ -467,7 +491,19 @@ impl Sender {
             }
         }
         self.queued_bytes -= take;
-        self.outstanding_bytes += take;
+        Some(CutChunk {
+            data,
+            pr,
+            interleaved,
+        })
+    }
+
+    /// Gives a cut chunk the next TSN and appends it to the
+    /// retransmission queue as sent on `path` at `now`.
+    fn commit(&mut self, cut: CutChunk, path: usize, route: u32, now: Time) -> &SentChunk {
+        let mut chunk = cut.data;
+        chunk.tsn = self.next_tsn;
+        self.outstanding_bytes += chunk.payload.len();
         self.next_tsn = self.next_tsn.wrapping_add(1);
         self.stats.data_chunks_sent += 1;
         let strike_above = chunk.tsn;
@@ -485,11 +521,11 @@ impl Sender {
             fast_retransmitted: false,
             last_retransmit: None,
             route,
-            pr,
+            pr: cut.pr,
             abandoned: false,
-            interleaved,
+            interleaved: cut.interleaved,
         });
-        self.outstanding.back()
+        &self.outstanding[self.outstanding.len() - 1]
     }
 
     /// Checks the sender's bookkeeping against its queues: TSNs of the
@@ -722,6 +758,7 @@ impl Sender {
     /// After a path at index `removed` is deleted from the path vector,
     /// indices above it shift down by one.
     pub fn path_removed(&mut self, removed: usize) {
+        self.lanes_path_removed(removed);
         for c in self.outstanding.iter_mut() {
             if c.path > removed {
                 c.path -= 1;
@@ -752,6 +789,7 @@ impl Sender {
 }
 
 mod interleave;
+mod lanes;
 mod partial;
 mod sack;
 mod schedule;

@@ -123,6 +123,12 @@ pub struct CmtConfig {
     /// the last packet was received"), not from the address the route to
     /// the peer picks. Off by default.
     pub sack_on_arrival_link: bool,
+    /// As a sender: bytes of each path's own send buffer (Budzisz et al.,
+    /// section 4.3.2.1, the "multibuffer"): the scheduler assigns each
+    /// chunk to a path's buffer when it is cut from the queue, and it
+    /// leaves when that path's window allows. 0 (the default): one shared
+    /// queue, each chunk given its path as it leaves.
+    pub path_send_buffer: u32,
 }
 
 impl Default for CmtConfig {
@@ -136,6 +142,7 @@ impl Default for CmtConfig {
             cwnd_update: true,
             delayed_ack: true,
             sack_on_arrival_link: false,
+            path_send_buffer: 0,
         }
     }
 }
