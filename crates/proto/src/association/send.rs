@@ -753,6 +753,7 @@ impl Sender {
 
 mod interleave;
 mod partial;
+mod reset;
 mod sack;
 mod schedule;
 #[cfg(test)]
