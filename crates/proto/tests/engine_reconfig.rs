@@ -746,3 +746,62 @@ fn reconfig_without_the_extension_is_an_unknown_chunk() {
     assert_eq!(x.stats().unknown_chunks, 1);
     assert_eq!(x.state(), msctp_proto::State::Established);
 }
+
+/// ```text
+///   A                                             B
+///     |  reset_streams([0]); send s0 "late" (held)    |
+///     |--- RE-CONFIG [Out SSN Reset] ----------X      |  every one lost
+///     |  abort()                                      |
+///     |  Event::SendFailed(s0 "late")                 |
+/// ```
+/// A message held for a reset is never silently lost: it counts in the
+/// send buffer while held and comes back when the association ends.
+#[test]
+fn held_messages_are_returned_when_the_association_ends() {
+    let (mut n, a, _b) = associated();
+    n.filter = Some(Box::new(|_, _, _, data: &mut Vec<u8>| {
+        if chunk_types(data).contains(&RECONFIG) {
+            Verdict::Drop
+        } else {
+            Verdict::Pass
+        }
+    }));
+    let x = n.a.association_mut(a).unwrap();
+    x.reset_streams(&[0]).unwrap();
+    x.send(0, 9, Bytes::from_static(b"late"), false).unwrap();
+    assert_eq!(x.send_buffered(), 4);
+    n.run_for(Duration::from_secs(2));
+    assert!(data_sent(&n).is_empty(), "held, not sent");
+    n.a.association_mut(a).unwrap().abort(None);
+    n.run_for(Duration::from_millis(100));
+    let failed: Vec<_> = n
+        .events(Side::A)
+        .iter()
+        .filter_map(|(_, _, e)| match e {
+            Event::SendFailed { stream, ppid, data } => Some((*stream, *ppid, data.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed, [(0, 9, Bytes::from_static(b"late"))]);
+}
+
+/// usrsctp 0.9.5's INIT and INIT ACK (frames 1 and 2 of the capture in
+/// testdata/usrsctp) announce RE-CONFIG in Supported Extensions: an engine
+/// with `stream_reconfig` negotiates it with usrsctp (RFC 6525 section
+/// 3.1). (Only the negotiation: no capture of a reset yet.)
+#[test]
+fn usrsctp_announces_reconfig() {
+    let text = include_str!("../testdata/usrsctp/packets.hex");
+    for frame in ["1", "2"] {
+        let hex_line = text
+            .lines()
+            .find_map(|l| l.strip_prefix(frame).and_then(|r| r.strip_prefix('\t')))
+            .expect("frame");
+        let pkt = PacketRepr::parse(&Bytes::from(hex::decode(hex_line.trim()).unwrap())).unwrap();
+        let (Chunk::Init(i) | Chunk::InitAck(i)) = &pkt.chunks[0] else {
+            panic!("frame {frame}: {:?}", pkt.chunks[0]);
+        };
+        let peer = msctp_proto::association::PeerInit::from_chunk(i, frame == "2").unwrap();
+        assert!(peer.supports_reconfig, "frame {frame}");
+    }
+}

@@ -173,6 +173,15 @@ impl ReconfigState {
         self.held_bytes
     }
 
+    /// The held messages, taken out (stream, PPID, data).
+    pub(super) fn take_held(&mut self) -> Vec<(u16, u32, Bytes)> {
+        self.held_bytes = 0;
+        std::mem::take(&mut self.held)
+            .into_iter()
+            .map(|h| (h.stream, h.ppid, h.data))
+            .collect()
+    }
+
     fn busy(&self) -> bool {
         self.pending.is_some() || self.outstanding.is_some()
     }
@@ -306,13 +315,8 @@ impl Association {
     pub(super) fn reconfig_closed(&mut self) {
         self.reconfig.outstanding = None;
         self.reconfig.pending = None;
-        self.reconfig.held_bytes = 0;
-        for h in std::mem::take(&mut self.reconfig.held) {
-            self.push_event(Event::SendFailed {
-                stream: h.stream,
-                ppid: h.ppid,
-                data: h.data,
-            });
+        for (stream, ppid, data) in self.reconfig.take_held() {
+            self.push_event(Event::SendFailed { stream, ppid, data });
         }
     }
 
