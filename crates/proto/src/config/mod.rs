@@ -153,13 +153,11 @@ pub struct AssociationConfig {
     /// and the peer's requests are answered. Off by default, as Linux's
     /// `net.sctp.reconf_enable` (usrsctp turns it on): the studies
     /// reproduced predate it and the longer INIT would move their timings.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "std::ops::Not::not"))]
     pub stream_reconfig: bool,
     /// The most outgoing streams Add Outgoing Streams Requests (RFC 6525
     /// section 5.1.5, ours or asked for by the peer, section 5.2.6) may
     /// bring the association to; incoming ones are bounded by
     /// `max_inbound_streams`.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_u16_max"))]
     pub max_outbound_streams: u16,
     /// Which stream's message is sent next (RFC 8260 section 3); first
     /// come, first served by default (what this stack always did).
@@ -733,11 +731,6 @@ impl AssociationConfig {
         self.initial_cwnd
             .unwrap_or_else(|| (4 * mtu).min((2 * mtu).max(4380)) as u32)
     }
-}
-
-#[cfg(feature = "serde")]
-fn is_u16_max(v: &u16) -> bool {
-    *v == u16::MAX
 }
 
 /// The largest burst [`AssociationConfig::burst_autosize`] allows, in
