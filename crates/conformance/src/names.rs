@@ -31,6 +31,7 @@ const CHUNKS: &[(&str, u8)] = &[
     ("ASCONF_ACK", t::ASCONF_ACK),
     ("FORWARD_TSN", t::FORWARD_TSN),
     ("ASCONF", t::ASCONF),
+    ("RECONFIG", t::RECONFIG),
 ];
 
 /// Parameter types by script name.

@@ -121,6 +121,7 @@ pub fn parse_options(lines: &[OptionLine]) -> Result<ScriptOptions, ParseError> 
             "asconf" => opts.asconf = on_off(o)?,
             "auth" => opts.auth = on_off(o)?,
             "pr_sctp" => opts.pr_sctp = on_off(o)?,
+            "stream_reconfig" => opts.stream_reconfig = on_off(o)?,
             "hmac" => {
                 let mut ids = Vec::new();
                 for part in option_value(o)?.split(',') {

@@ -239,6 +239,7 @@ impl<'a> Run<'a> {
             asconf: o.asconf,
             auth: o.auth,
             pr_sctp: self.pr_sctp,
+            stream_reconfig: o.stream_reconfig,
             auth_chunks: o.auth_chunks.clone(),
             sack_delay: Some(Duration::from_millis(200)),
             ..AssociationConfig::default()

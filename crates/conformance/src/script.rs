@@ -93,10 +93,11 @@ pub struct ScriptOptions {
     /// Engine extensions, off by default as on packetdrill's targets:
     /// `--asconf=on`, `--auth=on`, `--pr_sctp=on` (PR-SCTP, RFC 3758; also
     /// switched by the scripts' `sysctl` of `net.inet.sctp.pr_enable` or
-    /// `net.sctp.prsctp_enable`).
+    /// `net.sctp.prsctp_enable`), `--stream_reconfig=on` (RFC 6525).
     pub asconf: bool,
     pub auth: bool,
     pub pr_sctp: bool,
+    pub stream_reconfig: bool,
     /// `--hmac=sha256,sha1`: HMAC identifiers the engine offers, in order.
     pub hmac_ids: Option<Vec<u16>>,
     /// `--auth_chunks=DATA,SACK`: chunk types the engine requires
@@ -115,6 +116,7 @@ impl Default for ScriptOptions {
             asconf: false,
             auth: false,
             pr_sctp: false,
+            stream_reconfig: false,
             hmac_ids: None,
             auth_chunks: Vec::new(),
         }

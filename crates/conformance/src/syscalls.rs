@@ -704,6 +704,7 @@ fn event_name(e: &EngineEvent) -> (&'static str, Option<IpAddr>) {
         EngineEvent::PeerError { .. } => ("PEER_ERROR", None),
         EngineEvent::AuthenticationFailure => ("AUTHENTICATION_FAILURE", None),
         EngineEvent::SendFailed { .. } => ("SEND_FAILED", None),
+        EngineEvent::Reconfig(_) => ("STREAM_RECONFIG", None),
     }
 }
 

@@ -137,6 +137,14 @@ fn pmtud_scripts_pass() {
     assert_eq!(passed, 1);
 }
 
+/// Stream reconfiguration (RFC 6525): the peer's requests and their
+/// result codes.
+#[test]
+fn reconfig_scripts_pass() {
+    let passed = check("reconfig", "FreeBSD", &[]);
+    assert_eq!(passed, 1);
+}
+
 /// The public nplab/packetdrill scripts that do not pass (see the README).
 const NPLAB_FAILURES: &[&str] = &[
     // The engine answers an out-of-date FORWARD TSN with a SACK (RFC 3758

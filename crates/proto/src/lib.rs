@@ -34,8 +34,8 @@ pub mod tsn;
 pub mod wire;
 
 pub use association::{
-    Association, CloseReason, Event, Message, PrPolicy, PrimaryReason, SendError, SendOptions,
-    State, StreamScheduler, Transmit,
+    Association, CloseReason, Event, Message, PrPolicy, PrimaryReason, ReconfigError,
+    ReconfigEvent, ReconfigRequest, SendError, SendOptions, State, StreamScheduler, Transmit,
 };
 pub use config::{
     AssociationConfig, CmtConfig, CmtRtxPolicy, CmtScheduler, EndpointConfig, ErrorCounterReset,

@@ -98,7 +98,11 @@ impl Association {
     pub(super) fn must_authenticate(&self, ty: u8) -> bool {
         match &self.auth.state {
             Some(a) => {
-                a.must_authenticate(ty) || matches!(ty, chunk_type::ASCONF | chunk_type::ASCONF_ACK)
+                a.must_authenticate(ty)
+                    || matches!(
+                        ty,
+                        chunk_type::ASCONF | chunk_type::ASCONF_ACK | chunk_type::RECONFIG
+                    )
             }
             None => false,
         }

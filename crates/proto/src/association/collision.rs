@@ -290,7 +290,8 @@ impl Association {
         };
         fresh.secret = secret;
         fresh.headroom = self.headroom;
-        let old_unsent = self.sender.drain_unsent();
+        let mut old_unsent = self.sender.drain_unsent();
+        old_unsent.extend(self.reconfig.take_held());
         // Messages delivered to the application's queue but not read yet
         // were acknowledged: the application still gets them, before
         // anything of the new incarnation (as a socket keeps what its

@@ -138,6 +138,8 @@ pub enum Event {
     /// Data that was not delivered when the association ended, returned to
     /// the application (no data is silently lost).
     SendFailed { stream: u16, ppid: u32, data: Bytes },
+    /// A stream reconfiguration (RFC 6525) was performed or refused.
+    Reconfig(super::ReconfigEvent),
 }
 
 /// Why the destination for new data changed.

@@ -38,6 +38,8 @@ pub struct PeerInit {
     pub supports_pr_sctp: bool,
     /// Supported Extensions lists I-DATA (RFC 8260 section 2.2).
     pub supports_idata: bool,
+    /// Supported Extensions lists RE-CONFIG (RFC 6525 section 3.1).
+    pub supports_reconfig: bool,
     pub adaptation: Option<u32>,
     /// Unrecognized parameters to report (raw TLVs).
     pub unrecognized: Vec<Bytes>,
@@ -152,6 +154,7 @@ impl PeerInit {
             supports_probes: false,
             supports_pr_sctp: false,
             supports_idata: false,
+            supports_reconfig: false,
             adaptation: None,
             unrecognized: Vec::new(),
             host_name: false,
@@ -182,6 +185,7 @@ impl PeerInit {
                         list.contains(&chunk_type::PROBE) && list.contains(&chunk_type::PROBE_ECHO);
                     p.supports_pr_sctp |= list.contains(&chunk_type::FORWARD_TSN);
                     p.supports_idata = list.contains(&chunk_type::I_DATA);
+                    p.supports_reconfig = list.contains(&chunk_type::RECONFIG);
                 }
                 Param::ForwardTsnSupported => p.supports_pr_sctp = true,
                 Param::Random(r) => randoms.push(r.clone()),
@@ -238,6 +242,10 @@ pub fn local_auth_params(cfg: &AssociationConfig, random: &[u8; RANDOM_LEN]) -> 
     // falsify the echo: both must be authenticated (docs/DESIGN.md).
     if cfg.estimators.enabled {
         required.extend([chunk_type::PROBE, chunk_type::PROBE_ECHO]);
+    }
+    // RFC 6525 section 3.1: RE-CONFIG is sent authenticated.
+    if cfg.stream_reconfig {
+        required.push(chunk_type::RECONFIG);
     }
     for c in required {
         if !chunks.contains(&c) {
@@ -311,6 +319,9 @@ pub fn local_params(
         if cfg.pr_sctp {
             ext.push(chunk_type::I_FORWARD_TSN);
         }
+    }
+    if cfg.stream_reconfig {
+        ext.push(chunk_type::RECONFIG);
     }
     if !ext.is_empty() {
         params.push(Param::SupportedExtensions(ext));

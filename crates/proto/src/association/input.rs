@@ -396,6 +396,7 @@ impl Association {
                 new_cum_tsn,
                 streams,
             } if self.sender.pr_sctp => self.on_forward_tsn(new_cum_tsn, &streams, src),
+            Chunk::Reconfig(r) if self.stream_reconfig() => self.on_reconfig(now, r, src, dst),
             // With the estimators off, probes are the unknown chunks they
             // are to any other stack (skipped, high bits 10); so is FORWARD
             // TSN without PR-SCTP (RFC 3758 section 3.3.1).

@@ -20,6 +20,7 @@ mod output;
 mod partial;
 mod paths;
 mod pmtud;
+mod reconfig;
 pub mod recv;
 pub mod send;
 mod setup;
@@ -43,6 +44,7 @@ pub use estimators::ProbeError;
 pub use events::{AddressError, CloseReason, Event, PrimaryReason, SendError, State};
 pub use handshake::{InitError, PeerInit, check_address_count, local_auth_params, local_params};
 pub use pmtud::PathMtu;
+pub use reconfig::{MAX_LISTED_STREAMS, ReconfigError, ReconfigEvent, ReconfigRequest};
 pub use stats::AssociationStats;
 pub use transmit::{AssocId, Transmit};
 
@@ -225,6 +227,8 @@ pub struct Association {
     /// A move of the data to another path is pending
     /// ([`Association::set_move_pending`], RFC 7053).
     move_pending: bool,
+    /// Stream reconfiguration (RFC 6525, `reconfig.rs`).
+    reconfig: reconfig::ReconfigState,
 }
 
 impl Association {
@@ -304,6 +308,7 @@ impl Association {
             rwnd_block: ReceiveWindowBlock::default(),
             path_trace: None,
             move_pending: false,
+            reconfig: reconfig::ReconfigState::default(),
         }
     }
 
@@ -404,7 +409,7 @@ impl Association {
         if data.len() > self.cfg.max_message_size {
             return Err(SendError::TooLarge(data.len()));
         }
-        let excess = (self.sender.buffered() + data.len()).saturating_sub(self.cfg.send_buffer);
+        let excess = (self.send_buffered() + data.len()).saturating_sub(self.cfg.send_buffer);
         if excess > 0 {
             let made = match opts.policy {
                 PrPolicy::Priority(p) => self.sender.make_room(excess, p, &mut self.paths),
@@ -415,6 +420,9 @@ impl Association {
                 return Err(SendError::BufferFull);
             }
         }
+        if self.reconfig.holds(stream) {
+            return self.hold_message(now, stream, ppid, data, opts);
+        }
         if !self.sender.has_outstanding() {
             self.tx.burst_budget = self.burst_allowance();
         }
@@ -424,12 +432,13 @@ impl Association {
 
     /// Room left in the send buffer, in bytes.
     pub fn send_capacity(&self) -> usize {
-        self.cfg.send_buffer.saturating_sub(self.sender.buffered())
+        self.cfg.send_buffer.saturating_sub(self.send_buffered())
     }
 
-    /// Bytes queued or unacknowledged.
+    /// Bytes queued or unacknowledged (with those held while their
+    /// stream is being reset).
     pub fn send_buffered(&self) -> usize {
-        self.sender.buffered()
+        self.sender.buffered() + self.reconfig.held_bytes()
     }
 
     /// The next complete message, in order per stream.
@@ -574,6 +583,7 @@ impl Association {
         for (stream, ppid, data) in self.sender.drain_unsent() {
             self.push_event(Event::SendFailed { stream, ppid, data });
         }
+        self.reconfig_closed();
     }
 
     /// Queues an ABORT to the primary (or `dest`).

@@ -175,6 +175,7 @@ impl Association {
         self.apply_policies(now);
         self.maybe_start_asconf();
         self.cmt_fill_lanes();
+        self.poll_reconfig(now);
         let dest = self.choose_destination(now)?;
         if self.held_for_asconf(dest, now) {
             return None;

@@ -489,6 +489,7 @@ impl Receiver {
 
 mod forward;
 mod interleave;
+mod reset;
 
 #[cfg(test)]
 mod tests {

@@ -791,6 +791,7 @@ impl Sender {
 mod interleave;
 mod lanes;
 mod partial;
+mod reset;
 mod sack;
 mod schedule;
 #[cfg(test)]

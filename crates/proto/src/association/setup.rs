@@ -233,6 +233,11 @@ impl Association {
             peer.initial_tsn,
             self.cfg.limits.max_pending_asconf_params,
         );
+        self.reconfig = super::reconfig::ReconfigState::new(
+            self.cfg.stream_reconfig && peer.supports_reconfig,
+            self.local_initial_tsn,
+            peer.initial_tsn,
+        );
         self.probes.peer_supports = peer.supports_probes;
         for i in 0..self.paths.len() {
             self.init_path_estimators(i);

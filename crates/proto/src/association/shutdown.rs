@@ -89,16 +89,18 @@ impl Association {
     }
 
     /// Moves a graceful shutdown on once all data is acknowledged
-    /// (section 9.2).
+    /// (section 9.2), messages held for a stream reset (RFC 6525)
+    /// included.
     pub(super) fn maybe_progress_shutdown(&mut self, now: Time) {
+        let idle = self.sender.is_idle() && self.reconfig.held_bytes() == 0;
         match self.state {
-            State::ShutdownPending if self.sender.is_idle() => {
+            State::ShutdownPending if idle => {
                 self.state = State::ShutdownSent;
                 self.shutdown.due = true;
                 self.shutdown.retransmits = 0;
                 self.shutdown.guard = Some(now + self.cfg.rto_max * 5);
             }
-            State::ShutdownReceived if self.sender.is_idle() => {
+            State::ShutdownReceived if idle => {
                 self.state = State::ShutdownAckSent;
                 self.shutdown.due = true;
                 self.shutdown.retransmits = 0;

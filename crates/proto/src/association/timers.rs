@@ -31,6 +31,7 @@ impl Association {
         if let Some(o) = &self.asconf.outstanding {
             consider(o.deadline);
         }
+        consider(self.reconfig_deadline());
         consider(self.probe_timeout());
         consider(self.cmt_timer());
         let heartbeats = self.state.sends_heartbeats();
@@ -92,6 +93,10 @@ impl Association {
             return;
         }
         self.t4(now);
+        if self.state == State::Closed {
+            return;
+        }
+        self.reconfig_timeout(now);
         if self.state == State::Closed {
             return;
         }

@@ -146,6 +146,19 @@ pub struct AssociationConfig {
     /// stream scheduler may interleave the fragments of messages of
     /// different streams. Off by default, as in usrsctp and Linux.
     pub interleaving: bool,
+    /// Announce and use stream reconfiguration (RFC 6525: RE-CONFIG in
+    /// Supported Extensions, and in the AUTH chunk list when `auth` is
+    /// on, section 3.1). When the peer announces it too, the application
+    /// may reset and add streams ([`crate::Association::reset_streams`])
+    /// and the peer's requests are answered. Off by default, as Linux's
+    /// `net.sctp.reconf_enable` (usrsctp turns it on): the studies
+    /// reproduced predate it and the longer INIT would move their timings.
+    pub stream_reconfig: bool,
+    /// The most outgoing streams Add Outgoing Streams Requests (RFC 6525
+    /// section 5.1.5, ours or asked for by the peer, section 5.2.6) may
+    /// bring the association to; incoming ones are bounded by
+    /// `max_inbound_streams`.
+    pub max_outbound_streams: u16,
     /// Which stream's message is sent next (RFC 8260 section 3); first
     /// come, first served by default (what this stack always did).
     pub stream_scheduler: StreamScheduler,
@@ -454,6 +467,8 @@ impl Default for AssociationConfig {
             pr_sctp: true,
             sack_immediately: false,
             interleaving: false,
+            stream_reconfig: false,
+            max_outbound_streams: u16::MAX,
             stream_scheduler: StreamScheduler::Fcfs,
             hmac_algorithms: vec![HmacAlgorithm::Sha256, HmacAlgorithm::Sha1],
             auth_chunks: Vec::new(),

@@ -45,7 +45,7 @@ impl Receiver {
     /// Drops the partly received messages with a fragment at or below
     /// TSN `t`: the peer abandoned them (each run of fragments is one
     /// message's, so a run starting at or below `t` goes whole).
-    fn drop_fragments_up_to(&mut self, t: u64) {
+    pub(super) fn drop_fragments_up_to(&mut self, t: u64) {
         let gone: Vec<(u64, u64)> = self
             .runs
             .range(..=t)

@@ -30,9 +30,9 @@ pub(super) struct IReassembly {
     /// Partial messages by (stream, unordered, MID).
     partial: HashMap<(u16, bool, u32), Partial>,
     /// The next ordered MID expected per stream (absent: 0).
-    next_mid: HashMap<u16, u32>,
+    pub(super) next_mid: HashMap<u16, u32>,
     /// Complete ordered messages waiting for their turn, by (stream, MID).
-    waiting: HashMap<(u16, u32), Message>,
+    pub(super) waiting: HashMap<(u16, u32), Message>,
     /// Fragments held in `partial` (for the memory bound).
     pub fragments: usize,
 }
@@ -41,6 +41,13 @@ impl IReassembly {
     /// Items held: fragments and waiting messages.
     pub fn items(&self) -> usize {
         self.fragments + self.waiting.len()
+    }
+
+    /// Drops every partly received message (an SSN/TSN reset, RFC 6525
+    /// section 5.2.4); returns the bytes they held.
+    pub(super) fn drop_partial(&mut self) -> usize {
+        self.fragments = 0;
+        self.partial.drain().map(|(_, p)| p.bytes).sum()
     }
 }
 

@@ -614,6 +614,7 @@ fn describe(ev: &Event) -> (&'static str, String) {
         Event::SendFailed { data, .. } => ("send-failed", data.len().to_string()),
         Event::Readable => ("readable", String::new()),
         Event::Writable => ("writable", String::new()),
+        Event::Reconfig(r) => ("reconfig", format!("{r:?}")),
     }
 }
 
