@@ -18,8 +18,9 @@
  *       (ASCONF Set Primary Address), then sends the rest. Graceful
  *       shutdown at the end.
  *
- *   usrsctp_peer pr-client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT COUNT
- *       As client, but sends COUNT messages of 1000 bytes (a 4-byte
+ *   usrsctp_peer pr-client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT COUNT [SIZE]
+ *       As client, but sends COUNT messages of SIZE bytes (1000 unless
+ *       given, at most 16384; a 4-byte
  *       big-endian index, then filler) on stream 0, each with PR-SCTP's
  *       limited retransmissions policy and no retransmission
  *       (SCTP_PR_SCTP_RTX, pr_value 0, RFC 7496 section 3.1): a message
@@ -57,6 +58,12 @@
  *       established, SCTP_COMM_UP; NOW: still up); exits at the end of
  *       stdin.
  *
+ * With the environment variable USRSCTP_PEER_IDATA=1, every socket also
+ * offers I-DATA (RFC 8260; usrsctp's SCTP_INTERLEAVING_SUPPORTED, which
+ * needs SCTP_FRAGMENT_INTERLEAVE level 2 first): an association with a
+ * peer that offers it too then carries I-DATA and I-FORWARD-TSN
+ * (crates/net/tests/usrsctp_prsctp.rs).
+ *
  * usrsctp defaults apply otherwise (ADD-IP, AUTH with HMAC-SHA1,
  * auto-ASCONF on, heartbeat every 30 s unless a mode sets it). Built with
  * gcc -O2 usrsctp_peer.c $(pkg-config --cflags --libs usrsctp) -lpthread.
@@ -77,6 +84,10 @@
 #define CAPTURE_SERVER_UDP 9899
 #define CAPTURE_CLIENT_UDP 9900
 #define CAPTURE_SERVER_PORT 5001
+/* Not in the installed usrsctp.h of 0.9.5; usrsctp's netinet/sctp.h value. */
+#ifndef SCTP_INTERLEAVING_SUPPORTED
+#define SCTP_INTERLEAVING_SUPPORTED 0x00001206
+#endif
 
 /* ---- shared part ---- */
 
@@ -117,8 +128,22 @@ static void finish(void)
 static struct socket *new_socket(int type)
 {
 	struct socket *s = usrsctp_socket(AF_INET, type, IPPROTO_SCTP, NULL, NULL, 0, NULL);
+	const char *idata = getenv("USRSCTP_PEER_IDATA");
+
 	if (s == NULL)
 		die("usrsctp_socket");
+	if (idata != NULL && strcmp(idata, "1") == 0) {
+		int level = 2;
+		struct sctp_assoc_value av;
+
+		if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_FRAGMENT_INTERLEAVE, &level, sizeof(level)) < 0)
+			die("SCTP_FRAGMENT_INTERLEAVE");
+		memset(&av, 0, sizeof(av));
+		av.assoc_id = SCTP_FUTURE_ASSOC;
+		av.assoc_value = 1;
+		if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_INTERLEAVING_SUPPORTED, &av, sizeof(av)) < 0)
+			die("SCTP_INTERLEAVING_SUPPORTED");
+	}
 	return s;
 }
 
@@ -318,10 +343,10 @@ static int run_client(uint16_t udp, uint16_t peer_udp, const char *peer, uint16_
 }
 
 static int run_pr_client(uint16_t udp, uint16_t peer_udp, const char *peer, uint16_t port,
-			 int count)
+			 int count, size_t size)
 {
 	struct socket *s;
-	static char buf[1000];
+	static char buf[MSG];
 	struct sctp_sendv_spa spa;
 	int i;
 
@@ -335,11 +360,15 @@ static int run_pr_client(uint16_t udp, uint16_t peer_udp, const char *peer, uint
 	spa.sendv_prinfo.pr_policy = SCTP_PR_SCTP_RTX;
 	spa.sendv_prinfo.pr_value = 0;
 	spa.sendv_flags = SCTP_SEND_SNDINFO_VALID | SCTP_SEND_PRINFO_VALID;
+	if (size < 4 || size > sizeof(buf)) {
+		fprintf(stderr, "bad message size %zu\n", size);
+		exit(2);
+	}
 	memset(buf, 0x5a, sizeof(buf));
 	for (i = 0; i < count; i++) {
 		uint32_t k = htonl((uint32_t)i);
 		memcpy(buf, &k, 4);
-		if (usrsctp_sendv(s, buf, sizeof(buf), NULL, 0, &spa, sizeof(spa), SCTP_SENDV_SPA, 0) < 0)
+		if (usrsctp_sendv(s, buf, size, NULL, 0, &spa, sizeof(spa), SCTP_SENDV_SPA, 0) < 0)
 			die("sendv");
 	}
 	if (usrsctp_shutdown(s, SHUT_WR) < 0)
@@ -558,9 +587,10 @@ int main(int argc, char **argv)
 	if ((argc == 7 || argc == 8) && strcmp(argv[1], "client") == 0)
 		return run_client((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]), argv[4],
 				  (uint16_t)atoi(argv[5]), argv[6], argc == 8 && strcmp(argv[7], "asconf") == 0);
-	if (argc == 7 && strcmp(argv[1], "pr-client") == 0)
+	if ((argc == 7 || argc == 8) && strcmp(argv[1], "pr-client") == 0)
 		return run_pr_client((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]), argv[4],
-				     (uint16_t)atoi(argv[5]), atoi(argv[6]));
+				     (uint16_t)atoi(argv[5]), atoi(argv[6]),
+				     argc == 8 ? (size_t)atoi(argv[7]) : 1000);
 	if (argc == 2 && strcmp(argv[1], "capture-server") == 0)
 		return run_capture_server();
 	if (argc == 2 && strcmp(argv[1], "capture-client") == 0)
@@ -570,7 +600,7 @@ int main(int argc, char **argv)
 	fprintf(stderr,
 		"usage: %s server UDP_PORT SCTP_PORT OUT_FILE\n"
 		"       %s client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT IN_FILE [asconf]\n"
-		"       %s pr-client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT COUNT\n"
+		"       %s pr-client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT COUNT [SIZE]\n"
 		"       %s capture-server | capture-client\n"
 		"       %s bench-server UDP_PORT SCTP_PORT ADDR\n",
 		argv[0], argv[0], argv[0], argv[0], argv[0]);

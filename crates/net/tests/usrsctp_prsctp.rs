@@ -22,6 +22,13 @@
 //!   its output holds the messages not lost, in order, and the
 //!   association ends with a graceful shutdown (the FORWARD TSNs moved
 //!   usrsctp's cumulative TSN past every abandoned message).
+//!
+//! Both again with I-DATA (RFC 8260) offered by both stacks (usrsctp's
+//! SCTP_INTERLEAVING_SUPPORTED, set by the peer program when
+//! USRSCTP_PEER_IDATA=1) and messages of 3000 bytes, so that each is
+//! fragmented (FSN 0, 1, 2): the relay sees only I-DATA carry messages,
+//! and the abandoned ones skipped with I-FORWARD-TSN (RFC 8260 section
+//! 2.3.1), never a DATA or FORWARD TSN chunk.
 
 mod common;
 
@@ -33,7 +40,6 @@ use std::time::Duration;
 use bytes::Bytes;
 use common::{Netns, usrsctp};
 use msctp_net::{Event, NetEvent, PrPolicy, SendOptions, Stack, StackConfig};
-use msctp_proto::wire::Packet;
 
 const USRSCTP_UDP: u16 = 9899;
 const MSCTP_UDP: u16 = 9900;
@@ -42,21 +48,15 @@ const RELAY_FOR_USRSCTP: u16 = 9901;
 const RELAY_FOR_MSCTP: u16 = 9902;
 const COUNT: usize = 400;
 const MSG: usize = 1000;
+/// The message size with I-DATA: more than one packet's worth.
+const IDATA_MSG: usize = 3000;
+const DATA: u8 = 0x00;
+const I_DATA: u8 = 0x40;
+const FORWARD_TSN: u8 = 0xc0;
+const I_FORWARD_TSN: u8 = 0xc2;
 
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
-}
-
-/// The chunk types of the SCTP packet in a UDP payload.
-fn chunk_types(sctp: &[u8]) -> Vec<u8> {
-    Packet::new_checked(sctp)
-        .map(|p| {
-            p.chunks()
-                .map_while(|c| c.ok())
-                .map(|(_, v)| v.chunk_type())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// What the relay did.
@@ -64,14 +64,18 @@ fn chunk_types(sctp: &[u8]) -> Vec<u8> {
 struct RelayCounts {
     dropped: AtomicUsize,
     forward_tsns: AtomicUsize,
+    i_forward_tsns: AtomicUsize,
+    /// Datagrams carrying DATA, and carrying I-DATA.
+    data: AtomicUsize,
+    i_data: AtomicUsize,
     stop: AtomicBool,
 }
 
 /// Relays datagrams between usrsctp (port 9899) and msctp (9900) on
 /// 127.0.0.1: what arrives on its port facing usrsctp goes to msctp from
 /// its port facing msctp, and back. Of the datagrams from `lossy` (the
-/// sender's port) that carry DATA and no FORWARD TSN, every seventh is
-/// dropped.
+/// sender's port) that carry DATA or I-DATA and no FORWARD TSN or
+/// I-FORWARD-TSN, every seventh is dropped.
 fn relay(ns: &Netns, lossy: u16, counts: Arc<RelayCounts>) -> std::thread::JoinHandle<()> {
     ns.spawn(move || {
         let a = UdpSocket::bind(("127.0.0.1", RELAY_FOR_USRSCTP)).unwrap();
@@ -88,11 +92,21 @@ fn relay(ns: &Netns, lossy: u16, counts: Arc<RelayCounts>) -> std::thread::JoinH
                 let Ok((n, src)) = from.recv_from(&mut buf) else {
                     continue;
                 };
-                let types = chunk_types(&buf[..n]);
-                if types.contains(&0xc0) {
-                    counts.forward_tsns.fetch_add(1, Ordering::Relaxed);
+                let types = usrsctp::chunk_types(&buf[..n]);
+                let has = |t: u8| types.contains(&t);
+                for (t, c) in [
+                    (FORWARD_TSN, &counts.forward_tsns),
+                    (I_FORWARD_TSN, &counts.i_forward_tsns),
+                    (DATA, &counts.data),
+                    (I_DATA, &counts.i_data),
+                ] {
+                    if has(t) {
+                        c.fetch_add(1, Ordering::Relaxed);
+                    }
                 }
-                if src.port() == lossy && types.contains(&0) && !types.contains(&0xc0) {
+                let carries_data = has(DATA) || has(I_DATA);
+                let skips = has(FORWARD_TSN) || has(I_FORWARD_TSN);
+                if src.port() == lossy && carries_data && !skips {
                     data_seen += 1;
                     if data_seen % 7 == 3 {
                         counts.dropped.fetch_add(1, Ordering::Relaxed);
@@ -105,9 +119,9 @@ fn relay(ns: &Netns, lossy: u16, counts: Arc<RelayCounts>) -> std::thread::JoinH
     })
 }
 
-/// A message: its index in 4 bytes, then filler.
-fn message(i: usize) -> Bytes {
-    let mut v = vec![0x5a; MSG];
+/// A message of `size` bytes: its index in 4 bytes, then filler.
+fn message(i: usize, size: usize) -> Bytes {
+    let mut v = vec![0x5a; size];
     v[..4].copy_from_slice(&(i as u32).to_be_bytes());
     Bytes::from(v)
 }
@@ -127,30 +141,81 @@ fn check_order(indices: &[u32], dropped: usize) {
     assert!(indices.len() >= COUNT - 2 * dropped, "{}", indices.len());
 }
 
-fn config(remote_udp: u16) -> StackConfig {
+/// What the relay saw of the chunk types: with I-DATA only I-DATA and
+/// I-FORWARD-TSN, without only DATA and FORWARD TSN.
+fn check_chunk_types(counts: &RelayCounts, idata: bool) {
+    let n = |c: &AtomicUsize| c.load(Ordering::Relaxed);
+    let (data, i_data) = (n(&counts.data), n(&counts.i_data));
+    let (ftsn, i_ftsn) = (n(&counts.forward_tsns), n(&counts.i_forward_tsns));
+    eprintln!(
+        "relayed: {data} with DATA, {i_data} with I-DATA, {ftsn} with FORWARD TSN, {i_ftsn} with I-FORWARD-TSN"
+    );
+    if idata {
+        assert!(i_data > 0 && i_ftsn > 0, "I-DATA and I-FORWARD-TSN used");
+        assert_eq!(data + ftsn, 0, "no DATA or FORWARD TSN with I-DATA");
+    } else {
+        assert!(data > 0 && ftsn > 0, "DATA and FORWARD TSN used");
+        assert_eq!(i_data + i_ftsn, 0, "no I-DATA unless both offer it");
+    }
+}
+
+fn config(remote_udp: u16, idata: bool) -> StackConfig {
     let mut c = StackConfig::new(5002).tuned_for_lan();
     c.loopback_mtu = false;
     c.offload = false;
     c.udp_port = MSCTP_UDP;
     c.remote_udp_port = remote_udp;
     c.local_addrs = vec![ip("127.0.0.1")];
+    c.endpoint.association.interleaving = idata;
     c
+}
+
+/// The peer program's command line, with I-DATA offered if `idata`.
+fn peer_command(peer: &std::path::Path, idata: bool, args: &[String]) -> Vec<String> {
+    let mut v = Vec::new();
+    if idata {
+        v.extend(["env".to_string(), "USRSCTP_PEER_IDATA=1".to_string()]);
+    }
+    v.push(peer.display().to_string());
+    v.extend_from_slice(args);
+    v
 }
 
 #[test]
 fn usrsctp_abandons_and_msctp_skips() {
-    if let Some(why) = usrsctp::missing(&["ip", "capsh"]) {
+    usrsctp_sends(false);
+}
+
+#[test]
+fn usrsctp_abandons_and_msctp_skips_with_i_data() {
+    usrsctp_sends(true);
+}
+
+#[test]
+fn msctp_abandons_and_usrsctp_skips() {
+    msctp_sends(false);
+}
+
+#[test]
+fn msctp_abandons_and_usrsctp_skips_with_i_data() {
+    msctp_sends(true);
+}
+
+fn usrsctp_sends(idata: bool) {
+    if let Some(why) = usrsctp::missing(&["ip", "capsh", "env"]) {
         msctp_testkit::skip(&why);
         return;
     }
-    let dir = usrsctp::work_dir("prsctp", "a");
+    let tag = if idata { "ai" } else { "a" };
+    let size = if idata { IDATA_MSG } else { MSG };
+    let dir = usrsctp::work_dir("prsctp", tag);
     let peer = usrsctp::build_peer(&dir);
-    let ns = Netns::with_prefix("prsctp", "a");
+    let ns = Netns::with_prefix("prsctp", tag);
     let counts = Arc::new(RelayCounts::default());
     let r = relay(&ns, USRSCTP_UDP, counts.clone());
-    let server = ns.spawn(|| {
-        common::block_on(async {
-            let mut c = config(RELAY_FOR_MSCTP);
+    let server = ns.spawn(move || {
+        common::block_on(async move {
+            let mut c = config(RELAY_FOR_MSCTP, idata);
             c.endpoint.listen = true;
             c.endpoint.association.receive_window = 1 << 20;
             let s = Stack::bind(c).await.unwrap();
@@ -181,15 +246,19 @@ fn usrsctp_abandons_and_msctp_skips() {
     std::thread::sleep(Duration::from_millis(300));
     let mut client = usrsctp::spawn_in(
         &ns,
-        &[
-            peer.display().to_string(),
-            "pr-client".into(),
-            USRSCTP_UDP.to_string(),
-            RELAY_FOR_USRSCTP.to_string(),
-            "127.0.0.1".into(),
-            "5002".into(),
-            COUNT.to_string(),
-        ],
+        &peer_command(
+            &peer,
+            idata,
+            &[
+                "pr-client".into(),
+                USRSCTP_UDP.to_string(),
+                RELAY_FOR_USRSCTP.to_string(),
+                "127.0.0.1".into(),
+                "5002".into(),
+                COUNT.to_string(),
+                size.to_string(),
+            ],
+        ),
         &dir.join("client.log"),
     );
     let (finished, pr, got, ftsn, events) = server.join().unwrap();
@@ -213,25 +282,39 @@ fn usrsctp_abandons_and_msctp_skips() {
         "{events:?}"
     );
     check_order(&got, counts.dropped.load(Ordering::Relaxed));
+    check_chunk_types(&counts, idata);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn msctp_abandons_and_usrsctp_skips() {
-    if let Some(why) = usrsctp::missing(&["ip", "capsh"]) {
+fn msctp_sends(idata: bool) {
+    if let Some(why) = usrsctp::missing(&["ip", "capsh", "env"]) {
         msctp_testkit::skip(&why);
         return;
     }
-    let dir = usrsctp::work_dir("prsctp", "b");
+    let tag = if idata { "bi" } else { "b" };
+    let size = if idata { IDATA_MSG } else { MSG };
+    let dir = usrsctp::work_dir("prsctp", tag);
     let peer = usrsctp::build_peer(&dir);
-    let ns = Netns::with_prefix("prsctp", "b");
+    let ns = Netns::with_prefix("prsctp", tag);
     let counts = Arc::new(RelayCounts::default());
     let r = relay(&ns, MSCTP_UDP, counts.clone());
     let out = dir.join("out.bin");
-    let mut server = usrsctp::spawn_server(&ns, &peer, USRSCTP_UDP, &out, &dir.join("server.log"));
+    let args = [
+        "server".to_string(),
+        USRSCTP_UDP.to_string(),
+        "5001".into(),
+        out.display().to_string(),
+    ];
+    let mut server = usrsctp::spawn_in(
+        &ns,
+        &peer_command(&peer, idata, &args),
+        &dir.join("server.log"),
+    );
+    // Time to bind, as usrsctp::spawn_server gives.
+    std::thread::sleep(Duration::from_millis(500));
     let client = ns.spawn(move || {
         common::block_on(async move {
-            let s = Stack::bind(config(RELAY_FOR_MSCTP)).await.unwrap();
+            let s = Stack::bind(config(RELAY_FOR_MSCTP, idata)).await.unwrap();
             let a = s.connect(&[ip("127.0.0.1")], 5001).await.unwrap();
             let pr = a.status().await.unwrap().pr_sctp;
             let opts = SendOptions {
@@ -239,7 +322,7 @@ fn msctp_abandons_and_usrsctp_skips() {
                 ..SendOptions::default()
             };
             for i in 0..COUNT {
-                a.send_message(0, 0x6d73_0003, message(i), opts)
+                a.send_message(0, 0x6d73_0003, message(i, size), opts)
                     .await
                     .unwrap();
             }
@@ -274,11 +357,12 @@ fn msctp_abandons_and_usrsctp_skips() {
     assert!(st.stats.forward_tsns_sent > 0);
     assert_eq!(st.send_buffered, 0, "everything acknowledged or skipped");
     let bytes = std::fs::read(&out).unwrap();
-    assert_eq!(bytes.len() % MSG, 0, "whole messages only");
+    assert_eq!(bytes.len() % size, 0, "whole messages only");
     let got: Vec<u32> = bytes
-        .chunks(MSG)
+        .chunks(size)
         .map(|m| u32::from_be_bytes(m[..4].try_into().unwrap()))
         .collect();
     check_order(&got, counts.dropped.load(Ordering::Relaxed));
+    check_chunk_types(&counts, idata);
     let _ = std::fs::remove_dir_all(&dir);
 }

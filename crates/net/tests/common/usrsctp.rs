@@ -82,3 +82,16 @@ pub fn spawn_server(ns: &Netns, peer: &Path, udp_port: u16, out: &Path, log: &Pa
     std::thread::sleep(std::time::Duration::from_millis(500));
     child
 }
+
+/// The chunk types of the SCTP packet in a UDP payload (empty if it is
+/// no valid packet).
+pub fn chunk_types(sctp: &[u8]) -> Vec<u8> {
+    msctp_proto::wire::Packet::new_checked(sctp)
+        .map(|p| {
+            p.chunks()
+                .map_while(|c| c.ok())
+                .map(|(_, v)| v.chunk_type())
+                .collect()
+        })
+        .unwrap_or_default()
+}

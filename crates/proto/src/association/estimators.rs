@@ -243,17 +243,15 @@ impl Association {
         let source = self.source_for(i);
         let tag = self.peer_tag;
         let mut sizes = [0u16; TRAIN_LEN];
+        // Large packets of the path's PLPMTU with PLPMTUD on (RFC 8899),
+        // not of the configured MTU, which a smaller path drops.
+        let large = self.mtu_to(dest);
         for (k, size) in sizes.iter_mut().enumerate() {
             let info = super::input::encode_heartbeat_info(dest, nonce, Some(k as u8));
             let hb = Chunk::Heartbeat { info };
             let small = fixed + hb.padded_len();
             // A PAD chunk's length is a multiple of 4 and at least 4.
-            let fill = self
-                .cfg
-                .path_mtu
-                .saturating_sub(small)
-                .min(usize::from(u16::MAX))
-                & !3;
+            let fill = large.saturating_sub(small).min(usize::from(u16::MAX)) & !3;
             let pad = if LARGE[k] && fill >= 4 { fill } else { 0 };
             let t = self.emit_raw_padded(dest, source, tag, pad, std::slice::from_ref(&hb), auth);
             *size = t.packet().len().min(usize::from(u16::MAX)) as u16;
@@ -292,8 +290,11 @@ impl Association {
                 .is_some_and(|h| self.must_authenticate(h.chunk_type()));
         let fixed = COMMON_HEADER + if auth { self.auth_overhead() } else { 0 };
         let small = fixed + crate::wire::probe::PROBE_HEADER_LEN;
-        let large = self.cfg.path_mtu;
         let dest = self.paths[i].remote;
+        // The path's PLPMTU with PLPMTUD on (RFC 8899): a train of the
+        // configured MTU was dropped whole on a smaller path, with the
+        // heartbeat riding in its first packet (a path error).
+        let large = self.mtu_to(dest);
         let source = self.source_for(i);
         let tag = self.peer_tag;
         let mut sizes = [0u16; TRAIN_LEN];

@@ -400,12 +400,18 @@ impl Association {
             }
         }
         if self.sack.now || self.sender.forward_tsn_due {
-            return Some(
-                self.sack
-                    .dest
-                    .filter(|d| self.path_index(*d).is_some())
-                    .unwrap_or(data_dest),
-            );
+            let d = self
+                .sack
+                .dest
+                .filter(|d| self.path_index(*d).is_some())
+                .unwrap_or(data_dest);
+            // A SACK goes where it is due; a FORWARD TSN alone avoids a
+            // failing path.
+            return Some(if self.sack.now {
+                d
+            } else {
+                self.forward_tsn_dest(d)
+            });
         }
         let _ = now;
         None

@@ -56,6 +56,9 @@ impl Association {
         let Some(p) = self.path_index(b.dest).filter(|&p| self.paths[p].confirmed) else {
             return;
         };
+        if self.forward_tsn_dest(b.dest) != b.dest {
+            return;
+        }
         let auth = self.must_authenticate(chunk_type::FORWARD_TSN);
         let Some(c) = self.sender.forward_tsn() else {
             return;
@@ -70,6 +73,26 @@ impl Association {
         if path.t3_deadline.is_none() {
             path.t3_deadline = Some(now + path.rto.rto());
         }
+    }
+
+    /// Where a FORWARD TSN for a packet to `dest` goes: `dest`, unless its
+    /// retransmission timer expired without an answer since (error count
+    /// above zero, RFC 9260 section 8.2) and another confirmed path has
+    /// none; then that path. A FORWARD TSN lost on a failing path left
+    /// the receiver holding every later message of its stream until that
+    /// path's backed-off T3-rtx timer fired; RFC 9260 section 6.4 sends a
+    /// retransmission that timed out to another address likewise.
+    pub(super) fn forward_tsn_dest(&self, dest: IpAddr) -> IpAddr {
+        let failing = self
+            .path_index(dest)
+            .is_some_and(|i| self.paths[i].error_count > 0);
+        if !failing {
+            return dest;
+        }
+        self.paths
+            .iter()
+            .find(|q| q.confirmed && q.error_count == 0)
+            .map_or(dest, |q| q.remote)
     }
 
     /// Sets the I bit (RFC 7053 section 4.1) on the last DATA chunk of a

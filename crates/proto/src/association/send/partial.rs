@@ -173,7 +173,31 @@ impl Sender {
                 self.abandon_message(i, paths);
             }
         }
+        self.abandon_expired_in_flight(now, paths);
         self.advance_ack_point();
+    }
+
+    /// Abandons the messages of chunks still in flight whose lifetime is
+    /// over: timed reliability abandons a message when its lifetime ends
+    /// (RFC 7496 section 3.1), sent or not, not only when a chunk of it
+    /// comes up for retransmission (RFC 3758 section 3.5 rule A1). Without
+    /// this a chunk lost on a path that failed waited for that path's
+    /// backed-off T3-rtx timer (up to RTO.Max) before it was abandoned,
+    /// and the receiver held every later message of its stream until then.
+    /// Scans from the oldest chunk and stops at the first one still alive
+    /// (bounded work per packet; a later chunk with a shorter lifetime
+    /// waits for the ones before it).
+    fn abandon_expired_in_flight(&mut self, now: Time, paths: &mut [Path]) {
+        let mut i = 0;
+        while let Some(c) = self.outstanding.get(i) {
+            match c.pr {
+                _ if c.abandoned || c.gap_acked => {}
+                Pr::Until(t) if t <= now => self.abandon_message(i, paths),
+                Pr::Until(_) => break,
+                _ => {}
+            }
+            i += 1;
+        }
     }
 
     /// RFC 7496 section 3.2: makes `need` bytes of room in the send buffer
