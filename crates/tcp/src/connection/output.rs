@@ -213,7 +213,7 @@ impl TcpConnection {
         }
     }
 
-    /// 1. The retransmission of segment `i` of the board, marked lost,
+    /// First: the retransmission of segment `i` of the board, marked lost,
     /// when the window allows it (or a retransmission is due now).
     fn emit_retransmission(&mut self, now: Time, i: usize) -> Option<Segment> {
         let pipe = self.board.pipe();
@@ -245,7 +245,7 @@ impl TcpConnection {
         self.emit_flags(now, seg.seq, flags, &payload)
     }
 
-    /// 2. New data (and the FIN after it), as the windows, silly window
+    /// Then: new data (and the FIN after it), as the windows, silly window
     /// avoidance and Nagle allow.
     fn emit_new_data(&mut self, now: Time) -> Option<Segment> {
         let unsent = self.send_buf.available_from(self.snd_max);
