@@ -35,7 +35,7 @@ pub(crate) fn collect(r: &Resolved, seed: u64, mut b: Built, end: Time) -> RunRe
     }
     let stats = b.world.stats();
     let drops = b.world.drops();
-    let drop_counts = drop_counts(&drops, &mut warnings);
+    let drop_counts = drop_counts(drops, &mut warnings);
     let mut events = node_events(&b, &mut warnings);
     let mut flows = Vec::new();
     let mut goodput = Vec::new();
