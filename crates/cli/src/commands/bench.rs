@@ -195,7 +195,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if window == 0 {
                 bail!("--window must be at least 1");
             }
-            let mut cfg = msctp_net::bench_server::ServerBenchConfig {
+            let cfg = msctp_net::bench_server::ServerBenchConfig {
                 clients,
                 addresses,
                 window,
@@ -204,25 +204,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 only,
                 client_exe: None,
             };
-            if let Some(port) = clients_for {
-                msctp_net::bench_server::client_main(&cfg, port)?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            if !in_process {
-                cfg.client_exe = Some(std::env::current_exe().context("cannot find msctp itself")?);
-            }
-            let report = msctp_net::bench_server::run(&cfg)?;
-            if json {
-                let mut v = serde_json::to_value(&report)?;
-                if let Some(o) = v.as_object_mut() {
-                    o.insert("build".into(), build().into());
-                }
-                println!("{}", serde_json::to_string_pretty(&v)?);
-            } else {
-                println!("build: {}", build());
-                print!("{report}");
-            }
-            Ok(ExitCode::SUCCESS)
+            server(cfg, clients_for, in_process, json)
         }
         What::Sim {
             duration,
@@ -232,76 +214,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             runs,
             estimator_pairs,
             json,
-        } => {
-            if !(1..=100).contains(&runs) {
-                bail!("--runs must lie in [1, 100], got {runs}");
-            }
-            if estimator_pairs > 1000 {
-                bail!("--estimator-pairs must lie in [0, 1000], got {estimator_pairs}");
-            }
-            if !(1.0..=1e6).contains(&duration) {
-                bail!(
-                    "--duration must lie in [1, 1e6] seconds (the bulk transfer starts at 1 s), got {duration}"
-                );
-            }
-            if !(stations_duration > 0.0 && stations_duration <= 1e5) {
-                bail!("--stations-duration must lie in (0, 1e5] seconds, got {stations_duration}");
-            }
-            if let Some(n) = stations
-                .iter()
-                .find(|n| **n == 0 || **n > msctp_sim::scenario::MAX_STATIONS)
-            {
-                bail!(
-                    "--stations: {n} is not in [1, {}]",
-                    msctp_sim::scenario::MAX_STATIONS
-                );
-            }
-            let cfg = msctp_sim::bench::BenchConfig {
-                duration_s: duration,
-                seed,
-                runs,
-                ..Default::default()
-            };
-            let err = |e: msctp_sim::scenario::ScenarioError| anyhow::anyhow!("{e}");
-            let r = msctp_sim::bench::run_bench(&cfg).map_err(err)?;
-            // The estimators' cost: interleaved pairs of runs with and
-            // without them.
-            let est = if estimator_pairs > 0 {
-                Some(msctp_sim::bench::bulk_estimator_cost(&cfg, estimator_pairs).map_err(err)?)
-            } else {
-                None
-            };
-            // The stations axis.
-            let mut axis = Vec::new();
-            for &n in &stations {
-                let without = msctp_sim::bench::stations_scenario(n, stations_duration, false)
-                    .map_err(err)?;
-                let a = msctp_sim::bench::measure_best(&without, seed, runs).map_err(err)?;
-                let c = if estimator_pairs > 0 {
-                    let with = msctp_sim::bench::stations_scenario(n, stations_duration, true)
-                        .map_err(err)?;
-                    Some(
-                        msctp_sim::bench::estimator_cost(
-                            &without,
-                            &with,
-                            seed,
-                            estimator_pairs,
-                            runs,
-                        )
-                        .map_err(err)?,
-                    )
-                } else {
-                    None
-                };
-                axis.push((n, a, c));
-            }
-            if json {
-                print_sim_json(runs, &r, est.as_ref(), &axis)?;
-            } else {
-                print_sim(runs, stations_duration, &r, est.as_ref(), &axis);
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        } => sim(
+            duration,
+            seed,
+            stations,
+            stations_duration,
+            runs,
+            estimator_pairs,
+            json,
+        ),
         What::Ns3 { program } => {
             let program = match program {
                 Some(p) => p,
@@ -326,14 +247,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 bail!("--megabytes must lie in [1, 100000], got {megabytes}");
             }
             if tunnel {
-                let r = msctp_net::tunnel::bench::run(megabytes << 20, 3)?;
-                if json {
-                    println!("{}", serde_json::to_string_pretty(&r)?);
-                } else {
-                    println!("build: {}", build());
-                    print!("{r}");
-                }
-                return Ok(ExitCode::SUCCESS);
+                return net_tunnel(megabytes, json);
             }
             if message == 0 || message > 65_536 {
                 bail!("--message must lie in [1, 65536], got {message}");
@@ -352,53 +266,180 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 estimators: !no_estimators,
                 ..Default::default()
             };
-            let report = msctp_net::bench::run(&cfg)?;
-            let others = super::bench_compare::net_contenders(cfg.bytes, message, &cfg.only);
-            // The estimators' cost: interleaved pairs of msctp transfers
-            // with and without them, in this run.
-            let cost = if cfg.estimators && estimator_pairs > 0 && cfg.runs_msctp() {
-                Some(msctp_net::bench::estimator_cost(&cfg, estimator_pairs)?)
-            } else {
-                None
-            };
-            if json {
-                let mut v = serde_json::to_value(&report)?;
-                if let Some(o) = v.as_object_mut() {
-                    o.insert("build".into(), build().into());
-                    o.insert("quinn".into(), serde_json::to_value(&others.quinn)?);
-                    o.insert(
-                        "sctp_proto".into(),
-                        serde_json::to_value(&others.sctp_proto)?,
-                    );
-                    o.insert(
-                        "ratios".into(),
-                        serde_json::to_value(others.ratios(&report))?,
-                    );
-                    if let Some(c) = &cost {
-                        o.insert("estimators_cost_ratio".into(), c.median_ratio().into());
-                        o.insert("estimators_cost".into(), serde_json::to_value(c)?);
-                    }
-                }
-                println!("{}", serde_json::to_string_pretty(&v)?);
-            } else {
-                println!("build: {}", build());
-                print!("{report}");
-                print!("{}", others.render(&report));
-                if let Some(c) = &cost {
-                    let (lo, hi) = c.spread();
-                    println!(
-                        "path estimators (packet pairs, Westwood+): msctp CPU per GB with / without, {} interleaved pairs: median {:.3}x (pairs {lo:.3} to {hi:.3}; medians {:.3} s and {:.3} s: {:.3}x)",
-                        c.ratios.len(),
-                        c.median_ratio(),
-                        msctp_net::bench::median(&c.with),
-                        msctp_net::bench::median(&c.without),
-                        c.ratio_of_medians(),
-                    );
-                }
-            }
-            Ok(ExitCode::SUCCESS)
+            net(&cfg, message, estimator_pairs, json)
         }
     }
+}
+
+/// `bench server`: the clients of another process (`clients_for`), or the
+/// server's benchmark and its report.
+fn server(
+    mut cfg: msctp_net::bench_server::ServerBenchConfig,
+    clients_for: Option<u16>,
+    in_process: bool,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    if let Some(port) = clients_for {
+        msctp_net::bench_server::client_main(&cfg, port)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !in_process {
+        cfg.client_exe = Some(std::env::current_exe().context("cannot find msctp itself")?);
+    }
+    let report = msctp_net::bench_server::run(&cfg)?;
+    if json {
+        let mut v = serde_json::to_value(&report)?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("build".into(), build().into());
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!("build: {}", build());
+        print!("{report}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `bench sim`: the bulk transfer, the estimators' cost, the stations
+/// axis.
+fn sim(
+    duration: f64,
+    seed: u64,
+    stations: Vec<usize>,
+    stations_duration: f64,
+    runs: usize,
+    estimator_pairs: usize,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    if !(1..=100).contains(&runs) {
+        bail!("--runs must lie in [1, 100], got {runs}");
+    }
+    if estimator_pairs > 1000 {
+        bail!("--estimator-pairs must lie in [0, 1000], got {estimator_pairs}");
+    }
+    if !(1.0..=1e6).contains(&duration) {
+        bail!(
+            "--duration must lie in [1, 1e6] seconds (the bulk transfer starts at 1 s), got {duration}"
+        );
+    }
+    if !(stations_duration > 0.0 && stations_duration <= 1e5) {
+        bail!("--stations-duration must lie in (0, 1e5] seconds, got {stations_duration}");
+    }
+    if let Some(n) = stations
+        .iter()
+        .find(|n| **n == 0 || **n > msctp_sim::scenario::MAX_STATIONS)
+    {
+        bail!(
+            "--stations: {n} is not in [1, {}]",
+            msctp_sim::scenario::MAX_STATIONS
+        );
+    }
+    let cfg = msctp_sim::bench::BenchConfig {
+        duration_s: duration,
+        seed,
+        runs,
+        ..Default::default()
+    };
+    let err = |e: msctp_sim::scenario::ScenarioError| anyhow::anyhow!("{e}");
+    let r = msctp_sim::bench::run_bench(&cfg).map_err(err)?;
+    // The estimators' cost: interleaved pairs of runs with and
+    // without them.
+    let est = if estimator_pairs > 0 {
+        Some(msctp_sim::bench::bulk_estimator_cost(&cfg, estimator_pairs).map_err(err)?)
+    } else {
+        None
+    };
+    // The stations axis.
+    let mut axis = Vec::new();
+    for &n in &stations {
+        let without =
+            msctp_sim::bench::stations_scenario(n, stations_duration, false).map_err(err)?;
+        let a = msctp_sim::bench::measure_best(&without, seed, runs).map_err(err)?;
+        let c = if estimator_pairs > 0 {
+            let with =
+                msctp_sim::bench::stations_scenario(n, stations_duration, true).map_err(err)?;
+            Some(
+                msctp_sim::bench::estimator_cost(&without, &with, seed, estimator_pairs, runs)
+                    .map_err(err)?,
+            )
+        } else {
+            None
+        };
+        axis.push((n, a, c));
+    }
+    if json {
+        print_sim_json(runs, &r, est.as_ref(), &axis)?;
+    } else {
+        print_sim(runs, stations_duration, &r, est.as_ref(), &axis);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `bench net --tunnel`: the tunnel's transfer.
+fn net_tunnel(megabytes: u64, json: bool) -> anyhow::Result<ExitCode> {
+    let r = msctp_net::tunnel::bench::run(megabytes << 20, 3)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        println!("build: {}", build());
+        print!("{r}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `bench net`: msctp and its contenders over loopback, and the
+/// estimators' cost.
+fn net(
+    cfg: &msctp_net::bench::BenchConfig,
+    message: usize,
+    estimator_pairs: usize,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let report = msctp_net::bench::run(cfg)?;
+    let others = super::bench_compare::net_contenders(cfg.bytes, message, &cfg.only);
+    // The estimators' cost: interleaved pairs of msctp transfers
+    // with and without them, in this run.
+    let cost = if cfg.estimators && estimator_pairs > 0 && cfg.runs_msctp() {
+        Some(msctp_net::bench::estimator_cost(cfg, estimator_pairs)?)
+    } else {
+        None
+    };
+    if json {
+        let mut v = serde_json::to_value(&report)?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("build".into(), build().into());
+            o.insert("quinn".into(), serde_json::to_value(&others.quinn)?);
+            o.insert(
+                "sctp_proto".into(),
+                serde_json::to_value(&others.sctp_proto)?,
+            );
+            o.insert(
+                "ratios".into(),
+                serde_json::to_value(others.ratios(&report))?,
+            );
+            if let Some(c) = &cost {
+                o.insert("estimators_cost_ratio".into(), c.median_ratio().into());
+                o.insert("estimators_cost".into(), serde_json::to_value(c)?);
+            }
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!("build: {}", build());
+        print!("{report}");
+        print!("{}", others.render(&report));
+        if let Some(c) = &cost {
+            let (lo, hi) = c.spread();
+            println!(
+                "path estimators (packet pairs, Westwood+): msctp CPU per GB with / without, {} interleaved pairs: median {:.3}x (pairs {lo:.3} to {hi:.3}; medians {:.3} s and {:.3} s: {:.3}x)",
+                c.ratios.len(),
+                c.median_ratio(),
+                msctp_net::bench::median(&c.with),
+                msctp_net::bench::median(&c.without),
+                c.ratio_of_medians(),
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// How this `msctp` was built, printed with every benchmark's figures:

@@ -381,21 +381,7 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
     opts.quick = a.quick;
     opts.repetitions = a.reps;
     opts.exec = exec_options(a.jobs, a.fresh)?;
-    let mut missing = Vec::new();
-    // Every experiment the report needs, with its runner, and whether
-    // it was asked for.
-    let mut wanted = Vec::new();
-    for (exp, run_it) in all.into_iter().zip(asked) {
-        let id = exp.spec.id.clone();
-        if !run_it && docs.is_none() {
-            continue;
-        }
-        match runner::by_name(&exp.spec.runner) {
-            Ok(r) => wanted.push((exp, r, run_it)),
-            Err(why) if !run_it => missing.push((id, why)),
-            Err(why) => bail!("{}: {why}", exp.path.display()),
-        }
-    }
+    let (wanted, mut missing) = wanted_experiments(all, asked, docs.is_some())?;
     let t0 = std::time::Instant::now();
     let runs = run_experiments(
         wanted
@@ -412,64 +398,16 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
     let mut done = Vec::new();
     let mut bad = false;
     let mut incomplete = false;
-    let (mut total, mut executed, mut cached, mut failed) = (0, 0, 0, 0);
-    let (mut run_s, mut cpu_s) = (0.0, 0.0);
+    let mut totals = Totals::default();
     for (r, (_, _, run_it)) in runs.into_iter().zip(&wanted) {
         let id = r.exp.spec.id.clone();
         if *run_it && a.report_only {
-            let (stored, planned) = r.analysis.results.completeness();
-            let c = &r.analysis.checks;
-            let unexpected: Vec<_> = c.iter().filter(|x| !x.as_expected()).collect();
-            println!(
-                "{id}: report from {stored} of {planned} planned runs stored; claims as expected {}/{}; results in {}",
-                c.len() - unexpected.len(),
-                c.len(),
-                r.dir.display()
-            );
-            if stored < planned {
-                eprintln!(
-                    "  {} runs missing: run the missing shards again, or `msctp reproduce {id}`",
-                    planned - stored
-                );
-            }
-            print_unexpected(&unexpected);
-            incomplete |= stored < planned;
-            bad |= stored < planned || !unexpected.is_empty();
+            let stored_all = print_report_only(&r);
+            incomplete |= !stored_all.0;
+            bad |= !stored_all.0 || !stored_all.1;
         } else if *run_it {
-            let c = &r.analysis.checks;
-            let unexpected: Vec<_> = c.iter().filter(|x| !x.as_expected()).collect();
-            let agree = r
-                .analysis
-                .published
-                .iter()
-                .filter(|p| p.verdict == PublishedVerdict::Agrees)
-                .count();
-            let e = &r.exec;
-            println!(
-                "{id}: {} runs ({} run now, {} stored before, {} failed), {:.1} s of runs ({:.1} s CPU), done at {:.1} s; claims as expected {}/{}; published values agreeing {agree}/{}; results in {}",
-                e.total,
-                e.executed,
-                e.cached,
-                e.failed.len(),
-                e.run_time.as_secs_f64(),
-                e.run_cpu.as_secs_f64(),
-                e.wall.as_secs_f64(),
-                c.len() - unexpected.len(),
-                c.len(),
-                r.analysis.published.len(),
-                r.dir.display()
-            );
-            for f in e.failed.iter().take(10) {
-                eprintln!("  failed: {}: {}", f.what, f.error);
-            }
-            print_unexpected(&unexpected);
-            bad |= !e.failed.is_empty() || !unexpected.is_empty();
-            total += e.total;
-            executed += e.executed;
-            cached += e.cached;
-            failed += e.failed.len();
-            run_s += e.run_time.as_secs_f64();
-            cpu_s += e.run_cpu.as_secs_f64();
+            bad |= !print_ran(&r);
+            totals.add(&r.exec);
         } else {
             let (d, p) = r.analysis.results.completeness();
             if d == 0 {
@@ -480,6 +418,14 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
         done.push(r);
     }
     if !a.report_only {
+        let Totals {
+            total,
+            executed,
+            cached,
+            failed,
+            run_s,
+            cpu_s,
+        } = totals;
         println!(
             "all: {total} runs ({executed} run now, {cached} stored before, {failed} failed) in {wall:.1} s on {} workers; {run_s:.1} s of runs ({cpu_s:.1} s CPU)",
             opts.exec.jobs
@@ -501,6 +447,114 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Every experiment the report needs (all of them with a report to
+/// write, else those asked for), with its runner and whether it was asked
+/// for; the experiments left out for want of a runner, and why.
+#[allow(clippy::type_complexity)]
+fn wanted_experiments(
+    all: Vec<Experiment>,
+    asked: Vec<bool>,
+    report: bool,
+) -> anyhow::Result<(
+    Vec<(Experiment, Box<dyn runner::Runner + Send>, bool)>,
+    Vec<(String, String)>,
+)> {
+    let mut missing = Vec::new();
+    let mut wanted = Vec::new();
+    for (exp, run_it) in all.into_iter().zip(asked) {
+        let id = exp.spec.id.clone();
+        if !run_it && !report {
+            continue;
+        }
+        match runner::by_name(&exp.spec.runner) {
+            Ok(r) => wanted.push((exp, r, run_it)),
+            Err(why) if !run_it => missing.push((id, why)),
+            Err(why) => bail!("{}: {why}", exp.path.display()),
+        }
+    }
+    Ok((wanted, missing))
+}
+
+/// The run totals of the experiments run, for the last line.
+#[derive(Default)]
+struct Totals {
+    total: usize,
+    executed: usize,
+    cached: usize,
+    failed: usize,
+    run_s: f64,
+    cpu_s: f64,
+}
+
+impl Totals {
+    fn add(&mut self, e: &msctp_lab::execute::ExecReport) {
+        self.total += e.total;
+        self.executed += e.executed;
+        self.cached += e.cached;
+        self.failed += e.failed.len();
+        self.run_s += e.run_time.as_secs_f64();
+        self.cpu_s += e.run_cpu.as_secs_f64();
+    }
+}
+
+/// `--report-only`: the experiment's line (stored runs, claims); whether
+/// every planned run is stored, and every claim as expected.
+fn print_report_only(r: &msctp_lab::ExperimentRun) -> (bool, bool) {
+    let id = &r.exp.spec.id;
+    let (stored, planned) = r.analysis.results.completeness();
+    let c = &r.analysis.checks;
+    let unexpected: Vec<_> = c.iter().filter(|x| !x.as_expected()).collect();
+    println!(
+        "{id}: report from {stored} of {planned} planned runs stored; claims as expected {}/{}; results in {}",
+        c.len() - unexpected.len(),
+        c.len(),
+        r.dir.display()
+    );
+    if stored < planned {
+        eprintln!(
+            "  {} runs missing: run the missing shards again, or `msctp reproduce {id}`",
+            planned - stored
+        );
+    }
+    print_unexpected(&unexpected);
+    (stored == planned, unexpected.is_empty())
+}
+
+/// The line of an experiment run (runs, time, claims, published values)
+/// and its failures; whether it ran without failure and every claim as
+/// expected.
+fn print_ran(r: &msctp_lab::ExperimentRun) -> bool {
+    let id = &r.exp.spec.id;
+    let c = &r.analysis.checks;
+    let unexpected: Vec<_> = c.iter().filter(|x| !x.as_expected()).collect();
+    let agree = r
+        .analysis
+        .published
+        .iter()
+        .filter(|p| p.verdict == PublishedVerdict::Agrees)
+        .count();
+    let e = &r.exec;
+    println!(
+        "{id}: {} runs ({} run now, {} stored before, {} failed), {:.1} s of runs ({:.1} s CPU), done at {:.1} s; claims as expected {}/{}; published values agreeing {agree}/{}; results in {}",
+        e.total,
+        e.executed,
+        e.cached,
+        e.failed.len(),
+        e.run_time.as_secs_f64(),
+        e.run_cpu.as_secs_f64(),
+        e.wall.as_secs_f64(),
+        c.len() - unexpected.len(),
+        c.len(),
+        r.analysis.published.len(),
+        r.dir.display()
+    );
+    for f in e.failed.iter().take(10) {
+        eprintln!("  failed: {}: {}", f.what, f.error);
+    }
+    print_unexpected(&unexpected);
+    e.failed.is_empty() && unexpected.is_empty()
 }
 
 fn print_unexpected(unexpected: &[&msctp_lab::analysis::verdicts::CheckOutcome]) {

@@ -120,201 +120,227 @@ impl CheckSpec {
         axis_order: &[(String, Vec<toml::Value>)],
         formulas: &FormulaValues,
     ) -> Result<(bool, String), String> {
-        let m = &self.metric;
         match self.kind {
             CheckKind::Equals | CheckKind::AtMost | CheckKind::AtLeast => {
-                let target = self.value.unwrap_or(0.0);
-                let tol = self.tol.unwrap_or(0.0);
-                let cells = self.cells(results, variants)?;
-                let mut bad = Vec::new();
-                for c in &cells {
-                    let x = self.mean_of(c)?;
-                    let ok = match self.kind {
-                        CheckKind::Equals => (x - target).abs() <= tol,
-                        CheckKind::AtMost => x <= target,
-                        _ => x >= target,
-                    };
-                    if !ok {
-                        bad.push(format!("{} at {}: {}", c.variant, c.point.label(), fmt(x)));
-                    }
-                }
-                let rel = match self.kind {
-                    CheckKind::Equals => format!("= {} ± {}", fmt(target), fmt(tol)),
-                    CheckKind::AtMost => format!("<= {}", fmt(target)),
-                    _ => format!(">= {}", fmt(target)),
-                };
-                Ok(summarise(&bad, cells.len(), &format!("mean {m} {rel}")))
+                self.threshold(results, variants)
             }
             CheckKind::Increasing | CheckKind::Decreasing | CheckKind::Linear | CheckKind::Flat => {
-                let axis = self.axis.as_deref().unwrap_or_default();
-                let order = axis_order
-                    .iter()
-                    .find(|(n, _)| n == axis)
-                    .map(|(_, v)| v.as_slice())
-                    .unwrap_or_default();
-                let cells = self.cells(results, variants)?;
-                // Group by variant and the other coordinates.
-                let mut groups: Vec<(String, String, Vec<&CellResult>)> = Vec::new();
-                for c in cells {
-                    let rest = c.point.without(axis).label();
-                    match groups
-                        .iter_mut()
-                        .find(|(v, r, _)| *v == c.variant && *r == rest)
-                    {
-                        Some(g) => g.2.push(c),
-                        None => groups.push((c.variant.clone(), rest, vec![c])),
-                    }
-                }
-                let mut bad = Vec::new();
-                let mut summary = Vec::new();
-                for (variant, rest, mut cs) in groups {
-                    cs.sort_by_key(|c| {
-                        c.point
-                            .get(axis)
-                            .and_then(|v| order.iter().position(|o| value::same(o, v)))
-                            .unwrap_or(usize::MAX)
-                    });
-                    if cs.len() < 2 {
-                        return Err(format!(
-                            "{variant} at {rest}: fewer than two points along `{axis}`"
-                        ));
-                    }
-                    let mut xs = Vec::new();
-                    let mut ys = Vec::new();
-                    for c in &cs {
-                        ys.push(self.mean_of(c)?);
-                        xs.push(c.point.get(axis).and_then(value::as_number).unwrap_or(0.0));
-                    }
-                    let series = ys.iter().map(|y| fmt(*y)).collect::<Vec<_>>().join(" → ");
-                    let tol = self.tol.unwrap_or(0.0);
-                    let (ok, what) = match self.kind {
-                        CheckKind::Increasing => {
-                            (ys.windows(2).all(|w| w[1] >= w[0] - tol), series)
-                        }
-                        CheckKind::Decreasing => {
-                            (ys.windows(2).all(|w| w[1] <= w[0] + tol), series)
-                        }
-                        CheckKind::Linear => {
-                            let r2 = r_squared(&xs, &ys);
-                            (r2 >= self.min_r2.unwrap_or(1.0), format!("R² = {r2:.3}"))
-                        }
-                        _ => {
-                            let max = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                            let min = ys.iter().copied().fold(f64::INFINITY, f64::min);
-                            let mean = ys.iter().sum::<f64>() / ys.len() as f64;
-                            let spread = if mean == 0.0 {
-                                max - min
-                            } else {
-                                (max - min) / mean.abs()
-                            };
-                            (
-                                spread <= self.rel_tol.unwrap_or(0.0),
-                                format!("spread {:.1}% ({series})", spread * 100.0),
-                            )
-                        }
-                    };
-                    let line = if rest == "-" {
-                        format!("{variant}: {what}")
-                    } else {
-                        format!("{variant} at {rest}: {what}")
-                    };
-                    if ok {
-                        summary.push(line);
-                    } else {
-                        bad.push(line);
-                    }
-                }
-                if bad.is_empty() {
-                    Ok((true, summary.join("; ")))
-                } else {
-                    Ok((false, format!("fails for {}", bad.join("; "))))
-                }
+                self.trend(results, variants, axis_order)
             }
             CheckKind::Greater | CheckKind::Less => self.compare_pair(results, formulas),
-            CheckKind::Best => {
-                let target = self.variant.clone().unwrap_or_default();
-                let among = self.among.clone().unwrap_or_else(|| variants.to_vec());
-                let mine = results.select(std::slice::from_ref(&target), &self.at);
-                if mine.is_empty() {
-                    return Err(format!("no results for {target} at {}", at_label(&self.at)));
-                }
-                let lowest = self.order == Some(Order::Lowest);
-                let mut bad = Vec::new();
-                let mut lines = Vec::new();
-                for c in mine {
-                    let me = self.mean_of(c)?;
-                    let mut winner = (target.clone(), me);
-                    for v in among.iter().filter(|v| **v != target) {
-                        let Some(o) = results.cell(v, &c.point) else {
-                            return Err(format!("no results for {v} at {}", c.point.label()));
-                        };
-                        let x = self.mean_of(o)?;
-                        if (lowest && x < winner.1) || (!lowest && x > winner.1) {
-                            winner = (v.clone(), x);
-                        }
-                    }
-                    if winner.0 == target {
-                        lines.push(format!("at {}: {target} {}", c.point.label(), fmt(me)));
-                    } else {
-                        bad.push(format!(
-                            "at {}: {} {} beats {target} {}",
-                            c.point.label(),
-                            winner.0,
-                            fmt(winner.1),
-                            fmt(me)
-                        ));
-                    }
-                }
-                if bad.is_empty() {
-                    Ok((true, lines.join("; ")))
-                } else {
-                    Ok((false, bad.join("; ")))
-                }
-            }
-            CheckKind::Within => {
-                let f = self.formula.clone().unwrap_or_default();
-                let cells = self.cells(results, variants)?;
-                let mut bad = Vec::new();
-                let mut worst = 0.0f64;
-                for c in &cells {
-                    let x = self.mean_of(c)?;
-                    let key = (f.clone(), c.variant.clone(), c.point.label());
-                    let y = match formulas.get(&key) {
-                        Some(Ok(y)) => *y,
-                        Some(Err(e)) => {
-                            return Err(format!("formula `{f}` at {}: {e}", c.point.label()));
-                        }
-                        None => {
-                            return Err(format!(
-                                "formula `{f}` not evaluated for {} at {}",
-                                c.variant,
-                                c.point.label()
-                            ));
-                        }
-                    };
-                    let allowed = self
-                        .abs_tol
-                        .unwrap_or(0.0)
-                        .max(self.rel_tol.unwrap_or(0.0) * y.abs());
-                    let dev = (x - y).abs();
-                    if y != 0.0 {
-                        worst = worst.max(dev / y.abs());
-                    }
-                    if dev > allowed {
-                        bad.push(format!(
-                            "{} at {}: measured {} vs formula {}",
-                            c.variant,
-                            c.point.label(),
-                            fmt(x),
-                            fmt(y)
-                        ));
-                    }
-                }
-                let mut r = summarise(&bad, cells.len(), &format!("{m} within tolerance of `{f}`"));
-                r.1 = format!("{} (largest relative deviation {:.1}%)", r.1, worst * 100.0);
-                Ok(r)
+            CheckKind::Best => self.best(results, variants),
+            CheckKind::Within => self.within(results, variants, formulas),
+        }
+    }
+
+    /// `equals` / `at_most` / `at_least`: every selected cell's mean
+    /// against `value`.
+    fn threshold(&self, results: &Results, variants: &[String]) -> Result<(bool, String), String> {
+        let m = &self.metric;
+        let target = self.value.unwrap_or(0.0);
+        let tol = self.tol.unwrap_or(0.0);
+        let cells = self.cells(results, variants)?;
+        let mut bad = Vec::new();
+        for c in &cells {
+            let x = self.mean_of(c)?;
+            let ok = match self.kind {
+                CheckKind::Equals => (x - target).abs() <= tol,
+                CheckKind::AtMost => x <= target,
+                _ => x >= target,
+            };
+            if !ok {
+                bad.push(format!("{} at {}: {}", c.variant, c.point.label(), fmt(x)));
             }
         }
+        let rel = match self.kind {
+            CheckKind::Equals => format!("= {} ± {}", fmt(target), fmt(tol)),
+            CheckKind::AtMost => format!("<= {}", fmt(target)),
+            _ => format!(">= {}", fmt(target)),
+        };
+        Ok(summarise(&bad, cells.len(), &format!("mean {m} {rel}")))
+    }
+
+    /// `increasing` / `decreasing` / `linear` / `flat`: the means along
+    /// `axis`, per variant and other coordinates.
+    fn trend(
+        &self,
+        results: &Results,
+        variants: &[String],
+        axis_order: &[(String, Vec<toml::Value>)],
+    ) -> Result<(bool, String), String> {
+        let axis = self.axis.as_deref().unwrap_or_default();
+        let order = axis_order
+            .iter()
+            .find(|(n, _)| n == axis)
+            .map(|(_, v)| v.as_slice())
+            .unwrap_or_default();
+        let cells = self.cells(results, variants)?;
+        // Group by variant and the other coordinates.
+        let mut groups: Vec<(String, String, Vec<&CellResult>)> = Vec::new();
+        for c in cells {
+            let rest = c.point.without(axis).label();
+            match groups
+                .iter_mut()
+                .find(|(v, r, _)| *v == c.variant && *r == rest)
+            {
+                Some(g) => g.2.push(c),
+                None => groups.push((c.variant.clone(), rest, vec![c])),
+            }
+        }
+        let mut bad = Vec::new();
+        let mut summary = Vec::new();
+        for (variant, rest, mut cs) in groups {
+            cs.sort_by_key(|c| {
+                c.point
+                    .get(axis)
+                    .and_then(|v| order.iter().position(|o| value::same(o, v)))
+                    .unwrap_or(usize::MAX)
+            });
+            if cs.len() < 2 {
+                return Err(format!(
+                    "{variant} at {rest}: fewer than two points along `{axis}`"
+                ));
+            }
+            let mut xs = Vec::new();
+            let mut ys = Vec::new();
+            for c in &cs {
+                ys.push(self.mean_of(c)?);
+                xs.push(c.point.get(axis).and_then(value::as_number).unwrap_or(0.0));
+            }
+            let series = ys.iter().map(|y| fmt(*y)).collect::<Vec<_>>().join(" → ");
+            let tol = self.tol.unwrap_or(0.0);
+            let (ok, what) = match self.kind {
+                CheckKind::Increasing => (ys.windows(2).all(|w| w[1] >= w[0] - tol), series),
+                CheckKind::Decreasing => (ys.windows(2).all(|w| w[1] <= w[0] + tol), series),
+                CheckKind::Linear => {
+                    let r2 = r_squared(&xs, &ys);
+                    (r2 >= self.min_r2.unwrap_or(1.0), format!("R² = {r2:.3}"))
+                }
+                _ => {
+                    let max = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    let min = ys.iter().copied().fold(f64::INFINITY, f64::min);
+                    let mean = ys.iter().sum::<f64>() / ys.len() as f64;
+                    let spread = if mean == 0.0 {
+                        max - min
+                    } else {
+                        (max - min) / mean.abs()
+                    };
+                    (
+                        spread <= self.rel_tol.unwrap_or(0.0),
+                        format!("spread {:.1}% ({series})", spread * 100.0),
+                    )
+                }
+            };
+            let line = if rest == "-" {
+                format!("{variant}: {what}")
+            } else {
+                format!("{variant} at {rest}: {what}")
+            };
+            if ok {
+                summary.push(line);
+            } else {
+                bad.push(line);
+            }
+        }
+        if bad.is_empty() {
+            Ok((true, summary.join("; ")))
+        } else {
+            Ok((false, format!("fails for {}", bad.join("; "))))
+        }
+    }
+
+    /// `best`: `variant` has the highest (lowest) mean among `among` at
+    /// each of its selected points.
+    fn best(&self, results: &Results, variants: &[String]) -> Result<(bool, String), String> {
+        let target = self.variant.clone().unwrap_or_default();
+        let among = self.among.clone().unwrap_or_else(|| variants.to_vec());
+        let mine = results.select(std::slice::from_ref(&target), &self.at);
+        if mine.is_empty() {
+            return Err(format!("no results for {target} at {}", at_label(&self.at)));
+        }
+        let lowest = self.order == Some(Order::Lowest);
+        let mut bad = Vec::new();
+        let mut lines = Vec::new();
+        for c in mine {
+            let me = self.mean_of(c)?;
+            let mut winner = (target.clone(), me);
+            for v in among.iter().filter(|v| **v != target) {
+                let Some(o) = results.cell(v, &c.point) else {
+                    return Err(format!("no results for {v} at {}", c.point.label()));
+                };
+                let x = self.mean_of(o)?;
+                if (lowest && x < winner.1) || (!lowest && x > winner.1) {
+                    winner = (v.clone(), x);
+                }
+            }
+            if winner.0 == target {
+                lines.push(format!("at {}: {target} {}", c.point.label(), fmt(me)));
+            } else {
+                bad.push(format!(
+                    "at {}: {} {} beats {target} {}",
+                    c.point.label(),
+                    winner.0,
+                    fmt(winner.1),
+                    fmt(me)
+                ));
+            }
+        }
+        if bad.is_empty() {
+            Ok((true, lines.join("; ")))
+        } else {
+            Ok((false, bad.join("; ")))
+        }
+    }
+
+    /// `within`: every selected cell's mean within tolerance of `formula`.
+    fn within(
+        &self,
+        results: &Results,
+        variants: &[String],
+        formulas: &FormulaValues,
+    ) -> Result<(bool, String), String> {
+        let m = &self.metric;
+        let f = self.formula.clone().unwrap_or_default();
+        let cells = self.cells(results, variants)?;
+        let mut bad = Vec::new();
+        let mut worst = 0.0f64;
+        for c in &cells {
+            let x = self.mean_of(c)?;
+            let key = (f.clone(), c.variant.clone(), c.point.label());
+            let y = match formulas.get(&key) {
+                Some(Ok(y)) => *y,
+                Some(Err(e)) => {
+                    return Err(format!("formula `{f}` at {}: {e}", c.point.label()));
+                }
+                None => {
+                    return Err(format!(
+                        "formula `{f}` not evaluated for {} at {}",
+                        c.variant,
+                        c.point.label()
+                    ));
+                }
+            };
+            let allowed = self
+                .abs_tol
+                .unwrap_or(0.0)
+                .max(self.rel_tol.unwrap_or(0.0) * y.abs());
+            let dev = (x - y).abs();
+            if y != 0.0 {
+                worst = worst.max(dev / y.abs());
+            }
+            if dev > allowed {
+                bad.push(format!(
+                    "{} at {}: measured {} vs formula {}",
+                    c.variant,
+                    c.point.label(),
+                    fmt(x),
+                    fmt(y)
+                ));
+            }
+        }
+        let mut r = summarise(&bad, cells.len(), &format!("{m} within tolerance of `{f}`"));
+        r.1 = format!("{} (largest relative deviation {:.1}%)", r.1, worst * 100.0);
+        Ok(r)
     }
 
     /// `greater` / `less`: `a` (a variant, or `formula` evaluated for `b`)

@@ -28,7 +28,7 @@ use crate::execute::{
     run_file,
 };
 use crate::plan::Plan;
-use crate::runner::{RunError, Runner};
+use crate::runner::{Prepared, PreparedScenario, RunError, Runner, prepare};
 use crate::store::{Store, StoreError};
 
 /// Executes the plan's missing runs with `runner` and stores them.
@@ -57,6 +57,7 @@ pub fn execute_subset(
         runs: subset,
         runner,
         store,
+        cells: None,
     };
     let mut r = execute_pool(&[job], opts).map_err(|e| e.error)?;
     Ok(r.jobs.remove(0))
@@ -69,6 +70,10 @@ pub struct PoolJob<'a> {
     pub runs: &'a [usize],
     pub runner: &'a dyn Runner,
     pub store: &'a Store,
+    /// The plan's cells as the runner prepared them when the plan was
+    /// checked (one per [`Plan::cells`], [`crate::runner::prepare`]);
+    /// `None`: the pool prepares the cells of the pending runs, once each.
+    pub cells: Option<&'a [Prepared<'a>]>,
 }
 
 /// A run in the pool's queue.
@@ -88,13 +93,24 @@ pub struct Queued {
 /// order. The estimate is asked once per cell (a cell's runs differ only
 /// in their seed).
 pub fn schedule(jobs: &[PoolJob], pending: &[Vec<usize>]) -> Vec<Queued> {
+    schedule_by(jobs, pending, |j, cell| {
+        jobs[j].runner.cost_hint(&jobs[j].plan.cells[cell].scenario)
+    })
+}
+
+/// [`schedule`] with the estimate `cost(job, cell)`.
+fn schedule_by(
+    jobs: &[PoolJob],
+    pending: &[Vec<usize>],
+    cost: impl Fn(usize, usize) -> f64,
+) -> Vec<Queued> {
     let mut queue = Vec::with_capacity(pending.iter().map(Vec::len).sum());
     for (j, (job, runs)) in jobs.iter().zip(pending).enumerate() {
         let mut by_cell: HashMap<usize, f64> = HashMap::new();
         for &run in runs {
             let cell = job.plan.runs[run].cell;
             let cost = *by_cell.entry(cell).or_insert_with(|| {
-                let c = job.runner.cost_hint(&job.plan.cells[cell].scenario);
+                let c = cost(j, cell);
                 if c.is_finite() && c > 0.0 { c } else { 0.0 }
             });
             queue.push(Queued { job: j, run, cost });
@@ -107,6 +123,43 @@ pub fn schedule(jobs: &[PoolJob], pending: &[Vec<usize>]) -> Vec<Queued> {
             .then(a.run.cmp(&b.run))
     });
     queue
+}
+
+/// The prepared cells of one job: given with the job, or prepared here
+/// (the cells of its pending runs, each once).
+enum JobCells<'a, 'b> {
+    Given(&'b [Prepared<'a>]),
+    Own(Vec<Option<Result<Prepared<'a>, RunError>>>),
+}
+
+impl<'a> JobCells<'a, '_> {
+    fn of<'b>(job: &'b PoolJob<'a>, pending: &[usize]) -> JobCells<'a, 'b> {
+        if let Some(cells) = job.cells {
+            return JobCells::Given(cells);
+        }
+        let mut own: Vec<Option<Result<Prepared<'a>, RunError>>> =
+            (0..job.plan.cells.len()).map(|_| None).collect();
+        for &run in pending {
+            let c = job.plan.runs[run].cell;
+            if own[c].is_none() {
+                own[c] = Some(prepare(job.runner, &job.plan.cells[c].scenario));
+            }
+        }
+        JobCells::Own(own)
+    }
+
+    /// Cell `c` prepared, or why it could not be.
+    fn get(&self, c: usize) -> Result<&dyn PreparedScenario, RunError> {
+        let p = match self {
+            JobCells::Given(cells) => cells.get(c).map(Ok),
+            JobCells::Own(own) => own.get(c).and_then(Option::as_ref).map(Result::as_ref),
+        };
+        match p {
+            Some(Ok(p)) => Ok(p.as_ref()),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(RunError::Failed(format!("cell {c} was not prepared"))),
+        }
+    }
 }
 
 /// What the pool did, per job.
@@ -133,8 +186,45 @@ pub struct PoolError {
 /// report (and not stored); a store error stops the pool and is returned.
 pub fn execute_pool(jobs: &[PoolJob], opts: &ExecOptions) -> Result<PoolReport, PoolError> {
     let t0 = Instant::now();
-    let pending: Vec<Vec<usize>> = jobs
+    let pending = pending_runs(jobs, opts);
+    let cells: Vec<JobCells> = jobs
         .iter()
+        .zip(&pending)
+        .map(|(j, p)| JobCells::of(j, p))
+        .collect();
+    let queue = schedule_by(jobs, &pending, |j, c| {
+        cells[j].get(c).map_or(0.0, |p| p.cost_hint())
+    });
+    let mut tally = Tally::new(jobs, &pending, t0);
+    if queue.is_empty() {
+        return tally.finish(true);
+    }
+    let pb = progress_bar(queue.len() as u64, opts.progress);
+    pb.set_message(tally.label());
+    let start = |q: &Queued| {
+        let run = &jobs[q.job].plan.runs[q.run];
+        let cell = cells[q.job].get(run.cell);
+        let (t, cpu) = (Instant::now(), thread_cpu());
+        let out = catch_unwind(AssertUnwindSafe(|| cell.and_then(|c| c.run(run.seed))))
+            .unwrap_or_else(|p| Err(RunError::Panicked(panic_message(&p))));
+        let cpu = thread_cpu().saturating_sub(cpu);
+        let out = out.and_then(|r| r.check(opts.max_series_points).map(|()| r));
+        (out, t.elapsed().as_secs_f64(), cpu)
+    };
+    parallel_each(&queue, opts.jobs, start, |i, (out, wall, cpu)| {
+        let flow = tally.record(queue[i], out, wall, cpu);
+        pb.set_message(tally.label());
+        pb.inc(1);
+        flow
+    });
+    pb.finish_and_clear();
+    tally.finish(false)
+}
+
+/// The runs of each job to execute: those not stored yet (all of them
+/// with `opts.fresh`).
+fn pending_runs(jobs: &[PoolJob], opts: &ExecOptions) -> Vec<Vec<usize>> {
+    jobs.iter()
         .map(|j| {
             j.runs
                 .iter()
@@ -142,69 +232,86 @@ pub fn execute_pool(jobs: &[PoolJob], opts: &ExecOptions) -> Result<PoolReport, 
                 .filter(|&i| opts.fresh || j.store.load(&j.plan.runs[i].key).is_none())
                 .collect()
         })
-        .collect();
-    let mut report = PoolReport {
-        jobs: jobs
-            .iter()
-            .zip(&pending)
-            .map(|(j, p)| ExecReport {
-                total: j.runs.len(),
-                cached: j.runs.len() - p.len(),
-                ..Default::default()
-            })
-            .collect(),
-        wall: Duration::ZERO,
-    };
-    let queue = schedule(jobs, &pending);
-    let mut left: Vec<usize> = pending.iter().map(Vec::len).collect();
-    if queue.is_empty() {
-        report.wall = t0.elapsed();
-        for r in &mut report.jobs {
-            r.wall = report.wall;
+        .collect()
+}
+
+/// What the pool has done so far: each job's report, its failures, the
+/// runs left, the first store error.
+struct Tally<'j, 'a> {
+    jobs: &'j [PoolJob<'a>],
+    t0: Instant,
+    report: PoolReport,
+    /// Per job: (run, failure), in completion order.
+    failures: Vec<Vec<(usize, FailedRun)>>,
+    failed: usize,
+    /// Per job: runs not done yet.
+    left: Vec<usize>,
+    first_store_error: Option<PoolError>,
+}
+
+impl<'j, 'a> Tally<'j, 'a> {
+    fn new(jobs: &'j [PoolJob<'a>], pending: &[Vec<usize>], t0: Instant) -> Self {
+        let report = PoolReport {
+            jobs: jobs
+                .iter()
+                .zip(pending)
+                .map(|(j, p)| ExecReport {
+                    total: j.runs.len(),
+                    cached: j.runs.len() - p.len(),
+                    ..Default::default()
+                })
+                .collect(),
+            wall: Duration::ZERO,
+        };
+        Tally {
+            jobs,
+            t0,
+            report,
+            failures: vec![Vec::new(); jobs.len()],
+            failed: 0,
+            left: pending.iter().map(Vec::len).collect(),
+            first_store_error: None,
         }
-        return Ok(report);
     }
-    let pb = progress_bar(queue.len() as u64, opts.progress);
-    let single =
-        (jobs.len() == 1).then(|| (jobs[0].plan.experiment.clone(), report.jobs[0].cached));
-    let label = |left: &[usize], failed: usize| match &single {
-        Some((id, cached)) => format!("{id}: {cached} stored before, {failed} failed"),
-        None => format!(
+
+    /// The progress bar's message.
+    fn label(&self) -> String {
+        let failed = self.failed;
+        if self.jobs.len() == 1 {
+            let (id, cached) = (&self.jobs[0].plan.experiment, self.report.jobs[0].cached);
+            return format!("{id}: {cached} stored before, {failed} failed");
+        }
+        format!(
             "{} of {} experiments to finish, {failed} runs failed",
-            left.iter().filter(|&&n| n > 0).count(),
-            jobs.len()
-        ),
-    };
-    pb.set_message(label(&left, 0));
-    let mut first_store_error = None;
-    let mut failures: Vec<Vec<(usize, FailedRun)>> = vec![Vec::new(); jobs.len()];
-    let mut failed = 0;
-    let start = |q: &Queued| {
-        let job = &jobs[q.job];
-        let run = &job.plan.runs[q.run];
-        let scenario = &job.plan.cells[run.cell].scenario;
-        let (t, cpu) = (Instant::now(), thread_cpu());
-        let out = catch_unwind(AssertUnwindSafe(|| job.runner.run(scenario, run.seed)))
-            .unwrap_or_else(|p| Err(RunError::Panicked(panic_message(&p))));
-        let cpu = thread_cpu().saturating_sub(cpu);
-        let out = out.and_then(|r| r.check(opts.max_series_points).map(|()| r));
-        (out, t.elapsed().as_secs_f64(), cpu)
-    };
-    parallel_each(&queue, opts.jobs, start, |i, (out, wall, cpu)| {
-        let q = queue[i];
-        let job = &jobs[q.job];
-        report.jobs[q.job].run_time += Duration::from_secs_f64(wall);
-        report.jobs[q.job].run_cpu += cpu;
+            self.left.iter().filter(|&&n| n > 0).count(),
+            self.jobs.len()
+        )
+    }
+
+    /// Run `q` ended with `out` after `wall` seconds and `cpu`: stores
+    /// its record, or keeps its failure. A store error stops the pool
+    /// handing out runs.
+    fn record(
+        &mut self,
+        q: Queued,
+        out: Result<crate::runner::RunRecord, RunError>,
+        wall: f64,
+        cpu: Duration,
+    ) -> ControlFlow<()> {
+        let job = &self.jobs[q.job];
+        let rep = &mut self.report.jobs[q.job];
+        rep.run_time += Duration::from_secs_f64(wall);
+        rep.run_cpu += cpu;
         let mut flow = ControlFlow::Continue(());
         match out {
             Ok(record) => {
                 let file = run_file(job.plan, q.run, job.runner, record, wall);
                 match job.store.save(&file) {
-                    Ok(()) => report.jobs[q.job].executed += 1,
+                    Ok(()) => rep.executed += 1,
                     Err(e) => {
                         // Stop handing out work; report after the pool ends.
                         flow = ControlFlow::Break(());
-                        first_store_error.get_or_insert(PoolError {
+                        self.first_store_error.get_or_insert(PoolError {
                             job: q.job,
                             error: e,
                         });
@@ -212,34 +319,40 @@ pub fn execute_pool(jobs: &[PoolJob], opts: &ExecOptions) -> Result<PoolReport, 
                 }
             }
             Err(error) => {
-                failed += 1;
+                self.failed += 1;
                 let f = FailedRun {
                     key: job.plan.runs[q.run].key.clone(),
                     what: describe_run(job.plan, q.run),
                     error,
                 };
-                failures[q.job].push((q.run, f));
+                self.failures[q.job].push((q.run, f));
             }
         }
-        left[q.job] -= 1;
-        if left[q.job] == 0 {
-            report.jobs[q.job].wall = t0.elapsed();
+        self.left[q.job] -= 1;
+        if self.left[q.job] == 0 {
+            self.report.jobs[q.job].wall = self.t0.elapsed();
         }
-        pb.set_message(label(&left, failed));
-        pb.inc(1);
         flow
-    });
-    pb.finish_and_clear();
-    if let Some(e) = first_store_error {
-        return Err(e);
     }
-    report.wall = t0.elapsed();
-    for (r, mut f) in report.jobs.iter_mut().zip(failures) {
-        // They arrived in completion order; report them in plan order.
-        f.sort_by_key(|(run, _)| *run);
-        r.failed = f.into_iter().map(|(_, f)| f).collect();
+
+    /// The pool's report (each job's failures in plan order; with
+    /// nothing to run, every job's wall time the pool's), or its first
+    /// store error.
+    fn finish(mut self, nothing_to_run: bool) -> Result<PoolReport, PoolError> {
+        if let Some(e) = self.first_store_error {
+            return Err(e);
+        }
+        self.report.wall = self.t0.elapsed();
+        for (r, mut f) in self.report.jobs.iter_mut().zip(self.failures) {
+            if nothing_to_run {
+                r.wall = self.report.wall;
+            }
+            // They arrived in completion order; report them in plan order.
+            f.sort_by_key(|(run, _)| *run);
+            r.failed = f.into_iter().map(|(_, f)| f).collect();
+        }
+        Ok(self.report)
     }
-    Ok(report)
 }
 
 /// The CPU time the calling thread has used (zero where the platform
@@ -324,6 +437,7 @@ name = "y"
             runs: runs[i],
             runner,
             store: stores[i],
+            cells: None,
         })
     }
 

@@ -11,7 +11,7 @@ use toml::{Table, Value};
 use crate::aggregate::{Results, aggregate};
 use crate::error::LabError;
 use crate::execute::ExecReport;
-use crate::execute::pool::execute;
+use crate::execute::pool::{PoolJob, execute_pool};
 use crate::experiment::{
     AxisSpec, Experiment, ExperimentSpec, MetricSpec, ScenarioSource, SeedMode,
 };
@@ -95,9 +95,8 @@ pub fn run_scenario_reps(
     if reps == 0 {
         return Err(LabError::Input("--reps must be at least 1".into()));
     }
-    runner
-        .validate(scenario)
-        .map_err(|e| LabError::Input(e.to_string()))?;
+    let cell =
+        crate::runner::prepare(runner, scenario).map_err(|e| LabError::Input(e.to_string()))?;
     let seeds = run_seeds(seed, reps);
     let results = crate::execute::parallel_map(&seeds, jobs, |&s| {
         let r = match out {
@@ -109,9 +108,9 @@ pub fn run_scenario_reps(
                 };
                 std::fs::create_dir_all(&d)
                     .map_err(|e| RunError::Failed(format!("{}: {e}", d.display())))
-                    .and_then(|()| runner.run_with_outputs(scenario, s, &d))
+                    .and_then(|()| cell.run_with_outputs(s, &d))
             }
-            None => runner.run(scenario, s),
+            None => cell.run(s),
         };
         (s, r)
     });
@@ -217,9 +216,20 @@ pub fn sweep(
     runner: &dyn Runner,
     opts: &LabOptions,
 ) -> Result<SweepRun, LabError> {
-    let p = crate::pipeline::reproduce::prepare(&exp, runner, opts)?;
+    let (p, cells) = crate::pipeline::reproduce::prepare_cells(&exp, runner, opts)?;
     let store = Store::open(&opts.out.join(&exp.spec.id))?;
-    let exec = execute(&p, runner, &store, &opts.exec)?;
+    let all: Vec<usize> = (0..p.runs.len()).collect();
+    let job = PoolJob {
+        plan: &p,
+        runs: &all,
+        runner,
+        store: &store,
+        cells: Some(&cells),
+    };
+    let exec = execute_pool(&[job], &opts.exec)
+        .map_err(|e| e.error)?
+        .jobs
+        .remove(0);
     summarize_sweep(exp, p, &store, exec)
 }
 

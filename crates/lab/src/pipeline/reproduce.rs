@@ -14,7 +14,7 @@ use crate::plan::{Plan, plan};
 use crate::report::plot;
 use crate::report::{self, ExperimentReport};
 use crate::robustness::RobustnessMap;
-use crate::runner::Runner;
+use crate::runner::{self, Prepared as PreparedCell, Runner};
 use crate::store::Store;
 
 /// Options shared by `reproduce` and the tests.
@@ -102,6 +102,16 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> LabError + '_ {
 
 /// Plans the experiment and checks every scenario with the runner.
 pub fn prepare(exp: &Experiment, runner: &dyn Runner, opts: &LabOptions) -> Result<Plan, LabError> {
+    prepare_cells(exp, runner, opts).map(|(plan, _)| plan)
+}
+
+/// [`prepare`], with each cell's scenario as the runner prepared it when
+/// checking it ([`runner::prepare`]): the runs of a cell start from it.
+pub fn prepare_cells<'a>(
+    exp: &Experiment,
+    runner: &'a dyn Runner,
+    opts: &LabOptions,
+) -> Result<(Plan, Vec<PreparedCell<'a>>), LabError> {
     let id = exp.spec.id.clone();
     if runner.name() != exp.spec.runner {
         return Err(LabError::Runner {
@@ -139,15 +149,17 @@ pub fn prepare(exp: &Experiment, runner: &dyn Runner, opts: &LabOptions) -> Resu
             experiment: id.clone(),
             message,
         })?;
-    for c in &plan.cells {
-        runner
-            .validate(&c.scenario)
-            .map_err(|e| LabError::Scenario {
+    let cells = plan
+        .cells
+        .iter()
+        .map(|c| {
+            runner::prepare(runner, &c.scenario).map_err(|e| LabError::Scenario {
                 experiment: id.clone(),
                 message: format!("variant `{}` at {}: {e}", c.variant, c.point.label()),
-            })?;
-    }
-    Ok(plan)
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((plan, cells))
 }
 
 /// Runs (what is missing of) one experiment and writes its results:
@@ -190,6 +202,8 @@ pub struct ExperimentError {
 struct Prepared<'a> {
     exp: Experiment,
     plan: Plan,
+    /// One per cell of the plan, prepared when it was checked.
+    cells: Vec<PreparedCell<'a>>,
     store: Store,
     runner: &'a dyn Runner,
     /// Run what is missing ([`Selected::execute`]).
@@ -215,12 +229,13 @@ pub fn run_experiments(
             experiment: id.clone(),
             error,
         };
-        let plan = prepare(&sel.exp, sel.runner, opts).map_err(wrap)?;
+        let (plan, cells) = prepare_cells(&sel.exp, sel.runner, opts).map_err(wrap)?;
         let store =
             Store::open(&opts.out.join(&sel.exp.spec.id)).map_err(|e| wrap(LabError::Store(e)))?;
         prepared.push(Prepared {
             exp: sel.exp,
             plan,
+            cells,
             store,
             runner: sel.runner,
             execute: sel.execute,
@@ -240,6 +255,7 @@ pub fn run_experiments(
             runs: &all[i],
             runner: prepared[i].runner,
             store: &prepared[i].store,
+            cells: Some(&prepared[i].cells),
         })
         .collect();
     let mut pool = execute_pool(&jobs, &opts.exec).map_err(|e| ExperimentError {

@@ -247,6 +247,7 @@ impl Study {
             runs,
             runner: self.runner.as_ref(),
             store: &self.store,
+            cells: None,
         }
     }
 

@@ -14,7 +14,7 @@ use crate::analysis::{Analysis, PublishedVerdict};
 use crate::execute::FailedRun;
 use crate::experiment::checks::Expect;
 use crate::experiment::value;
-use crate::experiment::{Experiment, TableSpec};
+use crate::experiment::{Experiment, ExperimentSpec, TableSpec};
 use crate::plan::Plan;
 use crate::robustness::RobustnessMap;
 
@@ -65,84 +65,135 @@ fn why(note: Option<&str>, differs: bool) -> String {
 
 /// One table of the study as Markdown.
 pub fn table_markdown(exp: &Experiment, plan: &Plan, analysis: &Analysis, t: &TableSpec) -> String {
-    let spec = &exp.spec;
-    let d = t.decimals;
-    let variants = t.variants.clone().unwrap_or_else(|| spec.variant_names());
+    let view = TableView {
+        spec: &exp.spec,
+        plan,
+        analysis,
+        t,
+    };
+    let variants = t
+        .variants
+        .clone()
+        .unwrap_or_else(|| view.spec.variant_names());
     let mut cells: Vec<&CellResult> = analysis.results.select(&variants, &t.at);
-    let pos = |c: &CellResult, dim: &str| -> usize {
-        if dim == "variant" {
-            plan.variants
-                .iter()
-                .position(|v| *v == c.variant)
-                .unwrap_or(usize::MAX)
-        } else {
-            let vals = spec
-                .axis(dim)
-                .map(|a| a.values.as_slice())
-                .unwrap_or_default();
-            c.point
-                .get(dim)
-                .and_then(|v| vals.iter().position(|w| value::same(v, w)))
-                .unwrap_or(usize::MAX)
-        }
-    };
-    cells.sort_by_key(|c| t.rows.iter().map(|r| pos(c, r)).collect::<Vec<_>>());
-    let published_for = |c: &CellResult, metric: &str| -> Option<f64> {
-        spec.published
+    cells.sort_by_key(|c| {
+        t.rows
             .iter()
-            .filter(|p| p.metric == metric)
-            .filter(|p| p.variant.as_deref().unwrap_or(&plan.variants[0]) == c.variant)
-            .find(|p| c.point.matches(&p.at))
-            .map(|p| p.value)
-    };
-    let mut header: Vec<String> = t
-        .rows
+            .map(|r| view.position(c, r))
+            .collect::<Vec<_>>()
+    });
+    let with_paper: Vec<bool> = t
+        .columns
         .iter()
-        .map(|r| {
-            if r == "variant" {
-                "Variant".to_string()
-            } else {
-                spec.axis(r)
-                    .and_then(|a| a.label.clone())
-                    .unwrap_or_else(|| r.clone())
-            }
-        })
+        .map(|m| cells.iter().any(|c| view.published(c, m).is_some()))
         .collect();
-    let mut with_paper = Vec::new();
-    for m in &t.columns {
-        let label = spec
-            .metric(m)
-            .map(|x| x.axis_label())
-            .unwrap_or_else(|| m.clone());
-        header.push(label.clone());
-        let has = cells.iter().any(|c| published_for(c, m).is_some());
-        if has {
-            header.push(format!("paper: {label}"));
-        }
-        with_paper.push(has);
-    }
-    for fid in &t.formulas {
-        let f = spec.formulas.iter().find(|f| f.id == *fid);
-        let mut l = f.map(|f| f.label()).unwrap_or_else(|| fid.clone());
-        if let Some(f) = f
-            && !f.unit.is_empty()
-        {
-            let _ = write!(l, " ({})", f.unit);
-        }
-        header.push(format!("analytic: {l}"));
-    }
+    let header = view.header(&with_paper);
     let mut out = String::new();
-    let _ = writeln!(
-        out,
+    let _ = writeln!(out, "{}", markdown_row(&header));
+    let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
+    for c in cells {
+        let _ = writeln!(out, "{}", markdown_row(&view.row(c, &with_paper)));
+    }
+    out
+}
+
+/// `| a | b |`, each cell's text escaped.
+fn markdown_row(cells: &[String]) -> String {
+    format!(
         "| {} |",
-        header
+        cells
             .iter()
             .map(|h| cell_text(h))
             .collect::<Vec<_>>()
             .join(" | ")
-    );
-    let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
-    for c in cells {
+    )
+}
+
+/// A table of the report: its spec and what it shows.
+struct TableView<'a> {
+    spec: &'a ExperimentSpec,
+    plan: &'a Plan,
+    analysis: &'a Analysis,
+    t: &'a TableSpec,
+}
+
+impl TableView<'_> {
+    /// Where cell `c` sorts along row dimension `dim` (a variant in plan
+    /// order, an axis value in the axis's order).
+    fn position(&self, c: &CellResult, dim: &str) -> usize {
+        if dim == "variant" {
+            return self
+                .plan
+                .variants
+                .iter()
+                .position(|v| *v == c.variant)
+                .unwrap_or(usize::MAX);
+        }
+        let vals = self
+            .spec
+            .axis(dim)
+            .map(|a| a.values.as_slice())
+            .unwrap_or_default();
+        c.point
+            .get(dim)
+            .and_then(|v| vals.iter().position(|w| value::same(v, w)))
+            .unwrap_or(usize::MAX)
+    }
+
+    /// The paper's value of `metric` at cell `c`, if it publishes one.
+    fn published(&self, c: &CellResult, metric: &str) -> Option<f64> {
+        self.spec
+            .published
+            .iter()
+            .filter(|p| p.metric == metric)
+            .filter(|p| p.variant.as_deref().unwrap_or(&self.plan.variants[0]) == c.variant)
+            .find(|p| c.point.matches(&p.at))
+            .map(|p| p.value)
+    }
+
+    /// The row dimensions, each metric (and the paper's value where
+    /// `with_paper`), each formula.
+    fn header(&self, with_paper: &[bool]) -> Vec<String> {
+        let (spec, t) = (self.spec, self.t);
+        let mut header: Vec<String> = t
+            .rows
+            .iter()
+            .map(|r| {
+                if r == "variant" {
+                    "Variant".to_string()
+                } else {
+                    spec.axis(r)
+                        .and_then(|a| a.label.clone())
+                        .unwrap_or_else(|| r.clone())
+                }
+            })
+            .collect();
+        for (m, has) in t.columns.iter().zip(with_paper) {
+            let label = spec
+                .metric(m)
+                .map(|x| x.axis_label())
+                .unwrap_or_else(|| m.clone());
+            header.push(label.clone());
+            if *has {
+                header.push(format!("paper: {label}"));
+            }
+        }
+        for fid in &t.formulas {
+            let f = spec.formulas.iter().find(|f| f.id == *fid);
+            let mut l = f.map(|f| f.label()).unwrap_or_else(|| fid.clone());
+            if let Some(f) = f
+                && !f.unit.is_empty()
+            {
+                let _ = write!(l, " ({})", f.unit);
+            }
+            header.push(format!("analytic: {l}"));
+        }
+        header
+    }
+
+    /// Cell `c`'s row, in the header's order.
+    fn row(&self, c: &CellResult, with_paper: &[bool]) -> Vec<String> {
+        let (spec, t, d) = (self.spec, self.t, self.t.decimals);
         let mut row: Vec<String> = t
             .rows
             .iter()
@@ -154,18 +205,19 @@ pub fn table_markdown(exp: &Experiment, plan: &Plan, analysis: &Analysis, t: &Ta
                 }
             })
             .collect();
-        for (m, has) in t.columns.iter().zip(&with_paper) {
+        for (m, has) in t.columns.iter().zip(with_paper) {
             row.push(mean_ci(c, m, d));
             if *has {
                 row.push(
-                    published_for(c, m)
+                    self.published(c, m)
                         .map(|v| format!("{v:.d$}"))
                         .unwrap_or_else(|| "—".into()),
                 );
             }
         }
         for fid in &t.formulas {
-            let v = analysis
+            let v = self
+                .analysis
                 .formulas
                 .get(&(fid.clone(), c.variant.clone(), c.point.label()));
             row.push(match v {
@@ -174,22 +226,30 @@ pub fn table_markdown(exp: &Experiment, plan: &Plan, analysis: &Analysis, t: &Ta
                 None => "—".into(),
             });
         }
-        let _ = writeln!(
-            out,
-            "| {} |",
-            row.iter()
-                .map(|h| cell_text(h))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        );
+        row
     }
-    out
 }
 
 /// The section of one experiment.
 pub fn experiment_section(r: &ExperimentReport) -> String {
-    let spec = &r.exp.spec;
     let mut s = String::new();
+    runs_section(&mut s, r);
+    figures_section(&mut s, r);
+    tables_section(&mut s, r);
+    published_section(&mut s, r);
+    formulas_section(&mut s, r);
+    claims_section(&mut s, r);
+    if let Some((m, fig)) = &r.robustness {
+        robustness_section(&mut s, m, fig.as_deref());
+    }
+    notes_section(&mut s, r);
+    failed_section(&mut s, r);
+    s
+}
+
+/// The experiment's title, paper, description and what of its runs is stored.
+fn runs_section(s: &mut String, r: &ExperimentReport) {
+    let spec = &r.exp.spec;
     let _ = writeln!(s, "## {}: {}\n", spec.id, spec.title);
     if !spec.paper.is_empty() {
         let _ = writeln!(s, "*Paper:* {}\n", spec.paper);
@@ -231,6 +291,10 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
             planned - done
         );
     }
+}
+
+/// The figures, each with a link to its SVG.
+fn figures_section(s: &mut String, r: &ExperimentReport) {
     if !r.figures.is_empty() {
         let _ = writeln!(s, "### Figures\n");
         for (id, title, path) in &r.figures {
@@ -242,6 +306,11 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
             );
         }
     }
+}
+
+/// The experiment's tables ([`table_markdown`]).
+fn tables_section(s: &mut String, r: &ExperimentReport) {
+    let spec = &r.exp.spec;
     for t in &spec.tables {
         let src = if t.source.is_empty() {
             String::new()
@@ -251,6 +320,11 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
         let _ = writeln!(s, "### {}{src}\n", t.title);
         let _ = writeln!(s, "{}", table_markdown(r.exp, r.plan, r.analysis, t));
     }
+}
+
+/// The paper's published values beside ours, with their verdicts.
+fn published_section(s: &mut String, r: &ExperimentReport) {
+    let spec = &r.exp.spec;
     if !r.analysis.published.is_empty() {
         let _ = writeln!(s, "### Published values beside ours\n");
         let _ = writeln!(
@@ -295,6 +369,11 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
         }
         let _ = writeln!(s);
     }
+}
+
+/// The analytic models and their values beside the measured ones.
+fn formulas_section(s: &mut String, r: &ExperimentReport) {
+    let spec = &r.exp.spec;
     if !spec.formulas.is_empty() {
         let _ = writeln!(s, "### Analytic models beside the simulation\n");
         for f in &spec.formulas {
@@ -361,6 +440,10 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
         }
         let _ = writeln!(s);
     }
+}
+
+/// The paper's claims and their verdicts on our results.
+fn claims_section(s: &mut String, r: &ExperimentReport) {
     if !r.analysis.checks.is_empty() {
         let _ = writeln!(s, "### The paper's claims, checked on our results\n");
         let _ = writeln!(
@@ -396,9 +479,11 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
         }
         let _ = writeln!(s);
     }
-    if let Some((m, fig)) = &r.robustness {
-        robustness_section(&mut s, m, fig.as_deref());
-    }
+}
+
+/// The experiment's notes.
+fn notes_section(s: &mut String, r: &ExperimentReport) {
+    let spec = &r.exp.spec;
     if !spec.notes.is_empty() {
         let _ = writeln!(s, "### Notes\n");
         for n in &spec.notes {
@@ -413,6 +498,10 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
         }
         let _ = writeln!(s);
     }
+}
+
+/// The failed runs (the first 20).
+fn failed_section(s: &mut String, r: &ExperimentReport) {
     if !r.failed.is_empty() {
         let _ = writeln!(s, "### Failed runs\n");
         for f in r.failed.iter().take(20) {
@@ -423,7 +512,6 @@ pub fn experiment_section(r: &ExperimentReport) -> String {
         }
         let _ = writeln!(s);
     }
-    s
 }
 
 /// The robustness column of a claim: its share over the study's map, or

@@ -13,7 +13,7 @@ use thiserror::Error;
 
 use crate::analysis::Analysis;
 use crate::experiment::value;
-use crate::experiment::{Experiment, FigureSpec};
+use crate::experiment::{Experiment, ExperimentSpec, FigureSpec};
 use crate::plan::Plan;
 
 /// A figure that could not be drawn.
@@ -64,216 +64,278 @@ pub fn figure_data(
     analysis: &Analysis,
     fig: &FigureSpec,
 ) -> FigureData {
-    let spec = &exp.spec;
-    let variants: Vec<String> = fig.variants.clone().unwrap_or_else(|| spec.variant_names());
-    let mut lines = Vec::new();
-    let mut published = Vec::new();
-    let mut categories = None;
-    let (x_label, y_label);
-    match (&fig.y, &fig.x) {
-        (Some(y), Some(x)) => {
-            let axis = spec.axis(x);
-            let all_values = axis.map(|a| a.values.clone()).unwrap_or_default();
-            let numeric = all_values.iter().all(|v| value::as_number(v).is_some());
-            // Categories: only the values present in this plan.
-            let present: Vec<toml::Value> = all_values
-                .iter()
-                .filter(|v| {
-                    plan.points
-                        .iter()
-                        .any(|p| p.get(x).is_some_and(|w| value::same(v, w)))
-                })
-                .cloned()
-                .collect();
-            if !numeric {
-                categories = Some(present.iter().map(value::label).collect());
-            }
-            let xpos = |v: &toml::Value| -> Option<f64> {
-                if numeric {
-                    value::as_number(v)
-                } else {
-                    present
-                        .iter()
-                        .position(|w| value::same(v, w))
-                        .map(|i| i as f64)
-                }
-            };
-            let metric = spec.metric(y);
-            x_label = fig
-                .x_label
-                .clone()
-                .or_else(|| axis.and_then(|a| a.label.clone()))
-                .unwrap_or_else(|| x.clone());
-            y_label = fig
-                .y_label
-                .clone()
-                .unwrap_or_else(|| metric.map(|m| m.axis_label()).unwrap_or_else(|| y.clone()));
-            let all_variants = spec.variant_names();
-            // One line per variant, or per (variant, value of `lines`).
-            let mut groups: Vec<(String, toml::Table, String, usize)> = Vec::new();
-            match &fig.lines {
-                None => {
-                    for v in &variants {
-                        let color = all_variants.iter().position(|w| w == v).unwrap_or(0);
-                        groups.push((v.clone(), fig.at.clone(), spec.variant_label(v), color));
-                    }
-                }
-                Some(la) => {
-                    let axis_label = spec
-                        .axis(la)
-                        .and_then(|a| a.label.clone())
-                        .unwrap_or_else(|| la.clone());
-                    let values: Vec<toml::Value> = spec
-                        .axis(la)
-                        .map(|a| a.values.clone())
-                        .unwrap_or_default()
-                        .into_iter()
-                        .filter(|v| {
-                            plan.points
-                                .iter()
-                                .any(|p| p.get(la).is_some_and(|w| value::same(v, w)))
-                        })
-                        .collect();
-                    for v in &variants {
-                        for val in &values {
-                            let mut at = fig.at.clone();
-                            at.insert(la.clone(), val.clone());
-                            let label = if variants.len() > 1 {
-                                format!(
-                                    "{}, {axis_label} = {}",
-                                    spec.variant_label(v),
-                                    value::label(val)
-                                )
-                            } else {
-                                format!("{axis_label} = {}", value::label(val))
-                            };
-                            let color = groups.len();
-                            groups.push((v.clone(), at, label, color));
-                        }
-                    }
-                }
-            }
-            let n_groups = groups.len();
-            for (gi, (v, at, label, color)) in groups.into_iter().enumerate() {
-                // Categories: lines side by side around the category.
-                let dodge = if numeric {
-                    0.0
-                } else {
-                    (gi as f64 - (n_groups as f64 - 1.0) / 2.0) * (0.4 / n_groups.max(1) as f64)
-                };
-                let mut pts: Vec<(f64, f64, Option<f64>)> = analysis
-                    .results
-                    .select(std::slice::from_ref(&v), &at)
-                    .into_iter()
-                    .filter_map(|c| {
-                        let s = c.summary(y)?;
-                        Some((xpos(c.point.get(x)?)? + dodge, s.mean, s.ci95_half_width))
-                    })
-                    .collect();
-                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-                lines.push(Line {
-                    label: label.clone(),
-                    color,
-                    points: pts,
-                    dashed: false,
-                    connect: numeric,
-                });
-                for fid in &fig.formulas {
-                    let Some(f) = spec.formulas.iter().find(|f| f.id == *fid) else {
-                        continue;
-                    };
-                    if !f.applies_to(&v) {
-                        continue;
-                    }
-                    let mut fpts: Vec<(f64, f64, Option<f64>)> = plan
-                        .cells
-                        .iter()
-                        .filter(|c| c.variant == v && c.point.matches(&at))
-                        .filter_map(|c| {
-                            let val = analysis
-                                .formulas
-                                .get(&(fid.clone(), v.clone(), c.point.label()))?
-                                .as_ref()
-                                .ok()?;
-                            Some((xpos(c.point.get(x)?)? + dodge, *val, None))
-                        })
-                        .collect();
-                    fpts.sort_by(|a, b| a.0.total_cmp(&b.0));
-                    lines.push(Line {
-                        label: format!("{} ({label})", f.label()),
-                        color,
-                        points: fpts,
-                        dashed: true,
-                        connect: numeric,
-                    });
-                }
-                let ppts: Vec<(f64, f64)> = spec
-                    .published
-                    .iter()
-                    .filter(|p| p.metric == *y)
-                    .filter(|p| p.variant.as_deref().unwrap_or(&all_variants[0]) == v.as_str())
-                    .filter(|p| {
-                        at.iter()
-                            .all(|(k, want)| p.at.get(k).is_none_or(|have| value::same(have, want)))
-                    })
-                    .filter_map(|p| Some((xpos(p.at.get(x)?)? + dodge, p.value)))
-                    .collect();
-                if !ppts.is_empty() {
-                    published.push((format!("paper: {label}"), color, ppts));
-                }
-            }
-        }
-        _ => {
-            x_label = fig.x_label.clone().unwrap_or_else(|| "Time (s)".into());
-            y_label = fig.y_label.clone().unwrap_or_else(|| "Value".into());
-            let all_variants = spec.variant_names();
-            let mut color = 0;
-            for v in &variants {
-                let _ = all_variants.iter().position(|w| w == v);
-                for cell in analysis.results.select(std::slice::from_ref(v), &fig.at) {
-                    for s in &fig.series {
-                        let Some(st) = cell.series.get(s) else {
-                            continue;
-                        };
-                        let avg = if st.averaged && st.repetitions > 1 {
-                            format!(", mean of {}", st.repetitions)
-                        } else if st.repetitions > 1 {
-                            ", first repetition".to_string()
-                        } else {
-                            String::new()
-                        };
-                        let label = if variants.len() > 1 {
-                            format!("{s} ({}{avg})", spec.variant_label(v))
-                        } else {
-                            format!("{s}{avg}")
-                        };
-                        lines.push(Line {
-                            label,
-                            color,
-                            points: st.points.iter().map(|(t, y)| (*t, *y, None)).collect(),
-                            dashed: false,
-                            connect: true,
-                        });
-                        color += 1;
-                    }
-                }
-            }
-        }
-    }
-    let title = if fig.source.is_empty() {
-        fig.title.clone()
-    } else {
-        format!("{} (cf. {})", fig.title, fig.source)
-    };
-    FigureData {
-        title,
-        x_label,
-        y_label,
-        categories,
-        lines,
-        published,
+    let mut data = FigureData {
+        title: if fig.source.is_empty() {
+            fig.title.clone()
+        } else {
+            format!("{} (cf. {})", fig.title, fig.source)
+        },
+        x_label: String::new(),
+        y_label: String::new(),
+        categories: None,
+        lines: Vec::new(),
+        published: Vec::new(),
         y_range: fig.y_range,
         y_from_zero: fig.y_from_zero,
+    };
+    match (&fig.y, &fig.x) {
+        (Some(y), Some(x)) => AxisFigure::new(&exp.spec, plan, analysis, fig, x, y).fill(&mut data),
+        _ => series_figure(&exp.spec, analysis, fig, &mut data),
+    }
+    data
+}
+
+/// A figure of metric `y` along axis `x`: a line per variant (or per
+/// variant and value of `lines`), the formulas dashed, the paper's values.
+struct AxisFigure<'a> {
+    spec: &'a ExperimentSpec,
+    plan: &'a Plan,
+    analysis: &'a Analysis,
+    fig: &'a FigureSpec,
+    x: &'a str,
+    y: &'a str,
+    /// The axis's values are numbers (else categories).
+    numeric: bool,
+    /// The axis's values present in this plan.
+    present: Vec<toml::Value>,
+}
+
+/// A line group: (variant, where, legend label, colour index).
+type Group = (String, toml::Table, String, usize);
+
+impl<'a> AxisFigure<'a> {
+    fn new(
+        spec: &'a ExperimentSpec,
+        plan: &'a Plan,
+        analysis: &'a Analysis,
+        fig: &'a FigureSpec,
+        x: &'a str,
+        y: &'a str,
+    ) -> Self {
+        let all_values = spec.axis(x).map(|a| a.values.clone()).unwrap_or_default();
+        let numeric = all_values.iter().all(|v| value::as_number(v).is_some());
+        let present = present_values(plan, x, all_values);
+        AxisFigure {
+            spec,
+            plan,
+            analysis,
+            fig,
+            x,
+            y,
+            numeric,
+            present,
+        }
+    }
+
+    /// Where value `v` of the axis is drawn: itself, or its category's
+    /// index.
+    fn xpos(&self, v: &toml::Value) -> Option<f64> {
+        if self.numeric {
+            value::as_number(v)
+        } else {
+            self.present
+                .iter()
+                .position(|w| value::same(v, w))
+                .map(|i| i as f64)
+        }
+    }
+
+    fn fill(&self, data: &mut FigureData) {
+        let (spec, fig, x, y) = (self.spec, self.fig, self.x, self.y);
+        if !self.numeric {
+            data.categories = Some(self.present.iter().map(value::label).collect());
+        }
+        let axis = spec.axis(x);
+        data.x_label = fig
+            .x_label
+            .clone()
+            .or_else(|| axis.and_then(|a| a.label.clone()))
+            .unwrap_or_else(|| x.to_string());
+        data.y_label = fig.y_label.clone().unwrap_or_else(|| {
+            spec.metric(y)
+                .map(|m| m.axis_label())
+                .unwrap_or_else(|| y.to_string())
+        });
+        let groups = self.groups();
+        let n_groups = groups.len();
+        for (gi, g) in groups.into_iter().enumerate() {
+            // Categories: lines side by side around the category.
+            let dodge = if self.numeric {
+                0.0
+            } else {
+                (gi as f64 - (n_groups as f64 - 1.0) / 2.0) * (0.4 / n_groups.max(1) as f64)
+            };
+            self.group_lines(&g, dodge, data);
+        }
+    }
+
+    /// One line per variant, or per (variant, value of `lines`).
+    fn groups(&self) -> Vec<Group> {
+        let (spec, fig) = (self.spec, self.fig);
+        let variants: Vec<String> = fig.variants.clone().unwrap_or_else(|| spec.variant_names());
+        let all_variants = spec.variant_names();
+        let mut groups: Vec<Group> = Vec::new();
+        let Some(la) = &fig.lines else {
+            for v in &variants {
+                let color = all_variants.iter().position(|w| w == v).unwrap_or(0);
+                groups.push((v.clone(), fig.at.clone(), spec.variant_label(v), color));
+            }
+            return groups;
+        };
+        let axis_label = spec
+            .axis(la)
+            .and_then(|a| a.label.clone())
+            .unwrap_or_else(|| la.clone());
+        let all = spec.axis(la).map(|a| a.values.clone()).unwrap_or_default();
+        let values = present_values(self.plan, la, all);
+        for v in &variants {
+            for val in &values {
+                let mut at = fig.at.clone();
+                at.insert(la.clone(), val.clone());
+                let label = if variants.len() > 1 {
+                    format!(
+                        "{}, {axis_label} = {}",
+                        spec.variant_label(v),
+                        value::label(val)
+                    )
+                } else {
+                    format!("{axis_label} = {}", value::label(val))
+                };
+                let color = groups.len();
+                groups.push((v.clone(), at, label, color));
+            }
+        }
+        groups
+    }
+
+    /// A group's measured line, its formulas' dashed lines and the
+    /// paper's values, shifted by `dodge`.
+    fn group_lines(&self, (v, at, label, color): &Group, dodge: f64, data: &mut FigureData) {
+        let (spec, x, y) = (self.spec, self.x, self.y);
+        let (color, numeric) = (*color, self.numeric);
+        let mut pts: Vec<(f64, f64, Option<f64>)> = self
+            .analysis
+            .results
+            .select(std::slice::from_ref(v), at)
+            .into_iter()
+            .filter_map(|c| {
+                let s = c.summary(y)?;
+                Some((
+                    self.xpos(c.point.get(x)?)? + dodge,
+                    s.mean,
+                    s.ci95_half_width,
+                ))
+            })
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        data.lines.push(Line {
+            label: label.clone(),
+            color,
+            points: pts,
+            dashed: false,
+            connect: numeric,
+        });
+        for fid in &self.fig.formulas {
+            let Some(f) = spec.formulas.iter().find(|f| f.id == *fid) else {
+                continue;
+            };
+            if !f.applies_to(v) {
+                continue;
+            }
+            let mut fpts: Vec<(f64, f64, Option<f64>)> = self
+                .plan
+                .cells
+                .iter()
+                .filter(|c| c.variant == *v && c.point.matches(at))
+                .filter_map(|c| {
+                    let val = self
+                        .analysis
+                        .formulas
+                        .get(&(fid.clone(), v.clone(), c.point.label()))?
+                        .as_ref()
+                        .ok()?;
+                    Some((self.xpos(c.point.get(x)?)? + dodge, *val, None))
+                })
+                .collect();
+            fpts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            data.lines.push(Line {
+                label: format!("{} ({label})", f.label()),
+                color,
+                points: fpts,
+                dashed: true,
+                connect: numeric,
+            });
+        }
+        let first_variant = spec.variant_names().into_iter().next().unwrap_or_default();
+        let ppts: Vec<(f64, f64)> = spec
+            .published
+            .iter()
+            .filter(|p| p.metric == *y)
+            .filter(|p| p.variant.as_deref().unwrap_or(&first_variant) == v.as_str())
+            .filter(|p| {
+                at.iter()
+                    .all(|(k, want)| p.at.get(k).is_none_or(|have| value::same(have, want)))
+            })
+            .filter_map(|p| Some((self.xpos(p.at.get(x)?)? + dodge, p.value)))
+            .collect();
+        if !ppts.is_empty() {
+            data.published
+                .push((format!("paper: {label}"), color, ppts));
+        }
+    }
+}
+
+/// The values of `all` that some point of the plan has on axis `axis`.
+fn present_values(plan: &Plan, axis: &str, all: Vec<toml::Value>) -> Vec<toml::Value> {
+    all.into_iter()
+        .filter(|v| {
+            plan.points
+                .iter()
+                .any(|p| p.get(axis).is_some_and(|w| value::same(v, w)))
+        })
+        .collect()
+}
+
+/// A figure of time series (`series`): a line per series of each
+/// selected cell.
+fn series_figure(
+    spec: &ExperimentSpec,
+    analysis: &Analysis,
+    fig: &FigureSpec,
+    data: &mut FigureData,
+) {
+    data.x_label = fig.x_label.clone().unwrap_or_else(|| "Time (s)".into());
+    data.y_label = fig.y_label.clone().unwrap_or_else(|| "Value".into());
+    let variants: Vec<String> = fig.variants.clone().unwrap_or_else(|| spec.variant_names());
+    let mut color = 0;
+    for v in &variants {
+        for cell in analysis.results.select(std::slice::from_ref(v), &fig.at) {
+            for s in &fig.series {
+                let Some(st) = cell.series.get(s) else {
+                    continue;
+                };
+                let avg = if st.averaged && st.repetitions > 1 {
+                    format!(", mean of {}", st.repetitions)
+                } else if st.repetitions > 1 {
+                    ", first repetition".to_string()
+                } else {
+                    String::new()
+                };
+                let label = if variants.len() > 1 {
+                    format!("{s} ({}{avg})", spec.variant_label(v))
+                } else {
+                    format!("{s}{avg}")
+                };
+                data.lines.push(Line {
+                    label,
+                    color,
+                    points: st.points.iter().map(|(t, y)| (*t, *y, None)).collect(),
+                    dashed: false,
+                    connect: true,
+                });
+                color += 1;
+            }
+        }
     }
 }
 

@@ -7,11 +7,13 @@ use std::path::Path;
 
 pub mod flatten;
 mod known;
+mod prepared;
 pub mod record;
 pub mod simulator;
 pub mod synthetic;
 
 pub use known::{NAMES, by_name};
+pub use prepared::{Prepared, PreparedScenario, prepare};
 pub use record::{RunError, RunRecord};
 
 /// Runs one scenario with one seed. Implementations must be
@@ -53,6 +55,14 @@ pub trait Runner: Sync {
     /// order of the runs, never a result. Default: 1 (plan order).
     fn cost_hint(&self, _scenario: &toml::Table) -> f64 {
         1.0
+    }
+
+    /// Checks the scenario and prepares it for all its runs at once (a
+    /// simulator resolves it): what [`prepare`] hands the pool, one per
+    /// cell of a plan. `None` (the default): the runner prepares nothing
+    /// of its own, and [`prepare`] validates the table and keeps it.
+    fn prepare_own(&self, _scenario: &toml::Table) -> Option<Result<Prepared<'_>, RunError>> {
+        None
     }
 
     /// Runs the scenario and writes its detailed outputs (traces,

@@ -22,13 +22,13 @@
 use std::path::Path;
 
 use msctp_sim::measure::RunResult;
-use msctp_sim::scenario::{Scenario, run_scenario};
+use msctp_sim::scenario::{Prepared as SimPrepared, Scenario};
 use sha2::{Digest, Sha256};
 use toml::{Table, Value};
 
 use crate::runner::flatten::{FlattenLimits, flatten};
 use crate::runner::record::RunRecord;
-use crate::runner::{RunError, Runner, model_fingerprint};
+use crate::runner::{Prepared, PreparedScenario, RunError, Runner, model_fingerprint};
 
 /// See the module documentation.
 #[derive(Debug, Clone, Copy, Default)]
@@ -43,10 +43,15 @@ struct LabKeys {
     stations_series: bool,
 }
 
+thread_local! {
+    static SPLITS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// The scenario and the `[lab]` keys of a table, parsed but not checked:
-/// a run resolves its scenario once, in [`run_scenario`], after the plan
-/// checked every cell once ([`Runner::validate`]).
+/// [`SimRunner`] parses a cell's table once and resolves it once
+/// ([`Runner::prepare_own`]); every run of the cell starts from that.
 fn split(table: &Table) -> Result<(Scenario, LabKeys), RunError> {
+    SPLITS.with(|n| n.set(n.get() + 1));
     let mut t = table.clone();
     let mut keys = LabKeys::default();
     if let Some(lab) = t.remove("lab") {
@@ -162,19 +167,70 @@ impl SimRunner {
     /// the run produced (summary, goodput, path and event tables,
     /// captures): what `msctp run --out` writes, for the Python package.
     pub fn run_full(&self, table: &Table, seed: u64) -> Result<(RunRecord, RunResult), RunError> {
-        let (s, keys) = split(table)?;
-        let r = run_scenario(&s, seed).map_err(|e| RunError::Failed(e.to_string()))?;
-        Ok((self.record(&r, keys)?, r))
+        let p = self.prepare_sim(table, RunError::Failed)?;
+        let r = p
+            .scenario
+            .run(seed)
+            .map_err(|e| RunError::Failed(e.to_string()))?;
+        Ok((self.record(&r, p.keys)?, r))
     }
 
     fn go(&self, table: &Table, seed: u64, dir: Option<&Path>) -> Result<RunRecord, RunError> {
+        self.prepare_sim(table, RunError::Failed)?.go(seed, dir)
+    }
+
+    /// The table parsed and its scenario resolved (an error in either
+    /// wrapped by `fail`).
+    fn prepare_sim(
+        &self,
+        table: &Table,
+        fail: fn(String) -> RunError,
+    ) -> Result<SimCell, RunError> {
         let (s, keys) = split(table)?;
-        let r = run_scenario(&s, seed).map_err(|e| RunError::Failed(e.to_string()))?;
+        let scenario = s.into_prepared().map_err(|e| fail(e.to_string()))?;
+        Ok(SimCell {
+            runner: *self,
+            keys,
+            scenario,
+        })
+    }
+}
+
+/// A cell's scenario resolved once, run with each seed.
+struct SimCell {
+    runner: SimRunner,
+    keys: LabKeys,
+    scenario: SimPrepared,
+}
+
+impl SimCell {
+    fn go(&self, seed: u64, dir: Option<&Path>) -> Result<RunRecord, RunError> {
+        let r = self
+            .scenario
+            .run(seed)
+            .map_err(|e| RunError::Failed(e.to_string()))?;
         if let Some(d) = dir {
             r.write_to_dir(d)
                 .map_err(|e| RunError::Failed(format!("{}: {e}", d.display())))?;
         }
-        self.record(&r, keys)
+        self.runner.record(&r, self.keys)
+    }
+}
+
+impl PreparedScenario for SimCell {
+    fn run(&self, seed: u64) -> Result<RunRecord, RunError> {
+        self.go(seed, None)
+    }
+
+    /// [`SimRunner::cost_hint`] of the expanded scenario (its stations
+    /// are mobiles there).
+    fn cost_hint(&self) -> f64 {
+        let s = self.scenario.scenario();
+        s.duration_s * (s.nodes.len() + s.mobiles.len()) as f64
+    }
+
+    fn run_with_outputs(&self, seed: u64, dir: &Path) -> Result<RunRecord, RunError> {
+        self.go(seed, Some(dir))
     }
 }
 
@@ -210,8 +266,15 @@ impl Runner for SimRunner {
     }
     fn validate(&self, scenario: &Table) -> Result<(), RunError> {
         check_something_to_simulate(scenario).map_err(RunError::Scenario)?;
-        let (s, _) = split(scenario)?;
-        s.validate().map_err(|e| RunError::Scenario(e.to_string()))
+        self.prepare_sim(scenario, RunError::Scenario).map(|_| ())
+    }
+    /// The table parsed once and its scenario resolved once, for all the
+    /// runs of a cell.
+    fn prepare_own(&self, scenario: &Table) -> Option<Result<Prepared<'_>, RunError>> {
+        let p = check_something_to_simulate(scenario)
+            .map_err(RunError::Scenario)
+            .and_then(|()| self.prepare_sim(scenario, RunError::Scenario));
+        Some(p.map(|c| Box::new(c) as Prepared<'_>))
     }
     /// Simulated seconds times the nodes that run agents (fixed nodes,
     /// mobiles and every station of a population): what a run costs
@@ -276,15 +339,26 @@ mod tests {
     #[test]
     fn a_run_resolves_its_scenario_once() {
         use msctp_sim::scenario::resolutions_on_this_thread as resolutions;
+        let splits = || SPLITS.with(|n| n.get());
         let t = reference(2.0);
         let runner = SimRunner::default();
-        let before = resolutions();
-        assert!(runner.cost_hint(&t) > 0.0);
-        assert_eq!(resolutions(), before, "cost_hint resolves nothing");
-        runner.validate(&t).unwrap();
-        assert_eq!(resolutions(), before + 1, "validate resolves once");
-        runner.run(&t, 1).unwrap();
-        assert_eq!(resolutions(), before + 2, "a run resolves once");
+        let (before, parsed) = (resolutions(), splits());
+        // The plan checks a cell by preparing it: parsed once, resolved once.
+        let cell = crate::runner::prepare(&runner, &t).unwrap();
+        assert_eq!(resolutions(), before + 1, "preparing resolves once");
+        assert_eq!(splits(), parsed + 1, "preparing parses once");
+        // The pool orders by the cost and runs each seed from the cell.
+        assert!(cell.cost_hint() > 0.0);
+        assert_eq!(cell.cost_hint(), runner.cost_hint(&t));
+        let (one, two) = (cell.run(1).unwrap(), cell.run(2).unwrap());
+        assert_eq!(resolutions(), before + 1, "the runs resolve nothing more");
+        assert_eq!(splits(), parsed + 2, "nor parse (but the cost_hint check)");
+        // The same records as a run of the table itself (which parses and
+        // resolves once).
+        assert_eq!(runner.run(&t, 1).unwrap(), one);
+        assert_eq!(runner.run(&t, 2).unwrap(), two);
+        assert_eq!(resolutions(), before + 3);
+        assert_eq!(splits(), parsed + 4);
     }
 
     #[test]

@@ -38,7 +38,7 @@ pub mod spec;
 pub use error::ScenarioError;
 pub use expand::MAX_STATIONS;
 pub use resolve::resolutions_on_this_thread;
-pub use run::run_scenario;
+pub use run::{Prepared, run_scenario};
 pub use spec::*;
 
 /// Parses a scenario file and checks it ([`Scenario::validate`]).

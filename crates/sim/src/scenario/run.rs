@@ -1,7 +1,8 @@
-//! Running a scenario: resolve it, build its world, run it (to the end,
-//! or until every sender failed over when `output.end_after_failover_s`
-//! asks so), collect its outputs.
+//! Running a scenario: resolve it once ([`Prepared`]), then for each seed
+//! build its world, run it (to the end, or until every sender failed
+//! over when `output.end_after_failover_s` asks so), collect its outputs.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use msctp_proto::Time;
@@ -9,43 +10,88 @@ use msctp_proto::Time;
 use super::assemble::{self, Built};
 use super::collect;
 use super::error::ScenarioError;
+use super::resolve::Resolved;
 use super::spec::*;
 use crate::measure::RunResult;
 use crate::models::sctp::SctpAgent;
 
 /// Builds the scenario's world with `seed`, runs it for `duration_s` and
 /// returns every output. The same scenario and seed give identical
-/// results.
+/// results. Several runs of one scenario: [`Scenario::prepare`] once, then
+/// [`Prepared::run`] for each seed.
 pub fn run_scenario(s: &Scenario, seed: u64) -> Result<RunResult, ScenarioError> {
-    let s = &*s.expanded()?;
-    let r = s.resolve()?;
-    let mut b = assemble::assemble(&r, seed)?;
-    let mut end = Time::from_secs_f64(s.duration_s);
-    let last_break = r
-        .events
-        .iter()
-        .filter(|e| e.action.is_break())
-        .map(|e| e.at)
-        .max();
-    match (s.output.end_after_failover_s, last_break) {
-        (Some(after), Some(brk)) => {
-            // Run in steps; stop `after` seconds once every sender failed
-            // over after the last break.
-            let step = Duration::from_millis(100);
-            let mut t = Time::ZERO;
-            while t < end {
-                t = (t + step).min(end);
-                b.world.run_until(t);
-                if t >= brk
-                    && let Some(done) = all_failed_over(&b, brk)
-                {
-                    end = end.min((done + Duration::from_secs_f64(after)).max(t));
+    s.prepare()?.run(seed)
+}
+
+/// A scenario expanded, checked and resolved once, to be run with any
+/// number of seeds (from any thread: a run builds its own world).
+pub struct Prepared {
+    r: Resolved,
+}
+
+impl Scenario {
+    /// Expands and checks the scenario and resolves it, once for all its
+    /// runs ([`Scenario::validate`] without dropping the result).
+    pub fn prepare(&self) -> Result<Prepared, ScenarioError> {
+        let s = self.expanded()?.into_owned();
+        Ok(Prepared {
+            r: Arc::new(s).resolve()?,
+        })
+    }
+
+    /// [`Scenario::prepare`] of a scenario the caller no longer needs (not
+    /// copied when it has no `[[stations]]` to expand).
+    pub fn into_prepared(self) -> Result<Prepared, ScenarioError> {
+        let s = if self.stations.is_empty() {
+            self
+        } else {
+            self.expanded()?.into_owned()
+        };
+        Ok(Prepared {
+            r: Arc::new(s).resolve()?,
+        })
+    }
+}
+
+impl Prepared {
+    /// The scenario, its `[[stations]]` expanded into mobiles and flows.
+    pub fn scenario(&self) -> &Scenario {
+        &self.r.scenario
+    }
+
+    /// Builds the world with `seed`, runs it and returns every output
+    /// (see [`run_scenario`]).
+    pub fn run(&self, seed: u64) -> Result<RunResult, ScenarioError> {
+        let r = &self.r;
+        let s = &*r.scenario;
+        let mut b = assemble::assemble(r, seed)?;
+        let mut end = Time::from_secs_f64(s.duration_s);
+        let last_break = r
+            .events
+            .iter()
+            .filter(|e| e.action.is_break())
+            .map(|e| e.at)
+            .max();
+        match (s.output.end_after_failover_s, last_break) {
+            (Some(after), Some(brk)) => {
+                // Run in steps; stop `after` seconds once every sender
+                // failed over after the last break.
+                let step = Duration::from_millis(100);
+                let mut t = Time::ZERO;
+                while t < end {
+                    t = (t + step).min(end);
+                    b.world.run_until(t);
+                    if t >= brk
+                        && let Some(done) = all_failed_over(&b, brk)
+                    {
+                        end = end.min((done + Duration::from_secs_f64(after)).max(t));
+                    }
                 }
             }
+            _ => b.world.run_until(end),
         }
-        _ => b.world.run_until(end),
+        Ok(collect::collect(r, seed, b, end))
     }
-    Ok(collect::collect(&r, seed, b, end))
 }
 
 /// When the last of the flows' data senders moved its primary because the
@@ -68,4 +114,17 @@ fn all_failed_over(b: &Built, brk: Time) -> Option<Time> {
         latest = latest.max(t);
     }
     Some(latest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lab shares one prepared scenario between the threads that run
+    /// its seeds.
+    #[test]
+    fn a_prepared_scenario_is_shared_between_threads() {
+        fn shared<T: Send + Sync>() {}
+        shared::<Prepared>();
+    }
 }

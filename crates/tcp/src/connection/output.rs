@@ -207,38 +207,47 @@ impl TcpConnection {
     }
 
     pub(super) fn emit_data(&mut self, now: Time) -> Option<Segment> {
-        // 1. Retransmission of a segment marked lost.
-        if let Some(i) = self.board.first_lost() {
-            let pipe = self.board.pipe();
-            let seg = self.board.get(i)?.clone();
-            let allowed =
-                self.retransmit_now || pipe.saturating_add(seg.len.max(1)) <= self.cc.cwnd;
-            if !allowed {
-                return None;
-            }
-            self.retransmit_now = false;
-            let payload = self.send_buf.read_at(seg.seq, seg.len);
-            if let Some(s) = self.board.get_mut(i) {
-                s.state = SegmentState::InFlight;
-                s.retransmitted = true;
-                s.rtx_in_episode = true;
-                s.sent_at = now;
-            }
-            self.counters.segments_retransmitted += 1;
-            self.counters.bytes_retransmitted += u64::from(seg.len);
-            self.counters.data_segments_sent += u64::from(seg.len > 0);
-            if self.rto_at.is_none() {
-                self.restart_rto(now);
-            }
-            let flags = Flags {
-                ack: true,
-                fin: seg.fin,
-                psh: seg.fin,
-                ..Flags::default()
-            };
-            return self.emit_flags(now, seg.seq, flags, &payload);
+        match self.board.first_lost() {
+            Some(i) => self.emit_retransmission(now, i),
+            None => self.emit_new_data(now),
         }
-        // 2. New data (and the FIN after it).
+    }
+
+    /// First: the retransmission of segment `i` of the board, marked lost,
+    /// when the window allows it (or a retransmission is due now).
+    fn emit_retransmission(&mut self, now: Time, i: usize) -> Option<Segment> {
+        let pipe = self.board.pipe();
+        let seg = self.board.get(i)?.clone();
+        let allowed = self.retransmit_now || pipe.saturating_add(seg.len.max(1)) <= self.cc.cwnd;
+        if !allowed {
+            return None;
+        }
+        self.retransmit_now = false;
+        let payload = self.send_buf.read_at(seg.seq, seg.len);
+        if let Some(s) = self.board.get_mut(i) {
+            s.state = SegmentState::InFlight;
+            s.retransmitted = true;
+            s.rtx_in_episode = true;
+            s.sent_at = now;
+        }
+        self.counters.segments_retransmitted += 1;
+        self.counters.bytes_retransmitted += u64::from(seg.len);
+        self.counters.data_segments_sent += u64::from(seg.len > 0);
+        if self.rto_at.is_none() {
+            self.restart_rto(now);
+        }
+        let flags = Flags {
+            ack: true,
+            fin: seg.fin,
+            psh: seg.fin,
+            ..Flags::default()
+        };
+        self.emit_flags(now, seg.seq, flags, &payload)
+    }
+
+    /// Then: new data (and the FIN after it), as the windows, silly window
+    /// avoidance and Nagle allow.
+    fn emit_new_data(&mut self, now: Time) -> Option<Segment> {
         let unsent = self.send_buf.available_from(self.snd_max);
         let fin_ready = self.fin_queued && !self.fin_sent;
         if unsent == 0 && !fin_ready {

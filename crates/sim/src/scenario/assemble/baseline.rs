@@ -115,9 +115,9 @@ pub(super) fn baseline_ends(
     w: &mut World,
     env: &Env<'_>,
     shared: &mut Shared,
-    f: &Flow<'_>,
+    f: &Flow,
 ) -> Result<BaselineEnds, ScenarioError> {
-    let spec = f.spec;
+    let spec = &f.spec;
     let key = format!("flows[{}]", spec.name);
     let m = env.mobile(f);
     let fixed = env.fixed(f);
@@ -191,7 +191,7 @@ pub(super) fn baseline_ends(
 
 /// The mobile's address a `tcp` / `udp` flow uses: `mobile_iface`'s (or
 /// the first interface's) first cell.
-fn plain_address(env: &Env<'_>, f: &Flow<'_>, key: &str) -> Result<IpAddr, ScenarioError> {
+fn plain_address(env: &Env<'_>, f: &Flow, key: &str) -> Result<IpAddr, ScenarioError> {
     let m = env.mobile(f);
     let spec = &env.r.scenario.mobiles[f.mobile];
     let link = match &f.spec.mobile_iface {

@@ -16,7 +16,7 @@ use crate::scenario::resolve::{Family, Flow, Resolved};
 
 /// What the flow builders read of the built topology.
 pub(crate) struct Env<'a> {
-    pub r: &'a Resolved<'a>,
+    pub r: &'a Resolved,
     pub ids: &'a Ids,
     /// By index in the scenario's mobiles.
     pub mobiles: &'a [MobileInfo],
@@ -24,12 +24,12 @@ pub(crate) struct Env<'a> {
 
 impl Env<'_> {
     /// The fixed node of a flow.
-    pub(super) fn fixed(&self, f: &Flow<'_>) -> NodeId {
+    pub(super) fn fixed(&self, f: &Flow) -> NodeId {
         self.ids.fixed[f.fixed]
     }
 
     /// The mobile of a flow.
-    pub(super) fn mobile(&self, f: &Flow<'_>) -> &MobileInfo {
+    pub(super) fn mobile(&self, f: &Flow) -> &MobileInfo {
         &self.mobiles[f.mobile]
     }
 
@@ -56,7 +56,7 @@ impl Env<'_> {
     }
 
     /// The flow's application source from `start` to its `stop_s`.
-    pub(super) fn source(&self, f: &Flow<'_>, start: Time) -> Result<Source, ScenarioError> {
+    pub(super) fn source(&self, f: &Flow, start: Time) -> Result<Source, ScenarioError> {
         Source::new(
             f.traffic.clone(),
             start,

@@ -63,7 +63,7 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
 /// first link).
 pub(super) fn initial_link(
     env: &Env<'_>,
-    f: &Flow<'_>,
+    f: &Flow,
     m: &MobileInfo,
     initial: Option<&str>,
 ) -> usize {
@@ -77,7 +77,7 @@ pub(super) fn initial_link(
 /// One-way propagation delay (ms) between two fixed nodes over the
 /// fewest-hop path of the scenario's links (declaration order breaks
 /// ties); `None` if they are not connected.
-fn path_delay_ms(r: &Resolved<'_>, from: usize, to: usize) -> Option<f64> {
+fn path_delay_ms(r: &Resolved, from: usize, to: usize) -> Option<f64> {
     let mut best: BTreeMap<usize, f64> = BTreeMap::new();
     best.insert(from, 0.0);
     let mut frontier = vec![from];
@@ -107,13 +107,13 @@ fn path_delay_ms(r: &Resolved<'_>, from: usize, to: usize) -> Option<f64> {
 /// The networks of the single-connection handoff, one per mobile
 /// interface (resolved: one cell each).
 fn networks(
-    r: &Resolved<'_>,
-    f: &Flow<'_>,
+    r: &Resolved,
+    f: &Flow,
     m: &MobileInfo,
     h: &HandoffSpec,
     key: &str,
 ) -> Result<Vec<NetworkProfile>, ScenarioError> {
-    let s = r.scenario;
+    let s = &*r.scenario;
     let ifaces = &s.mobiles[f.mobile].ifaces;
     let mut out = Vec::new();
     let mut rates = Vec::new();

@@ -125,7 +125,7 @@ fn cells_of(env: &Env<'_>, pred: impl Fn(&FlowSpec) -> bool) -> Vec<usize> {
         .r
         .flows
         .iter()
-        .filter(|f| pred(f.spec))
+        .filter(|f| pred(&f.spec))
         .map(|f| f.mobile)
         .collect();
     let mut out: Vec<usize> = Vec::new();
@@ -191,7 +191,12 @@ fn mip4_infra(w: &mut World, env: &Env<'_>, x: &Mip4Spec) -> Result<Mip4Infra, S
     let home_advert = advert(w, &x.scenario.home_cell, ha_if, ha_addr);
     let mut hcfg = x.home_agent(ha_addr, home_prefix, Some(home_advert));
     for (k, m) in env.r.scenario.mobiles.iter().enumerate() {
-        if env.r.flows.iter().any(|f| f.mobile == k && is_mip4(f.spec)) {
+        if env
+            .r
+            .flows
+            .iter()
+            .any(|f| f.mobile == k && is_mip4(&f.spec))
+        {
             let home = address_in(home_net, m.host_id, &format!("mobiles[{}].host_id", m.name))?;
             let IpAddr::V4(home) = home else {
                 return Err(ScenarioError::model(key, "home address is not IPv4"));
@@ -244,9 +249,9 @@ pub(super) fn mip4_for(
     w: &mut World,
     env: &Env<'_>,
     deployments: &mut Deployments,
-    flow: &Flow<'_>,
+    flow: &Flow,
 ) -> Result<Mip4Parts, ScenarioError> {
-    let f = flow.spec;
+    let f = &flow.spec;
     let m = env.mobile(flow);
     let key = format!("flows[{}].mip4", f.name);
     let Some(x) = &f.mip4 else {
@@ -420,10 +425,10 @@ pub(super) fn mip6_for(
     w: &mut World,
     env: &Env<'_>,
     deployments: &mut Deployments,
-    flow: &Flow<'_>,
+    flow: &Flow,
     fixed_addr: IpAddr,
 ) -> Result<Mip6Parts, ScenarioError> {
-    let f = flow.spec;
+    let f = &flow.spec;
     let m = env.mobile(flow);
     let fixed = env.fixed(flow);
     let key = format!("flows[{}].mip6", f.name);

@@ -78,10 +78,10 @@ impl MobileInfo {
 /// Adds every mobile (in the file's order) with its radio.
 pub(super) fn build(
     w: &mut World,
-    r: &Resolved<'_>,
+    r: &Resolved,
     ids: &Ids,
 ) -> Result<(Vec<MobileInfo>, Vec<BuiltMobile>), ScenarioError> {
-    let s = r.scenario;
+    let s = &*r.scenario;
     let end = secs(s.duration_s);
     let mut infos = Vec::new();
     let mut built = Vec::new();

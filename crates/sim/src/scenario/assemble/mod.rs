@@ -40,6 +40,7 @@ use std::rc::Rc;
 use msctp_proto::Time;
 
 pub(crate) use baseline::{BaselineFlow, FlowAgents, SchemeParts};
+pub(crate) use mip::{Mip4Parts, Mip6Parts};
 pub(crate) use observer::{FlowObserver, NO_PATH, PathRecord, WatchRecords};
 
 use super::error::ScenarioError;
@@ -166,7 +167,7 @@ pub(crate) struct FlowCx<'a, 'r> {
     pub w: &'a mut World,
     pub env: &'a Env<'r>,
     pub shared: &'a mut Shared,
-    pub f: &'a Flow<'r>,
+    pub f: &'a Flow,
     pub start: Time,
     pub log: &'a SharedFlowLog,
     /// The run's seed (for models that draw, e.g. AISLE).
@@ -183,8 +184,8 @@ pub(crate) struct Ids {
     pub ap_ifaces: Vec<IfaceId>,
 }
 
-pub(crate) fn assemble(r: &Resolved<'_>, seed: u64) -> Result<Built, ScenarioError> {
-    let s = r.scenario;
+pub(crate) fn assemble(r: &Resolved, seed: u64) -> Result<Built, ScenarioError> {
+    let s = &*r.scenario;
     let mut w = World::new(WorldConfig {
         seed,
         drop_log_limit: s.limits.drop_log,
@@ -196,56 +197,15 @@ pub(crate) fn assemble(r: &Resolved<'_>, seed: u64) -> Result<Built, ScenarioErr
         },
     });
     let mut ids = Ids {
-        fixed: Vec::new(),
+        fixed: add_nodes(&mut w, s)?,
         links: Vec::new(),
         cells: Vec::new(),
         ap_ifaces: Vec::new(),
     };
-    for n in &s.nodes {
-        let kind = match n.kind {
-            NodeKindSpec::Host => NodeKind::Host,
-            NodeKindSpec::Router => NodeKind::Router,
-        };
-        let id = w
-            .add_node(&n.name, kind)
-            .map_err(|e| ScenarioError::model(format!("nodes[{}]", n.name), e))?;
-        ids.fixed.push(id);
-    }
-    let mut ends = Vec::new();
-    for (l, spec) in r.links.iter().zip(&s.links) {
-        let key = format!("links[{}]", spec.name);
-        let (a, b) = (ids.fixed[l.a], ids.fixed[l.b]);
-        let (id, ia, ib) = w
-            .connect(&spec.name, a, l.a_addr, b, l.b_addr, l.config.clone())
-            .map_err(|e| ScenarioError::model(&key, e))?;
-        ids.links.push(id);
-        ends.push(routes::End {
-            node: a,
-            iface: ia,
-            addr: l.a_addr,
-        });
-        ends.push(routes::End {
-            node: b,
-            iface: ib,
-            addr: l.b_addr,
-        });
-    }
+    let ends = connect_links(&mut w, r, &mut ids)?;
     let mut owned: Vec<(NodeId, ipnet::IpNet)> =
         ends.iter().map(|e| (e.node, e.addr.trunc())).collect();
-    for (c, spec) in r.cells.iter().zip(&s.cells) {
-        let key = format!("cells[{}]", spec.name);
-        let router = ids.fixed[c.router];
-        let (cell, ap_if) = w
-            .add_cell(&spec.name, router, &spec.name, c.medium.clone())
-            .map_err(|e| ScenarioError::model(&key, e))?;
-        w.add_address(router, ap_if, c.ap)
-            .map_err(|e| ScenarioError::model(&key, e))?;
-        w.set_forwarding(router, true)
-            .map_err(|e| ScenarioError::model(&key, e))?;
-        ids.cells.push(cell);
-        ids.ap_ifaces.push(ap_if);
-        owned.push((router, c.ap.trunc()));
-    }
+    owned.extend(add_cells(&mut w, r, &mut ids)?);
     // Nodes in name order (the order routes have always been installed).
     let mut by_name: Vec<(&str, NodeId)> = s
         .nodes
@@ -286,9 +246,79 @@ pub(crate) fn assemble(r: &Resolved<'_>, seed: u64) -> Result<Built, ScenarioErr
     })
 }
 
+/// The fixed nodes, in the file's order.
+fn add_nodes(w: &mut World, s: &Scenario) -> Result<Vec<NodeId>, ScenarioError> {
+    let mut fixed = Vec::new();
+    for n in &s.nodes {
+        let kind = match n.kind {
+            NodeKindSpec::Host => NodeKind::Host,
+            NodeKindSpec::Router => NodeKind::Router,
+        };
+        let id = w
+            .add_node(&n.name, kind)
+            .map_err(|e| ScenarioError::model(format!("nodes[{}]", n.name), e))?;
+        fixed.push(id);
+    }
+    Ok(fixed)
+}
+
+/// The point-to-point links (into `ids.links`); both ends of each, for
+/// the routes.
+fn connect_links(
+    w: &mut World,
+    r: &Resolved,
+    ids: &mut Ids,
+) -> Result<Vec<routes::End>, ScenarioError> {
+    let mut ends = Vec::new();
+    for (l, spec) in r.links.iter().zip(&r.scenario.links) {
+        let key = format!("links[{}]", spec.name);
+        let (a, b) = (ids.fixed[l.a], ids.fixed[l.b]);
+        let (id, ia, ib) = w
+            .connect(&spec.name, a, l.a_addr, b, l.b_addr, l.config.clone())
+            .map_err(|e| ScenarioError::model(&key, e))?;
+        ids.links.push(id);
+        ends.push(routes::End {
+            node: a,
+            iface: ia,
+            addr: l.a_addr,
+        });
+        ends.push(routes::End {
+            node: b,
+            iface: ib,
+            addr: l.b_addr,
+        });
+    }
+    Ok(ends)
+}
+
+/// The cells on their routers (into `ids.cells`, `ids.ap_ifaces`); the
+/// prefix each router owns through them, for the routes.
+fn add_cells(
+    w: &mut World,
+    r: &Resolved,
+    ids: &mut Ids,
+) -> Result<Vec<(NodeId, ipnet::IpNet)>, ScenarioError> {
+    let mut owned = Vec::new();
+    for (c, spec) in r.cells.iter().zip(&r.scenario.cells) {
+        let key = format!("cells[{}]", spec.name);
+        let router = ids.fixed[c.router];
+        let (cell, ap_if) = w
+            .add_cell(&spec.name, router, &spec.name, c.medium.clone())
+            .map_err(|e| ScenarioError::model(&key, e))?;
+        w.add_address(router, ap_if, c.ap)
+            .map_err(|e| ScenarioError::model(&key, e))?;
+        w.set_forwarding(router, true)
+            .map_err(|e| ScenarioError::model(&key, e))?;
+        ids.cells.push(cell);
+        ids.ap_ifaces.push(ap_if);
+        owned.push((router, c.ap.trunc()));
+    }
+    Ok(owned)
+}
+
 /// The scheduled cuts and restorations of links and cells, each logged
 /// when it happens.
-fn schedule_events(w: &mut World, r: &Resolved<'_>, ids: &Ids) -> Rc<RefCell<Vec<(Time, String)>>> {
+fn schedule_events(w: &mut World, r: &Resolved, ids: &Ids) -> Rc<RefCell<Vec<(Time, String)>>> {
     let network_log: Rc<RefCell<Vec<(Time, String)>>> = Rc::new(RefCell::new(Vec::new()));
     for e in &r.events {
         let log = network_log.clone();
@@ -355,7 +385,7 @@ fn schedule_events(w: &mut World, r: &Resolved<'_>, ids: &Ids) -> Rc<RefCell<Vec
 /// stations' link layer says "going down" at the hint, if any.
 fn schedule_degradation(
     w: &mut World,
-    r: &Resolved<'_>,
+    r: &Resolved,
     ids: &Ids,
     target: usize,
     at: Time,
@@ -411,7 +441,7 @@ fn schedule_degradation(
 /// deletes the address (ASCONF Delete IP, RFC 5061 section 4.2.2).
 fn schedule_link_down(
     w: &mut World,
-    r: &Resolved<'_>,
+    r: &Resolved,
     ids: &Ids,
     target: usize,
     at: Time,
@@ -478,10 +508,10 @@ fn build_flow(
     w: &mut World,
     env: &Env<'_>,
     shared: &mut Shared,
-    f: &Flow<'_>,
+    f: &Flow,
     seed: u64,
 ) -> Result<BuiltFlow, ScenarioError> {
-    let spec = f.spec;
+    let spec = &f.spec;
     let limit = env.r.scenario.limits.flow_records;
     let mut flow_log = FlowLog::with_limit(limit);
     if env.r.scenario.output.trace {

@@ -27,7 +27,7 @@ use crate::scenario::resolve::Flow;
 use crate::scenario::spec::DirectionSpec;
 
 pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
-    let spec = cx.f.spec;
+    let spec = &cx.f.spec;
     let key = format!("flows[{}]", spec.name);
     let m = cx.env.mobile(cx.f);
     let fixed = cx.env.fixed(cx.f);
@@ -171,11 +171,11 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
 
 /// The nominal rate of each mobile interface for a fastest-first policy:
 /// the file's `rates`, else the rate of the interface's first cell.
-fn fastest_first_rates(w: &World, env: &Env<'_>, f: &Flow<'_>) -> BTreeMap<u32, u64> {
+fn fastest_first_rates(w: &World, env: &Env<'_>, f: &Flow) -> BTreeMap<u32, u64> {
     let PolicyKind::FastestFirst { rates } = &f.spec.policy else {
         return BTreeMap::new();
     };
-    let s = env.r.scenario;
+    let s = &*env.r.scenario;
     let node = env.mobile(f).node;
     let mut by_iface = BTreeMap::new();
     for i in &s.mobiles[f.mobile].ifaces {

@@ -52,7 +52,7 @@ impl Observers {
         &mut self,
         w: &mut World,
         env: &Env<'_>,
-        f: &Flow<'_>,
+        f: &Flow,
         mobile_end: bool,
         watch: Watch,
     ) -> Result<(AgentId, usize), ScenarioError> {

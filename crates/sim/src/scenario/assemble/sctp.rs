@@ -27,14 +27,14 @@ use crate::scenario::spec::ms;
 /// side the size of the file it expects.
 pub(super) fn agent_configs(
     env: &Env<'_>,
-    f: &Flow<'_>,
+    f: &Flow,
     start: Time,
     log: &SharedFlowLog,
     association: AssociationConfig,
     peer: Vec<IpAddr>,
     path_addrs: Vec<IpAddr>,
 ) -> Result<(SctpAgentConfig, SctpAgentConfig), ScenarioError> {
-    let s = env.r.scenario;
+    let s = &*env.r.scenario;
     let sample: Option<Duration> = (s.output.sample_ms > 0.0).then(|| ms(s.output.sample_ms));
     let mut mobile = SctpAgentConfig::new(
         f.mobile_port,

@@ -40,7 +40,7 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
 }
 
 /// The flow's TCP configuration (resolved for every TCP transport).
-pub(super) fn tcp_of(f: &Flow<'_>, key: &str) -> Result<TcpConfig, ScenarioError> {
+pub(super) fn tcp_of(f: &Flow, key: &str) -> Result<TcpConfig, ScenarioError> {
     f.tcp
         .clone()
         .ok_or_else(|| ScenarioError::model(key, "no TCP configuration"))

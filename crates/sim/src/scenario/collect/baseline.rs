@@ -48,7 +48,8 @@ use crate::models::mip::v6::{HomeAgent6, MobileNode6};
 use crate::models::sctp::SctpAgent;
 use crate::models::tcp::TcpAgent;
 use crate::scenario::assemble::{
-    BaselineFlow, FlowAgents, FlowObserver, NO_PATH, PathRecord, SchemeParts, WatchRecords,
+    BaselineFlow, FlowAgents, FlowObserver, Mip4Parts, Mip6Parts, NO_PATH, PathRecord, SchemeParts,
+    WatchRecords,
 };
 use crate::scenario::spec::*;
 
@@ -354,267 +355,322 @@ fn scheme_summaries(
             ));
         }
         FlowAgents::Single { mobile, fixed } => {
-            let m = w.agent::<SingleConnectionHandoff>(mobile);
-            let peer = w.agent::<HandoffPeer>(fixed);
-            let pt = peer.map(|p| p.tcp());
-            let (tx, rx) = if down {
-                (pt.and_then(|a| a.stats()), m.and_then(|a| a.stats()))
-            } else {
-                (m.and_then(|a| a.stats()), pt.and_then(|a| a.stats()))
-            };
-            sum.tcp = Some(tcp_summary(
-                tx,
-                rx,
-                pt.and_then(|a| a.endpoint(0)),
-                u64::from(m.and_then(|a| a.connection()).is_some()),
-            ));
-            if let Some(m) = m {
-                events.extend(processing_events(spec, m.records()));
-                let handoffs: Vec<SingleHandoffRecord> = m
-                    .records()
-                    .iter()
-                    .map(|r| SingleHandoffRecord {
-                        decided_s: r.decided_at.as_secs_f64(),
-                        from: r.from,
-                        to: r.to,
-                        resumed_s: opt_s(r.resumed_at),
-                        first_data_s: opt_s(r.first_data_at),
-                        stopped_s: r.resumed_at.map(|t| (t - r.decided_at).as_secs_f64()),
-                    })
-                    .collect();
-                let completed = handoffs.iter().filter(|h| h.resumed_s.is_some()).count();
-                sum.handoff = Some(SingleHandoffSummary {
-                    completed,
-                    superseded: handoffs.len() - completed,
-                    total_stopped_s: handoffs.iter().filter_map(|h| h.stopped_s).sum(),
-                    location_updates: peer.map_or(0, |p| p.updates()),
-                    handoffs,
-                });
-            }
+            single_summary(sum, w, spec, (mobile, fixed), down, events)
         }
         FlowAgents::Cmhn { mobile, fixed } => {
-            let m = w.agent::<CmhnAgent>(mobile);
-            let f = w.agent::<CmhnAgent>(fixed);
-            // The sender's switches (the mobile's when it sends).
-            let sender = if down { f } else { m };
-            events.extend(switch_events(spec, sender.map_or(&[], |a| a.switches())));
-            let (ms, fs) = (
-                m.map(|a| a.stats()).unwrap_or_default(),
-                f.map(|a| a.stats()).unwrap_or_default(),
-            );
-            sum.cmhn = Some(CmhnSummary {
-                handshakes: ms.handshakes + fs.handshakes,
-                reuses: ms.reuses + fs.reuses,
-                expired: ms.expired + fs.expired,
-                switches: ms.switches + fs.switches,
-                records_resent: ms.records_resent + fs.records_resent,
-                link_messages: ms.link_messages_sent + fs.link_messages_sent,
-                duplicates_received: ms.duplicates_received + fs.duplicates_received,
-            });
-            // The sender's connections, summed over its slots.
-            let (tx, rx) = if down { (f, m) } else { (m, f) };
-            let mut t = tcp_summary(None, None, None, 0);
-            for slot in 0..crate::models::cmhn::MAX_SLOTS {
-                if let Some(c) = tx.and_then(|a| a.connection(slot)) {
-                    let st = c.stats();
-                    t.connections += 1;
-                    t.timeouts += st.timeouts;
-                    t.fast_retransmits += st.fast_retransmits;
-                    t.segments_retransmitted += st.segments_retransmitted;
-                }
-                if let Some(c) = rx.and_then(|a| a.connection(slot)) {
-                    t.dup_acks_sent += c.stats().dup_acks_sent;
-                }
-            }
-            // CMHN's connections keep no records of their own: its
-            // reordering signals are the receiver's duplicate ACKs.
-            if sum.reordered_packets == 0 {
-                sum.reordered_packets = t.dup_acks_sent;
-            }
-            sum.tcp = Some(t);
+            cmhn_summary(sum, w, spec, (mobile, fixed), down, events)
         }
         FlowAgents::Udp {
             source,
             pareto,
             sink,
             ..
-        } => {
-            let (sent, errors) = if pareto {
-                w.agent::<ParetoOnOff>(source)
-                    .map_or((0, 0), |x| (x.sent(), x.send_errors()))
-            } else {
-                w.agent::<UdpCbr>(source)
-                    .map_or((0, 0), |x| (x.sent(), x.send_errors()))
-            };
-            let k = w.agent::<UdpSink>(sink);
-            let unique: BTreeSet<u64> = k
-                .map(|x| x.arrivals().iter().filter_map(|a| a.seq).collect())
-                .unwrap_or_default();
-            sum.udp = Some(UdpSummary {
-                datagrams_sent: sent,
-                datagrams_received: k.map_or(0, |x| x.packets()),
-                datagrams_missing: sent.saturating_sub(unique.len() as u64),
-                reordered: k.map_or(0, |x| x.reordered()),
-                send_errors: errors,
-            });
-        }
+        } => sum.udp = Some(udp_summary(w, source, pareto, sink)),
         FlowAgents::Sctp { .. } => {}
     }
     let Some(mo) = observer(w, b.mobile_obs) else {
         return;
     };
-    // The latest change of the mobile's attachments at or before `t`.
-    let trigger = |t: Time| -> Option<Time> {
-        mo.attachments()
-            .iter()
-            .rev()
-            .find(|(at, _, _)| *at <= t && *at > Time::ZERO)
-            .map(|(at, _, _)| *at)
-    };
     let source = format!("{}/{}", spec.transport.name(), spec.mobile);
-    let mut trace_events = |source: &str, trace: &[(Time, MipTraceEvent)]| {
-        for (t, e) in trace {
-            let text = format!("{e:?}");
-            let (kind, detail) = match text.split_once(' ') {
-                Some((k, d)) => (k.to_string(), d.to_string()),
-                None => (text, String::new()),
-            };
-            events.push(EventRow {
-                time: *t,
-                source: source.to_string(),
-                kind,
-                detail,
-            });
-        }
-    };
     match &b.scheme {
         SchemeParts::None => {}
-        SchemeParts::Mip4(p) => {
-            let Some(c) = w.agent::<MobileNode>(p.client) else {
-                return;
-            };
-            trace_events(&source, c.trace());
-            let ha = w
-                .agent::<HomeAgent>(p.ha)
-                .map(|h| h.stats())
-                .unwrap_or_default();
+        SchemeParts::Mip4(p) => mip4_summary(sum, w, mo, p, &source, events),
+        SchemeParts::Mip6(p) => mip6_summary(sum, w, spec, mo, p, &source, events),
+    }
+    let _ = s;
+}
+
+/// The latest change of the mobile's attachments at or before `t`.
+fn attachment_before(mo: &FlowObserver, t: Time) -> Option<Time> {
+    mo.attachments()
+        .iter()
+        .rev()
+        .find(|(at, _, _)| *at <= t && *at > Time::ZERO)
+        .map(|(at, _, _)| *at)
+}
+
+/// A Mobile IP agent's trace as events of `source`.
+fn trace_events(events: &mut Vec<EventRow>, source: &str, trace: &[(Time, MipTraceEvent)]) {
+    for (t, e) in trace {
+        let text = format!("{e:?}");
+        let (kind, detail) = match text.split_once(' ') {
+            Some((k, d)) => (k.to_string(), d.to_string()),
+            None => (text, String::new()),
+        };
+        events.push(EventRow {
+            time: *t,
+            source: source.to_string(),
+            kind,
+            detail,
+        });
+    }
+}
+
+/// The single-connection handoff's TCP connection, its handoffs and the
+/// peer's location updates.
+fn single_summary(
+    sum: &mut crate::measure::FlowSummary,
+    w: &World,
+    spec: &FlowSpec,
+    (mobile, fixed): (AgentId, AgentId),
+    down: bool,
+    events: &mut Vec<EventRow>,
+) {
+    let m = w.agent::<SingleConnectionHandoff>(mobile);
+    let peer = w.agent::<HandoffPeer>(fixed);
+    let pt = peer.map(|p| p.tcp());
+    let (tx, rx) = if down {
+        (pt.and_then(|a| a.stats()), m.and_then(|a| a.stats()))
+    } else {
+        (m.and_then(|a| a.stats()), pt.and_then(|a| a.stats()))
+    };
+    sum.tcp = Some(tcp_summary(
+        tx,
+        rx,
+        pt.and_then(|a| a.endpoint(0)),
+        u64::from(m.and_then(|a| a.connection()).is_some()),
+    ));
+    if let Some(m) = m {
+        events.extend(processing_events(spec, m.records()));
+        let handoffs: Vec<SingleHandoffRecord> = m
+            .records()
+            .iter()
+            .map(|r| SingleHandoffRecord {
+                decided_s: r.decided_at.as_secs_f64(),
+                from: r.from,
+                to: r.to,
+                resumed_s: opt_s(r.resumed_at),
+                first_data_s: opt_s(r.first_data_at),
+                stopped_s: r.resumed_at.map(|t| (t - r.decided_at).as_secs_f64()),
+            })
+            .collect();
+        let completed = handoffs.iter().filter(|h| h.resumed_s.is_some()).count();
+        sum.handoff = Some(SingleHandoffSummary {
+            completed,
+            superseded: handoffs.len() - completed,
+            total_stopped_s: handoffs.iter().filter_map(|h| h.stopped_s).sum(),
+            location_updates: peer.map_or(0, |p| p.updates()),
+            handoffs,
+        });
+    }
+}
+
+/// The multi-connection transport's counters and its sender's
+/// connections summed over its slots.
+fn cmhn_summary(
+    sum: &mut crate::measure::FlowSummary,
+    w: &World,
+    spec: &FlowSpec,
+    (mobile, fixed): (AgentId, AgentId),
+    down: bool,
+    events: &mut Vec<EventRow>,
+) {
+    let m = w.agent::<CmhnAgent>(mobile);
+    let f = w.agent::<CmhnAgent>(fixed);
+    // The sender's switches (the mobile's when it sends).
+    let sender = if down { f } else { m };
+    events.extend(switch_events(spec, sender.map_or(&[], |a| a.switches())));
+    let (ms, fs) = (
+        m.map(|a| a.stats()).unwrap_or_default(),
+        f.map(|a| a.stats()).unwrap_or_default(),
+    );
+    sum.cmhn = Some(CmhnSummary {
+        handshakes: ms.handshakes + fs.handshakes,
+        reuses: ms.reuses + fs.reuses,
+        expired: ms.expired + fs.expired,
+        switches: ms.switches + fs.switches,
+        records_resent: ms.records_resent + fs.records_resent,
+        link_messages: ms.link_messages_sent + fs.link_messages_sent,
+        duplicates_received: ms.duplicates_received + fs.duplicates_received,
+    });
+    // The sender's connections, summed over its slots.
+    let (tx, rx) = if down { (f, m) } else { (m, f) };
+    let mut t = tcp_summary(None, None, None, 0);
+    for slot in 0..crate::models::cmhn::MAX_SLOTS {
+        if let Some(c) = tx.and_then(|a| a.connection(slot)) {
             let st = c.stats();
-            // The first record is the initial attachment, not a handover.
-            let hs: Vec<MipHandoverSummary> = c
-                .handovers()
-                .iter()
-                .skip(1)
-                .map(|h| {
-                    let trig = trigger(h.detected_at);
-                    let t_ad = trig.map(|x| (h.detected_at - x).as_secs_f64());
-                    let t_reg = h.accepted_at.map(|a| (a - h.detected_at).as_secs_f64());
-                    MipHandoverSummary {
-                        time_s: h.detected_at.as_secs_f64(),
-                        trigger_s: opt_s(trig),
-                        to_home: h.at_home,
-                        fast: false,
-                        t_ad_s: t_ad,
-                        t_reg_s: t_reg,
-                        t_mip_s: t_ad.zip(t_reg).map(|(a, r)| a + r),
-                    }
-                })
-                .collect();
-            sum.mobile_ip = Some(mip_summary(
-                4,
-                hs,
-                st.requests_sent + st.retransmissions,
-                st.retransmissions,
-                st.advertisements,
-                (ha.tunnelled_packets, ha.tunnelled_bytes, 20),
-                (0, 0),
-            ));
+            t.connections += 1;
+            t.timeouts += st.timeouts;
+            t.fast_retransmits += st.fast_retransmits;
+            t.segments_retransmitted += st.segments_retransmitted;
         }
-        SchemeParts::Mip6(p) => {
-            let Some(c) = w.agent::<MobileNode6>(p.client) else {
-                return;
-            };
-            trace_events(&source, c.trace());
-            let ha = w
-                .agent::<HomeAgent6>(p.ha)
-                .map(|h| h.stats())
-                .unwrap_or_default();
-            let st = c.stats();
-            let ro = spec.mip6.as_ref().is_some_and(|x| x.route_optimisation);
-            let hs: Vec<MipHandoverSummary> = c
-                .handovers()
-                .iter()
-                .skip(1)
-                .map(|h| {
-                    let trig = trigger(h.detected_at);
-                    let t_ad = trig.map(|x| (h.detected_at - x).as_secs_f64());
-                    let done = if ro {
-                        h.correspondents_acked_at.or(h.home_acked_at)
-                    } else {
-                        h.home_acked_at
-                    };
-                    let t_reg = done.map(|a| (a - h.detected_at).as_secs_f64());
-                    MipHandoverSummary {
-                        time_s: h.detected_at.as_secs_f64(),
-                        trigger_s: opt_s(trig),
-                        to_home: h.at_home,
-                        fast: h.fast,
-                        t_ad_s: t_ad,
-                        t_reg_s: t_reg,
-                        t_mip_s: t_ad.zip(t_reg).map(|(a, r)| a + r),
-                    }
-                })
-                .collect();
-            sum.mobile_ip = Some(mip_summary(
-                6,
-                hs,
-                st.binding_updates,
-                st.retransmissions,
-                st.router_advertisements,
-                (ha.tunnelled_packets, ha.tunnelled_bytes, 40),
-                (st.reverse_tunnelled, st.route_optimised),
-            ));
-            // The access routers' side of FMIPv6 (HI, HAck, PrRtAdv, FBack
-            // sent; RtSolPr, FBU, UNA received).
-            // They serve every FMIPv6 flow: written once, by the first.
-            if p.router_traces {
-                for &a in &p.fmip {
-                    if let Some(x) = w.agent::<FmipRouter>(a) {
-                        trace_events(&format!("fmip/{}", x.address()), x.trace());
-                    }
-                }
+        if let Some(c) = rx.and_then(|a| a.connection(slot)) {
+            t.dup_acks_sent += c.stats().dup_acks_sent;
+        }
+    }
+    // CMHN's connections keep no records of their own: its
+    // reordering signals are the receiver's duplicate ACKs.
+    if sum.reordered_packets == 0 {
+        sum.reordered_packets = t.dup_acks_sent;
+    }
+    sum.tcp = Some(t);
+}
+
+/// Datagrams sent, received, missing and reordered.
+fn udp_summary(w: &World, source: AgentId, pareto: bool, sink: AgentId) -> UdpSummary {
+    let (sent, errors) = if pareto {
+        w.agent::<ParetoOnOff>(source)
+            .map_or((0, 0), |x| (x.sent(), x.send_errors()))
+    } else {
+        w.agent::<UdpCbr>(source)
+            .map_or((0, 0), |x| (x.sent(), x.send_errors()))
+    };
+    let k = w.agent::<UdpSink>(sink);
+    let unique: BTreeSet<u64> = k
+        .map(|x| x.arrivals().iter().filter_map(|a| a.seq).collect())
+        .unwrap_or_default();
+    UdpSummary {
+        datagrams_sent: sent,
+        datagrams_received: k.map_or(0, |x| x.packets()),
+        datagrams_missing: sent.saturating_sub(unique.len() as u64),
+        reordered: k.map_or(0, |x| x.reordered()),
+        send_errors: errors,
+    }
+}
+
+/// Mobile IPv4: the client's handovers (after the first attachment) and
+/// signalling, the home agent's tunnel.
+fn mip4_summary(
+    sum: &mut crate::measure::FlowSummary,
+    w: &World,
+    mo: &FlowObserver,
+    p: &Mip4Parts,
+    source: &str,
+    events: &mut Vec<EventRow>,
+) {
+    let Some(c) = w.agent::<MobileNode>(p.client) else {
+        return;
+    };
+    trace_events(events, source, c.trace());
+    let ha = w
+        .agent::<HomeAgent>(p.ha)
+        .map(|h| h.stats())
+        .unwrap_or_default();
+    let st = c.stats();
+    // The first record is the initial attachment, not a handover.
+    let hs: Vec<MipHandoverSummary> = c
+        .handovers()
+        .iter()
+        .skip(1)
+        .map(|h| {
+            let trig = attachment_before(mo, h.detected_at);
+            let t_ad = trig.map(|x| (h.detected_at - x).as_secs_f64());
+            let t_reg = h.accepted_at.map(|a| (a - h.detected_at).as_secs_f64());
+            MipHandoverSummary {
+                time_s: h.detected_at.as_secs_f64(),
+                trigger_s: opt_s(trig),
+                to_home: h.at_home,
+                fast: false,
+                t_ad_s: t_ad,
+                t_reg_s: t_reg,
+                t_mip_s: t_ad.zip(t_reg).map(|(a, r)| a + r),
             }
-            if let Some(fx) = &p.fast {
-                let r = c.fast_record();
-                let trig = Time::from_secs_f64(fx.trigger_s);
-                let after = |t: Option<Time>| t.map(|x| x.as_secs_f64() - trig.as_secs_f64());
-                let mut fs = FmipSummary {
-                    attach: attach_name(fx.attach).into(),
-                    trigger_s: fx.trigger_s,
-                    prrtadv_after_s: after(r.prrtadv_at),
-                    fbu_after_s: after(r.fbu_at),
-                    fback_after_s: after(r.fback_at),
-                    attached_after_s: after(r.attached_at),
-                    una_after_s: after(r.una_at),
-                    reactive: r.reactive,
-                    forwarded: 0,
-                    buffered: 0,
-                    delivered_from_buffer: 0,
-                    buffer_drops: 0,
-                };
-                for &a in &p.fmip {
-                    if let Some(x) = w.agent::<FmipRouter>(a) {
-                        let st = x.stats();
-                        fs.forwarded += st.forwarded;
-                        fs.buffered += st.buffered;
-                        fs.delivered_from_buffer += st.delivered_from_buffer;
-                        fs.buffer_drops += st.buffer_drops;
-                    }
-                }
-                sum.fmip = Some(fs);
+        })
+        .collect();
+    sum.mobile_ip = Some(mip_summary(
+        4,
+        hs,
+        st.requests_sent + st.retransmissions,
+        st.retransmissions,
+        st.advertisements,
+        (ha.tunnelled_packets, ha.tunnelled_bytes, 20),
+        (0, 0),
+    ));
+}
+
+/// Mobile IPv6 (and FMIPv6): the client's handovers and signalling, the
+/// home agent's tunnel, the access routers' fast handover.
+fn mip6_summary(
+    sum: &mut crate::measure::FlowSummary,
+    w: &World,
+    spec: &FlowSpec,
+    mo: &FlowObserver,
+    p: &Mip6Parts,
+    source: &str,
+    events: &mut Vec<EventRow>,
+) {
+    let Some(c) = w.agent::<MobileNode6>(p.client) else {
+        return;
+    };
+    trace_events(events, source, c.trace());
+    let ha = w
+        .agent::<HomeAgent6>(p.ha)
+        .map(|h| h.stats())
+        .unwrap_or_default();
+    let st = c.stats();
+    let ro = spec.mip6.as_ref().is_some_and(|x| x.route_optimisation);
+    let hs: Vec<MipHandoverSummary> = c
+        .handovers()
+        .iter()
+        .skip(1)
+        .map(|h| {
+            let trig = attachment_before(mo, h.detected_at);
+            let t_ad = trig.map(|x| (h.detected_at - x).as_secs_f64());
+            let done = if ro {
+                h.correspondents_acked_at.or(h.home_acked_at)
+            } else {
+                h.home_acked_at
+            };
+            let t_reg = done.map(|a| (a - h.detected_at).as_secs_f64());
+            MipHandoverSummary {
+                time_s: h.detected_at.as_secs_f64(),
+                trigger_s: opt_s(trig),
+                to_home: h.at_home,
+                fast: h.fast,
+                t_ad_s: t_ad,
+                t_reg_s: t_reg,
+                t_mip_s: t_ad.zip(t_reg).map(|(a, r)| a + r),
+            }
+        })
+        .collect();
+    sum.mobile_ip = Some(mip_summary(
+        6,
+        hs,
+        st.binding_updates,
+        st.retransmissions,
+        st.router_advertisements,
+        (ha.tunnelled_packets, ha.tunnelled_bytes, 40),
+        (st.reverse_tunnelled, st.route_optimised),
+    ));
+    // The access routers' side of FMIPv6 (HI, HAck, PrRtAdv, FBack
+    // sent; RtSolPr, FBU, UNA received).
+    // They serve every FMIPv6 flow: written once, by the first.
+    if p.router_traces {
+        for &a in &p.fmip {
+            if let Some(x) = w.agent::<FmipRouter>(a) {
+                trace_events(events, &format!("fmip/{}", x.address()), x.trace());
             }
         }
     }
-    let _ = s;
+    if let Some(fx) = &p.fast {
+        let r = c.fast_record();
+        let trig = Time::from_secs_f64(fx.trigger_s);
+        let after = |t: Option<Time>| t.map(|x| x.as_secs_f64() - trig.as_secs_f64());
+        let mut fs = FmipSummary {
+            attach: attach_name(fx.attach).into(),
+            trigger_s: fx.trigger_s,
+            prrtadv_after_s: after(r.prrtadv_at),
+            fbu_after_s: after(r.fbu_at),
+            fback_after_s: after(r.fback_at),
+            attached_after_s: after(r.attached_at),
+            una_after_s: after(r.una_at),
+            reactive: r.reactive,
+            forwarded: 0,
+            buffered: 0,
+            delivered_from_buffer: 0,
+            buffer_drops: 0,
+        };
+        for &a in &p.fmip {
+            if let Some(x) = w.agent::<FmipRouter>(a) {
+                let st = x.stats();
+                fs.forwarded += st.forwarded;
+                fs.buffered += st.buffered;
+                fs.delivered_from_buffer += st.delivered_from_buffer;
+                fs.buffer_drops += st.buffer_drops;
+            }
+        }
+        sum.fmip = Some(fs);
+    }
 }
 
 /// The single-connection scheme's handoff processing periods as events:

@@ -17,6 +17,7 @@ use msctp_proto::Time;
 use super::assemble::{Built, BuiltFlow, BuiltKind};
 use super::resolve::{Flow, Resolved};
 use super::spec::*;
+use crate::kernel::drop::DropLog;
 use crate::measure::fill::fill_from_log;
 use crate::measure::flow_log::FlowLog;
 use crate::measure::{
@@ -26,54 +27,16 @@ use crate::measure::{
 use crate::models::sctp::SctpAgent;
 
 /// Every output of a finished run.
-pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> RunResult {
-    let s = r.scenario;
+pub(crate) fn collect(r: &Resolved, seed: u64, mut b: Built, end: Time) -> RunResult {
+    let s = &*r.scenario;
     let mut warnings = Vec::new();
     if let Err(e) = b.world.flush_captures() {
         warnings.push(format!("pcap: {e}"));
     }
     let stats = b.world.stats();
     let drops = b.world.drops();
-    let mut drop_counts = BTreeMap::new();
-    for (reason, n, _) in drops.counts() {
-        drop_counts.insert(format!("{reason:?}"), n);
-    }
-    if drops.unlogged() > 0 {
-        warnings.push(format!(
-            "{} drops not logged (limits.drop_log): lost data packets are a lower bound",
-            drops.unlogged()
-        ));
-    }
-    let mut events: Vec<EventRow> = Vec::new();
-    for m in &b.mobiles {
-        let log = m.driver_log.borrow();
-        for (t, kind, detail) in &log.entries {
-            events.push(EventRow {
-                time: *t,
-                source: format!("radio/{}", m.name),
-                kind: kind.clone(),
-                detail: detail.clone(),
-            });
-        }
-        for (t, e) in &log.errors {
-            warnings.push(format!("radio/{} at {t}: {e}", m.name));
-        }
-        if log.entries_dropped > 0 {
-            warnings.push(format!(
-                "radio/{}: {} log lines dropped (limits.radio_log)",
-                m.name, log.entries_dropped
-            ));
-        }
-    }
-    for (t, line) in b.network_log.borrow().iter() {
-        let (kind, detail) = line.split_once(' ').unwrap_or((line.as_str(), ""));
-        events.push(EventRow {
-            time: *t,
-            source: "network".into(),
-            kind: kind.to_string(),
-            detail: detail.to_string(),
-        });
-    }
+    let drop_counts = drop_counts(drops, &mut warnings);
+    let mut events = node_events(&b, &mut warnings);
     let mut flows = Vec::new();
     let mut goodput = Vec::new();
     let mut paths = Vec::new();
@@ -128,40 +91,96 @@ pub(crate) fn collect(r: &Resolved<'_>, seed: u64, mut b: Built, end: Time) -> R
         stations: station_rows,
         paths,
         events,
-        map: RunMap {
-            duration_s: s.duration_s,
-            cells: s
-                .cells
-                .iter()
-                .map(|c| MapCell {
-                    name: c.name.clone(),
-                    x_m: c.x_m,
-                    y_m: c.y_m,
-                    radius_m: c.radius_m,
-                    rate_bps: c.rate_bps,
-                })
-                .collect(),
-            mobiles: b
-                .mobiles
-                .iter()
-                .map(|m| MapMobile {
-                    name: m.name.clone(),
-                    waypoints: m.waypoints.clone(),
-                })
-                .collect(),
-        },
+        map: run_map(s, &b),
         traces,
         pcaps,
         logs,
     }
 }
 
+/// Drops per reason; a warning when some were not logged.
+fn drop_counts(drops: &DropLog, warnings: &mut Vec<String>) -> BTreeMap<String, u64> {
+    let mut drop_counts = BTreeMap::new();
+    for (reason, n, _) in drops.counts() {
+        drop_counts.insert(format!("{reason:?}"), n);
+    }
+    if drops.unlogged() > 0 {
+        warnings.push(format!(
+            "{} drops not logged (limits.drop_log): lost data packets are a lower bound",
+            drops.unlogged()
+        ));
+    }
+    drop_counts
+}
+
+/// The radio drivers' events of each mobile (their errors and dropped
+/// lines as warnings), then the network's scheduled events.
+fn node_events(b: &Built, warnings: &mut Vec<String>) -> Vec<EventRow> {
+    let mut events: Vec<EventRow> = Vec::new();
+    for m in &b.mobiles {
+        let log = m.driver_log.borrow();
+        for (t, kind, detail) in &log.entries {
+            events.push(EventRow {
+                time: *t,
+                source: format!("radio/{}", m.name),
+                kind: kind.clone(),
+                detail: detail.clone(),
+            });
+        }
+        for (t, e) in &log.errors {
+            warnings.push(format!("radio/{} at {t}: {e}", m.name));
+        }
+        if log.entries_dropped > 0 {
+            warnings.push(format!(
+                "radio/{}: {} log lines dropped (limits.radio_log)",
+                m.name, log.entries_dropped
+            ));
+        }
+    }
+    for (t, line) in b.network_log.borrow().iter() {
+        let (kind, detail) = line.split_once(' ').unwrap_or((line.as_str(), ""));
+        events.push(EventRow {
+            time: *t,
+            source: "network".into(),
+            kind: kind.to_string(),
+            detail: detail.to_string(),
+        });
+    }
+    events
+}
+
+/// The run's map: the cells and each mobile's waypoints.
+fn run_map(s: &Scenario, b: &Built) -> RunMap {
+    RunMap {
+        duration_s: s.duration_s,
+        cells: s
+            .cells
+            .iter()
+            .map(|c| MapCell {
+                name: c.name.clone(),
+                x_m: c.x_m,
+                y_m: c.y_m,
+                radius_m: c.radius_m,
+                rate_bps: c.rate_bps,
+            })
+            .collect(),
+        mobiles: b
+            .mobiles
+            .iter()
+            .map(|m| MapMobile {
+                name: m.name.clone(),
+                waypoints: m.waypoints.clone(),
+            })
+            .collect(),
+    }
+}
+
 pub(crate) type FlowOut = (FlowSummary, Vec<GoodputRow>, Vec<PathRow>, Vec<EventRow>);
 
 fn flow_outputs(
-    r: &Resolved<'_>,
+    r: &Resolved,
     b: &Built,
-    rf: &Flow<'_>,
+    rf: &Flow,
     f: &BuiltFlow,
     end: Time,
     warnings: &mut Vec<String>,
@@ -185,7 +204,7 @@ fn flow_outputs(
         ),
         BuiltKind::Baseline(bf) => {
             let log = f.log.borrow();
-            baseline::outputs(r.scenario, &b.world, &f.spec, &log, bf, end, warnings)
+            baseline::outputs(&r.scenario, &b.world, &f.spec, &log, bf, end, warnings)
         }
     }
 }

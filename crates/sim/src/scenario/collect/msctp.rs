@@ -12,18 +12,19 @@ use msctp_proto::Time;
 use super::{FlowOut, fill_handovers, goodput_rows, sctp_data, sctp_rows, summary_of};
 use crate::kernel::ids::AgentId;
 use crate::kernel::world::World;
+use crate::measure::flow_log::FlowLog;
 use crate::measure::{ArrivalKind, PathId, failover_time};
 use crate::measure::{AsconfSummary, FailoverSummary};
 use crate::models::sctp::SctpAgent;
 use crate::scenario::assemble::{Built, BuiltFlow, FlowObserver};
-use crate::scenario::resolve::{Flow, Resolved};
+use crate::scenario::resolve::{Event, Flow, Resolved};
 use crate::scenario::spec::*;
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn outputs(
-    r: &Resolved<'_>,
+    r: &Resolved,
     b: &Built,
-    rf: &Flow<'_>,
+    rf: &Flow,
     f: &BuiltFlow,
     (mobile_agent, fixed_agent): (AgentId, AgentId),
     asconf: &[(AgentId, usize); 2],
@@ -31,7 +32,7 @@ pub(super) fn outputs(
     end: Time,
     warnings: &mut Vec<String>,
 ) -> FlowOut {
-    let s = r.scenario;
+    let s = &*r.scenario;
     let spec = &f.spec;
     let w = &b.world;
     let mobile = w.agent::<SctpAgent>(mobile_agent);
@@ -60,113 +61,10 @@ pub(super) fn outputs(
         DirectionSpec::Uplink => mobile,
     };
     for (re, e) in r.events.iter().zip(&s.events) {
-        if !e.action.is_break() {
-            continue;
+        if e.action.is_break() {
+            let fs = failover(r, rf, (re, e), &log, sender, path_addrs);
+            sum.failovers.push(fs);
         }
-        let t = re.at;
-        let mut news: Vec<_> = log
-            .arrivals
-            .iter()
-            .filter(|a| a.kind == ArrivalKind::New)
-            .collect();
-        news.sort_by_key(|a| a.time);
-        // The path that carried most new data in the second before the
-        // break (a stray retransmission on another path, e.g. after a
-        // spurious timeout, does not make that path "the" data path).
-        let mut counts: BTreeMap<PathId, u64> = BTreeMap::new();
-        for a in news
-            .iter()
-            .filter(|a| a.time < t && t.saturating_since(a.time) <= Duration::from_secs(1))
-        {
-            *counts.entry(a.path).or_default() += u64::from(a.bytes);
-        }
-        // A broken cell names the broken path exactly: the mobile's
-        // address in that cell.
-        let cell_path = if e.action.is_cell() {
-            r.mobiles[rf.mobile]
-                .links
-                .iter()
-                .find(|l| l.cell == re.target)
-                .and_then(|l| path_addrs.iter().position(|x| *x == l.address.addr()))
-                .map(|k| PathId(k as u32))
-        } else {
-            None
-        };
-        let before_path = cell_path.or_else(|| {
-            counts
-                .iter()
-                .max_by_key(|(_, b)| **b)
-                .map(|(p, _)| *p)
-                .or_else(|| news.iter().rev().find(|a| a.time < t).map(|a| a.path))
-        });
-        let alt = news
-            .iter()
-            .find(|a| a.time >= t && Some(a.path) != before_path)
-            .map(|a| a.path);
-        let sender_failover = sender.and_then(|a| {
-            a.events()
-                .iter()
-                .find(|ev| {
-                    ev.time >= t && ev.kind == "primary-changed" && ev.detail.ends_with("Failover")
-                })
-                .map(|ev| (ev.time - t).as_secs_f64())
-        });
-        let rto_at_break = sender.and_then(|a| {
-            a.samples()
-                .iter()
-                .rfind(|x| x.time <= t && x.data_path)
-                .map(|x| x.rto.as_secs_f64())
-        });
-        let retransmitted: std::collections::BTreeSet<u64> =
-            log.retransmissions.iter().map(|r| r.seq).collect();
-        let new_data_failover = alt.and_then(|p| {
-            news.iter()
-                .find(|a| a.time >= t && a.path == p && !retransmitted.contains(&a.seq))
-                .map(|a| (a.time - t).as_secs_f64())
-        });
-        // The sender's first move after the degradation started (or the
-        // break), whatever its reason (failover, the peer's request after
-        // a link-layer hint, its own policy): where and when.
-        let since = re.degrade.map_or(t, |d| d.start);
-        let moved = sender.and_then(|a| {
-            a.events()
-                .iter()
-                .find(|ev| ev.time >= since && ev.kind == "primary-changed")
-                .and_then(|ev| {
-                    let addr: std::net::IpAddr = ev.detail.split(' ').next()?.parse().ok()?;
-                    let k = path_addrs.iter().position(|x| *x == addr)?;
-                    Some((ev.time, PathId(k as u32)))
-                })
-        });
-        // The first bytes on that path after the move.
-        let transfer_time = s.output.failover_transfer_bytes.and_then(|want| {
-            let (from, p) = moved?;
-            let mut got = 0u64;
-            news.iter()
-                .filter(|a| a.time >= from && a.path == p)
-                .find(|a| {
-                    got += u64::from(a.bytes);
-                    got >= want
-                })
-                .map(|a| (a.time - from).as_secs_f64())
-        });
-        sum.failovers.push(FailoverSummary {
-            link: if e.action.is_cell() {
-                e.cell.clone()
-            } else {
-                e.link.clone()
-            },
-            break_s: e.at_s,
-            alternate_path: alt.map(|p: PathId| p.0),
-            failover_time_s: alt
-                .and_then(|p| failover_time(&log.arrivals, t, p))
-                .map(|d| d.as_secs_f64()),
-            sender_failover_s: sender_failover,
-            new_data_failover_s: new_data_failover,
-            rto_at_break_s: rto_at_break,
-            sender_moved_s: moved.map(|(m, _)| m.as_secs_f64() - t.as_secs_f64()),
-            transfer_time_s: transfer_time,
-        });
     }
     if let Some(a) = sender.and_then(|x| x.association()) {
         sum.rwnd_blocked_s = a.rwnd_blocked(end).0.as_secs_f64();
@@ -227,5 +125,123 @@ fn asconf_summary(w: &World, obs: &[(AgentId, usize); 2], handovers: usize) -> A
         signalling_bits,
         bits_per_handover: per(signalling_bits),
         bits_per_handover_with_auth: per(signalling_bits + auth_bits),
+    }
+}
+
+/// The failover after break `e` (`re` resolved): the path that carried
+/// the data before it, the first new data on another path after it, the
+/// sender's own failover and move, its RTO at the break.
+fn failover(
+    r: &Resolved,
+    rf: &Flow,
+    (re, e): (&Event, &EventSpec),
+    log: &FlowLog,
+    sender: Option<&SctpAgent>,
+    path_addrs: &[IpAddr],
+) -> FailoverSummary {
+    let s = &*r.scenario;
+    let t = re.at;
+    let mut news: Vec<_> = log
+        .arrivals
+        .iter()
+        .filter(|a| a.kind == ArrivalKind::New)
+        .collect();
+    news.sort_by_key(|a| a.time);
+    // The path that carried most new data in the second before the
+    // break (a stray retransmission on another path, e.g. after a
+    // spurious timeout, does not make that path "the" data path).
+    let mut counts: BTreeMap<PathId, u64> = BTreeMap::new();
+    for a in news
+        .iter()
+        .filter(|a| a.time < t && t.saturating_since(a.time) <= Duration::from_secs(1))
+    {
+        *counts.entry(a.path).or_default() += u64::from(a.bytes);
+    }
+    // A broken cell names the broken path exactly: the mobile's
+    // address in that cell.
+    let cell_path = if e.action.is_cell() {
+        r.mobiles[rf.mobile]
+            .links
+            .iter()
+            .find(|l| l.cell == re.target)
+            .and_then(|l| path_addrs.iter().position(|x| *x == l.address.addr()))
+            .map(|k| PathId(k as u32))
+    } else {
+        None
+    };
+    let before_path = cell_path.or_else(|| {
+        counts
+            .iter()
+            .max_by_key(|(_, b)| **b)
+            .map(|(p, _)| *p)
+            .or_else(|| news.iter().rev().find(|a| a.time < t).map(|a| a.path))
+    });
+    let alt = news
+        .iter()
+        .find(|a| a.time >= t && Some(a.path) != before_path)
+        .map(|a| a.path);
+    let sender_failover = sender.and_then(|a| {
+        a.events()
+            .iter()
+            .find(|ev| {
+                ev.time >= t && ev.kind == "primary-changed" && ev.detail.ends_with("Failover")
+            })
+            .map(|ev| (ev.time - t).as_secs_f64())
+    });
+    let rto_at_break = sender.and_then(|a| {
+        a.samples()
+            .iter()
+            .rfind(|x| x.time <= t && x.data_path)
+            .map(|x| x.rto.as_secs_f64())
+    });
+    let retransmitted: std::collections::BTreeSet<u64> =
+        log.retransmissions.iter().map(|r| r.seq).collect();
+    let new_data_failover = alt.and_then(|p| {
+        news.iter()
+            .find(|a| a.time >= t && a.path == p && !retransmitted.contains(&a.seq))
+            .map(|a| (a.time - t).as_secs_f64())
+    });
+    // The sender's first move after the degradation started (or the
+    // break), whatever its reason (failover, the peer's request after
+    // a link-layer hint, its own policy): where and when.
+    let since = re.degrade.map_or(t, |d| d.start);
+    let moved = sender.and_then(|a| {
+        a.events()
+            .iter()
+            .find(|ev| ev.time >= since && ev.kind == "primary-changed")
+            .and_then(|ev| {
+                let addr: std::net::IpAddr = ev.detail.split(' ').next()?.parse().ok()?;
+                let k = path_addrs.iter().position(|x| *x == addr)?;
+                Some((ev.time, PathId(k as u32)))
+            })
+    });
+    // The first bytes on that path after the move.
+    let transfer_time = s.output.failover_transfer_bytes.and_then(|want| {
+        let (from, p) = moved?;
+        let mut got = 0u64;
+        news.iter()
+            .filter(|a| a.time >= from && a.path == p)
+            .find(|a| {
+                got += u64::from(a.bytes);
+                got >= want
+            })
+            .map(|a| (a.time - from).as_secs_f64())
+    });
+    FailoverSummary {
+        link: if e.action.is_cell() {
+            e.cell.clone()
+        } else {
+            e.link.clone()
+        },
+        break_s: e.at_s,
+        alternate_path: alt.map(|p: PathId| p.0),
+        failover_time_s: alt
+            .and_then(|p| failover_time(&log.arrivals, t, p))
+            .map(|d| d.as_secs_f64()),
+        sender_failover_s: sender_failover,
+        new_data_failover_s: new_data_failover,
+        rto_at_break_s: rto_at_break,
+        sender_moved_s: moved.map(|(m, _)| m.as_secs_f64() - t.as_secs_f64()),
+        transfer_time_s: transfer_time,
     }
 }

@@ -13,7 +13,7 @@ use crate::measure::{FlowSummary, StationRow};
 use crate::models::sctp::SctpAgent;
 
 /// Per cell, the changes of its station count: (time, +1 / -1).
-fn changes(r: &Resolved<'_>, b: &Built) -> BTreeMap<usize, Vec<(Time, i64)>> {
+fn changes(r: &Resolved, b: &Built) -> BTreeMap<usize, Vec<(Time, i64)>> {
     let cell_of = |a: IpAddr| r.cells.iter().position(|c| c.ap.trunc().contains(&a));
     let mut out: BTreeMap<usize, Vec<(Time, i64)>> = BTreeMap::new();
     for f in &b.flows {
@@ -51,7 +51,7 @@ fn changes(r: &Resolved<'_>, b: &Built) -> BTreeMap<usize, Vec<(Time, i64)>> {
 /// up to `end`, and the time-average count of each over `window` (if
 /// given).
 pub(crate) fn stations(
-    r: &Resolved<'_>,
+    r: &Resolved,
     b: &Built,
     end: Time,
     bin: std::time::Duration,

@@ -14,8 +14,9 @@ use crate::scenario::error::{MAX_RATE, MAX_S, ScenarioError, positive_f, range_f
 use crate::scenario::spec::*;
 
 /// A flow, resolved.
-pub(crate) struct Flow<'s> {
-    pub spec: &'s FlowSpec,
+pub(crate) struct Flow {
+    /// The flow's table (a copy: the resolved scenario owns it too).
+    pub spec: FlowSpec,
     /// Index into the scenario's mobiles.
     pub mobile: usize,
     /// Index into the scenario's fixed nodes.
@@ -53,14 +54,14 @@ pub(crate) struct SctpFlow {
 }
 
 impl Scenario {
-    pub(super) fn resolve_flow<'s>(
-        &'s self,
+    pub(super) fn resolve_flow(
+        &self,
         k: usize,
-        f: &'s FlowSpec,
+        f: &FlowSpec,
         mobile: Option<usize>,
         links: &[Link],
         cells: &[Cell],
-    ) -> Result<Flow<'s>, ScenarioError> {
+    ) -> Result<Flow, ScenarioError> {
         let key = format!("flows[{}]", f.name);
         let Some(mobile) = mobile else {
             return Err(ScenarioError::reference(
@@ -112,7 +113,7 @@ impl Scenario {
         };
         let (fixed_port, mobile_port) = Scenario::flow_ports(k, f);
         Ok(Flow {
-            spec: f,
+            spec: f.clone(),
             mobile,
             fixed,
             fixed_port,

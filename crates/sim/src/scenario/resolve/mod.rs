@@ -14,6 +14,7 @@ mod flows;
 mod transport;
 
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use ipnet::IpNet;
 use msctp_proto::Time;
@@ -33,16 +34,18 @@ thread_local! {
     static RESOLUTIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-/// Resolutions of a scenario on this thread so far ([`Scenario::validate`]
+/// Resolutions of a scenario on this thread so far ([`Scenario::prepare`]
 /// and [`super::run_scenario`] resolve once each): for the tests that a
 /// run resolves its scenario once.
 pub fn resolutions_on_this_thread() -> u64 {
     RESOLUTIONS.with(|n| n.get())
 }
 
-/// A scenario checked and resolved; see the module documentation.
-pub(crate) struct Resolved<'s> {
-    pub scenario: &'s Scenario,
+/// A scenario checked and resolved; see the module documentation. It
+/// owns the (expanded) scenario, so that one resolution serves every run
+/// of it ([`super::Prepared`]).
+pub(crate) struct Resolved {
+    pub scenario: Arc<Scenario>,
     /// One per `[[links]]`, in order.
     pub links: Vec<Link>,
     /// One per `[[cells]]`, in order.
@@ -50,11 +53,21 @@ pub(crate) struct Resolved<'s> {
     /// One per `[[mobiles]]`, in order.
     pub mobiles: Vec<Mobile>,
     /// One per `[[flows]]`, in order.
-    pub flows: Vec<Flow<'s>>,
+    pub flows: Vec<Flow>,
     /// One per `[[events]]`, in order.
     pub events: Vec<Event>,
     /// One per `output.pcap` entry, in order.
     pub captures: Vec<Capture>,
+}
+
+/// What a resolution gives besides the scenario itself.
+struct Parts {
+    links: Vec<Link>,
+    cells: Vec<Cell>,
+    mobiles: Vec<Mobile>,
+    flows: Vec<Flow>,
+    events: Vec<Event>,
+    captures: Vec<Capture>,
 }
 
 /// A point-to-point link between fixed nodes `a` and `b` (indices into
@@ -154,11 +167,26 @@ pub(crate) struct Capture {
 impl Scenario {
     /// Checks every value's range and every name reference.
     pub fn validate(&self) -> Result<(), ScenarioError> {
-        self.expanded()?.resolve().map(|_| ())
+        self.prepare().map(|_| ())
     }
 
-    /// Checks the scenario and resolves it (see the module documentation).
-    pub(crate) fn resolve(&self) -> Result<Resolved<'_>, ScenarioError> {
+    /// Checks the scenario (expanded: without `[[stations]]`) and
+    /// resolves it (see the module documentation).
+    pub(crate) fn resolve(self: Arc<Self>) -> Result<Resolved, ScenarioError> {
+        let p = self.resolve_parts()?;
+        Ok(Resolved {
+            scenario: self,
+            links: p.links,
+            cells: p.cells,
+            mobiles: p.mobiles,
+            flows: p.flows,
+            events: p.events,
+            captures: p.captures,
+        })
+    }
+
+    /// Everything of [`Resolved`] but the scenario.
+    fn resolve_parts(&self) -> Result<Parts, ScenarioError> {
         RESOLUTIONS.with(|n| n.set(n.get() + 1));
         positive_f("duration_s", self.duration_s, MAX_S)?;
         self.limits.validate()?;
@@ -218,8 +246,7 @@ impl Scenario {
             .enumerate()
             .map(|(k, e)| self.resolve_event(k, e))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Resolved {
-            scenario: self,
+        Ok(Parts {
             links,
             cells,
             mobiles,

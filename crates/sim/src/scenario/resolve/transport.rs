@@ -8,18 +8,8 @@ use ipnet::IpNet;
 use rustc_hash::FxHashMap;
 
 use super::{Cell, Link};
-use crate::scenario::error::{MAX_MS, ScenarioError, range_f, range_u};
+use crate::scenario::error::ScenarioError;
 use crate::scenario::spec::*;
-
-/// Which transports allow a table, for messages.
-fn allowed_by(table: &str) -> String {
-    let names: Vec<&str> = TransportSpec::ALL
-        .iter()
-        .filter(|t| t.allows(table))
-        .map(|t| t.name())
-        .collect();
-    names.join(", ")
-}
 
 fn combination(key: String, why: String) -> ScenarioError {
     ScenarioError::combination(key, why)
@@ -92,87 +82,32 @@ impl Topology<'_> {
         m: &MobileSpec,
     ) -> Result<Option<Family>, ScenarioError> {
         let key = format!("flows[{}]", f.name);
-        let t = f.transport;
-        let present = [
-            ("tcp", f.tcp.is_some()),
-            ("sctp", !f.sctp.given.is_empty()),
-            ("policy", f.policy != d_policy()),
-            ("mip4", f.mip4.is_some()),
-            ("mip6", f.mip6.is_some()),
-            ("fmip6", f.fmip6.is_some()),
-            ("handoff", f.handoff.is_some()),
-            ("cmhn", f.cmhn.is_some()),
-            ("mobile_iface", f.mobile_iface.is_some()),
-        ];
-        for (table, here) in present {
-            if here && !t.allows(table) {
-                return Err(combination(
-                    format!("{key}.{table}"),
-                    format!(
-                        "only for transport {} (this flow's transport is {})",
-                        allowed_by(table),
-                        t.name()
-                    ),
-                ));
-            }
+        f.check_tables(&key)?;
+        if let Some(i) = &f.mobile_iface {
+            has_iface(&format!("{key}.mobile_iface"), m, i)?;
         }
-        for table in t.requires() {
-            let here = present.iter().any(|(n, h)| n == table && *h);
-            if !here {
-                return Err(combination(
-                    format!("{key}.{table}"),
-                    format!("transport {} needs a [flows.{table}] table", t.name()),
-                ));
-            }
+        f.check_sctp_over_mip4(&key)?;
+        self.check_mobile_ip(&key, f, m)?;
+        let fam = self.flow_family(f, m)?;
+        self.check_fixed_family(&key, f, fam)?;
+        one_cell_per_iface(f, m)?;
+        if let Some(h) = &f.handoff {
+            check_handoff(&format!("{key}.handoff"), h, m)?;
         }
-        if t.carries() == Carries::Datagrams {
-            let kind = match f.traffic {
-                TrafficSpec::Bulk { .. } => Some("bulk"),
-                TrafficSpec::File { .. } => Some("file"),
-                _ => None,
-            };
-            if let Some(kind) = kind {
-                return Err(combination(
-                    format!("{key}.traffic.kind"),
-                    format!(
-                        "transport {} sends datagrams: traffic must be cbr or pareto, not {kind}",
-                        t.name()
-                    ),
-                ));
-            }
-            let size = match f.traffic {
-                TrafficSpec::Cbr { message_bytes, .. }
-                | TrafficSpec::Pareto { message_bytes, .. } => message_bytes,
-                _ => 0,
-            };
-            // A datagram's message_bytes is the whole IP packet (ns-2's
-            // packetSize_): headers plus the 16-byte stamp at least.
-            range_u(
-                &format!("{key}.traffic.message_bytes"),
-                size as u64,
-                44,
-                65_535,
-            )?;
+        if let Some(c) = &f.cmhn {
+            check_cmhn(&format!("{key}.cmhn"), c, m)?;
         }
-        if let Some(i) = &f.mobile_iface
-            && !m.ifaces.iter().any(|x| &x.name == i)
-        {
-            return Err(ScenarioError::reference(
-                format!("{key}.mobile_iface"),
-                format!("mobile {:?} has no interface {i:?}", m.name),
-            ));
-        }
-        if t == TransportSpec::Mip4Sctp
-            && f.sctp.given.contains("asconf")
-            && f.sctp.association.asconf
-        {
-            return Err(combination(
-                format!("{key}.sctp.asconf"),
-                "SCTP over Mobile IPv4 runs without ADD-IP (single-homed on the home \
-                 address): use transport msctp for ADD-IP"
-                    .into(),
-            ));
-        }
+        Ok(fam)
+    }
+
+    /// The Mobile IP tables of a flow (`mip4`, `mip6` with its forced
+    /// switch, `fmip6`) against the scenario's cells and the mobile.
+    fn check_mobile_ip(
+        &self,
+        key: &str,
+        f: &FlowSpec,
+        m: &MobileSpec,
+    ) -> Result<(), ScenarioError> {
         if let Some(mip) = &f.mip4 {
             self.validate_mip4(&format!("{key}.mip4"), mip, m)?;
         }
@@ -191,79 +126,29 @@ impl Topology<'_> {
         if let Some(fm) = &f.fmip6 {
             self.validate_fmip6(&format!("{key}.fmip6"), fm, m)?;
         }
-        let fam = self.flow_family(f, m)?;
-        if let Some(fam) = fam
-            && !self.fixed_has(&f.fixed, fam)
-        {
-            return Err(combination(
+        Ok(())
+    }
+
+    /// The fixed node has an address of the family the flow runs over.
+    fn check_fixed_family(
+        &self,
+        key: &str,
+        f: &FlowSpec,
+        fam: Option<Family>,
+    ) -> Result<(), ScenarioError> {
+        match fam {
+            Some(fam) if !self.fixed_has(&f.fixed, fam) => Err(combination(
                 format!("{key}.fixed"),
                 format!(
                     "transport {} runs over {} here, and node {:?} has no {} address",
-                    t.name(),
+                    f.transport.name(),
                     fam.name(),
                     f.fixed,
                     fam.name()
                 ),
-            ));
+            )),
+            _ => Ok(()),
         }
-        if matches!(t, TransportSpec::SingleHandoff | TransportSpec::Cmhn) {
-            for (k, i) in m.ifaces.iter().enumerate() {
-                if i.cells.len() != 1 {
-                    return Err(combination(
-                        format!("mobiles[{}].ifaces[{k}].cells", m.name),
-                        format!(
-                            "transport {} (flow {:?}) needs one cell per interface (a radio per network)",
-                            t.name(),
-                            f.name
-                        ),
-                    ));
-                }
-            }
-        }
-        if let Some(h) = &f.handoff {
-            let hk = format!("{key}.handoff");
-            if let Some(i) = &h.scenario.initial
-                && !m.ifaces.iter().any(|x| &x.name == i)
-            {
-                return Err(ScenarioError::reference(
-                    format!("{hk}.initial"),
-                    format!("mobile {:?} has no interface {i:?}", m.name),
-                ));
-            }
-            h.validate().map_err(|e| ScenarioError::setting(&hk, e))?;
-            for (name, n) in &h.scenario.networks {
-                let nk = format!("{hk}.networks.{name}");
-                if !m.ifaces.iter().any(|x| &x.name == name) {
-                    return Err(ScenarioError::reference(
-                        nk,
-                        format!("mobile {:?} has no interface {name:?}", m.name),
-                    ));
-                }
-                n.validate().map_err(|e| ScenarioError::setting(&nk, e))?;
-            }
-        }
-        if let Some(c) = &f.cmhn {
-            let ck = format!("{key}.cmhn");
-            if m.ifaces.len() > crate::models::cmhn::MAX_SLOTS {
-                return Err(combination(
-                    format!("mobiles[{}].ifaces", m.name),
-                    format!(
-                        "cmhn handles at most {} interfaces",
-                        crate::models::cmhn::MAX_SLOTS
-                    ),
-                ));
-            }
-            if let Some(i) = &c.scenario.initial
-                && !m.ifaces.iter().any(|x| &x.name == i)
-            {
-                return Err(ScenarioError::reference(
-                    format!("{ck}.initial"),
-                    format!("mobile {:?} has no interface {i:?}", m.name),
-                ));
-            }
-            c.validate().map_err(|e| ScenarioError::setting(&ck, e))?;
-        }
-        Ok(fam)
     }
 
     /// The family a flow runs over (`None` for mSCTP, which uses every
@@ -412,8 +297,7 @@ impl Topology<'_> {
             "the switch",
             "a mobile with a forced switch is moved by it (from_cell, to_cell, at_s)",
         )?;
-        range_f(&format!("{key}.at_s"), x.at_s, 0.0, self.s.duration_s)?;
-        range_f(&format!("{key}.switch_ms"), x.switch_ms, 0.0, MAX_MS)
+        x.check_times(key, self.s.duration_s)
     }
 
     fn validate_fmip6(
@@ -430,13 +314,7 @@ impl Topology<'_> {
             "the mobile of an FMIPv6 flow is moved by its [fmip6] script \
              (from_cell, to_cell, trigger_s)",
         )?;
-        range_f(
-            &format!("{key}.trigger_s"),
-            x.scenario.trigger_s,
-            0.0,
-            self.s.duration_s,
-        )?;
-        x.validate().map_err(|e| ScenarioError::setting(key, e))
+        x.check_values(key, self.s.duration_s)
     }
 }
 
@@ -445,10 +323,19 @@ impl Scenario {
     /// mobile's flows all on the same mobility support when it is Mobile IP
     /// (the Mobile IP client owns the mobile's addresses).
     pub(super) fn check_deployments(&self) -> Result<(), ScenarioError> {
-        // Mobiles sharing a cell need distinct addresses there: the first
-        // earlier mobile with the same host id in a cell of this one (by
-        // an index of (host id, cell) -> first mobile, not a scan of the
-        // earlier mobiles: a station population has thousands).
+        self.distinct_host_ids()?;
+        self.distinct_ports()?;
+        self.one_deployment("mip4", |f| f.mip4.as_ref())?;
+        self.one_deployment("mip6", |f| f.mip6.as_ref())?;
+        self.one_deployment("fmip6", |f| f.fmip6.as_ref())?;
+        self.one_mobile_ip_per_mobile()
+    }
+
+    /// Mobiles sharing a cell need distinct addresses there: the first
+    /// earlier mobile with the same host id in a cell of this one (by an
+    /// index of (host id, cell) -> first mobile, not a scan of the
+    /// earlier mobiles: a station population has thousands).
+    fn distinct_host_ids(&self) -> Result<(), ScenarioError> {
         let mut holder: FxHashMap<(u32, &str), usize> = FxHashMap::default();
         for (i, m) in self.mobiles.iter().enumerate() {
             let first = mobile_cells(m)
@@ -470,33 +357,38 @@ impl Scenario {
                 holder.entry((m.host_id, c.as_str())).or_insert(i);
             }
         }
-        self.distinct_ports()?;
-        self.one_deployment("mip4", |f| f.mip4.as_ref())?;
-        self.one_deployment("mip6", |f| f.mip6.as_ref())?;
-        self.one_deployment("fmip6", |f| f.fmip6.as_ref())?;
+        Ok(())
+    }
+
+    /// A mobile whose flow runs over Mobile IP runs all its flows over the
+    /// same one (the Mobile IP client owns the mobile's addresses).
+    fn one_mobile_ip_per_mobile(&self) -> Result<(), ScenarioError> {
         for f in &self.flows {
-            let key = format!("flows[{}]", f.name);
             let mob = f.transport.mobility();
-            if matches!(
+            if !matches!(
                 mob,
                 Mobility::MobileIpv4 | Mobility::MobileIpv6 | Mobility::FastMobileIpv6
-            ) && let Some(other) = self
+            ) {
+                continue;
+            }
+            let Some(other) = self
                 .flows
                 .iter()
                 .find(|o| o.mobile == f.mobile && o.transport.mobility() != mob)
-            {
-                return Err(combination(
-                    format!("{key}.transport"),
-                    format!(
-                        "mobile {:?} runs {} (Mobile IP owns its addresses) and also flow {:?} \
-                         with {}: all flows of a Mobile IP mobile must use the same Mobile IP",
-                        f.mobile,
-                        f.transport.name(),
-                        other.name,
-                        other.transport.name()
-                    ),
-                ));
-            }
+            else {
+                continue;
+            };
+            return Err(combination(
+                format!("flows[{}].transport", f.name),
+                format!(
+                    "mobile {:?} runs {} (Mobile IP owns its addresses) and also flow {:?} \
+                     with {}: all flows of a Mobile IP mobile must use the same Mobile IP",
+                    f.mobile,
+                    f.transport.name(),
+                    other.name,
+                    other.transport.name()
+                ),
+            ));
         }
         Ok(())
     }
@@ -651,4 +543,67 @@ fn scripted_move(
         ));
     }
     Ok(())
+}
+
+/// Interface `iface` is one of mobile `m`'s (`key` names the reference).
+fn has_iface(key: &str, m: &MobileSpec, iface: &str) -> Result<(), ScenarioError> {
+    if m.ifaces.iter().any(|x| x.name == iface) {
+        return Ok(());
+    }
+    Err(ScenarioError::reference(
+        key,
+        format!("mobile {:?} has no interface {iface:?}", m.name),
+    ))
+}
+
+/// A single-connection handoff or a multi-connection transport drives a
+/// radio per network: each interface of its mobile serves one cell.
+fn one_cell_per_iface(f: &FlowSpec, m: &MobileSpec) -> Result<(), ScenarioError> {
+    let t = f.transport;
+    if !matches!(t, TransportSpec::SingleHandoff | TransportSpec::Cmhn) {
+        return Ok(());
+    }
+    match m.ifaces.iter().position(|i| i.cells.len() != 1) {
+        Some(k) => Err(combination(
+            format!("mobiles[{}].ifaces[{k}].cells", m.name),
+            format!(
+                "transport {} (flow {:?}) needs one cell per interface (a radio per network)",
+                t.name(),
+                f.name
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The single-connection handoff's table (`key`: `flows[<name>].handoff`):
+/// its interfaces the mobile's, its settings and each network's in range.
+fn check_handoff(key: &str, h: &HandoffSpec, m: &MobileSpec) -> Result<(), ScenarioError> {
+    if let Some(i) = &h.scenario.initial {
+        has_iface(&format!("{key}.initial"), m, i)?;
+    }
+    h.validate().map_err(|e| ScenarioError::setting(key, e))?;
+    for (name, n) in &h.scenario.networks {
+        let nk = format!("{key}.networks.{name}");
+        has_iface(&nk, m, name)?;
+        n.validate().map_err(|e| ScenarioError::setting(&nk, e))?;
+    }
+    Ok(())
+}
+
+/// The multi-connection transport's table (`key`: `flows[<name>].cmhn`):
+/// a mobile with at most as many interfaces as it has slots, its initial
+/// interface the mobile's, its settings in range.
+fn check_cmhn(key: &str, c: &CmhnSpec, m: &MobileSpec) -> Result<(), ScenarioError> {
+    let slots = crate::models::cmhn::MAX_SLOTS;
+    if m.ifaces.len() > slots {
+        return Err(combination(
+            format!("mobiles[{}].ifaces", m.name),
+            format!("cmhn handles at most {slots} interfaces"),
+        ));
+    }
+    if let Some(i) = &c.scenario.initial {
+        has_iface(&format!("{key}.initial"), m, i)?;
+    }
+    c.validate().map_err(|e| ScenarioError::setting(key, e))
 }

@@ -96,6 +96,34 @@ impl TrafficSpec {
         })
     }
 
+    /// A transport that sends datagrams (`transport`) carries cbr or
+    /// pareto traffic, whose `message_bytes` is the whole IP packet
+    /// (ns-2's `packetSize_`): headers plus the 16-byte stamp at least.
+    pub(crate) fn check_datagrams(&self, key: &str, transport: &str) -> Result<(), ScenarioError> {
+        let not_datagrams = |kind: &str| {
+            ScenarioError::combination(
+                format!("{key}.traffic.kind"),
+                format!(
+                    "transport {transport} sends datagrams: traffic must be cbr or pareto, \
+                     not {kind}"
+                ),
+            )
+        };
+        let size = match *self {
+            TrafficSpec::Cbr { message_bytes, .. } | TrafficSpec::Pareto { message_bytes, .. } => {
+                message_bytes
+            }
+            TrafficSpec::Bulk { .. } => return Err(not_datagrams("bulk")),
+            TrafficSpec::File { .. } => return Err(not_datagrams("file")),
+        };
+        range_u(
+            &format!("{key}.traffic.message_bytes"),
+            size as u64,
+            44,
+            65_535,
+        )
+    }
+
     /// The values of the traffic table of flow `key` (`flows[<name>]`).
     fn check(&self, key: &str) -> Result<(), ScenarioError> {
         let t = self;

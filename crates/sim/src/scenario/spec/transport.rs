@@ -18,11 +18,13 @@ use msctp_tcp::TcpConfig;
 use serde::{Deserialize, Serialize};
 
 use super::table::{ModelTable, ScenarioKeys};
+use super::{FlowSpec, d_policy};
 use crate::models::cmhn::CmhnSettings;
 use crate::models::fmip::FmipSettings;
 use crate::models::handoff::{HandoffSettings, NetworkSettings};
 use crate::models::mip::v4::Mip4Settings;
 use crate::models::mip::v6::Mip6Settings;
+use crate::scenario::error::{MAX_MS, ScenarioError, range_f};
 
 /// The transport of a flow (`transport = "..."`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -267,6 +269,81 @@ impl TryFrom<TcpTable> for TcpSpec {
     }
 }
 
+/// Which transports allow a table, for messages.
+fn allowed_by(table: &str) -> String {
+    let names: Vec<&str> = TransportSpec::ALL
+        .iter()
+        .filter(|t| t.allows(table))
+        .map(|t| t.name())
+        .collect();
+    names.join(", ")
+}
+
+impl FlowSpec {
+    /// The per-transport tables this flow gives, by name.
+    fn tables_present(&self) -> [(&'static str, bool); 9] {
+        [
+            ("tcp", self.tcp.is_some()),
+            ("sctp", !self.sctp.given.is_empty()),
+            ("policy", self.policy != d_policy()),
+            ("mip4", self.mip4.is_some()),
+            ("mip6", self.mip6.is_some()),
+            ("fmip6", self.fmip6.is_some()),
+            ("handoff", self.handoff.is_some()),
+            ("cmhn", self.cmhn.is_some()),
+            ("mobile_iface", self.mobile_iface.is_some()),
+        ]
+    }
+
+    /// The flow's tables against its transport: none of another
+    /// transport, every one it needs, and traffic it can carry; `key`
+    /// names the flow (`flows[<name>]`).
+    pub(crate) fn check_tables(&self, key: &str) -> Result<(), ScenarioError> {
+        let t = self.transport;
+        let present = self.tables_present();
+        if let Some((table, _)) = present.iter().find(|(n, here)| *here && !t.allows(n)) {
+            return Err(ScenarioError::combination(
+                format!("{key}.{table}"),
+                format!(
+                    "only for transport {} (this flow's transport is {})",
+                    allowed_by(table),
+                    t.name()
+                ),
+            ));
+        }
+        if let Some(table) = t
+            .requires()
+            .iter()
+            .find(|r| !present.iter().any(|(n, h)| n == *r && *h))
+        {
+            return Err(ScenarioError::combination(
+                format!("{key}.{table}"),
+                format!("transport {} needs a [flows.{table}] table", t.name()),
+            ));
+        }
+        if t.carries() == Carries::Datagrams {
+            self.traffic.check_datagrams(key, t.name())?;
+        }
+        Ok(())
+    }
+
+    /// SCTP over Mobile IPv4 is single-homed on the home address: no
+    /// ADD-IP (`sctp.asconf`).
+    pub(crate) fn check_sctp_over_mip4(&self, key: &str) -> Result<(), ScenarioError> {
+        if self.transport == TransportSpec::Mip4Sctp
+            && self.sctp.given.contains("asconf")
+            && self.sctp.association.asconf
+        {
+            return Err(ScenarioError::combination(
+                format!("{key}.sctp.asconf"),
+                "SCTP over Mobile IPv4 runs without ADD-IP (single-homed on the home \
+                 address): use transport msctp for ADD-IP",
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Mobile IPv4 (RFC 5944) under `mip4-tcp` and `mip4-sctp`: a home agent
 /// on the home cell's router, a foreign agent on each foreign cell's
 /// router (care-of address: the cell's access point address), the
@@ -340,6 +417,14 @@ pub struct ForcedSwitchSpec {
     pub switch_ms: f64,
 }
 
+impl ForcedSwitchSpec {
+    /// The switch's times: `at_s` within the scenario's `duration_s`.
+    pub(crate) fn check_times(&self, key: &str, duration_s: f64) -> Result<(), ScenarioError> {
+        range_f(&format!("{key}.at_s"), self.at_s, 0.0, duration_s)?;
+        range_f(&format!("{key}.switch_ms"), self.switch_ms, 0.0, MAX_MS)
+    }
+}
+
 /// When the mobile attaches to the new access router (the FMIPv6 model's
 /// [`crate::models::fmip::Attach`]).
 pub type AttachSpec = crate::models::fmip::Attach;
@@ -368,6 +453,20 @@ pub struct Fmip6Script {
 
 impl ScenarioKeys for Fmip6Script {
     const KEYS: &'static [&'static str] = &["from_cell", "to_cell", "trigger_s"];
+}
+
+impl Fmip6Spec {
+    /// The script's trigger within the scenario's `duration_s`, and the
+    /// model's settings.
+    pub(crate) fn check_values(&self, key: &str, duration_s: f64) -> Result<(), ScenarioError> {
+        range_f(
+            &format!("{key}.trigger_s"),
+            self.scenario.trigger_s,
+            0.0,
+            duration_s,
+        )?;
+        self.validate().map_err(|e| ScenarioError::setting(key, e))
+    }
 }
 
 /// One network of the single-connection handoff (the model's
