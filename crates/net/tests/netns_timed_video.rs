@@ -61,7 +61,7 @@ fn ip(s: &str) -> IpAddr {
 /// Frame `i`: a key frame of 16 KB every second, 3 KB otherwise (about
 /// 0.9 Mbit/s); its index and its send time in the first 12 bytes.
 fn frame(i: u64, sent: Duration) -> Bytes {
-    let len = if i % FPS == 0 { 16_000 } else { 3_000 };
+    let len = if i.is_multiple_of(FPS) { 16_000 } else { 3_000 };
     let mut v = vec![(i % 251) as u8; len];
     v[..4].copy_from_slice(&(i as u32).to_be_bytes());
     v[4..12].copy_from_slice(&(sent.as_micros() as u64).to_be_bytes());
