@@ -139,7 +139,7 @@ pub enum Event {
     /// the application (no data is silently lost).
     SendFailed { stream: u16, ppid: u32, data: Bytes },
     /// A stream reconfiguration (RFC 6525) was performed or refused.
-    Reconfig(super::ReconfigEvent),
+    Reconfig(ReconfigEvent),
 }
 
 /// Why the destination for new data changed.
@@ -183,4 +183,42 @@ pub enum AddressError {
     Limit,
     #[error(transparent)]
     Asconf(#[from] AsconfError),
+}
+
+/// A request of this endpoint (RFC 6525 section 5.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReconfigRequest {
+    /// Reset these outgoing streams, all when empty (section 5.1.2).
+    ResetOutgoing(Vec<u16>),
+    /// Ask the peer to reset its outgoing streams towards us (section
+    /// 5.1.3).
+    ResetIncoming(Vec<u16>),
+    /// Reset every SSN and the TSNs both ways (section 5.1.4).
+    ResetAssociation,
+    /// Add outgoing streams (section 5.1.5).
+    AddOutgoing(u16),
+    /// Ask the peer to add streams towards us (section 5.1.6).
+    AddIncoming(u16),
+}
+
+/// What became of a reconfiguration, for the application (the
+/// notifications of RFC 6525 section 6.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReconfigEvent {
+    /// Streams were reset (SCTP_STREAM_RESET_EVENT): our outgoing ones
+    /// when the peer performed our request, or our incoming ones at the
+    /// peer's request; all when `streams` is empty. Their sequence
+    /// numbers start at 0 again.
+    StreamsReset { incoming: bool, streams: Vec<u16> },
+    /// The peer did not perform our request: `result` is the Result of
+    /// its Re-configuration Response (section 4.4), e.g. 2 (Denied).
+    Refused {
+        request: ReconfigRequest,
+        result: u32,
+    },
+    /// SSNs and TSNs were reset (SCTP_ASSOC_RESET_EVENT): our next TSN
+    /// and the peer's.
+    AssociationReset { next_tsn: u32, peer_next_tsn: u32 },
+    /// Streams were added (SCTP_STREAM_CHANGE_EVENT): the counts now.
+    StreamsChanged { inbound: u16, outbound: u16 },
 }

@@ -41,10 +41,13 @@ use rand_core::{RngCore, SeedableRng};
 pub use cmt::ReceiveWindowBlock;
 pub(crate) use collision::announced_addresses;
 pub use estimators::ProbeError;
-pub use events::{AddressError, CloseReason, Event, PrimaryReason, SendError, State};
+pub use events::{
+    AddressError, CloseReason, Event, PrimaryReason, ReconfigEvent, ReconfigRequest, SendError,
+    State,
+};
 pub use handshake::{InitError, PeerInit, check_address_count, local_auth_params, local_params};
 pub use pmtud::PathMtu;
-pub use reconfig::{MAX_LISTED_STREAMS, ReconfigError, ReconfigEvent, ReconfigRequest};
+pub use reconfig::{MAX_LISTED_STREAMS, ReconfigError};
 pub use stats::AssociationStats;
 pub use transmit::{AssocId, Transmit};
 

@@ -11,7 +11,7 @@ use std::net::IpAddr;
 
 use bytes::Bytes;
 
-use super::{Association, Directed, Event, Flow, SendOptions};
+use super::{Association, Directed, Event, Flow, ReconfigEvent, ReconfigRequest, SendOptions};
 use crate::Time;
 use crate::wire::chunk::reconfig_result as result;
 use crate::wire::{Chunk, ReconfigChunk, ReconfigParam};
@@ -23,44 +23,6 @@ pub const MAX_LISTED_STREAMS: usize = 512;
 /// Messages held while their stream is being reset, at most (beyond that
 /// `send` reports a full buffer).
 const MAX_HELD: usize = 4096;
-
-/// A request of this endpoint (RFC 6525 section 5.1).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReconfigRequest {
-    /// Reset these outgoing streams, all when empty (section 5.1.2).
-    ResetOutgoing(Vec<u16>),
-    /// Ask the peer to reset its outgoing streams towards us (section
-    /// 5.1.3).
-    ResetIncoming(Vec<u16>),
-    /// Reset every SSN and the TSNs both ways (section 5.1.4).
-    ResetAssociation,
-    /// Add outgoing streams (section 5.1.5).
-    AddOutgoing(u16),
-    /// Ask the peer to add streams towards us (section 5.1.6).
-    AddIncoming(u16),
-}
-
-/// What became of a reconfiguration, for the application (the
-/// notifications of RFC 6525 section 6.1).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReconfigEvent {
-    /// Streams were reset (SCTP_STREAM_RESET_EVENT): our outgoing ones
-    /// when the peer performed our request, or our incoming ones at the
-    /// peer's request; all when `streams` is empty. Their sequence
-    /// numbers start at 0 again.
-    StreamsReset { incoming: bool, streams: Vec<u16> },
-    /// The peer did not perform our request: `result` is the Result of
-    /// its Re-configuration Response (section 4.4), e.g. 2 (Denied).
-    Refused {
-        request: ReconfigRequest,
-        result: u32,
-    },
-    /// SSNs and TSNs were reset (SCTP_ASSOC_RESET_EVENT): our next TSN
-    /// and the peer's.
-    AssociationReset { next_tsn: u32, peer_next_tsn: u32 },
-    /// Streams were added (SCTP_STREAM_CHANGE_EVENT): the counts now.
-    StreamsChanged { inbound: u16, outbound: u16 },
-}
 
 /// Why a request was not made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
