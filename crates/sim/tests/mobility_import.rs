@@ -144,21 +144,34 @@ fn setdest_files_are_followed_move_by_move() {
         return;
     };
     // setdest keeps its random state in `.rand_state` in the working
-    // directory: a directory of the test's own, not the source tree.
+    // directory: a directory of the test's own, not the source tree. Its
+    // draws differ from run to run (a slow node may reach few targets in
+    // 300 s), so fresh files are checked, each wholly, until at least ten
+    // moves have been followed to their targets (at most five files).
     let work = std::env::temp_dir().join(format!("msctp-setdest-{}", std::process::id()));
     std::fs::create_dir_all(&work).unwrap();
-    let out = std::process::Command::new(setdest)
-        .current_dir(&work)
-        .args(["-v", "1", "-n", "5", "-p", "1.0", "-M", "20.0", "-t", "300"])
-        .args(["-x", "1000", "-y", "800"])
-        .output()
-        .unwrap();
+    let mut reached = 0;
+    for _ in 0..5 {
+        let out = std::process::Command::new(&setdest)
+            .current_dir(&work)
+            .args(["-v", "1", "-n", "5", "-p", "1.0", "-M", "20.0", "-t", "300"])
+            .args(["-x", "1000", "-y", "800"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        let n = check_setdest_file(&text, 5, Time::from_secs(300));
+        println!("fresh setdest file: {n} moves reached their targets");
+        reached += n;
+        if reached >= 10 {
+            break;
+        }
+    }
     let _ = std::fs::remove_dir_all(&work);
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
-    let n = check_setdest_file(&text, 5, Time::from_secs(300));
-    println!("fresh setdest file: {n} moves reached their targets");
-    assert!(n >= 10);
+    assert!(
+        reached >= 10,
+        "{reached} moves followed in five fresh files"
+    );
 }
 
 /// Each `<vehicle id="ID" x=".." y=".."/>` of a SUMO FCD file, with its
