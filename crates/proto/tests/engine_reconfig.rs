@@ -22,12 +22,12 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
+use common::reconfig::{config, response};
 use common::*;
 use msctp_proto::wire::chunk::reconfig_result as res;
 use msctp_proto::wire::{Chunk, DataChunk, InitChunk, PacketRepr, Param, ReconfigParam};
 use msctp_proto::{
-    AssocId, AssociationConfig, EndpointConfig, Event, ReconfigError, ReconfigEvent,
-    ReconfigRequest,
+    AssocId, AssociationConfig, Event, ReconfigError, ReconfigEvent, ReconfigRequest,
 };
 
 const AUTH: u8 = 0x0f;
@@ -38,16 +38,6 @@ fn a1() -> IpAddr {
 }
 fn b1() -> IpAddr {
     ip("10.1.0.1")
-}
-
-fn config(port: u16, f: &dyn Fn(&mut AssociationConfig)) -> EndpointConfig {
-    let mut c = EndpointConfig::new(port);
-    c.association = AssociationConfig {
-        stream_reconfig: true,
-        ..Default::default()
-    };
-    f(&mut c.association);
-    c
 }
 
 /// A and B associated over a 20 ms path, `fa` and `fb` applied.
@@ -145,17 +135,6 @@ fn request_seq(p: &ReconfigParam) -> u32 {
         | ReconfigParam::AddOutgoingStreams { request_seq, .. }
         | ReconfigParam::AddIncomingStreams { request_seq, .. } => *request_seq,
         other => panic!("not a request: {other:?}"),
-    }
-}
-
-fn response(p: &ReconfigParam) -> (u32, u32) {
-    match p {
-        ReconfigParam::Response {
-            response_seq,
-            result,
-            ..
-        } => (*response_seq, *result),
-        other => panic!("not a response: {other:?}"),
     }
 }
 

@@ -6,34 +6,14 @@
 mod common;
 
 use bytes::Bytes;
+use common::reconfig::{config, response};
 use common::script::{Out, Scripted};
 use common::*;
+use msctp_proto::ReconfigError;
 use msctp_proto::wire::chunk::reconfig_result as res;
 use msctp_proto::wire::{Chunk, InitChunk, Param, ReconfigChunk, ReconfigParam};
-use msctp_proto::{AssociationConfig, EndpointConfig, ReconfigError};
 
 const RECONFIG: u8 = 0x82;
-
-fn config(port: u16, f: &dyn Fn(&mut AssociationConfig)) -> EndpointConfig {
-    let mut c = EndpointConfig::new(port);
-    c.association = AssociationConfig {
-        stream_reconfig: true,
-        ..Default::default()
-    };
-    f(&mut c.association);
-    c
-}
-
-fn response(p: &ReconfigParam) -> (u32, u32) {
-    match p {
-        ReconfigParam::Response {
-            response_seq,
-            result,
-            ..
-        } => (*response_seq, *result),
-        other => panic!("not a response: {other:?}"),
-    }
-}
 
 const P: &str = "10.9.0.1";
 const PORT: u16 = 7000;

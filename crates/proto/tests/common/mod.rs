@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod reconfig;
 pub mod script;
 pub mod two_paths;
 
