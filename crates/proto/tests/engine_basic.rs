@@ -357,3 +357,174 @@ fn endpoint_and_association_can_be_shared_between_threads() {
     send_sync::<msctp_proto::Endpoint>();
     send_sync::<msctp_proto::Association>();
 }
+
+/// A closes gracefully but its SHUTDOWN COMPLETE is lost, so B stays in
+/// SHUTDOWN-ACK-SENT; A's application connects again at once from the
+/// same address and port (a client with a fixed port). RFC 9260 section
+/// 9.2: B discards the INIT and retransmits its SHUTDOWN ACK, as an
+/// answer to that INIT (the driver sends it to the INIT's own UDP port,
+/// the new socket's) without touching T2-shutdown; A's new association
+/// treats it as out of the blue (section 8.4 rule 5) and answers with a
+/// SHUTDOWN COMPLETE with the T bit, which ends B's old association; A's
+/// next INIT is answered.
+///
+///   A                                   B
+///   SHUTDOWN               ------->
+///                          <-------     SHUTDOWN ACK
+///   SHUTDOWN COMPLETE      ---x         (SHUTDOWN-ACK-SENT)
+///   INIT (new assoc)       ------->
+///                          <-------     SHUTDOWN ACK (reply, old tag)
+///   SHUTDOWN COMPLETE (T)  ------->     closed
+///   INIT                   ------->
+///                          <-------     INIT ACK ...
+#[test]
+fn an_init_in_shutdown_ack_sent_is_answered_and_a_reconnect_succeeds() {
+    let mut n = net(7);
+    let (a, b) = n.connect(Duration::from_secs(1));
+    let old_peer_tag = n.b.association(b).unwrap().peer_tag();
+    let hold = std::rc::Rc::new(std::cell::RefCell::new(None::<Vec<u8>>));
+    let held = hold.clone();
+    n.filter = Some(Box::new(move |from, _, _, data: &mut Vec<u8>| {
+        let kinds = chunk_types(data);
+        if from == Side::A && kinds == [chunk_type::SHUTDOWN_COMPLETE] && data[12 + 1] & 1 == 0 {
+            return Verdict::Drop;
+        }
+        if from == Side::A && kinds == [chunk_type::INIT] && held.borrow().is_none() {
+            *held.borrow_mut() = Some(data.clone());
+            return Verdict::Drop;
+        }
+        Verdict::Pass
+    }));
+    let now = n.now;
+    n.a.association_mut(a).unwrap().shutdown(now);
+    n.run_for(Duration::from_millis(200));
+    assert!(n.events_a.iter().any(|e| e.1 == a
+        && e.2
+            == Event::Closed {
+                reason: CloseReason::Shutdown
+            }));
+    assert_eq!(n.b.association(b).unwrap().state(), State::ShutdownAckSent);
+
+    // A connects again; its first INIT is held back and handed to B here.
+    let now = n.now;
+    let a2 = n.a.connect(now, &[ip("10.0.1.1")], 6000).unwrap();
+    n.run_for(Duration::from_millis(5));
+    let init = hold.borrow_mut().take().expect("A's new INIT");
+    let t2 = n.b.poll_timeout();
+    let now = n.now;
+    n.b.handle_datagram(now, ip("10.0.0.1"), ip("10.0.1.1"), Bytes::from(init));
+    let reply = n.b.poll_reply().expect("the INIT is answered as a reply");
+    assert_eq!(chunk_types(&reply.payload), [chunk_type::SHUTDOWN_ACK]);
+    assert_eq!(reply.destination, ip("10.0.0.1"));
+    assert_eq!(
+        u32::from_be_bytes(reply.payload[4..8].try_into().unwrap()),
+        old_peer_tag,
+        "the old association's tag"
+    );
+    assert_eq!(n.b.poll_timeout(), t2, "T2-shutdown untouched");
+    n.inject(
+        Side::A,
+        ip("10.0.1.1"),
+        ip("10.0.0.1"),
+        Bytes::from(reply.payload),
+    );
+
+    n.run_for(Duration::from_secs(5));
+    let closed_at = n
+        .events_b
+        .iter()
+        .find(|e| e.1 == b && matches!(e.2, Event::Closed { .. }))
+        .map(|e| (e.0, e.2.clone()))
+        .expect("B's old association ended");
+    assert_eq!(
+        closed_at.1,
+        Event::Closed {
+            reason: CloseReason::Shutdown
+        }
+    );
+    assert!(
+        n.events_a
+            .iter()
+            .any(|e| e.1 == a2 && e.2 == Event::Connected),
+        "A's new association connected: {:?}",
+        n.events_a
+    );
+    let b2_up = n
+        .events_b
+        .iter()
+        .find(|e| e.1 != b && e.2 == Event::Connected)
+        .expect("B accepted the new association");
+    assert!(b2_up.0 > closed_at.0);
+}
+
+/// INITs that keep arriving faster than the RTO in SHUTDOWN-ACK-SENT from
+/// a host that never completes the shutdown: each is answered, but
+/// T2-shutdown still runs out and the association ends (with the
+/// retransmission of section 9.2 restarting T2 it lived for ever).
+#[test]
+fn repeated_inits_do_not_keep_a_half_closed_association_alive() {
+    let mut n = net(8);
+    let (a, b) = n.connect(Duration::from_secs(1));
+    n.filter = Some(Box::new(|from, _, _, data: &mut Vec<u8>| {
+        if from == Side::A && chunk_types(data) == [chunk_type::SHUTDOWN_COMPLETE] {
+            return Verdict::Drop;
+        }
+        Verdict::Pass
+    }));
+    let now = n.now;
+    n.a.association_mut(a).unwrap().shutdown(now);
+    n.run_for(Duration::from_millis(200));
+    assert_eq!(n.b.association(b).unwrap().state(), State::ShutdownAckSent);
+    // A's endpoint is gone; a stranger at its address and port sends
+    // INITs every 300 ms (its answers are dropped by the filter above,
+    // the SHUTDOWN ACKs reach an endpoint with no association).
+    let mut init_of = Net::new(
+        EndpointConfig::new(5000),
+        &[ip("10.0.0.1")],
+        EndpointConfig::new(6000),
+        &[ip("10.0.1.1")],
+        Link::new(Duration::from_millis(10)),
+        9,
+    );
+    let now = init_of.now;
+    init_of.a.connect(now, &[ip("10.0.1.1")], 6000).unwrap();
+    let init = init_of.a.poll_transmit(now).expect("an INIT").payload;
+    assert_eq!(chunk_types(&init), [chunk_type::INIT]);
+    let mut answers = 0;
+    let end = n.now + Duration::from_secs(600);
+    while n.now < end
+        && n.b
+            .association(b)
+            .is_some_and(|x| x.state() != State::Closed)
+    {
+        let now = n.now;
+        n.b.handle_datagram(
+            now,
+            ip("10.0.0.1"),
+            ip("10.0.1.1"),
+            Bytes::from(init.clone()),
+        );
+        while n.b.poll_reply().is_some() {
+            answers += 1;
+        }
+        n.run_for(Duration::from_millis(300));
+    }
+    let closed = n
+        .events_b
+        .iter()
+        .find(|e| e.1 == b && matches!(e.2, Event::Closed { .. }))
+        .map(|e| (e.0, e.2.clone()));
+    assert!(
+        matches!(
+            &closed,
+            Some((
+                _,
+                Event::Closed {
+                    reason: CloseReason::PeerUnreachable
+                }
+            ))
+        ),
+        "B's association ended: {closed:?}"
+    );
+    assert!(answers > 100, "each INIT answered: {answers}");
+}

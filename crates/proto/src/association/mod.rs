@@ -153,8 +153,10 @@ struct SackDue {
 struct Directed {
     dest: IpAddr,
     source: Option<IpAddr>,
-    /// Send alone with this verification tag (INIT ACK and ABORT answering
-    /// an INIT, SHUTDOWN COMPLETE with the T bit).
+    /// Send alone with this verification tag, as the answer to the packet
+    /// just handled (INIT ACK and ABORT answering an INIT, SHUTDOWN
+    /// COMPLETE with the T bit, the SHUTDOWN ACK an INIT gets in
+    /// SHUTDOWN-ACK-SENT).
     reflect: Option<u32>,
     chunk: Chunk,
 }

@@ -131,9 +131,10 @@ impl Association {
         self.build_packet(now)
     }
 
-    /// The next reply that answers the packet just handled with a
-    /// reflected tag (an INIT ACK or ABORT answering an INIT, a SHUTDOWN
-    /// COMPLETE with the T bit), alone in its packet. The endpoint takes
+    /// The next reply that answers the packet just handled, alone in its
+    /// packet: one with a reflected tag (an INIT ACK or ABORT answering an
+    /// INIT, a SHUTDOWN COMPLETE with the T bit) or the SHUTDOWN ACK that
+    /// answers an INIT in SHUTDOWN-ACK-SENT (section 9.2). The endpoint takes
     /// them right after the packet, as its stateless replies: such a
     /// packet's verification tag proves nothing (RFC 9260 section 8.5.1),
     /// so over UDP its answer goes to the datagram's own source port and

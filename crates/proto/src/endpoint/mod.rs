@@ -500,8 +500,9 @@ impl Endpoint {
     /// association and address (RFC 6951 section 5.4; its revision,
     /// draft-tuexen-tsvwg-rfc6951-bis, spells out that packets whose tag
     /// cannot be checked must not change the stored port). Replies the
-    /// packet caused that answer it with a reflected tag (INIT ACK, ABORT,
-    /// SHUTDOWN COMPLETE; from an association or stateless) are read with
+    /// packet caused that answer it (INIT ACK, ABORT, SHUTDOWN COMPLETE
+    /// with a reflected tag, the SHUTDOWN ACK an INIT gets in
+    /// SHUTDOWN-ACK-SENT; from an association or stateless) are read with
     /// [`Endpoint::poll_reply`] and go to the datagram's own UDP port.
     pub fn handle_datagram(
         &mut self,
