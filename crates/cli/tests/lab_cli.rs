@@ -234,3 +234,43 @@ fn run_the_simulator_reference_scenario() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("unknown field `speed`"), "{}", text(&o));
 }
+
+/// `--robustness` maps the studies that declare unsaid values and make
+/// claims; a study of diagnoses alone (no claims) is named, not run.
+#[test]
+fn robustness_skips_a_study_without_claims() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("experiments")).unwrap();
+    let robustness = r#"
+[robustness]
+[[robustness.params]]
+name = "slope"
+key = "synthetic.metrics.y.slope"
+min = 0.2
+max = 1.0
+reason = "unsaid"
+"#;
+    let with_claim = format!("{EXPERIMENT}{robustness}");
+    let without = with_claim
+        .replace("id = \"D1\"", "id = \"D2\"")
+        .split("[[checks]]")
+        .next()
+        .unwrap()
+        .to_string()
+        + robustness;
+    std::fs::write(dir.path().join("experiments/d1.toml"), with_claim).unwrap();
+    std::fs::write(dir.path().join("experiments/d2.toml"), without).unwrap();
+    let args = ["reproduce", "--robustness", "--robustness-points", "4"];
+    let o = msctp(dir.path(), &args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("not mapped (no claims to map): D2"),
+        "{}",
+        text(&o)
+    );
+    assert!(dir.path().join("results/D1.robustness").exists());
+    assert!(!dir.path().join("results/D2.robustness").exists());
+    let o = msctp(dir.path(), &["reproduce", "D2", "--robustness"]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("makes claims"), "{}", text(&o));
+}

@@ -25,6 +25,8 @@ const ENFORCED: &[&str] = &[
     "E8",
     "E9",
     "E9-handover",
+    "E7a-causes",
+    "E7b-causes",
 ];
 
 fn studies() -> Vec<Experiment> {

@@ -18,23 +18,30 @@ pub fn reproduce(a: ReproduceArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs (or, with `--shard`, runs a slice of; with `--report-only`,
 /// reports from the stored runs) the maps of the selected studies that
-/// declare `[robustness]`, and prints each map.
+/// declare `[robustness]` and make claims (a study of diagnoses alone,
+/// such as E7a-causes, has nothing to map), and prints each map.
 fn reproduce_maps(a: &ReproduceArgs, selected: Vec<Experiment>) -> anyhow::Result<ExitCode> {
     let (studies, skipped): (Vec<_>, Vec<_>) = selected
         .into_iter()
-        .partition(|e| e.spec.robustness.is_some());
-    if !skipped.is_empty() {
-        println!(
-            "not mapped (no [robustness] section): {}",
-            skipped
-                .iter()
-                .map(|e| e.spec.id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        .partition(|e| e.spec.robustness.is_some() && !e.spec.checks.is_empty());
+    let ids = |pick: &dyn Fn(&Experiment) -> bool| {
+        skipped
+            .iter()
+            .filter(|e| pick(e))
+            .map(|e| e.spec.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let undeclared = ids(&|e| e.spec.robustness.is_none());
+    if !undeclared.is_empty() {
+        println!("not mapped (no [robustness] section): {undeclared}");
+    }
+    let claimless = ids(&|e| e.spec.robustness.is_some());
+    if !claimless.is_empty() {
+        println!("not mapped (no claims to map): {claimless}");
     }
     if studies.is_empty() {
-        bail!("none of the selected studies declares [robustness]");
+        bail!("none of the selected studies declares [robustness] and makes claims");
     }
     let n = a.robustness_points;
     let mut runners = Vec::new();

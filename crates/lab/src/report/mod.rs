@@ -603,6 +603,7 @@ pub fn reproduction_md(reports: &[ExperimentReport], missing: &[(String, String)
             if r.plan.quick { "quick" } else { "full" },
             match r.robustness {
                 Some((m, _)) => format!("{} points, {} claims", m.points, m.claims.len()),
+                None if checks.is_empty() => "no claims".into(),
                 None => "not mapped".into(),
             }
         );
