@@ -1,9 +1,10 @@
 //! One setting, one declaration: a scenario's `[flows.sctp]` table is the
 //! engine's `AssociationConfig` itself, `[flows.tcp]` the TCP model's
 //! `TcpConfig`, and `[flows.mip4]`, `[flows.mip6]`, `[flows.fmip6]`,
-//! `[flows.handoff]` (and each of its `networks`) and `[flows.cmhn]` the
-//! models' settings (`Mip4Settings`, `Mip6Settings`, `FmipSettings`,
-//! `HandoffSettings`, `NetworkSettings`, `CmhnSettings`) beside the few
+//! `[flows.handoff]` (and each of its `networks`), `[flows.cmhn]` and
+//! `[flows.quic]` the models' settings (`Mip4Settings`, `Mip6Settings`,
+//! `FmipSettings`, `HandoffSettings`, `NetworkSettings`, `CmhnSettings`,
+//! `QuicSettings`) beside the few
 //! keys the scenario resolves (cell and interface names, a scripted move),
 //! so every field they have (today's and any added later) is a scenario
 //! key by its serde name, with no change to the simulator, and the
@@ -19,6 +20,7 @@ use msctp_sim::models::fmip::FmipSettings;
 use msctp_sim::models::handoff::{HandoffSettings, NetworkSettings};
 use msctp_sim::models::mip::v4::Mip4Settings;
 use msctp_sim::models::mip::v6::Mip6Settings;
+use msctp_sim::models::quic::QuicSettings;
 use msctp_sim::models::settings;
 use msctp_sim::scenario::{self, REFERENCE, REFERENCE_BASELINES, Scenario};
 use msctp_tcp::TcpConfig;
@@ -186,6 +188,11 @@ fn models() -> Vec<Subject> {
         model::<CmhnSettings>(
             "cmhn",
             |s, k| Some(as_table(&s.flows[k].cmhn.as_ref()?.model)),
+            &[],
+        ),
+        model::<QuicSettings>(
+            "quic",
+            |s, k| Some(as_table(s.flows[k].quic.as_ref()?)),
             &[],
         ),
     ]

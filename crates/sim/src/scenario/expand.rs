@@ -82,6 +82,7 @@ impl Scenario {
                     fmip6: None,
                     handoff: None,
                     cmhn: None,
+                    quic: None,
                     arrival: p.mean_interarrival_s.map(|mean_s| PoissonArrival {
                         stream: format!("stations/{}/arrivals", p.name),
                         index: k,

@@ -12,12 +12,16 @@
 //!   agent's seeded stream, with a stand-in key exchange of X25519's sizes
 //!   and a checked-in Ed25519 certificate, so a run is a function of its
 //!   seed.
+//! - [`settings`]: what a scenario may change of quinn's transport
+//!   (`[flows.quic]`), quinn's own defaults otherwise.
 //! - [`setup`]: quinn-proto's settings with the seeded keys, connection
 //!   IDs and the simulated clock.
 
 mod agent;
 pub mod crypto;
+pub mod settings;
 pub mod setup;
 
 pub use agent::{QuicAgent, QuicAgentConfig, QuicPathTagging, QuicRole, QuicStats};
 pub use quinn_proto::TransportConfig;
+pub use settings::{Congestion, QuicSettings};

@@ -3,8 +3,9 @@
 //! migrating on the mobile's link decisions (the link-decision bridge:
 //! a network is usable once detected with an address, gone at link
 //! loss), and a server on the fixed node; the application's source on the
-//! sending side. quinn-proto's transport defaults; the endpoints' seeds
-//! from the run's seed and the flow's name.
+//! sending side. quinn-proto's transport as `[flows.quic]` sets it (its
+//! defaults where absent); the endpoints' seeds from the run's seed and
+//! the flow's name.
 
 use std::net::SocketAddr;
 
@@ -24,10 +25,13 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BaselineFlow, ScenarioError> {
     };
     let local = SocketAddr::new(ends.mobile_addr, cx.f.mobile_port);
     let remote = SocketAddr::new(ends.fixed_addr, cx.f.fixed_port);
+    let transport = std::sync::Arc::new(cx.f.spec.quic.clone().unwrap_or_default().transport());
     let mut client = QuicAgentConfig::client(local, remote, cx.start, seed_of("client"))
         .with_log(cx.log.clone());
+    client.transport = transport.clone();
     let mut server =
         QuicAgentConfig::server(cx.f.fixed_port, seed_of("server")).with_log(cx.log.clone());
+    server.transport = transport;
     // Uplink arrivals are tagged with the mobile's address, numbered as
     // mSCTP's paths.
     server.tagging = QuicPathTagging::PeerAddress(cx.env.mobile(cx.f).addrs.clone());

@@ -97,6 +97,10 @@ impl Topology<'_> {
         if let Some(c) = &f.cmhn {
             check_cmhn(&format!("{key}.cmhn"), c, m)?;
         }
+        if let Some(q) = &f.quic {
+            q.validate()
+                .map_err(|e| ScenarioError::setting(&format!("{key}.quic"), e))?;
+        }
         Ok(fam)
     }
 

@@ -533,6 +533,10 @@ pub struct FlowSpec {
     /// The multi-connection transport (`cmhn`).
     #[serde(default)]
     pub cmhn: Option<CmhnSpec>,
+    /// QUIC's transport settings (`quic`): quinn-proto's defaults where
+    /// absent.
+    #[serde(default)]
+    pub quic: Option<crate::models::quic::QuicSettings>,
     /// A station of a `[[stations]]` population: its start is a Poisson
     /// arrival (not in files: set by the expansion).
     #[serde(skip)]

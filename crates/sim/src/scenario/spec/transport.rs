@@ -1,7 +1,7 @@
 //! The transports a flow may use besides mSCTP (the baselines of
 //! docs/MODELS.md section 2), and the per-transport tables of a flow:
 //! `[flows.tcp]`, `[flows.mip4]`, `[flows.mip6]`, `[flows.fmip6]`,
-//! `[flows.handoff]`, `[flows.cmhn]`. Each table is its model's settings
+//! `[flows.handoff]`, `[flows.cmhn]`, `[flows.quic]`. Each table is its model's settings
 //! themselves (a serde struct of the model: its fields are the keys, its
 //! `validate` the check) with the few keys only the scenario resolves
 //! (cell and interface names, a scripted move; [`super::table`]).
@@ -169,7 +169,7 @@ impl TransportSpec {
     }
 
     /// The transport's table named `table` is allowed (`tcp`, `sctp`,
-    /// `mip4`, `mip6`, `fmip6`, `handoff`, `cmhn`, `policy`,
+    /// `mip4`, `mip6`, `fmip6`, `handoff`, `cmhn`, `quic`, `policy`,
     /// `mobile_iface`).
     pub fn allows(self, table: &str) -> bool {
         match table {
@@ -184,6 +184,7 @@ impl TransportSpec {
             "fmip6" => self.mobility() == Mobility::FastMobileIpv6,
             "handoff" => self == TransportSpec::SingleHandoff,
             "cmhn" => self == TransportSpec::Cmhn,
+            "quic" => self == TransportSpec::Quic,
             "mobile_iface" => matches!(
                 self,
                 TransportSpec::Tcp | TransportSpec::Udp | TransportSpec::Quic
@@ -281,7 +282,7 @@ fn allowed_by(table: &str) -> String {
 
 impl FlowSpec {
     /// The per-transport tables this flow gives, by name.
-    fn tables_present(&self) -> [(&'static str, bool); 9] {
+    fn tables_present(&self) -> [(&'static str, bool); 10] {
         [
             ("tcp", self.tcp.is_some()),
             ("sctp", !self.sctp.given.is_empty()),
@@ -291,6 +292,7 @@ impl FlowSpec {
             ("fmip6", self.fmip6.is_some()),
             ("handoff", self.handoff.is_some()),
             ("cmhn", self.cmhn.is_some()),
+            ("quic", self.quic.is_some()),
             ("mobile_iface", self.mobile_iface.is_some()),
         ]
     }
