@@ -162,3 +162,19 @@ fn nplab_prsctp_scripts() {
     let passed = check("nplab", "FreeBSD", NPLAB_FAILURES);
     assert_eq!(passed, 7);
 }
+
+/// I-DATA (RFC 8260): negotiation, a fragmented message interleaved with
+/// another stream's, I-FORWARD-TSN both ways, DATA after negotiation.
+#[test]
+fn idata_scripts_pass() {
+    let passed = check("idata", "FreeBSD", &[]);
+    assert_eq!(passed, 4);
+}
+
+/// The RFC 6458 calls `sctp_connectx` and `sctp_bindx` (ADD-IP ASCONF on
+/// the wire), and the stream reconfiguration socket options.
+#[test]
+fn socketapi_scripts_pass() {
+    let passed = check("socketapi", "FreeBSD", &[]);
+    assert_eq!(passed, 1);
+}
