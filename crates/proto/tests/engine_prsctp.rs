@@ -546,7 +546,14 @@ fn an_expired_chunk_in_flight_is_abandoned_before_its_timer() {
         Verdict::Pass
     }));
     let start = n.now;
-    send(&mut n, a, 0, 300, PrPolicy::Lifetime(Duration::from_millis(50))).unwrap();
+    send(
+        &mut n,
+        a,
+        0,
+        300,
+        PrPolicy::Lifetime(Duration::from_millis(50)),
+    )
+    .unwrap();
     n.run_for(Duration::from_millis(100));
     send(&mut n, a, 1, 300, PrPolicy::Reliable).unwrap();
     n.run_for(Duration::from_millis(200));
