@@ -44,6 +44,11 @@ struct Received {
 /// Bound on the bytes one `write` may ask for.
 const MAX_WRITE: u64 = 16 << 20;
 
+/// `[...]`: a list of one wildcard.
+fn is_any_list(v: &Value) -> bool {
+    matches!(v, Value::List(items) if matches!(items.as_slice(), [Value::Any]))
+}
+
 fn o_nonblock(platform: &str) -> i64 {
     if platform == "Linux" { 0o4000 } else { 0x4 }
 }
@@ -273,13 +278,17 @@ impl Run<'_> {
     }
 
     /// `sctp_connectx(fd, [addrs], n, [id])` (RFC 6458 section 9.9): as
-    /// `connect`, with every listed peer address; each must be one the
-    /// script owns (`--remote_ip`, `--remote_ip2`). The association
-    /// identifier is not checked (one-to-one sockets).
+    /// `connect`, with every listed peer address (`[...]`: the script's
+    /// address); each must be one the script owns (`--remote_ip`,
+    /// `--remote_ip2`). The association identifier is not checked
+    /// (one-to-one sockets).
     fn sys_connectx(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
-        let addrs = self
-            .addr_list(s, 1)?
-            .ok_or_else(|| self.unsupported("sctp_connectx needs the addresses"))?;
+        let addrs = if is_any_list(self.arg(s, 1)?) {
+            vec![self.opts_remote()]
+        } else {
+            self.addr_list(s, 1)?
+                .ok_or_else(|| self.unsupported("sctp_connectx needs the addresses"))?
+        };
         let n = self.int_arg(s, 2)?;
         if addrs.is_empty() || usize::try_from(n).ok() != Some(addrs.len()) {
             return Ok(Outcome::Err("EINVAL"));
@@ -290,7 +299,12 @@ impl Run<'_> {
                 "sctp_connectx: {a} is not an address of the script (--remote_ip, --remote_ip2)"
             )));
         }
-        self.connect_to(s, &addrs)
+        // FreeBSD's sctp_connectx (a socket option underneath) returns 0
+        // on a non-blocking socket, Linux's EINPROGRESS as connect does.
+        match self.connect_to(s, &addrs)? {
+            Outcome::Err("EINPROGRESS") if self.cfg.platform != "Linux" => Ok(Outcome::Ok(0)),
+            other => Ok(other),
+        }
     }
 
     fn connect_to(&mut self, s: &SyscallSpec, remotes: &[IpAddr]) -> Result<Outcome, Failure> {
@@ -647,6 +661,16 @@ impl Run<'_> {
     /// adds or removes local addresses of the association (RFC 6458
     /// section 9.1), which the engine announces with ASCONF.
     fn sys_bindx(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        if is_any_list(self.arg(s, 1)?) {
+            // `[...]`: the socket's own address, as `bind(fd, ..., ...)`;
+            // before an association there is nothing to change.
+            let fd = self.fd_arg(s)?;
+            return match self.sockets.get(fd) {
+                None => Ok(Outcome::Err("EBADF")),
+                Some(x) if x.assoc().is_none() => Ok(Outcome::Ok(0)),
+                Some(_) => Err(self.unsupported("sctp_bindx [...] on an association")),
+            };
+        }
         let addrs = self
             .addr_list(s, 1)?
             .ok_or_else(|| self.unsupported("sctp_bindx needs the addresses"))?;
