@@ -37,7 +37,18 @@
 //!   ids=[{sid,ssn}, ...]]`, the DATA flag `I`; option `--pr_sctp=on`
 //!   (or the script's `sysctl` of `net.inet.sctp.pr_enable`); the calls
 //!   `sctp_sendv`, `sctp_sendmsg`, `sctp_recvv` and the socket options
-//!   `SCTP_PR_SUPPORTED`, `SCTP_DEFAULT_PRINFO`, `SCTP_RECVRCVINFO`.
+//!   `SCTP_PR_SUPPORTED`, `SCTP_DEFAULT_PRINFO`, `SCTP_RECVRCVINFO`;
+//! - I-DATA (RFC 8260) as the public sctplab/sctp-idata scripts write it:
+//!   the chunks `I_DATA[flgs=, len=, tsn=, sid=, mid=, ppid= | fsn=]` and
+//!   `I_FORWARD_TSN[cum_tsn=, ids=[{sid, u, mid}, ...]]`, the socket
+//!   options `SCTP_FRAGMENT_INTERLEAVE` and `SCTP_INTERLEAVING_SUPPORTED`;
+//! - stream reconfiguration (RFC 6525 section 6.3): the socket options
+//!   `SCTP_ENABLE_STREAM_RESET`, `SCTP_RESET_STREAMS`, `SCTP_RESET_ASSOC`,
+//!   `SCTP_ADD_STREAMS`;
+//! - `sctp_connectx` (RFC 6458 section 9.9) to the script's addresses.
+//!
+//! A call or option the interpreter does not know, or one the engine
+//! cannot honour, fails the script as unsupported, naming it and its line.
 //!
 //! Entry points: [`parse_script`], [`run_script`], [`run_file`],
 //! [`run_paths`].

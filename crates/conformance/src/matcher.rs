@@ -215,6 +215,44 @@ fn match_chunk(
             check("DATA ssn", ssn, d.ssn)?;
             check("DATA ppid", ppid, d.ppid)
         }
+        (
+            ChunkSpec::IData {
+                tsn,
+                sid,
+                mid,
+                ppid_fsn,
+                ..
+            },
+            Chunk::IData(d),
+        ) => {
+            check("I_DATA tsn", tsn, map.local_tsn_to_script(d.tsn))?;
+            check("I_DATA sid", sid, d.stream_id)?;
+            check("I_DATA mid", mid, d.mid)?;
+            let (what, v) = if d.begin {
+                ("I_DATA ppid", d.ppid)
+            } else {
+                ("I_DATA fsn", d.fsn)
+            };
+            check(what, ppid_fsn, v)
+        }
+        (ChunkSpec::IForwardTsn { cum_tsn, ids, .. }, Chunk::IForwardTsn(f)) => {
+            check(
+                "I_FORWARD_TSN cum_tsn",
+                cum_tsn,
+                map.local_tsn_to_script(f.new_cum_tsn),
+            )?;
+            let actual: Vec<(u16, bool, u32)> = f
+                .entries
+                .iter()
+                .map(|e| (e.stream, e.unordered, e.mid))
+                .collect();
+            match ids {
+                Field::Is(want) if *want != actual => Err(format!(
+                    "I_FORWARD_TSN ids: expected {want:?}, actual {actual:?}"
+                )),
+                _ => Ok(()),
+            }
+        }
         (ChunkSpec::Init(s), Chunk::Init(i)) | (ChunkSpec::InitAck(s), Chunk::InitAck(i)) => {
             check(
                 &format!("{name} tag"),

@@ -32,6 +32,8 @@ const CHUNKS: &[(&str, u8)] = &[
     ("FORWARD_TSN", t::FORWARD_TSN),
     ("ASCONF", t::ASCONF),
     ("RECONFIG", t::RECONFIG),
+    ("I_DATA", t::I_DATA),
+    ("I_FORWARD_TSN", t::I_FORWARD_TSN),
 ];
 
 /// Parameter types by script name.

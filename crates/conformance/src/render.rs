@@ -386,15 +386,30 @@ pub fn render_chunk(raw: &[u8], map: &Mapping) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        Chunk::Probe(_)
-        | Chunk::ProbeEcho(_)
-        | Chunk::IData(_)
-        | Chunk::IForwardTsn(_)
-        | Chunk::Reconfig(_)
-        | Chunk::Unknown { .. } => format!(
-            "CHUNK[type=0x{ty:02x}, flgs=0x{flags:02x}, len={len}, val={}]",
-            bytes_list(raw.get(4..).unwrap_or_default())
+        Chunk::IData(d) => format!(
+            "I_DATA[flgs={}, len={len}, tsn={}, sid={}, mid={}, {}={}]",
+            data_flags(flags),
+            map.local_tsn_to_script(d.tsn),
+            d.stream_id,
+            d.mid,
+            if d.begin { "ppid" } else { "fsn" },
+            if d.begin { d.ppid } else { d.fsn }
         ),
+        Chunk::IForwardTsn(f) => format!(
+            "I_FORWARD_TSN[flgs={flags}, cum_tsn={}, ids=[{}]]",
+            map.local_tsn_to_script(f.new_cum_tsn),
+            f.entries
+                .iter()
+                .map(|e| format!("{{{}, {}, {}}}", e.stream, u8::from(e.unordered), e.mid))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Chunk::Probe(_) | Chunk::ProbeEcho(_) | Chunk::Reconfig(_) | Chunk::Unknown { .. } => {
+            format!(
+                "CHUNK[type=0x{ty:02x}, flgs=0x{flags:02x}, len={len}, val={}]",
+                bytes_list(raw.get(4..).unwrap_or_default())
+            )
+        }
     }
 }
 

@@ -42,6 +42,10 @@ pub struct Socket {
     /// and 8.1.23): what `sctp_recvv` reports.
     pub recv_rcvinfo: bool,
     pub recv_nxtinfo: bool,
+    /// SCTP_FRAGMENT_INTERLEAVE (RFC 6458 section 8.1.20): 0, 1 or 2.
+    pub fragment_interleave: i64,
+    /// SCTP_ENABLE_STREAM_RESET (RFC 6525 section 6.3.1), as set.
+    pub reset_mask: i64,
 }
 
 /// A partial reliability policy as the socket API writes it (RFC 7496
@@ -67,6 +71,8 @@ impl Socket {
             default_prinfo: PrInfo::default(),
             recv_rcvinfo: false,
             recv_nxtinfo: false,
+            fragment_interleave: 0,
+            reset_mask: 0,
         }
     }
 

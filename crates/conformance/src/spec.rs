@@ -141,6 +141,25 @@ pub enum ChunkSpec {
         cum_tsn: Field<u32>,
         ids: Field<Vec<(u16, u16)>>,
     },
+    /// RFC 8260 section 2.1, as the public I-DATA scripts write it:
+    /// `I_DATA[flgs=BE, len=N, tsn=N, sid=N, mid=N, ppid=N]`, with `fsn=N`
+    /// in place of `ppid=` on a fragment other than the first (the two
+    /// share one field). `len` counts the 20-byte header.
+    IData {
+        flags: Field<u8>,
+        len: Field<u16>,
+        tsn: Field<u32>,
+        sid: Field<u16>,
+        mid: Field<u32>,
+        ppid_fsn: Field<u32>,
+    },
+    /// RFC 8260 section 2.3: `I_FORWARD_TSN[cum_tsn=N, ids=[{sid, u,
+    /// mid}, ...]]` (`u` the U flag, 0 or 1), in the sender's TSN space.
+    IForwardTsn {
+        flags: Field<u8>,
+        cum_tsn: Field<u32>,
+        ids: Field<Vec<(u16, bool, u32)>>,
+    },
     /// RFC 4895 section 4.1. On inbound packets `hmac=...` is replaced by
     /// the correct MAC; on outbound packets it means "the correct MAC".
     Auth {
@@ -259,6 +278,8 @@ impl ChunkSpec {
             ChunkSpec::AsconfAck { .. } => "ASCONF_ACK",
             ChunkSpec::Auth { .. } => "AUTH",
             ChunkSpec::ForwardTsn { .. } => "FORWARD_TSN",
+            ChunkSpec::IData { .. } => "I_DATA",
+            ChunkSpec::IForwardTsn { .. } => "I_FORWARD_TSN",
         }
     }
 
@@ -283,6 +304,8 @@ impl ChunkSpec {
             ChunkSpec::AsconfAck { .. } => t::ASCONF_ACK,
             ChunkSpec::Asconf { .. } => t::ASCONF,
             ChunkSpec::ForwardTsn { .. } => t::FORWARD_TSN,
+            ChunkSpec::IData { .. } => t::I_DATA,
+            ChunkSpec::IForwardTsn { .. } => t::I_FORWARD_TSN,
             ChunkSpec::Generic { ty, .. } => return ty.get().copied(),
         })
     }
@@ -304,7 +327,9 @@ impl ChunkSpec {
             | ChunkSpec::Asconf { flags, .. }
             | ChunkSpec::AsconfAck { flags, .. }
             | ChunkSpec::Auth { flags, .. }
-            | ChunkSpec::ForwardTsn { flags, .. } => flags,
+            | ChunkSpec::ForwardTsn { flags, .. }
+            | ChunkSpec::IData { flags, .. }
+            | ChunkSpec::IForwardTsn { flags, .. } => flags,
             ChunkSpec::Init(i) | ChunkSpec::InitAck(i) => &i.flags,
         }
     }
@@ -653,6 +678,27 @@ pub fn chunk_from(line: usize, name: &str, items: &[Item]) -> Result<ChunkSpec, 
             cum_tsn: f.u32("cum_tsn")?,
             ids: f.list("ids", stream_entry)?,
         },
+        "I_DATA" => {
+            let head = (f.flags(DATA_FLAGS)?, f.u16("len")?, f.u32("tsn")?);
+            let (sid, mid) = (f.u16("sid")?, f.u32("mid")?);
+            let (ppid, fsn) = (f.u32("ppid")?, f.u32("fsn")?);
+            if !ppid.is_any() && !fsn.is_any() {
+                return Err(ParseError::new(line, "I_DATA: ppid and fsn share a field"));
+            }
+            ChunkSpec::IData {
+                flags: head.0,
+                len: head.1,
+                tsn: head.2,
+                sid,
+                mid,
+                ppid_fsn: if ppid.is_any() { fsn } else { ppid },
+            }
+        }
+        "I_FORWARD_TSN" => ChunkSpec::IForwardTsn {
+            flags: f.flags(&[])?,
+            cum_tsn: f.u32("cum_tsn")?,
+            ids: f.list("ids", message_entry)?,
+        },
         other => return Err(ParseError::new(line, format!("unknown chunk {other}"))),
     };
     f.finish()?;
@@ -686,6 +732,22 @@ fn stream_entry(r: &Reader, v: &Value) -> Result<(u16, u16), ParseError> {
         }
         other => Err(r.err(format!(
             "FORWARD_TSN ids: expected {{sid,ssn}}, found {}",
+            other.describe()
+        ))),
+    }
+}
+
+/// An I-FORWARD-TSN entry `{sid, u, mid}` (RFC 8260 section 2.3).
+fn message_entry(r: &Reader, v: &Value) -> Result<(u16, bool, u32), ParseError> {
+    match v {
+        Value::Struct(m) if m.len() == 3 => {
+            let sid = r.uint(&m[0].1, "I_FORWARD_TSN stream identifier", 0xffff)?;
+            let u = r.uint(&m[1].1, "I_FORWARD_TSN U flag", 1)?;
+            let mid = r.uint(&m[2].1, "I_FORWARD_TSN message identifier", 0xffff_ffff)?;
+            Ok((sid as u16, u == 1, mid as u32))
+        }
+        other => Err(r.err(format!(
+            "I_FORWARD_TSN ids: expected {{sid, u, mid}}, found {}",
             other.describe()
         ))),
     }
@@ -888,92 +950,4 @@ pub fn cause_from(line: usize, name: &str, items: &[Item]) -> Result<CauseSpec, 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn word(s: &str) -> Value {
-        Value::Word(s.into())
-    }
-
-    #[test]
-    fn data_flags_letters_and_numbers() {
-        let c = chunk_from(
-            1,
-            "DATA",
-            &[
-                Item::Assign("flgs".into(), word("BE")),
-                Item::Assign("len".into(), word("1016")),
-                Item::Assign("tsn".into(), word("1")),
-            ],
-        )
-        .unwrap();
-        match c {
-            ChunkSpec::Data {
-                flags, len, sid, ..
-            } => {
-                assert_eq!(flags, Field::Is(3));
-                assert_eq!(len, Field::Is(1016));
-                assert_eq!(sid, Field::Any);
-            }
-            other => panic!("{other:?}"),
-        }
-        let t = chunk_from(1, "ABORT", &[Item::Assign("flgs".into(), word("T"))]).unwrap();
-        assert_eq!(t.flags(), &Field::Is(1));
-        assert!(chunk_from(1, "ABORT", &[Item::Assign("flgs".into(), word("X"))]).is_err());
-    }
-
-    #[test]
-    fn unknown_fields_and_names_are_errors() {
-        assert!(chunk_from(1, "DATA", &[Item::Assign("foo".into(), word("1"))]).is_err());
-        assert!(chunk_from(1, "NOPE", &[]).is_err());
-        assert!(
-            param_from(
-                1,
-                "IPV4_ADDRESS",
-                &[Item::Assign("addr".into(), word("::1"))]
-            )
-            .is_err()
-        );
-        assert!(
-            chunk_from(
-                1,
-                "SACK",
-                &[Item::Assign("cum_tsn".into(), word("99999999999"))]
-            )
-            .is_err()
-        );
-    }
-
-    #[test]
-    fn init_parameters_and_trailing_ellipsis() {
-        let c = chunk_from(
-            3,
-            "INIT_ACK",
-            &[
-                Item::Assign("tag".into(), word("2")),
-                Item::Bare(Value::Spec(
-                    "STATE_COOKIE".into(),
-                    vec![
-                        Item::Assign("len".into(), word("4")),
-                        Item::Assign("val".into(), Value::Any),
-                    ],
-                )),
-                Item::Bare(Value::Any),
-            ],
-        )
-        .unwrap();
-        match c {
-            ChunkSpec::InitAck(i) => {
-                assert!(i.params.more);
-                assert_eq!(
-                    i.params.items,
-                    vec![ParamSpec::StateCookie {
-                        len: Field::Is(4),
-                        val: Field::Any
-                    }]
-                );
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-}
+mod tests;

@@ -23,6 +23,7 @@ use crate::value::{Reader, Value, parse_uint};
 
 mod sendv;
 mod sockopt;
+mod streams;
 
 /// What a call returned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +43,11 @@ struct Received {
 
 /// Bound on the bytes one `write` may ask for.
 const MAX_WRITE: u64 = 16 << 20;
+
+/// `[...]`: a list of one wildcard.
+fn is_any_list(v: &Value) -> bool {
+    matches!(v, Value::List(items) if matches!(items.as_slice(), [Value::Any]))
+}
 
 fn o_nonblock(platform: &str) -> i64 {
     if platform == "Linux" { 0o4000 } else { 0x4 }
@@ -95,7 +101,10 @@ impl Run<'_> {
             "SHUT_RDWR" => 2,
             "SCTP_BINDX_ADD_ADDR" => 1,
             "SCTP_BINDX_REM_ADDR" => 2,
-            _ => return sendv::api_constant(name, &self.cfg.platform),
+            _ => {
+                return sendv::api_constant(name, &self.cfg.platform)
+                    .or_else(|| streams::api_constant(name));
+            }
         })
     }
 
@@ -125,6 +134,7 @@ impl Run<'_> {
             "setsockopt" => self.sys_setsockopt(s)?,
             "getsockopt" => self.sys_getsockopt(s)?,
             "connect" => self.sys_connect(s)?,
+            "sctp_connectx" => self.sys_connectx(s)?,
             "accept" => self.sys_accept(s)?,
             "close" => self.sys_close(s)?,
             "shutdown" => self.sys_shutdown(s)?,
@@ -263,6 +273,41 @@ impl Run<'_> {
     }
 
     fn sys_connect(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let remote = self.opts_remote();
+        self.connect_to(s, &[remote])
+    }
+
+    /// `sctp_connectx(fd, [addrs], n, [id])` (RFC 6458 section 9.9): as
+    /// `connect`, with every listed peer address (`[...]`: the script's
+    /// address); each must be one the script owns (`--remote_ip`,
+    /// `--remote_ip2`). The association identifier is not checked
+    /// (one-to-one sockets).
+    fn sys_connectx(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        let addrs = if is_any_list(self.arg(s, 1)?) {
+            vec![self.opts_remote()]
+        } else {
+            self.addr_list(s, 1)?
+                .ok_or_else(|| self.unsupported("sctp_connectx needs the addresses"))?
+        };
+        let n = self.int_arg(s, 2)?;
+        if addrs.is_empty() || usize::try_from(n).ok() != Some(addrs.len()) {
+            return Ok(Outcome::Err("EINVAL"));
+        }
+        let owned = [Some(self.opts_remote()), self.script.options.remote_ip2];
+        if let Some(a) = addrs.iter().find(|a| !owned.contains(&Some(**a))) {
+            return Err(self.unsupported(format!(
+                "sctp_connectx: {a} is not an address of the script (--remote_ip, --remote_ip2)"
+            )));
+        }
+        // FreeBSD's sctp_connectx (a socket option underneath) returns 0
+        // on a non-blocking socket, Linux's EINPROGRESS as connect does.
+        match self.connect_to(s, &addrs)? {
+            Outcome::Err("EINPROGRESS") if self.cfg.platform != "Linux" => Ok(Outcome::Ok(0)),
+            other => Ok(other),
+        }
+    }
+
+    fn connect_to(&mut self, s: &SyscallSpec, remotes: &[IpAddr]) -> Result<Outcome, Failure> {
         let fd = self.fd_arg(s)?;
         let Some(sock) = self.sockets.get(fd) else {
             return Ok(Outcome::Err("EBADF"));
@@ -278,10 +323,9 @@ impl Run<'_> {
             ));
         }
         let cfg = sock.cfg.clone();
-        let remote = self.opts_remote();
         let now = self.now;
         let ep = self.endpoint(&cfg)?;
-        match ep.connect_with(now, &[remote], REMOTE_PORT, cfg) {
+        match ep.connect_with(now, remotes, REMOTE_PORT, cfg) {
             Ok(id) => {
                 if let Some(sock) = self.sockets.get_mut(fd) {
                     sock.state = SockState::Assoc(id);
@@ -292,7 +336,7 @@ impl Run<'_> {
             Err(msctp_proto::endpoint::ConnectError::TooManyAssociations(_)) => {
                 Ok(Outcome::Err("EAGAIN"))
             }
-            Err(e) => Err(self.unsupported(format!("connect: {e}"))),
+            Err(e) => Err(self.unsupported(format!("{}: {e}", s.name))),
         }
     }
 
@@ -310,7 +354,13 @@ impl Run<'_> {
         }
         let nonblocking = sock.nonblocking;
         let cfg = sock.cfg.clone();
-        let inherited = (sock.default_prinfo, sock.recv_rcvinfo, sock.recv_nxtinfo);
+        let inherited = (
+            sock.default_prinfo,
+            sock.recv_rcvinfo,
+            sock.recv_nxtinfo,
+            sock.fragment_interleave,
+            sock.reset_mask,
+        );
         let Some(id) = sock.accept_queue.pop_front() else {
             if nonblocking {
                 return Ok(Outcome::Err("EAGAIN"));
@@ -325,7 +375,13 @@ impl Run<'_> {
         let new_fd = self.sockets.next_fd();
         let mut ns = Socket::new(new_fd, cfg);
         ns.state = SockState::Assoc(id);
-        (ns.default_prinfo, ns.recv_rcvinfo, ns.recv_nxtinfo) = inherited;
+        (
+            ns.default_prinfo,
+            ns.recv_rcvinfo,
+            ns.recv_nxtinfo,
+            ns.fragment_interleave,
+            ns.reset_mask,
+        ) = inherited;
         if self.ep.as_ref().and_then(|e| e.association(id)).is_none() {
             ns.closed = Some(msctp_proto::CloseReason::Shutdown);
         }
@@ -605,6 +661,16 @@ impl Run<'_> {
     /// adds or removes local addresses of the association (RFC 6458
     /// section 9.1), which the engine announces with ASCONF.
     fn sys_bindx(&mut self, s: &SyscallSpec) -> Result<Outcome, Failure> {
+        if is_any_list(self.arg(s, 1)?) {
+            // `[...]`: the socket's own address, as `bind(fd, ..., ...)`;
+            // before an association there is nothing to change.
+            let fd = self.fd_arg(s)?;
+            return match self.sockets.get(fd) {
+                None => Ok(Outcome::Err("EBADF")),
+                Some(x) if x.assoc().is_none() => Ok(Outcome::Ok(0)),
+                Some(_) => Err(self.unsupported("sctp_bindx [...] on an association")),
+            };
+        }
         let addrs = self
             .addr_list(s, 1)?
             .ok_or_else(|| self.unsupported("sctp_bindx needs the addresses"))?;

@@ -516,3 +516,75 @@ fn data_sent_while_a_move_is_pending_asks_for_immediate_sacks() {
     assert!(per_packet.len() > 5);
     assert!(per_packet.values().all(|&i| i), "{per_packet:?}");
 }
+
+/// ```text
+///   A (RTO.Min 1 s)                      B
+///     |--- DATA m0 (lifetime 50 ms) ---X  |   lost, never marked
+///     |    ... 50 ms: m0's lifetime over, its chunk still in flight ...
+///     |--- FORWARD TSN (cum = m0) ------->|   at the next packet (m1's),
+///     |--- DATA m1 (reliable) ----------->|   long before T3-rtx (1 s)
+///     |<------------------------- SACK ---|
+/// ```
+/// RFC 7496 section 3.1: a timed-reliability message is abandoned when its
+/// lifetime ends, also while its chunk is in flight and not marked for
+/// retransmission; RFC 3758 section 3.5 rule A1 alone would wait for the
+/// T3-rtx expiry. The FORWARD TSN leaves with the next packet, B skips m0
+/// and gets m1 without waiting for the timer.
+#[test]
+fn an_expired_chunk_in_flight_is_abandoned_before_its_timer() {
+    let slow_rto = |c: &mut AssociationConfig| {
+        c.rto_min = Duration::from_secs(1);
+        c.rto_initial = Duration::from_secs(1);
+    };
+    let (mut n, a, b) = associated(slow_rto, |_| {});
+    let mut lost = false;
+    n.filter = Some(Box::new(move |from, _, _, pkt| {
+        if from == Side::A && !lost && chunk_types(pkt).contains(&0) {
+            lost = true;
+            return Verdict::Drop;
+        }
+        Verdict::Pass
+    }));
+    let start = n.now;
+    send(
+        &mut n,
+        a,
+        0,
+        300,
+        PrPolicy::Lifetime(Duration::from_millis(50)),
+    )
+    .unwrap();
+    n.run_for(Duration::from_millis(100));
+    send(&mut n, a, 1, 300, PrPolicy::Reliable).unwrap();
+    n.run_for(Duration::from_millis(200));
+
+    let first_ftsn = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::A && chunk_types(&s.bytes).contains(&FORWARD_TSN))
+        .map(|s| s.time)
+        .expect("a FORWARD TSN was sent");
+    assert!(
+        first_ftsn < start + Duration::from_millis(150),
+        "FORWARD TSN at {:?} after the send, expected with m1 at 100 ms (T3-rtx is 1 s)",
+        first_ftsn - start
+    );
+    let m0_tsn = data_sent(&n)
+        .iter()
+        .find(|(_, d)| index_of(&d.payload) == 0)
+        .map(|(_, d)| d.tsn)
+        .unwrap();
+    let ftsn = forward_tsns(&n);
+    assert_eq!(ftsn[0].new_cum_tsn, m0_tsn, "it skips m0");
+    assert_eq!(ftsn[0].streams, vec![(0, 0)], "stream 0, SSN 0");
+    let retransmitted = data_sent(&n)
+        .iter()
+        .filter(|(_, d)| index_of(&d.payload) == 0)
+        .count();
+    assert_eq!(retransmitted, 1, "m0 was never sent again");
+    let got: Vec<u32> = read_all(&mut n, b).iter().map(|m| m.0).collect();
+    assert_eq!(got, vec![1], "B has m1 within 300 ms, never m0");
+    let x = n.a.association(a).unwrap().stats();
+    assert_eq!(x.abandoned.lifetime.sent, 1);
+    assert!(n.a.association(a).unwrap().check_accounting().is_ok());
+}

@@ -71,16 +71,7 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
             m.u16(field(sid));
             m.u16(field(ssn));
             m.u32(field(ppid));
-            match l {
-                Field::Is(l) => {
-                    let n = usize::from(*l).saturating_sub(16);
-                    m.put(&vec![0u8; n], false);
-                    len = Some(*l);
-                }
-                Field::Any => {
-                    mode.wildcard(&mut m);
-                }
-            }
+            len = user_data(mode, &mut m, l, 16);
         }
         ChunkSpec::Init(i) | ChunkSpec::InitAck(i) => {
             chunk_header(&mut m, c.chunk_type(), &i.flags);
@@ -181,6 +172,40 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
             chunk_header(&mut m, Some(t::FORWARD_TSN), flags);
             forward_tsn_body(mode, &mut m, cum_tsn, ids);
         }
+        ChunkSpec::IData {
+            flags,
+            len: l,
+            tsn,
+            sid,
+            mid,
+            ppid_fsn,
+        } => {
+            chunk_header(&mut m, Some(t::I_DATA), flags);
+            m.u32(field(tsn));
+            m.u16(field(sid));
+            m.u16(Some(0));
+            m.u32(field(mid));
+            m.u32(field(ppid_fsn));
+            len = user_data(mode, &mut m, l, 20);
+        }
+        ChunkSpec::IForwardTsn {
+            flags,
+            cum_tsn,
+            ids,
+        } => {
+            chunk_header(&mut m, Some(t::I_FORWARD_TSN), flags);
+            m.u32(field(cum_tsn));
+            match ids {
+                Field::Is(list) => {
+                    for (sid, u, mid) in list {
+                        m.u16(Some(*sid));
+                        m.u16(Some(u16::from(*u)));
+                        m.u32(Some(*mid));
+                    }
+                }
+                Field::Any => mode.wildcard(&mut m),
+            }
+        }
         ChunkSpec::Auth {
             flags,
             key_id,
@@ -192,6 +217,22 @@ pub fn chunk(mode: Mode<'_>, c: &ChunkSpec) -> Result<Tlv, EncodeError> {
         }
     }
     finish_chunk(m, len, c.name())
+}
+
+/// The user data of a DATA or I-DATA chunk whose header is `header`
+/// bytes: zeros up to the script's `len`, or any bytes when it is `...`.
+fn user_data(mode: Mode<'_>, m: &mut Masked, l: &Field<u16>, header: usize) -> Option<u16> {
+    match l {
+        Field::Is(l) => {
+            let n = usize::from(*l).saturating_sub(header);
+            m.put(&vec![0u8; n], false);
+            Some(*l)
+        }
+        Field::Any => {
+            mode.wildcard(m);
+            None
+        }
+    }
 }
 
 /// A TSN (or ASCONF serial) of the engine's own sequence space, mapped

@@ -1,7 +1,8 @@
 //! `setsockopt` and `getsockopt`: SO_ERROR, SCTP_RTOINFO, SCTP_INITMSG,
 //! SCTP_PEER_ADDR_PARAMS, SCTP_STATUS, SCTP_PRIMARY_ADDR,
 //! SCTP_SET_PEER_PRIMARY_ADDR (RFC 6458 section 8) and the options of
-//! partial reliability (handed to [`super::sendv`]), mapped to the
+//! partial reliability (handed to [`super::sendv`]), of I-DATA and of
+//! stream reconfiguration (handed to [`super::streams`]), mapped to the
 //! engine's configuration and state.
 
 use std::time::Duration;
@@ -53,6 +54,9 @@ impl Run<'_> {
         let level = self.word(s, 1)?.to_string();
         let name = self.word(s, 2)?.to_string();
         if let Some(done) = self.pr_setsockopt(s, &name)? {
+            return Ok(done);
+        }
+        if let Some(done) = self.stream_setsockopt(s, &name)? {
             return Ok(done);
         }
         let fields: Vec<(String, Value)> = match self.arg(s, 3)? {
@@ -253,6 +257,12 @@ impl Run<'_> {
             ("IPPROTO_SCTP", "SCTP_PR_SUPPORTED" | "SCTP_DEFAULT_PRINFO") => {
                 self.pr_getsockopt(s, fd, &name)
             }
+            (
+                "IPPROTO_SCTP",
+                "SCTP_INTERLEAVING_SUPPORTED"
+                | "SCTP_FRAGMENT_INTERLEAVE"
+                | "SCTP_ENABLE_STREAM_RESET",
+            ) => self.stream_getsockopt(s, fd, &name),
             ("IPPROTO_SCTP", "SCTP_PRIMARY_ADDR") => {
                 let fields = self.struct_fields(s, 3)?;
                 let want = match fields.iter().find(|(k, _)| k == "ssp_addr") {

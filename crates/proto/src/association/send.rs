@@ -246,6 +246,10 @@ pub struct Sender {
     outstanding_bytes: usize,
     /// Chunks currently marked for retransmission.
     marked: usize,
+    /// Chunks in `outstanding` with a lifetime (`Pr::Until`), abandoned
+    /// or not: when none, the in-flight lifetime check
+    /// (`abandon_expired_in_flight`) has nothing to walk.
+    lifetimes_outstanding: usize,
     /// The highest TSN a gap block acknowledged (the chunks above it are
     /// not gap-acked), so that a SACK looks no further.
     highest_gap_acked: Option<u32>,
@@ -324,6 +328,7 @@ impl Sender {
             peer_initial_rwnd: peer_rwnd,
             outstanding_bytes: 0,
             marked: 0,
+            lifetimes_outstanding: 0,
             highest_gap_acked: None,
             split_fast_retransmit: false,
             fast_retransmit_threshold: 3,
@@ -507,6 +512,9 @@ impl Sender {
         self.next_tsn = self.next_tsn.wrapping_add(1);
         self.stats.data_chunks_sent += 1;
         let strike_above = chunk.tsn;
+        if matches!(cut.pr, Pr::Until(_)) {
+            self.lifetimes_outstanding += 1;
+        }
         self.outstanding.push_back(SentChunk {
             data: chunk,
             path,
@@ -555,6 +563,15 @@ impl Sender {
             .wrapping_add(self.outstanding.len() as u32);
         if next != self.next_tsn {
             return Err(format!("next TSN {} but {} expected", self.next_tsn, next));
+        }
+        let lifetimes = (self.outstanding.iter())
+            .filter(|c| matches!(c.pr, Pr::Until(_)))
+            .count();
+        if lifetimes != self.lifetimes_outstanding {
+            return Err(format!(
+                "{lifetimes} chunks with a lifetime outstanding, counted {}",
+                self.lifetimes_outstanding
+            ));
         }
         let bytes: usize = self.outstanding.iter().map(|c| c.data.payload.len()).sum();
         if bytes != self.outstanding_bytes {
@@ -771,6 +788,7 @@ impl Sender {
     pub fn drain_unsent(&mut self) -> Vec<(u16, u32, Bytes)> {
         let mut out: Vec<(u16, u32, Bytes)> = Vec::new();
         // Unacknowledged chunks (abandoned ones hold nothing any more).
+        self.lifetimes_outstanding = 0;
         for c in self.outstanding.drain(..).filter(|c| !c.abandoned) {
             out.push((c.data.stream_id, c.data.ppid, c.data.payload));
         }

@@ -186,8 +186,13 @@ impl Sender {
     /// and the receiver held every later message of its stream until then.
     /// Scans from the oldest chunk and stops at the first one still alive
     /// (bounded work per packet; a later chunk with a shorter lifetime
-    /// waits for the ones before it).
+    /// waits for the ones before it). Skipped when no chunk with a
+    /// lifetime is outstanding (reliable or retransmission-limited bulk
+    /// is not walked per packet).
     fn abandon_expired_in_flight(&mut self, now: Time, paths: &mut [Path]) {
+        if self.lifetimes_outstanding == 0 {
+            return;
+        }
         let mut i = 0;
         while let Some(c) = self.outstanding.get(i) {
             match c.pr {

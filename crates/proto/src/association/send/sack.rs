@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use smallvec::SmallVec;
 
-use super::{PerPath, Retransmit, SackOutcome, Sender, SentChunk};
+use super::{PerPath, Pr, Retransmit, SackOutcome, Sender, SentChunk};
 use crate::Time;
 use crate::path::Path;
 use crate::tsn;
@@ -188,6 +188,9 @@ impl Sender {
             let Some(mut c) = self.outstanding.pop_front() else {
                 break;
             };
+            if matches!(c.pr, Pr::Until(_)) {
+                self.lifetimes_outstanding -= 1;
+            }
             if !c.gap_acked {
                 tally.ack(&mut c, &mut self.marked, paths);
             } else if c.marked.take().is_some() {
