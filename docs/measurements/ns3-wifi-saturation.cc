@@ -21,12 +21,14 @@ static void Rx(Ptr<const Packet> p, const Address &) {
 
 int main(int argc, char **argv) {
   uint32_t n = 5, rts = 65535, seed = 1;
+  bool basic1 = false;
   double simTime = 11.0;
   CommandLine cmd;
   cmd.AddValue("n", "stations", n);
   cmd.AddValue("rts", "RTS threshold (bytes)", rts);
   cmd.AddValue("time", "simulated seconds", simTime);
   cmd.AddValue("seed", "run number", seed);
+  cmd.AddValue("basic1", "basic rate set {1 Mbit/s}: ACK and CTS at 1 Mbit/s", basic1);
   cmd.Parse(argc, argv);
   RngSeedManager::SetSeed(1);
   RngSeedManager::SetRun(seed);
@@ -47,6 +49,16 @@ int main(int argc, char **argv) {
   mac.SetType("ns3::AdhocWifiMac");
   NetDeviceContainer dsta = wifi.Install(phy, mac, sta);
   NetDeviceContainer dap = wifi.Install(phy, mac, ap);
+  if (basic1) {
+    // Control answers (ACK, CTS) go at the highest basic rate not above
+    // the frame's; with no basic rate set ns-3 takes the mandatory
+    // rates, 11 Mbit/s included for HR/DSSS. Bianchi's set-up: 1 Mbit/s.
+    NetDeviceContainer all(dsta, dap);
+    for (uint32_t i = 0; i < all.GetN(); i++) {
+      Ptr<WifiNetDevice> d = DynamicCast<WifiNetDevice>(all.Get(i));
+      d->GetRemoteStationManager()->AddBasicMode(WifiMode("DsssRate1Mbps"));
+    }
+  }
 
   MobilityHelper mob;
   Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
