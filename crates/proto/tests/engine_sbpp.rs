@@ -283,3 +283,57 @@ fn sbpp_an_unanswered_train_counts_one_heartbeat_error() {
     }
     assert_eq!(path(&n, a, B2).error_count, pmr + 1);
 }
+
+/// Path 2 dies between its confirmation and its first train (E8's dead
+/// primary, whose first trains were still due when it failed): the
+/// deadline of a train a path cannot take is no timer, else the timer
+/// fires at once, finds the path unready, and fires again at the same
+/// instant for ever. When the path answers again, its train goes out.
+///
+/// ```text
+///   A                                        B
+///   HB (verification) -- A2 -> B2 -------->     path 2 confirmed, train due in ~RTO
+///   <------------------------------- HB-ACK
+///   ---- link A2 <-> B2 cut (PMR 0: one error makes path 2 inactive)
+///   HB -----------------x                       inactive; its train deadline passes
+///   ... 3 s: time keeps moving (no timer at a past instant) ...
+///   ---- link restored
+///   HB -------------------------------------->  path 2 active again
+///   <------------------------------- HB-ACK
+///   HB(n,0..5) ------------------------------>  the train that was due
+/// ```
+#[test]
+fn sbpp_a_path_that_fails_before_its_first_train_does_not_stall_the_clock() {
+    for seed in 1..=5 {
+        let mut a_cfg = cfg(5000, true);
+        a_cfg.association.path_max_retrans = 0;
+        let mut n = two_paths::net(a_cfg, cfg(6000, false), 2_000_000, 1_000_000, seed);
+        let a = connect(&mut n);
+        // Until path 2 is confirmed, before any train on it.
+        let mut guard = 0;
+        while !path(&n, a, B2).confirmed {
+            assert!(n.step(n.now + Duration::from_secs(3)), "seed {seed}");
+            guard += 1;
+            assert!(guard < 10_000, "seed {seed}: path 2 never confirmed");
+        }
+        assert_eq!(path(&n, a, B2).probes.trains_sent, 0, "seed {seed}");
+        n.set_up(ip(A2), ip(B2), false);
+        n.set_up(ip(B2), ip(A2), false);
+        // 3 s of an idle association take a few hundred events, not the
+        // budget: a timer at a past instant would spend it at one instant.
+        let end = n.now + Duration::from_secs(3);
+        assert!(
+            n.steps_until(end, 20_000),
+            "seed {seed}: the clock stalled at {:?} (path 2 {:?})",
+            n.now,
+            path(&n, a, B2).state
+        );
+        assert_ne!(path(&n, a, B2).state, msctp_proto::path::PathState::Active);
+        n.set_up(ip(A2), ip(B2), true);
+        n.set_up(ip(B2), ip(A2), true);
+        assert!(n.steps_for(Duration::from_secs(5), 20_000), "seed {seed}");
+        let p = path(&n, a, B2);
+        assert_eq!(p.state, msctp_proto::path::PathState::Active, "seed {seed}");
+        assert!(p.probes.trains_sent >= 1, "seed {seed}: {:?}", p.probes);
+    }
+}

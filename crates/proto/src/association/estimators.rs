@@ -178,15 +178,23 @@ impl Association {
             })
     }
 
-    /// The earliest first-train deadline (a timer of the association).
+    /// The earliest first-train deadline (a timer of the association), of
+    /// the paths that can take a train now. A path that cannot (inactive,
+    /// unconfirmed, a train still leaving, the association not
+    /// established) keeps its deadline but has no timer: a deadline gone
+    /// by would fire at once, [`Association::queue_due_trains`] would skip
+    /// the path, and the timer would fire again at the same instant, for
+    /// ever (E8's dead primary, whose first trains were still due). What
+    /// makes a path ready again (an acknowledgement, the COOKIE ACK, the
+    /// ASCONF-ACK, a train sent) comes with a poll for output, where the
+    /// train due goes out.
     pub(super) fn probe_timeout(&self) -> Option<Time> {
         if !self.probes_allowed() {
             return None;
         }
-        self.paths
-            .iter()
-            .filter(|p| p.initial_trains > 0)
-            .filter_map(|p| p.probe_at)
+        (0..self.paths.len())
+            .filter(|&i| self.paths[i].initial_trains > 0 && self.train_ready(i))
+            .filter_map(|i| self.paths[i].probe_at)
             .min()
     }
 
