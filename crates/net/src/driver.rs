@@ -103,6 +103,11 @@ pub(crate) enum AssocOp {
     ProbeCapacity(IpAddr),
     AddLocal(IpAddr),
     RemoveLocal(IpAddr),
+    /// RFC 6525: reset outgoing streams (all when empty), ask the peer to
+    /// reset its outgoing ones, add outgoing streams.
+    ResetStreams(Vec<u16>),
+    RequestIncomingReset(Vec<u16>),
+    AddStreams(u16),
     Abort,
 }
 
