@@ -218,6 +218,7 @@ impl Driver {
     /// Adds a local address to the stack (a socket) and, if `to_assocs`,
     /// to every established association (ASCONF Add IP).
     pub(super) fn add_local(&mut self, addr: IpAddr, to_assocs: bool) -> Result<(), NetError> {
+        self.sources.invalidate();
         if !self.socks.contains(addr) {
             self.bind_socket(addr)?;
         }
@@ -237,6 +238,7 @@ impl Driver {
     }
 
     pub(super) fn remove_local(&mut self, addr: IpAddr) -> Result<(), NetError> {
+        self.sources.invalidate();
         for id in self.ep.associations() {
             if let Some(a) = self.ep.association_mut(id)
                 && a.state().is_established()
