@@ -217,7 +217,14 @@ impl Sources {
         if let Some(&(s, at)) = self.cache.get(&(src, dest))
             && now.duration_since(at) < REFRESH
         {
-            return s;
+            // A replacement must still be usable: the association may
+            // have deleted it since (ASCONF), and a packet from it would
+            // be out of the blue at the peer.
+            if s == src || usable(s) {
+                return s;
+            }
+            self.cache.remove(&(src, dest));
+            return src;
         }
         let chosen = self.look_up(now, src, dest, usable).unwrap_or(src);
         if self.cache.len() >= MAX_ENTRIES {
