@@ -99,6 +99,11 @@ impl Stack {
         if cfg.local_addrs.is_empty() {
             return Err(NetError::NoLocalAddress);
         }
+        // On loopback the interface's MTU is known (below): nothing to
+        // discover.
+        if cfg.loopback_mtu && cfg.local_addrs.iter().all(|a| a.is_loopback()) {
+            cfg.endpoint.association.pmtud.enabled = false;
+        }
         let mut socks = SocketSet::default();
         for a in &cfg.local_addrs {
             let a = check_unicast(*a)?;
