@@ -27,6 +27,24 @@
  *       lost once is abandoned and skipped with FORWARD TSN (crates/net/
  *       tests/usrsctp_prsctp.rs). Graceful shutdown at the end.
  *
+ * Stream reconfiguration (RFC 6525; crates/net/tests/usrsctp_reconfig.rs).
+ * Both modes allow every request of the peer (SCTP_ENABLE_STREAM_RESET:
+ * reset streams, reset the association, add streams), subscribe to the
+ * stream reset and stream change notifications, and log to stderr one
+ * line per event:
+ *     msg SID SSN INDEX              a message (INDEX: its first 4 bytes)
+ *     reset FLAGS SID...             SCTP_STREAM_RESET_EVENT
+ *     change FLAGS INBOUND OUTBOUND  SCTP_STREAM_CHANGE_EVENT
+ *
+ *   usrsctp_peer reset-server UDP_PORT SCTP_PORT
+ *       Accepts one association and logs until it ends.
+ *   usrsctp_peer reset-client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT COUNT
+ *       Sends COUNT messages (100 bytes, a 4-byte big-endian index) on
+ *       stream 1; resets outgoing stream 1 (SCTP_RESET_STREAMS) and waits
+ *       for its event; sends COUNT more on stream 1; adds 2 outgoing
+ *       streams (SCTP_ADD_STREAMS), waits for the change event and sends
+ *       one message (index 2 COUNT) on the last stream. Graceful shutdown.
+ *
  * Captures for the wire codec's test data (scripts/capture-usrsctp.sh,
  * crates/proto/testdata/usrsctp/README.md):
  *
@@ -380,6 +398,174 @@ static int run_pr_client(uint16_t udp, uint16_t peer_udp, const char *peer, uint
 	return 0;
 }
 
+/* ---- stream reconfiguration ---- */
+
+/* Allows the peer's requests and subscribes to the events. */
+static void reconfig_socket(struct socket *s)
+{
+	struct sctp_assoc_value av;
+	struct sctp_event ev;
+	const int on = 1;
+	uint16_t types[] = {SCTP_STREAM_RESET_EVENT, SCTP_STREAM_CHANGE_EVENT};
+	size_t i;
+
+	memset(&av, 0, sizeof(av));
+	av.assoc_id = SCTP_FUTURE_ASSOC;
+	av.assoc_value = SCTP_ENABLE_RESET_STREAM_REQ | SCTP_ENABLE_RESET_ASSOC_REQ |
+			 SCTP_ENABLE_CHANGE_ASSOC_REQ;
+	if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_ENABLE_STREAM_RESET, &av, sizeof(av)) < 0)
+		die("SCTP_ENABLE_STREAM_RESET");
+	if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof(on)) < 0)
+		die("SCTP_RECVRCVINFO");
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.se_assoc_id = SCTP_FUTURE_ASSOC;
+		ev.se_type = types[i];
+		ev.se_on = 1;
+		if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof(ev)) < 0)
+			die("SCTP_EVENT");
+	}
+}
+
+/*
+ * Reads and logs one message or notification; returns its notification
+ * type (0 for a message), -1 at the end of the association. A change
+ * event's outbound count goes to *outbound.
+ */
+static int reconfig_read(struct socket *s, uint16_t *outbound)
+{
+	static char buf[1 << 16];
+	struct sctp_rcvinfo rcv;
+	unsigned int infotype;
+	int flags;
+	ssize_t n = recv_msg(s, buf, sizeof(buf), &rcv, &infotype, &flags);
+
+	if (n <= 0)
+		return -1;
+	if (flags & MSG_NOTIFICATION) {
+		const union sctp_notification *u = (const union sctp_notification *)buf;
+		if (u->sn_header.sn_type == SCTP_STREAM_RESET_EVENT) {
+			const struct sctp_stream_reset_event *e = &u->sn_strreset_event;
+			size_t k, count = (e->strreset_length - sizeof(*e)) / sizeof(uint16_t);
+			fprintf(stderr, "reset %u", (unsigned)e->strreset_flags);
+			for (k = 0; k < count; k++)
+				fprintf(stderr, " %u", (unsigned)e->strreset_stream_list[k]);
+			fprintf(stderr, "\n");
+		} else if (u->sn_header.sn_type == SCTP_STREAM_CHANGE_EVENT) {
+			const struct sctp_stream_change_event *e = &u->sn_strchange_event;
+			fprintf(stderr, "change %u %u %u\n", (unsigned)e->strchange_flags,
+				(unsigned)e->strchange_instrms, (unsigned)e->strchange_outstrms);
+			if (outbound != NULL)
+				*outbound = e->strchange_outstrms;
+		}
+		return u->sn_header.sn_type;
+	}
+	if (infotype == SCTP_RECVV_RCVINFO && n >= 4) {
+		uint32_t k;
+		memcpy(&k, buf, 4);
+		fprintf(stderr, "msg %u %u %u\n", (unsigned)rcv.rcv_sid, (unsigned)rcv.rcv_ssn,
+			(unsigned)ntohl(k));
+	}
+	return 0;
+}
+
+static int run_reset_server(uint16_t udp, uint16_t port)
+{
+	struct socket *ls, *s;
+
+	start(udp, 500);
+	ls = new_socket(SOCK_STREAM);
+	reconfig_socket(ls);
+	bind_to(ls, "0.0.0.0", port);
+	if (usrsctp_listen(ls, 1) < 0)
+		die("listen");
+	fprintf(stderr, "listening\n");
+	s = usrsctp_accept(ls, NULL, NULL);
+	if (s == NULL)
+		die("accept");
+	while (reconfig_read(s, NULL) >= 0)
+		;
+	fprintf(stderr, "ended\n");
+	usrsctp_close(s);
+	usrsctp_close(ls);
+	finish();
+	return 0;
+}
+
+static void send_indexed(struct socket *s, uint16_t sid, uint32_t index)
+{
+	char buf[100];
+	uint32_t k = htonl(index);
+	struct sctp_sndinfo snd;
+
+	memset(buf, 0x5a, sizeof(buf));
+	memcpy(buf, &k, 4);
+	memset(&snd, 0, sizeof(snd));
+	snd.snd_sid = sid;
+	snd.snd_ppid = htonl(0x6d730004);
+	if (usrsctp_sendv(s, buf, sizeof(buf), NULL, 0, &snd, sizeof(snd), SCTP_SENDV_SNDINFO, 0) < 0)
+		die("sendv");
+}
+
+/* Reads until a notification of `type` (dies at the association's end). */
+static void wait_for(struct socket *s, int type, uint16_t *outbound)
+{
+	int t;
+	while ((t = reconfig_read(s, outbound)) != type)
+		if (t < 0) {
+			fprintf(stderr, "the association ended before event %d\n", type);
+			exit(1);
+		}
+}
+
+static int run_reset_client(uint16_t udp, uint16_t peer_udp, const char *peer, uint16_t port,
+			    int count)
+{
+	struct socket *s;
+	struct sctp_add_streams add;
+	char rs_buf[sizeof(struct sctp_reset_streams) + sizeof(uint16_t)];
+	struct sctp_reset_streams *rs = (struct sctp_reset_streams *)rs_buf;
+	uint16_t outbound = 0;
+	int i;
+
+	start(udp, 500);
+	s = client_socket(peer_udp);
+	reconfig_socket(s);
+	bind_to(s, "127.0.0.1", 0);
+	connect_to(s, peer, port);
+	fprintf(stderr, "connected\n");
+	for (i = 0; i < count; i++)
+		send_indexed(s, 1, (uint32_t)i);
+	memset(rs_buf, 0, sizeof(rs_buf));
+	rs->srs_assoc_id = SCTP_ALL_ASSOC;
+	rs->srs_flags = SCTP_STREAM_RESET_OUTGOING;
+	rs->srs_number_streams = 1;
+	rs->srs_stream_list[0] = 1;
+	if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_RESET_STREAMS, rs, sizeof(rs_buf)) < 0)
+		die("SCTP_RESET_STREAMS");
+	wait_for(s, SCTP_STREAM_RESET_EVENT, NULL);
+	for (i = 0; i < count; i++)
+		send_indexed(s, 1, (uint32_t)(count + i));
+	memset(&add, 0, sizeof(add));
+	add.sas_outstrms = 2;
+	if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_ADD_STREAMS, &add, sizeof(add)) < 0)
+		die("SCTP_ADD_STREAMS");
+	wait_for(s, SCTP_STREAM_CHANGE_EVENT, &outbound);
+	if (outbound == 0) {
+		fprintf(stderr, "no outbound streams after the change\n");
+		exit(1);
+	}
+	send_indexed(s, (uint16_t)(outbound - 1), (uint32_t)(2 * count));
+	if (usrsctp_shutdown(s, SHUT_WR) < 0)
+		die("shutdown");
+	while (reconfig_read(s, NULL) >= 0)
+		;
+	fprintf(stderr, "sent %d messages\n", 2 * count + 1);
+	usrsctp_close(s);
+	finish();
+	return 0;
+}
+
 /* ---- captures ---- */
 
 static int run_capture_server(void)
@@ -591,6 +777,11 @@ int main(int argc, char **argv)
 		return run_pr_client((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]), argv[4],
 				     (uint16_t)atoi(argv[5]), atoi(argv[6]),
 				     argc == 8 ? (size_t)atoi(argv[7]) : 1000);
+	if (argc == 4 && strcmp(argv[1], "reset-server") == 0)
+		return run_reset_server((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]));
+	if (argc == 7 && strcmp(argv[1], "reset-client") == 0)
+		return run_reset_client((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]), argv[4],
+					(uint16_t)atoi(argv[5]), atoi(argv[6]));
 	if (argc == 2 && strcmp(argv[1], "capture-server") == 0)
 		return run_capture_server();
 	if (argc == 2 && strcmp(argv[1], "capture-client") == 0)
@@ -601,8 +792,10 @@ int main(int argc, char **argv)
 		"usage: %s server UDP_PORT SCTP_PORT OUT_FILE\n"
 		"       %s client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT IN_FILE [asconf]\n"
 		"       %s pr-client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT COUNT [SIZE]\n"
+		"       %s reset-server UDP_PORT SCTP_PORT\n"
+		"       %s reset-client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT COUNT\n"
 		"       %s capture-server | capture-client\n"
 		"       %s bench-server UDP_PORT SCTP_PORT ADDR\n",
-		argv[0], argv[0], argv[0], argv[0], argv[0]);
+		argv[0], argv[0], argv[0], argv[0], argv[0], argv[0], argv[0]);
 	return 2;
 }

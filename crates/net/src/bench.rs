@@ -398,6 +398,9 @@ fn msctp_config(cfg: &BenchConfig, port: u16, listen: bool, auth: Auth) -> Stack
     c.endpoint.listen = listen;
     a.max_message_size = a.max_message_size.max(cfg.message);
     a.estimators.enabled = cfg.estimators;
+    // The benchmark measures the transport at a fixed MTU: no PLPMTUD
+    // probes (on loopback there is nothing to discover).
+    a.pmtud.enabled = false;
     if let Some(m) = cfg.path_mtu {
         a.path_mtu = m;
         c.loopback_mtu = false;

@@ -104,9 +104,12 @@ impl StackConfig {
             ..EstimatorConfig::on()
         };
         // Path MTU discovery per path (RFC 8899) stays off by default
-        // (`pmtud = PmtudConfig::on()` turns it on): with it on, the net
-        // suite lost associations (ipv6_loopback, the soak) and control
-        // chunks rode in probes that a small path drops; see DESIGN.md.
+        // (`pmtud = PmtudConfig::on()`, the CLI's --pmtud, turns it on):
+        // with it on, a single-radio move loses its association (the
+        // correspondent aborts; netns_single_radio, netns_soak), and
+        // control chunks rode in probes that a small path drops; see
+        // DESIGN.md. On loopback it is off in any case (the interface's
+        // MTU is known, `loopback_mtu`).
         endpoint.association.pmtud = PmtudConfig::default();
         StackConfig {
             endpoint,

@@ -103,6 +103,11 @@ pub(crate) enum AssocOp {
     ProbeCapacity(IpAddr),
     AddLocal(IpAddr),
     RemoveLocal(IpAddr),
+    /// RFC 6525: reset outgoing streams (all when empty), ask the peer to
+    /// reset its outgoing ones, add outgoing streams.
+    ResetStreams(Vec<u16>),
+    RequestIncomingReset(Vec<u16>),
+    AddStreams(u16),
     Abort,
 }
 
@@ -269,6 +274,8 @@ pub(crate) struct Driver {
     next_session: u64,
     /// Sessions a restart ended whose handle still exists.
     retired: HashMap<(AssocId, u64), session::Retired>,
+    /// Each path's source as the kernel's route has it (`route.rs`).
+    sources: crate::route::Sources,
 }
 
 /// Handovers decided but not yet reported: each is told to the
@@ -313,6 +320,7 @@ impl Driver {
             unreported: Vec::new(),
             next_session: 0,
             retired: HashMap::new(),
+            sources: crate::route::Sources::default(),
         }
     }
 
@@ -593,7 +601,18 @@ impl Driver {
                         .any(|l| l.addr == a && l.state == LocalAddrState::Available)
                 })
         };
-        let Some(sock) = self.socks.index_for(t.source, t.destination, known) else {
+        // The packet leaves from an address of the interface its route
+        // uses (route.rs), if the association knows that address.
+        let source = match t.source {
+            Some(s) if t.assoc.is_some() => Some(self.sources.choose(
+                std::time::Instant::now(),
+                s,
+                t.destination,
+                |a| self.socks.contains(a) && known(a),
+            )),
+            s => s,
+        };
+        let Some(sock) = self.socks.index_for(source, t.destination, known) else {
             tracing::debug!(
                 "no socket to send from {:?} to {}: packet dropped",
                 t.source,

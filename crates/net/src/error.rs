@@ -60,6 +60,12 @@ pub enum NetError {
     Address(#[from] AddressError),
     #[error("capacity probe not sent: {0}")]
     Probe(#[from] msctp_proto::association::ProbeError),
+    #[error("stream reconfiguration not requested: {0}")]
+    Reconfig(#[from] msctp_proto::ReconfigError),
+    #[error(
+        "{0} messages sent before are still waiting for room in the send buffer; request the reconfiguration once they were taken"
+    )]
+    SendsWaiting(usize),
     #[error("the stack has stopped")]
     Stopped,
     #[error("too many requests are waiting on this association (limit {0})")]

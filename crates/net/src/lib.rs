@@ -33,6 +33,7 @@ pub mod impair;
 pub mod mobility;
 pub mod monitor;
 pub mod perf;
+pub mod route;
 pub mod soak;
 pub mod stack;
 pub mod status;

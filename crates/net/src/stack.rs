@@ -99,6 +99,11 @@ impl Stack {
         if cfg.local_addrs.is_empty() {
             return Err(NetError::NoLocalAddress);
         }
+        // On loopback the interface's MTU is known (below): nothing to
+        // discover.
+        if cfg.loopback_mtu && cfg.local_addrs.iter().all(|a| a.is_loopback()) {
+            cfg.endpoint.association.pmtud.enabled = false;
+        }
         let mut socks = SocketSet::default();
         for a in &cfg.local_addrs {
             let a = check_unicast(*a)?;
@@ -549,6 +554,28 @@ impl Association {
     /// Deletes a local address from this association (ASCONF Delete IP).
     pub async fn remove_local_address(&self, local: IpAddr) -> Result<(), NetError> {
         self.op(AssocOp::RemoveLocal(local)).await
+    }
+
+    /// Resets outgoing `streams` (all when empty; RFC 6525 section
+    /// 5.1.2) once the messages sent on them so far have left: messages
+    /// sent on them afterwards wait and leave numbered from SSN 0 when
+    /// the peer performed the reset (`Event::Reconfig`). Needs
+    /// `stream_reconfig` on both sides.
+    pub async fn reset_streams(&self, streams: &[u16]) -> Result<(), NetError> {
+        self.op(AssocOp::ResetStreams(streams.to_vec())).await
+    }
+
+    /// Asks the peer to reset its outgoing streams towards us (RFC 6525
+    /// section 5.1.3).
+    pub async fn request_incoming_reset(&self, streams: &[u16]) -> Result<(), NetError> {
+        self.op(AssocOp::RequestIncomingReset(streams.to_vec()))
+            .await
+    }
+
+    /// Adds `n` outgoing streams (RFC 6525 section 5.1.5), usable once
+    /// the peer agreed (`Event::Reconfig`, streams changed).
+    pub async fn add_streams(&self, n: u16) -> Result<(), NetError> {
+        self.op(AssocOp::AddStreams(n)).await
     }
 
     /// Graceful shutdown (RFC 9260 section 9.2): every message queued so

@@ -210,7 +210,6 @@ fn icmp_black_hole_then_handover_onto_the_small_path() {
 }
 
 #[test]
-#[ignore = "fails: the mobile's probes to 10.3.0.2 leave from its primary address 10.1.0.2 (the engine's source choice, not the kernel's route), so the router's ICMP has no route back; the correspondent's own PTB (to 10.2.0.2) reaches its engine through the error queue. Needs a route-based source per path"]
 fn icmp_allowed_the_packet_too_big_is_a_validated_hint() {
     if let Some(why) = skip_reason(&["ip", "sysctl"]) {
         return msctp_testkit::skip(&why);

@@ -118,6 +118,11 @@ pub struct NetOpts {
     /// netem): e.g. loss=0.01,dup=0.005,reorder=0.01,delay=20ms,seed=7.
     #[arg(long, value_name = "SPEC")]
     impair: Option<String>,
+    /// Path MTU discovery per path (RFC 8899 section 6.2: probes from
+    /// 1200 bytes up, ICMP Packet Too Big as a validated hint); off by
+    /// default (every path uses the fixed path MTU).
+    #[arg(long)]
+    pmtud: bool,
 }
 
 impl NetOpts {
@@ -130,6 +135,9 @@ impl NetOpts {
             bail!("--connect-timeout must lie between 0 and 3600 seconds");
         }
         c.connect_timeout = Duration::from_secs_f64(self.connect_timeout);
+        if self.pmtud {
+            c.endpoint.association.pmtud = msctp_proto::PmtudConfig::on();
+        }
         if !(0.0..=1e6).contains(&self.idle_timeout) {
             bail!("--idle-timeout must lie between 0 (off) and 1000000 seconds");
         }

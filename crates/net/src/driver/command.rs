@@ -173,6 +173,20 @@ impl Driver {
         {
             self.bind_socket(addr)?;
         }
+        if matches!(
+            op,
+            AssocOp::ResetStreams(_) | AssocOp::RequestIncomingReset(_) | AssocOp::AddStreams(_)
+        ) {
+            // The messages sent before the request belong before it (RFC
+            // 6525 section 5.1.2 names the last TSN sent): they move into
+            // the engine first.
+            self.service_assoc(now_of(self.start), id);
+            if let Some(n) = self.assocs.get(&id).map(|a| a.sends.len())
+                && n > 0
+            {
+                return Err(NetError::SendsWaiting(n));
+            }
+        }
         let a = self
             .ep
             .association_mut(id)
@@ -186,6 +200,9 @@ impl Driver {
             AssocOp::ProbeCapacity(p) => a.probe_capacity(now_of(self.start), p)?,
             AssocOp::AddLocal(l) => a.add_local_address(l)?,
             AssocOp::RemoveLocal(l) => a.remove_local_address(l)?,
+            AssocOp::ResetStreams(s) => a.reset_streams(&s)?,
+            AssocOp::RequestIncomingReset(s) => a.request_incoming_reset(&s)?,
+            AssocOp::AddStreams(n) => a.add_outgoing_streams(n)?,
             AssocOp::Abort => a.abort(None),
         }
         self.ep.flush_events();
@@ -201,6 +218,7 @@ impl Driver {
     /// Adds a local address to the stack (a socket) and, if `to_assocs`,
     /// to every established association (ASCONF Add IP).
     pub(super) fn add_local(&mut self, addr: IpAddr, to_assocs: bool) -> Result<(), NetError> {
+        self.sources.invalidate();
         if !self.socks.contains(addr) {
             self.bind_socket(addr)?;
         }
@@ -220,6 +238,7 @@ impl Driver {
     }
 
     pub(super) fn remove_local(&mut self, addr: IpAddr) -> Result<(), NetError> {
+        self.sources.invalidate();
         for id in self.ep.associations() {
             if let Some(a) = self.ep.association_mut(id)
                 && a.state().is_established()

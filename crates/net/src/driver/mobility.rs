@@ -21,6 +21,8 @@ pub(super) fn report_handovers(
 
 impl Driver {
     pub(super) fn iface_changes(&mut self, changes: &[IfaceChange]) {
+        // Routes follow links and addresses: every source is looked up again.
+        self.sources.invalidate();
         let now = self.now();
         let mut events: Vec<LinkEvent> = Vec::new();
         for c in changes {
