@@ -217,7 +217,15 @@ impl Plpmtud {
     pub fn deadline(&self) -> Option<Time> {
         // A due probe waits for the one in flight.
         let next = self.next_probe_at.filter(|_| self.in_flight.is_none());
-        [next, self.in_flight.map(|p| p.deadline), self.raise_at]
+        [next, self.timer_deadline()].into_iter().flatten().min()
+    }
+
+    /// The earliest of the probe-loss and raise timers, without the next
+    /// probe's time: the deadline of a path whose probe cannot leave yet
+    /// (its only source not yet added at the peer), which sends it when
+    /// asked for output again.
+    pub fn timer_deadline(&self) -> Option<Time> {
+        [self.in_flight.map(|p| p.deadline), self.raise_at]
             .into_iter()
             .flatten()
             .min()

@@ -436,3 +436,79 @@ fn off_by_default_no_probes() {
     assert_eq!(data_packets(&n).iter().map(|d| d.2).max(), Some(MAX));
     assert_intact(&got, sent);
 }
+
+/// The single-homed move (MN1 -> MN2) in the middle of the search: the
+/// next probe's only source is MN2, which B does not know until the
+/// ASCONF has added it (RFC 5061 section 5.3, rule F1), so it waits for
+/// the ASCONF-ACK.
+///
+/// ```text
+///  A (MN1 -> MN2, searching)                    B
+///  add MN2, delete MN1
+///  (no probe: its only source is MN2, not yet added)
+///  MN2  ASCONF [Add MN2, Delete MN1] ----------->
+///       <------------------------------ ASCONF-ACK
+///  MN2  PAD+HEARTBEAT ------------------------->   the search goes on
+/// ```
+///
+/// A probe from MN2 before the ASCONF reached B as out of the blue and
+/// drew an ABORT with the T bit: with PLPMTUD on, netns_single_radio and
+/// `msctp soak` lost single-radio associations.
+#[test]
+fn no_probe_leaves_a_new_address_before_its_asconf_is_acknowledged() {
+    let (m1, m2, cn) = (ip("10.1.0.2"), ip("10.2.0.2"), ip("10.9.0.1"));
+    let mut n = Net::new(
+        config(5000),
+        &[m1, m2],
+        config(6000),
+        &[cn],
+        Link::new(Duration::from_millis(10)).mtu(1400),
+        41,
+    );
+    n.a.set_local_addresses(&[m1]);
+    n.tick = Some(Duration::from_millis(1));
+    let (a, b) = n.connect(Duration::from_secs(2));
+    // Into the search: a probe is answered and the next leaves at once.
+    let searching = |n: &Net| {
+        n.a.association(a)
+            .and_then(|x| x.path_mtu(cn))
+            .is_some_and(|p| p.state == PmtuState::Searching)
+    };
+    let end = n.now + Duration::from_secs(2);
+    while !searching(&n) && n.now < end {
+        n.run_for(Duration::from_millis(1));
+    }
+    assert!(searching(&n), "the search started");
+    n.record = true;
+    n.seen.clear();
+    let x = n.a.association_mut(a).unwrap();
+    x.add_local_address(m2).unwrap();
+    x.remove_local_address(m1).unwrap();
+    n.run_for(Duration::from_secs(5));
+
+    let from_a: Vec<&Seen> = n.seen.iter().filter(|s| s.from == Side::A).collect();
+    let first = from_a.first().expect("A sent nothing after the move");
+    assert!(
+        first.chunks.contains(&chunk_type::ASCONF),
+        "first packet: {first:?}"
+    );
+    let ack_at = n
+        .seen
+        .iter()
+        .find(|s| s.from == Side::B && s.chunks.contains(&chunk_type::ASCONF_ACK))
+        .expect("an ASCONF-ACK")
+        .time;
+    let early: Vec<_> = probes(&n)
+        .into_iter()
+        .filter(|(t, _, _)| *t <= ack_at)
+        .collect();
+    assert!(early.is_empty(), "probes before the ASCONF-ACK: {early:?}");
+    assert!(!probes(&n).is_empty(), "the search went on after the move");
+    assert!(
+        !n.seen
+            .iter()
+            .any(|s| s.from == Side::B && s.chunks.contains(&chunk_type::ABORT)),
+        "B aborted"
+    );
+    assert!(n.b.association(b).unwrap().state().is_established());
+}

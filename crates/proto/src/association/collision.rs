@@ -83,6 +83,24 @@ impl Association {
         true
     }
 
+    /// Section 9.2: an INIT in SHUTDOWN-ACK-SENT (our SHUTDOWN ACK's
+    /// SHUTDOWN COMPLETE was lost) is discarded and the SHUTDOWN ACK sent
+    /// again, as the answer to this packet: over UDP it goes to the INIT's
+    /// own port (the peer that closed and connects again has a new one),
+    /// and T2-shutdown is left alone, so INITs repeated faster than our
+    /// RTO cannot keep the half-closed association alive for ever. The new
+    /// association's endpoint treats it as out of the blue and answers
+    /// with a SHUTDOWN COMPLETE with the T bit (section 8.4 rule 5), which
+    /// ends this one; its next INIT is answered.
+    fn answer_init_with_shutdown_ack(&mut self, src: IpAddr, dst: IpAddr) {
+        self.ctrl_push(Directed {
+            dest: src,
+            source: Some(dst),
+            reflect: Some(self.peer_tag),
+            chunk: Chunk::ShutdownAck,
+        });
+    }
+
     /// An INIT for an existing association (sections 5.2.1 and 5.2.2).
     /// The association does not change whatever the answer.
     pub(super) fn on_init(
@@ -109,22 +127,7 @@ impl Association {
         let (dest, local_tag, local_tsn, (tie_local, tie_peer), random) = match self.state {
             State::Closed => return Flow::Stop,
             State::ShutdownAckSent => {
-                // Section 9.2: discard the INIT and retransmit the
-                // SHUTDOWN ACK (its SHUTDOWN COMPLETE was lost). It
-                // answers this packet: over UDP it goes to the INIT's own
-                // port (the peer that closed and connects again has a new
-                // one), and T2-shutdown is left alone, so INITs repeated
-                // faster than our RTO cannot keep the half-closed
-                // association alive for ever. The new association's
-                // endpoint treats it as out of the blue and answers with
-                // a SHUTDOWN COMPLETE with the T bit (section 8.4 rule
-                // 5), which ends this one; its next INIT is answered.
-                self.ctrl_push(Directed {
-                    dest: src,
-                    source: Some(dst),
-                    reflect: Some(self.peer_tag),
-                    chunk: Chunk::ShutdownAck,
-                });
+                self.answer_init_with_shutdown_ack(src, dst);
                 return Flow::Stop;
             }
             State::CookieWait => {

@@ -11,6 +11,7 @@ use std::net::IpAddr;
 
 use super::Association;
 use crate::Time;
+use crate::asconf::LocalAddrState;
 use crate::pmtu::{PmtuCounters, PmtuState};
 use crate::wire::Chunk;
 use crate::wire::chunk::chunk_type;
@@ -66,7 +67,11 @@ impl Association {
         if !self.cfg.pmtud.enabled || !self.state.is_established() {
             return None;
         }
+        let adding = self.adding_address();
         let i = (0..self.paths.len()).find(|&i| {
+            if adding && self.probe_waits_for_asconf(i) {
+                return false;
+            }
             let p = &mut self.paths[i];
             p.confirmed && p.pmtu.probe_due(now).is_some()
         })?;
@@ -87,6 +92,23 @@ impl Association {
         p.stats.packets_sent += 1;
         p.stats.bytes_sent += t.packet().len() as u64;
         Some(t)
+    }
+
+    /// Is one of our addresses being added (its Add IP unacknowledged)?
+    pub(super) fn adding_address(&self) -> bool {
+        self.local
+            .iter()
+            .any(|l| l.state == LocalAddrState::AddPending)
+    }
+
+    /// Path `i`'s probe cannot leave yet: its only source is an address
+    /// the peer does not know, whose Add IP is unacknowledged. Such an
+    /// address carries nothing but its ASCONF (RFC 5061 section 5.3, rule
+    /// F1); a probe from it reaches the peer out of the blue and draws an
+    /// ABORT. The probe waits, with no timer for it (the ASCONF-ACK that
+    /// frees it comes with a poll for output).
+    pub(super) fn probe_waits_for_asconf(&self, i: usize) -> bool {
+        self.source_for(i).is_some_and(|s| self.is_pending_add(s))
     }
 
     /// A HEARTBEAT ACK from path `i` with `nonce`: true if it answered

@@ -35,13 +35,18 @@ impl Association {
         consider(self.probe_timeout());
         consider(self.cmt_timer());
         let heartbeats = self.state.sends_heartbeats();
-        for p in &self.paths {
+        let adding = self.cfg.pmtud.enabled && self.adding_address();
+        for (i, p) in self.paths.iter().enumerate() {
             consider(p.t3_deadline);
             if !heartbeats {
                 continue;
             }
             if p.confirmed {
-                consider(p.pmtu.deadline());
+                if adding && self.probe_waits_for_asconf(i) {
+                    consider(p.pmtu.timer_deadline());
+                } else {
+                    consider(p.pmtu.deadline());
+                }
             }
             consider(p.heartbeat_deadline);
             if let Some(h) = &p.heartbeat
