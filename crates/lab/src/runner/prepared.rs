@@ -34,7 +34,7 @@ pub fn prepare<'a>(
     if let Some(p) = runner.prepare_own(scenario) {
         return p;
     }
-    Table::new(Held::Borrowed(runner), scenario)
+    Table::checked(Held::Borrowed(runner), scenario)
 }
 
 /// [`prepare`] with a runner the prepared cell shares, so that it lives
@@ -47,7 +47,7 @@ pub fn prepare_shared(
     if let Some(p) = runner.prepare_own(scenario) {
         return p;
     }
-    Table::new(Held::Shared(Arc::clone(runner)), scenario)
+    Table::checked(Held::Shared(Arc::clone(runner)), scenario)
 }
 
 /// The runner a [`Table`] runs its scenario with.
@@ -74,7 +74,7 @@ struct Table<'a> {
 
 impl<'a> Table<'a> {
     /// The table validated by the runner and kept.
-    fn new(runner: Held<'a>, scenario: &toml::Table) -> Result<Prepared<'a>, RunError> {
+    fn checked(runner: Held<'a>, scenario: &toml::Table) -> Result<Prepared<'a>, RunError> {
         runner.get().validate(scenario)?;
         Ok(Box::new(Table {
             cost: runner.get().cost_hint(scenario),

@@ -168,6 +168,10 @@ pub fn plan(
         .collect())
 }
 
+/// A cell's physical coverage: intervals `[from, until)` (`until` `None`:
+/// beyond the plan's end).
+type Coverage = Vec<(Time, Option<Time>)>;
+
 /// Per cell (in link order), the intervals `[from, until)` of its physical
 /// coverage within `[start, end]` (`until` `None`: beyond `end`).
 fn coverage_within(
@@ -175,7 +179,7 @@ fn coverage_within(
     cells: &[radio::CellRadio],
     start: Time,
     end: Time,
-) -> Result<Vec<Vec<(Time, Option<Time>)>>, RadioDriverError> {
+) -> Result<Vec<Coverage>, RadioDriverError> {
     let mut coverage = Vec::with_capacity(cells.len());
     for cell in cells {
         let cov = coverage_intervals(&station.trajectory, cell, cell.thresholds.data_w)?;
@@ -194,7 +198,7 @@ fn coverage_within(
 /// follows [`shared_radio`].
 fn attachments(
     station: &StationRadio,
-    coverage: &[Vec<(Time, Option<Time>)>],
+    coverage: &[Coverage],
     timeline: &radio::RadioTimeline,
     end: Time,
     rows: &mut Vec<(Time, u8, usize, RadioAction)>,
@@ -311,7 +315,7 @@ enum Edge {
 fn shared_radio(
     station: &StationRadio,
     members: &[usize],
-    coverage: &[Vec<(Time, Option<Time>)>],
+    coverage: &[Coverage],
     timeline: &radio::RadioTimeline,
     end: Time,
 ) -> Vec<(Time, RadioAction)> {
@@ -340,7 +344,7 @@ fn shared_radio(
 /// first.
 fn shared_edges(
     members: &[usize],
-    coverage: &[Vec<(Time, Option<Time>)>],
+    coverage: &[Coverage],
     timeline: &radio::RadioTimeline,
 ) -> BinaryHeap<Reverse<(Time, Edge)>> {
     let mut edges: Vec<(Time, Edge)> = Vec::new();

@@ -155,14 +155,14 @@ fn apply_options(
     }
     if sctp.oracle_start {
         // The capacity of each cell's network: a perfect estimate.
-        let caps = cell_rates(&cx);
+        let caps = cell_rates(cx);
         mobile.capacities = caps.clone();
         fixed_cfg.capacities = caps;
     }
     if sctp.oracle_capacities {
         // The paths' capacities a policy reads: each cell's configured
         // rate instead of the packet-pair estimate.
-        let caps = cell_rates(&cx);
+        let caps = cell_rates(cx);
         mobile.path_capacities = caps.clone();
         fixed_cfg.path_capacities = caps;
     }
