@@ -330,6 +330,10 @@ impl Driver {
 
     /// The loop; returns when every handle is gone and the associations
     /// still open have shut down (gracefully, within `drain_timeout`).
+    // Long because: it is the driver's event loop, one `select!` over its
+    // inputs (interface changes, datagrams, commands, the timer) and the
+    // dispatch of each; the select borrows the sockets, the timer and the
+    // monitor out of `self` at once, so its parts do not move to methods.
     pub(crate) async fn run(mut self) {
         let mut draining: Option<Instant> = None;
         loop {

@@ -243,22 +243,7 @@ pub async fn client(
     let stop = Arc::new(AtomicBool::new(false));
     let h = assoc.handle();
     let mut events = assoc.take_events();
-    let sender = {
-        let accepted = accepted.clone();
-        let stop = stop.clone();
-        let payload = Bytes::from(vec![0x5a; cfg.message.max(1)]);
-        let h = h.clone();
-        let end = start + cfg.duration;
-        let opts = cfg.send;
-        tokio::spawn(async move {
-            while Instant::now() < end && !stop.load(Ordering::Relaxed) {
-                h.send_message(0, PPID_PERF_DATA, payload.clone(), opts)
-                    .await?;
-                accepted.fetch_add(payload.len() as u64, Ordering::Relaxed);
-            }
-            Ok::<(), NetError>(())
-        })
-    };
+    let sender = spawn_sender(&h, cfg, start + cfg.duration, &accepted, &stop);
     let mut tick = tokio::time::interval(cfg.interval);
     tick.tick().await;
     let mut last_acked = 0u64;
@@ -279,27 +264,7 @@ pub async fn client(
                 let mbps = (acked - last_acked.min(acked)) as f64 * 8.0 / span / 1e6;
                 last_acked = acked;
                 last_t = t;
-                let path_mbps = |peer: IpAddr, now: u64| {
-                    let before = last_path_acked.iter().find(|e| e.0 == peer).map_or(0, |e| e.1);
-                    now.saturating_sub(before) as f64 * 8.0 / span / 1e6
-                };
-                let paths: Vec<PathLine> = st.paths.iter().map(|p| PathLine {
-                    peer: p.remote,
-                    active: p.state == msctp_proto::path::PathState::Active,
-                    mbps: path_mbps(p.remote, p.counters.bytes_acked),
-                    state: match p.state {
-                        msctp_proto::path::PathState::Active => "active",
-                        msctp_proto::path::PathState::PotentiallyFailed => "potentially-failed",
-                        msctp_proto::path::PathState::Inactive => "inactive",
-                    },
-                    cwnd: p.cwnd,
-                    srtt_ms: p.srtt.map(|d| d.as_secs_f64() * 1e3),
-                    flight: p.flight_size,
-                    retransmissions: p.counters.retransmissions,
-                    t3_expirations: p.counters.t3_expirations,
-                    capacity_mbps: to_mbps(p.capacity_bps),
-                    available_mbps: to_mbps(p.available_bps),
-                }).collect();
+                let paths = path_lines(&st.paths, &last_path_acked, span);
                 last_path_acked = st.paths.iter().map(|p| (p.remote, p.counters.bytes_acked)).collect();
                 out(&PerfLine::Interval { t, mbps, primary: st.data_destination, paths, receiver: receiver.take() });
                 if sender.is_finished() {
@@ -348,28 +313,90 @@ pub async fn client(
         return Err(e);
     }
     let st = h.status().await.ok();
-    let rtx = st.as_ref().map_or(0, |s| s.stats.retransmitted_chunks);
-    let spurious = st.as_ref().map_or(0, |s| s.stats.spurious_retransmissions);
-    let blocked = st
-        .as_ref()
-        .map_or(0.0, |s| s.stats.rwnd_blocked.as_secs_f64());
-    let abandoned = st.as_ref().map_or(0, |s| s.stats.abandoned.total());
     h.shutdown().await?;
     let secs = start.elapsed().as_secs_f64();
     let bytes = accepted.load(Ordering::Relaxed);
-    let summary = PerfLine::Summary {
+    let summary = summary_line(st.as_ref(), secs, bytes, longest_gap, handovers);
+    out(&summary);
+    Ok(summary)
+}
+
+/// The sending task: messages of `cfg.message` bytes until `end` or
+/// `stop`, counting the bytes the association accepted.
+fn spawn_sender(
+    h: &crate::stack::AssocHandle,
+    cfg: &PerfConfig,
+    end: Instant,
+    accepted: &Arc<AtomicU64>,
+    stop: &Arc<AtomicBool>,
+) -> tokio::task::JoinHandle<Result<(), NetError>> {
+    let (accepted, stop, h) = (accepted.clone(), stop.clone(), h.clone());
+    let payload = Bytes::from(vec![0x5a; cfg.message.max(1)]);
+    let opts = cfg.send;
+    tokio::spawn(async move {
+        while Instant::now() < end && !stop.load(Ordering::Relaxed) {
+            h.send_message(0, PPID_PERF_DATA, payload.clone(), opts)
+                .await?;
+            accepted.fetch_add(payload.len() as u64, Ordering::Relaxed);
+        }
+        Ok::<(), NetError>(())
+    })
+}
+
+/// Each path's line of an interval of `span` seconds: its state, its
+/// rate from the bytes acknowledged since the last interval
+/// (`last_acked`, per peer address), its congestion figures.
+fn path_lines(
+    paths: &[msctp_proto::path::PathStats],
+    last_acked: &[(IpAddr, u64)],
+    span: f64,
+) -> Vec<PathLine> {
+    let path_mbps = |peer: IpAddr, now: u64| {
+        let before = last_acked.iter().find(|e| e.0 == peer).map_or(0, |e| e.1);
+        now.saturating_sub(before) as f64 * 8.0 / span / 1e6
+    };
+    paths
+        .iter()
+        .map(|p| PathLine {
+            peer: p.remote,
+            active: p.state == msctp_proto::path::PathState::Active,
+            mbps: path_mbps(p.remote, p.counters.bytes_acked),
+            state: match p.state {
+                msctp_proto::path::PathState::Active => "active",
+                msctp_proto::path::PathState::PotentiallyFailed => "potentially-failed",
+                msctp_proto::path::PathState::Inactive => "inactive",
+            },
+            cwnd: p.cwnd,
+            srtt_ms: p.srtt.map(|d| d.as_secs_f64() * 1e3),
+            flight: p.flight_size,
+            retransmissions: p.counters.retransmissions,
+            t3_expirations: p.counters.t3_expirations,
+            capacity_mbps: to_mbps(p.capacity_bps),
+            available_mbps: to_mbps(p.available_bps),
+        })
+        .collect()
+}
+
+/// The run's summary: `bytes` accepted in `secs`, with the association's
+/// final counters (`st`; zeros if its status could not be read).
+fn summary_line(
+    st: Option<&crate::status::AssocStatus>,
+    secs: f64,
+    bytes: u64,
+    longest_gap_ms: f64,
+    handovers: usize,
+) -> PerfLine {
+    PerfLine::Summary {
         seconds: secs,
         bytes,
         mbps: bytes as f64 * 8.0 / secs.max(1e-9) / 1e6,
-        longest_gap_ms: longest_gap,
+        longest_gap_ms,
         handovers,
-        retransmitted_chunks: rtx,
-        spurious_retransmissions: spurious,
-        rwnd_blocked_s: blocked,
-        abandoned_messages: abandoned,
-    };
-    out(&summary);
-    Ok(summary)
+        retransmitted_chunks: st.map_or(0, |s| s.stats.retransmitted_chunks),
+        spurious_retransmissions: st.map_or(0, |s| s.stats.spurious_retransmissions),
+        rwnd_blocked_s: st.map_or(0.0, |s| s.stats.rwnd_blocked.as_secs_f64()),
+        abandoned_messages: st.map_or(0, |s| s.stats.abandoned.total()),
+    }
 }
 
 /// Receives one client's run, sending a report every `interval`.

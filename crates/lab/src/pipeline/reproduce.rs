@@ -112,6 +112,17 @@ pub fn prepare_cells<'a>(
     runner: &'a dyn Runner,
     opts: &LabOptions,
 ) -> Result<(Plan, Vec<PreparedCell<'a>>), LabError> {
+    prepare_cells_with(exp, runner, opts, |s| runner::prepare(runner, s))
+}
+
+/// [`prepare_cells`] with each cell prepared by `prepare_cell` (a
+/// [`crate::Study`] keeps cells that share its runner).
+pub fn prepare_cells_with<C>(
+    exp: &Experiment,
+    runner: &dyn Runner,
+    opts: &LabOptions,
+    prepare_cell: impl Fn(&toml::Table) -> Result<C, runner::RunError>,
+) -> Result<(Plan, Vec<C>), LabError> {
     let id = exp.spec.id.clone();
     if runner.name() != exp.spec.runner {
         return Err(LabError::Runner {
@@ -153,7 +164,7 @@ pub fn prepare_cells<'a>(
         .cells
         .iter()
         .map(|c| {
-            runner::prepare(runner, &c.scenario).map_err(|e| LabError::Scenario {
+            prepare_cell(&c.scenario).map_err(|e| LabError::Scenario {
                 experiment: id.clone(),
                 message: format!("variant `{}` at {}: {e}", c.variant, c.point.label()),
             })

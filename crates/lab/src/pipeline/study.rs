@@ -13,22 +13,23 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
 use crate::aggregate::aggregate;
 use crate::error::LabError;
-use crate::execute::pool::{PoolJob, execute_subset};
+use crate::execute::pool::{PoolJob, execute_pool};
 use crate::execute::{ExecReport, FailedRun, describe_run, run_file};
 use crate::experiment::Experiment;
 use crate::pipeline::adhoc::summarize_sweep;
-use crate::pipeline::reproduce::{ExperimentRun, LabOptions, prepare, run_experiment};
+use crate::pipeline::reproduce::{ExperimentRun, LabOptions, prepare_cells_with, run_experiment};
 use crate::plan::Plan;
 use crate::plan::shard::Shard;
 use crate::runner;
 use crate::runner::record::RunRecord;
-use crate::runner::{RunError, Runner};
+use crate::runner::{Prepared, RunError, Runner};
 use crate::store::Store;
 
 /// A planned experiment with its results store.
@@ -36,7 +37,11 @@ pub struct Study {
     exp: Experiment,
     plan: Plan,
     store: Store,
-    runner: Box<dyn Runner + Send>,
+    runner: Arc<dyn Runner + Send>,
+    /// One per [`Plan::cells`], prepared (the simulator: resolved) when
+    /// the plan was checked; the runs start from them, so that a cell is
+    /// resolved once, as in `msctp reproduce`.
+    cells: Vec<Prepared<'static>>,
     opts: LabOptions,
 }
 
@@ -108,20 +113,24 @@ pub fn run_task(task: &RunTask) -> RunOutcome {
 }
 
 impl Study {
-    /// Plans the experiment, checks every scenario with the runner and
-    /// opens its results directory `<opts.out>/<id>/`.
+    /// Plans the experiment, checks (prepares) every cell's scenario with
+    /// the runner and opens its results directory `<opts.out>/<id>/`.
     pub fn open(
         exp: Experiment,
         runner: Box<dyn Runner + Send>,
         opts: LabOptions,
     ) -> Result<Study, LabError> {
-        let plan = prepare(&exp, runner.as_ref(), &opts)?;
+        let runner: Arc<dyn Runner + Send> = Arc::from(runner);
+        let (plan, cells) = prepare_cells_with(&exp, runner.as_ref(), &opts, |s| {
+            runner::prepare_shared(&runner, s)
+        })?;
         let store = Store::open(&opts.out.join(&exp.spec.id))?;
         Ok(Study {
             exp,
             plan,
             store,
             runner,
+            cells,
             opts,
         })
     }
@@ -229,13 +238,8 @@ impl Study {
     /// Runs the missing runs among `runs` on this machine's thread pool
     /// (`opts.exec.jobs` threads) and stores them.
     pub fn execute(&self, runs: &[usize]) -> Result<ExecReport, LabError> {
-        Ok(execute_subset(
-            &self.plan,
-            runs,
-            self.runner.as_ref(),
-            &self.store,
-            &self.opts.exec,
-        )?)
+        let mut r = execute_pool(&[self.pool_job(runs)], &self.opts.exec).map_err(|e| e.error)?;
+        Ok(r.jobs.remove(0))
     }
 
     /// The runs among `runs` as a job of a pool shared with other studies
@@ -247,7 +251,7 @@ impl Study {
             runs,
             runner: self.runner.as_ref(),
             store: &self.store,
-            cells: None,
+            cells: Some(&self.cells),
         }
     }
 
@@ -371,6 +375,61 @@ name = "y"
         assert_eq!(total, 9);
         t.report().unwrap();
         assert_eq!(file(s.dir(), "summary.csv"), file(t.dir(), "summary.csv"));
+    }
+
+    /// The simulator's reference scenario (2 s, no captures) as the base
+    /// of a two-cell experiment, two repetitions each, its files in `out`.
+    fn sim_study(out: &Path) -> Study {
+        use msctp_sim::scenario::REFERENCE;
+        let mut base: toml::Table = toml::from_str(REFERENCE).unwrap();
+        base.insert("duration_s".into(), toml::Value::Float(2.0));
+        if let Some(toml::Value::Table(o)) = base.get_mut("output") {
+            o.insert("pcap".into(), toml::Value::Array(Vec::new()));
+        }
+        std::fs::write(out.join("base.toml"), toml::to_string(&base).unwrap()).unwrap();
+        let exp = r#"
+id = "R1"
+title = "Reference"
+runner = "sim"
+repetitions = 2
+scenario = "base.toml"
+
+[[axes]]
+name = "duration"
+key = "duration_s"
+values = [1.0, 2.0]
+"#;
+        let exp = Experiment::from_str(exp, &out.join("r1.toml"), out).unwrap();
+        let mut opts = LabOptions::new(out.join("results"));
+        opts.exec = ExecOptions {
+            jobs: 1,
+            progress: false,
+            ..ExecOptions::default()
+        };
+        opts.plots = false;
+        Study::open_default(exp, opts).unwrap()
+    }
+
+    #[test]
+    fn a_shard_resolves_each_cell_once() {
+        use msctp_sim::scenario::resolutions_on_this_thread as resolutions;
+        let dir = tempfile::tempdir().unwrap();
+        let before = resolutions();
+        // Opening the study checks each of its two cells by preparing
+        // (resolving) it, on this thread.
+        let s = sim_study(dir.path());
+        assert_eq!(s.plan().cells.len(), 2);
+        assert_eq!(resolutions(), before + 2, "opening resolves each cell once");
+        // `msctp reproduce --shard 1/2`: the shard's runs on one pool; the
+        // pool prepares nothing more (it would, on this thread).
+        let shard = s.runs(Some(Shard::new(1, 2).unwrap()));
+        let pool = execute_pool(&[s.pool_job(&shard)], &s.options().exec).unwrap();
+        assert_eq!(pool.jobs[0].executed, 2, "{:?}", pool.jobs[0].failed);
+        assert_eq!(resolutions(), before + 2, "the shard resolves nothing more");
+        // The rest, through `Study::execute`.
+        let r = s.execute(&s.runs(None)).unwrap();
+        assert_eq!((r.executed, r.cached), (2, 2), "{:?}", r.failed);
+        assert_eq!(resolutions(), before + 2, "nor does `execute`");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use thiserror::Error;
 
@@ -442,12 +443,19 @@ fn ranges(data: &FigureData) -> ((f64, f64), (f64, f64)) {
     ((x0, x1), y)
 }
 
+/// The chart of a figure: x and y in data units.
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A drawing error as text.
+fn err<E: std::error::Error + Send + Sync>(x: DrawingAreaErrorKind<E>) -> String {
+    x.to_string()
+}
+
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &FigureData,
 ) -> Result<(), String> {
-    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
-    root.fill(&WHITE).map_err(e)?;
+    root.fill(&WHITE).map_err(err)?;
     let ((x0, x1), (y0, y1)) = ranges(data);
     let mut chart = ChartBuilder::on(root)
         .caption(&data.title, ("sans-serif", 20))
@@ -455,7 +463,37 @@ fn draw<DB: DrawingBackend>(
         .x_label_area_size(48)
         .y_label_area_size(80)
         .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(e)?;
+        .map_err(err)?;
+    draw_axes(&mut chart, data)?;
+    for l in &data.lines {
+        draw_line(&mut chart, l)?;
+    }
+    for (label, ci, pts) in &data.published {
+        let c = color(*ci);
+        chart
+            .draw_series(pts.iter().map(|p| Cross::new(*p, 7, c.stroke_width(2))))
+            .map_err(err)?
+            .label(label.as_str())
+            .legend(move |(x, y)| Cross::new((x + 10, y), 5, c.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// The mesh, the axis descriptions and the x labels (a category axis
+/// names its integer ticks).
+fn draw_axes<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    data: &FigureData,
+) -> Result<(), String> {
     let cats = data.categories.clone();
     let xfmt = move |x: &f64| -> String {
         match &cats {
@@ -479,73 +517,61 @@ fn draw<DB: DrawingBackend>(
     if let Some(c) = &data.categories {
         mesh.x_labels(c.len() * 2 + 1);
     }
-    mesh.draw().map_err(e)?;
-    for l in &data.lines {
-        let c = color(l.color);
-        let pts: Vec<(f64, f64)> = l.points.iter().map(|(x, y, _)| (*x, *y)).collect();
-        if l.dashed && !l.connect {
-            chart
-                .draw_series(pts.iter().map(|p| Cross::new(*p, 4, c.stroke_width(1))))
-                .map_err(e)?
-                .label(l.label.as_str())
-                .legend(move |(x, y)| Cross::new((x + 10, y), 4, c.stroke_width(1)));
-            continue;
-        }
-        if l.dashed {
-            chart
-                .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, c.stroke_width(2)))
-                .map_err(e)?
-                .label(l.label.as_str())
-                .legend(move |(x, y)| {
-                    EmptyElement::at((x, y))
-                        + PathElement::new(vec![(0, 0), (7, 0)], c.stroke_width(2))
-                        + PathElement::new(vec![(13, 0), (20, 0)], c.stroke_width(2))
-                });
-            continue;
-        }
-        if l.connect {
-            chart
-                .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
-                .map_err(e)?
-                .label(l.label.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
-        } else {
-            chart
-                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-                .map_err(e)?
-                .label(l.label.as_str())
-                .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.filled()));
-        }
-        if l.points.len() <= 200 || !l.connect {
-            let r = if l.connect { 3 } else { 5 };
-            chart
-                .draw_series(pts.iter().map(|p| Circle::new(*p, r, c.filled())))
-                .map_err(e)?;
-        }
+    mesh.draw().map_err(err)
+}
+
+/// One measured line with its legend entry: crosses (dashed, not
+/// connected), a dashed line, a line with dots, or dots; then its error
+/// bars.
+fn draw_line<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    l: &Line,
+) -> Result<(), String> {
+    let c = color(l.color);
+    let pts: Vec<(f64, f64)> = l.points.iter().map(|(x, y, _)| (*x, *y)).collect();
+    if l.dashed && !l.connect {
         chart
-            .draw_series(l.points.iter().filter_map(|(x, y, h)| {
-                h.map(|h| ErrorBar::new_vertical(*x, y - h, *y, y + h, c.stroke_width(1), 10))
-            }))
-            .map_err(e)?;
+            .draw_series(pts.iter().map(|p| Cross::new(*p, 4, c.stroke_width(1))))
+            .map_err(err)?
+            .label(l.label.as_str())
+            .legend(move |(x, y)| Cross::new((x + 10, y), 4, c.stroke_width(1)));
+        return Ok(());
     }
-    for (label, ci, pts) in &data.published {
-        let c = color(*ci);
+    if l.dashed {
         chart
-            .draw_series(pts.iter().map(|p| Cross::new(*p, 7, c.stroke_width(2))))
-            .map_err(e)?
-            .label(label.as_str())
-            .legend(move |(x, y)| Cross::new((x + 10, y), 5, c.stroke_width(2)));
+            .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, c.stroke_width(2)))
+            .map_err(err)?
+            .label(l.label.as_str())
+            .legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (7, 0)], c.stroke_width(2))
+                    + PathElement::new(vec![(13, 0), (20, 0)], c.stroke_width(2))
+            });
+        return Ok(());
+    }
+    if l.connect {
+        chart
+            .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
+            .map_err(err)?
+            .label(l.label.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+    } else {
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+            .map_err(err)?
+            .label(l.label.as_str())
+            .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.filled()));
+    }
+    if l.points.len() <= 200 || !l.connect {
+        let r = if l.connect { 3 } else { 5 };
+        chart
+            .draw_series(pts.iter().map(|p| Circle::new(*p, r, c.filled())))
+            .map_err(err)?;
     }
     chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .draw()
-        .map_err(e)?;
-    root.present().map_err(e)?;
+        .draw_series(l.points.iter().filter_map(|(x, y, h)| {
+            h.map(|h| ErrorBar::new_vertical(*x, y - h, *y, y + h, c.stroke_width(1), 10))
+        }))
+        .map_err(err)?;
     Ok(())
 }

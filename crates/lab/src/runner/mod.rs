@@ -13,7 +13,7 @@ pub mod simulator;
 pub mod synthetic;
 
 pub use known::{NAMES, by_name};
-pub use prepared::{Prepared, PreparedScenario, prepare};
+pub use prepared::{Prepared, PreparedScenario, prepare, prepare_shared};
 pub use record::{RunError, RunRecord};
 
 /// Runs one scenario with one seed. Implementations must be
@@ -60,8 +60,10 @@ pub trait Runner: Sync {
     /// Checks the scenario and prepares it for all its runs at once (a
     /// simulator resolves it): what [`prepare`] hands the pool, one per
     /// cell of a plan. `None` (the default): the runner prepares nothing
-    /// of its own, and [`prepare`] validates the table and keeps it.
-    fn prepare_own(&self, _scenario: &toml::Table) -> Option<Result<Prepared<'_>, RunError>> {
+    /// of its own, and [`prepare`] validates the table and keeps it. The
+    /// prepared cell owns what it needs (it may outlive the borrow of the
+    /// runner, [`prepare_shared`]).
+    fn prepare_own(&self, _scenario: &toml::Table) -> Option<Result<Prepared<'static>, RunError>> {
         None
     }
 

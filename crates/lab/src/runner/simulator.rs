@@ -270,11 +270,11 @@ impl Runner for SimRunner {
     }
     /// The table parsed once and its scenario resolved once, for all the
     /// runs of a cell.
-    fn prepare_own(&self, scenario: &Table) -> Option<Result<Prepared<'_>, RunError>> {
+    fn prepare_own(&self, scenario: &Table) -> Option<Result<Prepared<'static>, RunError>> {
         let p = check_something_to_simulate(scenario)
             .map_err(RunError::Scenario)
             .and_then(|()| self.prepare_sim(scenario, RunError::Scenario));
-        Some(p.map(|c| Box::new(c) as Prepared<'_>))
+        Some(p.map(|c| Box::new(c) as Prepared<'static>))
     }
     /// Simulated seconds times the nodes that run agents (fixed nodes,
     /// mobiles and every station of a population): what a run costs

@@ -39,6 +39,8 @@
 //! cause) are recorded in the [`DriverLog`], never panics.
 
 use std::cell::RefCell;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::net::IpAddr;
 use std::rc::Rc;
 
@@ -147,8 +149,39 @@ pub fn plan(
         })
         .collect();
     let timeline = generate_timeline(&station.trajectory, &cells, start, end, &station.config)?;
+    let coverage = coverage_within(station, &cells, start, end)?;
+    // (time, class, order, action): class 0 attach (and a shared radio's
+    // own sequence), 1 radio events, 2 detach.
+    let mut rows: Vec<(Time, u8, usize, RadioAction)> = Vec::new();
+    attachments(station, &coverage, &timeline, end, &mut rows);
+    for e in timeline.events() {
+        if let Some(action) = event_action(station, &e.event) {
+            rows.push((e.time, 1, rows.len(), action));
+        }
+    }
+    rows.sort_by_key(|(t, class, order, _)| (*t, *class, *order));
+    // Collected in place (the rows' allocation): a plan lives only until
+    // `install_plan` turns it into the driver's compact steps.
+    Ok(rows
+        .into_iter()
+        .map(|(time, _, _, action)| PlannedAction { time, action })
+        .collect())
+}
+
+/// A cell's physical coverage: intervals `[from, until)` (`until` `None`:
+/// beyond the plan's end).
+type Coverage = Vec<(Time, Option<Time>)>;
+
+/// Per cell (in link order), the intervals `[from, until)` of its physical
+/// coverage within `[start, end]` (`until` `None`: beyond `end`).
+fn coverage_within(
+    station: &StationRadio,
+    cells: &[radio::CellRadio],
+    start: Time,
+    end: Time,
+) -> Result<Vec<Coverage>, RadioDriverError> {
     let mut coverage = Vec::with_capacity(cells.len());
-    for cell in &cells {
+    for cell in cells {
         let cov = coverage_intervals(&station.trajectory, cell, cell.thresholds.data_w)?;
         coverage.push(
             cov.into_iter()
@@ -157,9 +190,19 @@ pub fn plan(
                 .collect::<Vec<_>>(),
         );
     }
-    // (time, class, order, action): class 0 attach (and a shared radio's
-    // own sequence), 1 radio events, 2 detach.
-    let mut rows: Vec<(Time, u8, usize, RadioAction)> = Vec::new();
+    Ok(coverage)
+}
+
+/// The attach and detach rows of each interface (class 0 and 2): a radio
+/// of one cell follows that cell's coverage; a radio of several cells
+/// follows [`shared_radio`].
+fn attachments(
+    station: &StationRadio,
+    coverage: &[Coverage],
+    timeline: &radio::RadioTimeline,
+    end: Time,
+    rows: &mut Vec<(Time, u8, usize, RadioAction)>,
+) {
     let mut ifaces: Vec<IfaceId> = Vec::new();
     for l in &station.links {
         if !ifaces.contains(&l.iface) {
@@ -183,66 +226,57 @@ pub fn plan(
                 }
             }
         } else {
-            for (t, a) in shared_radio(station, &members, &coverage, &timeline, end) {
+            for (t, a) in shared_radio(station, &members, coverage, timeline, end) {
                 rows.push((t, 0, rows.len(), a));
             }
         }
     }
-    let shared = |iface: IfaceId| station.links.iter().filter(|l| l.iface == iface).count() > 1;
-    for e in timeline.events() {
-        let Some(l) = station.links.get(e.event.cell().0 as usize) else {
-            continue;
-        };
-        let (iface, cell) = (l.iface, l.cell);
-        let action = match e.event {
-            RadioEvent::BeaconDetected { .. } => {
-                RadioAction::Notify(Notification::BeaconDetected { iface, cell })
-            }
-            RadioEvent::BeaconLost { .. } => {
-                RadioAction::Notify(Notification::BeaconLost { iface, cell })
-            }
-            RadioEvent::SignalSample { power_w, .. } => {
-                RadioAction::Notify(Notification::SignalSample {
-                    iface,
-                    cell,
-                    power_w,
-                })
-            }
-            RadioEvent::LinkUp { .. } => {
-                RadioAction::Notify(Notification::LinkDetected { iface, cell })
-            }
-            RadioEvent::LinkGoingDown { .. } => RadioAction::Notify(Notification::LinkGoingDown {
+}
+
+/// What a radio event of one of the station's cells does: a notification
+/// to the station's agents, or (a radio of one cell) its address gained
+/// or lost; `None` for an event of no cell of the station, and for the
+/// address events of a shared radio (its addresses follow its
+/// attachments instead).
+fn event_action(station: &StationRadio, event: &RadioEvent) -> Option<RadioAction> {
+    let l = station.links.get(event.cell().0 as usize)?;
+    let (iface, cell) = (l.iface, l.cell);
+    let shared = || station.links.iter().filter(|l| l.iface == iface).count() > 1;
+    Some(match *event {
+        RadioEvent::BeaconDetected { .. } => {
+            RadioAction::Notify(Notification::BeaconDetected { iface, cell })
+        }
+        RadioEvent::BeaconLost { .. } => {
+            RadioAction::Notify(Notification::BeaconLost { iface, cell })
+        }
+        RadioEvent::SignalSample { power_w, .. } => {
+            RadioAction::Notify(Notification::SignalSample {
                 iface,
-                cell: Some(cell),
-            }),
-            RadioEvent::LinkDown { .. } => {
-                RadioAction::Notify(Notification::LinkLost { iface, cell })
-            }
-            // A shared radio's addresses follow its attachments instead.
-            RadioEvent::AddressObtained { .. } | RadioEvent::AddressLost { .. }
-                if shared(iface) =>
-            {
-                continue;
-            }
-            RadioEvent::AddressObtained { .. } => RadioAction::AddAddress {
-                iface,
-                addr: l.address,
-                gateway: l.gateway,
-            },
-            RadioEvent::AddressLost { .. } => RadioAction::RemoveAddress {
-                iface,
-                addr: l.address,
-            },
-        };
-        rows.push((e.time, 1, rows.len(), action));
-    }
-    rows.sort_by_key(|(t, class, order, _)| (*t, *class, *order));
-    // Collected in place (the rows' allocation): a plan lives only until
-    // `install_plan` turns it into the driver's compact steps.
-    Ok(rows
-        .into_iter()
-        .map(|(time, _, _, action)| PlannedAction { time, action })
-        .collect())
+                cell,
+                power_w,
+            })
+        }
+        RadioEvent::LinkUp { .. } => {
+            RadioAction::Notify(Notification::LinkDetected { iface, cell })
+        }
+        RadioEvent::LinkGoingDown { .. } => RadioAction::Notify(Notification::LinkGoingDown {
+            iface,
+            cell: Some(cell),
+        }),
+        RadioEvent::LinkDown { .. } => RadioAction::Notify(Notification::LinkLost { iface, cell }),
+        RadioEvent::AddressObtained { .. } | RadioEvent::AddressLost { .. } if shared() => {
+            return None;
+        }
+        RadioEvent::AddressObtained { .. } => RadioAction::AddAddress {
+            iface,
+            addr: l.address,
+            gateway: l.gateway,
+        },
+        RadioEvent::AddressLost { .. } => RadioAction::RemoveAddress {
+            iface,
+            addr: l.address,
+        },
+    })
 }
 
 /// What moves a shared radio: physical coverage and the link-layer
@@ -281,10 +315,38 @@ enum Edge {
 fn shared_radio(
     station: &StationRadio,
     members: &[usize],
-    coverage: &[Vec<(Time, Option<Time>)>],
+    coverage: &[Coverage],
     timeline: &radio::RadioTimeline,
     end: Time,
 ) -> Vec<(Time, RadioAction)> {
+    let mut queue = shared_edges(members, coverage, timeline);
+    let mut radio = SharedRadio::new(station, members);
+    while let Some(Reverse((t, edge))) = queue.pop() {
+        let lost = radio.on_edge(t, edge);
+        if let (Some(k), Some((c, _))) = (lost, radio.attached)
+            && k == c
+        {
+            radio.detach(t, c);
+        }
+        if radio.attached.is_some() {
+            continue;
+        }
+        if let Some(due) = radio.attach_best(t)
+            && due.0 <= end
+        {
+            queue.push(Reverse(due));
+        }
+    }
+    radio.out
+}
+
+/// The coverage and link-layer edges of a shared radio's cells, earliest
+/// first.
+fn shared_edges(
+    members: &[usize],
+    coverage: &[Coverage],
+    timeline: &radio::RadioTimeline,
+) -> BinaryHeap<Reverse<(Time, Edge)>> {
     let mut edges: Vec<(Time, Edge)> = Vec::new();
     for &k in members {
         for &(from, until) in &coverage[k] {
@@ -306,42 +368,71 @@ fn shared_radio(
         }
     }
     edges.sort();
-    let mut queue: std::collections::BinaryHeap<std::cmp::Reverse<(Time, Edge)>> =
-        edges.into_iter().map(std::cmp::Reverse).collect();
-    let n = station.links.len();
-    let mut covered = vec![false; n];
-    let mut up_since: Vec<Option<Time>> = vec![None; n];
-    let mut attached: Option<(usize, u64)> = None;
-    let mut generation = 0u64;
-    // (address, the cell it was obtained in).
-    let mut held: Option<(IpNet, usize)> = None;
-    let mut out = Vec::new();
-    let links = &station.links;
-    let iface = links[members[0]].iface;
-    while let Some(std::cmp::Reverse((t, edge))) = queue.pop() {
-        let mut lost = None;
+    edges.into_iter().map(Reverse).collect()
+}
+
+/// The state of a shared radio ([`shared_radio`]) and the actions it
+/// took so far.
+struct SharedRadio<'a> {
+    links: &'a [RadioLink],
+    members: &'a [usize],
+    iface: IfaceId,
+    /// Per link: its cell covers the station.
+    covered: Vec<bool>,
+    /// Per link: since when its link layer has the cell up.
+    up_since: Vec<Option<Time>>,
+    /// The cell attached to and the attachment's generation.
+    attached: Option<(usize, u64)>,
+    generation: u64,
+    /// (address, the cell it was obtained in).
+    held: Option<(IpNet, usize)>,
+    out: Vec<(Time, RadioAction)>,
+}
+
+impl<'a> SharedRadio<'a> {
+    fn new(station: &'a StationRadio, members: &'a [usize]) -> Self {
+        let n = station.links.len();
+        SharedRadio {
+            links: &station.links,
+            members,
+            iface: station.links[members[0]].iface,
+            covered: vec![false; n],
+            up_since: vec![None; n],
+            attached: None,
+            generation: 0,
+            held: None,
+            out: Vec::new(),
+        }
+    }
+
+    /// One edge at `t`; returns the cell it took away (coverage ended or
+    /// link down). A cell declared down takes its address along unless
+    /// the attached cell has the same one.
+    fn on_edge(&mut self, t: Time, edge: Edge) -> Option<usize> {
+        let (links, iface) = (self.links, self.iface);
         match edge {
-            Edge::CoverageStart(k) => covered[k] = true,
-            Edge::Up(k) => up_since[k] = Some(t),
+            Edge::CoverageStart(k) => self.covered[k] = true,
+            Edge::Up(k) => self.up_since[k] = Some(t),
             Edge::CoverageEnd(k) => {
-                covered[k] = false;
-                lost = Some(k);
+                self.covered[k] = false;
+                return Some(k);
             }
             Edge::Down(k) => {
-                up_since[k] = None;
-                lost = Some(k);
-                if let Some((a, _)) = held
+                self.up_since[k] = None;
+                if let Some((a, _)) = self.held
                     && a == links[k].address
-                    && attached.is_none_or(|(c, _)| links[c].address != a)
+                    && self.attached.is_none_or(|(c, _)| links[c].address != a)
                 {
-                    out.push((t, RadioAction::RemoveAddress { iface, addr: a }));
-                    held = None;
+                    self.out
+                        .push((t, RadioAction::RemoveAddress { iface, addr: a }));
+                    self.held = None;
                 }
+                return Some(k);
             }
             Edge::AddressDue(k, g) => {
-                if attached == Some((k, g)) && held.is_none() {
+                if self.attached == Some((k, g)) && self.held.is_none() {
                     let l = &links[k];
-                    out.push((
+                    self.out.push((
                         t,
                         RadioAction::AddAddress {
                             iface,
@@ -349,45 +440,54 @@ fn shared_radio(
                             gateway: l.gateway,
                         },
                     ));
-                    held = Some((l.address, k));
+                    self.held = Some((l.address, k));
                 }
             }
         }
-        if let (Some(k), Some((c, _))) = (lost, attached)
-            && k == c
-        {
-            out.push((t, RadioAction::Detach { iface }));
-            out.push((
-                t,
-                RadioAction::StationRoute {
-                    cell: links[c].cell,
-                    addr: links[c].address.addr(),
-                    add: false,
-                },
-            ));
-            attached = None;
-        }
-        if attached.is_some() {
-            continue;
-        }
-        let best = members
+        None
+    }
+
+    /// Detaches from cell `c` (and its access point's host route goes).
+    fn detach(&mut self, t: Time, c: usize) {
+        let l = &self.links[c];
+        self.out
+            .push((t, RadioAction::Detach { iface: self.iface }));
+        self.out.push((
+            t,
+            RadioAction::StationRoute {
+                cell: l.cell,
+                addr: l.address.addr(),
+                add: false,
+            },
+        ));
+        self.attached = None;
+    }
+
+    /// Attaches to the covering cell up the longest (then the first
+    /// listed), if any, with its host route; keeps an address of the same
+    /// subnet, else drops the old one and returns when the new one comes
+    /// due (the acquisition latency after `t`).
+    fn attach_best(&mut self, t: Time) -> Option<(Time, Edge)> {
+        let best = self
+            .members
             .iter()
             .copied()
-            .filter(|&k| covered[k])
-            .filter_map(|k| up_since[k].map(|u| (u, k)))
+            .filter(|&k| self.covered[k])
+            .filter_map(|k| self.up_since[k].map(|u| (u, k)))
             .min();
-        let Some((_, k)) = best else { continue };
-        generation += 1;
-        attached = Some((k, generation));
-        let l = &links[k];
-        out.push((
+        let (_, k) = best?;
+        let iface = self.iface;
+        self.generation += 1;
+        self.attached = Some((k, self.generation));
+        let l = &self.links[k];
+        self.out.push((
             t,
             RadioAction::Attach {
                 iface,
                 cell: l.cell,
             },
         ));
-        out.push((
+        self.out.push((
             t,
             RadioAction::StationRoute {
                 cell: l.cell,
@@ -395,21 +495,22 @@ fn shared_radio(
                 add: true,
             },
         ));
-        match held {
-            Some((a, _)) if a == l.address => held = Some((a, k)),
+        match self.held {
+            Some((a, _)) if a == l.address => {
+                self.held = Some((a, k));
+                None
+            }
             other => {
                 if let Some((a, _)) = other {
-                    out.push((t, RadioAction::RemoveAddress { iface, addr: a }));
-                    held = None;
+                    self.out
+                        .push((t, RadioAction::RemoveAddress { iface, addr: a }));
+                    self.held = None;
                 }
                 let due = t + l.radio.acquisition.total();
-                if due <= end {
-                    queue.push(std::cmp::Reverse((due, Edge::AddressDue(k, generation))));
-                }
+                Some((due, Edge::AddressDue(k, self.generation)))
             }
         }
     }
-    out
 }
 
 /// What the driver did: one line per action (bounded), and World calls that

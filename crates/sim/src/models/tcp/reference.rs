@@ -24,6 +24,7 @@ use serde::Deserialize;
 use super::{TcpAgent, TcpAgentConfig};
 use crate::cpu::{peak_rss_kb, thread_cpu_time};
 use crate::kernel::error_model::ErrorModelSpec;
+use crate::kernel::ids::{AgentId, LinkId, NodeId};
 use crate::kernel::link::{Direction, LinkConfig};
 use crate::kernel::routing::Route;
 use crate::models::app::{Source, Traffic};
@@ -134,6 +135,49 @@ pub fn run_bulk(s: &BulkScenario) -> Result<BulkOutcome, ReferenceError> {
     }
     let wall = Instant::now();
     let mut w = World::new(WorldConfig::with_seed(s.seed));
+    let (nodes, links) = build_chain(&mut w, s)?;
+    let end = Time::ZERO + s.duration;
+    let (sender, receiver) = add_flow(&mut w, s, &nodes, end)?;
+    w.run_until(end);
+    let rx_bytes = w
+        .agent::<TcpAgent>(receiver)
+        .ok_or(ReferenceError::NoAgent)?
+        .delivered();
+    let st = w
+        .agent::<TcpAgent>(sender)
+        .ok_or(ReferenceError::NoAgent)?
+        .stats()
+        .ok_or(ReferenceError::NoAgent)?;
+    let mut queue_drops = 0;
+    let mut error_drops = 0;
+    for &l in &links {
+        for d in [Direction::AtoB, Direction::BtoA] {
+            if let Some(cs) = w.link_stats(l, d) {
+                queue_drops += cs.queue_drops;
+                error_drops += cs.error_drops;
+            }
+        }
+    }
+    Ok(BulkOutcome {
+        goodput_bps: rx_bytes as f64 * 8.0 / s.duration.as_secs_f64(),
+        rx_bytes,
+        rtos: st.timeouts,
+        fast_retransmits: st.fast_retransmits,
+        retransmitted_segments: st.segments_retransmitted,
+        data_segments_sent: st.data_segments_sent,
+        queue_drops,
+        error_drops,
+        events: w.stats().events,
+        wall: wall.elapsed(),
+    })
+}
+
+/// The chain sender - routers - receiver, one subnet per hop (the last
+/// hop lossy), with static routes: its nodes and links.
+fn build_chain(
+    w: &mut World,
+    s: &BulkScenario,
+) -> Result<(Vec<NodeId>, Vec<LinkId>), ReferenceError> {
     let n = s.hops.len();
     let mut nodes = vec![w.add_host("sender")?];
     for i in 1..n {
@@ -178,11 +222,22 @@ pub fn run_bulk(s: &BulkScenario) -> Result<BulkOutcome, ReferenceError> {
             }
         }
     }
+    Ok((nodes, links))
+}
+
+/// The bulk TCP sender on the first node (until `end`) and its sink on
+/// the last: their agent ids.
+fn add_flow(
+    w: &mut World,
+    s: &BulkScenario,
+    nodes: &[NodeId],
+    end: Time,
+) -> Result<(AgentId, AgentId), ReferenceError> {
+    let n = s.hops.len();
     let tcp = TcpConfig {
         sack: s.sack,
         ..TcpConfig::ns3_compatible()
     };
-    let end = Time::ZERO + s.duration;
     let src = Source::new(
         Traffic::Bulk {
             message_bytes: 1448,
@@ -200,38 +255,7 @@ pub fn run_bulk(s: &BulkScenario) -> Result<BulkOutcome, ReferenceError> {
         "sink",
         Box::new(TcpAgent::new(TcpAgentConfig::server(tcp, 5000))?),
     )?;
-    w.run_until(end);
-    let rx_bytes = w
-        .agent::<TcpAgent>(receiver)
-        .ok_or(ReferenceError::NoAgent)?
-        .delivered();
-    let st = w
-        .agent::<TcpAgent>(sender)
-        .ok_or(ReferenceError::NoAgent)?
-        .stats()
-        .ok_or(ReferenceError::NoAgent)?;
-    let mut queue_drops = 0;
-    let mut error_drops = 0;
-    for &l in &links {
-        for d in [Direction::AtoB, Direction::BtoA] {
-            if let Some(cs) = w.link_stats(l, d) {
-                queue_drops += cs.queue_drops;
-                error_drops += cs.error_drops;
-            }
-        }
-    }
-    Ok(BulkOutcome {
-        goodput_bps: rx_bytes as f64 * 8.0 / s.duration.as_secs_f64(),
-        rx_bytes,
-        rtos: st.timeouts,
-        fast_retransmits: st.fast_retransmits,
-        retransmitted_segments: st.segments_retransmitted,
-        data_segments_sent: st.data_segments_sent,
-        queue_drops,
-        error_drops,
-        events: w.stats().events,
-        wall: wall.elapsed(),
-    })
+    Ok((sender, receiver))
 }
 
 /// One line of the ns-3 program's output (`bench/ns3/results-*.jsonl`).

@@ -19,34 +19,21 @@ use super::FlowCx;
 use super::env::Env;
 use super::observer::Watch;
 use super::sctp::agent_configs;
+use crate::kernel::ids::{AgentId, NodeId};
 use crate::kernel::ip::proto;
 use crate::kernel::world::World;
-use crate::models::sctp::{LocalSwitch, SctpAgent};
+use crate::models::sctp::{LocalSwitch, SctpAgent, SctpAgentConfig};
 use crate::scenario::error::ScenarioError;
-use crate::scenario::resolve::Flow;
+use crate::scenario::resolve::{Flow, SctpFlow};
 use crate::scenario::spec::DirectionSpec;
 
-pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
+pub(super) fn build(mut cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
     let spec = &cx.f.spec;
     let key = format!("flows[{}]", spec.name);
     let m = cx.env.mobile(cx.f);
     let fixed = cx.env.fixed(cx.f);
     let path_addrs = m.addrs.clone();
-    let fixed_addrs: Vec<IpAddr> =
-        cx.w.node(fixed)
-            .map(|n| {
-                n.ifaces()
-                    .iter()
-                    .flat_map(|i| i.addrs().iter().map(|a| a.addr()))
-                    .collect()
-            })
-            .unwrap_or_default();
-    if fixed_addrs.is_empty() {
-        return Err(ScenarioError::reference(
-            format!("{key}.fixed"),
-            "the fixed node has no address (no link)",
-        ));
-    }
+    let fixed_addrs = fixed_addresses(cx.w, fixed, &key)?;
     let sctp =
         cx.f.sctp
             .as_ref()
@@ -60,6 +47,58 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
         fixed_addrs,
         path_addrs.clone(),
     )?;
+    apply_options(&cx, sctp, &mut mobile, &mut fixed_cfg);
+    let name = format!("sctp/{}", spec.name);
+    let fixed_agent =
+        cx.w.add_agent(fixed, &name, Box::new(SctpAgent::new(fixed_cfg)))
+            .map_err(|e| ScenarioError::model(&key, e))?;
+    if let Some(ls) = mobile.local_switch.as_mut() {
+        ls.peer_agent = Some(fixed_agent);
+    }
+    let mobile_agent =
+        cx.w.add_agent(m.node, &name, Box::new(SctpAgent::new(mobile)))
+            .map_err(|e| ScenarioError::model(&key, e))?;
+    let asconf = watch_asconf(&mut cx)?;
+    Ok(BuiltKind::Msctp {
+        mobile_agent,
+        fixed_agent,
+        asconf,
+        path_addrs,
+    })
+}
+
+/// Every address of the fixed node (it listens on all of them); an error
+/// naming `{key}.fixed` if it has none.
+fn fixed_addresses(w: &World, fixed: NodeId, key: &str) -> Result<Vec<IpAddr>, ScenarioError> {
+    let fixed_addrs: Vec<IpAddr> = w
+        .node(fixed)
+        .map(|n| {
+            n.ifaces()
+                .iter()
+                .flat_map(|i| i.addrs().iter().map(|a| a.addr()))
+                .collect()
+        })
+        .unwrap_or_default();
+    if fixed_addrs.is_empty() {
+        return Err(ScenarioError::reference(
+            format!("{key}.fixed"),
+            "the fixed node has no address (no link)",
+        ));
+    }
+    Ok(fixed_addrs)
+}
+
+/// The flow's SCTP options on both agents' configurations: split fast
+/// retransmit, the mobile's handover policy (fastest-first with its
+/// interface rates; none with a local switch, ns-2 set-primary), a random
+/// initial path, AISLE at the data sender, and the oracle capacities.
+fn apply_options(
+    cx: &FlowCx<'_, '_>,
+    sctp: &SctpFlow,
+    mobile: &mut SctpAgentConfig,
+    fixed_cfg: &mut SctpAgentConfig,
+) {
+    let spec = &cx.f.spec;
     mobile.split_fast_retransmit = sctp.split_fast_retransmit;
     fixed_cfg.split_fast_retransmit = sctp.split_fast_retransmit;
     mobile.policy = match &spec.policy {
@@ -116,27 +155,22 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
     }
     if sctp.oracle_start {
         // The capacity of each cell's network: a perfect estimate.
-        let caps = cell_rates(&cx);
+        let caps = cell_rates(cx);
         mobile.capacities = caps.clone();
         fixed_cfg.capacities = caps;
     }
     if sctp.oracle_capacities {
         // The paths' capacities a policy reads: each cell's configured
         // rate instead of the packet-pair estimate.
-        let caps = cell_rates(&cx);
+        let caps = cell_rates(cx);
         mobile.path_capacities = caps.clone();
         fixed_cfg.path_capacities = caps;
     }
-    let name = format!("sctp/{}", spec.name);
-    let fixed_agent =
-        cx.w.add_agent(fixed, &name, Box::new(SctpAgent::new(fixed_cfg)))
-            .map_err(|e| ScenarioError::model(&key, e))?;
-    if let Some(ls) = mobile.local_switch.as_mut() {
-        ls.peer_agent = Some(fixed_agent);
-    }
-    let mobile_agent =
-        cx.w.add_agent(m.node, &name, Box::new(SctpAgent::new(mobile)))
-            .map_err(|e| ScenarioError::model(&key, e))?;
+}
+
+/// The observers that count ADD-IP signalling at the mobile and at the
+/// fixed node.
+fn watch_asconf(cx: &mut FlowCx<'_, '_>) -> Result<[(AgentId, usize); 2], ScenarioError> {
     let watch = |local: u16, remote: u16| Watch {
         protocol: proto::SCTP,
         local_port: local,
@@ -161,12 +195,7 @@ pub(super) fn build(cx: FlowCx<'_, '_>) -> Result<BuiltKind, ScenarioError> {
         false,
         watch(cx.f.fixed_port, cx.f.mobile_port),
     )?;
-    Ok(BuiltKind::Msctp {
-        mobile_agent,
-        fixed_agent,
-        asconf: [m_obs, f_obs],
-        path_addrs,
-    })
+    Ok([m_obs, f_obs])
 }
 
 /// The nominal rate of each mobile interface for a fastest-first policy:

@@ -13,6 +13,7 @@ use super::{FlowOut, fill_handovers, goodput_rows, sctp_data, sctp_rows, summary
 use crate::kernel::ids::AgentId;
 use crate::kernel::world::World;
 use crate::measure::flow_log::FlowLog;
+use crate::measure::records::Arrival;
 use crate::measure::{ArrivalKind, PathId, failover_time};
 use crate::measure::{AsconfSummary, FailoverSummary};
 use crate::models::sctp::SctpAgent;
@@ -141,41 +142,13 @@ fn failover(
 ) -> FailoverSummary {
     let s = &*r.scenario;
     let t = re.at;
-    let mut news: Vec<_> = log
+    let mut news: Vec<&Arrival> = log
         .arrivals
         .iter()
         .filter(|a| a.kind == ArrivalKind::New)
         .collect();
     news.sort_by_key(|a| a.time);
-    // The path that carried most new data in the second before the
-    // break (a stray retransmission on another path, e.g. after a
-    // spurious timeout, does not make that path "the" data path).
-    let mut counts: BTreeMap<PathId, u64> = BTreeMap::new();
-    for a in news
-        .iter()
-        .filter(|a| a.time < t && t.saturating_since(a.time) <= Duration::from_secs(1))
-    {
-        *counts.entry(a.path).or_default() += u64::from(a.bytes);
-    }
-    // A broken cell names the broken path exactly: the mobile's
-    // address in that cell.
-    let cell_path = if e.action.is_cell() {
-        r.mobiles[rf.mobile]
-            .links
-            .iter()
-            .find(|l| l.cell == re.target)
-            .and_then(|l| path_addrs.iter().position(|x| *x == l.address.addr()))
-            .map(|k| PathId(k as u32))
-    } else {
-        None
-    };
-    let before_path = cell_path.or_else(|| {
-        counts
-            .iter()
-            .max_by_key(|(_, b)| **b)
-            .map(|(p, _)| *p)
-            .or_else(|| news.iter().rev().find(|a| a.time < t).map(|a| a.path))
-    });
+    let before_path = data_path_before(r, rf, (re, e), &news, path_addrs);
     let alt = news
         .iter()
         .find(|a| a.time >= t && Some(a.path) != before_path)
@@ -205,28 +178,11 @@ fn failover(
     // break), whatever its reason (failover, the peer's request after
     // a link-layer hint, its own policy): where and when.
     let since = re.degrade.map_or(t, |d| d.start);
-    let moved = sender.and_then(|a| {
-        a.events()
-            .iter()
-            .find(|ev| ev.time >= since && ev.kind == "primary-changed")
-            .and_then(|ev| {
-                let addr: std::net::IpAddr = ev.detail.split(' ').next()?.parse().ok()?;
-                let k = path_addrs.iter().position(|x| *x == addr)?;
-                Some((ev.time, PathId(k as u32)))
-            })
-    });
-    // The first bytes on that path after the move.
-    let transfer_time = s.output.failover_transfer_bytes.and_then(|want| {
-        let (from, p) = moved?;
-        let mut got = 0u64;
-        news.iter()
-            .filter(|a| a.time >= from && a.path == p)
-            .find(|a| {
-                got += u64::from(a.bytes);
-                got >= want
-            })
-            .map(|a| (a.time - from).as_secs_f64())
-    });
+    let moved = sender.and_then(|a| first_move(a, since, path_addrs));
+    let transfer_time = s
+        .output
+        .failover_transfer_bytes
+        .and_then(|want| transfer_time(&news, moved?, want));
     FailoverSummary {
         link: if e.action.is_cell() {
             e.cell.clone()
@@ -244,4 +200,71 @@ fn failover(
         sender_moved_s: moved.map(|(m, _)| m.as_secs_f64() - t.as_secs_f64()),
         transfer_time_s: transfer_time,
     }
+}
+
+/// The path that carried the data before break `e` (`re` resolved): a
+/// broken cell names it exactly (the mobile's address in that cell);
+/// else the path that carried most new data in the second before the
+/// break (a stray retransmission on another path, e.g. after a spurious
+/// timeout, does not make that path "the" data path), else the path of
+/// the last new data before it.
+fn data_path_before(
+    r: &Resolved,
+    rf: &Flow,
+    (re, e): (&Event, &EventSpec),
+    news: &[&Arrival],
+    path_addrs: &[IpAddr],
+) -> Option<PathId> {
+    let t = re.at;
+    let mut counts: BTreeMap<PathId, u64> = BTreeMap::new();
+    for a in news
+        .iter()
+        .filter(|a| a.time < t && t.saturating_since(a.time) <= Duration::from_secs(1))
+    {
+        *counts.entry(a.path).or_default() += u64::from(a.bytes);
+    }
+    let cell_path = if e.action.is_cell() {
+        r.mobiles[rf.mobile]
+            .links
+            .iter()
+            .find(|l| l.cell == re.target)
+            .and_then(|l| path_addrs.iter().position(|x| *x == l.address.addr()))
+            .map(|k| PathId(k as u32))
+    } else {
+        None
+    };
+    cell_path.or_else(|| {
+        counts
+            .iter()
+            .max_by_key(|(_, b)| **b)
+            .map(|(p, _)| *p)
+            .or_else(|| news.iter().rev().find(|a| a.time < t).map(|a| a.path))
+    })
+}
+
+/// The sender's first primary change at or after `since`: when, and to
+/// which path.
+fn first_move(sender: &SctpAgent, since: Time, path_addrs: &[IpAddr]) -> Option<(Time, PathId)> {
+    sender
+        .events()
+        .iter()
+        .find(|ev| ev.time >= since && ev.kind == "primary-changed")
+        .and_then(|ev| {
+            let addr: std::net::IpAddr = ev.detail.split(' ').next()?.parse().ok()?;
+            let k = path_addrs.iter().position(|x| *x == addr)?;
+            Some((ev.time, PathId(k as u32)))
+        })
+}
+
+/// Seconds from the move `(from, p)` until `want` bytes of new data
+/// arrived on path `p`.
+fn transfer_time(news: &[&Arrival], (from, p): (Time, PathId), want: u64) -> Option<f64> {
+    let mut got = 0u64;
+    news.iter()
+        .filter(|a| a.time >= from && a.path == p)
+        .find(|a| {
+            got += u64::from(a.bytes);
+            got >= want
+        })
+        .map(|a| (a.time - from).as_secs_f64())
 }

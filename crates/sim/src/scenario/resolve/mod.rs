@@ -20,7 +20,7 @@ use ipnet::IpNet;
 use msctp_proto::Time;
 use rustc_hash::FxHashMap;
 
-pub(crate) use flows::Flow;
+pub(crate) use flows::{Flow, SctpFlow};
 pub(crate) use transport::Family;
 
 use super::error::{MAX_S, ScenarioError, net, positive_f, range_f, range_u, unique};

@@ -8,12 +8,13 @@
 use std::collections::VecDeque;
 
 use super::super::{ChanRef, Core, Event};
+use crate::Time;
 use crate::kernel::drop::{DropReason, DropSite};
 use crate::kernel::ids::CellId;
 use crate::kernel::ip::IpPacket;
 use crate::kernel::link::tti_ceil;
 use crate::kernel::trace::TraceKind;
-use crate::kernel::wireless::{CommonChannel, DOWN, RlcSdu};
+use crate::kernel::wireless::{CommonChannel, DOWN, RlcSdu, StationSlot};
 
 impl Core {
     /// A packet for (DOWN) or from (UP) station `slot` of a common-channel
@@ -77,81 +78,32 @@ impl Core {
     pub(crate) fn on_common_tti(&mut self, cell: CellId, dir: usize) {
         let now = self.now;
         let c = &mut self.cells[cell.index()];
-        let tti = c.cfg.tti.unwrap_or(std::time::Duration::from_millis(10));
-        let (pdu, arq) = (c.cfg.rlc_pdu_bytes.max(1), c.cfg.rlc_status_delay);
-        let budget = c.cfg.pdus_per_tti();
+        let turn = Turn {
+            now,
+            tti: c.cfg.tti.unwrap_or(std::time::Duration::from_millis(10)),
+            pdu: c.cfg.rlc_pdu_bytes.max(1),
+            arq: c.cfg.rlc_status_delay,
+            budget: c.cfg.pdus_per_tti(),
+            dir,
+        };
         let Some(cm) = c.common.as_mut() else { return };
         let ch: &mut CommonChannel = &mut cm[dir];
         ensure_slots(ch, c.slots.len());
         ch.armed = false;
         ch.last_tti = Some(now);
-        let n = c.slots.len();
-        let mut sent = 0u64;
-        let mut idle_turns = 0;
-        let mut s = ch.cursor;
-        while sent < budget && idle_turns < n {
-            s = (s + 1) % n.max(1);
-            let slot = &mut c.slots[s];
-            let rlc = &mut ch.rlc[s];
-            if !slot.attached {
-                idle_turns += 1;
-                continue;
-            }
-            // Retransmission due, else a PDU not yet sent, else a new SDU.
-            let k = rlc
-                .iter()
-                .position(|u| u.retx.first().is_some_and(|&t| t <= now))
-                .map(|k| (k, true))
-                .or_else(|| rlc.iter().position(|u| u.unsent > 0).map(|k| (k, false)));
-            let (k, retx) = match k {
-                Some(x) => x,
-                None => match slot.ch[dir].queue.pop() {
-                    Some(pkt) => {
-                        let pdus = pkt.len().div_ceil(pdu) as u32;
-                        rlc.push_back(RlcSdu {
-                            pkt,
-                            unsent: pdus,
-                            retx: Default::default(),
-                        });
-                        (rlc.len() - 1, false)
-                    }
-                    None => {
-                        idle_turns += 1;
-                        continue;
-                    }
-                },
-            };
-            idle_turns = 0;
-            sent += 1;
-            ch.cursor = s;
-            let u = &mut rlc[k];
-            if retx {
-                u.retx.remove(0);
-            } else {
-                u.unsent -= 1;
-            }
-            if slot.ch[dir].error.is_lost(now, now + tti) {
-                // RLC AM: the receiver's STATUS report names the missing
-                // PDU; it is resent once the report is back.
-                u.retx.push(now + tti + arq);
-                slot.ch[dir].stats.error_drops += 1;
-            }
+        send_pdus(ch, &mut c.slots, &turn);
+        let (out, more) = complete_sdus(ch, &c.slots, dir);
+        let at = now + turn.tti + c.cfg.delay;
+        self.deliver_sdus(cell, dir, at, out);
+        if more {
+            self.common_arm(cell, dir);
         }
-        // In-sequence delivery of every station's complete SDUs.
-        let mut out: Vec<(u32, IpPacket)> = Vec::new();
-        let mut more = false;
-        for (s, rlc) in ch.rlc.iter_mut().enumerate() {
-            while rlc
-                .front()
-                .is_some_and(|u| u.unsent == 0 && u.retx.is_empty())
-            {
-                if let Some(u) = rlc.pop_front() {
-                    out.push((s as u32, u.pkt));
-                }
-            }
-            more |= !rlc.is_empty() || !c.slots[s].ch[dir].queue.is_empty();
-        }
-        let at = now + tti + c.cfg.delay;
+    }
+
+    /// The complete SDUs of a TTI (station slot, packet) onto their
+    /// stations' pipes, arriving at `at`.
+    fn deliver_sdus(&mut self, cell: CellId, dir: usize, at: Time, out: Vec<(u32, IpPacket)>) {
+        let now = self.now;
         for (slot, pkt) in out {
             let r = ChanRef::Station {
                 cell,
@@ -172,9 +124,6 @@ impl Core {
             if let Some((t, generation)) = ch.pipe.push(at, pkt) {
                 self.sched.push(t, Event::Arrive { ch: r, generation });
             }
-        }
-        if more {
-            self.common_arm(cell, dir);
         }
     }
 
@@ -197,4 +146,100 @@ fn ensure_slots(ch: &mut CommonChannel, n: usize) {
     if ch.rlc.len() < n {
         ch.rlc.resize_with(n, VecDeque::new);
     }
+}
+
+/// What one TTI of a common channel works with.
+struct Turn {
+    now: Time,
+    tti: std::time::Duration,
+    /// RLC PDU payload, bytes (at least 1).
+    pdu: usize,
+    /// The RLC STATUS delay: a lost PDU is resent this long after its TTI.
+    arq: std::time::Duration,
+    /// PDUs the TTI carries.
+    budget: u64,
+    dir: usize,
+}
+
+/// The TTI's PDUs, round robin, one at a time, to the stations with data:
+/// a retransmission due first, then a PDU of the packet being segmented,
+/// then the next queued packet. A PDU the channel loses is due again once
+/// the receiver's STATUS report is back (RLC AM).
+fn send_pdus(ch: &mut CommonChannel, slots: &mut [StationSlot], t: &Turn) {
+    let (now, dir) = (t.now, t.dir);
+    let n = slots.len();
+    let mut sent = 0u64;
+    let mut idle_turns = 0;
+    let mut s = ch.cursor;
+    while sent < t.budget && idle_turns < n {
+        s = (s + 1) % n.max(1);
+        let slot = &mut slots[s];
+        let rlc = &mut ch.rlc[s];
+        if !slot.attached {
+            idle_turns += 1;
+            continue;
+        }
+        // Retransmission due, else a PDU not yet sent, else a new SDU.
+        let k = rlc
+            .iter()
+            .position(|u| u.retx.first().is_some_and(|&t| t <= now))
+            .map(|k| (k, true))
+            .or_else(|| rlc.iter().position(|u| u.unsent > 0).map(|k| (k, false)));
+        let (k, retx) = match k {
+            Some(x) => x,
+            None => match slot.ch[dir].queue.pop() {
+                Some(pkt) => {
+                    let pdus = pkt.len().div_ceil(t.pdu) as u32;
+                    rlc.push_back(RlcSdu {
+                        pkt,
+                        unsent: pdus,
+                        retx: Default::default(),
+                    });
+                    (rlc.len() - 1, false)
+                }
+                None => {
+                    idle_turns += 1;
+                    continue;
+                }
+            },
+        };
+        idle_turns = 0;
+        sent += 1;
+        ch.cursor = s;
+        let u = &mut rlc[k];
+        if retx {
+            u.retx.remove(0);
+        } else {
+            u.unsent -= 1;
+        }
+        if slot.ch[dir].error.is_lost(now, now + t.tti) {
+            // RLC AM: the receiver's STATUS report names the missing
+            // PDU; it is resent once the report is back.
+            u.retx.push(now + t.tti + t.arq);
+            slot.ch[dir].stats.error_drops += 1;
+        }
+    }
+}
+
+/// In-sequence delivery: every station's complete SDUs (slot, packet),
+/// taken off its RLC queue, and whether any station still has data.
+fn complete_sdus(
+    ch: &mut CommonChannel,
+    slots: &[StationSlot],
+    dir: usize,
+) -> (Vec<(u32, IpPacket)>, bool) {
+    let mut out: Vec<(u32, IpPacket)> = Vec::new();
+    let mut more = false;
+    for (s, rlc) in ch.rlc.iter_mut().enumerate() {
+        while rlc
+            .front()
+            .is_some_and(|u| u.unsent == 0 && u.retx.is_empty())
+        {
+            if let Some(u) = rlc.pop_front() {
+                out.push((s as u32, u.pkt));
+            }
+        }
+        more |= !rlc.is_empty() || !slots[s].ch[dir].queue.is_empty();
+    }
+    (out, more)
 }

@@ -154,6 +154,9 @@ impl ForeignAgent {
         ctx.set_timer(due, TOKEN_RELAY);
     }
 
+    /// A registration message (RFC 5944 section 3): a visitor's request
+    /// or a home agent's reply, each for this agent; `false` if the
+    /// packet is not one.
     fn on_registration(&mut self, ctx: &mut Ctx<'_>, pkt: &IpPacket, rx: &RxInfo) -> bool {
         let Ok(u) = UdpView::parse(pkt) else {
             return false;
@@ -169,89 +172,12 @@ impl ForeignAgent {
                 if req.care_of != me {
                     return false;
                 }
-                if self.pending.len() >= self.cfg.max_pending {
-                    self.stats.denied += 1;
-                    return true;
-                }
-                if req.lifetime_s > self.cfg.max_lifetime_s {
-                    // RFC 5944 section 3.7.2: deny, code 69.
-                    self.stats.denied += 1;
-                    let reply = wire::RegistrationReply {
-                        code: code::FA_LIFETIME_TOO_LONG,
-                        lifetime_s: self.cfg.max_lifetime_s,
-                        home_address: req.home_address,
-                        home_agent: req.home_agent,
-                        identification: req.identification,
-                        auth: None,
-                    };
-                    self.schedule(
-                        ctx,
-                        Relay::ToMobile {
-                            home: req.home_address,
-                            port: u.src_port,
-                            payload: reply.emit(None),
-                        },
-                    );
-                    return true;
-                }
-                self.pending.push_back(PendingVisitor {
-                    home: req.home_address,
-                    home_agent: req.home_agent,
-                    identification: req.identification,
-                    port: u.src_port,
-                });
-                self.trace.push(
-                    ctx.now(),
-                    MipTraceEvent::RequestRelayed {
-                        home: req.home_address,
-                        identification: req.identification,
-                    },
-                );
-                self.schedule(
-                    ctx,
-                    Relay::ToHomeAgent {
-                        home_agent: req.home_agent,
-                        payload: u.payload.to_vec(),
-                    },
-                );
+                self.on_request(ctx, &req, u.src_port, u.payload);
                 true
             }
             // A reply from a home agent, for us.
             Ok(Registration::Reply(rep)) if pkt.dst() == IpAddr::V4(me) => {
-                let Some(pos) = self.pending.iter().position(|p| {
-                    p.home == rep.home_address && p.identification == rep.identification
-                }) else {
-                    self.stats.malformed += 1;
-                    return true;
-                };
-                let Some(p) = self.pending.remove(pos) else {
-                    return true;
-                };
-                if rep.code <= 1 && rep.lifetime_s > 0 {
-                    if self.visitors.len() < self.cfg.max_visitors
-                        || self.visitors.contains_key(&p.home)
-                    {
-                        self.visitors.insert(
-                            p.home,
-                            Visitor {
-                                home_agent: p.home_agent,
-                                port: p.port,
-                                expires_at: ctx.now()
-                                    + Duration::from_secs(u64::from(rep.lifetime_s)),
-                            },
-                        );
-                    }
-                } else {
-                    self.visitors.remove(&p.home);
-                }
-                self.schedule(
-                    ctx,
-                    Relay::ToMobile {
-                        home: p.home,
-                        port: p.port,
-                        payload: u.payload.to_vec(),
-                    },
-                );
+                self.on_reply(ctx, &rep, u.payload);
                 true
             }
             Ok(_) => false,
@@ -260,6 +186,104 @@ impl ForeignAgent {
                 true
             }
         }
+    }
+
+    /// A visitor's request (sent from `port`) for this care-of address:
+    /// denied when too many are pending or its lifetime is too long
+    /// (RFC 5944 section 3.7.2, code 69), else remembered and relayed to
+    /// its home agent.
+    fn on_request(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        req: &wire::RegistrationRequest,
+        port: u16,
+        payload: &[u8],
+    ) {
+        if self.pending.len() >= self.cfg.max_pending {
+            self.stats.denied += 1;
+            return;
+        }
+        if req.lifetime_s > self.cfg.max_lifetime_s {
+            // RFC 5944 section 3.7.2: deny, code 69.
+            self.stats.denied += 1;
+            let reply = wire::RegistrationReply {
+                code: code::FA_LIFETIME_TOO_LONG,
+                lifetime_s: self.cfg.max_lifetime_s,
+                home_address: req.home_address,
+                home_agent: req.home_agent,
+                identification: req.identification,
+                auth: None,
+            };
+            self.schedule(
+                ctx,
+                Relay::ToMobile {
+                    home: req.home_address,
+                    port,
+                    payload: reply.emit(None),
+                },
+            );
+            return;
+        }
+        self.pending.push_back(PendingVisitor {
+            home: req.home_address,
+            home_agent: req.home_agent,
+            identification: req.identification,
+            port,
+        });
+        self.trace.push(
+            ctx.now(),
+            MipTraceEvent::RequestRelayed {
+                home: req.home_address,
+                identification: req.identification,
+            },
+        );
+        self.schedule(
+            ctx,
+            Relay::ToHomeAgent {
+                home_agent: req.home_agent,
+                payload: payload.to_vec(),
+            },
+        );
+    }
+
+    /// A home agent's reply to a pending request: an accepted one makes
+    /// (or renews) the visitor while there is room, a denial removes it;
+    /// either is relayed to the mobile. A reply to no pending request is
+    /// counted as malformed.
+    fn on_reply(&mut self, ctx: &mut Ctx<'_>, rep: &wire::RegistrationReply, payload: &[u8]) {
+        let Some(pos) = self
+            .pending
+            .iter()
+            .position(|p| p.home == rep.home_address && p.identification == rep.identification)
+        else {
+            self.stats.malformed += 1;
+            return;
+        };
+        let Some(p) = self.pending.remove(pos) else {
+            return;
+        };
+        if rep.code <= 1 && rep.lifetime_s > 0 {
+            if self.visitors.len() < self.cfg.max_visitors || self.visitors.contains_key(&p.home) {
+                self.visitors.insert(
+                    p.home,
+                    Visitor {
+                        home_agent: p.home_agent,
+                        port: p.port,
+                        expires_at: ctx.now() + Duration::from_secs(u64::from(rep.lifetime_s)),
+                    },
+                );
+            }
+        } else {
+            self.visitors.remove(&p.home);
+        }
+        self.schedule(
+            ctx,
+            Relay::ToMobile {
+                home: p.home,
+                port: p.port,
+                payload: payload.to_vec(),
+            },
+        );
     }
 
     fn relay_due(&mut self, ctx: &mut Ctx<'_>) {
