@@ -103,14 +103,13 @@ impl StackConfig {
             packet_overhead: 28,
             ..EstimatorConfig::on()
         };
-        // Path MTU discovery per path (RFC 8899) stays off by default
-        // (`pmtud = PmtudConfig::on()`, the CLI's --pmtud, turns it on):
-        // with it on, a single-radio move loses its association (the
-        // correspondent aborts; netns_single_radio, netns_soak), and
-        // control chunks rode in probes that a small path drops; see
-        // DESIGN.md. On loopback it is off in any case (the interface's
-        // MTU is known, `loopback_mtu`).
-        endpoint.association.pmtud = PmtudConfig::default();
+        // Path MTU discovery per path (RFC 8899 section 6.2): a path's
+        // MTU is not known on a real host (a tunnel or a cellular path is
+        // often 1280-1420 bytes, and ICMP is often filtered), so data
+        // starts at the base PLPMTU and probes find the rest. On loopback
+        // it is off (the interface's MTU is known, `loopback_mtu`); the
+        // CLI's --no-pmtud turns it off.
+        endpoint.association.pmtud = PmtudConfig::on();
         StackConfig {
             endpoint,
             udp_port: SCTP_UDP_PORT,

@@ -118,11 +118,12 @@ pub struct NetOpts {
     /// netem): e.g. loss=0.01,dup=0.005,reorder=0.01,delay=20ms,seed=7.
     #[arg(long, value_name = "SPEC")]
     impair: Option<String>,
-    /// Path MTU discovery per path (RFC 8899 section 6.2: probes from
-    /// 1200 bytes up, ICMP Packet Too Big as a validated hint); off by
-    /// default (every path uses the fixed path MTU).
+    /// No path MTU discovery: every path uses the fixed path MTU. By
+    /// default each path's MTU is discovered (RFC 8899 section 6.2:
+    /// probes from 1200 bytes up, ICMP Packet Too Big as a validated
+    /// hint), except on loopback.
     #[arg(long)]
-    pmtud: bool,
+    no_pmtud: bool,
 }
 
 impl NetOpts {
@@ -135,8 +136,8 @@ impl NetOpts {
             bail!("--connect-timeout must lie between 0 and 3600 seconds");
         }
         c.connect_timeout = Duration::from_secs_f64(self.connect_timeout);
-        if self.pmtud {
-            c.endpoint.association.pmtud = msctp_proto::PmtudConfig::on();
+        if self.no_pmtud {
+            c.endpoint.association.pmtud.enabled = false;
         }
         if !(0.0..=1e6).contains(&self.idle_timeout) {
             bail!("--idle-timeout must lie between 0 (off) and 1000000 seconds");
