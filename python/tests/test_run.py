@@ -147,3 +147,24 @@ def test_the_gil_is_released_while_a_simulation_runs(short_reference):
     assert ticks > 20
     # Held, the longest stall would be the whole run.
     assert longest < alone / 2, f"main thread stalled {longest:.3f} s of a {alone:.3f} s run"
+
+
+def test_a_per_message_reliability_policy_from_python(short_reference):
+    """RFC 7496's partial reliability for every message of a flow, set from
+    Python: the abandoned messages are counted; a policy without PR-SCTP
+    negotiated is refused naming the key."""
+    reliable = msctp.run(short_reference, seed=2).metrics
+    assert "flows.bulk.abandoned_messages" not in reliable
+    timed = msctp.run(
+        short_reference,
+        seed=2,
+        overrides={
+            "flows.0.sctp.pr_sctp": True,
+            "flows.0.reliability": {"lifetime_ms": 1.0},
+        },
+    ).metrics
+    assert timed["flows.bulk.abandoned_messages"] > 0
+    assert timed["flows.bulk.bytes_delivered"] < reliable["flows.bulk.bytes_delivered"]
+    with pytest.raises(msctp.ScenarioError) as e:
+        msctp.run(short_reference, overrides={"flows.0.reliability": {"max_retransmissions": 0}})
+    assert "flows[bulk].reliability" in str(e.value) and "pr_sctp" in str(e.value)

@@ -384,3 +384,51 @@ fn bandwidth_aware_start_sizes_the_window_to_the_new_network() {
         assert!(drops(&aware) <= drops(&plain), "{direction:?}");
     }
 }
+
+/// The reference scenario's flow with `[flows.sctp] pr_sctp` and the
+/// flow-level `reliability` policy set to `policy` (a TOML inline table).
+fn with_reliability(pr_sctp: bool, policy: &str) -> Result<Scenario, String> {
+    let mut t: toml::Table = toml::from_str(REFERENCE).unwrap();
+    let flow = t["flows"].as_array_mut().unwrap()[0]
+        .as_table_mut()
+        .unwrap();
+    let sctp = flow.get_mut("sctp").unwrap().as_table_mut().unwrap();
+    sctp.insert("pr_sctp".into(), toml::Value::Boolean(pr_sctp));
+    let p: toml::Table = toml::from_str(&format!("reliability = {policy}")).unwrap();
+    flow.insert("reliability".into(), p["reliability"].clone());
+    scenario::parse(&toml::to_string(&t).unwrap()).map_err(|e| e.to_string())
+}
+
+/// A partial reliability policy on every message of a flow (RFC 7496),
+/// from the scenario file: with a 1 ms lifetime the queued bulk messages
+/// expire and are abandoned (counted in `abandoned_messages`); the same
+/// flow without a policy abandons nothing and the key is absent.
+#[test]
+fn a_flow_reliability_policy_abandons_messages_and_counts_them() {
+    let reliable = scenario::run_scenario(&reference(), 1).unwrap();
+    assert_eq!(reliable.summary.flows[0].abandoned_messages, 0);
+    let timed = with_reliability(true, "{ lifetime_ms = 1.0 }").unwrap();
+    let r = scenario::run_scenario(&timed, 1).unwrap();
+    let f = &r.summary.flows[0];
+    assert!(f.abandoned_messages > 0, "{f:?}");
+    assert!(
+        f.bytes_delivered < reliable.summary.flows[0].bytes_delivered,
+        "abandoned messages are not delivered"
+    );
+}
+
+#[test]
+fn a_reliability_policy_needs_pr_sctp_and_exactly_one_kind() {
+    let e = with_reliability(false, "{ lifetime_ms = 100.0 }").unwrap_err();
+    assert!(
+        e.contains("flows[bulk].reliability") && e.contains("pr_sctp"),
+        "{e}"
+    );
+    let e = with_reliability(true, "{ lifetime_ms = 100.0, priority = 1 }").unwrap_err();
+    assert!(e.contains("exactly one"), "{e}");
+    let e = with_reliability(true, "{ lifetime_ms = -1.0 }").unwrap_err();
+    assert!(e.contains("lifetime_ms"), "{e}");
+    let e = with_reliability(true, "{ ttl = 1.0 }").unwrap_err();
+    assert!(e.contains("ttl"), "{e}");
+    assert!(with_reliability(true, "{ max_retransmissions = 0 }").is_ok());
+}

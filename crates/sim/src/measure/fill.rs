@@ -201,6 +201,7 @@ impl FlowSummary {
             failovers: Vec::new(),
             asconfs_sent: 0,
             asconf_retransmissions: 0,
+            abandoned_messages: 0,
             policy_decisions: 0,
             policy_counters: Default::default(),
             datagrams_refused: 0,

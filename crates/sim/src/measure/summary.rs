@@ -22,6 +22,7 @@
 //!   paths are the mobile's cells numbered as its addresses (mSCTP: the
 //!   addresses themselves);
 //! - mSCTP: `.failovers.<i>.*`, `.asconfs_sent`, `.asconf_retransmissions`,
+//!   `.abandoned_messages` (with a `reliability` policy, when not 0),
 //!   `.policy_decisions`, `.policy_counters.<name>` (AISLE), and [`AsconfSummary`] as `.asconf.{asconf_chunks,
 //!   asconf_bits, asconf_ack_chunks, asconf_ack_bits, auth_bits,
 //!   signalling_bits, bits_per_handover, bits_per_handover_with_auth}`;
@@ -185,6 +186,10 @@ pub struct FlowSummary {
     /// ASCONF chunks the mobile sent (first transmissions) and retransmitted.
     pub asconfs_sent: u64,
     pub asconf_retransmissions: u64,
+    /// Messages the sender abandoned under the flow's partial reliability
+    /// policy (`reliability`, RFC 7496); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub abandoned_messages: u64,
     pub policy_decisions: u64,
     /// The handover policy's own counters, from whichever end runs it
     /// (AISLE: `congestion_events`, `held_down`, `no_estimate`, `swaps`).
@@ -401,4 +406,8 @@ pub struct UdpSummary {
     pub reordered: u64,
     /// Sends the node refused (backlog bound).
     pub send_errors: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -83,6 +83,7 @@ impl Scenario {
                     handoff: None,
                     cmhn: None,
                     quic: None,
+                    reliability: None,
                     arrival: p.mean_interarrival_s.map(|mean_s| PoissonArrival {
                         stream: format!("stations/{}/arrivals", p.name),
                         index: k,

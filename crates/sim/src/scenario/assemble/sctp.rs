@@ -58,11 +58,17 @@ pub(super) fn agent_configs(
     }
     let source = env.source(f, start)?;
     let expect = f.spec.traffic.file_bytes();
+    let policy = f
+        .sctp
+        .as_ref()
+        .map_or(msctp_proto::PrPolicy::Reliable, |s| s.send_policy);
     if f.spec.direction == DirectionSpec::Downlink {
         fixed.source = Some(source);
+        fixed.send_policy = policy;
         mobile.expect_bytes = expect;
     } else {
         mobile.source = Some(source);
+        mobile.send_policy = policy;
         fixed.expect_bytes = expect;
     }
     Ok((mobile, fixed))

@@ -69,6 +69,7 @@ pub(super) fn outputs(
     }
     if let Some(a) = sender.and_then(|x| x.association()) {
         sum.rwnd_blocked_s = a.rwnd_blocked(end).0.as_secs_f64();
+        sum.abandoned_messages = a.stats().abandoned.total();
     }
     if let Some(a) = mobile.and_then(|m| m.association()) {
         let st = a.stats();

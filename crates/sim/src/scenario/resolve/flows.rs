@@ -51,6 +51,9 @@ pub(crate) struct SctpFlow {
     /// "ns-2 set-primary" (`primary_switch = "local"`): the mobile's
     /// addresses all in the INIT, the primary switched locally, no ADD-IP.
     pub local_switch: bool,
+    /// The sender's partial reliability policy for every message
+    /// (`reliability`; RFC 7496).
+    pub send_policy: msctp_proto::PrPolicy,
 }
 
 impl Scenario {
@@ -205,11 +208,24 @@ fn sctp_flow(key: &str, f: &FlowSpec) -> Result<SctpFlow, ScenarioError> {
         value: "(see the sctp table)".into(),
         allowed: e.why.to_string(),
     })?;
+    // `key` names the flow's sctp table; the policy is the flow's own key.
+    let flow_key = key.strip_suffix(".sctp").unwrap_or(key);
+    let send_policy = match &f.reliability {
+        None => msctp_proto::PrPolicy::Reliable,
+        Some(r) if association.pr_sctp => r.policy(&format!("{flow_key}.reliability"))?,
+        Some(_) => {
+            return Err(ScenarioError::combination(
+                format!("{flow_key}.reliability"),
+                "needs [flows.sctp] pr_sctp = true (RFC 3758: both ends negotiate it)",
+            ));
+        }
+    };
     Ok(SctpFlow {
         association,
         split_fast_retransmit: msctp && s.split_fast_retransmit,
         oracle_start: msctp && s.bandwidth_aware_start && !packet_pair_start,
         oracle_capacities: msctp && s.capacity_estimate == Some(BandwidthEstimateSpec::Oracle),
         local_switch,
+        send_policy,
     })
 }

@@ -537,6 +537,10 @@ pub struct FlowSpec {
     /// absent.
     #[serde(default)]
     pub quic: Option<crate::models::quic::QuicSettings>,
+    /// SCTP flows: a partial reliability policy for every message (RFC
+    /// 3758, RFC 7496); absent: fully reliable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reliability: Option<traffic::ReliabilitySpec>,
     /// A station of a `[[stations]]` population: its start is a Poisson
     /// arrival (not in files: set by the expansion).
     #[serde(skip)]

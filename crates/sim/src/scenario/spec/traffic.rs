@@ -163,3 +163,51 @@ impl TrafficSpec {
         }
     }
 }
+
+/// A partial reliability policy for every message of an SCTP flow
+/// (`reliability = { lifetime_ms = 200.0 }`; RFC 3758, RFC 7496): timed
+/// reliability, limited retransmissions or priority, exactly one of them.
+/// Needs `[flows.sctp] pr_sctp = true` (negotiated with the peer).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ReliabilitySpec {
+    /// A message not acknowledged this long after it was sent is
+    /// abandoned (RFC 7496 section 3: SCTP_PR_SCTP_TTL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifetime_ms: Option<f64>,
+    /// Each chunk is retransmitted at most this many times (0: sent once;
+    /// RFC 7496 section 3.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retransmissions: Option<u32>,
+    /// Messages of a lower priority (a larger value) give way when the
+    /// send buffer is full (RFC 7496 section 3.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u16>,
+}
+
+impl ReliabilitySpec {
+    /// The engine's policy; the error names `key`'s sub-key.
+    pub fn policy(&self, key: &str) -> Result<msctp_proto::PrPolicy, ScenarioError> {
+        use msctp_proto::PrPolicy;
+        match (self.lifetime_ms, self.max_retransmissions, self.priority) {
+            (Some(l), None, None) => {
+                positive_f(&format!("{key}.lifetime_ms"), l, MAX_MS)?;
+                Ok(PrPolicy::Lifetime(ms(l)))
+            }
+            (None, Some(n), None) => {
+                range_u(
+                    &format!("{key}.max_retransmissions"),
+                    u64::from(n),
+                    0,
+                    1 << 20,
+                )?;
+                Ok(PrPolicy::MaxRetransmissions(n))
+            }
+            (None, None, Some(p)) => Ok(PrPolicy::Priority(p)),
+            _ => Err(ScenarioError::combination(
+                key.to_string(),
+                "exactly one of lifetime_ms, max_retransmissions and priority",
+            )),
+        }
+    }
+}

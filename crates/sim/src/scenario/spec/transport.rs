@@ -185,6 +185,7 @@ impl TransportSpec {
             "handoff" => self == TransportSpec::SingleHandoff,
             "cmhn" => self == TransportSpec::Cmhn,
             "quic" => self == TransportSpec::Quic,
+            "reliability" => self == TransportSpec::Msctp,
             "mobile_iface" => matches!(
                 self,
                 TransportSpec::Tcp | TransportSpec::Udp | TransportSpec::Quic
@@ -282,7 +283,7 @@ fn allowed_by(table: &str) -> String {
 
 impl FlowSpec {
     /// The per-transport tables this flow gives, by name.
-    fn tables_present(&self) -> [(&'static str, bool); 10] {
+    fn tables_present(&self) -> [(&'static str, bool); 11] {
         [
             ("tcp", self.tcp.is_some()),
             ("sctp", !self.sctp.given.is_empty()),
@@ -293,6 +294,7 @@ impl FlowSpec {
             ("handoff", self.handoff.is_some()),
             ("cmhn", self.cmhn.is_some()),
             ("quic", self.quic.is_some()),
+            ("reliability", self.reliability.is_some()),
             ("mobile_iface", self.mobile_iface.is_some()),
         ]
     }

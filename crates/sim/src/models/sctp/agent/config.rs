@@ -86,6 +86,9 @@ pub struct SctpAgentConfig {
     pub stream: u16,
     pub ppid: u32,
     pub unordered: bool,
+    /// The partial reliability policy of every message the source sends
+    /// (RFC 7496; fully reliable by default).
+    pub send_policy: msctp_proto::PrPolicy,
     /// The flow's records (shared with the other end).
     pub log: Option<SharedFlowLog>,
     /// This agent runs on the mobile node (path numbering, policy).
@@ -133,6 +136,7 @@ impl SctpAgentConfig {
             stream: 0,
             ppid: 0,
             unordered: false,
+            send_policy: msctp_proto::PrPolicy::Reliable,
             log: None,
             mobile_side: false,
             path_addrs: Vec::new(),

@@ -96,7 +96,17 @@ impl SctpAgent {
             } else {
                 Bytes::from(vec![0u8; n])
             };
-            match a.send(self.cfg.stream, self.cfg.ppid, data, self.cfg.unordered) {
+            let sent = if self.cfg.send_policy == msctp_proto::PrPolicy::Reliable {
+                a.send(self.cfg.stream, self.cfg.ppid, data, self.cfg.unordered)
+            } else {
+                let opts = msctp_proto::SendOptions {
+                    unordered: self.cfg.unordered,
+                    policy: self.cfg.send_policy,
+                    sack_immediately: false,
+                };
+                a.send_with(now, self.cfg.stream, self.cfg.ppid, data, &opts)
+            };
+            match sent {
                 Ok(()) => {
                     offered += n as u64;
                     accepted += 1;
