@@ -69,23 +69,38 @@ fn the_script_target_runs_the_conformance_scripts() {
     // The seeds are the scripts of tests/conformance: nearly all of them
     // pass, so the target drives the interpreter and the engine, not just
     // the parser (the ETSI scripts listed in tests/conformance/README.md
-    // fail by design: 131 of 136 pass, as in `msctp conformance`).
+    // fail by design, as in `msctp conformance`). The vendored public
+    // I-DATA suite (sctplab/sctp-idata) is counted apart: 64 of its 148
+    // scripts need socket calls the interpreter lacks or expect FreeBSD's
+    // aborts, each listed in tests/conformance/sctp-idata/ORIGIN.md.
     let seeds: Vec<PathBuf> = files("script")
         .into_iter()
         .filter(|f| f.extension().is_some_and(|e| e == "pkt"))
         .collect();
-    let passed = seeds
-        .iter()
-        .filter(|f| {
-            let data = std::fs::read(f).unwrap();
-            msctp_fuzz::script::outcome(&data).is_some_and(|o| o.passed())
-        })
-        .count();
-    eprintln!("{passed} of {} scripts pass", seeds.len());
+    let passes = |f: &&&PathBuf| {
+        let data = std::fs::read(f).unwrap();
+        msctp_fuzz::script::outcome(&data).is_some_and(|o| o.passed())
+    };
+    let (public, ours): (Vec<&PathBuf>, Vec<&PathBuf>) = seeds.iter().partition(|f| {
+        f.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("sctp-idata-"))
+    });
+    let passed = ours.iter().filter(passes).count();
+    let public_passed = public.iter().filter(passes).count();
+    eprintln!(
+        "{passed} of {} scripts pass, and {public_passed} of the {} sctp-idata ones",
+        ours.len(),
+        public.len()
+    );
     assert!(
-        passed * 10 >= seeds.len() * 8,
+        passed * 10 >= ours.len() * 9,
         "{passed} of {} pass",
-        seeds.len()
+        ours.len()
+    );
+    assert!(
+        public_passed * 2 >= public.len(),
+        "{public_passed} of {} sctp-idata scripts pass",
+        public.len()
     );
 }
 
