@@ -58,6 +58,24 @@ impl Run<'_> {
         self.fail(FailureKind::Unsupported, msg)
     }
 
+    /// A value read back by a call (`what`, now `got`) against the
+    /// script's `want`: a number, else the call is unsupported.
+    fn expect_value(&self, what: &str, want: &Value, got: i64) -> Result<(), Failure> {
+        let w = self
+            .eval_int(want)
+            .ok_or_else(|| self.unsupported(format!("{what}: not a number")))?;
+        if w != got {
+            return Err(self
+                .fail(
+                    FailureKind::SyscallResult,
+                    format!("{what} is {got}, expected {w}"),
+                )
+                .expected(w.to_string())
+                .actual(got.to_string()));
+        }
+        Ok(())
+    }
+
     fn arg<'v>(&self, s: &'v SyscallSpec, k: usize) -> Result<&'v Value, Failure> {
         s.args
             .get(k)

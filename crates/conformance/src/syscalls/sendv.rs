@@ -540,18 +540,7 @@ impl Run<'_> {
             let Some(&(_, got)) = actual.iter().find(|(n, _)| n == k) else {
                 return Err(self.unsupported(format!("{name} field {k}")));
             };
-            let want = self
-                .eval_int(v)
-                .ok_or_else(|| self.unsupported(format!("{name} {k}: not a number")))?;
-            if want != got {
-                return Err(self
-                    .fail(
-                        FailureKind::SyscallResult,
-                        format!("{name} {k} is {got}, expected {want}"),
-                    )
-                    .expected(want.to_string())
-                    .actual(got.to_string()));
-            }
+            self.expect_value(&format!("{name} {k}"), v, got)?;
         }
         Ok(Outcome::Ok(0))
     }

@@ -302,18 +302,7 @@ impl Run<'_> {
             }
         };
         if let Some(v) = want.filter(|v| !matches!(v, Value::Any)) {
-            let w = self
-                .eval_int(v)
-                .ok_or_else(|| self.unsupported(format!("{name}: not a number")))?;
-            if w != got {
-                return Err(self
-                    .fail(
-                        FailureKind::SyscallResult,
-                        format!("{name} is {got}, expected {w}"),
-                    )
-                    .expected(w.to_string())
-                    .actual(got.to_string()));
-            }
+            self.expect_value(name, v, got)?;
         }
         Ok(Outcome::Ok(0))
     }
