@@ -494,7 +494,7 @@ impl Run<'_> {
 
     /// A listening socket's options become the defaults of the
     /// associations it accepts.
-    fn apply_listener_defaults(&mut self, fd: i64) -> Result<(), Failure> {
+    pub(super) fn apply_listener_defaults(&mut self, fd: i64) -> Result<(), Failure> {
         let Some(sock) = self.sockets.get(fd) else {
             return Ok(());
         };

@@ -10,10 +10,9 @@
 use msctp_proto::association::ReconfigError;
 
 use super::Outcome;
-use crate::error::{Failure, FailureKind};
+use crate::error::Failure;
 use crate::runner::Run;
 use crate::script::SyscallSpec;
-use crate::sockets::SockState;
 use crate::value::Value;
 
 /// The constants of these options (the same on FreeBSD and Linux).
@@ -155,16 +154,7 @@ impl Run<'_> {
             return Ok(());
         };
         f(&mut sock.cfg);
-        if sock.state != SockState::Listening {
-            return Ok(());
-        }
-        let cfg = sock.cfg.clone();
-        let line = self.line;
-        if let Some(ep) = self.ep.as_mut() {
-            ep.set_association_defaults(cfg)
-                .map_err(|e| Failure::new(line, FailureKind::Unsupported, e.to_string()))?;
-        }
-        Ok(())
+        self.apply_listener_defaults(fd)
     }
 
     /// SCTP_RESET_STREAMS `{srs_flags, srs_number_streams,
