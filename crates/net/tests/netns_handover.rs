@@ -241,14 +241,14 @@ fn run_msctp(t: &Arc<Topology>, data: Arc<Vec<u8>>, sha: &str) -> (Row, MsctpRun
         rt.block_on(async move {
             let mut c = StackConfig::new(5002).tuned_for_lan();
             // Fast retransmissions on the idle link while both are up
-            // (docs/DESIGN.md): the loss-recovery gaps behind link 1's
+            // (docs/MODELS.md 1.6): the loss-recovery gaps behind link 1's
             // queue go.
             c.endpoint.association.fast_retransmit_on_fastest = true;
             // Each path's window held to its capacity estimate x (its
             // smallest RTT + 5 ms), and the path data moves to starts
-            // there (docs/DESIGN.md "Window limit from the capacity
-            // estimate"): the sender keeps about 5 ms queued at the tbf
-            // instead of filling its 20 ms until a loss.
+            // there (docs/MODELS.md 1.6, `window_limit`): the sender
+            // keeps about 5 ms queued at the tbf instead of filling its
+            // 20 ms until a loss.
             if *WINDOW_LIMIT {
                 let e = &mut c.endpoint.association.estimators;
                 e.window_limit = Some(Duration::from_millis(5));
