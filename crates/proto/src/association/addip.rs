@@ -201,16 +201,27 @@ impl Association {
     /// out of the blue.
     pub(super) fn held_for_asconf(&self, dest: IpAddr, now: Time) -> bool {
         // Usually no address is being added: no source to look up.
-        if !self
-            .local
-            .iter()
-            .any(|l| l.state == LocalAddrState::AddPending)
-        {
+        if !self.adding_address() {
             return false;
         }
         self.source_for_addr(dest)
             .is_some_and(|s| self.is_pending_add(s))
             && !self.asconf_due_to(dest, now)
+    }
+
+    /// Is one of our addresses being added (its Add IP unacknowledged)?
+    pub(super) fn adding_address(&self) -> bool {
+        self.local
+            .iter()
+            .any(|l| l.state == LocalAddrState::AddPending)
+    }
+
+    /// Path `i`'s only source is an address the peer does not know yet
+    /// (its Add IP unacknowledged): such an address carries nothing but
+    /// its ASCONF (RFC 5061 section 5.3, rule F1), so a probe, a capacity
+    /// train or a heartbeat to path `i` waits for the ASCONF-ACK.
+    pub(super) fn source_awaits_asconf(&self, i: usize) -> bool {
+        self.source_for(i).is_some_and(|s| self.is_pending_add(s))
     }
 
     /// Is `addr` one of our addresses whose Add IP the peer has not

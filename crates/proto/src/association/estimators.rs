@@ -82,7 +82,7 @@ impl Association {
             && p.confirmed
             && p.state == PathState::Active
             && self.probes.out.is_empty()
-            && !self.source_for(i).is_some_and(|s| self.is_pending_add(s))
+            && !self.source_awaits_asconf(i)
     }
 
     /// Sends a capacity train on the path to `addr` now (docs/MODELS.md 3:

@@ -11,7 +11,6 @@ use std::net::IpAddr;
 
 use super::Association;
 use crate::Time;
-use crate::asconf::LocalAddrState;
 use crate::pmtu::{PmtuCounters, PmtuState};
 use crate::wire::Chunk;
 use crate::wire::chunk::chunk_type;
@@ -69,7 +68,9 @@ impl Association {
         }
         let adding = self.adding_address();
         let i = (0..self.paths.len()).find(|&i| {
-            if adding && self.probe_waits_for_asconf(i) {
+            // Its only source not yet added at the peer: the probe waits,
+            // with no timer for it (`poll_timeout`).
+            if adding && self.source_awaits_asconf(i) {
                 return false;
             }
             let p = &mut self.paths[i];
@@ -92,23 +93,6 @@ impl Association {
         p.stats.packets_sent += 1;
         p.stats.bytes_sent += t.packet().len() as u64;
         Some(t)
-    }
-
-    /// Is one of our addresses being added (its Add IP unacknowledged)?
-    pub(super) fn adding_address(&self) -> bool {
-        self.local
-            .iter()
-            .any(|l| l.state == LocalAddrState::AddPending)
-    }
-
-    /// Path `i`'s probe cannot leave yet: its only source is an address
-    /// the peer does not know, whose Add IP is unacknowledged. Such an
-    /// address carries nothing but its ASCONF (RFC 5061 section 5.3, rule
-    /// F1); a probe from it reaches the peer out of the blue and draws an
-    /// ABORT. The probe waits, with no timer for it (the ASCONF-ACK that
-    /// frees it comes with a poll for output).
-    pub(super) fn probe_waits_for_asconf(&self, i: usize) -> bool {
-        self.source_for(i).is_some_and(|s| self.is_pending_add(s))
     }
 
     /// A HEARTBEAT ACK from path `i` with `nonce`: true if it answered

@@ -42,7 +42,7 @@ impl Association {
                 continue;
             }
             if p.confirmed {
-                if adding && self.probe_waits_for_asconf(i) {
+                if adding && self.source_awaits_asconf(i) {
                     consider(p.pmtu.timer_deadline());
                 } else {
                     consider(p.pmtu.deadline());
