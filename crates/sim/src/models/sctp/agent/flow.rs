@@ -87,6 +87,11 @@ impl SctpAgent {
         let mut accepted = 0;
         let mut offered = 0u64;
         let mut log = self.cfg.log.as_ref().map(|l| l.borrow_mut());
+        let opts = msctp_proto::SendOptions {
+            unordered: self.cfg.unordered,
+            policy: self.cfg.send_policy,
+            sack_immediately: false,
+        };
         for (k, n) in msgs.into_iter().enumerate() {
             if k >= self.cfg.limits.max_messages_per_call {
                 break;
@@ -96,17 +101,7 @@ impl SctpAgent {
             } else {
                 Bytes::from(vec![0u8; n])
             };
-            let sent = if self.cfg.send_policy == msctp_proto::PrPolicy::Reliable {
-                a.send(self.cfg.stream, self.cfg.ppid, data, self.cfg.unordered)
-            } else {
-                let opts = msctp_proto::SendOptions {
-                    unordered: self.cfg.unordered,
-                    policy: self.cfg.send_policy,
-                    sack_immediately: false,
-                };
-                a.send_with(now, self.cfg.stream, self.cfg.ppid, data, &opts)
-            };
-            match sent {
+            match a.send_with(now, self.cfg.stream, self.cfg.ppid, data, &opts) {
                 Ok(()) => {
                     offered += n as u64;
                     accepted += 1;
