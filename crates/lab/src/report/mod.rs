@@ -537,12 +537,15 @@ fn robustness_cell(map: Option<&RobustnessMap>, check: usize) -> String {
 fn robustness_section(s: &mut String, m: &RobustnessMap, figure: Option<&str>) {
     let _ = writeln!(
         s,
-        "### Robustness over the values the paper leaves unsaid
-"
+        "### Robustness over the values the paper leaves unsaid\n"
     );
     let _ = writeln!(
         s,
-        "`msctp reproduce --robustness`: {} Latin hypercube points over the space below, each          run as the quick study ({} of {} runs stored); a claim's share is the part of the          points where it holds, with its 95% Wilson interval; \"most moved by\" is the          parameter with the largest difference in holding share between its range's upper          and lower halves (or between its choices).\n",
+        "`msctp reproduce --robustness`: {} Latin hypercube points over the space below, \
+         each run as the quick study ({} of {} runs stored); a claim's share is the part of \
+         the points where it holds, with its 95% Wilson interval; \"most moved by\" is the \
+         parameter with the largest difference in holding share between its range's upper \
+         and lower halves (or between its choices).\n",
         m.points, m.stored, m.planned
     );
     let _ = writeln!(s, "| Parameter | Keys | Range | Why unsaid |");
