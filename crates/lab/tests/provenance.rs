@@ -78,3 +78,26 @@ fn remaining_studies_are_listed() {
         );
     }
 }
+
+/// The robustness map of every study runs what each of its claims
+/// compares, so that REPRODUCTION.md gives every claim its share of the
+/// space (issue 34); a claim left out of the map fails here with why.
+#[test]
+fn every_claim_of_a_mapped_study_is_in_its_map() {
+    let mut bad = Vec::new();
+    for e in studies() {
+        if e.spec.robustness.is_none() || e.spec.checks.is_empty() {
+            continue;
+        }
+        let m = msctp_lab::robustness::derive(&e, 24).unwrap();
+        assert_eq!(m.checks.len() + m.unmapped.len(), e.spec.checks.len());
+        for (_, claim, why) in m.unmapped {
+            bad.push(format!("{}: {claim}: {why}", e.spec.id));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "claims outside their study's robustness map:\n{}",
+        bad.join("\n")
+    );
+}
