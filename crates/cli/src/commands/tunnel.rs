@@ -151,7 +151,7 @@ fn serve(a: Args, key: Vec<u8>) -> anyhow::Result<ExitCode> {
         let st = stats.clone();
         spawn_report(report, move || {
             format!(
-                "clients {} refused (key) {} refused (limits) {} relayed {} not allowed {} unreachable {} bad requests {}",
+                "clients {} refused (key) {} refused (limits) {} relayed {} not allowed {} unreachable {} bad requests {} forged opens {}",
                 st.clients.load(Relaxed),
                 st.auth_failures.load(Relaxed),
                 st.over_limit.load(Relaxed),
@@ -159,6 +159,7 @@ fn serve(a: Args, key: Vec<u8>) -> anyhow::Result<ExitCode> {
                 st.not_allowed.load(Relaxed),
                 st.unreachable.load(Relaxed),
                 st.bad_requests.load(Relaxed),
+                st.forged_opens.load(Relaxed),
             )
         });
         server::serve(s, sc, stats).await?;
