@@ -87,7 +87,9 @@ pub struct Tunnel {
 /// Sets up an association with the server of `cfg` on `stack` (which
 /// [`ClientConfig::apply_to`] configured) and proves the key.
 pub async fn associate(stack: &Stack, cfg: &ClientConfig) -> Result<Tunnel, NetError> {
-    let mut a = stack.connect_via(&cfg.server, cfg.port, cfg.udp_port).await?;
+    let mut a = stack
+        .connect_via(&cfg.server, cfg.port, cfg.udp_port)
+        .await?;
     let key = auth::prove_to_server(&mut a, &cfg.key, cfg.handshake_timeout).await?;
     let conn = Connection::new(a, Side::Initiator, cfg.streams.clone()).await?;
     Ok(Tunnel {

@@ -250,7 +250,9 @@ mod tests {
         let (kc, ks) = keys();
         let client = Opener::new(kc);
         let server = OpenCheck::new(ks);
-        let reqs: Vec<_> = [1u16, 3, 5].map(|s| (s, client.request(s, &target()))).into();
+        let reqs: Vec<_> = [1u16, 3, 5]
+            .map(|s| (s, client.request(s, &target())))
+            .into();
         for (s, req) in reqs.iter().rev() {
             assert_eq!(server.check(*s, &read(req).await), Ok(()), "stream {s}");
         }

@@ -207,8 +207,7 @@ async fn relay(
     opens: Arc<OpenCheck>,
 ) {
     let id = s.id();
-    let req = match tokio::time::timeout(cfg.handshake_timeout, open::read_request(&mut s)).await
-    {
+    let req = match tokio::time::timeout(cfg.handshake_timeout, open::read_request(&mut s)).await {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
             stats.bad_requests.fetch_add(1, Relaxed);
