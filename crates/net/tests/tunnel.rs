@@ -2,8 +2,10 @@
 //! association <- tunnel client (SOCKS 5) <- SOCKS clients written here.
 //! Bytes intact over many connections at once, a domain name, forbidden
 //! destinations (reply 0x02, nothing connected), malformed requests (their
-//! reply codes), clients without the key refused and never relayed, and
-//! the bound on associations per source.
+//! reply codes), clients without the key refused and never relayed, the
+//! bound on associations per source, and stream opens without the
+//! association's MAC or replayed refused with and without SCTP-AUTH on
+//! DATA while the client goes on.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -12,11 +14,11 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use msctp_net::streams::{StreamConfig, frame};
-use msctp_net::tunnel::auth;
 use msctp_net::tunnel::client::{self, ClientConfig, ClientStats};
 use msctp_net::tunnel::policy::DestPolicy;
 use msctp_net::tunnel::server::{self, ServerConfig, ServerStats};
 use msctp_net::tunnel::socks::{Target, reply};
+use msctp_net::tunnel::{auth, open};
 use msctp_net::{NetError, Stack, StackConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -363,4 +365,139 @@ async fn associations_per_source_are_bounded() {
     .expect("the second client hears of its refusal");
     assert!(r.is_err());
     assert_eq!(t.server.over_limit.load(Ordering::SeqCst), 1);
+}
+
+/// Waits up to 5 s for `cond`.
+async fn until(what: &str, cond: impl Fn() -> bool) {
+    let t0 = tokio::time::Instant::now();
+    while !cond() {
+        assert!(t0.elapsed() < Duration::from_secs(5), "{what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A stream's bytes through the echo server and back.
+async fn echo_on(mut s: msctp_net::streams::SctpStream, data: &[u8]) -> Vec<u8> {
+    s.write_all(data).await.unwrap();
+    s.shutdown().await.unwrap();
+    let mut back = Vec::new();
+    timeout(Duration::from_secs(10), s.read_to_end(&mut back))
+        .await
+        .unwrap()
+        .unwrap();
+    back
+}
+
+/// Forged and replayed stream opens on a live association, with SCTP-AUTH
+/// on DATA or without it (`--no-data-auth`). Without it, a DATA chunk
+/// that carries the association's verification tags is taken from anyone
+/// on the path (RFC 9260 section 8.5). Frames the test sends with the
+/// client association's own handle, around its streams layer, reach the
+/// server exactly as such injected chunks would (a DATA chunk with the
+/// right tags and no AUTH chunk); sent this way they also take their TSNs
+/// in turn, where a real injection would take a TSN the client uses next
+/// and cost the client that one message, as an injected TCP segment does.
+///
+/// ```text
+/// client --OPEN 1, sealed request (echo)------> server: 0, relayed; stream 1 ends
+/// x      --OPEN 901, version-1 request (no MAC)> server: reply 1, RESET + DONE
+/// x      --OPEN 903, request, MAC of zeros-----> server: reply 2, RESET + DONE
+/// x      --OPEN 905, stream 1's request copied-> server: reply 2 (the MAC binds stream 1)
+/// x      --OPEN 1, stream 1's request again----> server: reply 2 (its counter was used)
+/// client --OPEN 3, another key's request-------> server: reply 2, RESET: the client reads them
+/// client --OPEN 5, sealed request (echo)------> server: 0, relayed: the association goes on
+/// ```
+async fn forged_and_replayed_opens_are_refused(port: u16, data_auth: bool) {
+    let (echo, accepted) = echo_server().await;
+    let t = tunnel(port, KEY, None, |c| {
+        allow_loopback(c);
+        c.authenticate_data = data_auth;
+    })
+    .await
+    .unwrap();
+    let mut cc = ClientConfig::new(KEY.to_vec(), vec![ip("127.0.0.1")], port);
+    cc.udp_port = Some(t.server_udp);
+    cc.authenticate_data = data_auth;
+    let mut stack = stack_cfg(port + 1);
+    cc.apply_to(&mut stack);
+    let stack = Stack::bind(stack).await.unwrap();
+    let c = client::associate(&stack, &cc).await.unwrap();
+    let to = Target::Addr(echo);
+    let forged = || t.server.forged_opens.load(Ordering::SeqCst);
+
+    // The client's first open, written out as Tunnel::open does it.
+    let mut s = c.conn.open_stream().unwrap();
+    assert_eq!(s.id(), 1);
+    let req1 = c.opener.request(1, &to);
+    s.write_all(&req1).await.unwrap();
+    assert_eq!(s.read_u8().await.unwrap(), reply::SUCCEEDED);
+    assert_eq!(echo_on(s, b"first").await, b"first");
+    until("stream 1 is freed", || c.conn.open_streams() == 0).await;
+
+    let h = c.conn.handle();
+    let inject = |stream: u16, req: Vec<u8>| async move {
+        h.send(stream, frame::OPEN, Bytes::from_static(&[0]))
+            .await
+            .unwrap();
+        h.send(stream, frame::DATA, Bytes::from(req)).await.unwrap();
+    };
+    let mut unsealed = vec![1u8];
+    unsealed.extend_from_slice(&to.encode());
+    inject(901, unsealed).await;
+    until("the version-1 request is refused", || {
+        t.server.bad_requests.load(Ordering::SeqCst) == 1
+    })
+    .await;
+    let mut zero_mac = req1.clone();
+    let n = zero_mac.len();
+    zero_mac[n - open::TAG..].fill(0);
+    inject(903, zero_mac).await;
+    until("the open without its MAC is refused", || forged() == 1).await;
+    inject(905, req1.clone()).await;
+    until("the open copied to another stream is refused", || {
+        forged() == 2
+    })
+    .await;
+    inject(1, req1.clone()).await;
+    until("the open replayed on its stream is refused", || {
+        forged() == 3
+    })
+    .await;
+
+    // An open the client's association made, with another association's
+    // key: the opener reads the refusal, then the reset.
+    let mut s = c.conn.open_stream().unwrap();
+    let stranger = open::OpenKey::derive(KEY, &[7; 32], &[7; 32]);
+    s.write_all(&open::seal(&stranger, s.id(), 99, &to))
+        .await
+        .unwrap();
+    assert_eq!(s.read_u8().await.unwrap(), reply::NOT_ALLOWED);
+    let e = s.read_u8().await.unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}");
+    drop(s);
+    until("the refused stream's number is free", || {
+        c.conn.open_streams() == 0
+    })
+    .await;
+    assert_eq!(forged(), 4);
+
+    // The honest client goes on.
+    let s = c
+        .open(&to, Duration::from_secs(5))
+        .await
+        .expect("the client's open");
+    assert_eq!(echo_on(s, b"still served").await, b"still served");
+    assert_eq!(t.server.relayed.load(Ordering::SeqCst), 2);
+    assert_eq!(accepted.load(Ordering::SeqCst), 2, "only the client's two");
+    assert!(c.conn.ended().is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_data_auth_forged_and_replayed_opens_are_refused() {
+    forged_and_replayed_opens_are_refused(5461, false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_data_auth_forged_and_replayed_opens_are_refused_too() {
+    forged_and_replayed_opens_are_refused(5471, true).await;
 }

@@ -68,8 +68,10 @@ pub struct Args {
     #[arg(long, default_value_t = 1024)]
     max_associations: usize,
     /// Do not require the peer to authenticate its DATA chunks
-    /// (SCTP-AUTH, RFC 4895): faster (no HMAC per packet), and only key
-    /// holders get in still, but someone on the path could change data.
+    /// (SCTP-AUTH, RFC 4895): faster (no HMAC over every byte); only key
+    /// holders get in and open connections still (each open is sealed
+    /// with the key), but someone on the path could change or cut the
+    /// bytes of a connection, as on plain TCP.
     #[arg(long)]
     no_data_auth: bool,
     /// Print the counters every SECONDS (0: never).
@@ -151,7 +153,7 @@ fn serve(a: Args, key: Vec<u8>) -> anyhow::Result<ExitCode> {
         let st = stats.clone();
         spawn_report(report, move || {
             format!(
-                "clients {} refused (key) {} refused (limits) {} relayed {} not allowed {} unreachable {} bad requests {}",
+                "clients {} refused (key) {} refused (limits) {} relayed {} not allowed {} unreachable {} bad requests {} forged opens {}",
                 st.clients.load(Relaxed),
                 st.auth_failures.load(Relaxed),
                 st.over_limit.load(Relaxed),
@@ -159,6 +161,7 @@ fn serve(a: Args, key: Vec<u8>) -> anyhow::Result<ExitCode> {
                 st.not_allowed.load(Relaxed),
                 st.unreachable.load(Relaxed),
                 st.bad_requests.load(Relaxed),
+                st.forged_opens.load(Relaxed),
             )
         });
         server::serve(s, sc, stats).await?;

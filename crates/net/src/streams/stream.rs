@@ -91,6 +91,37 @@ impl SctpStream {
         Ok(())
     }
 
+    /// Ends a stream the peer opened at once and frees its number without
+    /// waiting for the peer's end (RESET, then DONE): for an OPEN that
+    /// may not come from the peer at all (injected on the path), whose
+    /// number would otherwise stay taken until the association ends. A
+    /// peer that did open it reads what was written before, then
+    /// `ConnectionReset`; its FIN and DONE find no stream here and are
+    /// dropped. Only the peer opens numbers of its parity, and only after
+    /// its DONE, which arrives before its next OPEN on the number (one
+    /// SCTP stream is delivered in order, RFC 9260 section 6.6), so
+    /// nothing of the old stream reaches a new one. On a stream this side
+    /// opened, the same as dropping it.
+    pub fn abandon(self) {
+        let id = self.id;
+        let mut st = self.shared.lock();
+        if id % 2 == st.parity {
+            return;
+        }
+        if let Some(s) = st.slots.get_mut(&id) {
+            s.held = false;
+            s.buf.clear();
+            s.buffered = 0;
+        }
+        st.send_reset(id);
+        if let Some(s) = st.slots.remove(&id) {
+            if !s.sent_done {
+                st.send(id, frame::DONE, Bytes::from_static(frame::MARK));
+            }
+            st.stats.freed += 1;
+        }
+    }
+
     /// Ends the write half (as `shutdown`).
     pub fn shutdown_write(&self) {
         self.shared.lock().send_end(self.id, End::Fin);

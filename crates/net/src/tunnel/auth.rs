@@ -15,6 +15,10 @@
 //! discarded by the engine; the proof above refuses also a peer that
 //! negotiates no AUTH at all (RFC 4895 leaves AUTH optional). A server
 //! that does not answer in time is treated as refusing.
+//!
+//! Both sides then derive the association's key for stream opens from K
+//! and the nonces ([`super::open::OpenKey`]): every later request to
+//! connect somewhere is sealed with it.
 
 use std::time::Duration;
 
@@ -22,6 +26,7 @@ use bytes::Bytes;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use super::open::OpenKey;
 use crate::error::NetError;
 use crate::stack::Association;
 
@@ -68,8 +73,13 @@ async fn expect(
 }
 
 /// Server side: challenges the client; `Err` if it does not prove it
-/// holds `key` within `wait` (the caller then aborts the association).
-pub async fn verify_client(a: &mut Association, key: &[u8], wait: Duration) -> Result<(), String> {
+/// holds `key` within `wait` (the caller then aborts the association),
+/// else the association's key for stream opens.
+pub async fn verify_client(
+    a: &mut Association,
+    key: &[u8],
+    wait: Duration,
+) -> Result<OpenKey, String> {
     let c: [u8; NONCE] = rand::random();
     a.send(0, CHALLENGE, Bytes::copy_from_slice(&c))
         .await
@@ -82,16 +92,17 @@ pub async fn verify_client(a: &mut Association, key: &[u8], wait: Duration) -> R
     let answer = mac(key, b"server", &c, n).finalize().into_bytes();
     a.send(0, ACCEPTED, Bytes::copy_from_slice(&answer))
         .await
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+    Ok(OpenKey::derive(key, &c, n))
 }
 
 /// Client side: answers the server's challenge and checks that the server
-/// holds `key` too.
+/// holds `key` too; the association's key for stream opens.
 pub async fn prove_to_server(
     a: &mut Association,
     key: &[u8],
     wait: Duration,
-) -> Result<(), NetError> {
+) -> Result<OpenKey, NetError> {
     let refused =
         |why: String| NetError::Refused(format!("tunnel key exchange: {why} (wrong key?)"));
     let c = expect(a, CHALLENGE, NONCE, wait).await.map_err(refused)?;
@@ -106,5 +117,5 @@ pub async fn prove_to_server(
         let _ = a.abort().await;
         return Err(refused("the server does not hold the key".into()));
     }
-    Ok(())
+    Ok(OpenKey::derive(key, &c, &n))
 }

@@ -11,13 +11,14 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+use super::open::Opener;
 use super::relay;
-use super::socks::{self, reply};
-use super::{REQUEST_VERSION, apply_key, auth};
+use super::socks::{self, Target, reply};
+use super::{apply_key, auth};
 use crate::StackConfig;
 use crate::error::NetError;
 use crate::stack::Stack;
-use crate::streams::{Connection, Side, StreamConfig};
+use crate::streams::{Connection, SctpStream, Side, StreamConfig};
 
 /// Where the server is and how much the client takes on.
 #[derive(Debug, Clone)]
@@ -75,35 +76,72 @@ pub struct ClientStats {
     pub refused: AtomicU64,
 }
 
+/// An association with the tunnel's server that carries connections:
+/// its streams, and the sealing of its stream opens.
+#[derive(Debug)]
+pub struct Tunnel {
+    pub conn: Connection,
+    pub opener: Opener,
+}
+
+/// Sets up an association with the server of `cfg` on `stack` (which
+/// [`ClientConfig::apply_to`] configured) and proves the key.
+pub async fn associate(stack: &Stack, cfg: &ClientConfig) -> Result<Tunnel, NetError> {
+    let mut a = stack
+        .connect_via(&cfg.server, cfg.port, cfg.udp_port)
+        .await?;
+    let key = auth::prove_to_server(&mut a, &cfg.key, cfg.handshake_timeout).await?;
+    let conn = Connection::new(a, Side::Initiator, cfg.streams.clone()).await?;
+    Ok(Tunnel {
+        conn,
+        opener: Opener::new(key),
+    })
+}
+
+impl Tunnel {
+    /// Opens a stream to `target` through the server: the sealed request
+    /// ([`super::open`]), then the server's answer within `wait`; the
+    /// SOCKS reply code if it is not success.
+    pub async fn open(&self, target: &Target, wait: Duration) -> Result<SctpStream, u8> {
+        let mut s = self.conn.open_stream().map_err(|e| {
+            tracing::warn!("{e}");
+            reply::GENERAL_FAILURE
+        })?;
+        let req = self.opener.request(s.id(), target);
+        s.write_all(&req)
+            .await
+            .map_err(|_| reply::GENERAL_FAILURE)?;
+        match tokio::time::timeout(wait, s.read_u8()).await {
+            Ok(Ok(reply::SUCCEEDED)) => Ok(s),
+            Ok(Ok(code)) => Err(code),
+            _ => Err(reply::GENERAL_FAILURE),
+        }
+    }
+}
+
 /// The client's shared state.
 struct Client {
     stack: Stack,
     cfg: ClientConfig,
-    conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
+    tunnel: tokio::sync::Mutex<Option<Arc<Tunnel>>>,
     stats: Arc<ClientStats>,
 }
 
 impl Client {
     /// The association to the server, set up if there is none (or the
     /// last one ended).
-    async fn connection(&self) -> Result<Arc<Connection>, NetError> {
-        let mut g = self.conn.lock().await;
-        if let Some(c) = g.as_ref()
-            && c.ended().is_none()
+    async fn tunnel(&self) -> Result<Arc<Tunnel>, NetError> {
+        let mut g = self.tunnel.lock().await;
+        if let Some(t) = g.as_ref()
+            && t.conn.ended().is_none()
         {
-            return Ok(c.clone());
+            return Ok(t.clone());
         }
         *g = None;
-        let c = &self.cfg;
-        let mut a = self
-            .stack
-            .connect_via(&c.server, c.port, c.udp_port)
-            .await?;
-        auth::prove_to_server(&mut a, &c.key, c.handshake_timeout).await?;
-        let conn = Arc::new(Connection::new(a, Side::Initiator, c.streams.clone()).await?);
+        let t = Arc::new(associate(&self.stack, &self.cfg).await?);
         self.stats.associations.fetch_add(1, Relaxed);
-        *g = Some(conn.clone());
-        Ok(conn)
+        *g = Some(t.clone());
+        Ok(t)
     }
 }
 
@@ -124,10 +162,10 @@ pub async fn serve(
     let client = Arc::new(Client {
         stack,
         cfg,
-        conn: tokio::sync::Mutex::new(None),
+        tunnel: tokio::sync::Mutex::new(None),
         stats,
     });
-    client.connection().await?;
+    client.tunnel().await?;
     loop {
         // At most `max_streams` connections at once: the next accept
         // waits for one to end.
@@ -165,24 +203,11 @@ async fn handle(mut tcp: TcpStream, c: &Client) {
         }
     };
     let answer = async {
-        let conn = c.connection().await.map_err(|e| {
+        let t = c.tunnel().await.map_err(|e| {
             tracing::warn!("no association with the tunnel server: {e}");
             reply::NETWORK_UNREACHABLE
         })?;
-        let mut s = conn.open_stream().map_err(|e| {
-            tracing::warn!("{e}");
-            reply::GENERAL_FAILURE
-        })?;
-        let mut req = vec![REQUEST_VERSION];
-        req.extend_from_slice(&target.encode());
-        s.write_all(&req)
-            .await
-            .map_err(|_| reply::GENERAL_FAILURE)?;
-        match tokio::time::timeout(wait, s.read_u8()).await {
-            Ok(Ok(reply::SUCCEEDED)) => Ok(s),
-            Ok(Ok(code)) => Err(code),
-            _ => Err(reply::GENERAL_FAILURE),
-        }
+        t.open(&target, wait).await
     };
     let s = match answer.await {
         Ok(s) => s,

@@ -11,19 +11,23 @@
 //! On each stream, after the streams' own framing:
 //!
 //! ```text
-//! client -> server   REQUEST_VERSION, ATYP, DST.ADDR, DST.PORT   (as in SOCKS 5)
+//! client -> server   REQUEST_VERSION, COUNTER, ATYP, DST.ADDR, DST.PORT, TAG
+//!                    (the destination as in SOCKS 5, sealed: [`open`])
 //! server -> client   one byte: the SOCKS 5 reply code (0: connected)
 //! then the bytes of the TCP connection, both ways; end of stream = FIN
 //! ```
 //!
 //! The server only serves clients that hold the pre-shared key
-//! ([`auth`], and SCTP-AUTH on DATA, RFC 4895), only connects where its
+//! ([`auth`], and SCTP-AUTH on DATA, RFC 4895), only opens connections
+//! whose request carries the association's MAC ([`open`]; with or
+//! without SCTP-AUTH on DATA), only connects where its
 //! [`policy::DestPolicy`] allows, and bounds associations per source,
 //! streams per association and bytes buffered per stream.
 
 pub mod auth;
 pub mod bench;
 pub mod client;
+pub mod open;
 pub mod policy;
 pub mod relay;
 pub mod server;
@@ -36,8 +40,9 @@ use msctp_proto::wire::chunk::chunk_type;
 use crate::StackConfig;
 use crate::error::NetError;
 
-/// First byte of a stream's request.
-pub const REQUEST_VERSION: u8 = 1;
+/// First byte of a stream's request: 2 since requests are sealed
+/// ([`open`]); version 1 (unsealed) is refused.
+pub const REQUEST_VERSION: u8 = 2;
 
 /// Shortest pre-shared key accepted (bytes): 128 bits.
 pub const MIN_KEY: usize = 16;
@@ -70,10 +75,13 @@ pub fn check_key(key: &[u8]) -> Result<(), NetError> {
 /// Uses `key` as the endpoint-pair shared key of SCTP-AUTH (RFC 4895
 /// section 6.1) and, with `data`, asks the peer to authenticate its DATA
 /// chunks (section 4.2, CHUNKS): then nobody without the key can inject
-/// or change data on the way, at the cost of an HMAC-SHA-256 per packet
-/// (on loopback about an eighth of the throughput without it). Without
-/// `data`, the key proof still admits only key holders, and the
-/// verification tag (RFC 9260 section 8.5) keeps off-path senders out.
+/// or change data on the way, at the cost of two HMAC-SHA-256 passes per
+/// byte (one to send, one to receive). Without `data`, the key proof
+/// still admits only key holders and every stream open must carry the
+/// association's MAC ([`open`]), so nobody else can have the server
+/// connect anywhere; but someone on the path who reads the verification
+/// tags (RFC 9260 section 8.5; they keep off-path senders out) can change
+/// or cut the relayed bytes of a connection, as on a TCP connection.
 pub fn apply_key(key: &[u8], data: bool, stack: &mut StackConfig) {
     let a = &mut stack.endpoint.association;
     a.auth = true;

@@ -8,13 +8,14 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
+use super::open::{self, OpenCheck};
 use super::policy::DestPolicy;
 use super::relay;
-use super::socks::{self, reply};
-use super::{REQUEST_VERSION, apply_key, auth};
+use super::socks::reply;
+use super::{apply_key, auth};
 use crate::StackConfig;
 use crate::error::NetError;
 use crate::stack::{Association, Stack};
@@ -87,6 +88,9 @@ pub struct ServerStats {
     pub unreachable: AtomicU64,
     /// Malformed requests.
     pub bad_requests: AtomicU64,
+    /// Requests without the association's MAC, or replayed ([`open`]):
+    /// not from the client that proved the key.
+    pub forged_opens: AtomicU64,
 }
 
 /// Associations per source address.
@@ -150,12 +154,15 @@ async fn client(
     _slot: SourceSlot,
 ) {
     let peer = a.peer_addrs().first().copied();
-    if let Err(why) = auth::verify_client(&mut a, &cfg.key, cfg.handshake_timeout).await {
-        stats.auth_failures.fetch_add(1, Relaxed);
-        tracing::warn!("client {peer:?} refused: {why}");
-        let _ = a.abort().await;
-        return;
-    }
+    let opens = match auth::verify_client(&mut a, &cfg.key, cfg.handshake_timeout).await {
+        Ok(k) => Arc::new(OpenCheck::new(k)),
+        Err(why) => {
+            stats.auth_failures.fetch_add(1, Relaxed);
+            tracing::warn!("client {peer:?} refused: {why}");
+            let _ = a.abort().await;
+            return;
+        }
+    };
     stats.clients.fetch_add(1, Relaxed);
     let mut conn = match Connection::new(a, Side::Acceptor, cfg.streams.clone()).await {
         Ok(c) => c,
@@ -165,27 +172,8 @@ async fn client(
         }
     };
     while let Some(s) = conn.accept_stream().await {
-        tokio::spawn(relay(s, cfg.clone(), stats.clone()));
+        tokio::spawn(relay(s, cfg.clone(), stats.clone(), opens.clone()));
     }
-}
-
-/// Reads a stream's request: its destination.
-async fn request(s: &mut SctpStream) -> Result<socks::Target, socks::SocksError> {
-    let v = s.read_u8().await.map_err(|e| socks::SocksError {
-        reply: None,
-        why: e.to_string(),
-    })?;
-    if v != REQUEST_VERSION {
-        return Err(socks::SocksError {
-            reply: Some(reply::GENERAL_FAILURE),
-            why: format!("request version {v}"),
-        });
-    }
-    let atyp = s.read_u8().await.map_err(|e| socks::SocksError {
-        reply: None,
-        why: e.to_string(),
-    })?;
-    socks::read_target(s, atyp).await
 }
 
 /// The SOCKS reply code for a failed TCP connect.
@@ -211,19 +199,40 @@ async fn connect_any(addrs: &[SocketAddr], wait: Duration) -> Result<TcpStream, 
     Err(code)
 }
 
-/// One stream: request, policy, connect, answer, relay.
-async fn relay(mut s: SctpStream, cfg: Arc<ServerConfig>, stats: Arc<ServerStats>) {
-    let target = match tokio::time::timeout(cfg.handshake_timeout, request(&mut s)).await {
-        Ok(Ok(t)) => t,
+/// One stream: request and its MAC, policy, connect, answer, relay.
+async fn relay(
+    mut s: SctpStream,
+    cfg: Arc<ServerConfig>,
+    stats: Arc<ServerStats>,
+    opens: Arc<OpenCheck>,
+) {
+    let id = s.id();
+    let req = match tokio::time::timeout(cfg.handshake_timeout, open::read_request(&mut s)).await {
+        Ok(Ok(r)) => r,
         Ok(Err(e)) => {
             stats.bad_requests.fetch_add(1, Relaxed);
-            return refuse(s, e.reply.unwrap_or(reply::GENERAL_FAILURE)).await;
+            tracing::info!("stream {id}: request refused: {e}");
+            return refuse_open(s, e.reply.unwrap_or(reply::GENERAL_FAILURE)).await;
         }
         Err(_) => {
             stats.bad_requests.fetch_add(1, Relaxed);
-            return refuse(s, reply::GENERAL_FAILURE).await;
+            tracing::info!("stream {id}: no whole request in time");
+            return refuse_open(s, reply::GENERAL_FAILURE).await;
         }
     };
+    if let Err(why) = opens.check(id, &req) {
+        let n = stats.forged_opens.fetch_add(1, Relaxed) + 1;
+        // Bounded: the first 16, then at each power of two (a sender on
+        // the path may inject opens at any rate).
+        if n <= 16 || n.is_power_of_two() {
+            tracing::warn!(
+                "stream {id}: open for {} refused: {why}; not from the client that proved the key ({n} refused so far)",
+                req.target
+            );
+        }
+        return refuse_open(s, reply::NOT_ALLOWED).await;
+    }
+    let target = req.target;
     let addrs = match cfg.policy.resolve(&target).await {
         Ok(a) => a,
         Err(code) => {
@@ -258,4 +267,13 @@ async fn relay(mut s: SctpStream, cfg: Arc<ServerConfig>, stats: Arc<ServerStats
 async fn refuse(mut s: SctpStream, code: u8) {
     let _ = s.write_all(&[code]).await;
     let _ = s.shutdown().await;
+}
+
+/// Refuses a request that may not come from the client (malformed,
+/// late, or without the association's MAC): the reply, then the stream
+/// is reset and its number freed at once, so that OPENs injected on the
+/// path cannot hold stream numbers the client never opened.
+async fn refuse_open(mut s: SctpStream, code: u8) {
+    let _ = s.write_all(&[code]).await;
+    s.abandon();
 }
