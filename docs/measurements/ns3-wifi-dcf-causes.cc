@@ -154,6 +154,13 @@ static void SampleQueues() {
   Simulator::Schedule(MilliSeconds(1), &SampleQueues);
 }
 
+// The type of the PHY's model in attribute `attr`, or "none".
+static std::string model(Ptr<WifiPhy> phy, const std::string &attr) {
+  PointerValue v;
+  phy->GetAttribute(attr, v);
+  return v.Get<Object>() ? v.Get<Object>()->GetInstanceTypeId().GetName() : "none";
+}
+
 int main(int argc, char **argv) {
   uint32_t n = 5, rts = 65535, seed = 1;
   double simTime = 11.0, radius = 5.0;
@@ -207,14 +214,14 @@ int main(int argc, char **argv) {
   d0->GetMac()->GetAttribute("QosSupported", qos);
   std::printf("slot %ld us, SIFS %ld us, DIFS %ld us, CW %u..%u, AIFSN %u, QoS %d, "
               "retry limits %s/%s, lowest-rate ACK (EIFS) %ld us, "
-              "preamble detection %s\n\n",
+              "preamble detection %s, frame capture %s\n\n",
               p0->GetSlot().GetMicroSeconds(), p0->GetSifs().GetMicroSeconds(),
               (p0->GetSifs() + txop->GetAifsn() * p0->GetSlot()).GetMicroSeconds(),
               txop->GetMinCw(), txop->GetMaxCw(), unsigned(txop->GetAifsn()), qos.Get(),
               ssrc.initialValue->SerializeToString(nullptr).c_str(),
               slrc.initialValue->SerializeToString(nullptr).c_str(),
               p0->GetAckTxTime().GetMicroSeconds(),
-              p0->GetPreambleDetectionDuration().IsZero() ? "off" : "on");
+              model(p0, "PreambleDetectionModel").c_str(), model(p0, "FrameCaptureModel").c_str());
 
   NetDeviceContainer all(dap, dsta);
   for (uint32_t i = 0; i < all.GetN(); i++) {
