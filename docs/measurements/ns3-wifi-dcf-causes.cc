@@ -7,7 +7,11 @@
 //   --layout=grid  the stations 1..10 m from the receiver (as before);
 //   --layout=ring  every station --radius metres from it (equal power at
 //                  the receiver: two colliding frames have an SINR of 0 dB);
-//   --ack1=1       every ACK at DSSS 1 Mbit/s (see below).
+//   --ack1=1       every ACK at DSSS 1 Mbit/s (see below);
+//   --staticarp=1  every node's ARP cache filled before the start
+//                  (NeighborCacheHelper): no ARP exchange, whose broadcast
+//                  requests collide unacknowledged when many stations
+//                  start at once and leave stations without traffic.
 // It prints the timing ns-3 uses (from its objects), the frames' modes,
 // preambles, sizes and durations as transmitted, and counts, from the
 // PHY's own traces, the data (or RTS) attempts, those that overlapped
@@ -100,6 +104,7 @@ static void TxBegin(std::string ctx, WifiConstPsduMap psdus, WifiTxVector txv, d
   Time d = WifiPhy::CalculateTxDuration(psdu->GetSize(), txv, WIFI_PHY_BAND_2_4GHZ);
   if (Simulator::Now().GetSeconds() < g_from) return;
   uint32_t node = NodeOfContext(ctx);
+  if (h.IsData() && h.GetAddr1().IsGroup()) g_count["broadcast data frames (ARP)"]++;
   std::string key = std::string(1, kind) + (node == g_apNode ? " from receiver" : " from station");
   if (g_seen.insert(key).second) {
     std::printf("frame %s: mode %s, preamble %s, %u bytes, %.1f us\n", key.c_str(),
@@ -145,11 +150,15 @@ static void Count(std::string what, Mac48Address) {
 }
 
 static std::vector<Ptr<WifiMacQueue>> g_queues;
+static std::vector<uint64_t> g_emptyPerQueue;
 static uint64_t g_samples = 0, g_empty = 0;
 static void SampleQueues() {
-  for (auto &q : g_queues) {
+  for (size_t i = 0; i < g_queues.size(); i++) {
     g_samples++;
-    if (q->GetNPackets() == 0) g_empty++;
+    if (g_queues[i]->GetNPackets() == 0) {
+      g_empty++;
+      g_emptyPerQueue[i]++;
+    }
   }
   Simulator::Schedule(MilliSeconds(1), &SampleQueues);
 }
@@ -165,6 +174,7 @@ int main(int argc, char **argv) {
   uint32_t n = 5, rts = 65535, seed = 1;
   double simTime = 11.0, radius = 5.0;
   std::string layout = "grid";
+  bool staticArp = false;
   CommandLine cmd;
   cmd.AddValue("n", "stations", n);
   cmd.AddValue("rts", "RTS threshold (bytes)", rts);
@@ -173,6 +183,7 @@ int main(int argc, char **argv) {
   cmd.AddValue("layout", "grid: 1..10 m; ring: every station at --radius", layout);
   cmd.AddValue("radius", "ring radius (m)", radius);
   cmd.AddValue("ack1", "every ACK at DSSS 1 Mbit/s", g_ack1);
+  cmd.AddValue("staticarp", "fill the ARP caches before the start", staticArp);
   cmd.Parse(argc, argv);
   if (n < 1 || n > 500 || simTime <= g_from || simTime > 1000 || radius <= 0 || radius > 50 ||
       (layout != "grid" && layout != "ring")) {
@@ -231,6 +242,7 @@ int main(int argc, char **argv) {
   for (uint32_t i = 0; i < dsta.GetN(); i++) {
     g_queues.push_back(DynamicCast<WifiNetDevice>(dsta.Get(i))->GetMac()->GetTxop()->GetWifiMacQueue());
   }
+  g_emptyPerQueue.assign(g_queues.size(), 0);
 
   MobilityHelper mob;
   Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
@@ -255,6 +267,7 @@ int main(int argc, char **argv) {
   addr.SetBase("10.0.0.0", "255.255.0.0");
   Ipv4InterfaceContainer iap = addr.Assign(dap);
   addr.Assign(dsta);
+  if (staticArp) NeighborCacheHelper().PopulateNeighborCache();
 
   PacketSinkHelper sink("ns3::UdpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), 9));
   ApplicationContainer sinks = sink.Install(ap.Get(0));
@@ -306,23 +319,28 @@ int main(int argc, char **argv) {
     }
   }
   double bps = g_rx * 8.0 * (1500.0 / 1472.0) / (simTime - g_from);
-  std::printf("%u stations, %s, RTS threshold %u, ACK %s: %.0f bit/s of IP packets\n", n,
-              layout.c_str(), rts, g_ack1 ? "forced 1 Mbit/s" : "ns-3's", bps);
+  std::printf("%u stations, %s, RTS threshold %u, ACK %s, ARP %s: %.0f bit/s of IP packets\n",
+              n, layout.c_str(), rts, g_ack1 ? "forced 1 Mbit/s" : "ns-3's",
+              staticArp ? "static" : "dynamic", bps);
   std::printf("attempts (%c) %lu, decoded %lu; collided %lu (p = %.3f), of which decoded "
               "(captured) %lu (%.1f%%)\n",
               attempt, (unsigned long)attempts, (unsigned long)decoded, (unsigned long)coll,
               attempts ? double(coll) / attempts : 0.0, (unsigned long)collDecoded,
               coll ? 100.0 * collDecoded / coll : 0.0);
-  uint64_t mn = UINT64_MAX, mx = 0;
+  uint64_t mn = UINT64_MAX, mx = 0, heard = 0, idle = 0;
   for (uint32_t i = 0; i < n; i++) {
-    uint64_t c = g_rxPerNode[sta.Get(i)->GetId()];
-    mn = std::min(mn, c);
-    mx = std::max(mx, c);
+    auto c = g_rxPerNode.find(sta.Get(i)->GetId());
+    uint64_t k = c == g_rxPerNode.end() ? 0 : c->second;
+    heard += k > 0;
+    mn = std::min(mn, k);
+    mx = std::max(mx, k);
+    idle += 2 * g_emptyPerQueue[i] > g_samples / n;
   }
-  std::printf("stations heard %zu of %u; data frames decoded per station %lu..%lu\n",
-              g_rxPerNode.size(), n, (unsigned long)mn, (unsigned long)mx);
-  std::printf("queue samples (1 ms) empty: %lu of %lu\n", (unsigned long)g_empty,
-              (unsigned long)g_samples);
+  std::printf("stations heard %lu of %u; data frames decoded per station %lu..%lu\n",
+              (unsigned long)heard, n, (unsigned long)mn, (unsigned long)mx);
+  std::printf("queue samples (1 ms) empty: %lu of %lu; stations whose queue was empty in "
+              "more than half: %lu\n",
+              (unsigned long)g_empty, (unsigned long)g_samples, (unsigned long)idle);
   for (auto &c : g_count) std::printf("%s: %lu\n", c.first.c_str(), (unsigned long)c.second);
   Simulator::Destroy();
   return 0;
