@@ -7,6 +7,9 @@
 //   --layout=grid  the stations 1..10 m from the receiver (as before);
 //   --layout=ring  every station --radius metres from it (equal power at
 //                  the receiver: two colliding frames have an SINR of 0 dB);
+//   --layout=point every station at one point --radius metres away (the
+//                  same, and every station hears every other at the same
+//                  power too: none decodes one of two colliding frames);
 //   --ack1=1       every ACK at DSSS 1 Mbit/s (see below);
 //   --staticarp=1  every node's ARP cache filled before the start
 //                  (NeighborCacheHelper): no ARP exchange, whose broadcast
@@ -180,15 +183,16 @@ int main(int argc, char **argv) {
   cmd.AddValue("rts", "RTS threshold (bytes)", rts);
   cmd.AddValue("time", "simulated seconds", simTime);
   cmd.AddValue("seed", "run number", seed);
-  cmd.AddValue("layout", "grid: 1..10 m; ring: every station at --radius", layout);
+  cmd.AddValue("layout", "grid: 1..10 m; ring: every station at --radius; point: all at one "
+                         "point --radius away", layout);
   cmd.AddValue("radius", "ring radius (m)", radius);
   cmd.AddValue("ack1", "every ACK at DSSS 1 Mbit/s", g_ack1);
   cmd.AddValue("staticarp", "fill the ARP caches before the start", staticArp);
   cmd.Parse(argc, argv);
   if (n < 1 || n > 500 || simTime <= g_from || simTime > 1000 || radius <= 0 || radius > 50 ||
-      (layout != "grid" && layout != "ring")) {
+      (layout != "grid" && layout != "ring" && layout != "point")) {
     std::fprintf(stderr, "need 1 <= n <= 500, 1 < time <= 1000, 0 < radius <= 50, "
-                         "layout grid or ring\n");
+                         "layout grid, ring or point\n");
     return 2;
   }
   RngSeedManager::SetSeed(1);
@@ -250,6 +254,8 @@ int main(int argc, char **argv) {
   for (uint32_t i = 0; i < n; i++) {
     if (layout == "grid") {
       pos->Add(Vector(1.0 + i % 10, 1.0 + i / 10, 0));
+    } else if (layout == "point") {
+      pos->Add(Vector(radius, 0, 0));
     } else {
       double a = 2 * M_PI * i / n;
       pos->Add(Vector(radius * std::cos(a), radius * std::sin(a), 0));
