@@ -30,7 +30,10 @@ fn cfg(port: u16, listen: bool) -> StackConfig {
     c.loopback_mtu = false;
     // RECV_BATCH=n: datagrams read in one pass before what they caused
     // (the SACK) is sent.
-    if let Some(b) = std::env::var("RECV_BATCH").ok().and_then(|b| b.parse().ok()) {
+    if let Some(b) = std::env::var("RECV_BATCH")
+        .ok()
+        .and_then(|b| b.parse().ok())
+    {
         c.recv_batch = b;
     }
     c
@@ -108,7 +111,11 @@ fn main() {
     let mut run_wait = (0.0, 0.0);
     for (tid, (run, wait)) in &sched1 {
         let (r0, w0) = sched0.get(tid).copied().unwrap_or((0.0, 0.0));
-        println!("  thread {tid}: on CPU {:.2} s, waiting for one {:.2} s", run - r0, wait - w0);
+        println!(
+            "  thread {tid}: on CPU {:.2} s, waiting for one {:.2} s",
+            run - r0,
+            wait - w0
+        );
         run_wait.0 += run - r0;
         run_wait.1 += wait - w0;
     }

@@ -66,7 +66,10 @@ fn autosized_burst_grows_past_one_gso_train_on_a_fast_path() {
     let b = longest_burst(fast(), Some(Duration::from_millis(1)));
     let cap = MAX_AUTOSIZED_BURST as usize / MTU;
     let one_train = (64 << 10) / MTU;
-    assert!(b > one_train && b <= cap, "{b} (one train {one_train}, cap {cap})");
+    assert!(
+        b > one_train && b <= cap,
+        "{b} (one train {one_train}, cap {cap})"
+    );
 }
 
 #[test]
