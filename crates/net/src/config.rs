@@ -52,7 +52,11 @@ pub struct StackConfig {
     /// Largest datagram received (bytes); larger ones are truncated and
     /// then fail the SCTP checksum.
     pub max_datagram: usize,
-    /// Datagrams read in one go before the driver sends what they caused.
+    /// Datagrams read in one go before the driver sends what they caused
+    /// (64: one GSO train's most segments). The SACK then leaves while
+    /// the peer is still sending; with 512 a burst of small packets was
+    /// read whole before its SACK left, and the two ends of a transfer
+    /// took turns (docs/measurements/quic-compare.md).
     pub recv_batch: usize,
     /// Use the kernel's UDP segmentation offload (GSO, `UDP_SEGMENT`) and
     /// receive coalescing (GRO, `UDP_GRO`) where it has them; without
@@ -122,7 +126,7 @@ impl StackConfig {
             loopback_mtu: true,
             socket_buffer: 4 << 20,
             max_datagram: 65_535,
-            recv_batch: 512,
+            recv_batch: crate::udp::MAX_SEGMENTS,
             offload: true,
             max_pending_sends: 4096,
             send_credit: 256 << 10,

@@ -444,21 +444,14 @@ impl Driver {
     }
 
     /// Reads what is queued on the sockets (batches of `recvmmsg`, the
-    /// socket that woke the driver first), up to `recv_batch` datagrams
-    /// or until a read brought [`udp::MAX_GSO_BYTES`] (one GSO train's
-    /// worth), and hands every datagram to the engine. The pass then ends
-    /// and what the datagrams caused (the SACK) leaves before the next
-    /// read, as Linux's TCP acknowledges each GRO aggregate: a SACK per
-    /// 512 datagrams (a whole burst of the peer's) kept the peer waiting
-    /// for it while this end read, so that the two ends took turns
-    /// instead of working at once (docs/measurements/quic-compare.md).
+    /// socket that woke the driver first), up to `recv_batch` datagrams,
+    /// and hands every datagram to the engine.
     fn drain_sockets(&mut self, first: usize) {
         let mut budget = self.cfg.recv_batch.max(1);
-        let mut bytes = 0usize;
         let n = self.socks.socks.len();
         let mut idle = vec![false; n];
         let mut k = 0;
-        while budget > 0 && bytes < udp::MAX_GSO_BYTES && idle.iter().any(|d| !d) {
+        while budget > 0 && idle.iter().any(|d| !d) {
             let i = (first + k) % n.max(1);
             k += 1;
             if n == 0 || idle[i] {
@@ -477,7 +470,6 @@ impl Driver {
             }
             for d in rx.drain(..) {
                 self.stats.datagrams_received += 1;
-                bytes += d.data.len();
                 let (ip, port) = (d.from.ip(), d.from.port());
                 if let Some(id) = self.ep.handle_datagram(now, ip, local, d.data) {
                     self.learn_port(id, ip, port);
