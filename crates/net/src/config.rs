@@ -180,14 +180,16 @@ impl StackConfig {
         // of chunks and stalled on timeouts; with 4, none). One
         // association on loopback is no slower with it.
         a.max_burst = Some(4);
-        // Grown with the path's rate, up to 1 ms of it and 64 KB (as
-        // Linux sizes TCP's offload bursts): at 1452-byte packets on a
-        // fast path four packets per SACK made every sendmmsg, GSO train,
-        // recvmmsg and SACK carry four packets, and the system calls
-        // cost most of the CPU (on loopback 5.3 to 5.6 CPU s per GB, 1.7
-        // to 1.9 with bursts grown; docs/measurements/quic-compare.md). A slow
-        // path (under 4 packets per ms) and loopback-size packets (one
-        // per 64 KB) keep Max.Burst 4.
+        // Grown with the path's rate, up to 1 ms of it and four 64 KB GSO
+        // sends (Linux sizes TCP's offload segments to 64 KB): at
+        // 1452-byte packets on a fast path four packets per SACK made
+        // every sendmmsg, GSO train, recvmmsg and SACK carry four
+        // packets, and the system calls cost most of the CPU (on loopback
+        // 5.3 to 5.6 CPU s per GB, 1.7 to 1.9 with bursts grown); one GSO
+        // send per SACK made a transfer a ping-pong of one train and one
+        // SACK (docs/measurements/quic-compare.md). A slow path (under 4
+        // packets per ms) and loopback-size packets (one per 64 KB) keep
+        // Max.Burst 4.
         a.burst_autosize = Some(Duration::from_millis(1));
         self
     }
