@@ -20,12 +20,22 @@ fn cfg(port: u16, listen: bool) -> StackConfig {
     a.auth = false;
     a.asconf = false;
     a.path_mtu = 1452;
-    // BURST=n: a fixed Max.Burst of n packets instead of the autosized one.
+    // BURST=n: a fixed Max.Burst of n packets instead of the autosized one
+    // (BURST=45: one 64 KB GSO train per burst, the autosized cap before
+    // 2026-11-29 13:30).
     if let Some(b) = std::env::var("BURST").ok().and_then(|b| b.parse().ok()) {
         a.max_burst = Some(b);
         a.burst_autosize = None;
     }
     c.loopback_mtu = false;
+    // RECV_BATCH=n: datagrams read in one pass before what they caused
+    // (the SACK) is sent.
+    if let Some(b) = std::env::var("RECV_BATCH")
+        .ok()
+        .and_then(|b| b.parse().ok())
+    {
+        c.recv_batch = b;
+    }
     c
 }
 
@@ -41,6 +51,8 @@ fn main() {
         .build()
         .unwrap();
     let cpu0 = msctp_compare::process_cpu_seconds();
+    let sched0 = schedstat();
+    let wall0 = Instant::now();
     rt.block_on(async {
         let server = Stack::bind(cfg(5001, true)).await.unwrap();
         let sport = server.udp_port();
@@ -80,5 +92,62 @@ fn main() {
             );
         }
     });
-    println!("CPU {:.2} s", msctp_compare::process_cpu_seconds() - cpu0);
+    // Cores in use: CPU seconds over wall seconds of the whole run (a
+    // transfer that alternates between its ends uses about one).
+    let (cpu, wall) = (
+        msctp_compare::process_cpu_seconds() - cpu0,
+        wall0.elapsed().as_secs_f64(),
+    );
+    println!(
+        "CPU {cpu:.2} s in {wall:.2} s: {:.2} CPU s per GB, {:.2} cores",
+        cpu / (total as f64 / 1e9),
+        cpu / wall.max(1e-9)
+    );
+    // The scheduler's view (/proc/self/task/*/schedstat): per thread, time
+    // on a CPU and time runnable but waiting for one. On a loaded machine
+    // (run + wait) / wall is how many cores the run would have used had
+    // it had them.
+    let sched1 = schedstat();
+    let mut run_wait = (0.0, 0.0);
+    for (tid, (run, wait)) in &sched1 {
+        let (r0, w0) = sched0.get(tid).copied().unwrap_or((0.0, 0.0));
+        println!(
+            "  thread {tid}: on CPU {:.2} s, waiting for one {:.2} s",
+            run - r0,
+            wait - w0
+        );
+        run_wait.0 += run - r0;
+        run_wait.1 += wait - w0;
+    }
+    println!(
+        "  on CPU {:.2} s, runnable waiting {:.2} s: {:.2} cores wanted",
+        run_wait.0,
+        run_wait.1,
+        (run_wait.0 + run_wait.1) / wall.max(1e-9)
+    );
+}
+
+/// Per thread of this process: seconds on a CPU and seconds runnable but
+/// waiting for one.
+fn schedstat() -> std::collections::BTreeMap<u64, (f64, f64)> {
+    let mut m = std::collections::BTreeMap::new();
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return m;
+    };
+    for e in dir.flatten() {
+        let Ok(tid) = e.file_name().to_string_lossy().parse::<u64>() else {
+            continue;
+        };
+        let Ok(s) = std::fs::read_to_string(e.path().join("schedstat")) else {
+            continue;
+        };
+        let v: Vec<f64> = s
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        if v.len() >= 2 {
+            m.insert(tid, (v[0] / 1e9, v[1] / 1e9));
+        }
+    }
+    m
 }

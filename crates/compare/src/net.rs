@@ -104,16 +104,8 @@ impl Contenders {
     pub fn render(&self, msctp: &BenchReport) -> String {
         let mut s = String::new();
         for m in [&self.quinn, &self.sctp_proto] {
-            match (m.mb_per_s, &m.missing) {
-                (Some(v), _) => {
-                    let cpu = m
-                        .cpu_s_per_gb
-                        .map_or("-".to_string(), |c| format!("{c:.2}"));
-                    s += &format!("  {:<52} {v:10.1} {cpu:>12}\n", m.system);
-                }
-                (None, Some(w)) => s += &format!("  {:<52} not measured: {w}\n", m.system),
-                (None, None) => s += &format!("  {:<52} not measured\n", m.system),
-            }
+            s += &m.row();
+            s.push('\n');
         }
         for r in self.ratios(msctp) {
             s += &format!(

@@ -96,6 +96,28 @@ pub struct Measure {
 }
 
 impl Measure {
+    /// Cores in use while the transfer ran: MB/s x CPU s per GB. A
+    /// transfer whose two ends take turns uses about one, however many
+    /// the machine has.
+    pub fn cores(&self) -> Option<f64> {
+        Some(self.mb_per_s? * self.cpu_s_per_gb? / 1e3)
+    }
+
+    /// The table row: MB/s, CPU s per GB and cores, or why not measured.
+    pub fn row(&self) -> String {
+        match (self.mb_per_s, &self.missing) {
+            (Some(v), _) => {
+                let cpu = self
+                    .cpu_s_per_gb
+                    .map_or("-".to_string(), |c| format!("{c:.2}"));
+                let cores = self.cores().map_or("-".to_string(), |c| format!("{c:.2}"));
+                format!("  {:<52} {v:10.1} {cpu:>12} {cores:>6}", self.system)
+            }
+            (None, Some(w)) => format!("  {:<52} not measured: {w}", self.system),
+            (None, None) => format!("  {:<52} not measured", self.system),
+        }
+    }
+
     /// The figures of a transfer, or why there are none.
     pub fn of(system: &str, r: Result<Sample, String>) -> Self {
         match r {
@@ -163,7 +185,11 @@ impl std::fmt::Display for BenchReport {
             self.path_mtu
                 .map_or(String::new(), |m| format!(", msctp path MTU {m} bytes"))
         )?;
-        writeln!(f, "  {:<52} {:>10} {:>12}", "", "MB/s", "CPU s/GB")?;
+        writeln!(
+            f,
+            "  {:<52} {:>10} {:>12} {:>6}",
+            "", "MB/s", "CPU s/GB", "cores"
+        )?;
         for m in [
             &self.msctp,
             &self.msctp_auth,
@@ -171,16 +197,7 @@ impl std::fmt::Display for BenchReport {
             &self.usrsctp,
             &self.tcp,
         ] {
-            match (m.mb_per_s, &m.missing) {
-                (Some(v), _) => {
-                    let cpu = m
-                        .cpu_s_per_gb
-                        .map_or("-".to_string(), |c| format!("{c:.2}"));
-                    writeln!(f, "  {:<52} {v:10.1} {cpu:>12}", m.system)?
-                }
-                (None, Some(w)) => writeln!(f, "  {:<52} not measured: {w}", m.system)?,
-                (None, None) => writeln!(f, "  {:<52} not measured", m.system)?,
-            }
+            writeln!(f, "{}", m.row())?;
         }
         if let Some(r) = self.ratio_usrsctp {
             writeln!(f, "  msctp / usrsctp = {r:.2}")?;

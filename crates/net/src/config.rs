@@ -52,7 +52,11 @@ pub struct StackConfig {
     /// Largest datagram received (bytes); larger ones are truncated and
     /// then fail the SCTP checksum.
     pub max_datagram: usize,
-    /// Datagrams read in one go before the driver sends what they caused.
+    /// Datagrams read in one go before the driver sends what they caused
+    /// (64: one GSO train's most segments). The SACK then leaves while
+    /// the peer is still sending; with 512 a burst of small packets was
+    /// read whole before its SACK left, and the two ends of a transfer
+    /// took turns (docs/measurements/quic-compare.md).
     pub recv_batch: usize,
     /// Use the kernel's UDP segmentation offload (GSO, `UDP_SEGMENT`) and
     /// receive coalescing (GRO, `UDP_GRO`) where it has them; without
@@ -122,7 +126,7 @@ impl StackConfig {
             loopback_mtu: true,
             socket_buffer: 4 << 20,
             max_datagram: 65_535,
-            recv_batch: 512,
+            recv_batch: crate::udp::MAX_SEGMENTS,
             offload: true,
             max_pending_sends: 4096,
             send_credit: 256 << 10,
@@ -176,14 +180,16 @@ impl StackConfig {
         // of chunks and stalled on timeouts; with 4, none). One
         // association on loopback is no slower with it.
         a.max_burst = Some(4);
-        // Grown with the path's rate, up to 1 ms of it and 64 KB (as
-        // Linux sizes TCP's offload bursts): at 1452-byte packets on a
-        // fast path four packets per SACK made every sendmmsg, GSO train,
-        // recvmmsg and SACK carry four packets, and the system calls
-        // cost most of the CPU (on loopback 5.3 to 5.6 CPU s per GB, 1.7
-        // to 1.9 with bursts grown; docs/measurements/quic-compare.md). A slow
-        // path (under 4 packets per ms) and loopback-size packets (one
-        // per 64 KB) keep Max.Burst 4.
+        // Grown with the path's rate, up to 1 ms of it and four 64 KB GSO
+        // sends (Linux sizes TCP's offload segments to 64 KB): at
+        // 1452-byte packets on a fast path four packets per SACK made
+        // every sendmmsg, GSO train, recvmmsg and SACK carry four
+        // packets, and the system calls cost most of the CPU (on loopback
+        // 5.3 to 5.6 CPU s per GB, 1.7 to 1.9 with bursts grown); one GSO
+        // send per SACK made a transfer a ping-pong of one train and one
+        // SACK (docs/measurements/quic-compare.md). A slow path (under 4
+        // packets per ms) and loopback-size packets (one per 64 KB) keep
+        // Max.Burst 4.
         a.burst_autosize = Some(Duration::from_millis(1));
         self
     }

@@ -743,8 +743,14 @@ impl AssociationConfig {
 }
 
 /// The largest burst [`AssociationConfig::burst_autosize`] allows, in
-/// bytes: one UDP GSO send (64 KB, as Linux caps TCP's).
-pub const MAX_AUTOSIZED_BURST: u64 = 64 << 10;
+/// bytes: four UDP GSO sends of 64 KB (the size Linux caps a TCP offload
+/// segment at), RFC 9260's Max.Burst of 4 counted in the offload's
+/// super-packets; the same bytes as four loopback-size packets, which so
+/// keep Max.Burst 4. One GSO send per burst made a bulk transfer a
+/// ping-pong: the receiver acknowledges what one pass read with one SACK,
+/// a SACK covering two trains released one, and the flight shrank to one
+/// train, sent while the receiver waited and read while the sender waited.
+pub const MAX_AUTOSIZED_BURST: u64 = 4 * (64 << 10);
 
 /// A configuration value that cannot work, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
