@@ -69,6 +69,12 @@ impl Sender {
         }
     }
 
+    /// Takes back every slot not sent yet: the queue's data is all
+    /// unassigned again (the slots hold no chunk, see the module's note).
+    pub fn lanes_unassign(&mut self) {
+        self.lanes_clear();
+    }
+
     /// Forgets every assignment (the queue emptied, or CMT was turned
     /// off).
     fn lanes_clear(&mut self) {
