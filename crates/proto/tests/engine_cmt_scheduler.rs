@@ -43,6 +43,11 @@ const UMTS: PathSpec = PathSpec {
     rate_bps: 384_000,
     queue: 50,
 };
+const GERAN: PathSpec = PathSpec {
+    delay_ms: 80,
+    rate_bps: 80_000,
+    queue: 50,
+};
 
 /// E5's SCTP setup (RTO.Min 20 ms, no SACK delay), the given receive
 /// window, the path estimators (packet-pair capacity from HEARTBEAT
@@ -67,6 +72,24 @@ fn config(port: u16, receive_window: u32, estimators: bool) -> EndpointConfig {
 /// The two paths, connected, both confirmed; each path's packets keep
 /// to it in both directions.
 fn two_paths(
+    p1: PathSpec,
+    p2: PathSpec,
+    receive_window: u32,
+    estimators: bool,
+) -> (Net, AssocId, AssocId) {
+    let (mut n, a, b) = connected(p1, p2, receive_window, estimators);
+    n.run_for(Duration::from_secs(4));
+    for addr in [ip("10.1.0.2"), ip("10.2.0.2")] {
+        let p = n.a.association(a).unwrap().path_stats(addr).unwrap();
+        assert!(p.confirmed, "path to {addr} not confirmed");
+        assert_eq!(p.capacity_bps.is_some(), estimators, "{addr}: {p:?}");
+    }
+    (n, a, b)
+}
+
+/// The two paths, just connected: path 2 not confirmed yet, no capacity
+/// measured.
+fn connected(
     p1: PathSpec,
     p2: PathSpec,
     receive_window: u32,
@@ -99,12 +122,6 @@ fn two_paths(
     let y = n.b.association_mut(b).unwrap();
     y.set_path_source(a1, Some(b1)).unwrap();
     y.set_path_source(a2, Some(b2)).unwrap();
-    n.run_for(Duration::from_secs(4));
-    for addr in [b1, b2] {
-        let p = n.a.association(a).unwrap().path_stats(addr).unwrap();
-        assert!(p.confirmed, "path to {addr} not confirmed");
-        assert_eq!(p.capacity_bps.is_some(), estimators, "{addr}: {p:?}");
-    }
     (n, a, b)
 }
 
@@ -516,5 +533,230 @@ fn with_send_buffers_per_path_a_small_receive_window_still_delivers() {
     assert!(
         buffered.goodput_mbps > 0.5 * shared.goodput_mbps,
         "{buffered:?} against {shared:?}"
+    );
+}
+
+/// A greedy transfer with CMT on from the association's start, as in E9
+/// (the application writes as soon as it is connected, before path 2 is
+/// confirmed or any capacity measured); goodput measured from `from_s`
+/// to `to_s` seconds after the start, bytes acknowledged per path over
+/// the whole run.
+fn transfer_from_start(
+    p2: PathSpec,
+    receive_window: u32,
+    cmt: CmtConfig,
+    from_s: u64,
+    to_s: u64,
+) -> Seen2 {
+    let (mut n, a, b) = connected(WLAN, p2, receive_window, true);
+    n.a.association_mut(a).unwrap().set_cmt(cmt);
+    n.b.association_mut(b).unwrap().set_cmt(cmt);
+    let payload = Bytes::from(vec![0x5a; MSG]);
+    let from = n.now + Duration::from_secs(from_s);
+    let end = n.now + Duration::from_secs(to_s);
+    let (mut got, mut at_from) = (0usize, None);
+    let mut reordered_before = 0;
+    n.run_with(end, &mut |n| {
+        if at_from.is_none() && n.now >= from {
+            at_from = Some(got);
+            reordered_before =
+                n.b.association(b)
+                    .unwrap()
+                    .stats()
+                    .out_of_order_tsns_received;
+        }
+        let x = n.a.association_mut(a).unwrap();
+        while x.send_capacity() >= MSG {
+            x.send(0, 0, payload.clone(), false).unwrap();
+        }
+        let y = n.b.association_mut(b).unwrap();
+        while let Some(m) = y.recv() {
+            got += m.data.len();
+        }
+    });
+    let x = n.a.association(a).unwrap();
+    x.check_accounting()
+        .expect("the sender's bookkeeping holds");
+    let p = x.paths();
+    Seen2 {
+        goodput_mbps: (got - at_from.unwrap()) as f64 * 8.0 / (to_s - from_s) as f64 / 1e6,
+        reordered: n
+            .b
+            .association(b)
+            .unwrap()
+            .stats()
+            .out_of_order_tsns_received
+            - reordered_before,
+        per_path: [p[0].counters.bytes_acked, p[1].counters.bytes_acked],
+    }
+}
+
+/// The send buffers when CMT runs from the association's start (E9's
+/// `fpf-wg` at 64 KiB): a WLAN and a GERAN path (80 kbit/s, 80 ms), a
+/// 64 KiB receive window, 64 KiB per buffer. Until both paths have a
+/// capacity estimate fastest path first is round-robin, and a greedy
+/// application fills both buffers at once: 45 chunk slots in GERAN's,
+/// six seconds of its link. Were those slots kept once the estimates
+/// came, GERAN would send them one by one for the rest of the transfer,
+/// its queue growing, and the WLAN's data would fill B's window behind
+/// each of them:
+///
+/// ```text
+///   A                                                   B (64 KiB)
+///   |  path 2 confirmed, no capacity: round-robin fill  |
+///   |  buffers: WLAN 45 slots, GERAN 45 slots           |
+///   |--- HEARTBEAT trains, both paths ----------------->|
+///   |<-- HEARTBEAT ACKs: C_1 = 11 Mbit/s, C_2 = 80 kbit/s|
+///   |  the slots not sent yet are placed again by R_i:  |
+///   |  R_GERAN (145 ms a packet) above R_WLAN: WLAN     |
+///   |--- DATA, WLAN (GERAN's few in flight arrive) ---->|
+/// ```
+///
+/// Measured from 5 to 15 s (E9's window starts at 5 s): with the slots
+/// kept, 0.25 Mbit/s against 7.69 with one shared queue, GERAN carrying
+/// 76 chunks (one queue: 30, the round-robin start) and its queue
+/// growing all the run; placed again, 7.69 Mbit/s and 30 chunks, the
+/// same run as with one queue.
+#[test]
+fn slots_placed_before_the_capacities_are_known_are_placed_again_by_them() {
+    const WINDOW: u32 = 64 * 1024;
+    let shared = fpf(FpfInput::Capacity).unwrap();
+    let lanes = CmtConfig {
+        path_send_buffer: 64 * 1024,
+        ..shared
+    };
+    let one_queue = transfer_from_start(GERAN, WINDOW, shared, 5, 15);
+    let buffered = transfer_from_start(GERAN, WINDOW, lanes, 5, 15);
+    println!("one queue: {one_queue:?}");
+    println!("a buffer per path: {buffered:?}");
+    assert!(one_queue.goodput_mbps > 5.0, "{one_queue:?}");
+    assert!(
+        buffered.goodput_mbps > 0.9 * one_queue.goodput_mbps,
+        "{buffered:?} against {one_queue:?}"
+    );
+    // GERAN carried what one queue gave it (its round-robin start), not
+    // the 45 slots of its buffer on top.
+    assert!(
+        buffered.per_path[1] <= one_queue.per_path[1] + 10 * MSG as u64,
+        "GERAN carried {} bytes, {} with one queue",
+        buffered.per_path[1],
+        one_queue.per_path[1]
+    );
+}
+
+/// What B received after a WLAN outage, and what each path carried then.
+#[derive(Debug)]
+struct AfterOutage {
+    /// Goodput over the `after_s` seconds from the WLAN's return.
+    goodput_mbps: f64,
+    /// Payload bytes acknowledged per path (1, 2) over those seconds.
+    per_path: [u64; 2],
+    /// T3-rtx expirations of the WLAN path during the outage.
+    wlan_timeouts: u64,
+}
+
+/// A greedy transfer over a WLAN and a GERAN path with CMT from the
+/// start; at `cut_s` the WLAN drops every packet for `cut_ms`, then
+/// works again; measured over the `after_s` seconds from its return.
+fn transfer_with_outage(cmt: CmtConfig, cut_s: u64, cut_ms: u64, after_s: u64) -> AfterOutage {
+    let (mut n, a, b) = connected(WLAN, GERAN, 64 * 1024, true);
+    n.a.association_mut(a).unwrap().set_cmt(cmt);
+    n.b.association_mut(b).unwrap().set_cmt(cmt);
+    let payload = Bytes::from(vec![0x5a; MSG]);
+    let cut = n.now + Duration::from_secs(cut_s);
+    let back = cut + Duration::from_millis(cut_ms);
+    let end = back + Duration::from_secs(after_s);
+    let (wlan_a, wlan_b) = (ip("10.1.0.1"), ip("10.1.0.2"));
+    let (mut got, mut at_back) = (0usize, None);
+    let (mut down, mut timeouts_at_cut) = (false, 0);
+    let mut acked_at_back = [0u64; 2];
+    n.run_with(end, &mut |n| {
+        if !down && at_back.is_none() && n.now >= cut {
+            down = true;
+            n.set_up(wlan_a, wlan_b, false);
+            timeouts_at_cut = n.a.association(a).unwrap().paths()[0]
+                .counters
+                .t3_expirations;
+        }
+        if down && n.now >= back {
+            down = false;
+            n.set_up(wlan_a, wlan_b, true);
+            at_back = Some(got);
+            let p = n.a.association(a).unwrap().paths();
+            acked_at_back = [p[0].counters.bytes_acked, p[1].counters.bytes_acked];
+        }
+        let x = n.a.association_mut(a).unwrap();
+        while x.send_capacity() >= MSG {
+            x.send(0, 0, payload.clone(), false).unwrap();
+        }
+        let y = n.b.association_mut(b).unwrap();
+        while let Some(m) = y.recv() {
+            got += m.data.len();
+        }
+    });
+    let x = n.a.association(a).unwrap();
+    x.check_accounting()
+        .expect("the sender's bookkeeping holds");
+    let p = x.paths();
+    let from = at_back.expect("the WLAN came back");
+    AfterOutage {
+        goodput_mbps: (got - from) as f64 * 8.0 / after_s as f64 / 1e6,
+        per_path: [
+            p[0].counters.bytes_acked - acked_at_back[0],
+            p[1].counters.bytes_acked - acked_at_back[1],
+        ],
+        wlan_timeouts: p[0].counters.t3_expirations - timeouts_at_cut,
+    }
+}
+
+/// A WLAN whose T3-rtx timer expires once is no CMT candidate until an
+/// acknowledgement clears its error count (CMT-PF), and the slots in its
+/// send buffer cannot wait there. Had they gone to the only path left,
+/// GERAN, as they were, GERAN would send them one by one long after the
+/// WLAN was back (45 slots of 64 KiB, six seconds of its link, more than
+/// its own buffer holds), each holding B's window (E9's `fpf-wg` at
+/// 64 KiB, its five slow runs: a spurious WLAN timeout put the WLAN's
+/// slots on GERAN, again and again):
+///
+/// ```text
+///   A                                                   B (64 KiB)
+///   |  C_1 = 11 Mbit/s, C_2 = 80 kbit/s: WLAN's buffer  |
+///   |--- DATA, WLAN ---------------X (200 ms outage)    |
+///   |  T3-rtx (WLAN) expires: WLAN no candidate;        |
+///   |  its slots taken back, placed by R_i among the    |
+///   |  paths left (GERAN, its buffer's 64 KiB at most)  |
+///   |--- DATA, GERAN (its window) --------------------->|
+///   |<-- SACK (WLAN back): error count cleared ---------|
+///   |  every path a candidate again: slots not sent are |
+///   |  placed again by R_i: WLAN                        |
+///   |--- DATA, WLAN ----------------------------------->|
+/// ```
+///
+/// Measured over the 8 s after the WLAN's return, against one shared
+/// queue under the same outage.
+#[test]
+fn slots_of_a_path_that_stops_taking_data_are_placed_again_when_it_returns() {
+    let shared = fpf(FpfInput::Capacity).unwrap();
+    let lanes = CmtConfig {
+        path_send_buffer: 64 * 1024,
+        ..shared
+    };
+    let one_queue = transfer_with_outage(shared, 8, 200, 8);
+    let buffered = transfer_with_outage(lanes, 8, 200, 8);
+    println!("one queue: {one_queue:?}");
+    println!("a buffer per path: {buffered:?}");
+    assert!(buffered.wlan_timeouts >= 1, "{buffered:?}");
+    assert!(one_queue.goodput_mbps > 5.0, "{one_queue:?}");
+    assert!(
+        buffered.goodput_mbps > 0.9 * one_queue.goodput_mbps,
+        "{buffered:?} against {one_queue:?}"
+    );
+    // GERAN carried after the outage what one queue gave it, not the
+    // WLAN's slots on top.
+    assert!(
+        buffered.per_path[1] <= one_queue.per_path[1] + 10 * MSG as u64,
+        "GERAN carried {} bytes, {} with one queue",
+        buffered.per_path[1],
+        one_queue.per_path[1]
     );
 }

@@ -69,6 +69,12 @@ impl Sender {
         }
     }
 
+    /// Takes back every slot not sent yet: the queue's data is all
+    /// unassigned again (the slots hold no chunk, see the module's note).
+    pub fn lanes_unassign(&mut self) {
+        self.lanes_clear();
+    }
+
     /// Forgets every assignment (the queue emptied, or CMT was turned
     /// off).
     fn lanes_clear(&mut self) {
@@ -108,8 +114,16 @@ impl Sender {
         self.lanes.queues[path].push_back(size);
     }
 
-    /// Moves path `from`'s assignments to path `to`: `from` no longer
-    /// takes data.
+    /// Takes back path `path`'s slots not sent yet (it no longer takes
+    /// data): their data is unassigned again, for the scheduler to place.
+    pub fn lane_release(&mut self, path: usize) {
+        if let Some(q) = self.lanes.queues.get_mut(path) {
+            q.clear();
+            self.lanes.bytes[path] = 0;
+        }
+    }
+
+    /// Moves path `from`'s assignments to path `to`: `from` is gone.
     pub fn lane_move(&mut self, from: usize, to: usize) {
         if from == to || self.lanes.bytes.get(from).is_none_or(|&b| b == 0) {
             return;
