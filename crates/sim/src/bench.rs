@@ -19,6 +19,9 @@ use serde::Serialize;
 
 use crate::scenario::{self, MobilitySpec, REFERENCE, Scenario, ScenarioError};
 
+mod queue;
+pub use queue::{QueueBenchError, QueueCost, queue_cost};
+
 /// Parameters of one benchmark run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BenchConfig {

@@ -44,6 +44,11 @@ enum What {
         /// ratios of CPU per event); 0: not measured.
         #[arg(long, default_value_t = 9)]
         estimator_pairs: usize,
+        /// Pairs of interleaved runs of the event queue against the 4-ary
+        /// heap it replaced, on the same hold-model operations (32 events
+        /// pending, a million pops and pushes each side); 0: not measured.
+        #[arg(long, default_value_t = 9)]
+        queue_pairs: usize,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -213,6 +218,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             stations_duration,
             runs,
             estimator_pairs,
+            queue_pairs,
             json,
         } => sim(
             duration,
@@ -220,7 +226,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             stations,
             stations_duration,
             runs,
-            estimator_pairs,
+            Pairs {
+                estimator: estimator_pairs,
+                queue: queue_pairs,
+            },
             json,
         ),
         What::Ns3 { program } => {
@@ -300,17 +309,33 @@ fn server(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Interleaved pairs of `bench sim`: with and without the estimators,
+/// event queue against its reference.
+struct Pairs {
+    estimator: usize,
+    queue: usize,
+}
+
+/// Events pending and operations of each side of `bench sim`'s event
+/// queue pairs.
+const QUEUE_PENDING: usize = 32;
+const QUEUE_OPS: u64 = 1_000_000;
+
 /// `bench sim`: the bulk transfer, the estimators' cost, the stations
-/// axis.
+/// axis, the event queue against its reference.
 fn sim(
     duration: f64,
     seed: u64,
     stations: Vec<usize>,
     stations_duration: f64,
     runs: usize,
-    estimator_pairs: usize,
+    pairs: Pairs,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
+    let estimator_pairs = pairs.estimator;
+    if pairs.queue > 1000 {
+        bail!("--queue-pairs must lie in [0, 1000], got {}", pairs.queue);
+    }
     if !(1..=100).contains(&runs) {
         bail!("--runs must lie in [1, 100], got {runs}");
     }
@@ -367,10 +392,22 @@ fn sim(
         };
         axis.push((n, a, c));
     }
+    let queue = if pairs.queue > 0 {
+        Some(msctp_sim::bench::queue_cost(
+            QUEUE_PENDING,
+            QUEUE_OPS,
+            pairs.queue,
+        )?)
+    } else {
+        None
+    };
     if json {
-        print_sim_json(runs, &r, est.as_ref(), &axis)?;
+        print_sim_json(runs, &r, est.as_ref(), &axis, queue.as_ref())?;
     } else {
         print_sim(runs, stations_duration, &r, est.as_ref(), &axis);
+        if let Some(q) = &queue {
+            print_queue(q);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -588,11 +625,26 @@ fn print_sim(
     }
 }
 
+/// The event queue's line of `bench sim`.
+fn print_queue(q: &msctp_sim::bench::QueueCost) {
+    let (lo, hi) = q.spread();
+    println!(
+        "event queue (hold model, {} events pending, {} pops and pushes): radix heap / 4-ary heap CPU, {} interleaved pairs: median {:.3}x (pairs {lo:.3} to {hi:.3}; {:.1} against {:.1} ns per operation)",
+        q.pending,
+        q.operations,
+        q.ratios.len(),
+        q.median_ratio(),
+        msctp_sim::bench::median(&q.radix_ns_per_op),
+        msctp_sim::bench::median(&q.dary_ns_per_op),
+    );
+}
+
 fn print_sim_json(
     runs: usize,
     r: &msctp_sim::bench::BenchResult,
     est: Option<&msctp_sim::bench::EstimatorCost>,
     axis: &[AxisPoint],
+    queue: Option<&msctp_sim::bench::QueueCost>,
 ) -> anyhow::Result<()> {
     let stations: Vec<serde_json::Value> = axis
         .iter()
@@ -615,6 +667,8 @@ fn print_sim_json(
         "bulk_cpu_ns_per_event": r.cpu_ns_per_event(),
         "estimators_cost_ratio": est.map(|c| c.median_ratio()),
         "estimators_cost": est,
+        "event_queue_ratio": queue.map(|q| q.median_ratio()),
+        "event_queue": queue,
         "stations": stations,
         "stations_growth": growth.map(|g| serde_json::json!({
             "from": g.from,

@@ -5,7 +5,7 @@
 //! network and the agents. Time is virtual, in integer nanoseconds
 //! ([`Time`], shared with the engine); nothing reads the wall clock.
 //!
-//! - **Events** ([`scheduler`]): a four-ary heap ordered by (time, insertion
+//! - **Events** ([`scheduler`]): a radix heap ordered by (time, insertion
 //!   sequence), so simultaneous events run in the order they were
 //!   scheduled. Events are small values (end of a serialisation, arrival
 //!   at the head of a propagation pipe, agent start, scheduled action);
