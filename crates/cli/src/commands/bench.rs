@@ -194,21 +194,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             clients_for,
             json,
         } => {
-            if !(0.0..=3600.0).contains(&idle) {
-                bail!("--idle must lie in [0, 3600] seconds, got {idle}");
-            }
-            if window == 0 {
-                bail!("--window must be at least 1");
-            }
-            let cfg = msctp_net::bench_server::ServerBenchConfig {
-                clients,
-                addresses,
-                window,
-                idle_secs: idle,
-                moving,
-                only,
-                client_exe: None,
-            };
+            let cfg = server_config(clients, addresses, window, idle, moving, only)?;
             server(cfg, clients_for, in_process, json)
         }
         What::Sim {
@@ -278,6 +264,32 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             net(&cfg, message, estimator_pairs, json)
         }
     }
+}
+
+/// `bench server`'s options checked and gathered.
+fn server_config(
+    clients: usize,
+    addresses: usize,
+    window: usize,
+    idle: f64,
+    moving: usize,
+    only: Vec<String>,
+) -> anyhow::Result<msctp_net::bench_server::ServerBenchConfig> {
+    if !(0.0..=3600.0).contains(&idle) {
+        bail!("--idle must lie in [0, 3600] seconds, got {idle}");
+    }
+    if window == 0 {
+        bail!("--window must be at least 1");
+    }
+    Ok(msctp_net::bench_server::ServerBenchConfig {
+        clients,
+        addresses,
+        window,
+        idle_secs: idle,
+        moving,
+        only,
+        client_exe: None,
+    })
 }
 
 /// `bench server`: the clients of another process (`clients_for`), or the
