@@ -150,6 +150,22 @@ fn transfer(
     transfer_over(WLAN, p2, receive_window, estimators, cmt, single_s, cmt_s)
 }
 
+/// One step of a greedy application on both ends: A writes MSG-byte
+/// messages while the send buffer takes them, B reads everything
+/// delivered; returns the bytes B read.
+fn greedy_step(n: &mut Net, a: AssocId, b: AssocId, payload: &Bytes) -> usize {
+    let x = n.a.association_mut(a).unwrap();
+    while x.send_capacity() >= MSG {
+        x.send(0, 0, payload.clone(), false).unwrap();
+    }
+    let y = n.b.association_mut(b).unwrap();
+    let mut got = 0;
+    while let Some(m) = y.recv() {
+        got += m.data.len();
+    }
+    got
+}
+
 /// [`transfer`] with path 1 given too.
 fn transfer_over(
     p1: PathSpec,
@@ -184,14 +200,7 @@ fn transfer_over(
                     .out_of_order_tsns_received;
             before = (r, acked(n));
         }
-        let x = n.a.association_mut(a).unwrap();
-        while x.send_capacity() >= MSG {
-            x.send(0, 0, payload.clone(), false).unwrap();
-        }
-        let y = n.b.association_mut(b).unwrap();
-        while let Some(m) = y.recv() {
-            got += m.data.len();
-        }
+        got += greedy_step(n, a, b, &payload);
     });
     n.a.association(a)
         .unwrap()
@@ -565,14 +574,7 @@ fn transfer_from_start(
                     .stats()
                     .out_of_order_tsns_received;
         }
-        let x = n.a.association_mut(a).unwrap();
-        while x.send_capacity() >= MSG {
-            x.send(0, 0, payload.clone(), false).unwrap();
-        }
-        let y = n.b.association_mut(b).unwrap();
-        while let Some(m) = y.recv() {
-            got += m.data.len();
-        }
+        got += greedy_step(n, a, b, &payload);
     });
     let x = n.a.association(a).unwrap();
     x.check_accounting()
@@ -685,14 +687,7 @@ fn transfer_with_outage(cmt: CmtConfig, cut_s: u64, cut_ms: u64, after_s: u64) -
             let p = n.a.association(a).unwrap().paths();
             acked_at_back = [p[0].counters.bytes_acked, p[1].counters.bytes_acked];
         }
-        let x = n.a.association_mut(a).unwrap();
-        while x.send_capacity() >= MSG {
-            x.send(0, 0, payload.clone(), false).unwrap();
-        }
-        let y = n.b.association_mut(b).unwrap();
-        while let Some(m) = y.recv() {
-            got += m.data.len();
-        }
+        got += greedy_step(n, a, b, &payload);
     });
     let x = n.a.association(a).unwrap();
     x.check_accounting()
