@@ -212,7 +212,7 @@ impl Association {
             && takers.iter().any(|&i| self.capacity_bps(i).is_none());
         let partial = unmeasured || takers.len() < n;
         if !partial && self.cmt_state.lanes_partial {
-            self.sender.lanes_unassign();
+            self.sender.lanes_clear();
         }
         self.cmt_state.lanes_partial = partial;
         while let Some(size) = self.sender.lane_fill_ready(max) {

@@ -69,15 +69,11 @@ impl Sender {
         }
     }
 
-    /// Takes back every slot not sent yet: the queue's data is all
-    /// unassigned again (the slots hold no chunk, see the module's note).
-    pub fn lanes_unassign(&mut self) {
-        self.lanes_clear();
-    }
-
-    /// Forgets every assignment (the queue emptied, or CMT was turned
-    /// off).
-    fn lanes_clear(&mut self) {
+    /// Forgets every assignment (the queue emptied, CMT was turned off,
+    /// or the scheduler places every slot not sent yet again): the
+    /// queue's data is all unassigned (the slots hold no chunk, see the
+    /// module's note).
+    pub fn lanes_clear(&mut self) {
         for q in &mut self.lanes.queues {
             q.clear();
         }
