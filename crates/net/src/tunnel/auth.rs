@@ -39,7 +39,9 @@ pub const ACCEPTED: u32 = BASE | 3;
 const NONCE: usize = 32;
 const MAC: usize = 32;
 
-fn mac(key: &[u8], label: &[u8], c: &[u8], n: &[u8]) -> Hmac<Sha256> {
+/// HMAC-SHA-256 under `key` of `label`, `c` and `n` (the key proof's
+/// messages, and the key for stream opens derived from them).
+pub(super) fn mac(key: &[u8], label: &[u8], c: &[u8], n: &[u8]) -> Hmac<Sha256> {
     let mut m = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes any key length");
     m.update(label);
     m.update(c);

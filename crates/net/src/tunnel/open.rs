@@ -64,10 +64,7 @@ impl std::fmt::Debug for OpenKey {
 impl OpenKey {
     /// Derives it from the pre-shared key and the key exchange's nonces.
     pub fn derive(key: &[u8], c: &[u8], n: &[u8]) -> OpenKey {
-        let mut m = hmac(key);
-        m.update(b"stream opens");
-        m.update(c);
-        m.update(n);
+        let m = super::auth::mac(key, b"stream opens", c, n);
         OpenKey(m.finalize().into_bytes().into())
     }
 
