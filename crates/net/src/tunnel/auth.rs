@@ -23,9 +23,9 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
+use hmac::Mac;
 
+use super::keyed::mac;
 use super::open::OpenKey;
 use crate::error::NetError;
 use crate::stack::Association;
@@ -38,16 +38,6 @@ pub const ACCEPTED: u32 = BASE | 3;
 
 const NONCE: usize = 32;
 const MAC: usize = 32;
-
-/// HMAC-SHA-256 under `key` of `label`, `c` and `n` (the key proof's
-/// messages, and the key for stream opens derived from them).
-pub(super) fn mac(key: &[u8], label: &[u8], c: &[u8], n: &[u8]) -> Hmac<Sha256> {
-    let mut m = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes any key length");
-    m.update(label);
-    m.update(c);
-    m.update(n);
-    m
-}
 
 /// The next message on stream 0 of kind `ppid` and length `len`, within
 /// `wait`; anything else is a failure.

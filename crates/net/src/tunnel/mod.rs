@@ -27,6 +27,7 @@
 pub mod auth;
 pub mod bench;
 pub mod client;
+mod keyed;
 pub mod open;
 pub mod policy;
 pub mod relay;

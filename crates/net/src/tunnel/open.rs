@@ -64,7 +64,7 @@ impl std::fmt::Debug for OpenKey {
 impl OpenKey {
     /// Derives it from the pre-shared key and the key exchange's nonces.
     pub fn derive(key: &[u8], c: &[u8], n: &[u8]) -> OpenKey {
-        let m = super::auth::mac(key, b"stream opens", c, n);
+        let m = super::keyed::mac(key, b"stream opens", c, n);
         OpenKey(m.finalize().into_bytes().into())
     }
 
