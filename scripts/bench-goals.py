@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks the simulator's speed goals of issue 11 against `msctp bench sim`.
+"""Checks the simulator's speed goals of issue 11 against `msctp bench sim`,
+or with `--net` the real driver's goals of issue 37 against `msctp bench net`.
 
 The goals: at least 5 M events per CPU-second on the bulk transfer; the
 path estimators cost at most 5 % (median ratio of CPU per event with and
@@ -14,12 +15,22 @@ CPU time varies by 10 to 40 % with other work. So the bench runs
 judged on the median over the invocations of its figure. Every
 invocation's figures are printed, so the spread is in plain view.
 
+The net goals (issue 37), on loopback, each contender measured in the
+same run: msctp at 1452-byte packets at least 1.0x quinn's MB/s and at
+most its CPU per GB; msctp at 64 kB packets at least 0.8x kernel TCP's
+MB/s; msctp with AUTH at least 0.5x quinn's MB/s. `msctp bench net`
+runs every contender in rounds (`--rounds`) and gives each ratio as the
+median of the rounds' own ratios; those medians are judged here.
+
 Usage:
   scripts/bench-goals.py [--msctp PATH] [--invocations N] [-- BENCH ARGS]
-  scripts/bench-goals.py --from-json FILE...   (judge saved `--json` output)
+  scripts/bench-goals.py --net [--msctp PATH] [--invocations N] [-- BENCH ARGS]
+  scripts/bench-goals.py --from-json FILE...   (judge saved `--json` output,
+                                                sim or net, told by its fields)
 
-BENCH ARGS go to `msctp bench sim` (default: `--runs 3`); `--json` is
-added. Exit 0: every goal met; 1: some goal missed; 2: usage or bench
+BENCH ARGS go to `msctp bench sim` (default: `--runs 3`) or with `--net`
+to `msctp bench net` (default: `--rounds 5 --estimator-pairs 0`, one
+invocation); `--json` is added. Exit 0: every goal met; 1: some goal missed; 2: usage or bench
 error.
 """
 
@@ -52,9 +63,30 @@ def figures(report):
     return f
 
 
+# The net goals: (name, ratio's `of` starts with, `to` starts with, field,
+# relation, bound).
+NET_GOALS = [
+    ("1452-byte msctp / quinn, MB/s", "msctp, AUTH off, 1452-byte", "quinn", "mb_per_s", ">=", 1.0),
+    ("1452-byte msctp / quinn, CPU per GB", "msctp, AUTH off, 1452-byte", "quinn", "cpu_per_gb", "<=", 1.0),
+    ("64 kB msctp / kernel TCP, MB/s", "msctp (SCTP over UDP)", "kernel TCP", "mb_per_s", ">=", 0.8),
+    ("msctp with AUTH / quinn, MB/s", "msctp, AUTH on", "quinn", "mb_per_s", ">=", 0.5),
+]
+
+
+def net_figures(report):
+    """The net goals' figures in one `msctp bench net --json` report: the
+    bench's own median ratios over its rounds."""
+    f = {}
+    for name, of, to, field, relation, bound in NET_GOALS:
+        for r in report["ratios"]:
+            if r["of"].startswith(of) and r["to"].startswith(to) and r.get(field) is not None:
+                f[name] = (r[field], relation, bound)
+    return f
+
+
 def judge(reports):
     """Prints every invocation's figures and the medians; True if met."""
-    per = [figures(r) for r in reports]
+    per = [net_figures(r) if "rounds" in r else figures(r) for r in reports]
     names = [n for n in per[0] if all(n in p for p in per)]
     if not names:
         print("bench-goals: no figures in the reports", file=sys.stderr)
@@ -78,7 +110,7 @@ def judge(reports):
 def parse_args(argv):
     """The command line; argparse exits with 2 on a usage error."""
     # What follows `--` goes to the bench as it is.
-    bench_args = ["--runs", "3"]
+    bench_args = None
     if "--" in argv:
         k = argv.index("--")
         argv, bench_args = argv[:k], argv[k + 1:]
@@ -90,7 +122,12 @@ def parse_args(argv):
     parser.add_argument("--msctp", default="target/release/msctp", metavar="PATH")
     parser.add_argument("--invocations", type=int, default=3, metavar="N")
     parser.add_argument("--from-json", nargs="+", metavar="FILE", dest="files")
+    parser.add_argument("--net", action="store_true")
     args = parser.parse_args(argv)
+    if bench_args is None:
+        bench_args = ["--rounds", "5", "--estimator-pairs", "0"] if args.net else ["--runs", "3"]
+    if args.net and "--invocations" not in argv:
+        args.invocations = 1
     if not 1 <= args.invocations <= 100:
         parser.error("--invocations must lie in [1, 100]")
     args.bench_args = bench_args
@@ -110,7 +147,8 @@ def main(argv):
                 return 2
     else:
         for k in range(args.invocations):
-            cmd = [args.msctp, "bench", "sim", *args.bench_args, "--json"]
+            what = "net" if args.net else "sim"
+            cmd = [args.msctp, "bench", what, *args.bench_args, "--json"]
             print(f"invocation {k + 1}/{args.invocations}: {' '.join(cmd)}", file=sys.stderr)
             try:
                 out = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -128,7 +166,7 @@ def main(argv):
     try:
         return 0 if judge(reports) else 1
     except (KeyError, TypeError, ZeroDivisionError) as e:
-        print(f"bench-goals: not a `msctp bench sim --json` report: {e!r}", file=sys.stderr)
+        print(f"bench-goals: not a `msctp bench sim --json` or `msctp bench net --json` report: {e!r}", file=sys.stderr)
         return 2
 
 

@@ -62,6 +62,15 @@ fn bench_engine_refuses_a_bad_size() {
         "{}",
         out(&o)
     );
+    for bad in ["0", "21"] {
+        let o = msctp(&["bench", "net", "--rounds", bad]);
+        assert!(!o.status.success());
+        assert!(
+            out(&o).contains("--rounds must lie in [1, 20]"),
+            "{}",
+            out(&o)
+        );
+    }
 }
 
 #[test]
@@ -81,23 +90,29 @@ fn bench_net_runs_quinn_and_sctp_proto_beside_msctp_at_1452_byte_packets() {
         "sctp-proto",
         "--estimator-pairs",
         "0",
+        "--rounds",
+        "2",
         "--json",
     ]);
     assert!(o.status.success(), "{}", out(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    for k in ["msctp_ethernet", "quinn", "sctp_proto"] {
+    assert_eq!(v["rounds"].as_array().map(Vec::len), Some(2), "{v}");
+    let medians = v["medians"].as_array().unwrap();
+    for k in ["msctp, AUTH off, 1452-byte", "quinn", "sctp-proto"] {
+        let m = (medians.iter())
+            .find(|m| m["system"].as_str().unwrap().starts_with(k))
+            .unwrap();
+        assert!(m["mb_per_s"].as_f64().is_some_and(|x| x > 0.0), "{k}: {m}");
         assert!(
-            v[k]["mb_per_s"].as_f64().is_some_and(|x| x > 0.0),
-            "{k}: {v}"
-        );
-        assert!(
-            v[k]["cpu_s_per_gb"].as_f64().is_some_and(|x| x > 0.0),
-            "{k}: {v}"
+            m["cpu_s_per_gb"].as_f64().is_some_and(|x| x > 0.0),
+            "{k}: {m}"
         );
     }
-    // msctp / quinn and msctp / sctp-proto, both measured here.
+    // msctp / quinn and msctp / sctp-proto, both measured in both
+    // rounds: the median of the two rounds' own ratios.
     let ratios = v["ratios"].as_array().unwrap();
     assert_eq!(ratios.len(), 2, "{ratios:?}");
     assert!(ratios[0]["to"].as_str().unwrap().starts_with("quinn"));
     assert!(ratios[1]["to"].as_str().unwrap().starts_with("sctp-proto"));
+    assert!(ratios.iter().all(|r| r["rounds"] == 2), "{ratios:?}");
 }

@@ -117,3 +117,88 @@ fn the_script_reads_what_the_bench_writes() {
         assert!(t.contains(figure), "{figure} missing:\n{t}");
     }
 }
+
+/// A `msctp bench net --json` report with the median ratios given: 1452-
+/// byte msctp / quinn (MB/s, CPU per GB), 64 kB msctp / kernel TCP,
+/// msctp with AUTH / quinn.
+fn net_report(eth_quinn: (f64, f64), tcp: f64, auth_quinn: f64) -> String {
+    let ratio = |of: &str, to: &str, mb: f64, cpu: f64| serde_json::json!({ "of": of, "to": to, "mb_per_s": mb, "cpu_per_gb": cpu });
+    serde_json::json!({
+        "build": "release, no profile-guided optimisation",
+        "rounds": [],
+        "ratios": [
+            ratio("msctp (SCTP over UDP), AUTH off", "kernel TCP (64 kB writes)", tcp, 1.2),
+            ratio("msctp, AUTH off, 1452-byte packets (GSO/GRO)", "quinn (QUIC, one stream)", eth_quinn.0, eth_quinn.1),
+            ratio("msctp, AUTH on (HMAC-SHA-256 on DATA, SACK)", "quinn (QUIC, one stream)", auth_quinn, 0.9),
+        ],
+    })
+    .to_string()
+}
+
+#[test]
+fn the_net_goals_are_judged_on_the_benchs_median_ratios() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let met = write(d, "met.json", &net_report((1.16, 0.6), 0.85, 0.7));
+    let o = goals(&["--from-json", &met]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let t = text(&o);
+    for figure in [
+        "1452-byte msctp / quinn, MB/s",
+        "1452-byte msctp / quinn, CPU per GB",
+        "64 kB msctp / kernel TCP, MB/s",
+        "msctp with AUTH / quinn, MB/s",
+    ] {
+        assert!(t.contains(figure), "{figure} missing:\n{t}");
+    }
+    // Each goal missed on its own.
+    for (name, r) in [
+        ("slow", net_report((0.97, 0.6), 0.85, 0.7)),
+        ("costly", net_report((1.2, 1.01), 0.85, 0.7)),
+        ("tcp", net_report((1.2, 0.6), 0.79, 0.7)),
+        ("auth", net_report((1.2, 0.6), 0.85, 0.49)),
+    ] {
+        let f = write(d, &format!("{name}.json"), &r);
+        let o = goals(&["--from-json", &f]);
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", text(&o));
+        assert!(text(&o).contains("MISSED"), "{name}: {}", text(&o));
+    }
+}
+
+#[test]
+fn the_script_reads_what_the_net_bench_writes() {
+    // Small transfers of a test build on a shared machine: the figures
+    // say nothing; what is checked is that every goal's figure is read.
+    let o = goals(&[
+        "--net",
+        "--msctp",
+        env!("CARGO_BIN_EXE_msctp"),
+        "--",
+        "--megabytes",
+        "4",
+        "--rounds",
+        "2",
+        "--estimator-pairs",
+        "0",
+        "--only",
+        "msctp",
+        "--only",
+        "msctp-auth",
+        "--only",
+        "msctp-eth",
+        "--only",
+        "tcp",
+        "--only",
+        "quinn",
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+    let t = text(&o);
+    for figure in [
+        "1452-byte msctp / quinn, MB/s",
+        "1452-byte msctp / quinn, CPU per GB",
+        "64 kB msctp / kernel TCP, MB/s",
+        "msctp with AUTH / quinn, MB/s",
+    ] {
+        assert!(t.contains(figure), "{figure} missing:\n{t}");
+    }
+}

@@ -13,6 +13,8 @@
 //! - [`net`]: the contenders this crate adds to `msctp bench net`: quinn
 //!   ([`quic`], the `quic` feature) and sctp-proto over UDP
 //!   ([`sctp_udp`]), with their ratios against msctp.
+//! - [`rounds`]: `msctp bench net --rounds N`, every contender N times,
+//!   medians and the median of the rounds' own ratios.
 
 pub mod engine_bench;
 pub mod memory;
@@ -20,6 +22,7 @@ pub mod net;
 pub mod peer;
 #[cfg(feature = "quic")]
 pub mod quic;
+pub mod rounds;
 pub mod sctp_udp;
 
 /// CPU time (user + system) of the calling thread, in seconds

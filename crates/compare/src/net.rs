@@ -34,7 +34,8 @@ pub struct Ratio {
     pub cpu_per_gb: Option<f64>,
 }
 
-fn ratio(of: &Measure, to: &Measure) -> Option<Ratio> {
+/// `of` / `to`, when both were measured.
+pub fn ratio(of: &Measure, to: &Measure) -> Option<Ratio> {
     let q = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(x), Some(y)) if y > 0.0 => Some(x / y),
         _ => None,

@@ -66,8 +66,8 @@ enum What {
     /// The real-network driver on loopback, with AUTH off and with AUTH
     /// on every DATA and SACK, against usrsctp's own tool (tsctp, rebuilt
     /// without debug output), kernel TCP, quinn (QUIC) and sctp-proto over
-    /// UDP, one after the other in this run: MB/s, CPU seconds per GB,
-    /// ratios.
+    /// UDP, one after the other in this run, in rounds: MB/s, CPU seconds
+    /// per GB, ratios (medians over the rounds).
     Net {
         /// Megabytes per transfer.
         #[arg(long, default_value_t = 200)]
@@ -89,6 +89,13 @@ enum What {
         /// Run msctp without its path estimators.
         #[arg(long)]
         no_estimators: bool,
+        /// Rounds, 1 to 20: every contender runs once per round, one after
+        /// the other; with more than one, each figure is the median over
+        /// the rounds and each ratio the median of the rounds' own ratios,
+        /// with their range (one transfer is no measure on a shared
+        /// machine).
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
         /// Pairs of msctp transfers with and without the path estimators,
         /// interleaved, for their cost (median and spread of the per-pair
         /// CPU ratios); 0: not measured.
@@ -234,6 +241,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             no_offload,
             only,
             no_estimators,
+            rounds,
             estimator_pairs,
             json,
             tunnel,
@@ -243,6 +251,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             if tunnel {
                 return net_tunnel(megabytes, json);
+            }
+            if !(1..=20).contains(&rounds) {
+                bail!("--rounds must lie in [1, 20], got {rounds}");
             }
             if message == 0 || message > 65_536 {
                 bail!("--message must lie in [1, 65536], got {message}");
@@ -261,7 +272,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 estimators: !no_estimators,
                 ..Default::default()
             };
-            net(&cfg, message, estimator_pairs, json)
+            net(&cfg, message, rounds, estimator_pairs, json)
         }
     }
 }
@@ -441,11 +452,17 @@ fn net_tunnel(megabytes: u64, json: bool) -> anyhow::Result<ExitCode> {
 fn net(
     cfg: &msctp_net::bench::BenchConfig,
     message: usize,
+    rounds: usize,
     estimator_pairs: usize,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let report = msctp_net::bench::run(cfg)?;
-    let others = super::bench_compare::net_contenders(cfg.bytes, message, &cfg.only);
+    let mut all = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let msctp = msctp_net::bench::run(cfg)?;
+        let others = super::bench_compare::net_contenders(cfg.bytes, message, &cfg.only);
+        all.push(msctp_compare::rounds::Round { msctp, others });
+    }
+    let rounds = msctp_compare::rounds::Rounds { rounds: all };
     // The estimators' cost: interleaved pairs of msctp transfers
     // with and without them, in this run.
     let cost = if cfg.estimators && estimator_pairs > 0 && cfg.runs_msctp() {
@@ -454,28 +471,25 @@ fn net(
         None
     };
     if json {
-        let mut v = serde_json::to_value(&report)?;
-        if let Some(o) = v.as_object_mut() {
-            o.insert("build".into(), build().into());
-            o.insert("quinn".into(), serde_json::to_value(&others.quinn)?);
-            o.insert(
-                "sctp_proto".into(),
-                serde_json::to_value(&others.sctp_proto)?,
-            );
-            o.insert(
-                "ratios".into(),
-                serde_json::to_value(others.ratios(&report))?,
-            );
-            if let Some(c) = &cost {
-                o.insert("estimators_cost_ratio".into(), c.median_ratio().into());
-                o.insert("estimators_cost".into(), serde_json::to_value(c)?);
-            }
+        let mut v = serde_json::json!({
+            "build": build(),
+            "medians": rounds.medians(),
+            "ratios": rounds.ratios(),
+            "rounds": rounds.rounds,
+        });
+        if let (Some(o), Some(c)) = (v.as_object_mut(), &cost) {
+            o.insert("estimators_cost_ratio".into(), c.median_ratio().into());
+            o.insert("estimators_cost".into(), serde_json::to_value(c)?);
         }
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         println!("build: {}", build());
-        print!("{report}");
-        print!("{}", others.render(&report));
+        if let [one] = rounds.rounds.as_slice() {
+            print!("{}", one.msctp);
+            print!("{}", one.others.render(&one.msctp));
+        } else {
+            print!("{}", rounds.render());
+        }
         if let Some(c) = &cost {
             let (lo, hi) = c.spread();
             println!(
