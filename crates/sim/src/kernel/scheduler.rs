@@ -134,19 +134,20 @@ impl<E> Scheduler<E> {
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let (key, b, idx) = self.min?;
         self.len -= 1;
-        if b == 0 {
-            // Bucket 0 holds at most `last` and `last ^ 1`: what is left
-            // stays in it relative to the popped key.
-            let (_, event) = self.buckets[0].swap_remove(idx);
-            if self.buckets[0].is_empty() {
-                self.nonempty &= !1;
+        let v = &mut self.buckets[b];
+        let (_, event) = v.swap_remove(idx);
+        // Bucket 0 holds at most `last` and `last ^ 1`: what is left stays
+        // in it relative to the popped key. So does nothing, in a bucket
+        // that held the popped entry alone (the usual case).
+        if b == 0 || v.is_empty() {
+            if v.is_empty() {
+                self.nonempty &= !(1 << b);
             }
             self.last = key;
             self.min = self.lowest();
             return Some((key_time(key), event));
         }
-        let mut v = std::mem::take(&mut self.buckets[b]);
-        let (_, event) = v.swap_remove(idx);
+        let mut v = std::mem::take(v);
         self.nonempty &= !(1 << b);
         // The rest of the bucket moves to lower buckets relative to the
         // popped key; higher buckets keep theirs (their keys differ from
@@ -171,13 +172,13 @@ impl<E> Scheduler<E> {
         }
         let b = self.nonempty.trailing_zeros() as usize;
         let v = &self.buckets[b];
-        let mut best = (v.first()?.0, b, 0);
-        for (i, (k, _)) in v.iter().enumerate().skip(1) {
+        let mut best = (v.first()?.0, 0);
+        for (i, (k, _)) in v.iter().enumerate() {
             if *k < best.0 {
-                best = (*k, b, i);
+                best = (*k, i);
             }
         }
-        Some(best)
+        Some((best.0, b, best.1))
     }
 
     pub fn len(&self) -> usize {

@@ -23,7 +23,7 @@
 //! send; downlink retransmissions keep the fixed node's label (they are
 //! only matched by data number).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::models::quic::QuicAgent;
 
@@ -61,22 +61,28 @@ fn records(w: &World, o: (AgentId, usize)) -> Option<&WatchRecords> {
     observer(w, o).and_then(|x| x.records(o.1))
 }
 
-/// Index of path records by data number: (time, path) in time order.
-fn index(recs: &[PathRecord]) -> BTreeMap<u64, Vec<(Time, u32)>> {
-    let mut m: BTreeMap<u64, Vec<(Time, u32)>> = BTreeMap::new();
-    for r in recs {
-        m.entry(r.seq).or_default().push((r.time, r.path));
-    }
-    m
+/// Path records by data number: (data number, time, path), sorted by
+/// data number, the records of one number in the order they were made
+/// (time order). One sorted vector rather than a map of vectors: one
+/// allocation for all records.
+type SeqIndex = Vec<(u64, Time, u32)>;
+
+fn index(recs: &[PathRecord]) -> SeqIndex {
+    let mut v: SeqIndex = recs.iter().map(|r| (r.seq, r.time, r.path)).collect();
+    // Stable: the records of one number keep their order.
+    v.sort_by_key(|e| e.0);
+    v
 }
 
 /// The path of the latest record of `seq` at or before `t`.
-fn lookup(idx: &BTreeMap<u64, Vec<(Time, u32)>>, seq: u64, t: Time) -> Option<u32> {
-    idx.get(&seq)?
+fn lookup(idx: &SeqIndex, seq: u64, t: Time) -> Option<u32> {
+    let lo = idx.partition_point(|e| e.0 < seq);
+    let hi = lo + idx[lo..].partition_point(|e| e.0 == seq);
+    idx[lo..hi]
         .iter()
         .rev()
-        .find(|(at, _)| *at <= t)
-        .map(|(_, p)| *p)
+        .find(|(_, at, _)| *at <= t)
+        .map(|(_, _, p)| *p)
 }
 
 /// The flow's records: the transports' log, or, for UDP, one built from
@@ -786,5 +792,11 @@ mod tests {
         assert_eq!(lookup(&idx, 0, Time::from_millis(500)), Some(1));
         assert_eq!(lookup(&idx, 1400, Time::from_millis(15)), None);
         assert_eq!(lookup(&idx, 2800, Time::from_millis(900)), None);
+        // Records given out of data-number order are found all the same.
+        let idx = index(&[r(10, 2800, 0), r(20, 0, 0), r(30, 2800, 1)]);
+        assert_eq!(lookup(&idx, 2800, Time::from_millis(25)), Some(0));
+        assert_eq!(lookup(&idx, 2800, Time::from_millis(30)), Some(1));
+        assert_eq!(lookup(&idx, 0, Time::from_millis(20)), Some(0));
+        assert_eq!(lookup(&idx, 1400, Time::from_millis(90)), None);
     }
 }

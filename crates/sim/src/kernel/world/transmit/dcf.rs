@@ -66,15 +66,12 @@ impl Core {
             return;
         }
         d.scheduled = None;
-        match d.contention.next() {
-            Some((at, _)) if at <= now => {}
+        let who = match d.contention.next() {
+            Some((at, who)) if at <= now => who,
             _ => {
                 self.dcf_kick(cell);
                 return;
             }
-        }
-        let Some((_, who)) = d.contention.next() else {
-            return;
         };
         // Each sender's frame: kept from an earlier attempt, or the head
         // of its queue.
