@@ -32,7 +32,7 @@ fn the_path_trace_reproduces_every_sample_and_more() {
         let rows: Vec<_> = t
             .paths
             .iter()
-            .filter(|p| p.flow == s.flow && p.side == s.side && p.remote == s.remote)
+            .filter(|p| *p.flow == *s.flow && p.side == s.side && p.remote == s.remote.to_string())
             .collect();
         let before = rows.iter().rev().find(|p| p.time < s.time);
         let at: Vec<_> = rows.iter().filter(|p| p.time == s.time).collect();
@@ -50,8 +50,8 @@ fn the_path_trace_reproduces_every_sample_and_more() {
     // window changes (slow start moves it at every SACK) against the
     // changes the 100 ms samples show.
     let mut sampled_changes = 0;
-    let remotes: std::collections::BTreeSet<&str> =
-        r.paths.iter().map(|p| p.remote.as_str()).collect();
+    let remotes: std::collections::BTreeSet<std::net::IpAddr> =
+        r.paths.iter().map(|p| p.remote).collect();
     for remote in remotes {
         sampled_changes += r
             .paths

@@ -88,7 +88,7 @@ fn failover_only_shows_the_expected_failover_gap() {
         .paths
         .iter()
         .rev()
-        .find(|p| p.side == "fixed" && p.remote == "10.1.0.10" && p.time <= t_break)
+        .find(|p| p.side == "fixed" && p.remote.to_string() == "10.1.0.10" && p.time <= t_break)
         .expect("samples of the old path")
         .rto_ms
         / 1000.0;

@@ -287,16 +287,21 @@ pub(crate) fn sctp_rows(
     agents: [(&'static str, Option<&SctpAgent>); 2],
     warnings: &mut Vec<String>,
 ) -> (Vec<PathRow>, Vec<EventRow>) {
-    let mut paths = Vec::new();
+    let rows = agents
+        .iter()
+        .filter_map(|(_, a)| *a)
+        .map(|a| a.samples().len());
+    let mut paths = Vec::with_capacity(rows.sum());
     let mut events = Vec::new();
+    let flow: std::sync::Arc<str> = spec.name.as_str().into();
     for (side, agent) in agents {
         let Some(a) = agent else { continue };
         for p in a.samples() {
             paths.push(PathRow {
-                flow: spec.name.clone(),
+                flow: flow.clone(),
                 side,
                 time: p.time,
-                remote: p.remote.to_string(),
+                remote: p.remote,
                 path: if p.path.0 == u32::MAX {
                     -1
                 } else {
