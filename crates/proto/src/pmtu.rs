@@ -217,7 +217,7 @@ impl Plpmtud {
     pub fn deadline(&self) -> Option<Time> {
         // A due probe waits for the one in flight.
         let next = self.next_probe_at.filter(|_| self.in_flight.is_none());
-        [next, self.timer_deadline()].into_iter().flatten().min()
+        earliest(next, self.timer_deadline())
     }
 
     /// The earliest of the probe-loss and raise timers, without the next
@@ -225,10 +225,7 @@ impl Plpmtud {
     /// (its only source not yet added at the peer), which sends it when
     /// asked for output again.
     pub fn timer_deadline(&self) -> Option<Time> {
-        [self.in_flight.map(|p| p.deadline), self.raise_at]
-            .into_iter()
-            .flatten()
-            .min()
+        earliest(self.in_flight.map(|p| p.deadline), self.raise_at)
     }
 
     /// Runs the timers due at `now`: a probe not acknowledged within
@@ -427,6 +424,16 @@ impl Plpmtud {
             self.next_probe_at = None;
             self.raise_at = Some(now + self.raise_timer);
         }
+    }
+}
+
+/// The earlier of two deadlines, either maybe absent (called on every
+/// poll of the association's deadline: no iterator).
+fn earliest(a: Option<Time>, b: Option<Time>) -> Option<Time> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
     }
 }
 

@@ -23,6 +23,7 @@ mod admission;
 mod demux;
 mod index;
 mod ootb;
+mod refresh;
 mod schedule;
 
 use std::cmp::Reverse;
@@ -161,6 +162,12 @@ pub struct Endpoint {
     now: Time,
     /// Calls into associations made by the endpoint's own loops.
     visits: u64,
+    /// Associations refreshed by `poll_transmit` whose deadline is armed
+    /// before it returns (most are polled and armed right after, so one
+    /// computation of the deadline instead of two).
+    unarmed: Vec<(AssocId, u64)>,
+    /// Memory for the touched ids being refreshed (reused).
+    touched_buf: Vec<AssocId>,
     pending: VecDeque<Transmit>,
     events: VecDeque<(AssocId, Event)>,
     stats: EndpointStats,
@@ -195,6 +202,8 @@ impl Endpoint {
             schedule: Schedule::default(),
             now: Time::ZERO,
             visits: 0,
+            unarmed: Vec::new(),
+            touched_buf: Vec::new(),
             pending: VecDeque::new(),
             events: VecDeque::new(),
             stats: EndpointStats::default(),
@@ -393,50 +402,6 @@ impl Endpoint {
         id
     }
 
-    /// Looks at `id` again after something happened to it: drains its
-    /// events, re-arms its deadline (its timers and the idle timeout),
-    /// marks it as maybe having something to send, notes whether it
-    /// closed.
-    fn refresh(&mut self, id: AssocId, now: Time) {
-        self.visits += 1;
-        self.drain_events(id);
-        if self.holds_data(id) {
-            self.mark_active(id, now);
-        }
-        let Some(seq) = self.meta.get(&id).map(|m| m.seq) else {
-            return;
-        };
-        self.arm(id, seq);
-        self.schedule.set_ready(id, seq);
-    }
-
-    /// Arms `id`'s deadline: its earliest timer or its idle timeout.
-    fn arm(&mut self, id: AssocId, seq: u64) {
-        let Some(a) = self.assocs.get(&id) else {
-            return;
-        };
-        let mut deadline = a.poll_timeout();
-        if a.is_closed() {
-            self.closed.insert(id);
-            if a.is_finished() {
-                self.finished.push(id);
-            }
-        } else if let Some(idle) = self.idle_deadline(id) {
-            deadline = Some(deadline.map_or(idle, |t| t.min(idle)));
-        }
-        self.schedule.arm(id, seq, deadline);
-    }
-
-    /// Refreshes the associations the application was handed.
-    fn refresh_touched(&mut self, now: Time) {
-        if self.schedule.touched().is_empty() {
-            return;
-        }
-        for id in self.schedule.take_touched() {
-            self.refresh(id, now);
-        }
-    }
-
     /// Keeps the (peer address, port) index in step with the association's
     /// peer addresses (they change through ASCONF and restarts). An
     /// address a live association holds is never taken from it.
@@ -465,26 +430,6 @@ impl Endpoint {
         };
         let refused = self.index.set(id, port, &addrs, may_take);
         self.stats.index_conflicts += refused.len() as u64;
-    }
-
-    fn drain_events(&mut self, id: AssocId) {
-        let Some(a) = self.assocs.get_mut(&id) else {
-            return;
-        };
-        while let Some(e) = a.poll_event() {
-            if self.events.len() >= MAX_EVENTS
-                && let Some((old, _)) = self.events.pop_front()
-            {
-                self.stats.events_dropped += 1;
-                if let Some(m) = self.meta.get_mut(&old) {
-                    m.queued_events -= 1;
-                }
-            }
-            self.events.push_back((id, e));
-            if let Some(m) = self.meta.get_mut(&id) {
-                m.queued_events += 1;
-            }
-        }
     }
 
     /// Processes one received SCTP packet (`data`, without IP or UDP
@@ -658,7 +603,7 @@ impl Endpoint {
             return Some(t);
         }
         self.now = self.now.max(now);
-        self.refresh_touched(now);
+        self.refresh_touched_unarmed(now);
         while let Some((seq, id)) = self.schedule.next_ready() {
             self.visits += 1;
             let Some(a) = self.assocs.get_mut(&id) else {
@@ -667,6 +612,9 @@ impl Endpoint {
             };
             let sent = a.poll_transmit(now);
             // Sending starts timers; a fruitless poll may draw one.
+            if !self.unarmed.is_empty() {
+                self.unarmed.retain(|(x, _)| *x != id);
+            }
             self.arm(id, seq);
             let Some(mut t) = sent else {
                 self.schedule.not_ready(seq);
@@ -674,12 +622,14 @@ impl Endpoint {
             };
             self.schedule.sent(seq);
             self.drain_events(id);
+            self.arm_unarmed();
             t.assoc = Some(id);
             if !self.cfg.checksum_offload {
                 crc::fill(t.packet_mut());
             }
             return Some(t);
         }
+        self.arm_unarmed();
         self.reap();
         None
     }
@@ -724,15 +674,8 @@ impl Endpoint {
         let mut t = self.schedule.next();
         // Associations the application changed since (usually none).
         for id in self.schedule.touched() {
-            if let Some(a) = self.assocs.get(id) {
-                let idle = if a.is_closed() {
-                    None
-                } else {
-                    self.idle_deadline(*id)
-                };
-                for d in [a.poll_timeout(), idle].into_iter().flatten() {
-                    t = Some(t.map_or(d, |t| t.min(d)));
-                }
+            if let Some(d) = self.deadline(*id) {
+                t = Some(t.map_or(d, |t| t.min(d)));
             }
         }
         t

@@ -38,16 +38,22 @@ pub(super) struct Schedule {
 
 impl Schedule {
     /// Sets `id`'s deadline (`seq` its creation number).
+    /// Re-arming the deadline already armed (most calls: the endpoint
+    /// re-arms after every packet) changes nothing, and leaves the heap's
+    /// top live as it was.
     pub(super) fn arm(&mut self, id: AssocId, seq: u64, deadline: Option<Time>) {
-        match deadline {
+        let changed = match deadline {
             Some(t) => {
-                if self.armed.insert(id, (t, seq)) != Some((t, seq)) {
+                let changed = self.armed.insert(id, (t, seq)) != Some((t, seq));
+                if changed {
                     self.heap.push(Reverse((t, seq, id)));
                 }
+                changed
             }
-            None => {
-                self.armed.remove(&id);
-            }
+            None => self.armed.remove(&id).is_some(),
+        };
+        if !changed {
+            return;
         }
         if self.heap.len() > 2 * self.armed.len() + 64 {
             self.heap = self
@@ -134,9 +140,12 @@ impl Schedule {
         &self.touched
     }
 
-    pub(super) fn take_touched(&mut self) -> Vec<AssocId> {
+    /// Moves the touched ones into `out` (emptied first); both keep their
+    /// memory, so that a refresh per packet allocates nothing.
+    pub(super) fn take_touched_into(&mut self, out: &mut Vec<AssocId>) {
         self.touched_set.clear();
-        std::mem::take(&mut self.touched)
+        out.clear();
+        out.append(&mut self.touched);
     }
 
     /// Forgets `id`.

@@ -18,7 +18,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 use quinn_proto::{
     ClientConfig, Connection, ConnectionHandle, DatagramEvent, Dir, Endpoint, Event, StreamEvent,
     StreamId, TransportConfig, WriteError,
@@ -424,9 +424,7 @@ impl QuicAgent {
             let Some(t) = conn.poll_transmit(now, 1, &mut buf) else {
                 break;
             };
-            let b = &buf[..t.size];
-            let b = b.to_vec();
-            self.send_datagram(ctx, t.destination, t.src_ip, &b);
+            self.send_datagram(ctx, t.destination, t.src_ip, &buf[..t.size]);
         }
         self.buf = buf;
         // Endpoint events raised by sending (retired IDs).
@@ -480,7 +478,10 @@ impl QuicAgent {
                 }
             }
             let n = usize::try_from(self.pending.min(ZEROS.len() as u64)).unwrap_or(0);
-            match conn.send_stream(id).write(&ZEROS[..n]) {
+            // The stream takes the zeros as they are (no copy, as `write`
+            // of a slice makes); the bytes and their segments are the same.
+            let mut chunk = [Bytes::from_static(&ZEROS[..n])];
+            match (conn.send_stream(id).write_chunks(&mut chunk)).map(|w| w.bytes) {
                 Ok(0) | Err(WriteError::Blocked) => break,
                 Ok(w) => {
                     self.pending -= w as u64;
