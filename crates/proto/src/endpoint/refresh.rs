@@ -80,15 +80,8 @@ impl Endpoint {
 
     /// Refreshes the associations the application was handed.
     pub(super) fn refresh_touched(&mut self, now: Time) {
-        if self.schedule.touched().is_empty() {
-            return;
-        }
-        let mut ids = std::mem::take(&mut self.touched_buf);
-        self.schedule.take_touched_into(&mut ids);
-        for &id in &ids {
-            self.refresh(id, now);
-        }
-        self.touched_buf = ids;
+        self.refresh_touched_unarmed(now);
+        self.arm_unarmed();
     }
 
     /// [`Self::refresh_touched`] leaving the deadlines to arm in
