@@ -43,20 +43,11 @@ impl Round {
     }
 }
 
-/// The median of `v` (the mean of the middle two when even), `None`
-/// when empty.
+/// The median of the finite values of `v` ([`msctp_net::bench::median`]),
+/// `None` when there are none.
 pub fn median(v: &[f64]) -> Option<f64> {
-    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    if s.is_empty() {
-        return None;
-    }
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    Some(if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    })
+    let finite: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    (!finite.is_empty()).then(|| msctp_net::bench::median(&finite))
 }
 
 /// The smallest and the largest of `v`.
@@ -109,19 +100,13 @@ impl Rounds {
     /// Each contender's median row, msctp's then the others', in the
     /// order of one round's table.
     pub fn medians(&self) -> Vec<Measure> {
-        let pick: [fn(&Round) -> &Measure; 7] = [
-            |r| &r.msctp.msctp,
-            |r| &r.msctp.msctp_auth,
-            |r| &r.msctp.msctp_ethernet,
-            |r| &r.msctp.usrsctp,
-            |r| &r.msctp.tcp,
-            |r| &r.others.quinn,
-            |r| &r.others.sctp_proto,
-        ];
-        pick.iter()
-            .filter_map(|f| {
-                let each: Vec<&Measure> = self.rounds.iter().map(f).collect();
-                (!each.is_empty()).then(|| median_measure(&each))
+        if self.rounds.is_empty() {
+            return Vec::new();
+        }
+        (0..ROWS)
+            .map(|i| {
+                let each: Vec<&Measure> = self.rounds.iter().map(|r| pick_row(r, i)).collect();
+                median_measure(&each)
             })
             .collect()
     }
@@ -198,6 +183,9 @@ impl Rounds {
         s
     }
 }
+
+/// Rows of a round's table: msctp's five, quinn, sctp-proto.
+const ROWS: usize = 7;
 
 /// Row `i` of a round's table (the order of [`Rounds::medians`]).
 fn pick_row(r: &Round, i: usize) -> &Measure {
