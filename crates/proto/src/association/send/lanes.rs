@@ -74,11 +74,8 @@ impl Sender {
     /// queue's data is all unassigned (the slots hold no chunk, see the
     /// module's note).
     pub fn lanes_clear(&mut self) {
-        for q in &mut self.lanes.queues {
-            q.clear();
-        }
-        for b in &mut self.lanes.bytes {
-            *b = 0;
+        for path in 0..self.lanes.queues.len() {
+            self.lane_release(path);
         }
     }
 
