@@ -47,10 +47,6 @@ pub const TAG: usize = 32;
 
 type HmacSha256 = Hmac<Sha256>;
 
-fn hmac(key: &[u8]) -> HmacSha256 {
-    <HmacSha256 as Mac>::new_from_slice(key).expect("HMAC takes any key length")
-}
-
 /// The association's key for stream opens (`K_open` above).
 #[derive(Clone)]
 pub struct OpenKey([u8; 32]);
@@ -69,7 +65,7 @@ impl OpenKey {
     }
 
     fn mac(&self, stream: u16, counter: u64, target: &[u8]) -> HmacSha256 {
-        let mut m = hmac(&self.0);
+        let mut m = super::keyed::hmac(&self.0);
         m.update(b"open");
         m.update(&stream.to_be_bytes());
         m.update(&counter.to_be_bytes());
