@@ -24,9 +24,9 @@ pub struct Round {
 }
 
 impl Round {
-    /// Every ratio of the round: the contenders' (against quinn,
-    /// sctp-proto and kernel TCP) and msctp's own against kernel TCP
-    /// and usrsctp, as `(of, to, MB/s ratio, CPU per GB ratio)`.
+    /// Every ratio of the round whose two sides were measured: msctp's
+    /// own against kernel TCP and usrsctp (those `BenchReport` holds as
+    /// MB/s only), then the contenders' ([`Contenders::ratios`]).
     pub fn ratios(&self) -> Vec<Ratio> {
         let m = &self.msctp;
         let mut v = vec![];
