@@ -22,15 +22,22 @@ MB/s; msctp with AUTH at least 0.5x quinn's MB/s. `msctp bench net`
 runs every contender in rounds (`--rounds`) and gives each ratio as the
 median of the rounds' own ratios; those medians are judged here.
 
+With `--tunnel`, the tunnel's goal (issue 36) against `msctp bench net
+--tunnel`: one TCP stream through `msctp tunnel` (its defaults) on
+loopback at least 0.5x the same stream straight to the sink, the median
+transfers of one run (`--rounds`) compared.
+
 Usage:
   scripts/bench-goals.py [--msctp PATH] [--invocations N] [-- BENCH ARGS]
   scripts/bench-goals.py --net [--msctp PATH] [--invocations N] [-- BENCH ARGS]
+  scripts/bench-goals.py --tunnel [--msctp PATH] [--invocations N] [-- BENCH ARGS]
   scripts/bench-goals.py --from-json FILE...   (judge saved `--json` output,
                                                 sim or net, told by its fields)
 
-BENCH ARGS go to `msctp bench sim` (default: `--runs 3`) or with `--net`
+BENCH ARGS go to `msctp bench sim` (default: `--runs 3`), with `--net`
 to `msctp bench net` (default: `--rounds 5 --estimator-pairs 0`, one
-invocation); `--json` is added. Exit 0: every goal met; 1: some goal missed; 2: usage or bench
+invocation), with `--tunnel` to `msctp bench net --tunnel` (default:
+`--rounds 5`, one invocation); `--json` is added. Exit 0: every goal met; 1: some goal missed; 2: usage or bench
 error.
 """
 
@@ -84,9 +91,25 @@ def net_figures(report):
     return f
 
 
+def tunnel_figures(report):
+    """The tunnel's goal in one `msctp bench net --tunnel --json` report:
+    median tunnel over median direct transfer, and the bench's bound."""
+    return {"tunnel / direct TCP, MB/s": (report["ratio"], ">=", report["goal"])}
+
+
+def report_figures(report):
+    """Each goal's figure of a report of any of the three kinds, told by
+    its fields."""
+    if "tunnel_mbps" in report:
+        return tunnel_figures(report)
+    if "rounds" in report:
+        return net_figures(report)
+    return figures(report)
+
+
 def judge(reports):
     """Prints every invocation's figures and the medians; True if met."""
-    per = [net_figures(r) if "rounds" in r else figures(r) for r in reports]
+    per = [report_figures(r) for r in reports]
     names = [n for n in per[0] if all(n in p for p in per)]
     if not names:
         print("bench-goals: no figures in the reports", file=sys.stderr)
@@ -122,11 +145,20 @@ def parse_args(argv):
     parser.add_argument("--msctp", default="target/release/msctp", metavar="PATH")
     parser.add_argument("--invocations", type=int, default=3, metavar="N")
     parser.add_argument("--from-json", nargs="+", metavar="FILE", dest="files")
-    parser.add_argument("--net", action="store_true")
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--net", action="store_true")
+    kind.add_argument("--tunnel", action="store_true")
     args = parser.parse_args(argv)
     if bench_args is None:
-        bench_args = ["--rounds", "5", "--estimator-pairs", "0"] if args.net else ["--runs", "3"]
-    if args.net and "--invocations" not in argv:
+        if args.tunnel:
+            bench_args = ["--rounds", "5"]
+        elif args.net:
+            bench_args = ["--rounds", "5", "--estimator-pairs", "0"]
+        else:
+            bench_args = ["--runs", "3"]
+    if args.tunnel:
+        bench_args = ["--tunnel", *bench_args]
+    if (args.net or args.tunnel) and "--invocations" not in argv:
         args.invocations = 1
     if not 1 <= args.invocations <= 100:
         parser.error("--invocations must lie in [1, 100]")
@@ -147,7 +179,7 @@ def main(argv):
                 return 2
     else:
         for k in range(args.invocations):
-            what = "net" if args.net else "sim"
+            what = "net" if args.net or args.tunnel else "sim"
             cmd = [args.msctp, "bench", what, *args.bench_args, "--json"]
             print(f"invocation {k + 1}/{args.invocations}: {' '.join(cmd)}", file=sys.stderr)
             try:
@@ -166,7 +198,7 @@ def main(argv):
     try:
         return 0 if judge(reports) else 1
     except (KeyError, TypeError, ZeroDivisionError) as e:
-        print(f"bench-goals: not a `msctp bench sim --json` or `msctp bench net --json` report: {e!r}", file=sys.stderr)
+        print(f"bench-goals: not a `msctp bench sim --json`, `msctp bench net --json` or `msctp bench net --tunnel --json` report: {e!r}", file=sys.stderr)
         return 2
 
 

@@ -1,5 +1,6 @@
 //! `scripts/bench-goals.py`: issue 11's speed goals judged on the medians
-//! of several `msctp bench sim --json` reports. Saved reports with known
+//! of several `msctp bench sim --json` reports, issue 37's on `msctp bench
+//! net --json` and issue 36's on `msctp bench net --tunnel --json`. Saved reports with known
 //! figures check the judgement (met, missed at the threshold, malformed);
 //! one short real bench checks that the script reads what the command
 //! writes. No timing is asserted: a timed test on a shared machine could
@@ -199,4 +200,60 @@ fn the_script_reads_what_the_net_bench_writes() {
     for figure in NET_FIGURES {
         assert!(t.contains(figure), "{figure} missing:\n{t}");
     }
+}
+
+/// A `msctp bench net --tunnel --json` report with the median ratio given.
+fn tunnel_report(ratio: f64) -> String {
+    serde_json::json!({
+        "bytes": 4u64 << 20,
+        "direct_mbps": [1000.0],
+        "tunnel_mbps": [1000.0 * ratio],
+        "tunnel_data_auth_mbps": [300.0],
+        "ratio": ratio,
+        "ratio_data_auth": 0.3,
+        "goal": 0.5,
+        "goal_met": ratio >= 0.5,
+        "cpu_s_per_gb": [0.7, 1.2, 2.5],
+    })
+    .to_string()
+}
+
+#[test]
+fn the_tunnel_goal_is_judged_on_the_benchs_ratio() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let met = write(d, "met.json", &tunnel_report(0.62));
+    let o = goals(&["--from-json", &met]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("tunnel / direct TCP"), "{}", text(&o));
+    let missed = write(d, "missed.json", &tunnel_report(0.49));
+    let o = goals(&["--from-json", &missed]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("MISSED"), "{}", text(&o));
+    // --net and --tunnel are two kinds of bench, not one.
+    let o = goals(&["--net", "--tunnel", "--from-json", &met]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+#[test]
+fn the_script_reads_what_the_tunnel_bench_writes() {
+    // A small transfer of a test build: the figure says nothing; what is
+    // checked is that the script runs the tunnel's bench and reads it.
+    let o = goals(&[
+        "--tunnel",
+        "--msctp",
+        env!("CARGO_BIN_EXE_msctp"),
+        "--",
+        "--megabytes",
+        "4",
+        "--rounds",
+        "1",
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("tunnel / direct TCP, MB/s"), "{t}");
+    assert!(
+        t.contains("bench net --tunnel --megabytes 4 --rounds 1"),
+        "{t}"
+    );
 }

@@ -355,4 +355,15 @@ fn tunnel_refuses_a_missing_or_short_key_and_bad_networks() {
     ];
     let (o, _) = msctp(dir.path(), &args);
     assert_refused(&o, &["stream_window"]);
+    // The old flag of the default mode and the new one of the other mode.
+    let args = [
+        "tunnel",
+        "--server",
+        "--key-file",
+        "good.key",
+        "--data-auth",
+        "--no-data-auth",
+    ];
+    let (o, _) = msctp(dir.path(), &args);
+    assert_refused(&o, &["--data-auth", "cannot be used with"]);
 }

@@ -389,7 +389,7 @@ async fn echo_on(mut s: msctp_net::streams::SctpStream, data: &[u8]) -> Vec<u8> 
 }
 
 /// Forged and replayed stream opens on a live association, with SCTP-AUTH
-/// on DATA or without it (`--no-data-auth`). Without it, a DATA chunk
+/// on DATA (`--data-auth`) or without it (the default). Without it, a DATA chunk
 /// that carries the association's verification tags is taken from anyone
 /// on the path (RFC 9260 section 8.5). Frames the test sends with the
 /// client association's own handle, around its streams layer, reach the

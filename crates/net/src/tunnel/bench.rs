@@ -24,22 +24,31 @@ use crate::{Stack, StackConfig};
 /// loopback.
 pub const WINDOW: usize = 4 << 20;
 
+/// Issue 36's goal: a TCP stream through the tunnel (its default
+/// settings) moves at least half as fast as straight to the sink.
+pub const GOAL: f64 = 0.5;
+
 /// The figures of one run.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct TunnelBench {
     pub bytes: u64,
     /// Each transfer's throughput, MB/s, in the order they ran.
     pub direct_mbps: Vec<f64>,
-    /// Through the tunnel, DATA authenticated (the default).
+    /// Through the tunnel as it runs by default (SCTP-AUTH on address
+    /// changes, sealed opens, no HMAC on DATA).
     pub tunnel_mbps: Vec<f64>,
-    /// Through a tunnel without SCTP-AUTH on DATA (`--no-data-auth`).
-    pub tunnel_no_data_auth_mbps: Vec<f64>,
-    /// Median tunnel / median direct, with and without AUTH on DATA.
+    /// Through a tunnel with SCTP-AUTH on every DATA chunk (`--data-auth`).
+    pub tunnel_data_auth_mbps: Vec<f64>,
+    /// Median tunnel / median direct, by default and with `--data-auth`.
     pub ratio: f64,
-    pub ratio_no_data_auth: f64,
+    pub ratio_data_auth: f64,
+    /// [`GOAL`], and whether `ratio` reaches it.
+    pub goal: f64,
+    pub goal_met: bool,
     /// CPU seconds (user + system, the whole process: sender, tunnel and
-    /// sink) per GB moved, median of each kind of transfer: the cost
-    /// that the other work on a loaded machine does not change much.
+    /// sink) per GB moved, median of each kind of transfer (direct,
+    /// default tunnel, `--data-auth`): the cost that the other work on a
+    /// loaded machine does not change much.
     pub cpu_s_per_gb: [f64; 3],
 }
 
@@ -65,31 +74,34 @@ impl fmt::Display for TunnelBench {
         )?;
         writeln!(
             f,
-            "  direct TCP          median {:7.0} MB/s  ({})",
+            "  direct TCP                 median {:6.0} MB/s  ({})",
             median(&self.direct_mbps),
             show(&self.direct_mbps)
         )?;
         writeln!(
             f,
-            "  through msctp tunnel median {:6.0} MB/s  ({})",
+            "  through msctp tunnel       median {:6.0} MB/s  ({})",
             median(&self.tunnel_mbps),
             show(&self.tunnel_mbps)
         )?;
         writeln!(
             f,
-            "  tunnel, --no-data-auth median {:5.0} MB/s  ({})",
-            median(&self.tunnel_no_data_auth_mbps),
-            show(&self.tunnel_no_data_auth_mbps)
+            "  tunnel with --data-auth    median {:6.0} MB/s  ({})",
+            median(&self.tunnel_data_auth_mbps),
+            show(&self.tunnel_data_auth_mbps)
         )?;
         writeln!(
             f,
-            "  tunnel / direct: {:.3}x (DATA authenticated), {:.3}x (--no-data-auth)",
-            self.ratio, self.ratio_no_data_auth
+            "  tunnel / direct: {:.3}x (goal at least {}x: {}), {:.3}x with --data-auth",
+            self.ratio,
+            self.goal,
+            if self.goal_met { "met" } else { "NOT met" },
+            self.ratio_data_auth
         )?;
-        let [d, t, n] = self.cpu_s_per_gb;
+        let [d, t, a] = self.cpu_s_per_gb;
         writeln!(
             f,
-            "  CPU s per GB (process, median): direct {d:.2}, tunnel {t:.2}, --no-data-auth {n:.2}"
+            "  CPU s per GB (process, median): direct {d:.2}, tunnel {t:.2}, --data-auth {a:.2}"
         )
     }
 }
@@ -192,7 +204,8 @@ async fn tunnel(port: u16, data_auth: bool) -> Result<SocketAddr, NetError> {
     Ok(socks)
 }
 
-/// `rounds` transfers of `bytes` each way (direct, tunnel, direct, ...).
+/// `rounds` rounds of transfers of `bytes` each (direct, tunnel, tunnel
+/// with `--data-auth`, direct, ...).
 pub fn run(bytes: u64, rounds: usize) -> Result<TunnelBench, NetError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -200,15 +213,15 @@ pub fn run(bytes: u64, rounds: usize) -> Result<TunnelBench, NetError> {
         .build()?;
     rt.block_on(async {
         let to = sink().await?;
-        let socks = tunnel(5931, true).await?;
-        let plain = tunnel(5933, false).await?;
-        let (mut direct, mut tunneled, mut fast) = (Vec::new(), Vec::new(), Vec::new());
+        let socks = tunnel(5931, super::DATA_AUTH_DEFAULT).await?;
+        let authed = tunnel(5933, true).await?;
+        let (mut direct, mut tunneled, mut auth) = (Vec::new(), Vec::new(), Vec::new());
         let mut cpu: [Vec<f64>; 3] = Default::default();
         for _ in 0..rounds.max(1) {
             let (mbps, c) = push(TcpStream::connect(to).await?, bytes).await?;
             direct.push(mbps);
             cpu[0].push(c);
-            for (via, out, k) in [(socks, &mut tunneled, 1), (plain, &mut fast, 2)] {
+            for (via, out, k) in [(socks, &mut tunneled, 1), (authed, &mut auth, 2)] {
                 let t = tokio::time::timeout(Duration::from_secs(20), through_socks(via, to))
                     .await
                     .map_err(|_| NetError::Closed("the tunnel did not answer".into()))??;
@@ -218,14 +231,17 @@ pub fn run(bytes: u64, rounds: usize) -> Result<TunnelBench, NetError> {
             }
         }
         let d = median(&direct);
+        let ratio = median(&tunneled) / d;
         Ok(TunnelBench {
             bytes,
-            ratio: median(&tunneled) / d,
-            ratio_no_data_auth: median(&fast) / d,
+            ratio,
+            ratio_data_auth: median(&auth) / d,
+            goal: GOAL,
+            goal_met: ratio >= GOAL,
             cpu_s_per_gb: cpu.map(|v| median(&v)),
             direct_mbps: direct,
             tunnel_mbps: tunneled,
-            tunnel_no_data_auth_mbps: fast,
+            tunnel_data_auth_mbps: auth,
         })
     })
 }

@@ -40,7 +40,8 @@ pub struct ClientConfig {
     /// Bytes read at once from each side of a relay.
     pub relay_buffer: usize,
     /// Require the peer to authenticate its DATA chunks with the key
-    /// (SCTP-AUTH, RFC 4895; see [`super::apply_key`]); on by default.
+    /// (SCTP-AUTH, RFC 4895; see [`super::apply_key`]); off by default
+    /// ([`super::DATA_AUTH_DEFAULT`]).
     pub authenticate_data: bool,
 }
 
@@ -54,7 +55,7 @@ impl ClientConfig {
             streams: StreamConfig::default(),
             handshake_timeout: Duration::from_secs(20),
             relay_buffer: 64 << 10,
-            authenticate_data: true,
+            authenticate_data: super::DATA_AUTH_DEFAULT,
         }
     }
 

@@ -18,11 +18,13 @@
 //! ```
 //!
 //! The server only serves clients that hold the pre-shared key
-//! ([`auth`], and SCTP-AUTH on DATA, RFC 4895), only opens connections
-//! whose request carries the association's MAC ([`open`]; with or
-//! without SCTP-AUTH on DATA), only connects where its
+//! ([`auth`]), only opens connections whose request carries the
+//! association's MAC ([`open`]), only connects where its
 //! [`policy::DestPolicy`] allows, and bounds associations per source,
-//! streams per association and bytes buffered per stream.
+//! streams per association and bytes buffered per stream. The address
+//! changes that move the association (ASCONF) are always authenticated
+//! with the key (SCTP-AUTH, RFC 4895; RFC 5061 sections 4.1.1, 4.1.2); the
+//! relayed bytes only with `--data-auth` ([`DATA_AUTH_DEFAULT`]).
 
 pub mod auth;
 pub mod bench;
@@ -73,6 +75,25 @@ pub fn check_key(key: &[u8]) -> Result<(), NetError> {
     Ok(())
 }
 
+/// Whether the tunnel asks the peer to authenticate its DATA chunks
+/// unless told otherwise (`--data-auth`): no.
+///
+/// The key guards what a tunnel adds to a TCP connection: who may use the
+/// server (the key proof, [`auth`]), where it connects (sealed opens,
+/// [`open`]) and where the association moves (ASCONF, always
+/// authenticated). That is the guard MPTCP puts on its own additions
+/// (RFC 8684: an HMAC on each subflow's join, section 3.2, and on each
+/// address added, section 3.4.1; none on the data). The bytes of a relayed connection are
+/// then as protected as on the TCP connection they replace: an
+/// on-path sender who reads the verification tags can change or cut
+/// them. SCTP-AUTH on every DATA chunk would stop that but gives no
+/// confidentiality, so an application that needs either already runs
+/// TLS or ssh end to end; and it costs two HMAC-SHA-256 passes over every
+/// byte, more CPU than all the rest of the tunnel on loopback
+/// (docs/measurements/tunnel.md). Those who want the integrity of the
+/// relayed bytes without TLS turn it on (`--data-auth`, both sides).
+pub const DATA_AUTH_DEFAULT: bool = false;
+
 /// Uses `key` as the endpoint-pair shared key of SCTP-AUTH (RFC 4895
 /// section 6.1) and, with `data`, asks the peer to authenticate its DATA
 /// chunks (section 4.2, CHUNKS): then nobody without the key can inject
@@ -89,5 +110,45 @@ pub fn apply_key(key: &[u8], data: bool, stack: &mut StackConfig) {
     a.shared_key = key.to_vec();
     if data && !a.auth_chunks.contains(&chunk_type::DATA) {
         a.auth_chunks.push(chunk_type::DATA);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use msctp_proto::association::local_auth_params;
+
+    use super::*;
+    use crate::tunnel::client::ClientConfig;
+    use crate::tunnel::server::ServerConfig;
+
+    /// The chunk types an endpoint configured by `apply` asks its peer to
+    /// authenticate (its CHUNKS parameter, RFC 4895 section 3.2).
+    fn required(apply: impl Fn(&mut StackConfig)) -> Vec<u8> {
+        let mut cfg = StackConfig::new(5000);
+        apply(&mut cfg);
+        let p = local_auth_params(&cfg.endpoint.association, &[7; 32]);
+        p.chunks.unwrap_or_default()
+    }
+
+    #[test]
+    fn by_default_address_changes_are_authenticated_and_data_is_not() {
+        let key = vec![1u8; 32];
+        let server = ServerConfig::new(key.clone());
+        let client = ClientConfig::new(key.clone(), vec!["192.0.2.1".parse().unwrap()], 5000);
+        assert!(!server.authenticate_data && !client.authenticate_data);
+        for chunks in [
+            required(|c| server.apply_to(c)),
+            required(|c| client.apply_to(c)),
+        ] {
+            assert!(chunks.contains(&chunk_type::ASCONF), "{chunks:?}");
+            assert!(chunks.contains(&chunk_type::ASCONF_ACK), "{chunks:?}");
+            assert!(!chunks.contains(&chunk_type::DATA), "{chunks:?}");
+        }
+        // `--data-auth`: DATA too.
+        let mut server = server;
+        server.authenticate_data = true;
+        let chunks = required(|c| server.apply_to(c));
+        assert!(chunks.contains(&chunk_type::DATA), "{chunks:?}");
+        assert!(chunks.contains(&chunk_type::ASCONF), "{chunks:?}");
     }
 }

@@ -3,7 +3,7 @@
 //! the client that proved the key ([`super::auth`]) can have the server
 //! connect anywhere, whether or not SCTP-AUTH covers DATA.
 //!
-//! Without SCTP-AUTH on DATA (`--no-data-auth`), the association's only
+//! Without SCTP-AUTH on DATA (the default; `--data-auth` adds it), the association's only
 //! guard after the key proof is the verification tag (RFC 9260 section
 //! 8.5): someone on the path who reads the tags can put a DATA chunk of
 //! their own into it, and an OPEN with a request on a new stream would

@@ -44,7 +44,8 @@ pub struct ServerConfig {
     /// Bytes read at once from each side of a relay.
     pub relay_buffer: usize,
     /// Require the peer to authenticate its DATA chunks with the key
-    /// (SCTP-AUTH, RFC 4895; see [`super::apply_key`]); on by default.
+    /// (SCTP-AUTH, RFC 4895; see [`super::apply_key`]); off by default
+    /// ([`super::DATA_AUTH_DEFAULT`]).
     pub authenticate_data: bool,
 }
 
@@ -59,7 +60,7 @@ impl ServerConfig {
             handshake_timeout: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(10),
             relay_buffer: 64 << 10,
-            authenticate_data: true,
+            authenticate_data: super::DATA_AUTH_DEFAULT,
         }
     }
 
