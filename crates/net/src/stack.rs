@@ -340,6 +340,19 @@ impl AssocHandle {
         call(&self.tx, |reply| Command::Shutdown { id, session, reply }).await?;
         earlier_error(&self.shared)
     }
+
+    /// As [`Association::reset_streams`] (RFC 6525 section 5.1.2).
+    pub async fn reset_streams(&self, streams: &[u16]) -> Result<(), NetError> {
+        let (id, session) = (self.id, self.session);
+        let op = AssocOp::ResetStreams(streams.to_vec());
+        call(&self.tx, |reply| Command::Op {
+            id,
+            session,
+            op,
+            reply,
+        })
+        .await
+    }
 }
 
 /// One association, as one session of the application: a restart of the

@@ -35,6 +35,9 @@ pub struct AssocStatus {
     pub asconf: bool,
     /// Both sides announced PR-SCTP (RFC 3758 section 3.3.1).
     pub pr_sctp: bool,
+    /// Both sides announced RE-CONFIG (RFC 6525 section 3.1): streams
+    /// can be reset.
+    pub stream_reconfig: bool,
     /// Outbound streams negotiated (RFC 9260 section 5.1.1: the smaller
     /// of our OS and the peer's MIS).
     pub outbound_streams: u16,
@@ -72,6 +75,7 @@ impl AssocStatus {
             auth: a.auth_enabled(),
             asconf: a.asconf_enabled(),
             pr_sctp: a.pr_sctp(),
+            stream_reconfig: a.stream_reconfig(),
             outbound_streams: a.outbound_streams(),
             inbound_streams: a.inbound_streams(),
         }

@@ -1,7 +1,8 @@
 //! Byte streams over one association on loopback (`msctp_net::streams`):
 //! echo on several streams at once, a slow reader that holds back only
 //! its own stream, a stream dropped unread resets the writer, stream
-//! numbers freed and reused, the stream limit.
+//! numbers freed, reset (RFC 6525) where the peer supports it, and
+//! reused, the stream limit.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -27,7 +28,14 @@ fn stack_cfg(port: u16, listen: bool, sc: &StreamConfig) -> StackConfig {
 
 /// A connected pair: (client side, server side).
 async fn pair(port: u16, sc: StreamConfig) -> (Connection, Connection) {
-    let server = Stack::bind(stack_cfg(port, true, &sc)).await.unwrap();
+    pair_with(port, sc, true).await
+}
+
+/// A connected pair whose server announces RE-CONFIG (RFC 6525) or not.
+async fn pair_with(port: u16, sc: StreamConfig, server_reconfig: bool) -> (Connection, Connection) {
+    let mut server_cfg = stack_cfg(port, true, &sc);
+    server_cfg.endpoint.association.stream_reconfig = server_reconfig;
+    let server = Stack::bind(server_cfg).await.unwrap();
     let client = Stack::bind(stack_cfg(port + 1, false, &sc)).await.unwrap();
     let sport = server.udp_port();
     let sc2 = sc.clone();
@@ -169,16 +177,9 @@ async fn a_stream_dropped_unread_resets_the_writer() {
     assert_eq!(err.kind(), std::io::ErrorKind::ConnectionReset);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn closed_streams_free_their_numbers() {
-    // max_streams 2: 40 echo streams one after the other all open,
-    // because each closed one's number comes back (DONE both ways).
-    let sc = StreamConfig {
-        max_streams: 2,
-        ..StreamConfig::default()
-    };
-    let (c, s) = pair(5331, sc).await;
-    let _srv = echo_server(s);
+/// 40 echo streams one after the other on `c`, at most two numbers of
+/// each side in use at once.
+async fn forty_echoes(c: &Connection) {
     for k in 0..40u8 {
         let st = timeout(Duration::from_secs(5), async {
             loop {
@@ -193,7 +194,54 @@ async fn closed_streams_free_their_numbers() {
         let data = pattern(k | 1, 1000);
         assert_eq!(echo_once(st, data.clone()).await, data);
     }
-    assert!(c.stats().freed >= 38, "{:?}", c.stats());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closed_streams_free_their_numbers_and_are_reset() {
+    // max_streams 2: 40 echo streams one after the other all open,
+    // because each closed one's number comes back (DONE both ways);
+    // both sides support RE-CONFIG, so each then resets its outgoing
+    // stream (RFC 6525 section 5.1.2) before the number's next OPEN.
+    //
+    // client --OPEN, DATA, FIN, DONE--> server --DATA, FIN, DONE--> client
+    // client --RE-CONFIG (reset out 1)--> server --RE-CONFIG (reset out 1)-->
+    // client --OPEN 1 (the next stream, SSN 0)--> ...
+    let sc = StreamConfig {
+        max_streams: 2,
+        ..StreamConfig::default()
+    };
+    let (c, s) = pair(5331, sc).await;
+    let srv = echo_server(s);
+    forty_echoes(&c).await;
+    let st = c.stats();
+    assert!(st.freed >= 38, "{st:?}");
+    assert!(st.reset >= 38, "{st:?}");
+    assert_eq!(st.reset_failed, 0, "{st:?}");
+    assert_eq!(st.violations, 0, "{st:?}");
+    drop(c);
+    let s = timeout(Duration::from_secs(10), srv)
+        .await
+        .unwrap()
+        .unwrap();
+    let st = s.stats();
+    assert!(st.reset >= 38, "the server's own resets: {st:?}");
+    assert_eq!((st.reset_failed, st.violations), (0, 0), "{st:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_reconfig_at_the_peer_streams_close_with_done_alone() {
+    // The server does not announce RE-CONFIG: the DONE frames free the
+    // numbers, and nobody asks for a reset the peer cannot perform.
+    let sc = StreamConfig {
+        max_streams: 2,
+        ..StreamConfig::default()
+    };
+    let (c, s) = pair_with(5335, sc, false).await;
+    let _srv = echo_server(s);
+    forty_echoes(&c).await;
+    let st = c.stats();
+    assert!(st.freed >= 38, "{st:?}");
+    assert_eq!((st.reset, st.reset_failed), (0, 0), "{st:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

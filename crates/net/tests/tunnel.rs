@@ -433,6 +433,9 @@ async fn forged_and_replayed_opens_are_refused(port: u16, data_auth: bool) {
     assert_eq!(s.read_u8().await.unwrap(), reply::SUCCEEDED);
     assert_eq!(echo_on(s, b"first").await, b"first");
     until("stream 1 is freed", || c.conn.open_streams() == 0).await;
+    // Both sides support RE-CONFIG: the closed stream is reset (RFC 6525
+    // section 5.1.2), its next use starts from SSN 0.
+    until("stream 1 is reset", || c.conn.stats().reset == 1).await;
 
     let h = c.conn.handle();
     let inject = |stream: u16, req: Vec<u8>| async move {
@@ -490,6 +493,7 @@ async fn forged_and_replayed_opens_are_refused(port: u16, data_auth: bool) {
     assert_eq!(t.server.relayed.load(Ordering::SeqCst), 2);
     assert_eq!(accepted.load(Ordering::SeqCst), 2, "only the client's two");
     assert!(c.conn.ended().is_none());
+    assert_eq!(c.conn.stats().reset_failed, 0, "{:?}", c.conn.stats());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

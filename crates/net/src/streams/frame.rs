@@ -19,7 +19,9 @@
 //! - DONE: this side will send nothing more on the stream; sent once it
 //!   has sent its FIN or RESET and received the peer's. A stream number
 //!   is free again once DONE went both ways, so nothing of an old stream
-//!   can reach a new one on the same number.
+//!   can reach a new one on the same number. Where both sides announced
+//!   RE-CONFIG, each then resets its outgoing SCTP stream (RFC 6525
+//!   section 5.1.2) before it sends anything more on the number.
 
 /// "ms" in the two high bytes keeps the identifiers apart from the
 /// IANA-registered ones applications commonly use.

@@ -22,6 +22,7 @@
 //! ```
 
 pub mod frame;
+mod reset;
 mod state;
 mod stream;
 
@@ -36,8 +37,10 @@ use tokio::sync::mpsc;
 use crate::error::NetError;
 use crate::stack::{AssocHandle, Association, Stack};
 use crate::{NetEvent, StackConfig};
+use reset::Resets;
 use state::{ConnState, End, Out, Slot};
 
+pub use reset::RESET_PATIENCE;
 pub use state::StreamStats;
 pub use stream::SctpStream;
 
@@ -110,12 +113,14 @@ impl StreamConfig {
     /// Sets the stack's outbound streams (OS in INIT, RFC 9260 section
     /// 3.3.2) so that each side can open `max_streams` (the initiator
     /// uses the odd stream numbers, the other side the even ones, 0 is
-    /// not used).
+    /// not used), and announces RE-CONFIG (RFC 6525) so that a closed
+    /// stream is reset where the peer supports it.
     pub fn apply_to(&self, stack: &mut StackConfig) {
         let want = (self.max_streams.saturating_mul(2) + 2).min(u16::MAX as usize) as u16;
         let a = &mut stack.endpoint.association;
         a.outbound_streams = a.outbound_streams.max(want);
         a.max_inbound_streams = a.max_inbound_streams.max(want);
+        a.stream_reconfig = true;
     }
 }
 
@@ -214,6 +219,7 @@ impl Connection {
                 parity,
                 next_id: 2 - parity,
                 stats: StreamStats::default(),
+                reset_freed: st.stream_reconfig,
                 out: out_tx.clone(),
             }),
             cfg: cfg.clone(),
@@ -311,18 +317,41 @@ fn grant_rest(st: &mut ConnState, id: u16, window: usize) {
     }
 }
 
-/// Sends the queued frames in order; ends when the connection's last
-/// handle is gone (then shuts the association down) or a send fails.
+/// Sends the queued frames in order, and the resets of freed streams;
+/// ends when the connection's last handle is gone (then shuts the
+/// association down) or a send fails.
 async fn writer(handle: AssocHandle, shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Out>) {
-    while let Some(o) = rx.recv().await {
+    let mut resets = Resets::default();
+    loop {
+        let o = if resets.is_empty() {
+            rx.recv().await
+        } else {
+            tokio::select! {
+                o = rx.recv() => o,
+                () = tokio::time::sleep(reset::RESET_RETRY) => {
+                    resets.flush(&handle, &shared).await;
+                    continue;
+                }
+            }
+        };
+        let Some(o) = o else { return };
         let r = match o {
-            Out::Frame { stream, ppid, data } => handle.send(stream, ppid, data).await,
+            Out::Frame { stream, ppid, data } => {
+                resets.flush_for(stream, &handle, &shared).await;
+                handle.send(stream, ppid, data).await
+            }
             Out::Window(id) => {
+                resets.flush_for(id, &handle, &shared).await;
                 let grant = shared.lock().take_grant(id);
                 match grant {
                     Some(n) => handle.send(id, frame::WINDOW, frame::window(n)).await,
                     None => Ok(()),
                 }
+            }
+            Out::ResetStream(id) => {
+                resets.push(id);
+                resets.flush(&handle, &shared).await;
+                Ok(())
             }
             Out::Close => {
                 let r = handle.shutdown().await;

@@ -21,6 +21,9 @@ pub(crate) enum Out {
     /// Grant the peer what the reader of `stream` consumed since the last
     /// grant (read at send time, so grants coalesce).
     Window(u16),
+    /// Reset our outgoing `stream` (RFC 6525 section 5.1.2): its number
+    /// was freed.
+    ResetStream(u16),
     /// Shut the association down gracefully after what is queued.
     Close,
 }
@@ -107,6 +110,14 @@ pub struct StreamStats {
     pub violations: u64,
     /// Streams whose number is free again (DONE both ways).
     pub freed: u64,
+    /// Freed streams whose outgoing direction was then reset (RFC 6525;
+    /// only when both sides support it), so that the next stream on the
+    /// number starts from SSN 0.
+    pub reset: u64,
+    /// Resets that could not be asked for (the engine refused the request,
+    /// or another was in progress for [`super::RESET_PATIENCE`]); not
+    /// those of an association that was ending.
+    pub reset_failed: u64,
 }
 
 /// Everything under the connection's lock.
@@ -121,11 +132,14 @@ pub(crate) struct ConnState {
     pub parity: u16,
     pub next_id: u16,
     pub stats: StreamStats,
+    /// Both sides support RE-CONFIG: a freed stream is reset.
+    pub reset_freed: bool,
     /// To the writer task. Unbounded as a channel, bounded by what can
     /// enter it: DATA only within the peer's credit (at most
     /// `stream_window` per stream), at most one queued `Window` per
-    /// stream (grants coalesce), OPEN, FIN, RESET and DONE once each per
-    /// stream, and streams are bounded by `max_streams`.
+    /// stream (grants coalesce), OPEN, FIN, RESET, DONE and one
+    /// `ResetStream` once each per stream, and streams are bounded by
+    /// `max_streams`.
     pub out: mpsc::UnboundedSender<Out>,
 }
 
@@ -168,7 +182,10 @@ impl ConnState {
     }
 
     /// Sends DONE once both directions ended and the application let go
-    /// of the stream; frees the number once DONE went both ways.
+    /// of the stream; frees the number once DONE went both ways, and
+    /// where both sides support RE-CONFIG has the writer reset the
+    /// stream (RFC 6525 section 5.1.2: after the DONE, before anything a
+    /// next stream on the number sends, which starts from SSN 0).
     pub fn settle(&mut self, id: u16) {
         let Some(s) = self.slots.get_mut(&id) else {
             return;
@@ -183,6 +200,9 @@ impl ConnState {
         {
             self.slots.remove(&id);
             self.stats.freed += 1;
+            if self.reset_freed {
+                let _ = self.out.send(Out::ResetStream(id));
+            }
         }
     }
 
@@ -254,6 +274,7 @@ mod tests {
             parity: 1,
             next_id: 1,
             stats: StreamStats::default(),
+            reset_freed: false,
             out,
         };
         st.slots.insert(1, Slot::new());
