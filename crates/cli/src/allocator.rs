@@ -38,10 +38,10 @@ mod tests {
     use libmimalloc_sys::mi_option_get;
 
     /// The purge delay in force (ms; -1: never).
-    fn purge_delay() -> i64 {
+    fn purge_delay() -> std::ffi::c_long {
         // SAFETY: reading an option is valid at any time; PURGE_DELAY is
         // within `_mi_option_last`.
-        i64::from(unsafe { mi_option_get(PURGE_DELAY) })
+        unsafe { mi_option_get(PURGE_DELAY) }
     }
 
     /// The position is mimalloc's purge delay: its documented default
@@ -55,6 +55,6 @@ mod tests {
         }
         assert_eq!(purge_delay(), 1000);
         keep_freed_memory();
-        assert_eq!(purge_delay(), -1);
+        assert_eq!(purge_delay(), NEVER);
     }
 }
