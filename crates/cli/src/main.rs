@@ -1,5 +1,6 @@
 //! `msctp`: mobile SCTP on real networks and in the simulator.
 
+mod allocator;
 mod commands;
 
 /// mimalloc instead of the C library's allocator: the simulator allocates
@@ -51,6 +52,18 @@ enum Command {
     Soak(commands::soak::Args),
 }
 
+impl Command {
+    /// Simulation commands, which end when their runs do: they keep the
+    /// memory they free (`allocator`); the network commands do not.
+    fn is_batch(&self) -> bool {
+        match self {
+            Command::Run(_) | Command::Sweep(_) | Command::Reproduce(_) => true,
+            Command::Bench(a) => a.simulates(),
+            _ => false,
+        }
+    }
+}
+
 /// "0.1.0 (model 0123456789abcdef)": the simulation model's build, which
 /// enters every stored run's key (the Python package prints the same with
 /// `msctp.model_fingerprint()`; the nodes of a cluster must agree).
@@ -94,6 +107,9 @@ fn main() -> std::process::ExitCode {
     die_quietly_on_broken_pipe();
     log_to_stderr();
     let cli = Cli::parse();
+    if cli.command.is_batch() {
+        allocator::keep_freed_memory();
+    }
     let result = match cli.command {
         Command::Conformance(a) => commands::conformance::run(a),
         Command::Listen(a) => commands::net::listen(a),

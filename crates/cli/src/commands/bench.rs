@@ -13,6 +13,13 @@ pub struct Args {
     what: What,
 }
 
+impl Args {
+    /// `bench sim`: a batch of simulation runs (see `allocator`).
+    pub fn simulates(&self) -> bool {
+        matches!(self.what, What::Sim { .. })
+    }
+}
+
 #[derive(Subcommand)]
 enum What {
     /// The simulator on a bulk mSCTP transfer to a dual-homed mobile, and

@@ -259,11 +259,7 @@ impl SctpAgent {
     }
 
     pub fn path_id(&self, addr: IpAddr) -> PathId {
-        self.cfg
-            .path_addrs
-            .iter()
-            .position(|a| *a == addr)
-            .map_or(PathId(u32::MAX), |i| PathId(i as u32))
+        path_id_in(&self.cfg.path_addrs, addr)
     }
 
     /// Path id of a packet from `src` to `dst` (mobile side's address).
@@ -547,8 +543,13 @@ impl SctpAgent {
         }
     }
 
+    /// One row per path into `samples`, straight from the association's
+    /// snapshot (no list in between: this runs every sample interval).
     fn sample(&mut self, now: Time) {
-        let Some(a) = self.association() else {
+        let (Some(ep), Some(id)) = (self.endpoint.as_ref(), self.assoc) else {
+            return;
+        };
+        let Some(a) = ep.association(id) else {
             return;
         };
         if !a.state().is_established() {
@@ -556,13 +557,16 @@ impl SctpAgent {
         }
         let dest = a.data_destination();
         let lp = a.local_primary();
-        let rows: Vec<PathSample> = a
-            .paths()
-            .into_iter()
-            .map(|p| PathSample {
+        let path_addrs = &self.cfg.path_addrs;
+        for p in a.paths() {
+            if self.samples.len() >= self.cfg.limits.max_samples {
+                self.counters.samples_dropped += 1;
+                continue;
+            }
+            self.samples.push(PathSample {
                 time: now,
                 remote: p.remote,
-                path: self.path_id(p.remote),
+                path: path_id_in(path_addrs, p.remote),
                 data_path: Some(p.remote) == dest,
                 active: p.state == msctp_proto::path::PathState::Active,
                 cwnd: p.cwnd,
@@ -572,16 +576,18 @@ impl SctpAgent {
                 rto: p.rto,
                 errors: p.error_count,
                 local_primary: lp,
-            })
-            .collect();
-        for r in rows {
-            if self.samples.len() < self.cfg.limits.max_samples {
-                self.samples.push(r);
-            } else {
-                self.counters.samples_dropped += 1;
-            }
+            });
         }
     }
+}
+
+/// Path id of `addr`: its index in the mobile's addresses `path_addrs`,
+/// `u32::MAX` when it is not one of them (the fixed node).
+fn path_id_in(path_addrs: &[IpAddr], addr: IpAddr) -> PathId {
+    path_addrs
+        .iter()
+        .position(|a| *a == addr)
+        .map_or(PathId(u32::MAX), |i| PathId(i as u32))
 }
 
 /// Kind and detail of an association event for the event series.
