@@ -256,4 +256,6 @@ fn the_script_reads_what_the_tunnel_bench_writes() {
         t.contains("bench net --tunnel --megabytes 4 --rounds 1"),
         "{t}"
     );
+    // The report says which build measured.
+    assert!(!t.contains("build: ?"), "{t}");
 }

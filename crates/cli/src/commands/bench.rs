@@ -448,7 +448,9 @@ fn sim(
 fn net_tunnel(megabytes: u64, rounds: usize, json: bool) -> anyhow::Result<ExitCode> {
     let r = msctp_net::tunnel::bench::run(megabytes << 20, rounds)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        let mut v = serde_json::to_value(&r)?;
+        v["build"] = build().into();
+        println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         println!("build: {}", build());
         print!("{r}");
