@@ -343,16 +343,25 @@ impl AssocHandle {
 
     /// As [`Association::reset_streams`] (RFC 6525 section 5.1.2).
     pub async fn reset_streams(&self, streams: &[u16]) -> Result<(), NetError> {
-        let (id, session) = (self.id, self.session);
         let op = AssocOp::ResetStreams(streams.to_vec());
-        call(&self.tx, |reply| Command::Op {
-            id,
-            session,
-            op,
-            reply,
-        })
-        .await
+        assoc_op(&self.tx, self.id, self.session, op).await
     }
+}
+
+/// Carries out `op` on the association `id` (this session of it).
+async fn assoc_op(
+    tx: &mpsc::Sender<Command>,
+    id: AssocId,
+    session: u64,
+    op: AssocOp,
+) -> Result<(), NetError> {
+    call(tx, |reply| Command::Op {
+        id,
+        session,
+        op,
+        reply,
+    })
+    .await
 }
 
 /// One association, as one session of the application: a restart of the
@@ -530,14 +539,7 @@ impl Association {
     }
 
     async fn op(&self, op: AssocOp) -> Result<(), NetError> {
-        let (id, session) = (self.id, self.session);
-        call(&self.tx, |reply| Command::Op {
-            id,
-            session,
-            op,
-            reply,
-        })
-        .await
+        assoc_op(&self.tx, self.id, self.session, op).await
     }
 
     /// Sends new data to `peer` (one of the peer's addresses).
