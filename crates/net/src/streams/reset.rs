@@ -9,7 +9,6 @@ use msctp_proto::ReconfigError;
 use msctp_proto::association::MAX_LISTED_STREAMS;
 
 use super::Shared;
-use super::state::ConnState;
 use crate::error::NetError;
 use crate::stack::AssocHandle;
 
@@ -52,15 +51,8 @@ impl Resets {
         let n = self.waiting.len().min(MAX_LISTED_STREAMS);
         let r = handle.reset_streams(&self.waiting[..n]).await;
         let now = tokio::time::Instant::now();
-        let stats = |st: &mut ConnState, done: bool| {
-            if done {
-                st.stats.reset += n as u64;
-            } else {
-                st.stats.reset_failed += n as u64;
-            }
-        };
         match r {
-            Ok(()) => stats(&mut shared.lock(), true),
+            Ok(()) => shared.lock().stats.reset += n as u64,
             Err(NetError::Reconfig(ReconfigError::InProgress))
                 if now.duration_since(*self.since.get_or_insert(now)) < RESET_PATIENCE =>
             {
@@ -73,7 +65,7 @@ impl Resets {
                     "stream reset of {:?} not asked for: {e}",
                     &self.waiting[..n]
                 );
-                stats(&mut shared.lock(), false);
+                shared.lock().stats.reset_failed += n as u64;
             }
             Err(_) => {}
         }
