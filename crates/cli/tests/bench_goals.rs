@@ -24,6 +24,15 @@ fn goals(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// The script with `script_args` on this test build of `msctp`, the
+/// bench given `bench_args`.
+fn goals_of_this_build(script_args: &[&str], bench_args: &[&str]) -> Output {
+    let mut args = script_args.to_vec();
+    args.extend(["--msctp", env!("CARGO_BIN_EXE_msctp"), "--"]);
+    args.extend(bench_args);
+    goals(&args)
+}
+
 /// A report with the bulk rate and the estimators' median cost ratios
 /// given (bulk, then 10 and 1 000 stations), as the bench prints them.
 fn report(events_per_cpu_s: f64, ratios: [f64; 3], cpu_ratio: f64) -> String {
@@ -91,21 +100,19 @@ fn goals_are_judged_on_the_median_of_the_invocations() {
 fn the_script_reads_what_the_bench_writes() {
     // Short and unoptimised (test build): the figures are far from the
     // goals; what is checked is that every one of them is read.
-    let o = goals(&[
-        "--msctp",
-        env!("CARGO_BIN_EXE_msctp"),
-        "--invocations",
-        "1",
-        "--",
-        "--duration",
-        "2",
-        "--stations",
-        "2,4",
-        "--stations-duration",
-        "1",
-        "--estimator-pairs",
-        "1",
-    ]);
+    let o = goals_of_this_build(
+        &["--invocations", "1"],
+        &[
+            "--duration",
+            "2",
+            "--stations",
+            "2,4",
+            "--stations-duration",
+            "1",
+            "--estimator-pairs",
+            "1",
+        ],
+    );
     assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
     let t = text(&o);
     for figure in [
@@ -173,28 +180,27 @@ fn the_net_goals_are_judged_on_the_benchs_median_ratios() {
 fn the_script_reads_what_the_net_bench_writes() {
     // Small transfers of a test build on a shared machine: the figures
     // say nothing; what is checked is that every goal's figure is read.
-    let o = goals(&[
-        "--net",
-        "--msctp",
-        env!("CARGO_BIN_EXE_msctp"),
-        "--",
-        "--megabytes",
-        "4",
-        "--rounds",
-        "2",
-        "--estimator-pairs",
-        "0",
-        "--only",
-        "msctp",
-        "--only",
-        "msctp-auth",
-        "--only",
-        "msctp-eth",
-        "--only",
-        "tcp",
-        "--only",
-        "quinn",
-    ]);
+    let o = goals_of_this_build(
+        &["--net"],
+        &[
+            "--megabytes",
+            "4",
+            "--rounds",
+            "2",
+            "--estimator-pairs",
+            "0",
+            "--only",
+            "msctp",
+            "--only",
+            "msctp-auth",
+            "--only",
+            "msctp-eth",
+            "--only",
+            "tcp",
+            "--only",
+            "quinn",
+        ],
+    );
     assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
     let t = text(&o);
     for figure in NET_FIGURES {
@@ -239,16 +245,7 @@ fn the_tunnel_goal_is_judged_on_the_benchs_ratio() {
 fn the_script_reads_what_the_tunnel_bench_writes() {
     // A small transfer of a test build: the figure says nothing; what is
     // checked is that the script runs the tunnel's bench and reads it.
-    let o = goals(&[
-        "--tunnel",
-        "--msctp",
-        env!("CARGO_BIN_EXE_msctp"),
-        "--",
-        "--megabytes",
-        "4",
-        "--rounds",
-        "1",
-    ]);
+    let o = goals_of_this_build(&["--tunnel"], &["--megabytes", "4", "--rounds", "1"]);
     assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
     let t = text(&o);
     assert!(t.contains("tunnel / direct TCP, MB/s"), "{t}");
