@@ -174,6 +174,37 @@ fn bench_sim_refuses_a_bad_stations_axis_and_skips_an_empty_one() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.contains("events per CPU-second"), "{out}");
     assert!(!out.contains("stations sharing"), "{out}");
+    assert!(!out.contains("E7a"), "not measured unless asked: {out}");
+    let (o, _) = msctp(dir.path(), &["bench", "sim", "--e7a-duration=-1"]);
+    assert_refused(&o, &["--e7a-duration must lie in [0, 1e5] seconds"]);
+}
+
+#[test]
+fn bench_sim_measures_e7a_s_own_scenario_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "bench",
+        "sim",
+        "--duration",
+        "1",
+        "--stations",
+        "",
+        "--estimator-pairs",
+        "0",
+        "--queue-pairs",
+        "0",
+        // Stations arrive 30 s apart on average: the first within 60 s.
+        "--e7a-duration",
+        "60",
+        "--json",
+    ];
+    let (o, _) = msctp(dir.path(), &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let e = &v["e7a"];
+    assert_eq!(e["simulated_s"], 60.0, "{v}");
+    assert!(e["events"].as_u64().unwrap() > 0, "{v}");
+    assert!(e["bytes_delivered"].as_u64().unwrap() > 0, "{v}");
 }
 
 #[test]

@@ -96,6 +96,25 @@ pub fn bulk_scenario(cfg: &BenchConfig) -> Result<Scenario, ScenarioError> {
     Ok(s)
 }
 
+/// E7a's scenario as the study runs it (`experiments/scenarios/e7a.toml`:
+/// 50 stations arriving over the run, 802.11a and 802.11b under the DCF
+/// with contention, AISLE on sender-based packet pairs), for `duration_s`
+/// simulated seconds: the cost of the reproduction's dearest runs (E7a
+/// and E7a-causes run it nine times at 1 800 s).
+pub const E7A: &str = include_str!("../../../experiments/scenarios/e7a.toml");
+
+/// [`E7A`] cut to `duration_s` simulated seconds (its own length: 1 800),
+/// without its `[lab]` table (the series the lab collects from a run).
+pub fn e7a_scenario(duration_s: f64) -> Result<Scenario, ScenarioError> {
+    let parse = |e: toml::de::Error| ScenarioError::Parse(e.to_string());
+    let mut t: toml::Table = toml::from_str(E7A).map_err(parse)?;
+    t.remove("lab");
+    let mut s: Scenario = t.try_into().map_err(parse)?;
+    s.duration_s = duration_s;
+    s.validate()?;
+    Ok(s)
+}
+
 /// The stations benchmark (`msctp bench sim`'s stations axis): `n`
 /// stationary dual-homed stations sharing one 802.11a and one 802.11b
 /// cell (the shared medium of docs/MODELS.md 6.1, as E7a), each receiving

@@ -56,6 +56,12 @@ enum What {
         /// pending, a million pops and pushes each side); 0: not measured.
         #[arg(long, default_value_t = 9)]
         queue_pairs: usize,
+        /// Also E7a's own scenario (50 stations under the 802.11 DCF,
+        /// AISLE) for this many simulated seconds: 1800 is one run of the
+        /// study, the reproduction's dearest (E7a and E7a-causes run it
+        /// nine times); 0: not measured.
+        #[arg(long, default_value_t = 0.0)]
+        e7a_duration: f64,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -221,6 +227,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             runs,
             estimator_pairs,
             queue_pairs,
+            e7a_duration,
             json,
         } => sim(
             duration,
@@ -232,6 +239,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 estimator: estimator_pairs,
                 queue: queue_pairs,
             },
+            e7a_duration,
             json,
         ),
         What::Ns3 { program } => {
@@ -362,9 +370,13 @@ fn sim(
     stations_duration: f64,
     runs: usize,
     pairs: Pairs,
+    e7a_duration: f64,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let estimator_pairs = pairs.estimator;
+    if !(0.0..=1e5).contains(&e7a_duration) {
+        bail!("--e7a-duration must lie in [0, 1e5] seconds, got {e7a_duration}");
+    }
     if pairs.queue > 1000 {
         bail!("--queue-pairs must lie in [0, 1000], got {}", pairs.queue);
     }
@@ -433,10 +445,19 @@ fn sim(
     } else {
         None
     };
+    let e7a = if e7a_duration > 0.0 {
+        let s = msctp_sim::bench::e7a_scenario(e7a_duration).map_err(err)?;
+        Some(msctp_sim::bench::measure_best(&s, seed, runs).map_err(err)?)
+    } else {
+        None
+    };
     if json {
-        print_sim_json(runs, &r, est.as_ref(), &axis, queue.as_ref())?;
+        print_sim_json(runs, &r, est.as_ref(), &axis, queue.as_ref(), e7a.as_ref())?;
     } else {
         print_sim(runs, stations_duration, &r, est.as_ref(), &axis);
+        if let Some(e) = &e7a {
+            print_e7a(e);
+        }
         if let Some(q) = &queue {
             print_queue(q);
         }
@@ -662,6 +683,19 @@ fn print_sim(
     }
 }
 
+/// E7a's lines of `bench sim`.
+fn print_e7a(e: &msctp_sim::bench::BenchResult) {
+    println!(
+        "E7a's scenario (50 stations, 802.11 DCF, AISLE), {:.0} simulated s: CPU {:.2} s, {} events, {:.2} M events per CPU-second ({:.0} ns per event), {:.1} simulated s per CPU-second",
+        e.simulated_s,
+        e.cpu_s,
+        e.events,
+        e.events_per_cpu_s / 1e6,
+        e.cpu_ns_per_event(),
+        e.simulated_s_per_cpu_s
+    );
+}
+
 /// The event queue's line of `bench sim`.
 fn print_queue(q: &msctp_sim::bench::QueueCost) {
     let (lo, hi) = q.spread();
@@ -682,6 +716,7 @@ fn print_sim_json(
     est: Option<&msctp_sim::bench::EstimatorCost>,
     axis: &[AxisPoint],
     queue: Option<&msctp_sim::bench::QueueCost>,
+    e7a: Option<&msctp_sim::bench::BenchResult>,
 ) -> anyhow::Result<()> {
     let stations: Vec<serde_json::Value> = axis
         .iter()
@@ -706,6 +741,8 @@ fn print_sim_json(
         "estimators_cost": est,
         "event_queue_ratio": queue.map(|q| q.median_ratio()),
         "event_queue": queue,
+        "e7a": e7a,
+        "e7a_cpu_ns_per_event": e7a.map(|e| e.cpu_ns_per_event()),
         "stations": stations,
         "stations_growth": growth.map(|g| serde_json::json!({
             "from": g.from,
