@@ -229,19 +229,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             queue_pairs,
             e7a_duration,
             json,
-        } => sim(
+        } => sim(SimOpts {
             duration,
             seed,
             stations,
             stations_duration,
             runs,
-            Pairs {
+            pairs: Pairs {
                 estimator: estimator_pairs,
                 queue: queue_pairs,
             },
             e7a_duration,
             json,
-        ),
+        }),
         What::Ns3 { program } => {
             let program = match program {
                 Some(p) => p,
@@ -363,7 +363,8 @@ const QUEUE_OPS: u64 = 1_000_000;
 
 /// `bench sim`: the bulk transfer, the estimators' cost, the stations
 /// axis, the event queue against its reference.
-fn sim(
+/// What `bench sim` was asked for (its arguments, checked by [`sim`]).
+struct SimOpts {
     duration: f64,
     seed: u64,
     stations: Vec<usize>,
@@ -372,7 +373,19 @@ fn sim(
     pairs: Pairs,
     e7a_duration: f64,
     json: bool,
-) -> anyhow::Result<ExitCode> {
+}
+
+fn sim(opts: SimOpts) -> anyhow::Result<ExitCode> {
+    let SimOpts {
+        duration,
+        seed,
+        stations,
+        stations_duration,
+        runs,
+        pairs,
+        e7a_duration,
+        json,
+    } = opts;
     let estimator_pairs = pairs.estimator;
     if !(0.0..=1e5).contains(&e7a_duration) {
         bail!("--e7a-duration must lie in [0, 1e5] seconds, got {e7a_duration}");
