@@ -363,7 +363,8 @@ const QUEUE_OPS: u64 = 1_000_000;
 
 /// `bench sim`: the bulk transfer, the estimators' cost, the stations
 /// axis, the event queue against its reference.
-/// What `bench sim` was asked for (its arguments, checked by [`sim`]).
+/// What `bench sim` was asked for (its arguments, checked by
+/// [`SimOpts::check`]).
 struct SimOpts {
     duration: f64,
     seed: u64,
@@ -375,7 +376,49 @@ struct SimOpts {
     json: bool,
 }
 
+impl SimOpts {
+    /// Every argument within its bounds, or the first one that is not.
+    fn check(&self) -> anyhow::Result<()> {
+        let (duration, stations_duration, runs) =
+            (self.duration, self.stations_duration, self.runs);
+        let (estimator_pairs, queue_pairs, e7a) =
+            (self.pairs.estimator, self.pairs.queue, self.e7a_duration);
+        if !(0.0..=1e5).contains(&e7a) {
+            bail!("--e7a-duration must lie in [0, 1e5] seconds, got {e7a}");
+        }
+        if queue_pairs > 1000 {
+            bail!("--queue-pairs must lie in [0, 1000], got {queue_pairs}");
+        }
+        if !(1..=100).contains(&runs) {
+            bail!("--runs must lie in [1, 100], got {runs}");
+        }
+        if estimator_pairs > 1000 {
+            bail!("--estimator-pairs must lie in [0, 1000], got {estimator_pairs}");
+        }
+        if !(1.0..=1e6).contains(&duration) {
+            bail!(
+                "--duration must lie in [1, 1e6] seconds (the bulk transfer starts at 1 s), got {duration}"
+            );
+        }
+        if !(stations_duration > 0.0 && stations_duration <= 1e5) {
+            bail!("--stations-duration must lie in (0, 1e5] seconds, got {stations_duration}");
+        }
+        if let Some(n) = self
+            .stations
+            .iter()
+            .find(|n| **n == 0 || **n > msctp_sim::scenario::MAX_STATIONS)
+        {
+            bail!(
+                "--stations: {n} is not in [1, {}]",
+                msctp_sim::scenario::MAX_STATIONS
+            );
+        }
+        Ok(())
+    }
+}
+
 fn sim(opts: SimOpts) -> anyhow::Result<ExitCode> {
+    opts.check()?;
     let SimOpts {
         duration,
         seed,
@@ -387,35 +430,6 @@ fn sim(opts: SimOpts) -> anyhow::Result<ExitCode> {
         json,
     } = opts;
     let estimator_pairs = pairs.estimator;
-    if !(0.0..=1e5).contains(&e7a_duration) {
-        bail!("--e7a-duration must lie in [0, 1e5] seconds, got {e7a_duration}");
-    }
-    if pairs.queue > 1000 {
-        bail!("--queue-pairs must lie in [0, 1000], got {}", pairs.queue);
-    }
-    if !(1..=100).contains(&runs) {
-        bail!("--runs must lie in [1, 100], got {runs}");
-    }
-    if estimator_pairs > 1000 {
-        bail!("--estimator-pairs must lie in [0, 1000], got {estimator_pairs}");
-    }
-    if !(1.0..=1e6).contains(&duration) {
-        bail!(
-            "--duration must lie in [1, 1e6] seconds (the bulk transfer starts at 1 s), got {duration}"
-        );
-    }
-    if !(stations_duration > 0.0 && stations_duration <= 1e5) {
-        bail!("--stations-duration must lie in (0, 1e5] seconds, got {stations_duration}");
-    }
-    if let Some(n) = stations
-        .iter()
-        .find(|n| **n == 0 || **n > msctp_sim::scenario::MAX_STATIONS)
-    {
-        bail!(
-            "--stations: {n} is not in [1, {}]",
-            msctp_sim::scenario::MAX_STATIONS
-        );
-    }
     let cfg = msctp_sim::bench::BenchConfig {
         duration_s: duration,
         seed,
