@@ -16,6 +16,7 @@ use super::client::{self, ClientConfig};
 use super::policy::DestPolicy;
 use super::server::{self, ServerConfig};
 use super::socks::{Target, reply};
+use crate::bench::median;
 use crate::error::NetError;
 use crate::{Stack, StackConfig};
 
@@ -51,12 +52,6 @@ pub struct TunnelBench {
     /// default tunnel, `--data-auth`): the cost that the other work on a
     /// loaded machine does not change much.
     pub cpu_s_per_gb: [f64; 3],
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    s.get(s.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 impl fmt::Display for TunnelBench {
