@@ -96,11 +96,11 @@ pub fn bulk_scenario(cfg: &BenchConfig) -> Result<Scenario, ScenarioError> {
     Ok(s)
 }
 
-/// E7a's scenario as the study runs it (`experiments/scenarios/e7a.toml`:
-/// 50 stations arriving over the run, 802.11a and 802.11b under the DCF
-/// with contention, AISLE on sender-based packet pairs), for `duration_s`
-/// simulated seconds: the cost of the reproduction's dearest runs (E7a
-/// and E7a-causes run it nine times at 1 800 s).
+/// E7a's scenario file as the study runs it (`experiments/scenarios/
+/// e7a.toml`: 50 stations arriving over the run, 802.11a and 802.11b
+/// under the DCF with contention, AISLE on sender-based packet pairs):
+/// the reproduction's dearest runs (E7a and E7a-causes run it nine times
+/// at 1 800 s).
 pub const E7A: &str = include_str!("../../../experiments/scenarios/e7a.toml");
 
 /// [`E7A`] cut to `duration_s` simulated seconds (its own length: 1 800),

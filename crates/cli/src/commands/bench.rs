@@ -361,8 +361,6 @@ struct Pairs {
 const QUEUE_PENDING: usize = 32;
 const QUEUE_OPS: u64 = 1_000_000;
 
-/// `bench sim`: the bulk transfer, the estimators' cost, the stations
-/// axis, the event queue against its reference.
 /// What `bench sim` was asked for (its arguments, checked by
 /// [`SimOpts::check`]).
 struct SimOpts {
@@ -417,6 +415,8 @@ impl SimOpts {
     }
 }
 
+/// `bench sim`: the bulk transfer, the estimators' cost, the stations
+/// axis, the event queue against its reference, E7a's scenario.
 fn sim(opts: SimOpts) -> anyhow::Result<ExitCode> {
     opts.check()?;
     let SimOpts {

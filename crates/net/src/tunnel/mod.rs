@@ -83,10 +83,10 @@ pub fn check_key(key: &[u8]) -> Result<(), NetError> {
 /// [`open`]) and where the association moves (ASCONF, always
 /// authenticated). That is the guard MPTCP puts on its own additions
 /// (RFC 8684: an HMAC on each subflow's join, section 3.2, and on each
-/// address added, section 3.4.1; none on the data). The bytes of a relayed connection are
-/// then as protected as on the TCP connection they replace: an
-/// on-path sender who reads the verification tags can change or cut
-/// them. SCTP-AUTH on every DATA chunk would stop that but gives no
+/// address added, section 3.4.1; none on the data). The bytes of a
+/// relayed connection are then as protected as on the TCP connection they
+/// replace: an on-path sender who reads the verification tags can change
+/// or cut them. SCTP-AUTH on every DATA chunk would stop that but gives no
 /// confidentiality, so an application that needs either already runs
 /// TLS or ssh end to end; and it costs two HMAC-SHA-256 passes over every
 /// byte, more CPU than all the rest of the tunnel on loopback
