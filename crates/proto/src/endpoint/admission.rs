@@ -14,10 +14,12 @@
 use std::cmp::Reverse;
 use std::net::IpAddr;
 
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use super::{AssocId, Endpoint};
+use super::{AssocId, Endpoint, Meta};
 use crate::Time;
+use crate::config::EndpointConfig;
 use crate::association::CloseReason;
 use crate::wire::ErrorCause;
 
@@ -148,8 +150,7 @@ impl Endpoint {
 
     /// When `id` turns idle for the idle timeout, if it has one.
     pub(super) fn idle_deadline(&self, id: AssocId) -> Option<Time> {
-        let t = self.cfg.idle_timeout?;
-        Some(self.meta.get(&id)?.last_active + t)
+        idle_deadline_of(&self.cfg, &self.meta, id)
     }
 
     /// The idle timeout's check at `now`: aborts `id` if it has been idle
@@ -220,4 +221,15 @@ impl Endpoint {
         }
         None
     }
+}
+
+/// [`Endpoint::idle_deadline`] from the endpoint's fields it reads (for a
+/// caller that holds one of its associations).
+pub(super) fn idle_deadline_of(
+    cfg: &EndpointConfig,
+    meta: &FxHashMap<AssocId, Meta>,
+    id: AssocId,
+) -> Option<Time> {
+    let t = cfg.idle_timeout?;
+    Some(meta.get(&id)?.last_active + t)
 }

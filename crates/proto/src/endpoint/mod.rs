@@ -611,17 +611,21 @@ impl Endpoint {
                 continue;
             };
             let sent = a.poll_transmit(now);
-            // Sending starts timers; a fruitless poll may draw one.
+            // Sending starts timers; a fruitless poll may draw one. Its
+            // closing noted and its deadline armed on the association at
+            // hand (no second lookup).
             if !self.unarmed.is_empty() {
                 self.unarmed.retain(|(x, _)| *x != id);
             }
-            self.arm(id, seq);
+            refresh::note_closed(id, a, &mut self.closed, &mut self.finished);
+            let idle = admission::idle_deadline_of(&self.cfg, &self.meta, id);
+            self.schedule.arm(id, seq, refresh::deadline_of(a, idle));
             let Some(mut t) = sent else {
                 self.schedule.not_ready(seq);
                 continue;
             };
             self.schedule.sent(seq);
-            self.drain_events(id);
+            refresh::drain_into(id, a, &mut self.events, &mut self.meta, &mut self.stats);
             self.arm_unarmed();
             t.assoc = Some(id);
             if !self.cfg.checksum_offload {

@@ -10,8 +10,13 @@
 //! refresh, so as they would have been armed then. One computation of
 //! the deadline per touched association and packet instead of two.
 
-use super::{AssocId, Endpoint, MAX_EVENTS};
+use std::collections::VecDeque;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::{AssocId, Endpoint, EndpointStats, MAX_EVENTS, Meta};
 use crate::Time;
+use crate::association::{Association, Event};
 
 impl Endpoint {
     /// Looks at `id` again after something happened to it: drains its
@@ -26,56 +31,38 @@ impl Endpoint {
 
     /// [`Self::refresh`] but for arming the deadline, which the caller
     /// does (`id`'s creation number returned) unless `id` is gone.
+    /// Looks the association and its [`Meta`] up once each (this runs for
+    /// every packet received and most packets sent).
     pub(super) fn refresh_unarmed(&mut self, id: AssocId, now: Time) -> Option<u64> {
         self.visits += 1;
-        self.drain_events(id);
-        if self.holds_data(id) {
-            self.mark_active(id, now);
+        let a = self.assocs.get_mut(&id)?;
+        drain_into(id, a, &mut self.events, &mut self.meta, &mut self.stats);
+        let holds_data = a.send_buffered() > 0 || a.readable();
+        let m = self.meta.get_mut(&id)?;
+        if holds_data {
+            // `Self::mark_active`.
+            m.last_active = m.last_active.max(now);
         }
-        let seq = self.meta.get(&id).map(|m| m.seq)?;
-        self.note_closed(id);
+        let seq = m.seq;
+        note_closed(id, a, &mut self.closed, &mut self.finished);
         self.schedule.set_ready(id, seq);
         Some(seq)
     }
 
-    /// Arms `id`'s deadline: its earliest timer or its idle timeout.
-    pub(super) fn arm(&mut self, id: AssocId, seq: u64) {
-        self.note_closed(id);
-        self.arm_deadline(id, seq);
-    }
-
-    /// Notes `id` closed, and maybe to be forgotten, if it is.
-    pub(super) fn note_closed(&mut self, id: AssocId) {
-        if let Some(a) = self.assocs.get(&id)
-            && a.is_closed()
-        {
-            self.closed.insert(id);
-            if a.is_finished() {
-                self.finished.push(id);
-            }
-        }
-    }
-
-    /// The schedule's part of [`Self::arm`].
+    /// Arms `id`'s deadline in the schedule: its earliest timer or its
+    /// idle timeout.
     pub(super) fn arm_deadline(&mut self, id: AssocId, seq: u64) {
-        if !self.assocs.contains_key(&id) {
+        let Some(a) = self.assocs.get(&id) else {
             return;
-        }
-        let deadline = self.deadline(id);
+        };
+        let deadline = deadline_of(a, self.idle_deadline(id));
         self.schedule.arm(id, seq, deadline);
     }
 
     /// `id`'s deadline: its earliest timer or its idle timeout.
     pub(super) fn deadline(&self, id: AssocId) -> Option<Time> {
         let a = self.assocs.get(&id)?;
-        let deadline = a.poll_timeout();
-        if a.is_closed() {
-            return deadline;
-        }
-        match self.idle_deadline(id) {
-            Some(idle) => Some(deadline.map_or(idle, |t| t.min(idle))),
-            None => deadline,
-        }
+        deadline_of(a, self.idle_deadline(id))
     }
 
     /// Refreshes the associations the application was handed.
@@ -115,24 +102,60 @@ impl Endpoint {
         list.clear();
         self.unarmed = list;
     }
+}
 
-    pub(super) fn drain_events(&mut self, id: AssocId) {
-        let Some(a) = self.assocs.get_mut(&id) else {
-            return;
-        };
-        while let Some(e) = a.poll_event() {
-            if self.events.len() >= MAX_EVENTS
-                && let Some((old, _)) = self.events.pop_front()
-            {
-                self.stats.events_dropped += 1;
-                if let Some(m) = self.meta.get_mut(&old) {
-                    m.queued_events -= 1;
-                }
+/// An association's deadline: its earliest timer, or its idle timeout
+/// (`idle`, the endpoint's [`Endpoint::idle_deadline`]) while it is not
+/// closed.
+pub(super) fn deadline_of(a: &Association, idle: Option<Time>) -> Option<Time> {
+    let deadline = a.poll_timeout();
+    if a.is_closed() {
+        return deadline;
+    }
+    match idle {
+        Some(idle) => Some(deadline.map_or(idle, |t| t.min(idle))),
+        None => deadline,
+    }
+}
+
+/// Notes `id` (the association `a`, already looked up) closed, and maybe
+/// to be forgotten, if it is. The endpoint's fields it changes are
+/// passed apart, so that the caller keeps `a`.
+pub(super) fn note_closed(
+    id: AssocId,
+    a: &Association,
+    closed: &mut FxHashSet<AssocId>,
+    finished: &mut Vec<AssocId>,
+) {
+    if a.is_closed() {
+        closed.insert(id);
+        if a.is_finished() {
+            finished.push(id);
+        }
+    }
+}
+
+/// Moves `a`'s events to the endpoint's queue (bounded by [`MAX_EVENTS`],
+/// the oldest dropped), counting them in each association's [`Meta`].
+pub(super) fn drain_into(
+    id: AssocId,
+    a: &mut Association,
+    events: &mut VecDeque<(AssocId, Event)>,
+    meta: &mut FxHashMap<AssocId, Meta>,
+    stats: &mut EndpointStats,
+) {
+    while let Some(e) = a.poll_event() {
+        if events.len() >= MAX_EVENTS
+            && let Some((old, _)) = events.pop_front()
+        {
+            stats.events_dropped += 1;
+            if let Some(m) = meta.get_mut(&old) {
+                m.queued_events -= 1;
             }
-            self.events.push_back((id, e));
-            if let Some(m) = self.meta.get_mut(&id) {
-                m.queued_events += 1;
-            }
+        }
+        events.push_back((id, e));
+        if let Some(m) = meta.get_mut(&id) {
+            m.queued_events += 1;
         }
     }
 }

@@ -46,11 +46,23 @@ impl Schedule {
             Some(t) => {
                 let changed = self.armed.insert(id, (t, seq)) != Some((t, seq));
                 if changed {
+                    if self.armed.len() == 1 {
+                        // The only deadline armed (the simulator's
+                        // endpoints hold one association each): every
+                        // other entry is stale, dropped at once.
+                        self.heap.clear();
+                    }
                     self.heap.push(Reverse((t, seq, id)));
                 }
                 changed
             }
-            None => self.armed.remove(&id).is_some(),
+            None => {
+                let changed = self.armed.remove(&id).is_some();
+                if self.armed.is_empty() {
+                    self.heap.clear();
+                }
+                changed
+            }
         };
         if !changed {
             return;
@@ -106,12 +118,16 @@ impl Schedule {
 
     /// The next association that may have something to send: the first
     /// ready one from the cursor on, wrapping around.
+    /// The first ready one is the answer when it is at or after the
+    /// cursor, or when it is the only one (the simulator's endpoints hold
+    /// one association each): no range search then.
     pub(super) fn next_ready(&self) -> Option<(u64, AssocId)> {
-        self.ready
-            .range(self.cursor..)
-            .next()
-            .or_else(|| self.ready.iter().next())
-            .map(|(s, id)| (*s, *id))
+        let (first, id) = self.ready.first_key_value()?;
+        if *first >= self.cursor || self.ready.len() == 1 {
+            return Some((*first, *id));
+        }
+        let next = self.ready.range(self.cursor..).next();
+        Some(next.map_or((*first, *id), |(s, id)| (*s, *id)))
     }
 
     /// `seq` sent a packet: the next poll starts after it.
@@ -131,6 +147,11 @@ impl Schedule {
     /// The application was handed `id` mutably: it may have changed
     /// anything.
     pub(super) fn touch(&mut self, id: AssocId) {
+        // Touched again (the application's calls come in runs on one
+        // association): already in the set.
+        if self.touched.last() == Some(&id) {
+            return;
+        }
         if self.touched_set.insert(id) {
             self.touched.push(id);
         }
@@ -191,6 +212,25 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_deadline_keeps_the_heap_at_one_entry() {
+        let mut s = Schedule::default();
+        let t = Time::from_millis;
+        for k in 0..100 {
+            s.arm(AssocId(1), 1, Some(t(1000 - k)));
+            assert_eq!(s.heap_len(), 1);
+            assert_eq!(s.next(), Some(t(1000 - k)));
+        }
+        // A second one: both live, the earlier first.
+        s.arm(AssocId(2), 2, Some(t(5)));
+        assert_eq!(s.next(), Some(t(5)));
+        s.arm(AssocId(2), 2, None);
+        assert_eq!(s.next(), Some(t(901)));
+        s.arm(AssocId(1), 1, None);
+        assert_eq!((s.next(), s.heap_len()), (None, 0));
+        assert!(s.take_due(t(10_000)).is_empty());
+    }
+
+    #[test]
     fn ready_ones_are_served_round_robin_from_after_the_last_sender() {
         let mut s = Schedule::default();
         for k in 1..=3 {
@@ -206,5 +246,12 @@ mod tests {
         assert_eq!(s.next_ready(), Some((1, AssocId(1))));
         s.remove(AssocId(1), 1);
         assert_eq!(s.next_ready(), Some((3, AssocId(3))));
+        // The only one left, before the cursor: served again.
+        s.sent(3);
+        s.not_ready(3);
+        s.set_ready(AssocId(1), 1);
+        assert_eq!(s.next_ready(), Some((1, AssocId(1))));
+        s.not_ready(1);
+        assert_eq!(s.next_ready(), None);
     }
 }

@@ -55,6 +55,32 @@ pub fn sack_with_gaps(sctp: &[u8]) -> bool {
     false
 }
 
+/// [`for_each_data`] and [`sack_with_gaps`] in one walk over the chunks
+/// (the agent reads both of every packet it sends): calls `f` for each
+/// DATA chunk and says whether a SACK with gap-ack blocks came before the
+/// first chunk that could not be delimited.
+pub fn for_each_data_and_gaps(sctp: &[u8], mut f: impl FnMut(u32, u32)) -> bool {
+    let Ok(p) = Packet::new_checked(sctp) else {
+        return false;
+    };
+    let mut gaps = false;
+    for item in p.chunks() {
+        let Ok((_, c)) = item else { break };
+        let v = c.value();
+        match c.chunk_type() {
+            chunk_type::DATA if v.len() >= DATA_VALUE_HEADER => {
+                let tsn = u32::from_be_bytes([v[0], v[1], v[2], v[3]]);
+                f(tsn, (v.len() - DATA_VALUE_HEADER) as u32);
+            }
+            chunk_type::SACK if v.len() >= 10 && u16::from_be_bytes([v[8], v[9]]) > 0 => {
+                gaps = true;
+            }
+            _ => {}
+        }
+    }
+    gaps
+}
+
 /// The destination port of an SCTP packet (common header bytes 2..4).
 pub fn dst_port(sctp: &[u8]) -> Option<u16> {
     sctp.get(2..4).map(|b| u16::from_be_bytes([b[0], b[1]]))
@@ -161,6 +187,37 @@ mod tests {
         }
         assert!(!has_data(&[0xff; 3]));
         assert_eq!(dst_port(&[1]), None);
+    }
+
+    #[test]
+    fn one_walk_reads_what_the_two_read() {
+        let sack = |gaps: Vec<GapBlock>| {
+            Chunk::Sack(SackChunk {
+                flags: 0,
+                cum_tsn_ack: 9,
+                a_rwnd: 1000,
+                gap_blocks: gaps,
+                dup_tsns: vec![],
+            })
+        };
+        let gap = || vec![GapBlock { start: 2, end: 3 }];
+        let packets = [
+            packet(vec![sack(vec![]), data(10, 100), data(11, 3)]),
+            packet(vec![sack(gap()), data(12, 7)]),
+            packet(vec![data(13, 1), sack(gap())]),
+            packet(vec![sack(vec![])]),
+        ];
+        for p in &packets {
+            // Every truncation too: both stop at the first bad chunk.
+            for cut in 0..=p.len() {
+                let p = &p[..cut];
+                let (mut one, mut two) = (Vec::new(), Vec::new());
+                let gaps = for_each_data_and_gaps(p, |t, n| one.push((t, n)));
+                for_each_data(p, |t, n| two.push((t, n)));
+                assert_eq!(one, two, "cut {cut}");
+                assert_eq!(gaps, sack_with_gaps(p), "cut {cut}");
+            }
+        }
     }
 
     #[test]

@@ -126,8 +126,7 @@ impl SctpAgent {
     /// DATA.
     pub(super) fn observe_tx(&mut self, now: Time, src: IpAddr, dst: IpAddr, sctp: &[u8]) -> bool {
         let mut tsns: SmallVec<[u32; 8]> = SmallVec::new();
-        observe::for_each_data(sctp, |tsn, _| tsns.push(tsn));
-        let gaps = observe::sack_with_gaps(sctp);
+        let gaps = observe::for_each_data_and_gaps(sctp, |tsn, _| tsns.push(tsn));
         let Some(log) = self.cfg.log.clone() else {
             return !tsns.is_empty();
         };
