@@ -23,6 +23,7 @@ mod admission;
 mod demux;
 mod index;
 mod ootb;
+mod ready;
 mod refresh;
 mod schedule;
 

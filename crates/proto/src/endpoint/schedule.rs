@@ -16,23 +16,30 @@
 //! association in creation order before.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BinaryHeap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::AssocId;
+use super::ready::ReadySet;
 use crate::Time;
+
+/// Touched associations up to this many are found by a look through the
+/// list rather than by hashing.
+const FEW_TOUCHED: usize = 8;
 
 /// See the module documentation.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Schedule {
     heap: BinaryHeap<Reverse<(Time, u64, AssocId)>>,
     armed: FxHashMap<AssocId, (Time, u64)>,
-    ready: BTreeMap<u64, AssocId>,
+    ready: ReadySet,
     /// Creation number after the last association that sent.
     cursor: u64,
     /// Handed to the application mutably since last refreshed.
     touched: Vec<AssocId>,
+    /// The ids of `touched` once it has [`FEW_TOUCHED`] or more (empty
+    /// before).
     touched_set: FxHashSet<AssocId>,
 }
 
@@ -44,7 +51,18 @@ impl Schedule {
     pub(super) fn arm(&mut self, id: AssocId, seq: u64, deadline: Option<Time>) {
         let changed = match deadline {
             Some(t) => {
-                let changed = self.armed.insert(id, (t, seq)) != Some((t, seq));
+                // One lookup whether or not it changed.
+                let changed = match self.armed.get_mut(&id) {
+                    Some(v) if *v == (t, seq) => false,
+                    Some(v) => {
+                        *v = (t, seq);
+                        true
+                    }
+                    None => {
+                        self.armed.insert(id, (t, seq));
+                        true
+                    }
+                };
                 if changed {
                     if self.armed.len() == 1 {
                         // The only deadline armed (the simulator's
@@ -118,16 +136,8 @@ impl Schedule {
 
     /// The next association that may have something to send: the first
     /// ready one from the cursor on, wrapping around.
-    /// The first ready one is the answer when it is at or after the
-    /// cursor, or when it is the only one (the simulator's endpoints hold
-    /// one association each): no range search then.
     pub(super) fn next_ready(&self) -> Option<(u64, AssocId)> {
-        let (first, id) = self.ready.first_key_value()?;
-        if *first >= self.cursor || self.ready.len() == 1 {
-            return Some((*first, *id));
-        }
-        let next = self.ready.range(self.cursor..).next();
-        Some(next.map_or((*first, *id), |(s, id)| (*s, *id)))
+        self.ready.first_from(self.cursor)
     }
 
     /// `seq` sent a packet: the next poll starts after it.
@@ -137,19 +147,25 @@ impl Schedule {
 
     /// `seq` had nothing to send.
     pub(super) fn not_ready(&mut self, seq: u64) {
-        self.ready.remove(&seq);
+        self.ready.remove(seq);
     }
 
     pub(super) fn ready_ids(&self) -> impl Iterator<Item = AssocId> + '_ {
-        self.ready.values().copied()
+        self.ready.ids()
     }
 
     /// The application was handed `id` mutably: it may have changed
-    /// anything.
+    /// anything. A few touched ones are looked for in the list itself
+    /// (the simulator touches one association between two polls); the
+    /// set, which then holds the same ids, from [`FEW_TOUCHED`] on.
     pub(super) fn touch(&mut self, id: AssocId) {
-        // Touched again (the application's calls come in runs on one
-        // association): already in the set.
-        if self.touched.last() == Some(&id) {
+        if self.touched.len() < FEW_TOUCHED {
+            if !self.touched.contains(&id) {
+                self.touched.push(id);
+                if self.touched.len() == FEW_TOUCHED {
+                    self.touched_set.extend(self.touched.iter().copied());
+                }
+            }
             return;
         }
         if self.touched_set.insert(id) {
@@ -172,7 +188,7 @@ impl Schedule {
     /// Forgets `id`.
     pub(super) fn remove(&mut self, id: AssocId, seq: u64) {
         self.armed.remove(&id);
-        self.ready.remove(&seq);
+        self.ready.remove(seq);
         self.prune();
     }
 
@@ -209,6 +225,26 @@ mod tests {
         assert!(s.take_due(t(1000)).is_empty());
         s.arm(AssocId(3), 3, None);
         assert_eq!(s.next(), None);
+    }
+
+    #[test]
+    fn touched_ones_are_listed_once_each() {
+        let mut s = Schedule::default();
+        let mut out = Vec::new();
+        for round in [3u32, 20] {
+            for _ in 0..3 {
+                for k in 1..=round {
+                    s.touch(AssocId(k));
+                }
+            }
+            let want: Vec<AssocId> = (1..=round).map(AssocId).collect();
+            assert_eq!(s.touched(), &want[..]);
+            s.take_touched_into(&mut out);
+            assert_eq!(out, want);
+            assert!(s.touched().is_empty());
+        }
+        s.touch(AssocId(9));
+        assert_eq!(s.touched(), &[AssocId(9)]);
     }
 
     #[test]
