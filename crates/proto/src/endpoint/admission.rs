@@ -19,8 +19,8 @@ use smallvec::SmallVec;
 
 use super::{AssocId, Endpoint, Meta};
 use crate::Time;
-use crate::config::EndpointConfig;
 use crate::association::CloseReason;
+use crate::config::EndpointConfig;
 use crate::wire::ErrorCause;
 
 /// The prefixes an incoming association from one source is counted under,
