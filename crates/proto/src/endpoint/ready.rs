@@ -86,7 +86,7 @@ mod tests {
         for step in 0..2000 {
             x = (x * 1_103_515_245 + 12_345) % (1 << 31);
             let seq = x % 24;
-            if (x >> 8) % 3 == 0 {
+            if (x >> 8).is_multiple_of(3) {
                 set.remove(seq);
                 tree.remove(&seq);
             } else {
