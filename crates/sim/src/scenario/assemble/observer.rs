@@ -251,16 +251,16 @@ impl FlowObserver {
             }
             proto::SCTP => {
                 let bytes = pkt.payload();
-                let tsns = (w.sends || w.uids) && {
+                if w.asconf {
+                    count_asconf(bytes, &mut r.asconf);
+                }
+                if w.sends || w.uids {
                     sctp_init_origin(bytes, &mut r.tsn_out);
-                    r.tsn_out.has_origin()
-                };
-                // One walk over the chunks for both (the packet's TSNs are
-                // numbered only once the origin is known).
-                if w.asconf || tsns {
-                    let out = &mut r.tsn_out;
-                    let asconf = w.asconf.then_some(&mut r.asconf);
-                    scan_chunks(bytes, asconf, tsns, |tsn| seqs.push(out.seq(tsn)));
+                    for_each_tsn(bytes, |tsn| {
+                        if r.tsn_out.has_origin() {
+                            seqs.push(r.tsn_out.seq(tsn));
+                        }
+                    });
                 }
             }
             _ => {}
@@ -309,10 +309,11 @@ impl FlowObserver {
         let bytes = pkt.payload();
         sctp_init_origin(bytes, &mut r.tsn_in);
         let mut seqs = Seqs::new();
-        if r.tsn_in.has_origin() {
-            let inn = &mut r.tsn_in;
-            scan_chunks(bytes, None, true, |tsn| seqs.push(inn.seq(tsn)));
-        }
+        for_each_tsn(bytes, |tsn| {
+            if r.tsn_in.has_origin() {
+                seqs.push(r.tsn_in.seq(tsn));
+            }
+        });
         for seq in seqs {
             if r.receives.len() < limit {
                 r.receives.push(PathRecord {
@@ -359,26 +360,12 @@ fn sctp_init_origin(sctp: &[u8], n: &mut TsnNumbering) {
     }
 }
 
-/// Adds the ASCONF, ASCONF-ACK and bundled AUTH chunks of a packet.
-#[cfg(test)]
-fn count_asconf(sctp: &[u8], c: &mut AsconfCount) {
-    scan_chunks(sctp, Some(c), false, |_| {});
+fn for_each_tsn(sctp: &[u8], mut f: impl FnMut(u32)) {
+    crate::models::sctp::observe::for_each_data(sctp, |tsn, _| f(tsn));
 }
 
-/// Bytes of a DATA chunk's value before the user data (TSN, stream id,
-/// stream sequence number, payload protocol id: RFC 9260 section 3.3.1).
-const DATA_VALUE_HEADER: usize = 12;
-
-/// One walk over the chunks of an SCTP packet, up to the first malformed
-/// one: adds its ADD-IP signalling to `asconf` (if given: the ASCONF,
-/// ASCONF-ACK and, in a packet with either, the AUTH chunks) and, if
-/// `tsns`, calls `on_tsn` with the TSN of every DATA chunk.
-fn scan_chunks(
-    sctp: &[u8],
-    mut asconf: Option<&mut AsconfCount>,
-    tsns: bool,
-    mut on_tsn: impl FnMut(u32),
-) {
+/// Adds the ASCONF, ASCONF-ACK and bundled AUTH chunks of a packet.
+fn count_asconf(sctp: &[u8], c: &mut AsconfCount) {
     let Ok(p) = Packet::new_checked(sctp) else {
         return;
     };
@@ -386,27 +373,23 @@ fn scan_chunks(
     let mut signalling = false;
     for item in p.chunks() {
         let Ok((_, ch)) = item else { break };
-        match (ch.chunk_type(), asconf.as_deref_mut()) {
-            (chunk_type::DATA, _) if tsns => {
-                if let Some(v) = ch.value().get(..DATA_VALUE_HEADER) {
-                    on_tsn(u32::from_be_bytes([v[0], v[1], v[2], v[3]]));
-                }
-            }
-            (chunk_type::ASCONF, Some(c)) => {
+        let len = u64::from(ch.length());
+        match ch.chunk_type() {
+            chunk_type::ASCONF => {
                 c.asconf_chunks += 1;
-                c.asconf_bytes += u64::from(ch.length());
+                c.asconf_bytes += len;
                 signalling = true;
             }
-            (chunk_type::ASCONF_ACK, Some(c)) => {
+            chunk_type::ASCONF_ACK => {
                 c.ack_chunks += 1;
-                c.ack_bytes += u64::from(ch.length());
+                c.ack_bytes += len;
                 signalling = true;
             }
-            (chunk_type::AUTH, Some(_)) => auth += u64::from(ch.length()),
+            chunk_type::AUTH => auth += len,
             _ => {}
         }
     }
-    if signalling && let Some(c) = asconf {
+    if signalling {
         c.auth_bytes += auth;
     }
 }
@@ -538,45 +521,5 @@ mod tests {
         }
         assert_eq!(ports(proto::TCP, &[1, 2, 3]), None);
         assert_eq!(ports(1, &[0; 8]), None);
-    }
-
-    /// The one walk gives the TSNs the DATA chunk reader gives, with the
-    /// ASCONF bits counted on the way, and stops where it stops on a
-    /// packet cut short.
-    #[test]
-    fn one_walk_gives_the_tsns_and_the_asconf_bits() {
-        let data = |tsn| {
-            Chunk::Data(DataChunk {
-                tsn,
-                stream_id: 0,
-                ssn: 0,
-                ppid: 0,
-                unordered: false,
-                begin: true,
-                end: true,
-                immediate: false,
-                payload: Bytes::from_static(&[0; 10]),
-            })
-        };
-        let asconf = Chunk::Asconf(AsconfChunk {
-            serial: 7,
-            address: "10.0.0.1".parse().unwrap(),
-            params: Vec::new(),
-        });
-        let p = packet(vec![data(5), asconf, data(6), data(7)]);
-        for cut in 0..=p.len() {
-            let mut want = Vec::new();
-            crate::models::sctp::observe::for_each_data(&p[..cut], |t, _| want.push(t));
-            let (mut got, mut c, mut alone) = (Vec::new(), AsconfCount::default(), AsconfCount::default());
-            scan_chunks(&p[..cut], Some(&mut c), true, |t| got.push(t));
-            count_asconf(&p[..cut], &mut alone);
-            assert_eq!(got, want, "cut at {cut}");
-            assert_eq!(c, alone, "cut at {cut}");
-        }
-        let mut c = AsconfCount::default();
-        let mut got = Vec::new();
-        scan_chunks(&p, Some(&mut c), true, |t| got.push(t));
-        assert_eq!(got, [5, 6, 7]);
-        assert_eq!((c.asconf_chunks, c.asconf_bytes), (1, 16));
     }
 }
