@@ -90,8 +90,10 @@ impl Core {
                 d.held.insert(t, f);
             }
         }
-        let who: SmallVec<[usize; 2]> =
-            who.into_iter().filter(|t| d.held.contains_key(*t)).collect();
+        let who: SmallVec<[usize; 2]> = who
+            .into_iter()
+            .filter(|t| d.held.contains_key(*t))
+            .collect();
         let mac = c.cfg.mac.unwrap_or_default();
         let rate = c.cfg.rate_bps;
         if who.len() == 1 {
