@@ -323,18 +323,23 @@ impl Contention {
     /// When the next attempt starts and which transmitters make it (more
     /// than one: a collision); `None` when nobody contends.
     pub fn next(&self) -> Option<(Time, SmallVec<[usize; 2]>)> {
-        let slot = self.mac.phy.slot();
-        let mut best: Option<(Time, SmallVec<[usize; 2]>)> = None;
+        // In nanoseconds: a slot is microseconds, a backoff at most CWmax
+        // slots, so `resume + slot * k` is the `Time + Duration` sum.
+        let slot = u64::try_from(self.mac.phy.slot().as_nanos()).unwrap_or(u64::MAX);
+        let mut best: Option<(u64, SmallVec<[usize; 2]>)> = None;
         for (t, b) in self.st.iter().enumerate() {
             let Some(k) = b.slots else { continue };
-            let at = b.resume + slot * k;
+            let at = b
+                .resume
+                .as_nanos()
+                .saturating_add(slot.saturating_mul(u64::from(k)));
             match &mut best {
                 Some((bt, who)) if *bt == at => who.push(t),
                 Some((bt, _)) if *bt < at => {}
                 _ => best = Some((at, SmallVec::from_slice(&[t]))),
             }
         }
-        best
+        best.map(|(at, who)| (Time::from_nanos(at), who))
     }
 
     /// The medium is busy from `start` to `end` with an attempt of

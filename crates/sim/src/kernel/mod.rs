@@ -78,6 +78,7 @@ pub mod scheduler;
 pub mod timer;
 pub mod trace;
 pub mod tunnel;
+pub mod txset;
 pub mod udp;
 pub mod wireless;
 pub mod world;

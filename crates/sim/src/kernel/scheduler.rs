@@ -44,13 +44,16 @@ pub struct Scheduler<E> {
     /// is bit `b` (bucket 0 also `last` itself): every key of a bucket is
     /// below every key of a higher one.
     buckets: Vec<Vec<Entry<E>>>,
+    /// The smallest key of each non-empty bucket and its index there, so
+    /// that the next event is found without scanning a bucket: a bucket
+    /// far ahead (events scheduled long before they fall due) would
+    /// otherwise be scanned again each time the buckets below it empty.
+    mins: Box<[(u128, usize); 128]>,
     /// Bit `b` set when bucket `b` is not empty.
     nonempty: u128,
     /// Not above any key queued: the last key popped, or the key the
     /// buckets were rebuilt around.
     last: u128,
-    /// The smallest key queued: (key, bucket, index in the bucket).
-    min: Option<(u128, usize, usize)>,
     len: usize,
     next_seq: u64,
 }
@@ -59,9 +62,9 @@ impl<E> Default for Scheduler<E> {
     fn default() -> Self {
         Scheduler {
             buckets: (0..128).map(|_| Vec::new()).collect(),
+            mins: Box::new([(0, 0); 128]),
             nonempty: 0,
             last: 0,
-            min: None,
             len: 0,
             next_seq: 0,
         }
@@ -91,17 +94,25 @@ impl<E> Scheduler<E> {
         (u128::from(time.as_nanos()) << 64) | u128::from(seq)
     }
 
-    /// Files an entry (its key not below `last`) and updates the minimum.
+    /// Files an entry (its key not below `last`) and updates its bucket's
+    /// minimum.
     #[inline]
     fn insert(&mut self, key: u128, event: E) {
         let b = bucket_of(self.last, key);
+        self.file(b, key, event);
+    }
+
+    /// Appends an entry to bucket `b` and updates the bucket's minimum.
+    #[inline(always)]
+    fn file(&mut self, b: usize, key: u128, event: E) {
         let v = &mut self.buckets[b];
         v.push((key, event));
         let at = v.len() - 1;
-        self.nonempty |= 1 << b;
-        if self.min.is_none_or(|(m, _, _)| key < m) {
-            self.min = Some((key, b, at));
+        let bit = 1u128 << b;
+        if self.nonempty & bit == 0 || key < self.mins[b].0 {
+            self.mins[b] = (key, at);
         }
+        self.nonempty |= bit;
     }
 
     /// Makes `key` (below `last`: scheduled in the past) the bound: every
@@ -113,7 +124,6 @@ impl<E> Scheduler<E> {
             all.append(v);
         }
         self.nonempty = 0;
-        self.min = None;
         self.last = key;
         for (k, e) in all {
             self.insert(k, e);
@@ -122,63 +132,59 @@ impl<E> Scheduler<E> {
 
     /// The time of the next event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.min.map(|(k, _, _)| key_time(k))
+        self.peek_key().map(key_time)
     }
 
     /// The key of the next event.
+    #[inline]
     pub fn peek_key(&self) -> Option<u128> {
-        self.min.map(|(k, _, _)| k)
+        self.lowest().map(|(k, _, _)| k)
     }
 
     /// Removes and returns the next event.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let (key, b, idx) = self.min?;
+        let (key, b, idx) = self.lowest()?;
         self.len -= 1;
         let v = &mut self.buckets[b];
         let (_, event) = v.swap_remove(idx);
-        // Bucket 0 holds at most `last` and `last ^ 1`: what is left stays
-        // in it relative to the popped key. So does nothing, in a bucket
-        // that held the popped entry alone (the usual case).
-        if b == 0 || v.is_empty() {
-            if v.is_empty() {
-                self.nonempty &= !(1 << b);
-            }
-            self.last = key;
-            self.min = self.lowest();
+        self.last = key;
+        if v.is_empty() {
+            // The bucket held the popped entry alone (the usual case): the
+            // others keep their buckets relative to the popped key.
+            self.nonempty &= !(1 << b);
             return Some((key_time(key), event));
         }
-        let mut v = std::mem::take(v);
+        if b == 0 {
+            // Bucket 0 holds at most `last` and `last ^ 1`: the one left
+            // stays in it relative to the popped key.
+            let rest = v[0].0;
+            self.mins[0] = (rest, 0);
+            return Some((key_time(key), event));
+        }
         self.nonempty &= !(1 << b);
         // The rest of the bucket moves to lower buckets relative to the
         // popped key; higher buckets keep theirs (their keys differ from
-        // it in the same highest bit as from the previous bound).
-        self.last = key;
-        for (k, e) in v.drain(..) {
+        // it in the same highest bit as from the previous bound). The
+        // order of the moves does not matter: each bucket's minimum is
+        // kept, and keys are unique.
+        while let Some((k, e)) = self.buckets[b].pop() {
             let nb = bucket_of(key, k);
             debug_assert!(nb < b, "a bucket's entries move to lower buckets");
-            self.buckets[nb].push((k, e));
-            self.nonempty |= 1 << nb;
+            self.file(nb, k, e);
         }
-        self.buckets[b] = v;
-        self.min = self.lowest();
         Some((key_time(key), event))
     }
 
-    /// The smallest key: the smallest of the lowest non-empty bucket.
+    /// The smallest key: the minimum of the lowest non-empty bucket, as
+    /// (key, bucket, index in the bucket).
     #[inline]
     fn lowest(&self) -> Option<(u128, usize, usize)> {
         if self.nonempty == 0 {
             return None;
         }
         let b = self.nonempty.trailing_zeros() as usize;
-        let v = &self.buckets[b];
-        let mut best = (v.first()?.0, 0);
-        for (i, (k, _)) in v.iter().enumerate() {
-            if *k < best.0 {
-                best = (*k, i);
-            }
-        }
-        Some((best.0, b, best.1))
+        let (k, i) = self.mins[b];
+        Some((k, b, i))
     }
 
     pub fn len(&self) -> usize {
@@ -275,6 +281,27 @@ mod tests {
                 prop_assert_eq!(s.len(), model.len());
             }
         });
+    }
+
+    /// Events scheduled far ahead sit in a high bucket while near ones
+    /// come and go below it: each pop still gives the earliest, and the
+    /// far ones come out in their order once the near ones are done.
+    #[test]
+    fn near_events_pass_a_bucket_of_far_ones_in_key_order() {
+        let mut s = Scheduler::new();
+        for i in 0..50u64 {
+            s.push(Time::from_nanos(1_000_000 + 7 * (50 - i)), 1000 + i);
+        }
+        let mut now = 0;
+        for i in 0..200u64 {
+            s.push(Time::from_nanos(now + 1 + i % 3), i);
+            let (t, e) = s.pop().unwrap();
+            assert_eq!(e, i);
+            now = t.as_nanos();
+        }
+        let far: Vec<_> = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
+        let want: Vec<_> = (1000..1050u64).rev().collect();
+        assert_eq!(far, want);
     }
 
     #[test]

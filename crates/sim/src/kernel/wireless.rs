@@ -227,8 +227,8 @@ pub(crate) struct SharedMedium {
     pub cursor: usize,
     /// Transmitters that may have a packet queued (a superset: entries
     /// whose queue emptied are removed when met), so that the round robin
-    /// finds the next one in O(log n) among many stations.
-    pub backlogged: std::collections::BTreeSet<usize>,
+    /// finds the next one without a walk of every station.
+    pub backlogged: crate::kernel::txset::TxSet,
     pub pipe: Pipe<(usize, u32, IpPacket)>,
     pub busy: Duration,
     /// The DCF's contention form, when the cell's MAC has it.
@@ -266,7 +266,7 @@ pub(crate) struct DcfMedium {
     /// queue when it first contends, kept there across retries), by
     /// transmitter (0 = AP, s + 1 = station slot s): (direction, station
     /// slot, packet).
-    pub held: std::collections::BTreeMap<usize, (usize, u32, IpPacket)>,
+    pub held: crate::kernel::txset::TxMap<(usize, u32, IpPacket)>,
     /// The scheduled contention event's generation and time.
     pub generation: u32,
     pub scheduled: Option<Time>,

@@ -774,11 +774,11 @@ impl World {
                 let gone: Vec<usize> = d
                     .held
                     .iter()
-                    .filter(|(k, (_, s, _))| **k == t || *s == slot)
-                    .map(|(k, _)| *k)
+                    .filter(|(k, (_, s, _))| *k == t || *s == slot)
+                    .map(|(k, _)| k)
                     .collect();
                 for k in gone {
-                    if let Some((dir, _, p)) = d.held.remove(&k) {
+                    if let Some((dir, _, p)) = d.held.remove(k) {
                         purged.push((dir, p));
                         n += 1;
                     }

@@ -376,10 +376,8 @@ impl Core {
         let t = loop {
             let next = m
                 .backlogged
-                .range(m.cursor + 1..)
-                .next()
-                .or_else(|| m.backlogged.iter().next())
-                .copied();
+                .first_from(m.cursor + 1)
+                .or_else(|| m.backlogged.first_from(0));
             let Some(t) = next else {
                 return;
             };
@@ -393,7 +391,7 @@ impl Core {
             if queued {
                 break t;
             }
-            m.backlogged.remove(&t);
+            m.backlogged.remove(t);
         };
         m.cursor = t;
         let popped = if t == 0 {

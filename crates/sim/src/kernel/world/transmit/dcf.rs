@@ -23,9 +23,8 @@ impl Core {
         if m.in_service.is_some() {
             return;
         }
-        let ts: SmallVec<[usize; 64]> = m.backlogged.iter().copied().collect();
-        for t in ts {
-            let has_frame = d.held.contains_key(&t)
+        for t in m.backlogged.snapshot() {
+            let has_frame = d.held.contains_key(t)
                 || if t == 0 {
                     !m.ap_queue.is_empty()
                 } else {
@@ -37,7 +36,7 @@ impl Core {
                 d.contention.join(t, now);
             } else {
                 d.contention.leave(t);
-                m.backlogged.remove(&t);
+                m.backlogged.remove(t);
             }
         }
         let Some((at, _)) = d.contention.next() else {
@@ -76,7 +75,7 @@ impl Core {
         // Each sender's frame: kept from an earlier attempt, or the head
         // of its queue.
         for &t in &who {
-            if d.held.contains_key(&t) {
+            if d.held.contains_key(t) {
                 continue;
             }
             let f = if t == 0 {
@@ -91,13 +90,15 @@ impl Core {
                 d.held.insert(t, f);
             }
         }
-        let who: SmallVec<[usize; 2]> =
-            who.into_iter().filter(|t| d.held.contains_key(t)).collect();
+        let who: SmallVec<[usize; 2]> = who
+            .into_iter()
+            .filter(|t| d.held.contains_key(*t))
+            .collect();
         let mac = c.cfg.mac.unwrap_or_default();
         let rate = c.cfg.rate_bps;
         if who.len() == 1 {
             let t = who[0];
-            let Some((dir, slot, pkt)) = d.held.remove(&t) else {
+            let Some((dir, slot, pkt)) = d.held.remove(t) else {
                 return;
             };
             let unicast = slot != BROADCAST_SLOT;
@@ -110,7 +111,7 @@ impl Core {
         } else if !who.is_empty() {
             let dur = who
                 .iter()
-                .filter_map(|t| d.held.get(t))
+                .filter_map(|t| d.held.get(*t))
                 .map(|(_, slot, p)| mac.collision_airtime(p.len(), rate, *slot != BROADCAST_SLOT))
                 .max()
                 .unwrap_or_default();
@@ -145,13 +146,13 @@ impl Core {
         let mut discarded = Vec::new();
         if who.len() > 1 {
             for &t in &who {
-                let broadcast = d.held.get(&t).is_some_and(|f| f.1 == BROADCAST_SLOT);
+                let broadcast = d.held.get(t).is_some_and(|f| f.1 == BROADCAST_SLOT);
                 if broadcast {
                     // No acknowledgement, no retry: lost.
                     d.contention.success(t);
-                    discarded.extend(d.held.remove(&t));
+                    discarded.extend(d.held.remove(t));
                 } else if d.contention.failure(t, false) == AfterFailure::Discard {
-                    discarded.extend(d.held.remove(&t));
+                    discarded.extend(d.held.remove(t));
                 }
             }
         } else if let (Some(&t), Some(pkt)) = (who.first(), tx.pkt) {
