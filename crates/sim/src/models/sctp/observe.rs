@@ -159,17 +159,18 @@ mod tests {
         })
     }
 
+    fn sack(gaps: Vec<GapBlock>) -> Chunk {
+        Chunk::Sack(SackChunk {
+            flags: 0,
+            cum_tsn_ack: 9,
+            a_rwnd: 1000,
+            gap_blocks: gaps,
+            dup_tsns: vec![],
+        })
+    }
+
     #[test]
     fn data_chunks_and_sack_gaps_are_read() {
-        let sack = |gaps: Vec<GapBlock>| {
-            Chunk::Sack(SackChunk {
-                flags: 0,
-                cum_tsn_ack: 9,
-                a_rwnd: 1000,
-                gap_blocks: gaps,
-                dup_tsns: vec![],
-            })
-        };
         let p = packet(vec![sack(vec![]), data(10, 100), data(11, 3)]);
         let mut seen = Vec::new();
         for_each_data(&p, |t, n| seen.push((t, n)));
@@ -191,15 +192,6 @@ mod tests {
 
     #[test]
     fn one_walk_reads_what_the_two_read() {
-        let sack = |gaps: Vec<GapBlock>| {
-            Chunk::Sack(SackChunk {
-                flags: 0,
-                cum_tsn_ack: 9,
-                a_rwnd: 1000,
-                gap_blocks: gaps,
-                dup_tsns: vec![],
-            })
-        };
         let gap = || vec![GapBlock { start: 2, end: 3 }];
         let packets = [
             packet(vec![sack(vec![]), data(10, 100), data(11, 3)]),
