@@ -19,7 +19,7 @@ use smallvec::SmallVec;
 
 use super::{AssocId, Endpoint, Meta};
 use crate::Time;
-use crate::association::CloseReason;
+use crate::association::{Association, CloseReason};
 use crate::config::EndpointConfig;
 use crate::wire::ErrorCause;
 
@@ -136,16 +136,14 @@ impl Endpoint {
     /// Marks `id` active at `now`.
     pub(super) fn mark_active(&mut self, id: AssocId, now: Time) {
         if let Some(m) = self.meta.get_mut(&id) {
-            m.last_active = m.last_active.max(now);
+            m.mark_active(now);
         }
     }
 
     /// Has `id` data in flight or waiting (queued, unacknowledged,
     /// unread)? Then it is active now.
     pub(super) fn holds_data(&self, id: AssocId) -> bool {
-        self.assocs
-            .get(&id)
-            .is_some_and(|a| a.send_buffered() > 0 || a.readable())
+        self.assocs.get(&id).is_some_and(|a| holds_data_of(a))
     }
 
     /// When `id` turns idle for the idle timeout, if it has one.
@@ -232,4 +230,17 @@ pub(super) fn idle_deadline_of(
 ) -> Option<Time> {
     let t = cfg.idle_timeout?;
     Some(meta.get(&id)?.last_active + t)
+}
+
+/// [`Endpoint::holds_data`] of an association already looked up.
+pub(super) fn holds_data_of(a: &Association) -> bool {
+    a.send_buffered() > 0 || a.readable()
+}
+
+impl Meta {
+    /// [`Endpoint::mark_active`] of an association's meta already looked
+    /// up.
+    pub(super) fn mark_active(&mut self, now: Time) {
+        self.last_active = self.last_active.max(now);
+    }
 }

@@ -37,11 +37,10 @@ impl Endpoint {
         self.visits += 1;
         let a = self.assocs.get_mut(&id)?;
         drain_into(id, a, &mut self.events, &mut self.meta, &mut self.stats);
-        let holds_data = a.send_buffered() > 0 || a.readable();
+        let holds_data = super::admission::holds_data_of(a);
         let m = self.meta.get_mut(&id)?;
         if holds_data {
-            // `Self::mark_active`.
-            m.last_active = m.last_active.max(now);
+            m.mark_active(now);
         }
         let seq = m.seq;
         note_closed(id, a, &mut self.closed, &mut self.finished);
