@@ -29,6 +29,9 @@ impl TxSet {
         }
     }
 
+    /// (The simulator asks only `first_from` and `snapshot`; the test
+    /// compares this with the tree's.)
+    #[cfg(test)]
     pub fn contains(&self, t: usize) -> bool {
         self.words
             .get(t / 64)
