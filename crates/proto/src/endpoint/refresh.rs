@@ -5,18 +5,20 @@
 //! An association's deadline (its earliest timer or its idle timeout) is
 //! not armed in the [`super::schedule`] at each refresh: the association
 //! is disarmed there and listed as *deferred*, and its deadline computed
-//! when it is asked for ([`Endpoint::poll_timeout`]) or armed when the
-//! schedule is read mutably (`handle_timeout`) or when what the deadline
-//! depends on is about to change outside a refresh (the application is
-//! handed the association, an idle check marks it active). A packet
-//! handled and its answers sent used to compute the deadline once per
-//! packet and once more for the poll that found nothing; now once, when
-//! the caller asks. The deadline depends only on the association's state
-//! and its activity time, which change only at a refresh or at the
-//! points that arm it first, so every answer is the one the deadline
-//! armed at the last refresh gave. At most [`FEW_DEFERRED`] are deferred
-//! (a server with many associations): past that they are all armed, so
-//! no call walks every association.
+//! when it is asked for ([`Endpoint::poll_timeout`]), armed when the
+//! schedule is read mutably (`handle_timeout`), and frozen at its value
+//! when what it depends on is about to change outside a refresh (the
+//! application is handed the association, an idle check marks it
+//! active): until the next refresh the frozen value stands, as an armed
+//! deadline did. A packet handled and its answers sent used to compute
+//! the deadline once per packet and once more for the poll that found
+//! nothing; now once when the caller asks (and once when the
+//! application is handed the association). The deadline depends only on
+//! the association's state and its activity time, which change only at
+//! a refresh or at the points that freeze it first, so every answer is
+//! the one the deadline armed at the last refresh gave. At most
+//! [`FEW_DEFERRED`] are deferred (a server with many associations): past
+//! that they are all armed, so no call walks every association.
 
 use std::collections::VecDeque;
 
