@@ -206,6 +206,8 @@ impl Endpoint {
                 continue;
             }
             if self.holds_data(id) {
+                // Its deadline follows its activity: kept as it was.
+                self.freeze_deadline_of(id);
                 self.mark_active(id, now);
             }
             let last = self.meta.get(&id).map_or(t, |m| m.last_active);

@@ -163,10 +163,9 @@ pub struct Endpoint {
     now: Time,
     /// Calls into associations made by the endpoint's own loops.
     visits: u64,
-    /// Associations refreshed by `poll_transmit` whose deadline is armed
-    /// before it returns (most are polled and armed right after, so one
-    /// computation of the deadline instead of two).
-    unarmed: Vec<(AssocId, u64)>,
+    /// Associations (and creation numbers) whose deadline is computed
+    /// when asked for, not armed in the schedule ([`refresh`]).
+    deferred: Vec<refresh::Deferred>,
     /// Memory for the touched ids being refreshed (reused).
     touched_buf: Vec<AssocId>,
     pending: VecDeque<Transmit>,
@@ -203,7 +202,7 @@ impl Endpoint {
             schedule: Schedule::default(),
             now: Time::ZERO,
             visits: 0,
-            unarmed: Vec::new(),
+            deferred: Vec::new(),
             touched_buf: Vec::new(),
             pending: VecDeque::new(),
             events: VecDeque::new(),
@@ -233,6 +232,8 @@ impl Endpoint {
 
     pub fn set_local_addresses(&mut self, addrs: &[IpAddr]) {
         self.local_addrs = addrs.to_vec();
+        // Their deadlines frozen before any of them changes.
+        self.freeze_deadlines();
         // An association whose INIT is unanswered was started with the
         // endpoint's addresses: its INIT follows them
         // (`Association::handshake_addresses_changed`).
@@ -266,9 +267,11 @@ impl Endpoint {
     /// The association, to be changed by the application: the endpoint
     /// looks at it again (timers, output, events) at its next call.
     pub fn association_mut(&mut self, id: AssocId) -> Option<&mut Association> {
-        let a = self.assocs.get_mut(&id)?;
-        self.schedule.touch(id);
-        Some(&mut **a)
+        if !self.assocs.contains_key(&id) {
+            return None;
+        }
+        self.touch(id);
+        self.assocs.get_mut(&id).map(|a| &mut **a)
     }
 
     /// How many times the endpoint's own loops (timers, output, events,
@@ -304,6 +307,7 @@ impl Endpoint {
             self.order.remove(&m.seq);
             self.schedule.remove(id, m.seq);
         }
+        self.deferred.retain(|d| d.id != id);
         self.closed.remove(&id);
         self.connecting.retain(|x| *x != id);
         self.index.remove(id);
@@ -604,7 +608,7 @@ impl Endpoint {
             return Some(t);
         }
         self.now = self.now.max(now);
-        self.refresh_touched_unarmed(now);
+        self.refresh_touched(now);
         while let Some((seq, id)) = self.schedule.next_ready() {
             self.visits += 1;
             let Some(a) = self.assocs.get_mut(&id) else {
@@ -613,28 +617,24 @@ impl Endpoint {
             };
             let sent = a.poll_transmit(now);
             // Sending starts timers; a fruitless poll may draw one. Its
-            // closing noted and its deadline armed on the association at
-            // hand (no second lookup).
-            if !self.unarmed.is_empty() {
-                self.unarmed.retain(|(x, _)| *x != id);
-            }
+            // closing noted on the association at hand (no second
+            // lookup), its deadline deferred.
             refresh::note_closed(id, a, &mut self.closed, &mut self.finished);
-            let idle = admission::idle_deadline_of(&self.cfg, &self.meta, id);
-            self.schedule.arm(id, seq, refresh::deadline_of(a, idle));
+            if sent.is_some() {
+                refresh::drain_into(id, a, &mut self.events, &mut self.meta, &mut self.stats);
+            }
+            self.defer_deadline(id, seq);
             let Some(mut t) = sent else {
                 self.schedule.not_ready(seq);
                 continue;
             };
             self.schedule.sent(seq);
-            refresh::drain_into(id, a, &mut self.events, &mut self.meta, &mut self.stats);
-            self.arm_unarmed();
             t.assoc = Some(id);
             if !self.cfg.checksum_offload {
                 crc::fill(t.packet_mut());
             }
             return Some(t);
         }
-        self.arm_unarmed();
         self.reap();
         None
     }
@@ -677,6 +677,10 @@ impl Endpoint {
     /// timeout.
     pub fn poll_timeout(&self) -> Option<Time> {
         let mut t = self.schedule.next();
+        // Those deferred are not in the schedule.
+        if let Some(d) = self.deferred_deadline() {
+            t = Some(t.map_or(d, |t| t.min(d)));
+        }
         // Associations the application changed since (usually none).
         for id in self.schedule.touched() {
             if let Some(d) = self.deadline(*id) {
@@ -691,6 +695,7 @@ impl Endpoint {
     pub fn handle_timeout(&mut self, now: Time) {
         self.now = self.now.max(now);
         self.refresh_touched(now);
+        self.settle_deadlines();
         for (_, id) in self.schedule.take_due(now) {
             self.visits += 1;
             if let Some(a) = self.assocs.get_mut(&id)

@@ -95,6 +95,11 @@ impl Schedule {
         self.prune();
     }
 
+    /// Takes `id`'s deadline out (computed elsewhere until armed again).
+    pub(super) fn disarm(&mut self, id: AssocId) {
+        self.arm(id, 0, None);
+    }
+
     /// Drops stale entries from the top, so that `next` reads a live one.
     fn prune(&mut self) {
         while let Some(Reverse((t, seq, id))) = self.heap.peek() {
