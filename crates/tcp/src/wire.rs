@@ -121,8 +121,27 @@ pub fn parse(src: IpAddr, dst: IpAddr, bytes: &[u8]) -> Result<(SegmentHeader, &
             computed,
         });
     }
+    Ok((decode(&h)?, payload))
+}
+
+/// Like [`parse`], with the checksum left to the layer below (receive
+/// checksum offload): the same checks of the addresses and the length as
+/// the checksum's, without summing the bytes.
+pub fn parse_offloaded(
+    src: IpAddr,
+    dst: IpAddr,
+    bytes: &[u8],
+) -> Result<(SegmentHeader, &[u8]), WireError> {
+    let (h, payload) =
+        TcpHeader::from_slice(bytes).map_err(|e| WireError::Header(e.to_string()))?;
+    pseudo_header_sum(src, dst, bytes.len())?;
+    Ok((decode(&h)?, payload))
+}
+
+/// The header as this model reads it, with its options.
+fn decode(h: &TcpHeader) -> Result<SegmentHeader, WireError> {
     let options = parse_options(h.options.as_slice())?;
-    let header = SegmentHeader {
+    Ok(SegmentHeader {
         src_port: h.source_port,
         dst_port: h.destination_port,
         seq: SeqNum(h.sequence_number),
@@ -140,8 +159,7 @@ pub fn parse(src: IpAddr, dst: IpAddr, bytes: &[u8]) -> Result<(SegmentHeader, &
         window: h.window_size,
         urgent: h.urgent_pointer,
         options,
-    };
-    Ok((header, payload))
+    })
 }
 
 /// Encodes a segment sent from `src` to `dst`, with its checksum.
@@ -188,27 +206,35 @@ pub fn emit(
 /// the result's bytes swapped. The profile of a simulated bulk transfer was
 /// dominated by the byte-serial carry chain used before.
 fn segment_checksum(src: IpAddr, dst: IpAddr, seg: &[u8]) -> Result<u16, WireError> {
+    let addresses = pseudo_header_sum(src, dst, seg.len())?;
     let len = seg.len() as u64;
-    let addresses = match (src, dst) {
-        (IpAddr::V4(s), IpAddr::V4(d)) => {
-            if len > u64::from(u16::MAX) {
-                return Err(WireError::PayloadTooLarge(seg.len()));
-            }
-            sum_le(&s.octets()) + sum_le(&d.octets())
-        }
-        (IpAddr::V6(s), IpAddr::V6(d)) => {
-            if len > u64::from(u32::MAX) {
-                return Err(WireError::PayloadTooLarge(seg.len()));
-            }
-            sum_le(&s.octets()) + sum_le(&d.octets())
-        }
-        _ => return Err(WireError::AddressFamilyMismatch),
-    };
     let le = fold(addresses + sum_le(seg));
     // Back to network order, then protocol 6 and the TCP length (32 bits
     // wide for IPv6: the same sum of 16-bit halves).
     let be = u64::from(le.swap_bytes()) + 6 + (len >> 16) + (len & 0xffff);
     Ok(!fold(be))
+}
+
+/// The addresses' part of the pseudo-header sum (as [`sum_le`]), once
+/// both are of one IP version and the segment's length fits the
+/// pseudo-header's length field (16 bits for IPv4, 32 for IPv6).
+fn pseudo_header_sum(src: IpAddr, dst: IpAddr, seg_len: usize) -> Result<u64, WireError> {
+    let len = seg_len as u64;
+    match (src, dst) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => {
+            if len > u64::from(u16::MAX) {
+                return Err(WireError::PayloadTooLarge(seg_len));
+            }
+            Ok(sum_le(&s.octets()) + sum_le(&d.octets()))
+        }
+        (IpAddr::V6(s), IpAddr::V6(d)) => {
+            if len > u64::from(u32::MAX) {
+                return Err(WireError::PayloadTooLarge(seg_len));
+            }
+            Ok(sum_le(&s.octets()) + sum_le(&d.octets()))
+        }
+        _ => Err(WireError::AddressFamilyMismatch),
+    }
 }
 
 /// Sum of `data` as little-endian 16-bit words (an odd last byte is the

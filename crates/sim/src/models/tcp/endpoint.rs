@@ -112,8 +112,15 @@ pub struct TcpEndpoint {
 
 impl TcpEndpoint {
     /// Wraps a connection (from [`TcpConnection::connect`] or a
-    /// [`msctp_tcp::TcpListener`]).
-    pub fn new(conn: TcpConnection, ttl: u8, log: Option<SharedFlowLog>) -> Self {
+    /// [`msctp_tcp::TcpListener`]). Simulated links lose packets but never
+    /// change their bytes, and no node rewrites addresses (tunnels wrap
+    /// the packet as it is): the checksum of every segment that reaches the
+    /// connection for its own addresses is correct, so its verification is
+    /// left to the "network card" (receive checksum offload,
+    /// [`TcpConnection::set_checksum_offload`]); segments sent still carry
+    /// their checksum (listeners and captures read it).
+    pub fn new(mut conn: TcpConnection, ttl: u8, log: Option<SharedFlowLog>) -> Self {
+        conn.set_checksum_offload(true);
         TcpEndpoint {
             conn,
             ttl,
