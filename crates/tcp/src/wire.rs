@@ -169,6 +169,37 @@ pub fn emit(
     src: IpAddr,
     dst: IpAddr,
 ) -> Result<Vec<u8>, WireError> {
+    let h = fixed_header(header)?;
+    let mut out = Vec::with_capacity(h.header_len() + payload.len());
+    out.extend_from_slice(&h.to_bytes());
+    out.extend_from_slice(payload);
+    let c = segment_checksum(src, dst, &out)?;
+    out[16..18].copy_from_slice(&c.to_be_bytes());
+    Ok(out)
+}
+
+/// [`emit`] of a payload of `len` zero bytes: the same bytes, the sum
+/// taken over the header alone (zeros add nothing to a one's complement
+/// sum, RFC 1071, and the header's length is a multiple of 4, so the
+/// payload's words are whole).
+pub fn emit_zeros(
+    header: &SegmentHeader,
+    len: usize,
+    src: IpAddr,
+    dst: IpAddr,
+) -> Result<Vec<u8>, WireError> {
+    let h = fixed_header(header)?;
+    let hl = h.header_len();
+    let mut out = Vec::with_capacity(hl + len);
+    out.extend_from_slice(&h.to_bytes());
+    let c = checksum_with_zeros(src, dst, &out, hl + len)?;
+    out.resize(hl + len, 0);
+    out[16..18].copy_from_slice(&c.to_be_bytes());
+    Ok(out)
+}
+
+/// The header with its options and a zero checksum field.
+fn fixed_header(header: &SegmentHeader) -> Result<TcpHeader, WireError> {
     let mut h = TcpHeader::new(
         header.src_port,
         header.dst_port,
@@ -190,12 +221,7 @@ pub fn emit(
         etherparse::TcpOptionWriteError::NotEnoughSpace(n) => WireError::OptionsTooLong(n),
     })?;
     h.checksum = 0;
-    let mut out = Vec::with_capacity(h.header_len() + payload.len());
-    out.extend_from_slice(&h.to_bytes());
-    out.extend_from_slice(payload);
-    let c = segment_checksum(src, dst, &out)?;
-    out[16..18].copy_from_slice(&c.to_be_bytes());
-    Ok(out)
+    Ok(h)
 }
 
 /// Internet checksum (RFC 1071) of a whole TCP segment `seg` (header,
@@ -206,9 +232,21 @@ pub fn emit(
 /// the result's bytes swapped. The profile of a simulated bulk transfer was
 /// dominated by the byte-serial carry chain used before.
 fn segment_checksum(src: IpAddr, dst: IpAddr, seg: &[u8]) -> Result<u16, WireError> {
-    let addresses = pseudo_header_sum(src, dst, seg.len())?;
-    let len = seg.len() as u64;
-    let le = fold(addresses + sum_le(seg));
+    checksum_with_zeros(src, dst, seg, seg.len())
+}
+
+/// [`segment_checksum`] of a segment of `seg_len` bytes whose bytes after
+/// `start` (of even length) are zeros.
+fn checksum_with_zeros(
+    src: IpAddr,
+    dst: IpAddr,
+    start: &[u8],
+    seg_len: usize,
+) -> Result<u16, WireError> {
+    debug_assert!(start.len() % 2 == 0 || start.len() == seg_len);
+    let addresses = pseudo_header_sum(src, dst, seg_len)?;
+    let len = seg_len as u64;
+    let le = fold(addresses + sum_le(start));
     // Back to network order, then protocol 6 and the TCP length (32 bits
     // wide for IPv6: the same sum of 16-bit halves).
     let be = u64::from(le.swap_bytes()) + 6 + (len >> 16) + (len & 0xffff);
@@ -411,6 +449,53 @@ mod tests {
             IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
             IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
         )
+    }
+
+    #[test]
+    fn emit_zeros_is_emit_of_zeros_and_parse_offloaded_reads_it() {
+        let v6 = (
+            IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1)),
+            IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0xffff, 2)),
+        );
+        let mut data = syn_header();
+        data.flags = Flags {
+            ack: true,
+            psh: true,
+            ..Flags::default()
+        };
+        data.options = TcpOptions {
+            timestamps: Some(Timestamps {
+                value: 0xfedc_ba98,
+                echo: 7,
+            }),
+            sack_blocks: vec![SackBlock {
+                left: SeqNum(0xffff_fff0),
+                right: SeqNum(0x10),
+            }],
+            ..TcpOptions::default()
+        };
+        for (src, dst) in [v4(), v6] {
+            for h in [syn_header(), data.clone(), SegmentHeader::default()] {
+                for len in (0..70).chain([1459, 1460, 1461]) {
+                    let want = emit(&h, &vec![0; len], src, dst).unwrap();
+                    assert_eq!(emit_zeros(&h, len, src, dst).unwrap(), want);
+                    assert_eq!(
+                        parse_offloaded(src, dst, &want).unwrap(),
+                        parse(src, dst, &want).unwrap()
+                    );
+                }
+            }
+        }
+        let (a, b) = v4();
+        assert_eq!(
+            emit_zeros(&syn_header(), 3, a, v6.1),
+            Err(WireError::AddressFamilyMismatch)
+        );
+        let seg = emit(&syn_header(), &[], a, b).unwrap();
+        assert_eq!(
+            parse_offloaded(a, v6.1, &seg),
+            Err(WireError::AddressFamilyMismatch)
+        );
     }
 
     fn syn_header() -> SegmentHeader {

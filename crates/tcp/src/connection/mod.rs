@@ -383,6 +383,23 @@ impl TcpConnection {
         Ok(n)
     }
 
+    /// Queues up to `n` zero bytes of application data, as [`Self::write`]
+    /// of that many zeros does (the segments carry them without a copy).
+    pub fn write_zeros(&mut self, n: usize) -> Result<usize, TcpError> {
+        let open = matches!(
+            self.state,
+            TcpState::SynSent | TcpState::SynReceived | TcpState::Established | TcpState::CloseWait
+        );
+        if !open || self.fin_queued {
+            return Err(TcpError::SendClosed);
+        }
+        let w = self.send_buf.write_zeros(n);
+        if w < n {
+            self.write_blocked = true;
+        }
+        Ok(w)
+    }
+
     /// Moves received in-order bytes into `buf`; returns how many (0 when
     /// nothing is readable; see [`Self::peer_finished`] for end of stream).
     pub fn read(&mut self, buf: &mut [u8]) -> usize {

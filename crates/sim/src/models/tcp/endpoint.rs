@@ -23,10 +23,6 @@ use crate::kernel::{Ctx, RxInfo};
 use crate::measure::flow_log::SharedFlowLog;
 use crate::measure::{PathId, ReorderKind};
 
-/// Bytes of zeros the application writes (the payload content does not
-/// matter to any measure).
-const ZEROS: [u8; 16 * 1024] = [0; 16 * 1024];
-
 /// The fields of a TCP header the records need, read without verifying
 /// the checksum (the connection does that).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -215,18 +211,14 @@ impl TcpEndpoint {
         h.dst_port == l.port() && h.src_port == r.port() && src == r.ip() && dst == l.ip()
     }
 
-    /// Queues `n` bytes of application data (zeros); returns how many fit.
+    /// Queues `n` bytes of application data (zeros: the payload content
+    /// does not matter to any measure); returns how many fit. Nothing to
+    /// write is no write (not an error on a closed connection).
     pub fn write_zeros(&mut self, n: usize) -> Result<usize, TcpError> {
-        let mut done = 0;
-        while done < n {
-            let chunk = (n - done).min(ZEROS.len());
-            let w = self.conn.write(&ZEROS[..chunk])?;
-            done += w;
-            if w < chunk {
-                break;
-            }
+        if n == 0 {
+            return Ok(0);
         }
-        Ok(done)
+        self.conn.write_zeros(n)
     }
 
     /// Queues application bytes; returns how many fit.
