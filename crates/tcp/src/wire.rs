@@ -243,7 +243,7 @@ fn checksum_with_zeros(
     start: &[u8],
     seg_len: usize,
 ) -> Result<u16, WireError> {
-    debug_assert!(start.len() % 2 == 0 || start.len() == seg_len);
+    debug_assert!(start.len().is_multiple_of(2) || start.len() == seg_len);
     let addresses = pseudo_header_sum(src, dst, seg_len)?;
     let len = seg_len as u64;
     let le = fold(addresses + sum_le(start));
