@@ -121,8 +121,27 @@ pub fn parse(src: IpAddr, dst: IpAddr, bytes: &[u8]) -> Result<(SegmentHeader, &
             computed,
         });
     }
+    Ok((decode(&h)?, payload))
+}
+
+/// Like [`parse`], with the checksum left to the layer below (receive
+/// checksum offload): the same checks of the addresses and the length as
+/// the checksum's, without summing the bytes.
+pub fn parse_offloaded(
+    src: IpAddr,
+    dst: IpAddr,
+    bytes: &[u8],
+) -> Result<(SegmentHeader, &[u8]), WireError> {
+    let (h, payload) =
+        TcpHeader::from_slice(bytes).map_err(|e| WireError::Header(e.to_string()))?;
+    pseudo_header_sum(src, dst, bytes.len())?;
+    Ok((decode(&h)?, payload))
+}
+
+/// The header as this model reads it, with its options.
+fn decode(h: &TcpHeader) -> Result<SegmentHeader, WireError> {
     let options = parse_options(h.options.as_slice())?;
-    let header = SegmentHeader {
+    Ok(SegmentHeader {
         src_port: h.source_port,
         dst_port: h.destination_port,
         seq: SeqNum(h.sequence_number),
@@ -140,8 +159,7 @@ pub fn parse(src: IpAddr, dst: IpAddr, bytes: &[u8]) -> Result<(SegmentHeader, &
         window: h.window_size,
         urgent: h.urgent_pointer,
         options,
-    };
-    Ok((header, payload))
+    })
 }
 
 /// Encodes a segment sent from `src` to `dst`, with its checksum.
@@ -151,6 +169,37 @@ pub fn emit(
     src: IpAddr,
     dst: IpAddr,
 ) -> Result<Vec<u8>, WireError> {
+    let h = fixed_header(header)?;
+    let mut out = Vec::with_capacity(h.header_len() + payload.len());
+    out.extend_from_slice(&h.to_bytes());
+    out.extend_from_slice(payload);
+    let c = segment_checksum(src, dst, &out)?;
+    out[16..18].copy_from_slice(&c.to_be_bytes());
+    Ok(out)
+}
+
+/// [`emit`] of a payload of `len` zero bytes: the same bytes, the sum
+/// taken over the header alone (zeros add nothing to a one's complement
+/// sum, RFC 1071, and the header's length is a multiple of 4, so the
+/// payload's words are whole).
+pub fn emit_zeros(
+    header: &SegmentHeader,
+    len: usize,
+    src: IpAddr,
+    dst: IpAddr,
+) -> Result<Vec<u8>, WireError> {
+    let h = fixed_header(header)?;
+    let hl = h.header_len();
+    let mut out = Vec::with_capacity(hl + len);
+    out.extend_from_slice(&h.to_bytes());
+    let c = checksum_with_zeros(src, dst, &out, hl + len)?;
+    out.resize(hl + len, 0);
+    out[16..18].copy_from_slice(&c.to_be_bytes());
+    Ok(out)
+}
+
+/// The header with its options and a zero checksum field.
+fn fixed_header(header: &SegmentHeader) -> Result<TcpHeader, WireError> {
     let mut h = TcpHeader::new(
         header.src_port,
         header.dst_port,
@@ -172,12 +221,7 @@ pub fn emit(
         etherparse::TcpOptionWriteError::NotEnoughSpace(n) => WireError::OptionsTooLong(n),
     })?;
     h.checksum = 0;
-    let mut out = Vec::with_capacity(h.header_len() + payload.len());
-    out.extend_from_slice(&h.to_bytes());
-    out.extend_from_slice(payload);
-    let c = segment_checksum(src, dst, &out)?;
-    out[16..18].copy_from_slice(&c.to_be_bytes());
-    Ok(out)
+    Ok(h)
 }
 
 /// Internet checksum (RFC 1071) of a whole TCP segment `seg` (header,
@@ -188,27 +232,47 @@ pub fn emit(
 /// the result's bytes swapped. The profile of a simulated bulk transfer was
 /// dominated by the byte-serial carry chain used before.
 fn segment_checksum(src: IpAddr, dst: IpAddr, seg: &[u8]) -> Result<u16, WireError> {
-    let len = seg.len() as u64;
-    let addresses = match (src, dst) {
-        (IpAddr::V4(s), IpAddr::V4(d)) => {
-            if len > u64::from(u16::MAX) {
-                return Err(WireError::PayloadTooLarge(seg.len()));
-            }
-            sum_le(&s.octets()) + sum_le(&d.octets())
-        }
-        (IpAddr::V6(s), IpAddr::V6(d)) => {
-            if len > u64::from(u32::MAX) {
-                return Err(WireError::PayloadTooLarge(seg.len()));
-            }
-            sum_le(&s.octets()) + sum_le(&d.octets())
-        }
-        _ => return Err(WireError::AddressFamilyMismatch),
-    };
-    let le = fold(addresses + sum_le(seg));
+    checksum_with_zeros(src, dst, seg, seg.len())
+}
+
+/// [`segment_checksum`] of a segment of `seg_len` bytes whose bytes after
+/// `start` (of even length) are zeros.
+fn checksum_with_zeros(
+    src: IpAddr,
+    dst: IpAddr,
+    start: &[u8],
+    seg_len: usize,
+) -> Result<u16, WireError> {
+    debug_assert!(start.len().is_multiple_of(2) || start.len() == seg_len);
+    let addresses = pseudo_header_sum(src, dst, seg_len)?;
+    let len = seg_len as u64;
+    let le = fold(addresses + sum_le(start));
     // Back to network order, then protocol 6 and the TCP length (32 bits
     // wide for IPv6: the same sum of 16-bit halves).
     let be = u64::from(le.swap_bytes()) + 6 + (len >> 16) + (len & 0xffff);
     Ok(!fold(be))
+}
+
+/// The addresses' part of the pseudo-header sum (as [`sum_le`]), once
+/// both are of one IP version and the segment's length fits the
+/// pseudo-header's length field (16 bits for IPv4, 32 for IPv6).
+fn pseudo_header_sum(src: IpAddr, dst: IpAddr, seg_len: usize) -> Result<u64, WireError> {
+    let len = seg_len as u64;
+    match (src, dst) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => {
+            if len > u64::from(u16::MAX) {
+                return Err(WireError::PayloadTooLarge(seg_len));
+            }
+            Ok(sum_le(&s.octets()) + sum_le(&d.octets()))
+        }
+        (IpAddr::V6(s), IpAddr::V6(d)) => {
+            if len > u64::from(u32::MAX) {
+                return Err(WireError::PayloadTooLarge(seg_len));
+            }
+            Ok(sum_le(&s.octets()) + sum_le(&d.octets()))
+        }
+        _ => Err(WireError::AddressFamilyMismatch),
+    }
 }
 
 /// Sum of `data` as little-endian 16-bit words (an odd last byte is the
@@ -385,6 +449,53 @@ mod tests {
             IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
             IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
         )
+    }
+
+    #[test]
+    fn emit_zeros_is_emit_of_zeros_and_parse_offloaded_reads_it() {
+        let v6 = (
+            IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1)),
+            IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0xffff, 2)),
+        );
+        let mut data = syn_header();
+        data.flags = Flags {
+            ack: true,
+            psh: true,
+            ..Flags::default()
+        };
+        data.options = TcpOptions {
+            timestamps: Some(Timestamps {
+                value: 0xfedc_ba98,
+                echo: 7,
+            }),
+            sack_blocks: vec![SackBlock {
+                left: SeqNum(0xffff_fff0),
+                right: SeqNum(0x10),
+            }],
+            ..TcpOptions::default()
+        };
+        for (src, dst) in [v4(), v6] {
+            for h in [syn_header(), data.clone(), SegmentHeader::default()] {
+                for len in (0..70).chain([1459, 1460, 1461]) {
+                    let want = emit(&h, &vec![0; len], src, dst).unwrap();
+                    assert_eq!(emit_zeros(&h, len, src, dst).unwrap(), want);
+                    assert_eq!(
+                        parse_offloaded(src, dst, &want).unwrap(),
+                        parse(src, dst, &want).unwrap()
+                    );
+                }
+            }
+        }
+        let (a, b) = v4();
+        assert_eq!(
+            emit_zeros(&syn_header(), 3, a, v6.1),
+            Err(WireError::AddressFamilyMismatch)
+        );
+        let seg = emit(&syn_header(), &[], a, b).unwrap();
+        assert_eq!(
+            parse_offloaded(a, v6.1, &seg),
+            Err(WireError::AddressFamilyMismatch)
+        );
     }
 
     fn syn_header() -> SegmentHeader {

@@ -27,7 +27,12 @@ impl TcpConnection {
         if src_ip != self.remote.ip() || dst_ip != self.local.ip() {
             return Err(TcpError::NotForThisConnection);
         }
-        let (h, payload) = match wire::parse(src_ip, dst_ip, bytes) {
+        let parsed = if self.checksum_offload {
+            wire::parse_offloaded(src_ip, dst_ip, bytes)
+        } else {
+            wire::parse(src_ip, dst_ip, bytes)
+        };
+        let (h, payload) = match parsed {
             Ok(x) => x,
             Err(e) => {
                 self.counters.bad_segments += 1;

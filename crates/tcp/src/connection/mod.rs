@@ -153,6 +153,9 @@ pub struct TcpConnection {
     delack_at: Option<Time>,
     time_wait_at: Option<Time>,
     frozen: bool,
+    /// Received segments' checksums are left to the layer below
+    /// ([`Self::set_checksum_offload`]).
+    checksum_offload: bool,
 
     events: VecDeque<TcpEvent>,
     readable_signalled: bool,
@@ -236,6 +239,7 @@ impl TcpConnection {
             delack_at: None,
             time_wait_at: None,
             frozen: false,
+            checksum_offload: false,
             events: VecDeque::new(),
             readable_signalled: false,
             write_blocked: false,
@@ -295,6 +299,14 @@ impl TcpConnection {
     }
     pub fn config(&self) -> &TcpConfig {
         &self.config
+    }
+    /// Leaves the checksum of received segments (RFC 9293 section 3.1) to
+    /// the layer below, as a receive checksum offload does: the segment is
+    /// taken as it arrives. For a network that never changes a packet's
+    /// bytes nor its addresses (a simulator), where every checksum is
+    /// correct; segments sent keep their checksum.
+    pub fn set_checksum_offload(&mut self, on: bool) {
+        self.checksum_offload = on;
     }
     /// Fully closed: nothing more will be sent or timed.
     pub fn is_closed(&self) -> bool {
@@ -369,6 +381,23 @@ impl TcpConnection {
             self.write_blocked = true;
         }
         Ok(n)
+    }
+
+    /// Queues up to `n` zero bytes of application data, as [`Self::write`]
+    /// of that many zeros does (the segments carry them without a copy).
+    pub fn write_zeros(&mut self, n: usize) -> Result<usize, TcpError> {
+        let open = matches!(
+            self.state,
+            TcpState::SynSent | TcpState::SynReceived | TcpState::Established | TcpState::CloseWait
+        );
+        if !open || self.fin_queued {
+            return Err(TcpError::SendClosed);
+        }
+        let w = self.send_buf.write_zeros(n);
+        if w < n {
+            self.write_blocked = true;
+        }
+        Ok(w)
     }
 
     /// Moves received in-order bytes into `buf`; returns how many (0 when

@@ -6,6 +6,7 @@ use msctp_time::Time;
 
 use super::{AckDue, RstToSend, Segment, TcpConnection};
 use crate::scoreboard::{SegmentState, SentSegment};
+use crate::send_buffer::Payload;
 use crate::seq::SeqNum;
 use crate::state::TcpState;
 use crate::wire::{self, Flags, SackBlock, SegmentHeader, TcpOptions, Timestamps};
@@ -55,7 +56,7 @@ impl TcpConnection {
                     ack: true,
                     ..Flags::default()
                 },
-                &[],
+                &Payload::Zeros(0),
             );
         }
         None
@@ -133,7 +134,7 @@ impl TcpConnection {
         now: Time,
         seq: SeqNum,
         flags: Flags,
-        payload: &[u8],
+        payload: &Payload,
     ) -> Option<Segment> {
         let rcv_nxt = self.rcv_nxt();
         let win = self.adv_window_bytes();
@@ -182,11 +183,25 @@ impl TcpConnection {
         self.last_adv_window = win;
         self.last_ack_sent = rcv_nxt;
         self.counters.segments_sent += 1;
-        self.build(&header, payload)
+        let (src, dst) = (self.local.ip(), self.remote.ip());
+        let bytes = match payload {
+            Payload::Zeros(n) => wire::emit_zeros(&header, *n, src, dst),
+            Payload::Bytes(b) => wire::emit(&header, b, src, dst),
+        };
+        self.segment(bytes)
     }
 
     pub(super) fn build(&mut self, header: &SegmentHeader, payload: &[u8]) -> Option<Segment> {
-        match wire::emit(header, payload, self.local.ip(), self.remote.ip()) {
+        self.segment(wire::emit(
+            header,
+            payload,
+            self.local.ip(),
+            self.remote.ip(),
+        ))
+    }
+
+    fn segment(&self, bytes: Result<Vec<u8>, wire::WireError>) -> Option<Segment> {
+        match bytes {
             Ok(bytes) => Some(Segment {
                 src_ip: self.local.ip(),
                 dst_ip: self.remote.ip(),
@@ -223,7 +238,7 @@ impl TcpConnection {
             return None;
         }
         self.retransmit_now = false;
-        let payload = self.send_buf.read_at(seg.seq, seg.len);
+        let payload = self.send_buf.payload_at(seg.seq, seg.len);
         if let Some(s) = self.board.get_mut(i) {
             s.state = SegmentState::InFlight;
             s.retransmitted = true;
@@ -295,7 +310,7 @@ impl TcpConnection {
             self.retransmit_now = false;
         }
         let seq = self.snd_max;
-        let payload = self.send_buf.read_at(seq, len);
+        let payload = self.send_buf.payload_at(seq, len);
         let fin = fin_ready && unsent == len;
         self.board.push(SentSegment {
             seq,

@@ -18,7 +18,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes};
 use quinn_proto::{
     ClientConfig, Connection, ConnectionHandle, DatagramEvent, Dir, Endpoint, Event, StreamEvent,
     StreamId, TransportConfig, WriteError,
@@ -157,7 +157,9 @@ pub struct QuicAgent {
     cfg: QuicAgentConfig,
     endpoint: Endpoint,
     client_config: Option<ClientConfig>,
-    conn: Option<(ConnectionHandle, Connection)>,
+    /// Boxed: quinn's connection is several kilobytes, and [`Self::drive`]
+    /// takes it out and puts it back on every call.
+    conn: Option<(ConnectionHandle, Box<Connection>)>,
     base: Instant,
     clock: SimClock,
     random: Rc<RefCell<ChaCha20Rng>>,
@@ -285,25 +287,31 @@ impl QuicAgent {
             .endpoint
             .connect(now, cc, remote, super::crypto::SERVER_NAME)
         {
-            Ok(c) => self.conn = Some(c),
+            Ok((h, c)) => self.conn = Some((h, Box::new(c))),
             Err(_) => self.stats.send_errors += 1,
         }
     }
 
-    /// Feeds one UDP datagram to the endpoint.
-    fn receive(&mut self, ctx: &mut Ctx<'_>, pkt: &IpPacket, rx: &RxInfo) {
-        let Ok(v) = UdpView::parse(pkt) else {
+    /// Feeds one UDP datagram to the endpoint: the packet's buffer, cut
+    /// to the UDP payload, becomes the endpoint's (no copy).
+    fn receive(&mut self, ctx: &mut Ctx<'_>, pkt: IpPacket, rx: &RxInfo) {
+        let Ok(v) = UdpView::parse(&pkt) else {
             self.stats.stray += 1;
             return;
         };
         self.stats.datagrams_received += 1;
-        let remote = SocketAddr::new(pkt.src(), v.src_port);
+        let (src, dst) = (pkt.src(), pkt.dst());
+        let remote = SocketAddr::new(src, v.src_port);
         let now = self.instant(ctx.now());
-        let data = BytesMut::from(v.payload);
+        let start = pkt.as_bytes().len() - pkt.payload().len() + udp::UDP_HEADER_LEN;
+        let end = start + v.payload.len();
+        let mut data = pkt.into_bytes_mut();
+        data.truncate(end);
+        data.advance(start);
         let mut buf = std::mem::take(&mut self.buf);
         let ev = self
             .endpoint
-            .handle(now, remote, Some(pkt.dst()), None, data, &mut buf);
+            .handle(now, remote, Some(dst), None, data, &mut buf);
         match ev {
             Some(DatagramEvent::ConnectionEvent(ch, e)) => match self.conn.as_mut() {
                 Some((h, c)) if *h == ch => c.handle_event(e),
@@ -312,7 +320,7 @@ impl QuicAgent {
             Some(DatagramEvent::NewConnection(incoming)) => {
                 if self.conn.is_none() && matches!(self.cfg.role, QuicRole::Server { .. }) {
                     match self.endpoint.accept(incoming, now, &mut buf, None) {
-                        Ok(c) => self.conn = Some(c),
+                        Ok((h, c)) => self.conn = Some((h, Box::new(c))),
                         Err(e) => {
                             self.stats.stray += 1;
                             if let Some(t) = e.response {
@@ -337,7 +345,7 @@ impl QuicAgent {
             QuicPathTagging::Interface => rx.iface.map_or(u32::MAX, |i| i.0),
             QuicPathTagging::PeerAddress(list) => list
                 .iter()
-                .position(|a| *a == pkt.src())
+                .position(|a| *a == src)
                 .map_or(u32::MAX, |k| k as u32),
         };
         self.drive(ctx, Some(PathId(path)));
@@ -618,7 +626,7 @@ impl Agent for QuicAgent {
             return Some(pkt);
         }
         let _scope = RandomScope::enter(&self.random);
-        self.receive(ctx, &pkt, rx);
+        self.receive(ctx, pkt, rx);
         None
     }
 

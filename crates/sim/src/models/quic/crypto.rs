@@ -12,14 +12,18 @@
 //!   share each way): the share is 32 bytes of the same stream, and the
 //!   shared secret is SHA-256 of the two shares in byte order. A declared
 //!   choice: the simulator measures transport, not cryptography; the key
-//!   schedule, AEAD (AES-128-GCM) and header protection are rustls's own,
-//!   so every packet has its real size;
+//!   schedule is rustls's own;
 //! - the certificate: an Ed25519 self-signed certificate checked in
 //!   beside this file (`cert/`), whose signatures are deterministic
 //!   (RFC 8032 section 5.1.6); the client accepts exactly that certificate
 //!   and verifies the CertificateVerify signature with it.
 //!
 //! The wall clock rustls reads (ticket times) is a fixed instant.
+//!
+//! QUIC's packet protection (RFC 9001 section 5) is the null protection of
+//! [`super::protection`]: the same suites, sizes, limits and key updates,
+//! every packet opening or failing as with the real AEAD, without the
+//! AES-GCM computation.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -163,6 +167,7 @@ fn provider() -> Arc<CryptoProvider> {
     let mut p = rustls::crypto::ring::default_provider();
     p.secure_random = &SCOPED_RANDOM;
     p.kx_groups = vec![&SIM_KX];
+    super::protection::install(&mut p);
     Arc::new(p)
 }
 

@@ -12,6 +12,8 @@
 //!   agent's seeded stream, with a stand-in key exchange of X25519's sizes
 //!   and a checked-in Ed25519 certificate, so a run is a function of its
 //!   seed.
+//! - `protection`: null packet protection of the AEAD's sizes and limits
+//!   (the simulator measures transport, not cryptography).
 //! - [`settings`]: what a scenario may change of quinn's transport
 //!   (`[flows.quic]`), quinn's own defaults otherwise.
 //! - [`setup`]: quinn-proto's settings with the seeded keys, connection
@@ -19,6 +21,7 @@
 
 mod agent;
 pub mod crypto;
+mod protection;
 pub mod settings;
 pub mod setup;
 

@@ -23,10 +23,6 @@ use crate::kernel::{Ctx, RxInfo};
 use crate::measure::flow_log::SharedFlowLog;
 use crate::measure::{PathId, ReorderKind};
 
-/// Bytes of zeros the application writes (the payload content does not
-/// matter to any measure).
-const ZEROS: [u8; 16 * 1024] = [0; 16 * 1024];
-
 /// The fields of a TCP header the records need, read without verifying
 /// the checksum (the connection does that).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,8 +108,15 @@ pub struct TcpEndpoint {
 
 impl TcpEndpoint {
     /// Wraps a connection (from [`TcpConnection::connect`] or a
-    /// [`msctp_tcp::TcpListener`]).
-    pub fn new(conn: TcpConnection, ttl: u8, log: Option<SharedFlowLog>) -> Self {
+    /// [`msctp_tcp::TcpListener`]). Simulated links lose packets but never
+    /// change their bytes, and no node rewrites addresses (tunnels wrap
+    /// the packet as it is): the checksum of every segment that reaches the
+    /// connection for its own addresses is correct, so its verification is
+    /// left to the "network card" (receive checksum offload,
+    /// [`TcpConnection::set_checksum_offload`]); segments sent still carry
+    /// their checksum (listeners and captures read it).
+    pub fn new(mut conn: TcpConnection, ttl: u8, log: Option<SharedFlowLog>) -> Self {
+        conn.set_checksum_offload(true);
         TcpEndpoint {
             conn,
             ttl,
@@ -208,18 +211,14 @@ impl TcpEndpoint {
         h.dst_port == l.port() && h.src_port == r.port() && src == r.ip() && dst == l.ip()
     }
 
-    /// Queues `n` bytes of application data (zeros); returns how many fit.
+    /// Queues `n` bytes of application data (zeros: the payload content
+    /// does not matter to any measure); returns how many fit. Nothing to
+    /// write is no write (not an error on a closed connection).
     pub fn write_zeros(&mut self, n: usize) -> Result<usize, TcpError> {
-        let mut done = 0;
-        while done < n {
-            let chunk = (n - done).min(ZEROS.len());
-            let w = self.conn.write(&ZEROS[..chunk])?;
-            done += w;
-            if w < chunk {
-                break;
-            }
+        if n == 0 {
+            return Ok(0);
         }
-        Ok(done)
+        self.conn.write_zeros(n)
     }
 
     /// Queues application bytes; returns how many fit.
