@@ -108,11 +108,15 @@ impl<E> Scheduler<E> {
         let v = &mut self.buckets[b];
         v.push((key, event));
         let at = v.len() - 1;
-        let bit = 1u128 << b;
-        if self.nonempty & bit == 0 || key < self.mins[b].0 {
+        // Bit `b` of `nonempty` is set exactly when bucket `b` is not
+        // empty, so an entry at index 0 found the bucket empty: only then
+        // is the (128-bit) mask touched.
+        if at == 0 {
+            self.mins[b] = (key, 0);
+            self.nonempty |= 1u128 << b;
+        } else if key < self.mins[b].0 {
             self.mins[b] = (key, at);
         }
-        self.nonempty |= bit;
     }
 
     /// Makes `key` (below `last`: scheduled in the past) the bound: every
