@@ -261,7 +261,7 @@ pub struct Contention {
     /// Start of the current idle period's slot grid: DIFS after the end
     /// of the last busy period.
     grid: Time,
-    /// What [`Contention::next`] returned, while no backoff has changed
+    /// What [`Contention::next_attempt`] returned, while no backoff has changed
     /// since (cleared by every change of a transmitter's `slots` or
     /// `resume`: `join`, `leave`, `busy`); the medium asks again for each
     /// frame queued while it is idle and when the backoff ends.
@@ -269,7 +269,7 @@ pub struct Contention {
 }
 
 /// When the next attempt starts and who makes it (see
-/// [`Contention::next`]).
+/// [`Contention::next_attempt`]).
 type Next = Option<(Time, SmallVec<[usize; 2]>)>;
 
 impl Contention {
@@ -335,7 +335,7 @@ impl Contention {
 
     /// When the next attempt starts and which transmitters make it (more
     /// than one: a collision); `None` when nobody contends.
-    pub fn next(&mut self) -> Next {
+    pub fn next_attempt(&mut self) -> Next {
         if let Some(n) = &self.cached {
             return n.clone();
         }
@@ -344,7 +344,7 @@ impl Contention {
         n
     }
 
-    /// [`Contention::next`] computed from every transmitter's backoff.
+    /// [`Contention::next_attempt`] computed from every transmitter's backoff.
     fn compute_next(&self) -> Next {
         // In nanoseconds: a slot is microseconds, a backoff at most CWmax
         // slots, so `resume + slot * k` is the `Time + Duration` sum.
@@ -520,7 +520,7 @@ mod tests {
         let mut c = Contention::new(mac, crate::kernel::rng::stream(1, "t"));
         c.join(1, Time::ZERO);
         c.join(2, Time::ZERO);
-        let (at, who) = c.next().unwrap();
+        let (at, who) = c.next_attempt().unwrap();
         // Counting starts on the medium's slot grid, DIFS or less than a
         // slot more after the frame came.
         let start = c.st[1].resume;
@@ -531,7 +531,7 @@ mod tests {
         c.st[1].slots = Some(5);
         c.st[2].slots = Some(5);
         c.cached = None;
-        let (at, who2) = c.next().unwrap();
+        let (at, who2) = c.next_attempt().unwrap();
         assert_eq!(at, start + slot * 5);
         assert_eq!(who2.as_slice(), &[1, 2]);
         let _ = who;
@@ -573,12 +573,12 @@ mod tests {
             let mut c = Contention::new(mac, crate::kernel::rng::stream(7, "t"));
             let mut now = Time::ZERO;
             for (op, t, dt) in ops {
-                now = now + Duration::from_micros(dt);
+                now += Duration::from_micros(dt);
                 match op {
                     0 | 1 => c.join(t, now),
                     2 => c.leave(t),
                     3 => {
-                        let who: Vec<usize> = c.next().map(|(_, w)| w.to_vec()).unwrap_or_default();
+                        let who: Vec<usize> = c.next_attempt().map(|(_, w)| w.to_vec()).unwrap_or_default();
                         c.busy(now, now + Duration::from_micros(300), &who);
                     }
                     4 => c.success(t),
@@ -587,8 +587,8 @@ mod tests {
                     }
                 }
                 let fresh = c.compute_next();
-                prop_assert_eq!(c.next(), fresh.clone());
-                prop_assert_eq!(c.next(), fresh);
+                prop_assert_eq!(c.next_attempt(), fresh.clone());
+                prop_assert_eq!(c.next_attempt(), fresh);
             }
         });
     }
