@@ -261,7 +261,16 @@ pub struct Contention {
     /// Start of the current idle period's slot grid: DIFS after the end
     /// of the last busy period.
     grid: Time,
+    /// What [`Contention::next_attempt`] returned, while no backoff has changed
+    /// since (cleared by every change of a transmitter's `slots` or
+    /// `resume`: `join`, `leave`, `busy`); the medium asks again for each
+    /// frame queued while it is idle and when the backoff ends.
+    cached: Option<Next>,
 }
+
+/// When the next attempt starts and who makes it (see
+/// [`Contention::next_attempt`]).
+type Next = Option<(Time, SmallVec<[usize; 2]>)>;
 
 impl Contention {
     pub fn new(mac: DcfTiming, rng: SimRng) -> Self {
@@ -270,6 +279,7 @@ impl Contention {
             st: Vec::new(),
             rng,
             grid: Time::ZERO,
+            cached: None,
         }
     }
 
@@ -311,18 +321,31 @@ impl Contention {
         let b = &mut self.st[t];
         b.slots = Some(draw);
         b.resume = resume;
+        self.cached = None;
     }
 
     /// Transmitter `t` no longer has a frame (its queue was purged).
     pub fn leave(&mut self, t: usize) {
-        if let Some(b) = self.st.get_mut(t) {
-            b.slots = None;
+        if let Some(b) = self.st.get_mut(t)
+            && b.slots.take().is_some()
+        {
+            self.cached = None;
         }
     }
 
     /// When the next attempt starts and which transmitters make it (more
     /// than one: a collision); `None` when nobody contends.
-    pub fn next(&self) -> Option<(Time, SmallVec<[usize; 2]>)> {
+    pub fn next_attempt(&mut self) -> Next {
+        if let Some(n) = &self.cached {
+            return n.clone();
+        }
+        let n = self.compute_next();
+        self.cached = Some(n.clone());
+        n
+    }
+
+    /// [`Contention::next_attempt`] computed from every transmitter's backoff.
+    fn compute_next(&self) -> Next {
         // In nanoseconds: a slot is microseconds, a backoff at most CWmax
         // slots, so `resume + slot * k` is the `Time + Duration` sum.
         let slot = u64::try_from(self.mac.phy.slot().as_nanos()).unwrap_or(u64::MAX);
@@ -348,6 +371,7 @@ impl Contention {
     pub fn busy(&mut self, start: Time, end: Time, who: &[usize]) {
         let slot = self.mac.phy.slot().as_nanos();
         self.grid = end + self.mac.phy.difs();
+        self.cached = None;
         for (t, b) in self.st.iter_mut().enumerate() {
             if who.contains(&t) {
                 b.slots = None;
@@ -496,7 +520,7 @@ mod tests {
         let mut c = Contention::new(mac, crate::kernel::rng::stream(1, "t"));
         c.join(1, Time::ZERO);
         c.join(2, Time::ZERO);
-        let (at, who) = c.next().unwrap();
+        let (at, who) = c.next_attempt().unwrap();
         // Counting starts on the medium's slot grid, DIFS or less than a
         // slot more after the frame came.
         let start = c.st[1].resume;
@@ -506,7 +530,8 @@ mod tests {
         // Force a collision: both at 5 slots.
         c.st[1].slots = Some(5);
         c.st[2].slots = Some(5);
-        let (at, who2) = c.next().unwrap();
+        c.cached = None;
+        let (at, who2) = c.next_attempt().unwrap();
         assert_eq!(at, start + slot * 5);
         assert_eq!(who2.as_slice(), &[1, 2]);
         let _ = who;
@@ -523,6 +548,7 @@ mod tests {
         // A transmitter counting when the medium went busy keeps the rest.
         c.join(3, end);
         c.st[3].slots = Some(4);
+        c.cached = None;
         let resume = c.st[3].resume;
         assert_eq!(resume, end + mac.phy.difs());
         let busy_at = resume + slot * 3;
@@ -532,5 +558,38 @@ mod tests {
             c.st[3].resume,
             busy_at + Duration::from_micros(500) + mac.phy.difs()
         );
+    }
+
+    /// The cached answer of `next` is the one computed afresh, whatever
+    /// the sequence of joins, leaves, attempts, successes and failures.
+    #[test]
+    fn next_is_cached_only_while_nothing_changes() {
+        use proptest::prelude::*;
+        proptest!(|(ops in proptest::collection::vec((0u8..6, 0usize..6, 0u64..3000), 0..200))| {
+            let mac = DcfTiming {
+                contention: true,
+                ..DcfTiming::default()
+            };
+            let mut c = Contention::new(mac, crate::kernel::rng::stream(7, "t"));
+            let mut now = Time::ZERO;
+            for (op, t, dt) in ops {
+                now += Duration::from_micros(dt);
+                match op {
+                    0 | 1 => c.join(t, now),
+                    2 => c.leave(t),
+                    3 => {
+                        let who: Vec<usize> = c.next_attempt().map(|(_, w)| w.to_vec()).unwrap_or_default();
+                        c.busy(now, now + Duration::from_micros(300), &who);
+                    }
+                    4 => c.success(t),
+                    _ => {
+                        let _ = c.failure(t, dt % 2 == 0);
+                    }
+                }
+                let fresh = c.compute_next();
+                prop_assert_eq!(c.next_attempt(), fresh.clone());
+                prop_assert_eq!(c.next_attempt(), fresh);
+            }
+        });
     }
 }

@@ -51,10 +51,7 @@ impl EngineTimer {
         let at = at.max(ctx.now() + Duration::from_nanos(1));
         match self.armed {
             Some((t, _)) if t <= at => {}
-            Some((_, id)) => {
-                ctx.cancel_timer(id);
-                self.armed = Some((at, ctx.set_timer(at, self.token)));
-            }
+            Some((_, id)) => self.armed = Some((at, ctx.reset_timer(id, at, self.token))),
             None => self.armed = Some((at, ctx.set_timer(at, self.token))),
         }
     }
@@ -64,11 +61,16 @@ impl EngineTimer {
         if self.due() == at {
             return;
         }
-        if let Some((_, id)) = self.armed.take() {
-            ctx.cancel_timer(id);
-        }
-        if let Some(t) = at {
-            self.armed = Some((t, ctx.set_timer(t, self.token)));
+        match (self.armed.take(), at) {
+            // Cancel and arm in one move of the queue entry.
+            (Some((_, id)), Some(t)) => {
+                self.armed = Some((t, ctx.reset_timer(id, t, self.token)));
+            }
+            (Some((_, id)), None) => {
+                ctx.cancel_timer(id);
+            }
+            (None, Some(t)) => self.armed = Some((t, ctx.set_timer(t, self.token))),
+            (None, None) => {}
         }
     }
 }

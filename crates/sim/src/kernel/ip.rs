@@ -165,7 +165,9 @@ impl IpPacket {
         }
     }
 
-    #[inline]
+    /// Read per packet by hosts (source-based interface choice) and the
+    /// flow observer: always inlined, like [`IpPacket::dst`].
+    #[inline(always)]
     pub fn src(&self) -> IpAddr {
         match self.version() {
             IpVersion::V4 => IpAddr::V4(v4_at(&self.buf, 12)),

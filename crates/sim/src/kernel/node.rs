@@ -123,6 +123,15 @@ pub struct Node {
     pub(crate) directory: AgentDirectory,
     pub(crate) interceptors: Vec<AgentId>,
     pub(crate) stats: NodeStats,
+    /// Every address of every interface with its interface, in interface
+    /// order then address order: [`Node::owns`] and
+    /// [`Node::iface_of_addr`] (asked for every packet) scan one flat
+    /// list. Rebuilt by [`Node::reindex_addrs`] whenever the world adds
+    /// or removes an address, so it lists them all for every node of a
+    /// world. A node built by hand (unit tests) has an empty list: the
+    /// interfaces are scanned (the same answer when the list is empty
+    /// because the node holds no address).
+    addr_index: Vec<(IpAddr, IfaceId)>,
 }
 
 impl Node {
@@ -139,6 +148,17 @@ impl Node {
             directory: AgentDirectory::default(),
             interceptors: Vec::new(),
             stats: NodeStats::default(),
+            addr_index: Vec::new(),
+        }
+    }
+
+    /// Rebuilds the flat address list from the interfaces; called after
+    /// every change of an interface's addresses.
+    pub(crate) fn reindex_addrs(&mut self) {
+        self.addr_index.clear();
+        for i in &self.ifaces {
+            self.addr_index
+                .extend(i.addrs.iter().map(|n| (n.addr(), i.id)));
         }
     }
 
@@ -184,12 +204,23 @@ impl Node {
 
     /// True if `a` is one of the node's addresses (any interface: the weak
     /// host model of RFC 1122 section 3.3.4.2).
+    #[inline]
     pub fn owns(&self, a: IpAddr) -> bool {
-        self.ifaces.iter().any(|i| i.has_addr(a))
+        if self.addr_index.is_empty() {
+            return self.ifaces.iter().any(|i| i.has_addr(a));
+        }
+        self.addr_index.iter().any(|(x, _)| *x == a)
     }
 
-    /// The interface holding address `a`.
+    /// The interface holding address `a` (the first in interface order).
+    #[inline]
     pub fn iface_of_addr(&self, a: IpAddr) -> Option<IfaceId> {
-        self.ifaces.iter().find(|i| i.has_addr(a)).map(|i| i.id)
+        if self.addr_index.is_empty() {
+            return self.ifaces.iter().find(|i| i.has_addr(a)).map(|i| i.id);
+        }
+        self.addr_index
+            .iter()
+            .find(|(x, _)| *x == a)
+            .map(|(_, i)| *i)
     }
 }

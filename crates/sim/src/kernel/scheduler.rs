@@ -43,7 +43,7 @@ pub struct Scheduler<E> {
     /// Bucket `b` holds the keys whose highest bit differing from `last`
     /// is bit `b` (bucket 0 also `last` itself): every key of a bucket is
     /// below every key of a higher one.
-    buckets: Vec<Vec<Entry<E>>>,
+    buckets: Box<[Vec<Entry<E>>; 128]>,
     /// The smallest key of each non-empty bucket and its index there, so
     /// that the next event is found without scanning a bucket: a bucket
     /// far ahead (events scheduled long before they fall due) would
@@ -61,7 +61,7 @@ pub struct Scheduler<E> {
 impl<E> Default for Scheduler<E> {
     fn default() -> Self {
         Scheduler {
-            buckets: (0..128).map(|_| Vec::new()).collect(),
+            buckets: Box::new(std::array::from_fn(|_| Vec::new())),
             mins: Box::new([(0, 0); 128]),
             nonempty: 0,
             last: 0,
@@ -108,11 +108,15 @@ impl<E> Scheduler<E> {
         let v = &mut self.buckets[b];
         v.push((key, event));
         let at = v.len() - 1;
-        let bit = 1u128 << b;
-        if self.nonempty & bit == 0 || key < self.mins[b].0 {
+        // Bit `b` of `nonempty` is set exactly when bucket `b` is not
+        // empty, so an entry at index 0 found the bucket empty: only then
+        // is the (128-bit) mask touched.
+        if at == 0 {
+            self.mins[b] = (key, 0);
+            self.nonempty |= 1u128 << b;
+        } else if key < self.mins[b].0 {
             self.mins[b] = (key, at);
         }
-        self.nonempty |= bit;
     }
 
     /// Makes `key` (below `last`: scheduled in the past) the bound: every
@@ -120,7 +124,7 @@ impl<E> Scheduler<E> {
     #[cold]
     fn rebuild_below(&mut self, key: u128) {
         let mut all = Vec::with_capacity(self.len);
-        for v in &mut self.buckets {
+        for v in self.buckets.iter_mut() {
             all.append(v);
         }
         self.nonempty = 0;

@@ -263,6 +263,13 @@ impl Ctx<'_> {
         self.core.set_timer(self.me, at, token)
     }
 
+    /// Cancels timer `id` (if armed) and arms one at `at` with `token`:
+    /// the same as [`Ctx::cancel_timer`] then [`Ctx::set_timer`] (same
+    /// key, same handle), cheaper for a timer that is armed.
+    pub fn reset_timer(&mut self, id: TimerId, at: Time, token: u64) -> TimerId {
+        self.core.reset_timer(self.me, id, at, token)
+    }
+
     /// Cancels a timer; false if it already fired or was cancelled.
     pub fn cancel_timer(&mut self, id: TimerId) -> bool {
         self.core.timers.cancel(id)

@@ -241,6 +241,22 @@ impl Core {
         self.timers.arm(key, agent, token)
     }
 
+    /// [`Core::set_timer`] after cancelling `id`: the key is reserved
+    /// the same way; an armed `id` is moved in the timer queue.
+    pub(crate) fn reset_timer(
+        &mut self,
+        agent: AgentId,
+        id: TimerId,
+        at: Time,
+        token: u64,
+    ) -> TimerId {
+        let key = self.sched.reserve(at.max(self.now));
+        match self.timers.rearm(id, key, agent, token) {
+            Some(t) => t,
+            None => self.timers.arm(key, agent, token),
+        }
+    }
+
     pub(crate) fn set_interceptor(&mut self, agent: AgentId, on: bool) {
         let Some(meta) = self.agent_meta.get_mut(agent.index()) else {
             return;

@@ -74,6 +74,7 @@ impl Core {
             ));
         }
         ifc.addrs.push(addr);
+        self.nodes[node.index()].reindex_addrs();
         if addr.prefix_len() < addr.max_prefix_len() {
             self.nodes[node.index()]
                 .routes
@@ -99,6 +100,7 @@ impl Core {
         // Keep the connected route while another address of the interface
         // is in the same prefix.
         let still = ifc.addrs.iter().any(|n| n.trunc() == net.trunc());
+        self.nodes[node.index()].reindex_addrs();
         if !still {
             self.nodes[node.index()]
                 .routes

@@ -39,7 +39,7 @@ impl Core {
                 m.backlogged.remove(t);
             }
         }
-        let Some((at, _)) = d.contention.next() else {
+        let Some((at, _)) = d.contention.next_attempt() else {
             d.scheduled = None;
             return;
         };
@@ -65,7 +65,7 @@ impl Core {
             return;
         }
         d.scheduled = None;
-        let who = match d.contention.next() {
+        let who = match d.contention.next_attempt() {
             Some((at, who)) if at <= now => who,
             _ => {
                 self.dcf_kick(cell);
