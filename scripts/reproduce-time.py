@@ -10,10 +10,12 @@ the report written to a temporary directory (`--out`, `--docs`), so the
 checkout's docs/ is left alone. The figure judged is the wall time of the
 whole command, measured here (process start to exit, the report included);
 the command's own summary (the pool's wall time, CPU seconds of the runs)
-and the CPU time of the process are printed beside it, with the load
-average before the start: a run's time on a shared virtual machine moves
-by 10 to 25 % with the host, so a figure taken on a busy machine is
-flagged, and with `--invocations N` the goal is judged on the median.
+and the CPU time of the process are printed beside it. Other work on the
+machine is measured over the two seconds before each start (the cores'
+busy share, from /proc/stat) and a start on cores more than 10 % busy is
+flagged; a run's time on a shared virtual machine also moves by 10 to
+25 % with the host itself, so with `--invocations N` the goal is judged
+on the median.
 
 Usage:
   scripts/reproduce-time.py [--msctp PATH] [--invocations N] [--limit S]
@@ -42,6 +44,29 @@ SUMMARY = re.compile(
 )
 
 
+def cpu_times():
+    """(busy, total) jiffies of all cores from /proc/stat, or None."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_share(window_s=2.0):
+    """The share of all cores' time spent busy during `window_s` seconds
+    (other work on the machine), or the 1-minute load average per core
+    where /proc/stat cannot be read."""
+    a = cpu_times()
+    time.sleep(window_s)
+    b = cpu_times()
+    if a is None or b is None or b[1] == a[1]:
+        return os.getloadavg()[0] / (os.cpu_count() or 1)
+    return (b[0] - a[0]) / (b[1] - a[1])
+
+
 def child_cpu_s():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
@@ -61,8 +86,8 @@ def run_in(msctp, extra, base, k):
     out = os.path.join(base, f"results-{k}")
     docs = os.path.join(base, f"docs-{k}")
     cmd = [msctp, "reproduce", "--fresh", "--out", out, "--docs", docs, *extra]
-    load = os.getloadavg()[0]
-    print(f"invocation {k}: {' '.join(cmd)} (load average {load:.2f})", file=sys.stderr)
+    load = busy_share()
+    print(f"invocation {k}: {' '.join(cmd)} (cores {100 * load:.0f} % busy before)", file=sys.stderr)
     cpu0 = child_cpu_s()
     t0 = time.monotonic()
     try:
@@ -130,7 +155,7 @@ def main(argv):
         r = one(msctp, args.extra, args.keep, k)
         if r is None:
             return 2
-        busy = "  (BUSY machine: load average above 0.5 before the start)" if r["load"] > 0.5 else ""
+        busy = f"  (BUSY machine: cores {100 * r['load']:.0f} % busy before the start)" if r["load"] > 0.1 else ""
         print(
             f"invocation {k}: {r['wall']:.1f} s wall for the whole command; "
             f"{r['runs']} runs, pool {r['pool_wall']:.1f} s on {r['workers']} workers, "
