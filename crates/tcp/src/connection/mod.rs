@@ -369,23 +369,22 @@ impl TcpConnection {
 
     /// Queues bytes for sending; returns how many fit in the send buffer.
     pub fn write(&mut self, data: &[u8]) -> Result<usize, TcpError> {
-        let open = matches!(
-            self.state,
-            TcpState::SynSent | TcpState::SynReceived | TcpState::Established | TcpState::CloseWait
-        );
-        if !open || self.fin_queued {
-            return Err(TcpError::SendClosed);
-        }
-        let n = self.send_buf.write(data);
-        if n < data.len() {
-            self.write_blocked = true;
-        }
-        Ok(n)
+        self.queue(data.len(), |buf| buf.write(data))
     }
 
     /// Queues up to `n` zero bytes of application data, as [`Self::write`]
     /// of that many zeros does (the segments carry them without a copy).
     pub fn write_zeros(&mut self, n: usize) -> Result<usize, TcpError> {
+        self.queue(n, |buf| buf.write_zeros(n))
+    }
+
+    /// Queues `n` bytes with `put` (which returns how many fit) while the
+    /// sending side is open; a short write marks the writer blocked.
+    fn queue(
+        &mut self,
+        n: usize,
+        put: impl FnOnce(&mut SendBuffer) -> usize,
+    ) -> Result<usize, TcpError> {
         let open = matches!(
             self.state,
             TcpState::SynSent | TcpState::SynReceived | TcpState::Established | TcpState::CloseWait
@@ -393,7 +392,7 @@ impl TcpConnection {
         if !open || self.fin_queued {
             return Err(TcpError::SendClosed);
         }
-        let w = self.send_buf.write_zeros(n);
+        let w = put(&mut self.send_buf);
         if w < n {
             self.write_blocked = true;
         }
