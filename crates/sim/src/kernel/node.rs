@@ -127,10 +127,8 @@ pub struct Node {
     /// order then address order: [`Node::owns`] and
     /// [`Node::iface_of_addr`] (asked for every packet) scan one flat
     /// list. Rebuilt by [`Node::reindex_addrs`] whenever the world adds
-    /// or removes an address, so it lists them all for every node of a
-    /// world. A node built by hand (unit tests) has an empty list: the
-    /// interfaces are scanned (the same answer when the list is empty
-    /// because the node holds no address).
+    /// or removes an address (a node built by hand, in a unit test, calls
+    /// it after giving its interfaces addresses).
     addr_index: Vec<(IpAddr, IfaceId)>,
 }
 
@@ -206,18 +204,12 @@ impl Node {
     /// host model of RFC 1122 section 3.3.4.2).
     #[inline]
     pub fn owns(&self, a: IpAddr) -> bool {
-        if self.addr_index.is_empty() {
-            return self.ifaces.iter().any(|i| i.has_addr(a));
-        }
         self.addr_index.iter().any(|(x, _)| *x == a)
     }
 
     /// The interface holding address `a` (the first in interface order).
     #[inline]
     pub fn iface_of_addr(&self, a: IpAddr) -> Option<IfaceId> {
-        if self.addr_index.is_empty() {
-            return self.ifaces.iter().find(|i| i.has_addr(a)).map(|i| i.id);
-        }
         self.addr_index
             .iter()
             .find(|(x, _)| *x == a)

@@ -210,6 +210,7 @@ mod tests {
             }
             n.ifaces.push(i);
         }
+        n.reindex_addrs();
         n
     }
 
