@@ -183,12 +183,15 @@ impl TcpConnection {
         self.last_adv_window = win;
         self.last_ack_sent = rcv_nxt;
         self.counters.segments_sent += 1;
-        let (src, dst) = (self.local.ip(), self.remote.ip());
-        let bytes = match payload {
-            Payload::Zeros(n) => wire::emit_zeros(&header, *n, src, dst),
-            Payload::Bytes(b) => wire::emit(&header, b, src, dst),
-        };
-        self.segment(bytes)
+        match payload {
+            Payload::Zeros(n) => self.segment(wire::emit_zeros(
+                &header,
+                *n,
+                self.local.ip(),
+                self.remote.ip(),
+            )),
+            Payload::Bytes(b) => self.build(&header, b),
+        }
     }
 
     pub(super) fn build(&mut self, header: &SegmentHeader, payload: &[u8]) -> Option<Segment> {
