@@ -411,17 +411,28 @@ impl Endpoint {
     /// peer addresses (they change through ASCONF and restarts). An
     /// address a live association holds is never taken from it.
     fn reindex(&mut self, id: AssocId) {
-        let Some(a) = self.assocs.get(&id) else {
+        let Some(a) = self.assocs.get_mut(&id) else {
             return;
         };
-        let port = a.peer_port();
-        // Compared in place: this runs for every packet received, and the
-        // addresses rarely change.
-        if a.peer_addresses().len() == 0 || self.index.holds(id, port, a.peer_addresses()) {
-            // Still in COOKIE-WAIT (the INIT destinations stay), or no
-            // change.
+        // The index changes what `id` holds only here and when `id` is
+        // created or removed: found holding its addresses once, it holds
+        // them until they change.
+        if a.peer_index_current() {
             return;
         }
+        let port = a.peer_port();
+        // Compared in place: this runs for every packet received after a
+        // change of the addresses.
+        if a.peer_addresses().len() == 0 {
+            // Still in COOKIE-WAIT (the INIT destinations stay).
+            return;
+        }
+        if self.index.holds(id, port, a.peer_addresses()) {
+            // No change.
+            a.set_peer_index_current();
+            return;
+        }
+        let a = &self.assocs[&id];
         let addrs: Vec<IpAddr> = a.peer_addresses().collect();
         let assocs = &self.assocs;
         // An address goes over from a holder that is gone, or from one
