@@ -284,6 +284,7 @@ impl Path {
     }
 
     /// A snapshot of the path for the application.
+    #[inline]
     pub fn snapshot(&self) -> PathStats {
         PathStats {
             remote: self.remote,

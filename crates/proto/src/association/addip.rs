@@ -548,6 +548,7 @@ impl Association {
         p.heartbeat_deadline = Some(now);
         p.pmtu = crate::pmtu::Plpmtud::new(&self.cfg.pmtud, mtu);
         self.paths.push(p);
+        self.peer_index_current = false;
         self.init_path_estimators(self.paths.len() - 1);
         self.push_event(Event::PeerAddressAdded { addr });
         Ok(())
@@ -623,6 +624,7 @@ impl Association {
         }
         let was_primary = i == self.primary;
         self.paths.remove(i);
+        self.peer_index_current = false;
         self.sender.path_removed(i);
         let to_after = if to > i { to - 1 } else { to };
         if self.primary > i {

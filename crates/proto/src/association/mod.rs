@@ -178,6 +178,11 @@ pub struct Association {
     /// Our preferred source address.
     local_primary: Option<IpAddr>,
     paths: Vec<Path>,
+    /// The endpoint's peer index was found to hold exactly these paths'
+    /// addresses; false again whenever the paths change (one of the three
+    /// places that add, remove or replace them), so that the endpoint
+    /// compares them only after a change, not for every packet.
+    peer_index_current: bool,
     primary: usize,
     /// Association error counter (section 8.1).
     error_count: u32,
@@ -291,6 +296,7 @@ impl Association {
             local,
             local_primary: None,
             paths: Vec::new(),
+            peer_index_current: false,
             primary: 0,
             error_count: 0,
             sender,

@@ -749,10 +749,13 @@ impl Association {
         let headroom = self.headroom;
         let mut buf = Vec::with_capacity(headroom + size);
         buf.resize(headroom, 0);
-        buf.extend_from_slice(&self.local_port.to_be_bytes());
-        buf.extend_from_slice(&self.peer_port.to_be_bytes());
-        buf.extend_from_slice(&tag.to_be_bytes());
-        buf.extend_from_slice(&[0; 4]);
+        // The common header (RFC 9260 section 3.1), checksum zero, in one
+        // append.
+        let mut header = [0u8; COMMON_HEADER];
+        header[0..2].copy_from_slice(&self.local_port.to_be_bytes());
+        header[2..4].copy_from_slice(&self.peer_port.to_be_bytes());
+        header[4..8].copy_from_slice(&tag.to_be_bytes());
+        buf.extend_from_slice(&header);
         if pad > 0 {
             buf.extend_from_slice(&[chunk_type::PAD, 0]);
             buf.extend_from_slice(&(pad as u16).to_be_bytes());

@@ -16,13 +16,32 @@ use crate::path::PathStats;
 impl Association {
     /// Peer addresses and their state.
     pub fn paths(&self) -> Vec<PathStats> {
-        self.paths.iter().map(|p| p.snapshot()).collect()
+        self.path_snapshots().collect()
+    }
+
+    /// The snapshots of [`Association::paths`] one by one, in the same
+    /// order, without collecting them (a driver sampling every path at a
+    /// short interval).
+    pub fn path_snapshots(&self) -> impl ExactSizeIterator<Item = PathStats> + '_ {
+        self.paths.iter().map(|p| p.snapshot())
     }
 
     /// The peer's addresses (one per path), without the statistics of
     /// [`Association::paths`].
     pub fn peer_addresses(&self) -> impl ExactSizeIterator<Item = IpAddr> + '_ {
         self.paths.iter().map(|p| p.remote)
+    }
+
+    /// Whether the endpoint's peer index was found to hold exactly
+    /// [`Association::peer_addresses`] since they last changed.
+    pub(crate) fn peer_index_current(&self) -> bool {
+        self.peer_index_current
+    }
+
+    /// The endpoint found its peer index to hold exactly
+    /// [`Association::peer_addresses`].
+    pub(crate) fn set_peer_index_current(&mut self) {
+        self.peer_index_current = true;
     }
 
     /// Does this association have reason to believe that `addr` is its

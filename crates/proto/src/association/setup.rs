@@ -198,6 +198,7 @@ impl Association {
                 p
             })
             .collect();
+        self.peer_index_current = false;
         self.primary = self
             .paths
             .iter()

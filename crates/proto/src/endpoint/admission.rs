@@ -14,9 +14,9 @@
 use std::cmp::Reverse;
 use std::net::IpAddr;
 
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
+use super::table::IdMap;
 use super::{AssocId, Endpoint, Meta};
 use crate::Time;
 use crate::association::{Association, CloseReason};
@@ -227,7 +227,7 @@ impl Endpoint {
 /// caller that holds one of its associations).
 pub(super) fn idle_deadline_of(
     cfg: &EndpointConfig,
-    meta: &FxHashMap<AssocId, Meta>,
+    meta: &IdMap<Meta>,
     id: AssocId,
 ) -> Option<Time> {
     let t = cfg.idle_timeout?;

@@ -26,6 +26,7 @@ mod ootb;
 mod ready;
 mod refresh;
 mod schedule;
+mod table;
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
@@ -45,6 +46,7 @@ use crate::wire::{Chunk, ChunkIndex, ErrorCause, Packet, crc};
 use demux::Route;
 use index::PeerIndex;
 use schedule::Schedule;
+use table::IdMap;
 
 pub use crate::association::AssocId;
 
@@ -137,8 +139,8 @@ pub struct Endpoint {
     /// several entries beyond those it holds (4 buckets for 1), so inline
     /// an endpoint with one association (each station of the simulator
     /// has one) took 13.8 kB for it, boxed 3.5 kB.
-    assocs: FxHashMap<AssocId, Box<Association>>,
-    meta: FxHashMap<AssocId, Meta>,
+    assocs: IdMap<Box<Association>>,
+    meta: IdMap<Meta>,
     /// Ids by creation number (deterministic iteration).
     order: BTreeMap<u64, AssocId>,
     next_seq: u64,
@@ -186,8 +188,8 @@ impl Endpoint {
             rng,
             secret,
             local_addrs: Vec::new(),
-            assocs: FxHashMap::default(),
-            meta: FxHashMap::default(),
+            assocs: IdMap::default(),
+            meta: IdMap::default(),
             order: BTreeMap::new(),
             next_seq: 0,
             next_id: 1,
@@ -411,17 +413,30 @@ impl Endpoint {
     /// peer addresses (they change through ASCONF and restarts). An
     /// address a live association holds is never taken from it.
     fn reindex(&mut self, id: AssocId) {
+        let Some(a) = self.assocs.get_mut(&id) else {
+            return;
+        };
+        // The index changes what `id` holds only here and when `id` is
+        // created or removed: found holding its addresses once, it holds
+        // them until they change.
+        if a.peer_index_current() {
+            return;
+        }
+        let port = a.peer_port();
+        // Compared in place: this runs for every packet received after a
+        // change of the addresses.
+        if a.peer_addresses().len() == 0 {
+            // Still in COOKIE-WAIT (the INIT destinations stay).
+            return;
+        }
+        if self.index.holds(id, port, a.peer_addresses()) {
+            // No change.
+            a.set_peer_index_current();
+            return;
+        }
         let Some(a) = self.assocs.get(&id) else {
             return;
         };
-        let port = a.peer_port();
-        // Compared in place: this runs for every packet received, and the
-        // addresses rarely change.
-        if a.peer_addresses().len() == 0 || self.index.holds(id, port, a.peer_addresses()) {
-            // Still in COOKIE-WAIT (the INIT destinations stay), or no
-            // change.
-            return;
-        }
         let addrs: Vec<IpAddr> = a.peer_addresses().collect();
         let assocs = &self.assocs;
         // An address goes over from a holder that is gone, or from one

@@ -22,8 +22,9 @@
 
 use std::collections::VecDeque;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
+use super::table::IdMap;
 use super::{AssocId, Endpoint, EndpointStats, MAX_EVENTS, Meta};
 use crate::Time;
 use crate::association::{Association, Event};
@@ -206,7 +207,7 @@ pub(super) fn drain_into(
     id: AssocId,
     a: &mut Association,
     events: &mut VecDeque<(AssocId, Event)>,
-    meta: &mut FxHashMap<AssocId, Meta>,
+    meta: &mut IdMap<Meta>,
     stats: &mut EndpointStats,
 ) {
     while let Some(e) = a.poll_event() {

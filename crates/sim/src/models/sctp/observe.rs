@@ -5,30 +5,49 @@
 //! 3.3.4: number of gap blocks at value offset 8). A malformed packet
 //! yields what could be read before the damage; it never panics.
 
-use msctp_proto::wire::Packet;
 use msctp_proto::wire::chunk::chunk_type;
 
 /// Bytes of the DATA chunk header inside the chunk value (TSN, stream,
 /// SSN, PPID).
 const DATA_VALUE_HEADER: usize = 12;
 
+/// The SCTP common header (RFC 9260 section 3.1).
+const COMMON_HEADER: usize = 12;
+
+/// Calls `f(type, value)` for each chunk of an SCTP packet, in order,
+/// stopping at the first that cannot be delimited: the walk of
+/// [`msctp_proto::wire::Packet::chunks`] (RFC 9260 section 3.2: a chunk
+/// header needs 4 bytes, a length field at least 4 and within the packet;
+/// chunks padded to 4 bytes, the last one's padding may be missing),
+/// without its error values. This runs for every packet the agent sends
+/// and receives.
+fn for_each_chunk(sctp: &[u8], mut f: impl FnMut(u8, &[u8])) {
+    let end = sctp.len();
+    if end < COMMON_HEADER {
+        return;
+    }
+    let mut pos = COMMON_HEADER;
+    while pos < end {
+        if end - pos < 4 {
+            return;
+        }
+        let len = usize::from(u16::from_be_bytes([sctp[pos + 2], sctp[pos + 3]]));
+        if len < 4 || len > end - pos {
+            return;
+        }
+        f(sctp[pos], &sctp[pos + 4..pos + len]);
+        pos = (pos + ((len + 3) & !3)).min(end);
+    }
+}
+
 /// Calls `f(tsn, user_bytes)` for every DATA chunk of an SCTP packet.
 pub fn for_each_data(sctp: &[u8], mut f: impl FnMut(u32, u32)) {
-    let Ok(p) = Packet::new_checked(sctp) else {
-        return;
-    };
-    for item in p.chunks() {
-        let Ok((_, c)) = item else { return };
-        if c.chunk_type() != chunk_type::DATA {
-            continue;
+    for_each_chunk(sctp, |ty, v| {
+        if ty == chunk_type::DATA && v.len() >= DATA_VALUE_HEADER {
+            let tsn = u32::from_be_bytes([v[0], v[1], v[2], v[3]]);
+            f(tsn, (v.len() - DATA_VALUE_HEADER) as u32);
         }
-        let v = c.value();
-        if v.len() < DATA_VALUE_HEADER {
-            continue;
-        }
-        let tsn = u32::from_be_bytes([v[0], v[1], v[2], v[3]]);
-        f(tsn, (v.len() - DATA_VALUE_HEADER) as u32);
-    }
+    });
 }
 
 /// True if the packet carries at least one DATA chunk.
@@ -40,19 +59,11 @@ pub fn has_data(sctp: &[u8]) -> bool {
 
 /// True if the packet carries a SACK with at least one gap-ack block.
 pub fn sack_with_gaps(sctp: &[u8]) -> bool {
-    let Ok(p) = Packet::new_checked(sctp) else {
-        return false;
-    };
-    for item in p.chunks() {
-        let Ok((_, c)) = item else { return false };
-        if c.chunk_type() == chunk_type::SACK {
-            let v = c.value();
-            if v.len() >= 10 && u16::from_be_bytes([v[8], v[9]]) > 0 {
-                return true;
-            }
-        }
-    }
-    false
+    let mut gaps = false;
+    for_each_chunk(sctp, |ty, v| {
+        gaps |= ty == chunk_type::SACK && v.len() >= 10 && u16::from_be_bytes([v[8], v[9]]) > 0;
+    });
+    gaps
 }
 
 /// [`for_each_data`] and [`sack_with_gaps`] in one walk over the chunks
@@ -60,24 +71,17 @@ pub fn sack_with_gaps(sctp: &[u8]) -> bool {
 /// DATA chunk and says whether a SACK with gap-ack blocks came before the
 /// first chunk that could not be delimited.
 pub fn for_each_data_and_gaps(sctp: &[u8], mut f: impl FnMut(u32, u32)) -> bool {
-    let Ok(p) = Packet::new_checked(sctp) else {
-        return false;
-    };
     let mut gaps = false;
-    for item in p.chunks() {
-        let Ok((_, c)) = item else { break };
-        let v = c.value();
-        match c.chunk_type() {
-            chunk_type::DATA if v.len() >= DATA_VALUE_HEADER => {
-                let tsn = u32::from_be_bytes([v[0], v[1], v[2], v[3]]);
-                f(tsn, (v.len() - DATA_VALUE_HEADER) as u32);
-            }
-            chunk_type::SACK if v.len() >= 10 && u16::from_be_bytes([v[8], v[9]]) > 0 => {
-                gaps = true;
-            }
-            _ => {}
+    for_each_chunk(sctp, |ty, v| match ty {
+        chunk_type::DATA if v.len() >= DATA_VALUE_HEADER => {
+            let tsn = u32::from_be_bytes([v[0], v[1], v[2], v[3]]);
+            f(tsn, (v.len() - DATA_VALUE_HEADER) as u32);
         }
-    }
+        chunk_type::SACK if v.len() >= 10 && u16::from_be_bytes([v[8], v[9]]) > 0 => {
+            gaps = true;
+        }
+        _ => {}
+    });
     gaps
 }
 
@@ -209,6 +213,38 @@ mod tests {
                 assert_eq!(one, two, "cut {cut}");
                 assert_eq!(gaps, sack_with_gaps(p), "cut {cut}");
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// The walk yields what the protocol crate's chunk iterator
+        /// yields before its first error, for any bytes (whole packets,
+        /// cut ones, bad lengths).
+        #[test]
+        fn chunk_walk_is_the_packet_iterator(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+            lens in proptest::collection::vec(0u16..40, 0..6),
+        ) {
+            // Plausible chunk headers over the random bytes.
+            let mut buf = bytes.clone();
+            let mut at = COMMON_HEADER;
+            for l in lens {
+                if at + 4 > buf.len() {
+                    break;
+                }
+                buf[at + 2..at + 4].copy_from_slice(&l.to_be_bytes());
+                at += (usize::from(l) + 3) & !3;
+            }
+            let mut got: Vec<(u8, Vec<u8>)> = Vec::new();
+            for_each_chunk(&buf, |t, v| got.push((t, v.to_vec())));
+            let mut want: Vec<(u8, Vec<u8>)> = Vec::new();
+            if let Ok(p) = msctp_proto::wire::Packet::new_checked(&buf[..]) {
+                for item in p.chunks() {
+                    let Ok((_, c)) = item else { break };
+                    want.push((c.chunk_type(), c.value().to_vec()));
+                }
+            }
+            proptest::prop_assert_eq!(got, want);
         }
     }
 

@@ -558,7 +558,7 @@ impl SctpAgent {
         let dest = a.data_destination();
         let lp = a.local_primary();
         let path_addrs = &self.cfg.path_addrs;
-        for p in a.paths() {
+        for p in a.path_snapshots() {
             if self.samples.len() >= self.cfg.limits.max_samples {
                 self.counters.samples_dropped += 1;
                 continue;
