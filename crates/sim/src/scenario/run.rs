@@ -62,6 +62,20 @@ impl Prepared {
     /// Builds the world with `seed`, runs it and returns every output
     /// (see [`run_scenario`]).
     pub fn run(&self, seed: u64) -> Result<RunResult, ScenarioError> {
+        self.run_keeping(seed, true)
+    }
+
+    /// [`Prepared::run`] for a caller that reads the summary and the
+    /// goodput and station series only: the same run, the same summary
+    /// (warnings included) and series, but the path samples
+    /// ([`RunResult::paths`]) and the event table ([`RunResult::events`])
+    /// are left empty instead of being built row by row.
+    pub fn run_summary(&self, seed: u64) -> Result<RunResult, ScenarioError> {
+        self.run_keeping(seed, false)
+    }
+
+    /// The run, its path and event tables built if `tables`.
+    fn run_keeping(&self, seed: u64, tables: bool) -> Result<RunResult, ScenarioError> {
         let r = &self.r;
         let s = &*r.scenario;
         let mut b = assemble::assemble(r, seed)?;
@@ -90,7 +104,7 @@ impl Prepared {
             }
             _ => b.world.run_until(end),
         }
-        Ok(collect::collect(r, seed, b, end))
+        Ok(collect::collect(r, seed, b, end, tables))
     }
 }
 
