@@ -136,6 +136,38 @@ mod tests {
 
     /// The lab shares one prepared scenario between the threads that run
     /// its seeds.
+    /// The reference scenario, short and without captures.
+    fn reference() -> Scenario {
+        let mut s = super::super::parse(super::super::REFERENCE).unwrap();
+        s.duration_s = 6.0;
+        s.output.pcap.clear();
+        s
+    }
+
+    /// A run for the summary alone, and a repeated run (its mobile's radio
+    /// plan stored by the first), give what a fresh resolution's full run
+    /// gives: the same summary and series; only the path and event tables
+    /// are left out of the first.
+    #[test]
+    fn summary_runs_and_stored_plans_change_nothing() {
+        let s = reference();
+        let p = s.prepare().unwrap();
+        for seed in [1, 2, 1] {
+            let fresh = run_scenario(&s, seed).unwrap();
+            assert!(!fresh.paths.is_empty() && !fresh.events.is_empty());
+            let lean = p.run_summary(seed).unwrap();
+            assert_eq!(lean.summary, fresh.summary);
+            assert_eq!(lean.goodput, fresh.goodput);
+            assert_eq!(lean.stations, fresh.stations);
+            assert!(lean.paths.is_empty() && lean.events.is_empty());
+            let full = p.run(seed).unwrap();
+            assert_eq!(full.summary, fresh.summary);
+            assert_eq!(full.goodput, fresh.goodput);
+            assert_eq!(full.paths, fresh.paths);
+            assert_eq!(full.events, fresh.events);
+        }
+    }
+
     #[test]
     fn a_prepared_scenario_is_shared_between_threads() {
         fn shared<T: Send + Sync>() {}

@@ -215,6 +215,7 @@ fn opt_s(t: Option<Time>) -> Option<f64> {
 }
 
 /// Everything a baseline flow reports.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn outputs(
     s: &Scenario,
     w: &World,
