@@ -204,11 +204,15 @@ struct SimCell {
 }
 
 impl SimCell {
+    /// A run's record; its outputs written to `dir` if given (the record
+    /// reads the summary and series only: without `dir`, the path and
+    /// event tables are not built).
     fn go(&self, seed: u64, dir: Option<&Path>) -> Result<RunRecord, RunError> {
-        let r = self
-            .scenario
-            .run(seed)
-            .map_err(|e| RunError::Failed(e.to_string()))?;
+        let r = match dir {
+            Some(_) => self.scenario.run(seed),
+            None => self.scenario.run_summary(seed),
+        }
+        .map_err(|e| RunError::Failed(e.to_string()))?;
         if let Some(d) = dir {
             r.write_to_dir(d)
                 .map_err(|e| RunError::Failed(format!("{}: {e}", d.display())))?;

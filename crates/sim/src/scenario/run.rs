@@ -62,6 +62,20 @@ impl Prepared {
     /// Builds the world with `seed`, runs it and returns every output
     /// (see [`run_scenario`]).
     pub fn run(&self, seed: u64) -> Result<RunResult, ScenarioError> {
+        self.run_keeping(seed, true)
+    }
+
+    /// [`Prepared::run`] for a caller that reads the summary and the
+    /// goodput and station series only: the same run, the same summary
+    /// (warnings included) and series, but the path samples
+    /// ([`RunResult::paths`]) and the event table ([`RunResult::events`])
+    /// are left empty instead of being built row by row.
+    pub fn run_summary(&self, seed: u64) -> Result<RunResult, ScenarioError> {
+        self.run_keeping(seed, false)
+    }
+
+    /// The run, its path and event tables built if `tables`.
+    fn run_keeping(&self, seed: u64, tables: bool) -> Result<RunResult, ScenarioError> {
         let r = &self.r;
         let s = &*r.scenario;
         let mut b = assemble::assemble(r, seed)?;
@@ -90,7 +104,7 @@ impl Prepared {
             }
             _ => b.world.run_until(end),
         }
-        Ok(collect::collect(r, seed, b, end))
+        Ok(collect::collect(r, seed, b, end, tables))
     }
 }
 
@@ -122,6 +136,38 @@ mod tests {
 
     /// The lab shares one prepared scenario between the threads that run
     /// its seeds.
+    /// The reference scenario, short and without captures.
+    fn reference() -> Scenario {
+        let mut s = super::super::parse(super::super::REFERENCE).unwrap();
+        s.duration_s = 6.0;
+        s.output.pcap.clear();
+        s
+    }
+
+    /// A run for the summary alone, and a repeated run (its mobile's radio
+    /// plan stored by the first), give what a fresh resolution's full run
+    /// gives: the same summary and series; only the path and event tables
+    /// are left out of the first.
+    #[test]
+    fn summary_runs_and_stored_plans_change_nothing() {
+        let s = reference();
+        let p = s.prepare().unwrap();
+        for seed in [1, 2, 1] {
+            let fresh = run_scenario(&s, seed).unwrap();
+            assert!(!fresh.paths.is_empty() && !fresh.events.is_empty());
+            let lean = p.run_summary(seed).unwrap();
+            assert_eq!(lean.summary, fresh.summary);
+            assert_eq!(lean.goodput, fresh.goodput);
+            assert_eq!(lean.stations, fresh.stations);
+            assert!(lean.paths.is_empty() && lean.events.is_empty());
+            let full = p.run(seed).unwrap();
+            assert_eq!(full.summary, fresh.summary);
+            assert_eq!(full.goodput, fresh.goodput);
+            assert_eq!(full.paths, fresh.paths);
+            assert_eq!(full.events, fresh.events);
+        }
+    }
+
     #[test]
     fn a_prepared_scenario_is_shared_between_threads() {
         fn shared<T: Send + Sync>() {}

@@ -26,6 +26,7 @@ mod mip;
 mod mobiles;
 mod msctp;
 pub(crate) mod observer;
+pub(crate) use mobiles::RadioPlans;
 mod observers;
 mod quic;
 mod routes;

@@ -215,6 +215,7 @@ fn opt_s(t: Option<Time>) -> Option<f64> {
 }
 
 /// Everything a baseline flow reports.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn outputs(
     s: &Scenario,
     w: &World,
@@ -222,6 +223,7 @@ pub(crate) fn outputs(
     shared: &FlowLog,
     b: &BaselineFlow,
     end: Time,
+    tables: bool,
     warnings: &mut Vec<String>,
 ) -> FlowOut {
     let mut log = flow_records(w, b, shared, s.limits.flow_records);
@@ -253,7 +255,7 @@ pub(crate) fn outputs(
             let m = w.agent::<SctpAgent>(mobile);
             let f = w.agent::<SctpAgent>(fixed);
             sctp_data(&mut sum, [m, f], &mut uids, warnings);
-            let (p, e) = sctp_rows(spec, [("mobile", m), ("fixed", f)], warnings);
+            let (p, e) = sctp_rows(spec, [("mobile", m), ("fixed", f)], tables, warnings);
             paths = p;
             events = e;
         }

@@ -26,8 +26,10 @@ use crate::measure::{
 };
 use crate::models::sctp::SctpAgent;
 
-/// Every output of a finished run.
-pub(crate) fn collect(r: &Resolved, seed: u64, mut b: Built, end: Time) -> RunResult {
+/// Every output of a finished run; without `tables`, the path samples
+/// and the event table are left empty (nothing else differs: the summary,
+/// its warnings and the series are the same).
+pub(crate) fn collect(r: &Resolved, seed: u64, mut b: Built, end: Time, tables: bool) -> RunResult {
     let s = &*r.scenario;
     let mut warnings = Vec::new();
     if let Err(e) = b.world.flush_captures() {
@@ -36,17 +38,19 @@ pub(crate) fn collect(r: &Resolved, seed: u64, mut b: Built, end: Time) -> RunRe
     let stats = b.world.stats();
     let drops = b.world.drops();
     let drop_counts = drop_counts(drops, &mut warnings);
-    let mut events = node_events(&b, &mut warnings);
+    let mut events = node_events(&b, tables, &mut warnings);
     let mut flows = Vec::new();
     let mut goodput = Vec::new();
     let mut paths = Vec::new();
     let mut logs = Vec::new();
     for (rf, f) in r.flows.iter().zip(&b.flows) {
-        let (summary, g, p, ev) = flow_outputs(r, &b, rf, f, end, &mut warnings);
+        let (summary, g, p, ev) = flow_outputs(r, &b, rf, f, end, tables, &mut warnings);
         flows.push(summary);
-        goodput.extend(g);
-        paths.extend(p);
-        events.extend(ev);
+        append(&mut goodput, g);
+        if tables {
+            append(&mut paths, p);
+            append(&mut events, ev);
+        }
     }
     let traces = if s.output.trace {
         trace::traces(&b, &mut warnings)
@@ -98,6 +102,16 @@ pub(crate) fn collect(r: &Resolved, seed: u64, mut b: Built, end: Time) -> RunRe
     }
 }
 
+/// `more` after the rows of `all` (moved, not copied, when `all` is
+/// still empty).
+fn append<T>(all: &mut Vec<T>, mut more: Vec<T>) {
+    if all.is_empty() {
+        *all = more;
+    } else {
+        all.append(&mut more);
+    }
+}
+
 /// Drops per reason; a warning when some were not logged.
 fn drop_counts(drops: &DropLog, warnings: &mut Vec<String>) -> BTreeMap<String, u64> {
     let mut drop_counts = BTreeMap::new();
@@ -114,12 +128,14 @@ fn drop_counts(drops: &DropLog, warnings: &mut Vec<String>) -> BTreeMap<String, 
 }
 
 /// The radio drivers' events of each mobile (their errors and dropped
-/// lines as warnings), then the network's scheduled events.
-fn node_events(b: &Built, warnings: &mut Vec<String>) -> Vec<EventRow> {
+/// lines as warnings), then the network's scheduled events (without
+/// `tables`, the warnings alone).
+fn node_events(b: &Built, tables: bool, warnings: &mut Vec<String>) -> Vec<EventRow> {
     let mut events: Vec<EventRow> = Vec::new();
     for m in &b.mobiles {
         let log = m.driver_log.borrow();
-        for (t, kind, detail) in &log.entries {
+        let entries = if tables { &log.entries[..] } else { &[] };
+        for (t, kind, detail) in entries {
             events.push(EventRow {
                 time: *t,
                 source: format!("radio/{}", m.name),
@@ -136,6 +152,9 @@ fn node_events(b: &Built, warnings: &mut Vec<String>) -> Vec<EventRow> {
                 m.name, log.entries_dropped
             ));
         }
+    }
+    if !tables {
+        return events;
     }
     for (t, line) in b.network_log.borrow().iter() {
         let (kind, detail) = line.split_once(' ').unwrap_or((line.as_str(), ""));
@@ -183,6 +202,7 @@ fn flow_outputs(
     rf: &Flow,
     f: &BuiltFlow,
     end: Time,
+    tables: bool,
     warnings: &mut Vec<String>,
 ) -> FlowOut {
     match &f.kind {
@@ -200,11 +220,21 @@ fn flow_outputs(
             asconf,
             path_addrs,
             end,
+            tables,
             warnings,
         ),
         BuiltKind::Baseline(bf) => {
             let log = f.log.borrow();
-            baseline::outputs(&r.scenario, &b.world, &f.spec, &log, bf, end, warnings)
+            baseline::outputs(
+                &r.scenario,
+                &b.world,
+                &f.spec,
+                &log,
+                bf,
+                end,
+                tables,
+                warnings,
+            )
         }
     }
 }
@@ -280,23 +310,25 @@ pub(crate) fn goodput_rows(
     })
 }
 
-/// Path samples and events of the SCTP agents of a flow, with warnings for
-/// what went beyond their bounds.
+/// Path samples and events of the SCTP agents of a flow (none without
+/// `tables`), with warnings for what went beyond their bounds.
 pub(crate) fn sctp_rows(
     spec: &FlowSpec,
     agents: [(&'static str, Option<&SctpAgent>); 2],
+    tables: bool,
     warnings: &mut Vec<String>,
 ) -> (Vec<PathRow>, Vec<EventRow>) {
     let rows = agents
         .iter()
         .filter_map(|(_, a)| *a)
         .map(|a| a.samples().len());
-    let mut paths = Vec::with_capacity(rows.sum());
+    let mut paths = Vec::with_capacity(if tables { rows.sum() } else { 0 });
     let mut events = Vec::new();
     let flow: std::sync::Arc<str> = spec.name.as_str().into();
     for (side, agent) in agents {
         let Some(a) = agent else { continue };
-        for p in a.samples() {
+        let samples = if tables { a.samples() } else { &[] };
+        for p in samples {
             paths.push(PathRow {
                 flow: flow.clone(),
                 side,
@@ -323,6 +355,9 @@ pub(crate) fn sctp_rows(
                     "flow {} ({side}) at {}: {} {}",
                     spec.name, e.time, e.kind, e.detail
                 ));
+            }
+            if !tables {
+                continue;
             }
             events.push(EventRow {
                 time: e.time,

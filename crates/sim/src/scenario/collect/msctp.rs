@@ -31,6 +31,7 @@ pub(super) fn outputs(
     asconf: &[(AgentId, usize); 2],
     path_addrs: &[IpAddr],
     end: Time,
+    tables: bool,
     warnings: &mut Vec<String>,
 ) -> FlowOut {
     let s = &*r.scenario;
@@ -92,7 +93,12 @@ pub(super) fn outputs(
         }
     }
     let goodput = goodput_rows(s, &spec.name, &log, end, warnings);
-    let (paths, events) = sctp_rows(spec, [("mobile", mobile), ("fixed", fixed)], warnings);
+    let (paths, events) = sctp_rows(
+        spec,
+        [("mobile", mobile), ("fixed", fixed)],
+        tables,
+        warnings,
+    );
     if log.records_dropped > 0 {
         warnings.push(format!(
             "flow {}: {} records beyond limits.flow_records",
