@@ -8,7 +8,6 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use ipnet::IpNet;
 use msctp_proto::Time;
@@ -19,7 +18,7 @@ use crate::kernel::world::World;
 use crate::models::mobility::random_waypoint;
 use crate::models::radio::RadioConfig;
 use crate::models::radio::driver::{
-    self, DriverLog, PlannedAction, RadioAction, RadioLink, SharedDriverLog, StationRadio,
+    self, DriverLog, RadioAction, RadioLink, SharedDriverLog, StationRadio,
 };
 use crate::scenario::error::ScenarioError;
 use crate::scenario::resolve::{RadioUse, Resolved};
@@ -86,7 +85,7 @@ pub(super) fn build(
     let end = secs(s.duration_s);
     let mut infos = Vec::new();
     let mut built = Vec::new();
-    for (k, (m, spec)) in r.mobiles.iter().zip(&s.mobiles).enumerate() {
+    for (m, spec) in r.mobiles.iter().zip(&s.mobiles) {
         let key = format!("mobiles[{}]", spec.name);
         let node = w
             .add_host(&spec.name)
@@ -150,24 +149,16 @@ pub(super) fn build(
                         ..Default::default()
                     },
                 };
-                let make = || {
-                    let mut plan = driver::plan(&station, Time::ZERO, end)
-                        .map_err(|e| ScenarioError::model(&key, e))?;
-                    if use_ == RadioUse::NoAddresses {
-                        plan.retain(|a| {
-                            !matches!(
-                                a.action,
-                                RadioAction::AddAddress { .. } | RadioAction::RemoveAddress { .. }
-                            )
-                        });
-                    }
-                    Ok(plan)
-                };
-                let plan = match &m.movement {
-                    // The same plan for every seed: computed once.
-                    Movement::Fixed(_) => RadioPlans::get_or_make(r.id, k, &station, make)?,
-                    Movement::RandomWaypoint(_) => make()?,
-                };
+                let mut plan = driver::plan(&station, Time::ZERO, end)
+                    .map_err(|e| ScenarioError::model(&key, e))?;
+                if use_ == RadioUse::NoAddresses {
+                    plan.retain(|a| {
+                        !matches!(
+                            a.action,
+                            RadioAction::AddAddress { .. } | RadioAction::RemoveAddress { .. }
+                        )
+                    });
+                }
                 driver::install_plan(w, node, plan, s.limits.radio_log)
             }
         };
@@ -179,78 +170,6 @@ pub(super) fn build(
         infos.push(info);
     }
     Ok((infos, built))
-}
-
-/// The radio plans of mobiles that follow a fixed trajectory. Such a
-/// plan is a function of the trajectory, the cells' radios, the radio
-/// settings and the run's duration (all of the resolved scenario) and of
-/// the world's node, interface and cell ids (the same in every run: the
-/// world is built in the file's order); none depends on the seed. So the
-/// first run of a resolution on a thread computes it and the next ones
-/// copy it (a plan's notifications are not `Send`: one store per thread).
-/// An entry is used only for the same resolution, mobile and ids.
-pub(crate) struct RadioPlans;
-
-struct CachedPlan {
-    resolution: u64,
-    mobile: usize,
-    ids: PlanIds,
-    plan: Vec<PlannedAction>,
-}
-
-/// The world's ids a plan was computed with.
-type PlanIds = (NodeId, Vec<(IfaceId, CellId)>);
-
-/// Plans kept per thread; past it, the store starts again empty.
-const MAX_PLANS: usize = 256;
-
-static RESOLUTIONS: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static PLANS: RefCell<Vec<CachedPlan>> = const { RefCell::new(Vec::new()) };
-}
-
-impl RadioPlans {
-    /// A number for a new resolution, unique in the process.
-    pub(crate) fn new_resolution() -> u64 {
-        RESOLUTIONS.fetch_add(1, Ordering::Relaxed)
-    }
-
-    /// Mobile `k`'s plan for `station` in `resolution`: the stored one,
-    /// else `make`'s (stored if it is one).
-    fn get_or_make(
-        resolution: u64,
-        k: usize,
-        station: &StationRadio,
-        make: impl FnOnce() -> Result<Vec<PlannedAction>, ScenarioError>,
-    ) -> Result<Vec<PlannedAction>, ScenarioError> {
-        let ids: PlanIds = (
-            station.node,
-            station.links.iter().map(|l| (l.iface, l.cell)).collect(),
-        );
-        let stored = PLANS.with_borrow(|plans| {
-            plans
-                .iter()
-                .find(|c| c.resolution == resolution && c.mobile == k && c.ids == ids)
-                .map(|c| c.plan.clone())
-        });
-        if let Some(plan) = stored {
-            return Ok(plan);
-        }
-        let plan = make()?;
-        PLANS.with_borrow_mut(|plans| {
-            if plans.len() >= MAX_PLANS {
-                plans.clear();
-            }
-            plans.push(CachedPlan {
-                resolution,
-                mobile: k,
-                ids,
-                plan: plan.clone(),
-            });
-        });
-        Ok(plan)
-    }
 }
 
 /// An FMIPv6 mobile: attached at time zero to the cell of link `from`;

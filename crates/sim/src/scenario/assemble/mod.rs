@@ -26,7 +26,6 @@ mod mip;
 mod mobiles;
 mod msctp;
 pub(crate) mod observer;
-pub(crate) use mobiles::RadioPlans;
 mod observers;
 mod quic;
 mod routes;

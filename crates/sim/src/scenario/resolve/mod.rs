@@ -29,7 +29,6 @@ use crate::kernel::error_model::ErrorModelSpec;
 use crate::kernel::link::LinkConfig;
 use crate::kernel::wireless::CellConfig;
 use crate::models::radio::CellRadio;
-use crate::scenario::assemble::RadioPlans;
 
 thread_local! {
     static RESOLUTIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
@@ -59,9 +58,6 @@ pub(crate) struct Resolved {
     pub events: Vec<Event>,
     /// One per `output.pcap` entry, in order.
     pub captures: Vec<Capture>,
-    /// This resolution's number, unique in the process (the key of its
-    /// runs' stored radio plans, [`RadioPlans`]).
-    pub id: u64,
 }
 
 /// What a resolution gives besides the scenario itself.
@@ -186,7 +182,6 @@ impl Scenario {
             flows: p.flows,
             events: p.events,
             captures: p.captures,
-            id: RadioPlans::new_resolution(),
         })
     }
 
