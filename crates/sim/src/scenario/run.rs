@@ -134,8 +134,6 @@ fn all_failed_over(b: &Built, brk: Time) -> Option<Time> {
 mod tests {
     use super::*;
 
-    /// The lab shares one prepared scenario between the threads that run
-    /// its seeds.
     /// The reference scenario, short and without captures.
     fn reference() -> Scenario {
         let mut s = super::super::parse(super::super::REFERENCE).unwrap();
@@ -144,12 +142,12 @@ mod tests {
         s
     }
 
-    /// A run for the summary alone, and a repeated run (its mobile's radio
-    /// plan stored by the first), give what a fresh resolution's full run
-    /// gives: the same summary and series; only the path and event tables
-    /// are left out of the first.
+    /// A run for the summary alone, and a full run of the same prepared
+    /// scenario, give what a fresh resolution's full run gives: the same
+    /// summary and series; only the path and event tables are left out of
+    /// the first.
     #[test]
-    fn summary_runs_and_stored_plans_change_nothing() {
+    fn summary_runs_change_nothing_but_the_tables() {
         let s = reference();
         let p = s.prepare().unwrap();
         for seed in [1, 2, 1] {
@@ -168,6 +166,8 @@ mod tests {
         }
     }
 
+    /// The lab shares one prepared scenario between the threads that run
+    /// its seeds.
     #[test]
     fn a_prepared_scenario_is_shared_between_threads() {
         fn shared<T: Send + Sync>() {}
