@@ -97,8 +97,9 @@ impl<E> Scheduler<E> {
         Self::default()
     }
 
-    /// Schedules `event` at `time`.
-    #[inline]
+    /// Schedules `event` at `time` (inlined into each caller: the call's
+    /// own cost was a fifth of the push).
+    #[inline(always)]
     pub fn push(&mut self, time: Time, event: E) {
         let key = self.reserve(time);
         if key < self.last {
