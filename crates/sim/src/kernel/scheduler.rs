@@ -329,15 +329,27 @@ mod tests {
                     model.insert((now + d, seq), ());
                     seq += 1;
                 }
-                let want = model.pop_first().map(|(k, ())| k);
-                let got = s.pop().map(|(t, e)| (t.as_nanos(), e));
-                prop_assert_eq!(got, want);
-                if let Some((t, _)) = got {
-                    now = t;
-                }
-                prop_assert_eq!(s.len(), model.len());
+                pop_as_the_model(&mut s, &mut model, &mut now)?;
             }
         });
+    }
+
+    /// One pop from the scheduler and from the sorted map it is checked
+    /// against: the same key, the same length after; `now` moves to it.
+    fn pop_as_the_model(
+        s: &mut Scheduler<u64>,
+        model: &mut std::collections::BTreeMap<(u64, u64), ()>,
+        now: &mut u64,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        use proptest::prelude::*;
+        let want = model.pop_first().map(|(k, ())| k);
+        let got = s.pop().map(|(t, e)| (t.as_nanos(), e));
+        prop_assert_eq!(got, want);
+        if let Some((t, _)) = got {
+            *now = t;
+        }
+        prop_assert_eq!(s.len(), model.len());
+        Ok(())
     }
 
     /// Many events due at the same instants (delays 0 to 3 ns, now and
@@ -359,13 +371,7 @@ mod tests {
                     seq += 1;
                 }
                 prop_assert_eq!(s.peek_key().map(|k| (key_time(k).as_nanos(), k as u64)), model.keys().next().copied());
-                let want = model.pop_first().map(|(k, ())| k);
-                let got = s.pop().map(|(t, e)| (t.as_nanos(), e));
-                prop_assert_eq!(got, want);
-                if let Some((t, _)) = got {
-                    now = t;
-                }
-                prop_assert_eq!(s.len(), model.len());
+                pop_as_the_model(&mut s, &mut model, &mut now)?;
             }
         });
     }
