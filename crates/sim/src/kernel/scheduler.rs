@@ -105,15 +105,9 @@ impl<E> Scheduler<E> {
         if key < self.last {
             self.rebuild_below(key);
         }
-        let last = time_ns(self.last);
-        let t = time.as_nanos();
-        if t == last {
-            // Not below the bound and of its instant: a higher key than
-            // any queued, the FIFO's new back.
-            self.now.push_back((key, event));
-        } else {
-            self.file(bucket_of(last, t), key, event);
-        }
+        // Of the bound's instant, the key is higher than any queued: the
+        // FIFO's new back, in order.
+        self.file_relative(time_ns(self.last), key, event);
         self.len += 1;
     }
 
@@ -141,11 +135,12 @@ impl<E> Scheduler<E> {
         }
     }
 
-    /// Files an entry relative to the bound (its key not below it): in the
-    /// FIFO if of the bound's instant (the caller restores the FIFO's
-    /// order), else in its bucket.
+    /// Files an entry relative to the bound's time `last` (its key not
+    /// below the bound): at the FIFO's back if of the bound's instant
+    /// (a caller refiling several restores the FIFO's key order), else in
+    /// its bucket.
     #[inline(always)]
-    fn refile(&mut self, last: u64, key: u128, event: E) {
+    fn file_relative(&mut self, last: u64, key: u128, event: E) {
         let t = time_ns(key);
         if t == last {
             self.now.push_back((key, event));
@@ -167,7 +162,7 @@ impl<E> Scheduler<E> {
         self.last = key;
         let last = time_ns(key);
         for (k, e) in all {
-            self.refile(last, k, e);
+            self.file_relative(last, k, e);
         }
         self.now.make_contiguous().sort_unstable_by_key(|e| e.0);
     }
@@ -235,7 +230,7 @@ impl<E> Scheduler<E> {
                 time_ns(k) == last || bucket_of(last, time_ns(k)) < b,
                 "a bucket's entries move to lower buckets"
             );
-            self.refile(last, k, e);
+            self.file_relative(last, k, e);
         }
         // The emptied vector keeps its capacity for the bucket.
         self.buckets[b] = rest;
