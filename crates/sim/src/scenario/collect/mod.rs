@@ -47,10 +47,8 @@ pub(crate) fn collect(r: &Resolved, seed: u64, mut b: Built, end: Time, tables: 
         let (summary, g, p, ev) = flow_outputs(r, &b, rf, f, end, tables, &mut warnings);
         flows.push(summary);
         append(&mut goodput, g);
-        if tables {
-            append(&mut paths, p);
-            append(&mut events, ev);
-        }
+        append(&mut paths, p);
+        append(&mut events, ev);
     }
     let traces = if s.output.trace {
         trace::traces(&b, &mut warnings)
