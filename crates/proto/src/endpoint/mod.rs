@@ -133,12 +133,13 @@ pub struct Endpoint {
     secret: [u8; 32],
     local_addrs: Vec<IpAddr>,
     /// Keyed by ids the endpoint assigns itself (never by anything a peer
-    /// chooses), so a fast non-keyed hash is safe here; nothing iterates
-    /// it where order would matter (`order` gives the order). Boxed: an
-    /// association is about 3.4 kB and the table allocates room for
-    /// several entries beyond those it holds (4 buckets for 1), so inline
-    /// an endpoint with one association (each station of the simulator
-    /// has one) took 13.8 kB for it, boxed 3.5 kB.
+    /// chooses): a short list, a fast non-keyed hash beyond
+    /// ([`table::IdMap`]); nothing iterates it where order would matter
+    /// (`order` gives the order). Boxed: an association is about 3.4 kB
+    /// and the table keeps room for entries beyond those it holds (a hash
+    /// table had 4 buckets for 1: inline, an endpoint with one association,
+    /// as each station of the simulator has, took 13.8 kB for it, boxed
+    /// 3.5 kB).
     assocs: IdMap<Box<Association>>,
     meta: IdMap<Meta>,
     /// Ids by creation number (deterministic iteration).
