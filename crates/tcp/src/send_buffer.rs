@@ -192,13 +192,9 @@ mod tests {
     /// zeros and of other bytes, acknowledgements and truncations.
     #[test]
     fn payload_at_matches_read_at() {
-        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % m
-        };
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let mut next = move |m: u64| rng.gen_range(0..m);
         for round in 0..200 {
             let head = SeqNum((u32::MAX - 50).wrapping_add(round));
             let mut b = SendBuffer::new(300, head);
